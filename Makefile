@@ -1,0 +1,32 @@
+# Lesson T4 drill: `make test` to work through the steps, `make check` to prove the repo (README).
+PYTHON ?= python3
+VENV   ?= .venv
+# With a GPU and your own torch + triton, skip the local environment: make test PY=python3
+PY     ?= $(VENV)/bin/python
+STEP   ?=
+SETUP  := $(if $(filter $(VENV)/bin/python,$(PY)),$(VENV)/.installed)
+PYTEST := $(PY) -m pytest -p tools.report
+# STEP=T4.2 (or t4.2, 2) runs one step: its pytest marker is t4_2.
+MARK   := $(if $(STEP),-m t4_$(lastword $(subst ., ,$(subst _, ,$(subst T,t,$(STEP))))))
+
+.PHONY: help setup test check clean
+help:
+	@echo "make test [STEP=T4.2]   grade mine/t4_matmul.py (SOLUTION=1: solutions/)"
+	@echo "make check              the repo's invariants: what CI runs"
+	@echo "make setup              create $(VENV) with the pinned versions (done on first use)"
+
+setup: $(SETUP)
+$(VENV)/.installed: requirements.txt
+	$(PYTHON) -m venv $(VENV)
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+	touch $@
+
+test: $(SETUP)
+	$(PYTEST) -q --tb=short $(MARK)
+
+check: $(SETUP)
+	$(PY) tools/check.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache
+	find . -name __pycache__ -prune -exec rm -rf {} +

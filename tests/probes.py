@@ -1,0 +1,44 @@
+"""Small kernels that call one of the graded module's device functions, so that each step can be
+tested on its own: T4.2 without an epilogue, T4.3 without a main loop."""
+import triton
+import triton.language as tl
+
+import seam
+
+_t4 = seam.load()
+tile_coords = _t4.tile_coords
+mainloop = _t4.mainloop
+epilogue = _t4.epilogue
+
+
+@triton.jit
+def tile_coords_probe(out_ptr, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    pid_m, pid_n = tile_coords(pid, num_pid_m, num_pid_n, GROUP_M)
+    tl.store(out_ptr + 2 * pid, pid_m)
+    tl.store(out_ptr + 2 * pid + 1, pid_n)
+
+
+@triton.jit
+def mainloop_probe(a_ptr, b_ptr, acc_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
+                   stride_acc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    pid_m = tl.program_id(axis=0)
+    pid_n = tl.program_id(axis=1)
+    acc = mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n,
+                   BLOCK_M, BLOCK_N, BLOCK_K)
+    tl.static_assert(acc.dtype == tl.float32, "T4.2: mainloop must return a float32 accumulator "
+                                              "(tl.zeros(..., dtype=tl.float32)); see §4")
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(acc_ptr + rows[:, None] * stride_acc + cols[None, :], acc)  # acc_ptr is padded
+
+
+@triton.jit
+def epilogue_probe(acc_ptr, stride_acc, c_ptr, M, N, stride_cm, stride_cn,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    pid_m = tl.program_id(axis=0)
+    pid_n = tl.program_id(axis=1)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
+    epilogue(acc, c_ptr, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)

@@ -1,0 +1,553 @@
+"""Lesson T4's suite: one section per step, each marked so that `make test STEP=T4.2` runs it alone.
+
+Every check compares against an oracle computed independently here (a float64 product, an
+enumeration of the grouped order), draws fresh random inputs, and poisons whatever the kernel
+must not read or must write, so that a skipped mask or an unwritten tile shows up.
+"""
+import math
+import os
+import subprocess
+import sys
+
+import pytest
+import torch
+import triton
+
+from tools.steps import BY_ID
+
+INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
+DEVICE = "cpu" if INTERPRETING else "cuda"
+# bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
+DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
+H100_SMEM = 232_448  # bytes of shared memory one block may opt in to on an H100 or H200
+
+# Tolerances on ||out - ref|| / ||ref||, ref in float64 from the same rounded inputs.
+# The sum is accumulated in fp32 (relative error ~1e-6), so what remains is rounding C to its
+# dtype: at most half an ulp, 2**-11 = 4.9e-4 for fp16 and 2**-8 = 3.9e-3 for bf16, and about a
+# third of that over a whole matrix. fp32 inputs on a GPU go through tf32 in tl.dot (10-bit
+# mantissa), about 3e-4; on the CPU the interpreter multiplies in fp32.
+OUT_RTOL = {torch.float16: 1.5e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
+# The accumulator itself, before any cast: fp32 sums of exact fp16/bf16 products.
+ACC_RTOL = {torch.float16: 1e-5, torch.bfloat16: 1e-5, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
+
+
+def where(step_id):
+    return BY_ID[step_id].where_to_read()
+
+
+def rel_err(out, ref):
+    out, ref = out.double().cpu(), ref.double().cpu()
+    return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def random(shape, dtype, device=DEVICE):
+    return torch.randn(shape, dtype=torch.float32, device=device).to(dtype)
+
+
+# A, B and C live inside larger buffers full of NaN: an unmasked read outside them puts a NaN
+# in the result, and a stray write changes a cell that must stay NaN.
+LAYOUTS = ("row-major", "column-major", "every-other-column")
+PAD = 72  # more than any BLOCK_K, so a read past an edge lands in the padding
+
+
+def poisoned_view(rows, cols, layout, dtype, fill=float("nan")):
+    """A (rows, cols) tensor of random values stored as `layout`, and the buffer around it."""
+    if layout == "row-major":
+        buf = torch.full((rows + 2 * PAD, cols + 2 * PAD), fill, dtype=dtype, device=DEVICE)
+        view = buf[PAD:PAD + rows, PAD:PAD + cols]
+    elif layout == "column-major":  # what x.t() of a contiguous tensor looks like
+        buf = torch.full((cols + 2 * PAD, rows + 2 * PAD), fill, dtype=dtype, device=DEVICE)
+        view = buf[PAD:PAD + cols, PAD:PAD + rows].t()
+    else:  # no stride is 1
+        buf = torch.full((rows + 2 * PAD, 2 * cols + 2 * PAD), fill, dtype=dtype, device=DEVICE)
+        view = buf[PAD:PAD + rows, PAD:PAD + 2 * cols:2]
+    if fill != fill or fill != 0:
+        view.copy_(random((rows, cols), dtype))
+    return view, buf
+
+
+# ================================================================================================
+# T4.1 grouped program order
+# ================================================================================================
+def grouped_order(num_pid_m, num_pid_n, group_m):
+    """The oracle: hand out pids group by group, column by column, row by row."""
+    order = []
+    for first in range(0, num_pid_m, group_m):
+        rows = range(first, min(first + group_m, num_pid_m))
+        order += [(m, n) for n in range(num_pid_n) for m in rows]
+    return order
+
+
+def run_tile_coords(probes, num_pid_m, num_pid_n, group_m):
+    out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=DEVICE)
+    probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)
+    return [tuple(p) for p in out.cpu().tolist()]
+
+
+def picture(coords, num_pid_m, num_pid_n):
+    """The pid that computed each tile, as the grid of C tiles ('?' never computed, '!' twice)."""
+    cells = [["?"] * num_pid_n for _ in range(num_pid_m)]
+    for pid, (m, n) in enumerate(coords):
+        if 0 <= m < num_pid_m and 0 <= n < num_pid_n:
+            cells[m][n] = str(pid) if cells[m][n] == "?" else "!"
+    width = max(len(c) for row in cells for c in row) + 1
+    return "\n".join("    " + "".join(c.rjust(width) for c in row) for row in cells)
+
+
+@pytest.mark.t4_1
+def test_tile_coords_worked_example(probes):
+    coords = run_tile_coords(probes, 4, 4, 2)
+    assert coords[5] == (1, 2), (
+        f"pid 5 of a 4 x 4 grid with GROUP_M = 2 must compute tile (1, 2), got {coords[5]}.\n"
+        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {where('T4.1')}")
+
+
+@pytest.mark.t4_1
+@pytest.mark.parametrize("num_pid_m, num_pid_n, group_m", [
+    (4, 4, 2), (4, 4, 1), (5, 3, 2), (3, 5, 4), (7, 2, 3), (1, 6, 8), (6, 1, 4), (2, 2, 8)])
+def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
+    got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
+    want = grouped_order(num_pid_m, num_pid_n, group_m)
+    if got != want:
+        short = "" if num_pid_m % group_m == 0 else (
+            f" The last group has only {num_pid_m % group_m} rows: use group_size_m, not GROUP_M.")
+        pytest.fail(
+            f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
+            f"  which pid computes each tile, yours:\n{picture(got, num_pid_m, num_pid_n)}\n"
+            f"  expected:\n{picture(want, num_pid_m, num_pid_n)}\n"
+            f"  ('?' = no program computes that tile, '!' = more than one); {where('T4.1')}", pytrace=False)
+
+
+@pytest.mark.t4_1
+def test_tile_coords_is_a_bijection(probes):
+    """Every tile computed exactly once, over many grids, short last groups included."""
+    rng = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
+    grids = [(9, 7, 4), (13, 3, 8), (3, 11, 2)] + [
+        tuple(int(x) for x in torch.randint(1, 12, (2,), generator=rng)) + (2 ** int(torch.randint(0, 4, (1,), generator=rng)),)
+        for _ in range(5)]
+    for num_pid_m, num_pid_n, group_m in grids:
+        got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
+        tiles = {(m, n) for m in range(num_pid_m) for n in range(num_pid_n)}
+        missing = sorted(tiles - set(got))
+        repeated = sorted({t for t in got if got.count(t) > 1})
+        outside = sorted({t for t in got if t not in tiles})
+        assert not (missing or repeated or outside), (
+            f"{num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}: every tile must be computed exactly once.\n"
+            f"  never computed: {missing[:6]}\n  computed twice or more: {repeated[:6]}\n"
+            f"  outside the grid: {outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{where('T4.1')}")
+
+
+# ================================================================================================
+# T4.2 pointer blocks and the K loop
+# ================================================================================================
+MAINLOOP_CASES = [  # (M, N, K, BLOCK_M, BLOCK_N, BLOCK_K): tails in every dimension, K < BLOCK_K
+    (32, 32, 64, 16, 16, 16), (45, 37, 83, 16, 32, 16), (17, 50, 7, 16, 16, 32), (64, 16, 130, 32, 16, 32)]
+
+
+def run_mainloop(probes, a, b, blocks):
+    bm, bn, bk = blocks
+    (M, K), N = a.shape, b.shape[1]
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+    acc = torch.full((grid[0] * bm, grid[1] * bn), -7.0, dtype=torch.float32, device=DEVICE)
+    probes.mainloop_probe[grid](a, b, acc, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
+                                acc.stride(0), bm, bn, bk)
+    return acc
+
+
+def first_block_only(a, b, bk):
+    """What a loop that never moves its pointers computes: K-block 0 again and again."""
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
+    for k in range(0, a.shape[1], bk):
+        width = min(bk, a.shape[1] - k)
+        out += a[:, :width].double() @ b[:width, :].double()
+    return out
+
+
+@pytest.mark.t4_2
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("M, N, K, bm, bn, bk", MAINLOOP_CASES)
+def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
+    a, _ = poisoned_view(M, K, layout, dtype)
+    b, _ = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 1) % 3], dtype)  # A and B differ
+    acc = run_mainloop(probes, a, b, (bm, bn, bk))
+    case = f"M={M} N={N} K={K}, BLOCK {bm}x{bn}x{bk}, A {layout}, {dtype}, strides A {a.stride()} B {b.stride()}"
+    assert not acc.isnan().any(), (
+        f"{case}: the accumulator holds NaN, so a load read outside A or B (they sit inside NaN "
+        f"padding here). Mask rows >= M, columns >= N and the K tail (offs_k < K - k * BLOCK_K), "
+        f"with other=0.0; {where('T4.2')}")
+    ref = a.double() @ b.double()
+    err = rel_err(acc[:M, :N], ref)
+    if err > ACC_RTOL[dtype]:
+        hint = "check that the K loop covers all of K and that both pointer blocks use all four strides"
+        if K > bk and rel_err(acc[:M, :N], first_block_only(a, b, bk)) < ACC_RTOL[dtype]:
+            hint = (f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
+                    f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration")
+        elif layout != "row-major":
+            hint += " (this layout has no unit stride where row-major has one: never assume a stride is 1)"
+        pytest.fail(f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.0e}; {hint}; {where('T4.2')}",
+                    pytrace=False)
+
+
+@pytest.mark.t4_2
+def test_mainloop_accumulates_in_fp32(probes):
+    """A long K in fp16: an fp16 accumulator loses about 1e-2 here, fp32 about 1e-6."""
+    K = 2048
+    a = torch.rand(32, K, device=DEVICE).to(torch.float16)  # all positive: the sum grows with K
+    b = torch.rand(K, 32, device=DEVICE).to(torch.float16)
+    err = rel_err(run_mainloop(probes, a, b, (16, 16, 64))[:32, :32], a.double() @ b.double())
+    assert err < 1e-4, (f"K = {K} in fp16: relative error {err:.1e}; an fp16 accumulator or an fp16 "
+                        f"cast inside the loop shows up like this. Keep acc float32; {where('T4.2')}")
+
+
+# ================================================================================================
+# T4.3 epilogue and masked store
+# ================================================================================================
+@pytest.mark.t4_3
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("M, N, bm, bn", [(32, 32, 16, 16), (37, 45, 16, 32), (5, 70, 32, 32)])
+def test_epilogue(probes, dtype, layout, M, N, bm, bn):
+    sentinel = -1234.0  # exactly representable in every dtype here
+    c, buf = poisoned_view(M, N, layout, dtype, fill=sentinel)
+    c.fill_(sentinel)
+    before = buf.clone()
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+    acc = torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE)  # the padding rows hold values too
+    probes.epilogue_probe[grid](acc, acc.stride(0), c, M, N, c.stride(0), c.stride(1), bm, bn)
+    case = f"C {M}x{N} {layout} {dtype}, strides {c.stride()}, BLOCK {bm}x{bn}"
+    inside = torch.zeros(buf.shape, dtype=torch.bool, device=DEVICE)
+    inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)  # C's cells in buf
+    stray = ((buf != before) & ~inside).sum().item()
+    assert stray == 0, (f"{case}: {stray} cells outside C were written. Edge tiles stick out of C: "
+                        f"store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); {where('T4.3')}")
+    unwritten = (c == sentinel).sum().item()
+    assert unwritten == 0, (f"{case}: {unwritten} of {M * N} cells of C were never written; "
+                            f"{where('T4.3')}")
+    want = acc[:M, :N].to(dtype)
+    assert torch.equal(c, want), (
+        f"{case}: C differs from acc cast to {dtype} in {(c != want).sum().item()} cells; "
+        f"address C with stride_cm and stride_cn, and store acc.to(c_ptr.dtype.element_ty); {where('T4.3')}")
+
+
+# ================================================================================================
+# T4.4 autotune configs and the host wrapper
+# ================================================================================================
+BLOCK_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
+
+
+def smem_bytes(cfg, bytes_per_element):
+    kw = cfg.kwargs
+    return cfg.num_stages * (kw["BLOCK_M"] * kw["BLOCK_K"] + kw["BLOCK_K"] * kw["BLOCK_N"]) * bytes_per_element
+
+
+def config_problems(cfg):
+    if not isinstance(cfg, triton.Config):
+        return [f"{cfg!r} is not a triton.Config"]
+    found = [f"kwargs lack {k}" for k in BLOCK_KEYS if k not in cfg.kwargs]
+    found += [f"{k}={cfg.kwargs[k]!r} is not a power of two" for k in BLOCK_KEYS
+              if k in cfg.kwargs and not (isinstance(cfg.kwargs[k], int) and cfg.kwargs[k] > 0
+                                          and cfg.kwargs[k] & (cfg.kwargs[k] - 1) == 0)]
+    found += [f"BLOCK_{d}={cfg.kwargs.get('BLOCK_' + d)} < 16: tl.dot needs at least 16" for d in "MNK"
+              if isinstance(cfg.kwargs.get("BLOCK_" + d), int) and cfg.kwargs["BLOCK_" + d] < 16]
+    if not (cfg.num_warps and cfg.num_warps & (cfg.num_warps - 1) == 0):
+        found.append(f"num_warps={cfg.num_warps} is not a power of two")
+    if not (cfg.num_stages and cfg.num_stages >= 1):
+        found.append(f"num_stages={cfg.num_stages} must be at least 1")
+    return found
+
+
+def require_configs(t4):
+    if not t4.AUTOTUNE_CONFIGS:
+        pytest.fail(f"not written yet: AUTOTUNE_CONFIGS is empty; {where('T4.4')}", pytrace=False)
+
+
+@pytest.mark.t4_4
+def test_autotune_configs_are_well_formed(t4):
+    require_configs(t4)
+    found = {str(cfg): config_problems(cfg) for cfg in t4.AUTOTUNE_CONFIGS}
+    found = {k: v for k, v in found.items() if v}
+    assert not found, f"malformed configs: {found}; {where('T4.4')}"
+
+
+@pytest.mark.t4_4
+def test_autotune_configs_fit_hopper_shared_memory(t4):
+    require_configs(t4)
+    too_big = [(str(cfg), smem_bytes(cfg, 2)) for cfg in t4.AUTOTUNE_CONFIGS if smem_bytes(cfg, 2) > H100_SMEM]
+    assert not too_big, (
+        f"these configs need more than the {H100_SMEM:,} B of shared memory an H100/H200 block may "
+        f"use (num_stages * (BM*BK + BK*BN) * 2 B in fp16), so the autotuner would silently skip them "
+        f"there: {too_big}; {where('T4.4')}")
+    assert any(smem_bytes(cfg, 4) <= H100_SMEM for cfg in t4.AUTOTUNE_CONFIGS), (
+        f"no config fits {H100_SMEM:,} B with 4-byte fp32 inputs, so fp32 could not run on an H100; "
+        f"add a smaller one; {where('T4.4')}")
+
+
+@pytest.mark.t4_4
+def test_interpret_config(t4):
+    cfg = t4.INTERPRET_CONFIG
+    if cfg is None:
+        pytest.fail(f"not written yet: INTERPRET_CONFIG is None; {where('T4.4')}", pytrace=False)
+    assert not config_problems(cfg), f"INTERPRET_CONFIG: {config_problems(cfg)}"
+    tile = cfg.kwargs["BLOCK_M"] * cfg.kwargs["BLOCK_N"]
+    assert tile <= 64 * 64, (f"INTERPRET_CONFIG should be small (BLOCK_M * BLOCK_N <= 4096, got {tile}): "
+                             f"the interpreter runs every program in numpy; {where('T4.4')}")
+
+
+@pytest.mark.t4_4
+def test_autotuned_kernel(t4):
+    require_configs(t4)
+    tuned = t4.matmul_kernel_autotuned
+    assert isinstance(tuned, triton.runtime.Autotuner), (
+        f"matmul_kernel_autotuned must be triton.autotune(configs=AUTOTUNE_CONFIGS, key=[...])(matmul_kernel), "
+        f"got {tuned!r}; {where('T4.4')}")
+    assert tuned.fn is t4.matmul_kernel, "matmul_kernel_autotuned must wrap matmul_kernel itself"
+    assert list(tuned.configs) == list(t4.AUTOTUNE_CONFIGS), "autotune over AUTOTUNE_CONFIGS, all of them"
+    missing = [k for k in ("M", "N", "K") if k not in tuned.keys]
+    assert not missing, (f"the autotune key {tuned.keys} lacks {missing}: a config tuned for one shape "
+                         f"would be reused for every other (K changes the best BLOCK_K); {where('T4.4')}")
+
+
+MATMUL_SHAPES = [(64, 64, 64), (45, 37, 83), (1, 50, 70), (50, 1, 33), (33, 40, 1), (96, 20, 200)]
+
+
+@pytest.fixture
+def poisoned_allocations(monkeypatch):
+    """Every new floating tensor starts as NaN, so a tile the kernel never writes cannot pass."""
+    def poisoned(make):
+        def wrapper(*args, **kwargs):
+            t = make(*args, **kwargs)
+            return t.fill_(float("nan")) if t.is_floating_point() else t
+        return wrapper
+    for name in ("empty", "empty_like", "empty_strided"):
+        monkeypatch.setattr(torch, name, poisoned(getattr(torch, name)))
+    monkeypatch.setattr(torch.Tensor, "new_empty", poisoned(torch.Tensor.new_empty))
+
+
+class HandedToTorch(AssertionError):
+    pass
+
+
+@pytest.fixture
+def no_torch_matmul(monkeypatch):
+    """Make torch's own products fail, so only the kernel can compute C."""
+    def refuse(name):
+        def refused(*args, **kwargs):
+            raise HandedToTorch(f"the wrapper called {name}: the product must come from matmul_kernel")
+        return refused
+    for mod, names in ((torch, ("matmul", "mm", "bmm", "addmm", "einsum", "tensordot", "mv")),
+                       (torch.nn.functional, ("linear",)),
+                       (torch.Tensor, ("__matmul__", "__rmatmul__", "matmul", "mm", "addmm"))):
+        for name in names:
+            monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
+
+
+class LaunchSpy:
+    """Stands in for a kernel and counts its launches."""
+
+    def __init__(self, kernel):
+        self.kernel, self.launches = kernel, 0
+
+    def __getitem__(self, grid):
+        launcher = self.kernel[grid]
+
+        def launch(*args, **kwargs):
+            self.launches += 1
+            return launcher(*args, **kwargs)
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+def check_product(c, a, b, dtype, case, step="T4.4"):
+    assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == (a.shape[0], b.shape[1]), (
+        f"{case}: matmul must return a ({a.shape[0]}, {b.shape[1]}) tensor of {dtype}, got "
+        f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}; {where(step)}")
+    assert c.device == a.device, f"{case}: C must be on {a.device}, got {c.device}"
+    assert not c.isnan().any(), (f"{case}: {c.isnan().sum().item()} cells of C were never written (they "
+                                 f"start as NaN here); is the grid computed from the config's BLOCK_M and "
+                                 f"BLOCK_N? {where(step)}")
+    err = rel_err(c, a.double() @ b.double())
+    assert err <= OUT_RTOL[dtype], f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.0e}; {where(step)}"
+
+
+@pytest.mark.t4_4
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("M, N, K", MATMUL_SHAPES)
+def test_matmul(t4, poisoned_allocations, dtype, layout, M, N, K):
+    a, _ = poisoned_view(M, K, layout, dtype)
+    b, _ = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 2) % 3], dtype)
+    check_product(t4.matmul(a, b), a, b, dtype, f"{M}x{K} @ {K}x{N} {dtype}, A {layout}")
+
+
+@pytest.mark.t4_4
+def test_matmul_of_plain_tensors_and_linear_weights(t4):
+    x, w = random((40, 72), torch.float16), random((24, 72), torch.float16)  # nn.Linear keeps W as (N, K)
+    check_product(t4.matmul(x, w.t()), x, w.t(), torch.float16, "x @ W.t() without .contiguous()")
+
+
+@pytest.mark.t4_4
+def test_grid_follows_the_config(t4, poisoned_allocations):
+    """The same product under configs of different block shapes: a fixed grid misses tiles."""
+    a, b = random((100, 72), torch.float16), random((72, 90), torch.float16)
+    for bm, bn, bk in ((16, 16, 16), (64, 32, 32), (32, 64, 16)):
+        cfg = triton.Config(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2), num_warps=4, num_stages=2)
+        check_product(t4.matmul(a, b, config=cfg), a, b, torch.float16, f"config BLOCK {bm}x{bn}x{bk}")
+
+
+@pytest.mark.t4_4
+def test_every_autotune_config_runs(t4, poisoned_allocations):
+    require_configs(t4)
+    for cfg in t4.AUTOTUNE_CONFIGS:
+        kw = cfg.kwargs
+        M, N, K = kw["BLOCK_M"] + 3, kw["BLOCK_N"] + 5, 2 * kw["BLOCK_K"] + 7  # tails everywhere
+        a, b = random((M, K), torch.float16), random((K, N), torch.float16)
+        check_product(t4.matmul(a, b, config=cfg), a, b, torch.float16, f"config {cfg}")
+
+
+@pytest.mark.t4_4
+@pytest.mark.parametrize("M, N, K", [(0, 5, 7), (6, 0, 7), (0, 0, 0), (6, 5, 0)])
+def test_empty_dimensions(t4, poisoned_allocations, M, N, K):
+    a, b = random((M, K), torch.float16), random((K, N), torch.float16)
+    c = t4.matmul(a, b)
+    assert tuple(c.shape) == (M, N) and c.dtype == torch.float16, f"{M}x{K} @ {K}x{N}: got {tuple(c.shape)} {c.dtype}"
+    assert torch.equal(c, torch.zeros_like(c)), f"K = 0 must give zeros, got {c}; {where('T4.4')}"
+
+
+@pytest.mark.t4_4
+def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
+    """Handing the product to torch would pass every numeric test, and teach nothing."""
+    spy = LaunchSpy(t4.matmul_kernel)
+    monkeypatch.setattr(t4, "matmul_kernel", spy)
+    a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
+    try:
+        t4.matmul(a, b, config=triton.Config(dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2)))
+    except HandedToTorch as e:
+        pytest.fail(f"{e}; {where('T4.4')}", pytrace=False)
+    assert spy.launches == 1, (f"matmul(config=...) launched matmul_kernel {spy.launches} times, expected "
+                               f"once: one launch computes all of C; {where('T4.4')}")
+
+
+@pytest.mark.t4_4
+def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
+    """Interpreter: INTERPRET_CONFIG on the plain kernel, never autotune. GPU: the autotuned kernel."""
+    plain, tuned = LaunchSpy(t4.matmul_kernel), LaunchSpy(t4.matmul_kernel_autotuned)
+    monkeypatch.setattr(t4, "matmul_kernel", plain)
+    monkeypatch.setattr(t4, "matmul_kernel_autotuned", tuned)
+    a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
+    t4.matmul(a, b)
+    if INTERPRETING:
+        assert (plain.launches, tuned.launches) == (1, 0), (
+            f"under TRITON_INTERPRET matmul must launch matmul_kernel with INTERPRET_CONFIG (autotune cannot "
+            f"run without a GPU driver); it launched the plain kernel {plain.launches} and the autotuned "
+            f"one {tuned.launches} times; {where('T4.4')}")
+    else:
+        assert (plain.launches, tuned.launches) == (0, 1), (
+            f"on a GPU matmul without config must launch matmul_kernel_autotuned; it launched the plain "
+            f"kernel {plain.launches} and the autotuned one {tuned.launches} times; {where('T4.4')}")
+
+
+def bad_inputs():
+    f16 = lambda *s: torch.randn(*s).to(torch.float16)  # noqa: E731
+    return [  # (id, a, b, kwargs, exception, words the message must contain)
+        ("a is a list", [[1.0]], f16(1, 1), {}, TypeError, ["list"]),
+        ("int32 inputs", torch.ones(2, 2, dtype=torch.int32), torch.ones(2, 2, dtype=torch.int32), {}, TypeError, ["int32"]),
+        ("mixed dtypes", f16(2, 3), torch.randn(3, 2), {}, TypeError, ["float16", "float32"]),
+        ("3-D a", f16(2, 3, 4), f16(4, 2), {}, ValueError, ["(2, 3, 4)"]),
+        ("inner dims differ", f16(4, 5), f16(6, 3), {}, ValueError, ["(4, 5)", "(6, 3)"]),
+        ("bias shape", f16(4, 5), f16(5, 3), {"bias": f16(4)}, ValueError, ["(4,)"]),
+        ("bias dtype", f16(4, 5), f16(5, 3), {"bias": torch.randn(3)}, TypeError, ["float32"]),
+        ("activation", f16(4, 5), f16(5, 3), {"activation": "relu"}, ValueError, ["relu"]),
+        ("devices differ", f16(4, 5), torch.empty(5, 3, dtype=torch.float16, device="meta"), {}, ValueError, ["meta"]),
+    ]
+
+
+@pytest.mark.t4_4
+@pytest.mark.parametrize("case", bad_inputs(), ids=lambda c: c[0])
+def test_input_validation(t4, case):
+    name, a, b, kwargs, exc, words = case
+    move = lambda t: t.to(DEVICE) if isinstance(t, torch.Tensor) and t.device.type == "cpu" else t  # noqa: E731
+    a, b = move(a), move(b)
+    kwargs = {k: move(v) for k, v in kwargs.items()}
+    with pytest.raises(Exception) as caught:
+        t4.matmul(a, b, **kwargs)
+    if isinstance(caught.value, NotImplementedError):
+        raise caught.value
+    assert isinstance(caught.value, exc), (
+        f"{name}: expected {exc.__name__}, got {type(caught.value).__name__}: {caught.value}; {where('T4.4')}")
+    message = str(caught.value)
+    assert all(w in message for w in words), (
+        f"{name}: the message should name {words} so the caller sees what is wrong; got {message!r}")
+
+
+@pytest.mark.t4_4
+def test_cpu_tensors_need_the_interpreter(t4):
+    a, b = torch.randn(4, 5).half(), torch.randn(5, 3).half()
+    if not INTERPRETING:
+        with pytest.raises(ValueError, match="TRITON_INTERPRET"):
+            t4.matmul(a, b)
+        return
+    # Already interpreting here, so ask a fresh process without it.
+    code = ("import seam, torch\nt4 = seam.load()\ntry:\n    t4.matmul(torch.ones(4, 5).half(), torch.ones(5, 3).half())\n"
+            "    print('NO ERROR')\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
+    env = dict(os.environ, TRITON_INTERPRET="0")
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    env["PYTHONPATH"] = os.pathsep.join([root, os.path.join(root, "tests")])
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=root)
+    said = (out.stdout + out.stderr).strip().splitlines()[-1:] or ["nothing"]
+    if "NotImplementedError" in said[0]:
+        pytest.fail(f"not written yet: {said[0]}", pytrace=False)
+    assert said[0].startswith("ValueError") and "TRITON_INTERPRET" in said[0], (
+        f"CPU tensors without TRITON_INTERPRET=1 must raise ValueError saying how to switch it on; "
+        f"got: {said[0]}; {where('T4.4')}")
+
+
+@pytest.mark.t4_4
+@pytest.mark.skipif(not INTERPRETING, reason="bf16 runs for real on a GPU")
+def test_bf16_is_never_silently_wrong_on_the_interpreter(t4):
+    a, b = random((20, 24), torch.bfloat16), random((24, 12), torch.bfloat16)
+    try:
+        c = t4.matmul(a, b)
+    except (TypeError, ValueError) as e:
+        assert "bf16" in str(e) or "bfloat16" in str(e), f"say why bf16 is refused: {e}"
+        return
+    check_product(c, a, b, torch.bfloat16, "bf16 under the interpreter")
+
+
+# ================================================================================================
+# T4.5 (advanced) fused bias and GELU
+# ================================================================================================
+def fused_reference(a, b, bias, activation):
+    out = a.double() @ b.double()
+    if bias is not None:
+        out = out + bias.double()
+    return torch.nn.functional.gelu(out) if activation == "gelu" else out
+
+
+@pytest.mark.t4_5
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("with_bias, activation", [(True, None), (False, "gelu"), (True, "gelu")])
+@pytest.mark.parametrize("M, N, K", [(48, 48, 40), (37, 70, 33), (20, 9, 0)])
+def test_bias_and_gelu(t4, poisoned_allocations, dtype, with_bias, activation, M, N, K):
+    a, b = random((M, K), dtype), random((K, N), dtype)
+    bias, _ = poisoned_view(1, N, "every-other-column", dtype) if with_bias else (None, None)
+    bias = bias[0] if with_bias else None  # a bias with stride 2, inside NaN padding
+    c = t4.matmul(a, b, bias=bias, activation=activation)
+    case = f"{M}x{K} @ {K}x{N} {dtype}, bias={'yes' if with_bias else 'no'}, activation={activation}"
+    ref = fused_reference(a, b, bias, activation)
+    err = rel_err(c, ref)
+    if err <= OUT_RTOL[dtype] and not c.isnan().any():
+        return
+    hint = "compute gelu(A @ B + bias) in float32 before the cast"
+    if c.isnan().any():
+        hint = "the result holds NaN: mask the bias load with offs_n < N and use stride_bias"
+    elif with_bias and activation and rel_err(c, fused_reference(a, b, None, "gelu") + bias.double()) <= OUT_RTOL[dtype]:
+        hint = "the bias was added after the GELU: add it first, C = gelu(A @ B + bias)"
+    elif with_bias and M <= N:
+        by_row = a.double() @ b.double() + bias.double()[:M, None]  # bias[m] added to row m
+        by_row = torch.nn.functional.gelu(by_row) if activation else by_row
+        if rel_err(c, by_row) <= OUT_RTOL[dtype]:
+            hint = "the bias was indexed by row: it has one value per column of C, index it with offs_n"
+    pytest.fail(f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.0e}; {hint}; {where('T4.5')}", pytrace=False)

@@ -1,0 +1,42 @@
+"""Helpers the checks share: where things are, and running the suite on either side."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+SOLUTION = ROOT / "solutions" / "t4_matmul.py"
+MINE = ROOT / "mine" / "t4_matmul.py"
+
+
+def pristine_stub():
+    """The stub as committed (a learner's edits to mine/ do not count), else as on disk."""
+    try:
+        return subprocess.run(["git", "show", "HEAD:mine/t4_matmul.py"], cwd=ROOT, check=True,
+                              capture_output=True, text=True).stdout
+    except (subprocess.CalledProcessError, FileNotFoundError):
+        return MINE.read_text()
+
+
+def run_suite(mine_text=None, solution=False, args=(), timeout=600):
+    """Run the suite in a scratch copy of the repo; return (results, output).
+
+    mine_text replaces mine/t4_matmul.py in the copy; results are tools/report.py's records.
+    """
+    with tempfile.TemporaryDirectory(prefix="t4check-") as tmp:
+        for part in ("tests", "tools", "solutions", "mine", "pytest.ini"):
+            src = ROOT / part
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, Path(tmp) / part,
+                                                                 **({"ignore": shutil.ignore_patterns("__pycache__")} if src.is_dir() else {}))
+        if mine_text is not None:
+            (Path(tmp) / "mine" / "t4_matmul.py").write_text(mine_text)
+        report = Path(tmp) / "report.json"
+        env = dict(os.environ, T4_REPORT=str(report), SOLUTION="1" if solution else "0")
+        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "tools.report", "-q", "--tb=no",
+                               "-p", "no:randomly", *args], cwd=tmp, env=env, capture_output=True,
+                              text=True, timeout=timeout)
+        results = json.loads(report.read_text()) if report.exists() else []
+        return results, proc.stdout + proc.stderr
