@@ -9,10 +9,11 @@ PYTEST := $(PY) -m pytest -p tools.report
 # STEP=T4.2 (or t4.2, 2) runs one step: its pytest marker is t4_2.
 MARK   := $(if $(STEP),-m t4_$(lastword $(subst ., ,$(subst _, ,$(subst T,t,$(STEP))))))
 
-.PHONY: help setup test check clean
+.PHONY: help setup test check bench clean
 help:
 	@echo "make test [STEP=T4.2]   grade mine/t4_matmul.py (SOLUTION=1: solutions/)"
 	@echo "make check              the repo's invariants: what CI runs"
+	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (tools/bench.py --help)"
 	@echo "make setup              create $(VENV) with the pinned versions (done on first use)"
 
 setup: $(SETUP)
@@ -26,6 +27,13 @@ test: $(SETUP)
 
 check: $(SETUP)
 	$(PY) tools/check.py
+
+# Refuse at once without a GPU, before any set-up: timing the interpreter means nothing.
+bench:
+	@command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || \
+	  { echo "make bench needs a CUDA GPU (nvidia-smi finds none); on the CPU use tools/l2sim.py"; exit 2; }
+	@$(MAKE) --no-print-directory setup
+	$(PY) tools/bench.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,174 @@
+"""`make bench`: TFLOP/s of torch.matmul (cuBLAS), the reference and your kernel on a CUDA GPU.
+
+    python tools/bench.py [--dtype fp16 bf16] [--shapes 4096 8192x8192x1024 ...] [--side both]
+
+TFLOP/s = 2*M*N*K / t (a multiply and an add per term), t the median of triton.testing.do_bench,
+which warms up first and flushes the L2 cache before every timed run, so even shapes whose inputs
+fit in L2 are read from DRAM.  Inputs are fresh random numbers (never zeros: zeros run faster).
+A GPU's speed drifts from minute to minute, so each variant is timed in several interleaved
+rounds and the median of the rounds is reported.  Beside the autotuned kernel it times the
+autotuner's winning config twice more, as is and with GROUP_M = 1, to show the grouped order.
+Writes a table to stdout, and bench.csv and bench.png to --out.
+"""
+import argparse
+import csv
+import importlib
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+SQUARE = [512, 1024, 2048, 4096, 8192]
+LLM = ["8192x8192x1024", "4096x11008x4096", "16x8192x8192"]  # MxNxK; the last is one decode step
+
+
+def parse_shape(text):
+    parts = [int(p) for p in str(text).lower().split("x")]
+    return tuple(parts * 3) if len(parts) == 1 else tuple(parts)
+
+
+def load_side(side, torch, dtype):
+    """The module, or None with a reason if it does not compute a right product yet."""
+    try:
+        mod = importlib.import_module(f"{side}.t4_matmul")
+        a = torch.randn(300, 200, device="cuda", dtype=dtype)
+        b = torch.randn(200, 260, device="cuda", dtype=dtype)
+        ref = a.double() @ b.double()
+        err = ((mod.matmul(a, b).double() - ref).norm() / ref.norm()).item()
+    except Exception as e:  # a half-written file must not stop the benchmark of the others
+        return None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:120]
+    return (mod, "") if err < 2e-2 else (None, f"wrong result (relative error {err:.1e})")
+
+
+def with_group(cfg, group_m, triton):
+    return triton.Config({**cfg.kwargs, "GROUP_M": group_m}, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--dtype", nargs="+", default=["fp16", "bf16"], choices=["fp16", "bf16"])
+    p.add_argument("--shapes", nargs="+", default=[str(s) for s in SQUARE] + LLM,
+                   help="N for N x N x N, or MxNxK")
+    p.add_argument("--side", choices=["solutions", "mine", "both"], default="both")
+    p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
+    p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
+    p.add_argument("--out", default="bench-results")
+    args = p.parse_args(argv)
+
+    import torch
+    if not torch.cuda.is_available():
+        sys.exit("make bench needs a CUDA GPU: timing under TRITON_INTERPRET measures numpy, not a "
+                 "kernel. On the CPU, study the order and the traffic with tools/l2sim.py instead.")
+    import triton
+    from triton.testing import do_bench
+
+    dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16}
+    sides = ["solutions", "mine"] if args.side == "both" else [args.side]
+    out_dir = Path(args.out)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    gpu = torch.cuda.get_device_name()
+    print(f"# {gpu}, torch {torch.__version__}, triton {triton.__version__}, "
+          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, median of {args.rounds} interleaved rounds")
+    rows = []
+    for dname in args.dtype:
+        dtype = dtypes[dname]
+        modules = {}
+        for side in sides:
+            mod, why = load_side(side, torch, dtype)
+            if mod is None:
+                print(f"# {side}/ skipped for {dname}: {why}")
+            else:
+                modules[side] = mod
+        for text in args.shapes:
+            M, N, K = parse_shape(text)
+            a = torch.randn(M, K, device="cuda", dtype=dtype)
+            b = torch.randn(K, N, device="cuda", dtype=dtype)
+            variants = {"torch": lambda: torch.matmul(a, b)}
+            for side, mod in modules.items():
+                variants[side] = (lambda m: lambda: m.matmul(a, b))(mod)
+            ref = modules.get("solutions")
+            if ref is not None and not args.no_group_ab:
+                ref.matmul(a, b)  # let the autotuner pick, then time its winner with both orders
+                best = ref.matmul_kernel_autotuned.best_config
+                for label, g in (("best-config", best.kwargs["GROUP_M"]), ("GROUP_M=1", 1)):
+                    cfg = with_group(best, g, triton)
+                    variants[label] = (lambda c: lambda: ref.matmul(a, b, config=c))(cfg)
+            times = {name: [] for name in variants}
+            for fn in variants.values():
+                fn()  # compile and autotune outside the timed rounds
+            torch.cuda.synchronize()
+            for r in range(args.rounds):
+                names = list(variants)
+                for name in names[r % len(names):] + names[:r % len(names)]:  # rotate the order
+                    times[name].append(do_bench(variants[name], warmup=25, rep=100, return_mode="median"))
+            flops = 2 * M * N * K
+            base = statistics.median(times["torch"])
+            for name, ts in times.items():
+                t = statistics.median(ts)
+                rows.append(dict(dtype=dname, M=M, N=N, K=K, kernel=name, ms=round(t, 5),
+                                 tflops=round(flops / t * 1e-9, 1), vs_torch=round(base / t, 3),
+                                 spread=round((max(ts) - min(ts)) / t, 3),
+                                 config=str(ref.matmul_kernel_autotuned.best_config) if name == "solutions" and ref else ""))
+            line = "  ".join(f"{r['kernel']} {r['tflops']:6.1f} ({r['vs_torch']:.2f})"
+                             for r in rows if (r["dtype"], r["M"], r["N"], r["K"]) == (dname, M, N, K))
+            print(f"{dname} {M:>5}x{N:<5}x{K:<5} TFLOP/s (x torch): {line}", flush=True)
+    write_csv(rows, out_dir / "bench.csv")
+    plot(rows, out_dir / "bench.png", gpu)
+    summary(rows)
+
+
+def write_csv(rows, path):
+    with open(path, "w", newline="") as f:
+        w = csv.DictWriter(f, fieldnames=list(rows[0]))
+        w.writeheader()
+        w.writerows(rows)
+    print(f"# wrote {path}")
+
+
+def summary(rows):
+    """The target of issue 5: geometric mean over shapes with M, N, K >= 2048, and the minimum."""
+    for dname in sorted({r["dtype"] for r in rows}):
+        big = [r["vs_torch"] for r in rows if r["dtype"] == dname and r["kernel"] == "solutions"
+               and min(r["M"], r["N"], r["K"]) >= 2048]
+        if big:
+            geo = statistics.geometric_mean(big)
+            print(f"# {dname}: solutions / torch over {len(big)} shapes with M, N, K >= 2048: "
+                  f"geometric mean {geo:.3f}, lowest {min(big):.3f}")
+        ab = {(r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "best-config"}
+        g1 = {(r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "GROUP_M=1"}
+        for shape in ab:
+            if shape in g1:
+                print(f"# {dname} {'x'.join(map(str, shape))}: grouped {ab[shape]} vs GROUP_M=1 {g1[shape]} TFLOP/s "
+                      f"({(ab[shape] / g1[shape] - 1) * 100:+.1f}%)")
+
+
+def plot(rows, path, gpu):
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    dnames = sorted({r["dtype"] for r in rows})
+    fig, axes = plt.subplots(1, len(dnames), figsize=(6.5 * len(dnames), 4.5), squeeze=False)
+    for ax, dname in zip(axes[0], dnames):
+        mine = [r for r in rows if r["dtype"] == dname]
+        shapes = list(dict.fromkeys((r["M"], r["N"], r["K"]) for r in mine))
+        labels = [f"{m}x{n}x{k}" if not m == n == k else str(m) for m, n, k in shapes]
+        for kernel in dict.fromkeys(r["kernel"] for r in mine):
+            ys = [next((r["tflops"] for r in mine if r["kernel"] == kernel and (r["M"], r["N"], r["K"]) == s), None)
+                  for s in shapes]
+            ax.plot(range(len(shapes)), ys, marker="o", label=kernel)
+        ax.set_xticks(range(len(shapes)), labels, rotation=30, ha="right", fontsize=8)
+        ax.set_ylabel("TFLOP/s")
+        ax.set_title(f"matmul, {dname}, {gpu}", fontsize=10)
+        ax.grid(alpha=0.3)
+        ax.legend(fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=110)
+    print(f"# wrote {path}")
+
+
+if __name__ == "__main__":
+    main()
