@@ -18,9 +18,13 @@ Two kinds of block, both checked by `make check` (tools/checks/docs.py):
        ...output...
        <!-- end generated -->
 
-   A command that draws a picture takes `--png PATH`; the check draws it again into a scratch
-   file and compares pixels with the committed PATH.  `python tools/docs.py regen` reruns every
-   command and rewrites the blocks and pictures.
+   The output sits there as is (a markdown table, say), or inside one fence (```text ... ```)
+   when it is plain text; regen keeps whichever form the block has.  A command that draws a
+   picture takes `--png PATH`; the check draws it again into a scratch file and compares pixels
+   with the committed PATH.  `python tools/docs.py regen` reruns every command and rewrites the
+   blocks and pictures.
+
+Every function takes the repo root, so tools/tests/test_docs.py can run them on a scratch copy.
 """
 import re
 import shlex
@@ -32,7 +36,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = sorted((ROOT / "content").glob("*.md"))
 CITE = re.compile(r"<!-- cite: (?P<path>[\w./-]+):(?P<first>\d+)-(?P<last>\d+) -->\n```[\w-]*\n(?P<code>.*?)```", re.S)
+CITE_MARK = re.compile(r"<!-- cite:.*?-->")
 GENERATED = re.compile(r"(<!-- generated: (?P<cmd>.+?) -->\n)(?P<out>.*?)(<!-- end generated -->)", re.S)
+GENERATED_MARK = re.compile(r"<!-- generated:.*?-->")
+FENCED = re.compile(r"(?P<open>```[\w-]*\n)(?P<body>.*)(?P<close>```\n)\Z", re.S)
+IMAGE = re.compile(r"!\[[^\]]*\]\((?P<src>[^)\s]+)\)")
 
 
 def citations(text):
@@ -40,10 +48,17 @@ def citations(text):
         yield m, m["path"], int(m["first"]), int(m["last"]), m["code"]
 
 
-def citation_problems(doc):
+def citation_problems(doc, root=ROOT):
+    text = doc.read_text()
     problems = []
-    for m, path, first, last, code in citations(doc.read_text()):
-        target = ROOT / path
+    well_formed = {m.start() for m in CITE.finditer(text)}
+    for mark in CITE_MARK.finditer(text):  # a marker the fence does not follow is checked by nothing
+        if mark.start() not in well_formed:
+            line = text.count("\n", 0, mark.start()) + 1
+            problems.append(f"{doc.name}:{line}: `{mark[0]}` must be `<!-- cite: PATH:FIRST-LAST -->` "
+                            f"followed on the next line by a fenced block holding those lines")
+    for m, path, first, last, code in citations(text):
+        target = root / path
         if not target.exists():
             problems.append(f"{doc.name}: cites {path}, which does not exist")
             continue
@@ -54,35 +69,46 @@ def citation_problems(doc):
     return problems
 
 
-def fix_citations(doc):
-    text = doc.read_text()
+def fix_citations(doc, root=ROOT):
+    """Renumber every citation whose quoted lines occur exactly once in the file; return how many."""
+    text, moved = doc.read_text(), []
 
     def renumber(m):
-        lines = (ROOT / m["path"]).read_text().splitlines(keepends=True)
+        target = root / m["path"]
+        if not target.exists():
+            return m[0]
+        lines = target.read_text().splitlines(keepends=True)
         n = m["code"].count("\n")
         hits = [i for i in range(len(lines) - n + 1) if "".join(lines[i:i + n]) == m["code"]]
-        if len(hits) != 1:
+        if len(hits) != 1 or (hits[0] + 1, hits[0] + n) == (int(m["first"]), int(m["last"])):
             return m[0]
+        moved.append(m["path"])
         return m[0].replace(f":{m['first']}-{m['last']} -->", f":{hits[0] + 1}-{hits[0] + n} -->", 1)
     doc.write_text(CITE.sub(renumber, text))
+    return len(moved)
 
 
-def run(cmd, png_to=None):
-    """Run a block's command from the repo root; with png_to, draw its picture there instead."""
+def run(cmd, root=ROOT, png_to=None):
+    """Run a block's command from the repo root; with png_to, draw its picture there instead.
+
+    The output names the committed path, not the scratch one, so that it compares equal."""
     argv = shlex.split(cmd)
     if argv[0] == "python":
         argv[0] = sys.executable
     if png_to is not None and "--png" in argv:
+        committed = argv[argv.index("--png") + 1]
         argv[argv.index("--png") + 1] = str(png_to)
-    out = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=300)
+    out = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=300)
     if out.returncode != 0:
         raise RuntimeError(f"`{cmd}` failed:\n{out.stderr[-2000:]}")
+    if png_to is not None and "--png" in argv:
+        return out.stdout.replace(str(png_to), committed)
     return out.stdout
 
 
-def png_path(cmd):
+def png_path(cmd, root=ROOT):
     argv = shlex.split(cmd)
-    return ROOT / argv[argv.index("--png") + 1] if "--png" in argv else None
+    return root / argv[argv.index("--png") + 1] if "--png" in argv else None
 
 
 def same_picture(a, b):
@@ -91,39 +117,66 @@ def same_picture(a, b):
     return x.shape == y.shape and (x == y).all()
 
 
-def generated_problems(doc):
+def block_body(out):
+    """What a block holds of its command's output: the inside of its fence, if it has one."""
+    fenced = FENCED.match(out)
+    return fenced["body"] if fenced else out
+
+
+def generated_problems(doc, root=ROOT):
+    text = doc.read_text()
     problems = []
-    for m in GENERATED.finditer(doc.read_text()):
-        cmd, png = m["cmd"], png_path(m["cmd"])
+    closed = {m.start() for m in GENERATED.finditer(text)}
+    for mark in GENERATED_MARK.finditer(text):
+        if mark.start() not in closed:
+            line = text.count("\n", 0, mark.start()) + 1
+            problems.append(f"{doc.name}:{line}: `{mark[0]}` has no `<!-- end generated -->` after it")
+    for m in GENERATED.finditer(text):
+        cmd, png = m["cmd"], png_path(m["cmd"], root)
         with tempfile.TemporaryDirectory() as tmp:
             fresh = Path(tmp) / "fresh.png"
             try:
-                out = run(cmd, png_to=fresh if png else None)
-            except RuntimeError as e:
+                out = run(cmd, root, png_to=fresh if png else None)
+            except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
                 problems.append(f"{doc.name}: {e}")
                 continue
-            if out != m["out"]:
+            if out != block_body(m["out"]):
                 problems.append(f"{doc.name}: the output of `{cmd}` changed (`python tools/docs.py regen`)")
             if png and (not png.exists() or not same_picture(png, fresh)):
-                problems.append(f"{doc.name}: {png.relative_to(ROOT)} differs from what `{cmd}` draws now "
+                problems.append(f"{doc.name}: {png.relative_to(root)} differs from what `{cmd}` draws now "
                                 f"(`python tools/docs.py regen`)")
     return problems
 
 
-def regen(doc):
-    text = doc.read_text()
-    doc.write_text(GENERATED.sub(lambda m: m[1] + run(m["cmd"]) + m[4], text))
+def image_problems(doc):
+    """Every picture a page shows exists (a link is relative to the page)."""
+    return [f"{doc.name}: shows {m['src']}, which does not exist"
+            for m in IMAGE.finditer(doc.read_text())
+            if "://" not in m["src"] and not (doc.parent / m["src"]).exists()]
+
+
+def regen(doc, root=ROOT):
+    def fresh(m):
+        out = run(m["cmd"], root)
+        fenced = FENCED.match(m["out"])
+        return m[1] + (fenced["open"] + out + fenced["close"] if fenced else out) + m[4]
+    doc.write_text(GENERATED.sub(fresh, doc.read_text()))
+
+
+def problems(doc, root=ROOT):
+    return citation_problems(doc, root) + generated_problems(doc, root) + image_problems(doc)
 
 
 if __name__ == "__main__":
     verb = sys.argv[1] if len(sys.argv) > 1 else "check"
+    if verb not in ("check", "fix", "regen"):
+        sys.exit(f"usage: python tools/docs.py [check|fix|regen] [FILE.md...]; got {verb!r}")
     docs = [Path(p).resolve() for p in sys.argv[2:]] or DOCS
-    if verb == "fix":
-        for d in docs:
-            fix_citations(d)
-    elif verb == "regen":
-        for d in docs:
+    for d in docs:
+        if verb == "fix":
+            print(f"{d.name}: renumbered {fix_citations(d)} citation(s)")
+        elif verb == "regen":
             regen(d)
-    found = [p for d in docs for p in citation_problems(d) + generated_problems(d)]
-    print("\n".join(found) or f"{len(docs)} explainer(s): citations and generated blocks hold")
+    found = [p for d in docs for p in problems(d)]
+    print("\n".join(found) or f"{len(docs)} explainer(s): citations, generated blocks and pictures hold")
     sys.exit(1 if found else 0)

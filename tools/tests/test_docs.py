@@ -1,0 +1,148 @@
+"""tools/docs.py must fail when the explainers drift from the code, and only then.
+
+Each test builds a tiny repo in a scratch folder (a cited file, a tool, a page) and breaks one
+thing the way a real edit would: a line moves, a line changes, a tool prints something else, a
+picture is drawn differently.
+"""
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
+from tools import docs  # noqa: E402
+from tools.checks import docs as docs_checks  # noqa: E402
+
+CODE = "def f(x):\n    y = x + 1\n    return y\n"
+TOOL = textwrap.dedent("""\
+    import sys
+    from pathlib import Path
+    value = Path("value.txt").read_text().strip()
+    if "--png" in sys.argv:
+        import matplotlib
+        matplotlib.use("Agg")
+        import matplotlib.pyplot as plt
+        fig = plt.figure(figsize=(1, 1), dpi=20)
+        fig.patch.set_facecolor("white" if value == "1" else "black")
+        fig.savefig(sys.argv[sys.argv.index("--png") + 1])
+        print("drew", sys.argv[sys.argv.index("--png") + 1])
+    print("value", value)
+    """)
+
+
+def page(*blocks):
+    return "# page\n\n" + "\n".join(blocks)
+
+
+CITATION = "<!-- cite: src/code.py:2-3 -->\n```python\n    y = x + 1\n    return y\n```\n"
+GENERATED = "<!-- generated: python tool.py -->\nvalue 1\n<!-- end generated -->\n"
+FENCED = "<!-- generated: python tool.py -->\n```text\nvalue 1\n```\n<!-- end generated -->\n"
+PICTURE = ("<!-- generated: python tool.py --png img/p.png -->\ndrew img/p.png\nvalue 1\n<!-- end generated -->\n"
+           "![p](img/p.png)\n")
+
+
+@pytest.fixture
+def repo(tmp_path):
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "code.py").write_text(CODE)
+    (tmp_path / "tool.py").write_text(TOOL)
+    (tmp_path / "value.txt").write_text("1\n")
+    (tmp_path / "img").mkdir()
+    return tmp_path
+
+
+def write(repo, text):
+    doc = repo / "page.md"
+    doc.write_text(text)
+    return doc
+
+
+def test_a_true_page_has_no_problems(repo):
+    doc = write(repo, page(CITATION, GENERATED, FENCED))
+    assert docs.problems(doc, repo) == []
+
+
+def test_a_moved_line_is_caught_and_fix_renumbers_it(repo):
+    doc = write(repo, page(CITATION))
+    (repo / "src" / "code.py").write_text("# a new first line\n" + CODE)
+    assert any("no longer holds" in p for p in docs.citation_problems(doc, repo))
+    assert docs.fix_citations(doc, repo) == 1
+    assert "src/code.py:3-4 -->" in doc.read_text()
+    assert docs.citation_problems(doc, repo) == []
+
+
+def test_an_edited_line_is_caught_and_fix_leaves_it_alone(repo):
+    doc = write(repo, page(CITATION))
+    (repo / "src" / "code.py").write_text(CODE.replace("x + 1", "x + 2"))
+    assert any("no longer holds" in p for p in docs.citation_problems(doc, repo))
+    assert docs.fix_citations(doc, repo) == 0
+    assert docs.citation_problems(doc, repo) != []
+
+
+def test_fix_does_not_guess_between_two_copies(repo):
+    doc = write(repo, page(CITATION))
+    (repo / "src" / "code.py").write_text("\n" + CODE + CODE)
+    assert docs.fix_citations(doc, repo) == 0
+
+
+def test_a_citation_of_a_missing_file_is_caught(repo):
+    doc = write(repo, page(CITATION.replace("src/code.py", "src/gone.py")))
+    assert any("does not exist" in p for p in docs.citation_problems(doc, repo))
+
+
+def test_a_marker_without_its_fence_is_not_silently_skipped(repo):
+    doc = write(repo, page("<!-- cite: src/code.py:2-3 -->\n\n```python\n    y = x + 1\n```\n",
+                           "<!-- cite: src/code.py 2-3 -->\n```python\n    y = x + 1\n```\n"))
+    assert len(docs.citation_problems(doc, repo)) == 2
+
+
+def test_a_stale_generated_block_is_caught_and_regen_rewrites_it(repo):
+    doc = write(repo, page(GENERATED, FENCED))
+    (repo / "value.txt").write_text("2\n")
+    assert len(docs.generated_problems(doc, repo)) == 2
+    docs.regen(doc, repo)
+    assert "value 2\n<!-- end" in doc.read_text() and "```text\nvalue 2\n```\n" in doc.read_text()
+    assert docs.generated_problems(doc, repo) == []
+
+
+def test_a_generated_block_without_its_end_is_caught(repo):
+    doc = write(repo, page("<!-- generated: python tool.py -->\nvalue 1\n"))
+    assert any("no `<!-- end generated -->`" in p for p in docs.generated_problems(doc, repo))
+
+
+def test_a_failing_command_is_a_problem_not_a_crash(repo):
+    doc = write(repo, page(GENERATED.replace("tool.py", "no_such_tool.py")))
+    assert any("failed" in p for p in docs.generated_problems(doc, repo))
+
+
+def test_a_changed_picture_is_caught_and_regen_redraws_it(repo):
+    doc = write(repo, page(PICTURE))
+    docs.regen(doc, repo)  # draws img/p.png
+    assert docs.problems(doc, repo) == []  # stdout names img/p.png, not the scratch file
+    (repo / "value.txt").write_text("2\n")
+    found = docs.generated_problems(doc, repo)
+    assert any("img/p.png differs" in p for p in found) and any("changed" in p for p in found)
+    docs.regen(doc, repo)
+    assert docs.problems(doc, repo) == []
+
+
+def test_a_missing_picture_is_caught(repo):
+    doc = write(repo, page(PICTURE))
+    assert any("img/p.png differs" in p for p in docs.generated_problems(doc, repo))
+    assert any("does not exist" in p for p in docs.image_problems(doc))
+
+
+def test_a_renamed_or_missing_section_is_caught(tmp_path, monkeypatch):
+    sections = {"1": ("一", "One"), "2.1": ("二点一", "Two one")}
+    explainers = {"zh": "zh.md", "en": "en.md"}
+    (tmp_path / "zh.md").write_text("## 1 一\n\n### 2.1 二点一\n")
+    (tmp_path / "en.md").write_text("## 1 One\n\n### 2.1 Two and one\n\n## 3 Extra\n")
+    monkeypatch.setattr(docs_checks, "ROOT", tmp_path)
+    monkeypatch.setattr(docs_checks, "SECTIONS", sections)
+    monkeypatch.setattr(docs_checks, "EXPLAINERS", explainers)
+    found = docs_checks.check_every_section_exists_in_both_explainers()
+    assert found == ["en.md: §2.1 is titled 'Two and one', tools/steps.py says 'Two one'; change one of them"]
+    assert docs_checks.check_both_explainers_have_the_same_sections() == ["§3 is only in en.md"]
+    (tmp_path / "zh.md").write_text("## 1 一\n")
+    assert any("lacks a heading for §2.1" in p for p in docs_checks.check_every_section_exists_in_both_explainers())
