@@ -10,7 +10,8 @@ Two kinds of block, both checked by `make check` (tools/checks/docs.py):
        ```
 
    When code moves but the quoted lines still exist unchanged, `python tools/docs.py fix`
-   renumbers the citation; when the lines themselves changed, edit the text by hand.
+   renumbers the citation; when the lines themselves changed, edit the text by hand.  To add a
+   citation, write the marker and an empty fence (```python + ```): `fix` fills it in.
 
 2. A generated block holds what a command prints, run from the repo root:
 
@@ -70,7 +71,8 @@ def citation_problems(doc, root=ROOT):
 
 
 def fix_citations(doc, root=ROOT):
-    """Renumber every citation whose quoted lines occur exactly once in the file; return how many."""
+    """Renumber every citation whose quoted lines occur exactly once in the file, and fill in every
+    empty one from the lines it names; return how many changed."""
     text, moved = doc.read_text(), []
 
     def renumber(m):
@@ -78,6 +80,9 @@ def fix_citations(doc, root=ROOT):
         if not target.exists():
             return m[0]
         lines = target.read_text().splitlines(keepends=True)
+        if not m["code"]:  # a new citation, written with an empty fence: quote the lines it names
+            moved.append(m["path"])
+            return m[0][:-3] + "".join(lines[int(m["first"]) - 1:int(m["last"])]) + "```"
         n = m["code"].count("\n")
         hits = [i for i in range(len(lines) - n + 1) if "".join(lines[i:i + n]) == m["code"]]
         if len(hits) != 1 or (hits[0] + 1, hits[0] + n) == (int(m["first"]), int(m["last"])):

@@ -86,6 +86,14 @@ def test_fix_does_not_guess_between_two_copies(repo):
     assert docs.fix_citations(doc, repo) == 0
 
 
+def test_fix_fills_in_an_empty_citation(repo):
+    doc = write(repo, page("<!-- cite: src/code.py:2-3 -->\n```python\n```\n"))
+    assert docs.citation_problems(doc, repo) != []  # empty is not a quote of lines 2-3
+    assert docs.fix_citations(doc, repo) == 1
+    assert doc.read_text() == page(CITATION)
+    assert docs.citation_problems(doc, repo) == []
+
+
 def test_a_citation_of_a_missing_file_is_caught(repo):
     doc = write(repo, page(CITATION.replace("src/code.py", "src/gone.py")))
     assert any("does not exist" in p for p in docs.citation_problems(doc, repo))

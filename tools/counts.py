@@ -1,0 +1,132 @@
+"""The counts the explainers quote, computed here so that `make check` keeps them true.
+
+    python tools/counts.py steps --lang zh          # the table of steps, from tools/steps.py
+    python tools/counts.py tiles 8192 8192 8192 128 256 64
+    python tools/counts.py reuse 128 256 64         # FLOPs per byte a tile moves per K step
+    python tools/counts.py flops 8192 8192 8192 --tflops 637
+    python tools/counts.py fusion 8192 8192 1024    # bytes through DRAM, fused or not
+
+Each prints a markdown table (or a few lines) that content/t4.md and content/t4.en.md embed in
+generated blocks (tools/docs.py).
+"""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools.steps import EXPLAINERS, SECTIONS, STEPS  # noqa: E402
+
+BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
+MIB = 2 ** 20
+
+
+def table(headers, rows):
+    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
+    return "\n".join(lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])
+
+
+def steps(lang):
+    col = 0 if lang == "zh" else 1
+    heads = {"zh": ("步骤", "你要写的（mine/t4_matmul.py）", "先读", "单独运行这一步的测试"),
+             "en": ("step", "you write (mine/t4_matmul.py)", "read", "run this step's tests alone")}[lang]
+    rows = []
+    for s in STEPS:
+        name = s.id + (" (进阶)" if lang == "zh" and s.advanced else " (advanced)" if s.advanced else "")
+        read = "; ".join(f"§{n} {SECTIONS[n][col]}" for n in s.sections)
+        rows.append((name, ", ".join(f"`{w}`" for w in s.writes), read, f"`make test STEP={s.id}`"))
+    return table(heads, rows)
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+# Column headers in each explainer's language; the numbers and formulas are the same in both.
+HEADS = {
+    "tiles": {"zh": ("M x N x K", "BLOCK_M x BLOCK_N x BLOCK_K", "num_pid_m x num_pid_n", "程序数", "每个程序的 K 步数"),
+              "en": ("M x N x K", "BLOCK_M x BLOCK_N x BLOCK_K", "num_pid_m x num_pid_n", "programs",
+                     "K steps per program")},
+    "reuse": {"zh": ("瓦片 BLOCK_M x BLOCK_N x BLOCK_K", "每个 K 步读入的字节（{dtype}）", "每个 K 步的 FLOP", "每字节 FLOP"),
+              "en": ("tile BLOCK_M x BLOCK_N x BLOCK_K", "bytes loaded per K step ({dtype})", "FLOPs per K step",
+                     "FLOPs per byte")},
+    "flops": {"zh": ("M x N x K", "2*M*N*K（FLOP）", "TFLOP/s", "t = 2*M*N*K / TFLOP/s"),
+              "en": ("M x N x K", "2*M*N*K (FLOPs)", "TFLOP/s", "t = 2*M*N*K / TFLOP/s")},
+    "fusion": {"zh": ("{shape}, {dtype}", "经过显存（DRAM）的数据（MiB）", "合计 MiB"),
+               "en": ("{shape}, {dtype}", "what crosses DRAM (MiB)", "total MiB")},
+}
+FUSION_ROWS = {
+    "zh": (("融合：一个内核", "A {a} + B {b} + bias + C 写一次 {c}"),
+           ("先 matmul，再一个 bias+GELU 内核", "同上 + 读 C {c} + 再写 C {c}")),
+    "en": (("fused: one kernel", "A {a} + B {b} + bias + C written once {c}"),
+           ("matmul, then a bias+GELU kernel", "the same + C read {c} + C written again {c}")),
+}
+
+
+def tiles(M, N, K, bm, bn, bk, lang):
+    pm, pn = cdiv(M, bm), cdiv(N, bn)
+    return table(HEADS["tiles"][lang],
+                 [(f"{M} x {N} x {K}", f"{bm} x {bn} x {bk}", f"{pm} x {pn}", f"{pm * pn:,}", cdiv(K, bk))])
+
+
+def reuse(bm, bn, bk, dtype, lang):
+    moved = (bm * bk + bk * bn) * BYTES[dtype]
+    flops = 2 * bm * bn * bk
+    return table([h.format(dtype=dtype) for h in HEADS["reuse"][lang]],
+                 [(f"{bm} x {bn} x {bk}", f"({bm}*{bk} + {bk}*{bn}) * {BYTES[dtype]} = {moved:,}",
+                   f"2*{bm}*{bn}*{bk} = {flops:,}", f"{flops / moved:.1f}")])
+
+
+def flops(M, N, K, tflops, lang):
+    total = 2 * M * N * K
+    return table(HEADS["flops"][lang],
+                 [(f"{M} x {N} x {K}", f"{total:,}", tflops, f"{total / (tflops * 1e12) * 1e3:.3f} ms")])
+
+
+def fusion(M, N, K, dtype, lang):
+    e = BYTES[dtype]
+    a, b, c, bias = M * K * e, K * N * e, M * N * e, N * e
+    fused = a + b + bias + c
+    separate = a + b + c + (c + bias + c)  # then a second kernel reads C and bias, writes C
+    sizes = dict(a=f"{a / MIB:g}", b=f"{b / MIB:g}", c=f"{c / MIB:g}")
+    rows = [(name, what.format(**sizes), f"{total / MIB:,.2f}")
+            for (name, what), total in zip(FUSION_ROWS[lang], (fused, separate))]
+    heads = [h.format(shape=f"{M} x {N} x {K}", dtype=dtype) for h in HEADS["fusion"][lang]]
+    return table(heads, rows) + f"\n\n{separate / MIB:,.2f} / {fused / MIB:,.2f} = {separate / fused:.2f}"
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    sub = p.add_subparsers(dest="what", required=True)
+    sub.add_parser("steps")
+    t = sub.add_parser("tiles")
+    for name in ("M", "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K"):
+        t.add_argument(name, type=int)
+    r = sub.add_parser("reuse")
+    for name in ("BLOCK_M", "BLOCK_N", "BLOCK_K"):
+        r.add_argument(name, type=int)
+    r.add_argument("--dtype", choices=BYTES, default="fp16")
+    f = sub.add_parser("flops")
+    for name in ("M", "N", "K"):
+        f.add_argument(name, type=int)
+    f.add_argument("--tflops", type=float, required=True)
+    u = sub.add_parser("fusion")
+    for name in ("M", "N", "K"):
+        u.add_argument(name, type=int)
+    u.add_argument("--dtype", choices=BYTES, default="fp16")
+    for parser in sub.choices.values():
+        parser.add_argument("--lang", choices=EXPLAINERS, default="zh")
+    a = p.parse_args()
+    if a.what == "steps":
+        print(steps(a.lang))
+    elif a.what == "tiles":
+        print(tiles(a.M, a.N, a.K, a.BLOCK_M, a.BLOCK_N, a.BLOCK_K, a.lang))
+    elif a.what == "reuse":
+        print(reuse(a.BLOCK_M, a.BLOCK_N, a.BLOCK_K, a.dtype, a.lang))
+    elif a.what == "flops":
+        print(flops(a.M, a.N, a.K, a.tflops, a.lang))
+    else:
+        print(fusion(a.M, a.N, a.K, a.dtype, a.lang))
+
+
+if __name__ == "__main__":
+    main()
