@@ -9,11 +9,14 @@ PYTEST := $(PY) -m pytest -p tools.report
 # STEP=T4.2 (or t4.2, 2) runs one step: its pytest marker is t4_2.
 MARK   := $(if $(STEP),-m t4_$(lastword $(subst ., ,$(subst _, ,$(subst T,t,$(STEP))))))
 
-.PHONY: help setup test check bench clean
+.PHONY: help setup test check bench tiles smem l2sim clean
 help:
 	@echo "make test [STEP=T4.2]   grade mine/t4_matmul.py (SOLUTION=1: solutions/)"
 	@echo "make check              the repo's invariants: what CI runs"
 	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (tools/bench.py --help)"
+	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (tools/tile_order.py --help)"
+	@echo "make smem [ARGS=...]    shared memory per autotune config, and the GPUs it fits (tools/smem.py --help)"
+	@echo "make l2sim [ARGS=...]   DRAM bytes in row-major vs grouped order, an L2 model (tools/l2sim.py --help)"
 	@echo "make setup              create $(VENV) with the pinned versions (done on first use)"
 
 setup: $(SETUP)
@@ -34,6 +37,14 @@ bench:
 	  { echo "make bench needs a CUDA GPU (nvidia-smi finds none); on the CPU use tools/l2sim.py"; exit 2; }
 	@$(MAKE) --no-print-directory setup
 	$(PY) tools/bench.py $(ARGS)
+
+# Study tools: no GPU needed.  e.g. make tiles ARGS="4 4 2 --wave 4", make l2sim ARGS=--example
+tiles: $(SETUP)
+	$(PY) tools/tile_order.py $(ARGS)
+smem: $(SETUP)
+	$(PY) tools/smem.py $(ARGS)
+l2sim: $(SETUP)
+	$(PY) tools/l2sim.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache

@@ -13,13 +13,13 @@ import pytest
 import torch
 import triton
 
+from tools.smem import H100_SMEM, smem_bytes  # the shared-memory formula and GPU limits live there
 from tools.steps import BY_ID
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 DEVICE = "cpu" if INTERPRETING else "cuda"
 # bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
 DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
-H100_SMEM = 232_448  # bytes of shared memory one block may opt in to on an H100 or H200
 
 # Tolerances on ||out - ref|| / ||ref||, ref in float64 from the same rounded inputs.
 # The sum is accumulated in fp32 (relative error ~1e-6), so what remains is rounding C to its
@@ -234,11 +234,6 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
 # T4.4 autotune configs and the host wrapper
 # ================================================================================================
 BLOCK_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
-
-
-def smem_bytes(cfg, bytes_per_element):
-    kw = cfg.kwargs
-    return cfg.num_stages * (kw["BLOCK_M"] * kw["BLOCK_K"] + kw["BLOCK_K"] * kw["BLOCK_N"]) * bytes_per_element
 
 
 def config_problems(cfg):

@@ -1,0 +1,242 @@
+"""How many bytes of A and B a matmul reads from DRAM, in row-major and in grouped program order:
+a small model of a GPU's L2 cache (explainer §2).  Pure Python; no GPU, no Triton.
+
+The model, and why each choice:
+
+1. Waves.  The GPU has --sms streaming multiprocessors (SMs), each running --per-sm programs at
+   a time (one, for a block that needs most of the SM's shared memory), so the programs run in
+   waves of S = sms * per_sm consecutive pids: wave w is pids w*S .. (w+1)*S - 1.  On a real GPU
+   a program starts as soon as another ends, so later waves blur; consecutive pids still run
+   together, which is what the order changes.
+2. K-tiles, not whole panels.  The program for C tile (m, n) needs A's row-panel m (BLOCK_M x K)
+   and B's column-panel n (K x BLOCK_N), but reads them one k-tile at a time: A[m, k] is
+   BLOCK_M x BLOCK_K, B[k, n] is BLOCK_K x BLOCK_N.  The cache holds k-tiles, so a panel never
+   has to fit in L2 whole; only the k-tiles in flight do.
+3. Lock step over K.  The programs of a wave start together and run the same loop at the same
+   speed, so they are taken to be at the same k at the same moment: step k of a wave reads the A
+   k-tiles of the wave's rows and the B k-tiles of its columns, each once (several programs
+   asking for one tile at the same moment get one DRAM read).  Real programs drift apart a few
+   steps; that changes nothing while the k-tiles a wave reads over those steps fit in L2, and the
+   text output prints that per-step footprint (about 1 MiB at 8192^3 against 50 MiB of L2).
+4. L2 is one fully associative LRU cache of --l2-mib MiB (50 MiB: H100 and H200) holding
+   k-tiles.  A k-tile not in it is read from DRAM, counted, and put in, evicting the least
+   recently used ones.  Real L2 is set associative, split in two halves on H100/H200, and not
+   strictly LRU; this is the simplest cache that still shows what the order does.
+
+Counted: bytes of A and B read from DRAM (C is written once in any order, so it is left out).
+"x minimum": those bytes over the size of A plus B (each element read once).  "reuse": the bytes
+the programs ask for (every program its two whole panels) over the bytes read from DRAM, that is
+how many programs each byte read from DRAM serves.
+
+    python tools/l2sim.py --example                            # 5 panels against 4 (§2)
+    python tools/l2sim.py --example --png content/img/panels_4x4.png
+    python tools/l2sim.py 8192 8192 8192 --format markdown     # GROUP_M 1, 2, 4, 8, 16
+    python tools/l2sim.py 8192 8192 8192 --group-m 1 8 --measured-dram-gb X Y
+
+--measured-dram-gb takes what Nsight Compute measured for the same shape, blocks and GROUP_M
+(dram__bytes_read.sum of one launch, in GB = 10^9 bytes), one number per --group-m, and prints
+it beside the model's figure.
+"""
+import argparse
+import sys
+from collections import OrderedDict
+from dataclasses import dataclass
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools import study  # noqa: E402
+from tools.smem import BYTES_PER_ELEMENT  # noqa: E402
+
+MIB = 2 ** 20
+EXAMPLE = dict(tiles=(4, 4), wave=4, group_m=2)  # the explainer's small example, §2
+
+
+def cdiv(a, b):
+    return -(-a // b)
+
+
+def tile_of(pid, num_pid_m, num_pid_n, group_m):
+    """(pid_m, pid_n) for pid in grouped order: the arithmetic of §2 (GROUP_M = 1: row-major)."""
+    pids_in_group = group_m * num_pid_n
+    first_m = pid // pids_in_group * group_m
+    rows_in_group = min(num_pid_m - first_m, group_m)
+    return first_m + pid % pids_in_group % rows_in_group, pid % pids_in_group // rows_in_group
+
+
+@dataclass
+class Traffic:
+    a_tiles: int = 0        # A k-tiles read from DRAM
+    b_tiles: int = 0
+    a_bytes: int = 0
+    b_bytes: int = 0
+    requested_bytes: int = 0  # what the programs ask for: every program its two whole panels
+    footprint_bytes: int = 0  # the largest set of k-tiles one wave reads in one step of K
+
+    @property
+    def dram_bytes(self):
+        return self.a_bytes + self.b_bytes
+
+
+def simulate(M, N, K, blocks, bytes_per_element, group_m, sms=132, per_sm=1, l2_bytes=50 * MIB,
+             max_waves=None):
+    """Traffic of A and B from DRAM under the model in this file's docstring."""
+    bm, bn, bk = blocks
+    num_pid_m, num_pid_n, k_steps = cdiv(M, bm), cdiv(N, bn), cdiv(K, bk)
+    rows = lambda m: min(bm, M - m * bm)  # noqa: E731  (edge tiles are smaller)
+    cols = lambda n: min(bn, N - n * bn)  # noqa: E731
+    depth = lambda k: min(bk, K - k * bk)  # noqa: E731
+    programs, wave = num_pid_m * num_pid_n, sms * per_sm
+    lru, held, t = OrderedDict(), 0, Traffic()
+    for w, start in enumerate(range(0, programs, wave)):
+        if max_waves is not None and w >= max_waves:
+            break
+        tiles = [tile_of(pid, num_pid_m, num_pid_n, group_m) for pid in range(start, min(start + wave, programs))]
+        t.requested_bytes += sum((rows(m) + cols(n)) * K for m, n in tiles) * bytes_per_element
+        wave_rows = list(dict.fromkeys(m for m, _ in tiles))  # in pid order, each once
+        wave_cols = list(dict.fromkeys(n for _, n in tiles))
+        for k in range(k_steps):
+            wanted = [("A", m, k, rows(m) * depth(k)) for m in wave_rows] + \
+                     [("B", n, k, depth(k) * cols(n)) for n in wave_cols]
+            t.footprint_bytes = max(t.footprint_bytes, sum(e for *_, e in wanted) * bytes_per_element)
+            for operand, i, k_, elements in wanted:
+                key = (operand, i, k_)
+                if key in lru:
+                    lru.move_to_end(key)
+                    continue
+                size = elements * bytes_per_element
+                if operand == "A":
+                    t.a_tiles, t.a_bytes = t.a_tiles + 1, t.a_bytes + size
+                else:
+                    t.b_tiles, t.b_bytes = t.b_tiles + 1, t.b_bytes + size
+                lru[key], held = size, held + size
+                while held > l2_bytes:
+                    held -= lru.popitem(last=False)[1]
+    return t
+
+
+# ------------------------------------------------------------------------------------------------
+# The small example of §2: panels, counted by the same simulation
+# ------------------------------------------------------------------------------------------------
+def example_panels(group_m):
+    """(A row-panels, B column-panels) the first wave of the example reads from DRAM."""
+    tm, tn = EXAMPLE["tiles"]
+    k_steps, block = 4, 16  # any sizes do: a panel is k_steps k-tiles
+    t = simulate(tm * block, tn * block, k_steps * block, (block, block, block), 2, group_m,
+                 sms=EXAMPLE["wave"], max_waves=1)
+    return t.a_tiles // k_steps, t.b_tiles // k_steps
+
+
+def example_text():
+    tm, tn = EXAMPLE["tiles"]
+    lines = [f"{EXAMPLE['wave']} programs running at once on a {tm} x {tn} grid of tiles, first wave:"]
+    for g, name in ((1, "row-major"), (EXAMPLE["group_m"], "grouped")):
+        a, b = example_panels(g)
+        lines.append(f"  {name + f' (GROUP_M = {g}):':26}{a} row-panel{'s' * (a != 1)} of A + "
+                     f"{b} column-panel{'s' * (b != 1)} of B = {a + b} panels from DRAM")
+    return "\n".join(lines)
+
+
+def draw_example(path):
+    """For each order: C's tiles with the first wave's pids bold, A's row-panels on the left and
+    B's column-panels on top, the ones the first wave reads shaded."""
+    tm, tn = EXAMPLE["tiles"]
+    fig, axes = study.figure(8.4, 4.6, ncols=2)
+    for ax, g in zip(axes[0], (1, EXAMPLE["group_m"])):
+        pid_at = {tile_of(p, tm, tn, g): p for p in range(tm * tn)}
+        wave = {tile_of(p, tm, tn, g) for p in range(EXAMPLE["wave"])}
+        read_rows, read_cols = {m for m, _ in wave}, {n for _, n in wave}
+        study.draw_grid(ax, 0, 0, [[str(pid_at[m, n]) for n in range(tn)] for m in range(tm)],
+                        [["#d9d9d9" if (m, n) in wave else "white" for n in range(tn)] for m in range(tm)],
+                        [[(m, n) in wave for n in range(tn)] for m in range(tm)])
+        study.draw_grid(ax, -1.9, 0, [[f"A{m}"] for m in range(tm)],
+                        [["#f4a582" if m in read_rows else "white"] for m in range(tm)], cell=(1.6, 1.0))
+        study.draw_grid(ax, 0, 1.9, [[f"B{n}" for n in range(tn)]],
+                        [["#92c5de" if n in read_cols else "white" for n in range(tn)]], cell=(1.0, 1.6))
+        a, b = example_panels(g)
+        ax.set_title(f"{'row-major' if g == 1 else 'grouped'}, GROUP_M = {g}:\n"
+                     f"{a} A + {b} B = {a + b} panels", fontsize=11)
+        ax.set_xlim(-2.1, tn + 0.2)
+        ax.set_ylim(-tm - 0.2, 2.1)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    fig.text(0.5, 0.02, f"the tiles of C show the pid that computes each; bold: the first {EXAMPLE['wave']} programs, "
+             f"running at the same time;\nshaded: the row-panels of A and the column-panels of B they read",
+             ha="center", va="bottom", fontsize=8, color="0.3")
+    fig.subplots_adjust(left=0.02, right=0.98, top=0.86, bottom=0.1, wspace=0.15)
+    study.save_png(fig, path)
+
+
+# ------------------------------------------------------------------------------------------------
+# Realistic shapes: a table over GROUP_M
+# ------------------------------------------------------------------------------------------------
+def gb(nbytes):
+    return f"{nbytes / 1e9:.2f}"
+
+
+def table(args, results, markdown):
+    minimum = (args.M * args.K + args.K * args.N) * BYTES_PER_ELEMENT[args.dtype]
+    headers = ["GROUP_M", "A from DRAM (GB)", "B from DRAM (GB)", "A + B (GB)", "x minimum", "reuse"]
+    rows = [[g, gb(t.a_bytes), gb(t.b_bytes), gb(t.dram_bytes), f"{t.dram_bytes / minimum:.2f}",
+             f"{t.requested_bytes / t.dram_bytes:.1f}"] for g, t in results]
+    if args.measured_dram_gb:
+        headers += ["measured (GB)", "model / measured"]
+        for row, (_, t), measured in zip(rows, results, args.measured_dram_gb):
+            row += [f"{measured:.2f}", f"{t.dram_bytes / 1e9 / measured:.2f}"]
+    return study.table(headers, rows, markdown)
+
+
+def preamble(args, results):
+    bm, bn, bk = args.blocks
+    b = BYTES_PER_ELEMENT[args.dtype]
+    programs = cdiv(args.M, bm) * cdiv(args.N, bn)
+    wave = args.sms * args.per_sm
+    minimum = (args.M * args.K + args.K * args.N) * b
+    footprint = max(t.footprint_bytes for _, t in results)
+    return (f"{args.M} x {args.N} x {args.K} {args.dtype}, blocks {bm} x {bn} x {bk}: "
+            f"{cdiv(args.M, bm)} x {cdiv(args.N, bn)} = {programs} programs in {programs / wave:.1f} waves of "
+            f"{wave} ({args.sms} SMs x {args.per_sm})\n"
+            f"L2: {args.l2_mib:g} MiB, LRU of k-tiles (A {bm * bk * b // 1024} KiB, B {bk * bn * b // 1024} KiB); "
+            f"a wave reads at most {footprint / MIB:.1f} MiB per step of K\n"
+            f"minimum (A and B each read once): {gb(minimum)} GB; reuse = bytes the programs ask for / "
+            f"bytes from DRAM\n")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("M", type=int, nargs="?", default=8192)
+    parser.add_argument("N", type=int, nargs="?", default=8192)
+    parser.add_argument("K", type=int, nargs="?", default=8192)
+    parser.add_argument("--blocks", type=int, nargs=3, default=(128, 256, 64), metavar=("BM", "BN", "BK"))
+    parser.add_argument("--dtype", choices=sorted(BYTES_PER_ELEMENT), default="fp16")
+    parser.add_argument("--group-m", type=int, nargs="+", default=[1, 2, 4, 8, 16])
+    parser.add_argument("--sms", type=int, default=132, help="streaming multiprocessors (132: H100/H200 SXM)")
+    parser.add_argument("--per-sm", type=int, default=1, help="programs one SM runs at a time")
+    parser.add_argument("--l2-mib", type=float, default=50, help="L2 size in MiB (50: H100/H200)")
+    parser.add_argument("--format", choices=("text", "markdown"), default="text")
+    parser.add_argument("--measured-dram-gb", type=float, nargs="+", metavar="GB",
+                        help="Nsight Compute's dram__bytes_read.sum in GB, one per --group-m")
+    parser.add_argument("--example", action="store_true", help="the 4 x 4 example of §2: panels per order")
+    parser.add_argument("--png", metavar="PATH", help="with --example: draw the panels each order reads")
+    args = parser.parse_args(argv)
+    if args.png and not args.example:
+        parser.error("--png draws the small example: use it with --example")
+    if args.measured_dram_gb and len(args.measured_dram_gb) != len(args.group_m):
+        parser.error(f"--measured-dram-gb needs one number per --group-m ({len(args.group_m)})")
+    if min(args.M, args.N, args.K, *args.blocks, *args.group_m, args.sms, args.per_sm) < 1 or args.l2_mib <= 0:
+        parser.error("sizes, blocks, GROUP_M, --sms, --per-sm and --l2-mib must be positive")
+    if args.example:
+        if args.png:
+            draw_example(args.png)
+        else:
+            print(example_text())
+        return
+    results = [(g, simulate(args.M, args.N, args.K, args.blocks, BYTES_PER_ELEMENT[args.dtype], g,
+                            args.sms, args.per_sm, args.l2_mib * MIB)) for g in args.group_m]
+    markdown = args.format == "markdown"
+    if not markdown:
+        print(preamble(args, results))
+    print(table(args, results, markdown))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,96 @@
+"""Shared memory per autotune config, and the GPUs that can run it (explainer §4 and §6).
+
+A pipelined matmul keeps num_stages A blocks (BLOCK_M x BLOCK_K) and num_stages B blocks
+(BLOCK_K x BLOCK_N) in shared memory at once, so that the loads of the next steps of K fly
+while tl.dot works on this one:
+
+    shared memory = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * bytes per element
+
+Triton refuses to launch a config that needs more than the GPU's per-block opt-in limit, and
+the autotuner skips such a config silently, so a list tuned on an H100 may leave a T4 with
+nothing.  This file is the one home of the formula and of the limits: tests/test_t4.py imports
+both from here.
+
+    python tools/smem.py                      # your AUTOTUNE_CONFIGS, fp16
+    python tools/smem.py --solution --dtype fp32 --format markdown
+    python tools/smem.py --config 128 256 64 3
+"""
+import argparse
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools import study  # noqa: E402  (light: torch and triton load only with the graded file)
+
+BYTES_PER_ELEMENT = {"fp16": 2, "bf16": 2, "fp32": 4}
+# Bytes of shared memory one block may opt in to, by GPU (CUDA's sharedMemPerBlockOptin).
+SMEM_LIMITS = {"T4": 65_536, "RTX 4090": 101_376, "A100": 166_912, "H100/H200": 232_448}
+H100_SMEM = SMEM_LIMITS["H100/H200"]
+
+
+def shared_memory(block_m, block_n, block_k, num_stages, bytes_per_element):
+    return num_stages * (block_m * block_k + block_k * block_n) * bytes_per_element
+
+
+def smem_bytes(cfg, bytes_per_element):
+    """shared_memory() of a triton.Config."""
+    kw = cfg.kwargs
+    return shared_memory(kw["BLOCK_M"], kw["BLOCK_N"], kw["BLOCK_K"], cfg.num_stages, bytes_per_element)
+
+
+def fits(nbytes):
+    """{GPU: whether a block needing nbytes of shared memory can run there}."""
+    return {gpu: nbytes <= limit for gpu, limit in SMEM_LIMITS.items()}
+
+
+def report(blocks, dtype, markdown):
+    """blocks: (BLOCK_M, BLOCK_N, BLOCK_K, num_stages) tuples; a table of bytes and GPUs."""
+    headers = ["BLOCK_M", "BLOCK_N", "BLOCK_K", "num_stages", f"bytes ({dtype})"] + [
+        f"{gpu} ({limit:,} B)" for gpu, limit in SMEM_LIMITS.items()]
+    rows = []
+    for b in blocks:
+        nbytes = shared_memory(*b, BYTES_PER_ELEMENT[dtype])
+        rows.append([*b, f"{nbytes:,}"] + ["yes" if ok else "no" for ok in fits(nbytes).values()])
+    return study.table(headers, rows, markdown)
+
+
+def graded_blocks(solution):
+    """(BLOCK_M, BLOCK_N, BLOCK_K, num_stages) of each config in the graded AUTOTUNE_CONFIGS."""
+    t4, _ = study.load_graded(solution)
+    from tools.steps import BY_ID
+    if not t4.AUTOTUNE_CONFIGS:
+        study.not_written_yet(f"AUTOTUNE_CONFIGS is empty; {BY_ID['T4.4'].where_to_read()}. "
+                              f"Meanwhile: --solution, or --config BM BN BK STAGES")
+    try:
+        return [(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"], c.num_stages)
+                for c in t4.AUTOTUNE_CONFIGS]
+    except (AttributeError, KeyError) as e:
+        sys.exit(f"AUTOTUNE_CONFIGS: every entry must be a triton.Config with BLOCK_M, BLOCK_N and "
+                 f"BLOCK_K in its kwargs ({type(e).__name__}: {e}); `make test STEP=T4.4` says more")
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--dtype", choices=sorted(BYTES_PER_ELEMENT), default="fp16")
+    parser.add_argument("--format", choices=("text", "markdown"), default="text")
+    parser.add_argument("--config", nargs=4, type=int, metavar=("BM", "BN", "BK", "STAGES"),
+                        help="one hand-made config instead of AUTOTUNE_CONFIGS")
+    study.add_solution_flag(parser)
+    args = parser.parse_args(argv)
+    if args.config and min(args.config) < 1:
+        parser.error("--config: every number must be at least 1")
+    blocks = [tuple(args.config)] if args.config else graded_blocks(args.solution)
+    markdown = args.format == "markdown"
+    if not markdown:
+        where = "--config" if args.config else ("solutions" if args.solution else "mine") + "/t4_matmul.py"
+        print(f"shared memory = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * "
+              f"{BYTES_PER_ELEMENT[args.dtype]} B ({args.dtype}); configs from {where}\n")
+    print(report(blocks, args.dtype, markdown))
+    nbytes = [shared_memory(*b, BYTES_PER_ELEMENT[args.dtype]) for b in blocks]
+    left_out = [gpu for gpu, limit in SMEM_LIMITS.items() if min(nbytes) > limit]
+    if left_out and not markdown and not args.config:
+        print(f"\nno config fits on: {', '.join(left_out)} (the autotuner would have nothing to run there)")
+
+
+if __name__ == "__main__":
+    main()

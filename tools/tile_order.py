@@ -1,0 +1,153 @@
+"""Which program computes which tile of C: row-major order beside grouped order (explainer §2).
+
+This runs YOUR tile_coords (mine/t4_matmul.py, or the reference with --solution) through the
+suite's own probe kernel, tests/probes.py's tile_coords_probe, on the GPU or, without one, through
+Triton's interpreter: the maps are what your code does, not what it should do.  Row-major is your
+tile_coords with GROUP_M = 1.
+
+    python tools/tile_order.py 4 4 2 --wave 4                 # two maps side by side
+    python tools/tile_order.py 4 4 2 --format markdown        # the same as markdown tables
+    python tools/tile_order.py 4 4 2 --wave 4 --png content/img/tile_order_4x4_g2.png
+
+In the picture each group of GROUP_M rows has its own shade, a grey line joins the tiles in pid
+order, and the first --wave programs (the ones a GPU runs at the same time) have thick edges.
+"""
+import argparse
+import os
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools import study  # noqa: E402
+
+GROUP_SHADES = ("#dbe9f6", "#fde3c3")  # alternate groups: blue, orange
+
+
+def run_tile_coords(num_pid_m, num_pid_n, group_m, solution):
+    """[(pid_m, pid_n) for pid in 0 .. num_pid_m * num_pid_n - 1], from the graded tile_coords."""
+    _, conftest = study.load_graded(solution)
+    import probes  # its kernel calls the graded module's tile_coords
+    import torch
+    device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+    out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=device)
+    try:
+        probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)
+    except Exception as e:
+        message = conftest.stub_message(e)
+        if message is None:
+            raise
+        study.not_written_yet(message)
+    return [tuple(p) for p in out.cpu().tolist()]
+
+
+def pid_grid(coords, num_pid_m, num_pid_n):
+    """grid[m][n] = the pid that computed tile (m, n): None if no pid did, -1 if several did."""
+    grid = [[None] * num_pid_n for _ in range(num_pid_m)]
+    for pid, (m, n) in enumerate(coords):
+        if 0 <= m < num_pid_m and 0 <= n < num_pid_n:
+            grid[m][n] = pid if grid[m][n] is None else -1
+    return grid
+
+
+def label(pid):
+    return "?" if pid is None else "!" if pid < 0 else str(pid)
+
+
+def in_wave(pid, wave):
+    return wave is not None and pid is not None and 0 <= pid < wave
+
+
+def title(group_m):
+    return "GROUP_M = 1 (row-major)" if group_m == 1 else f"GROUP_M = {group_m} (grouped)"
+
+
+def as_text(maps, wave):
+    """The maps side by side; the first-wave pids in [brackets]."""
+    blocks = []
+    for group_m, grid in maps:
+        width = max(len(label(p)) for row in grid for p in row) + 2
+        rows = ["".join((f"[{label(p)}]" if in_wave(p, wave) else label(p)).rjust(width + 1) for p in row)
+                for row in grid]
+        blocks.append([title(group_m)] + rows)
+    width = max(len(line) for line in blocks[0]) + 6
+    lines = [blocks[0][i].ljust(width) + blocks[1][i] for i in range(len(blocks[0]))]
+    if wave:
+        lines.append(f"\n[pid]: the first wave, {wave} programs running at the same time. They read")
+        lines += [f"  {title(g) + ':':{width - 4}}{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B"
+                  for g, rows, cols in wave_footprints(maps, wave)]
+    return "\n".join(lines)
+
+
+def plural(count, noun):
+    return f"{count} {noun}" + ("" if count == 1 else "s")
+
+
+def wave_footprints(maps, wave):
+    """(GROUP_M, rows of C, columns of C) that the first `wave` pids touch, for each map."""
+    for group_m, grid in maps:
+        tiles = [(m, n) for m, row in enumerate(grid) for n, p in enumerate(row) if in_wave(p, wave)]
+        yield group_m, len({m for m, _ in tiles}), len({n for _, n in tiles})
+
+
+def as_markdown(maps, wave):
+    """One table per map, the first-wave pids in bold."""
+    tables = []
+    for group_m, grid in maps:
+        headers = [f"GROUP_M = {group_m}"] + [f"pid_n = {n}" for n in range(len(grid[0]))]
+        rows = [[f"pid_m = {m}"] + [f"**{label(p)}**" if in_wave(p, wave) else label(p) for p in row]
+                for m, row in enumerate(grid)]
+        tables.append(study.table(headers, rows, markdown=True))
+    return "\n\n".join(tables)
+
+
+def draw(maps, wave, path):
+    num_pid_m, num_pid_n = len(maps[0][1]), len(maps[0][1][0])
+    fig, axes = study.figure(2 * (0.6 * num_pid_n + 1.0), 0.6 * num_pid_m + 1.6, ncols=2)
+    for ax, (group_m, grid) in zip(axes[0], maps):
+        fills = [[GROUP_SHADES[(m // group_m) % 2]] * num_pid_n for m in range(num_pid_m)]
+        bold = [[in_wave(p, wave) for p in row] for row in grid]
+        study.draw_grid(ax, 0, 0, [[label(p) for p in row] for row in grid], fills, bold)
+        order = sorted((p, m, n) for m, row in enumerate(grid) for n, p in enumerate(row) if p is not None and p >= 0)
+        ax.plot([n + 0.5 for _, _, n in order], [-m - 0.5 for _, m, _ in order], color="0.45",
+                linewidth=1.2, alpha=0.5, zorder=3.5)  # above the cells, below the numbers
+        for n in range(num_pid_n):
+            ax.text(n + 0.5, 0.3, str(n), ha="center", va="center", fontsize=9, color="0.4")
+        for m in range(num_pid_m):
+            ax.text(-0.35, -m - 0.5, str(m), ha="center", va="center", fontsize=9, color="0.4")
+        ax.set_title(title(group_m), fontsize=11)
+        ax.set_xlim(-0.7, num_pid_n + 0.1)
+        ax.set_ylim(-num_pid_m - 0.1, 0.6)
+        ax.set_aspect("equal")
+        ax.axis("off")
+    note = "row labels: pid_m, column labels: pid_n; shades: groups of GROUP_M rows; grey line: pid order"
+    if wave:
+        note += f"\nthick edges: the first wave, pids 0 to {wave - 1}, running at the same time"
+    fig.text(0.5, 0.02, note, ha="center", va="bottom", fontsize=8, color="0.3")
+    fig.subplots_adjust(left=0.02, right=0.98, top=0.88, bottom=0.16 if wave else 0.1, wspace=0.1)
+    study.save_png(fig, path)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("num_pid_m", type=int, nargs="?", default=4, help="rows of tiles (default 4)")
+    parser.add_argument("num_pid_n", type=int, nargs="?", default=4, help="columns of tiles (default 4)")
+    parser.add_argument("group_m", type=int, nargs="?", default=2, help="GROUP_M of the grouped map (default 2)")
+    parser.add_argument("--wave", type=int, help="highlight pids 0 .. WAVE-1, the programs that run at once")
+    parser.add_argument("--format", choices=("text", "markdown"), default="text")
+    parser.add_argument("--png", metavar="PATH", help="draw the two maps into PATH instead of printing them")
+    study.add_solution_flag(parser)
+    args = parser.parse_args(argv)
+    if min(args.num_pid_m, args.num_pid_n, args.group_m) < 1 or (args.wave is not None and args.wave < 0):
+        parser.error("num_pid_m, num_pid_n and group_m must be at least 1, --wave at least 0")
+    maps = [(g, pid_grid(run_tile_coords(args.num_pid_m, args.num_pid_n, g, args.solution),
+                         args.num_pid_m, args.num_pid_n)) for g in (1, args.group_m)]
+    if args.png:
+        draw(maps, args.wave, args.png)
+        return
+    print(as_markdown(maps, args.wave) if args.format == "markdown" else as_text(maps, args.wave))
+    if any(p is None or p < 0 for _, grid in maps for row in grid for p in row):
+        print("\n?: no program computes this tile; !: more than one does (`make test STEP=T4.1` says more)")
+
+
+if __name__ == "__main__":
+    main()
