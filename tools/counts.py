@@ -1,6 +1,8 @@
 """The counts the explainers quote, computed here so that `make check` keeps them true.
 
     python tools/counts.py steps --lang zh          # the table of steps, from tools/steps.py
+    python tools/counts.py coords 4 4 2 --pids 5    # tile_coords by hand, every intermediate
+    python tools/counts.py coords 5 3 2 --pids 12 13 14 --modulo-group-m   # the classic slip
     python tools/counts.py tiles 8192 8192 8192 128 256 64
     python tools/counts.py reuse 128 256 64         # FLOPs per byte a tile moves per K step
     python tools/counts.py flops 8192 8192 8192 --tflops 637
@@ -39,6 +41,42 @@ def steps(lang):
 
 def cdiv(a, b):
     return -(-a // b)
+
+
+def coords(pid, num_pid_m, num_pid_n, group_m, modulo_group_m=False):
+    """§2's arithmetic, one named value per line of tile_coords.  modulo_group_m: the mistake of
+    using GROUP_M where the last, shorter group needs group_size_m."""
+    v = {"pid": pid, "num_pid_in_group": group_m * num_pid_n}
+    v["group_id"] = pid // v["num_pid_in_group"]
+    v["first_pid_m"] = v["group_id"] * group_m
+    v["group_size_m"] = min(num_pid_m - v["first_pid_m"], group_m)
+    v["pid_in_group"] = pid % v["num_pid_in_group"]
+    rows = group_m if modulo_group_m else v["group_size_m"]
+    v["pid_m"] = v["first_pid_m"] + v["pid_in_group"] % rows
+    v["pid_n"] = v["pid_in_group"] // rows
+    return v
+
+
+COORDS_NOTE = {
+    "zh": ("{m} x {n} 的瓦片网格，GROUP_M = {g}", "（错误写法：用 GROUP_M 代替 group_size_m）",
+           "越界：网格只有 {m} 行、{n} 列"),
+    "en": ("a {m} x {n} grid of tiles, GROUP_M = {g}", " (the mistake: GROUP_M where group_size_m belongs)",
+           "outside: the grid has {m} rows and {n} columns"),
+}
+
+
+def coords_table(num_pid_m, num_pid_n, group_m, pids, modulo_group_m, lang):
+    title, wrong, outside = COORDS_NOTE[lang]
+    rows, heads = [], None
+    for pid in pids:
+        v = coords(pid, num_pid_m, num_pid_n, group_m, modulo_group_m)
+        heads = list(v) + ["(pid_m, pid_n)"]
+        tile = f"({v['pid_m']}, {v['pid_n']})"
+        if v["pid_m"] >= num_pid_m or v["pid_n"] >= num_pid_n:
+            tile += " " + outside.format(m=num_pid_m, n=num_pid_n)
+        rows.append(list(v.values()) + [tile])
+    return (title.format(m=num_pid_m, n=num_pid_n, g=group_m) + (wrong if modulo_group_m else "") + "\n\n"
+            + table(heads, rows))
 
 
 # Column headers in each explainer's language; the numbers and formulas are the same in both.
@@ -98,6 +136,11 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
     sub.add_parser("steps")
+    c = sub.add_parser("coords")
+    for name in ("num_pid_m", "num_pid_n", "GROUP_M"):
+        c.add_argument(name, type=int)
+    c.add_argument("--pids", type=int, nargs="+", required=True)
+    c.add_argument("--modulo-group-m", action="store_true")
     t = sub.add_parser("tiles")
     for name in ("M", "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K"):
         t.add_argument(name, type=int)
@@ -118,6 +161,8 @@ def main():
     a = p.parse_args()
     if a.what == "steps":
         print(steps(a.lang))
+    elif a.what == "coords":
+        print(coords_table(a.num_pid_m, a.num_pid_n, a.GROUP_M, a.pids, a.modulo_group_m, a.lang))
     elif a.what == "tiles":
         print(tiles(a.M, a.N, a.K, a.BLOCK_M, a.BLOCK_N, a.BLOCK_K, a.lang))
     elif a.what == "reuse":

@@ -1,0 +1,39 @@
+"""The arithmetic tools/counts.py shows in the explainers agrees with an enumeration of the grouped
+order (the same oracle as the suite's) and with tools/l2sim.py's."""
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from tools import counts, l2sim  # noqa: E402
+
+
+def grouped_order(num_pid_m, num_pid_n, group_m):
+    """Hand out pids group by group, column by column, row by row (no division anywhere)."""
+    order = []
+    for first in range(0, num_pid_m, group_m):
+        rows = range(first, min(first + group_m, num_pid_m))
+        order += [(m, n) for n in range(num_pid_n) for m in rows]
+    return order
+
+
+@pytest.mark.parametrize("grid", [(4, 4, 2), (5, 3, 2), (3, 5, 4), (7, 2, 3), (9, 7, 4), (4, 4, 1)])
+def test_coords_walks_the_grouped_order(grid):
+    m, n, g = grid
+    got = [(v["pid_m"], v["pid_n"]) for v in (counts.coords(p, m, n, g) for p in range(m * n))]
+    assert got == grouped_order(m, n, g)
+    assert got == [l2sim.tile_of(p, m, n, g) for p in range(m * n)]
+
+
+def test_the_mistake_shown_in_section_2_really_is_one():
+    m, n, g = 5, 3, 2
+    wrong = [(v["pid_m"], v["pid_n"]) for v in (counts.coords(p, m, n, g, modulo_group_m=True) for p in range(m * n))]
+    assert wrong != grouped_order(m, n, g)
+    assert (5, 0) in wrong and (4, 2) not in wrong  # a tile outside the grid, a tile never computed
+
+
+def test_fusion_counts_the_extra_round_trip():
+    text = counts.fusion(8192, 8192, 1024, "fp16", "en")
+    assert "| 160.02 |" in text and "| 416.02 |" in text  # 16 + 16 + 128 MiB, then + 2 * 128 MiB
