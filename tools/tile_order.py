@@ -9,8 +9,8 @@ tile_coords with GROUP_M = 1.
     python tools/tile_order.py 4 4 2 --format markdown        # the same as markdown tables
     python tools/tile_order.py 4 4 2 --wave 4 --png content/img/tile_order_4x4_g2.png
 
-In the picture each group of GROUP_M rows has its own shade, a grey line joins the tiles in pid
-order, and the first --wave programs (the ones a GPU runs at the same time) have thick edges.
+In the picture each group of GROUP_M rows has its own shade, grey arrows lead from
+pid to pid, and the first --wave programs (the ones a GPU runs at the same time) have thick edges.
 """
 import argparse
 import os
@@ -73,7 +73,8 @@ def as_text(maps, wave):
     lines = [blocks[0][i].ljust(width) + blocks[1][i] for i in range(len(blocks[0]))]
     if wave:
         lines.append(f"\n[pid]: the first wave, {wave} programs running at the same time. They read")
-        lines += [f"  {title(g) + ':':{width - 4}}{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B"
+        pad = max(len(title(g)) for g, _ in maps) + 2
+        lines += [f"  {title(g) + ':':{pad}}{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B"
                   for g, rows, cols in wave_footprints(maps, wave)]
     return "\n".join(lines)
 
@@ -108,8 +109,9 @@ def draw(maps, wave, path):
         bold = [[in_wave(p, wave) for p in row] for row in grid]
         study.draw_grid(ax, 0, 0, [[label(p) for p in row] for row in grid], fills, bold)
         order = sorted((p, m, n) for m, row in enumerate(grid) for n, p in enumerate(row) if p is not None and p >= 0)
-        ax.plot([n + 0.5 for _, _, n in order], [-m - 0.5 for _, m, _ in order], color="0.45",
-                linewidth=1.2, alpha=0.5, zorder=3.5)  # above the cells, below the numbers
+        for (_, m0, n0), (_, m1, n1) in zip(order, order[1:]):  # arrows stop short of the numbers
+            ax.annotate("", xy=(n1 + 0.5, -m1 - 0.5), xytext=(n0 + 0.5, -m0 - 0.5), zorder=3.5,
+                        arrowprops=dict(arrowstyle="->", color="0.55", linewidth=1, shrinkA=9, shrinkB=9))
         for n in range(num_pid_n):
             ax.text(n + 0.5, 0.3, str(n), ha="center", va="center", fontsize=9, color="0.4")
         for m in range(num_pid_m):
@@ -119,7 +121,7 @@ def draw(maps, wave, path):
         ax.set_ylim(-num_pid_m - 0.1, 0.6)
         ax.set_aspect("equal")
         ax.axis("off")
-    note = "row labels: pid_m, column labels: pid_n; shades: groups of GROUP_M rows; grey line: pid order"
+    note = "row labels: pid_m, column labels: pid_n; shades: groups of GROUP_M rows; grey arrows: pid order"
     if wave:
         note += f"\nthick edges: the first wave, pids 0 to {wave - 1}, running at the same time"
     fig.text(0.5, 0.02, note, ha="center", va="bottom", fontsize=8, color="0.3")

@@ -1,0 +1,220 @@
+"""The study tools tell the truth: tile_order.py shows the order tile_coords really computes,
+smem.py's bytes are the hand-computed ones, l2sim.py reproduces §2's 5 against 4 panels and
+behaves sanely on real shapes, and every picture comes out the same twice.
+
+The tools that run a kernel are run as the learner runs them, in a fresh process; the stub
+cases run in a scratch copy of the repo holding the committed stub, whatever mine/ holds now.
+"""
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+from types import SimpleNamespace
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(ROOT))
+from tools import l2sim, smem, tile_order  # noqa: E402
+from tools.checks.common import pristine_stub  # noqa: E402
+
+
+def run_tool(*argv, cwd=ROOT, solution=False):
+    env = dict(os.environ, SOLUTION="1" if solution else "0")
+    return subprocess.run([sys.executable, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+
+
+def pid_of(m, n, num_pid_m, num_pid_n, group_m):
+    """The oracle, built the other way round from the kernel: the pid that computes tile (m, n).
+
+    Groups of group_m rows come one after another; inside a group of `rows` rows, column n starts
+    at pid n * rows, and rows count down the column."""
+    first = m // group_m * group_m
+    rows = min(group_m, num_pid_m - first)
+    return first * num_pid_n + n * rows + (m - first)
+
+
+def oracle_grid(num_pid_m, num_pid_n, group_m):
+    return [[pid_of(m, n, num_pid_m, num_pid_n, group_m) for n in range(num_pid_n)] for m in range(num_pid_m)]
+
+
+GRIDS = [(4, 4, 2), (7, 5, 3), (5, 3, 2), (1, 6, 8), (6, 1, 4), (9, 7, 4), (13, 3, 8), (3, 11, 1)]
+
+
+# ------------------------------------------------------------------------------------------------
+# tile_order.py
+# ------------------------------------------------------------------------------------------------
+def parse_text_maps(stdout):
+    """The two side-by-side maps of tile_order's text output, first-wave brackets dropped."""
+    lines = stdout.split("\n\n")[0].splitlines()[1:]
+    numbers = [[int(x) for x in re.findall(r"\d+", line)] for line in lines]
+    half = len(numbers[0]) // 2
+    return [row[:half] for row in numbers], [row[half:] for row in numbers]
+
+
+def test_tile_order_runs_the_reference_through_the_kernel():
+    out = run_tool("tools/tile_order.py", "7", "5", "3", "--wave", "4", "--solution", solution=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    row_major, grouped = parse_text_maps(out.stdout)
+    assert row_major == oracle_grid(7, 5, 1)
+    assert grouped == oracle_grid(7, 5, 3)  # 7 = 3 + 3 + 1: the last group is short
+    assert "[0]  [3]" in out.stdout.splitlines()[1]  # pids 0 and 3 are in the first wave of 4
+    assert "GROUP_M = 3 (grouped):   3 row-panels of A and 2 column-panels of B" in out.stdout
+
+
+@pytest.fixture(scope="module")
+def stub_repo(tmp_path_factory):
+    """A scratch copy of the repo whose mine/t4_matmul.py is the committed, untouched stub."""
+    root = tmp_path_factory.mktemp("stub-repo")
+    for part in ("tests", "tools", "solutions", "mine"):
+        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (root / "mine" / "t4_matmul.py").write_text(pristine_stub())
+    return root
+
+
+def test_tile_order_on_the_stub_prints_its_message_and_exits_1(stub_repo):
+    out = run_tool("tools/tile_order.py", cwd=stub_repo)
+    stub_line = re.search(r'NotImplementedError\("(T4\.1 tile_coords[^"]*)"', pristine_stub()).group(1)
+    assert out.returncode == 1, out.stdout + out.stderr
+    assert out.stderr.strip() == f"not written yet: {stub_line}"
+    assert out.stdout == ""
+
+
+def test_tile_order_markdown_marks_the_first_wave():
+    maps = [(g, oracle_grid(4, 4, g)) for g in (1, 2)]
+    text = tile_order.as_markdown(maps, wave=4)
+    assert "| pid_m = 0 | **0** | **1** | **2** | **3** |" in text  # row-major: the whole first row
+    assert "| pid_m = 1 | **1** | **3** | 5 | 7 |" in text  # grouped: a 2 x 2 square
+    assert list(tile_order.wave_footprints(maps, 4)) == [(1, 1, 4), (2, 2, 2)]
+
+
+def test_tile_order_marks_missing_and_repeated_tiles():
+    grid = tile_order.pid_grid([(0, 0), (0, 0), (1, 1)], 2, 2)  # pid 1 repeats pid 0's tile
+    assert [[tile_order.label(p) for p in row] for row in grid] == [["!", "?"], ["?", "2"]]
+
+
+def test_tile_order_picture_is_written_and_the_same_twice(tmp_path):
+    maps = [(g, oracle_grid(5, 3, g)) for g in (1, 2)]
+    for name in ("a.png", "b.png"):
+        tile_order.draw(maps, 4, tmp_path / name)
+    first = (tmp_path / "a.png").read_bytes()
+    assert first.startswith(b"\x89PNG") and first == (tmp_path / "b.png").read_bytes()
+    assert b"Software" not in first and b"matplotlib" not in first  # no version in the metadata
+
+
+# ------------------------------------------------------------------------------------------------
+# smem.py
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("blocks, dtype, by_hand", [
+    ((128, 256, 64, 3), "fp16", 3 * (128 * 64 + 64 * 256) * 2),  # 147,456
+    ((64, 32, 32, 5), "bf16", 30_720),
+    ((128, 128, 32, 4), "fp32", 131_072),
+    ((128, 256, 64, 3), "fp32", 294_912)])
+def test_smem_bytes_by_hand(blocks, dtype, by_hand):
+    assert smem.shared_memory(*blocks, smem.BYTES_PER_ELEMENT[dtype]) == by_hand
+    bm, bn, bk, stages = blocks
+    cfg = SimpleNamespace(kwargs=dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8), num_stages=stages)
+    assert smem.smem_bytes(cfg, smem.BYTES_PER_ELEMENT[dtype]) == by_hand  # what tests/test_t4.py uses
+
+
+def test_smem_limits_at_the_edge():
+    assert smem.H100_SMEM == 232_448
+    assert smem.fits(65_536) == {"T4": True, "RTX 4090": True, "A100": True, "H100/H200": True}
+    assert smem.fits(65_537) == {"T4": False, "RTX 4090": True, "A100": True, "H100/H200": True}
+    assert smem.fits(166_913) == {"T4": False, "RTX 4090": False, "A100": False, "H100/H200": True}
+    assert not any(smem.fits(232_449).values())
+
+
+def test_smem_single_config(capsys):
+    smem.main(["--config", "128", "256", "64", "3", "--dtype", "fp32", "--format", "markdown"])
+    assert capsys.readouterr().out.splitlines()[2] == "| 128 | 256 | 64 | 3 | 294,912 | no | no | no | no |"
+
+
+def test_smem_on_the_reference_configs():
+    out = run_tool("tools/smem.py", "--solution", "--format", "markdown", solution=True)
+    assert out.returncode == 0, out.stderr[-2000:]
+    rows = [line.strip("| ").split(" | ") for line in out.stdout.splitlines()[2:]]
+    assert rows, out.stdout
+    limits = [65_536, 101_376, 166_912, 232_448]
+    for bm, bn, bk, stages, nbytes, *gpus in rows:
+        by_hand = int(stages) * (int(bm) * int(bk) + int(bk) * int(bn)) * 2
+        assert nbytes == f"{by_hand:,}"
+        assert gpus == ["yes" if by_hand <= limit else "no" for limit in limits]
+
+
+def test_smem_on_the_stub_says_configs_are_empty(stub_repo):
+    out = run_tool("tools/smem.py", cwd=stub_repo)
+    assert out.returncode == 1 and out.stderr.startswith("not written yet: AUTOTUNE_CONFIGS is empty")
+    assert "Traceback" not in out.stderr
+
+
+# ------------------------------------------------------------------------------------------------
+# l2sim.py
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("num_pid_m, num_pid_n, group_m", GRIDS)
+def test_l2sim_order_is_the_grouped_order(num_pid_m, num_pid_n, group_m):
+    for m, row in enumerate(oracle_grid(num_pid_m, num_pid_n, group_m)):
+        for n, pid in enumerate(row):
+            assert l2sim.tile_of(pid, num_pid_m, num_pid_n, group_m) == (m, n)
+
+
+def test_l2sim_example_is_5_panels_against_4(capsys):
+    assert l2sim.example_panels(1) == (1, 4)
+    assert l2sim.example_panels(2) == (2, 2)
+    l2sim.main(["--example"])
+    out = capsys.readouterr().out
+    assert "1 row-panel of A + 4 column-panels of B = 5 panels" in out
+    assert "2 row-panels of A + 2 column-panels of B = 4 panels" in out
+
+
+def test_l2sim_example_picture_is_written_and_the_same_twice(tmp_path):
+    for name in ("a.png", "b.png"):
+        l2sim.main(["--example", "--png", str(tmp_path / name)])
+    first = (tmp_path / "a.png").read_bytes()
+    assert first.startswith(b"\x89PNG") and first == (tmp_path / "b.png").read_bytes()
+
+
+FP16 = 2
+BIG = (8192, 8192, 8192, (128, 256, 64))
+
+
+def test_l2sim_row_major_8192_by_hand():
+    """16 waves of 132 programs, each wave all 32 B column-panels (4 MiB each), and no wave's
+    panels (5 x 2 + 32 x 4 MiB) fit in 50 MiB, so nothing survives from one wave to the next."""
+    t = l2sim.simulate(*BIG, FP16, group_m=1)
+    assert t.b_bytes == 16 * 32 * 8192 * 256 * FP16
+    assert t.a_bytes == (5 * 15 + 3) * 128 * 8192 * FP16  # 15 waves span 5 rows, the last (68 pids) 3
+
+
+def test_l2sim_a_huge_l2_reads_everything_once_and_a_tiny_one_never_reuses_across_steps():
+    M, N, K, blocks = 1000, 700, 300, (64, 128, 32)  # edge tiles in every dimension
+    minimum = (M * K + K * N) * FP16
+    for g in (1, 2, 4):
+        assert l2sim.simulate(M, N, K, blocks, FP16, g, sms=8, l2_bytes=10 ** 12).dram_bytes == minimum
+        tiny = l2sim.simulate(M, N, K, blocks, FP16, g, sms=8, l2_bytes=1)
+        waves = [[l2sim.tile_of(p, 16, 6, g) for p in range(s, min(s + 8, 96))] for s in range(0, 96, 8)]
+        by_hand = sum(min(64, M - 64 * m) * K for w in waves for m in {m for m, _ in w}) + \
+            sum(min(128, N - 128 * n) * K for w in waves for n in {n for _, n in w})
+        assert tiny.dram_bytes == by_hand * FP16
+
+
+@pytest.mark.parametrize("M, N, K", [(8192, 8192, 8192), (16384, 16384, 4096)])
+def test_l2sim_grouping_cuts_dram_traffic_on_big_shapes(M, N, K):
+    minimum = (M * K + K * N) * FP16
+    t = {g: l2sim.simulate(M, N, K, (128, 256, 64), FP16, g) for g in (1, 8, 16)}
+    for traffic in t.values():
+        assert minimum <= traffic.dram_bytes <= traffic.requested_bytes
+    assert t[16].dram_bytes < t[8].dram_bytes < t[1].dram_bytes
+    assert t[1].dram_bytes > 4 * minimum  # row-major rereads B's panels every wave
+
+
+def test_l2sim_table_puts_a_measurement_beside_the_model(capsys):
+    l2sim.main(["2048", "2048", "1024", "--group-m", "1", "8", "--measured-dram-gb", "0.5", "0.25",
+                "--format", "markdown"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].endswith("| measured (GB) | model / measured |")
+    assert lines[2].startswith("| 1 |") and "| 0.50 |" in lines[2] and "| 0.25 |" in lines[3]
+    with pytest.raises(SystemExit):
+        l2sim.main(["--group-m", "1", "8", "--measured-dram-gb", "0.5"])  # one number per GROUP_M
