@@ -45,22 +45,18 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools import study  # noqa: E402
+from tools.counts import cdiv, coords  # noqa: E402
 from tools.smem import BYTES_PER_ELEMENT  # noqa: E402
 
 MIB = 2 ** 20
 EXAMPLE = dict(tiles=(4, 4), wave=4, group_m=2)  # the explainer's small example, §2
 
 
-def cdiv(a, b):
-    return -(-a // b)
-
-
 def tile_of(pid, num_pid_m, num_pid_n, group_m):
-    """(pid_m, pid_n) for pid in grouped order: the arithmetic of §2 (GROUP_M = 1: row-major)."""
-    pids_in_group = group_m * num_pid_n
-    first_m = pid // pids_in_group * group_m
-    rows_in_group = min(num_pid_m - first_m, group_m)
-    return first_m + pid % pids_in_group % rows_in_group, pid % pids_in_group // rows_in_group
+    """(pid_m, pid_n) for pid in grouped order (GROUP_M = 1: row-major), by §2's arithmetic in
+    tools/counts.py: the model needs thousands of pids, too many for the interpreter."""
+    v = coords(pid, num_pid_m, num_pid_n, group_m)
+    return v["pid_m"], v["pid_n"]
 
 
 @dataclass
