@@ -1,0 +1,194 @@
+"""Make each classic mistake in a copy of the reference, run the test that should catch it, and
+print what the learner would see (explainer §8).
+
+    python tools/mistakes.py --lang zh          # a markdown table, one row per mistake
+    python tools/mistakes.py --only fixed-grid  # one mistake, with the whole failure line
+
+Every mistake is a text substitution in solutions/t4_matmul.py; the copy becomes mine/t4_matmul.py
+of a scratch repo and one test runs on Triton's interpreter, the way a learner without a GPU runs
+it.  To keep `make check` quick, a few worker processes each import torch and triton once and run
+their share of the mistakes one pytest session after another.  A substitution that no longer matches the reference is an
+error, so the table cannot quietly describe code that has changed.  Numbers that vary from run to
+run (relative errors of random inputs) print as x.xe-xx.
+"""
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+SOLUTION = ROOT / "solutions" / "t4_matmul.py"
+
+
+@dataclass(frozen=True)
+class Mistake:
+    key: str
+    step: str
+    zh: str
+    en: str
+    section: str
+    old: str
+    new: str
+    test: str  # the node id (tests/test_t4.py::...) that catches it
+
+
+MISTAKES = (
+    Mistake("modulo-group-m", "T4.1", "最后一组按 GROUP_M 取模，而不是 group_size_m",
+            "the last group taken modulo GROUP_M, not group_size_m", "2.2",
+            "pid_m = first_pid_m + pid_in_group % group_size_m\n    pid_n = pid_in_group // group_size_m",
+            "pid_m = first_pid_m + pid_in_group % GROUP_M\n    pid_n = pid_in_group // GROUP_M",
+            "test_tile_coords_exact_map[5-3-2]"),
+    Mistake("k-unmasked", "T4.2", "K 的尾部没有掩码", "the K tail not masked", "4.1",
+            "mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining)", "mask=offs_m[:, None] < M",
+            "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]"),
+    Mistake("fp16-acc", "T4.2", "用 fp16 做累加器", "an fp16 accumulator", "4.2",
+            "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)",
+            "test_mainloop_accumulates_in_fp32"),
+    Mistake("unit-stride", "T4.2", "忽略 stride，假定列方向步长为 1", "a stride ignored: unit stride assumed",
+            "3.1", "offs_k[None, :] * stride_ak", "offs_k[None, :]",
+            "test_mainloop[32-32-64-16-16-16-column-major-torch.float16]"),
+    Mistake("pointers-stay", "T4.2", "循环里没有移动指针", "the pointers not advanced in the loop", "4.3",
+            "        a_ptrs += BLOCK_K * stride_ak\n        b_ptrs += BLOCK_K * stride_bk\n", "",
+            "test_mainloop[64-16-130-32-16-32-row-major-torch.float16]"),
+    Mistake("store-unmasked", "T4.3", "写回 C 时没有掩码", "the store into C not masked", "5.1",
+            "tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)",
+            "tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty))",
+            "test_epilogue[37-45-16-32-row-major-torch.float16]"),
+    Mistake("c-strides", "T4.3", "用 N 代替 stride_cm 寻址 C", "C addressed with N instead of stride_cm", "5.1",
+            "c_ptrs = c_ptr + offs_m[:, None] * stride_cm", "c_ptrs = c_ptr + offs_m[:, None] * N",
+            "test_epilogue[37-45-16-32-every-other-column-torch.float16]"),
+    Mistake("fixed-grid", "T4.4", "网格按固定的 BLOCK_M、BLOCK_N 计算", "a grid computed from a fixed BLOCK_M and BLOCK_N",
+            "6.2", 'grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)',
+            "grid = (triton.cdiv(M, 64) * triton.cdiv(N, 64),)", "test_grid_follows_the_config"),
+    Mistake("fp32-output", "T4.4", "输出 C 的 dtype 写死成 float32", "C allocated as float32 whatever the inputs", "6.2",
+            "c = torch.empty((M, N), device=a.device, dtype=a.dtype)",
+            "c = torch.empty((M, N), device=a.device, dtype=torch.float32)",
+            "test_matmul[45-37-83-row-major-torch.float16]"),
+    Mistake("torch-does-it", "T4.4", "把乘法交给 torch", "the product handed to torch", "6.2",
+            "matmul_kernel[grid](*args, **config.all_kwargs(), **flags)", "c.copy_(a @ b)",
+            "test_wrapper_launches_the_kernel"),
+    Mistake("interpreter-autotunes", "T4.4", "解释器下也走 autotune", "autotune on the interpreter path too", "6.2",
+            "    if config is None and INTERPRETING:\n        config = INTERPRET_CONFIG\n", "",
+            "test_default_launch_path"),
+    Mistake("smem-too-big", "T4.4", "配置需要的共享内存超过 H100/H200 的上限", "a config over an H100's shared memory",
+            "4.4", "_config(128, 256, 64, 8, 8, 3),", "_config(128, 256, 128, 8, 8, 3),",
+            "test_autotune_configs_fit_hopper_shared_memory"),
+    Mistake("key-without-k", "T4.4", "autotune 的 key 里没有 K", "an autotune key without K", "6.1",
+            'key=["M", "N", "K"]', 'key=["M", "N"]', "test_autotuned_kernel"),
+    Mistake("no-activation-check", "T4.4", "不检查 activation 参数", "the activation argument not checked", "6.3",
+            "    if activation not in ACTIVATIONS:\n", "    if False:\n",
+            "test_input_validation[activation]"),
+    Mistake("vague-error", "T4.4", "报错信息不说出错在哪", "an error that does not say what is wrong", "6.3",
+            'raise ValueError(f"matmul: inner dimensions differ: a is {tuple(a.shape)}, b is {tuple(b.shape)}")',
+            'raise ValueError("matmul: bad shapes")', "test_input_validation[inner dims differ]"),
+    Mistake("bf16-on-cpu", "T4.4", "解释器下不拒绝 bf16", "bf16 not refused on the interpreter", "6.3",
+            "    if a.dtype == torch.bfloat16 and INTERPRETING:\n", "    if False:\n",
+            "test_bf16_is_never_silently_wrong_on_the_interpreter"),
+    Mistake("bias-after-gelu", "T4.5", "先 GELU 再加 bias", "the bias added after the GELU", "5.2",
+            "    if HAS_BIAS:\n        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n"
+            "        bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)\n"
+            "        acc = acc + bias.to(tl.float32)[None, :]  # one bias value per column of C\n"
+            "    if ACTIVATION == \"gelu\":\n"
+            "        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))  # exact GELU: x * Phi(x)\n",
+            "    if ACTIVATION == \"gelu\":\n"
+            "        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))  # exact GELU: x * Phi(x)\n"
+            "    if HAS_BIAS:\n        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n"
+            "        bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)\n"
+            "        acc = acc + bias.to(tl.float32)[None, :]  # one bias value per column of C\n",
+            "test_bias_and_gelu[48-48-40-True-gelu-torch.float16]"),
+    Mistake("bias-by-row", "T4.5", "bias 按行而不是按列加", "the bias added per row, not per column", "5.2",
+            "acc = acc + bias.to(tl.float32)[None, :]", "acc = acc + bias.to(tl.float32)[:, None]",
+            "test_bias_and_gelu[48-48-40-True-None-torch.float16]"),
+    Mistake("bias-stride", "T4.5", "bias 的 stride 被忽略", "the bias stride ignored", "5.2",
+            "bias_ptr + offs_n * stride_bias", "bias_ptr + offs_n",
+            "test_bias_and_gelu[37-70-33-True-None-torch.float16]"),
+)
+
+VARYING = re.compile(r"\d\.\d+e[+-]\d+")  # relative errors of random inputs
+WHERE = re.compile(r";? ?read content/t4\.md .*?\(English: content/t4\.en\.md\)")
+HEADS = {"zh": ("错误", "步骤", "讲解", "抓住它的测试", "你会看到的失败信息（第一行）"),
+         "en": ("mistake", "step", "read", "the test that catches it", "what you see (first line)")}
+
+
+def mistaken_source(m, reference):
+    if reference.count(m.old) != 1:
+        raise SystemExit(f"mistake {m.key!r}: its text occurs {reference.count(m.old)} times in {SOLUTION.name}, "
+                         f"not once; update tools/mistakes.py to the reference as it is now")
+    return reference.replace(m.old, m.new)
+
+
+def run_in_worker(keys, reference):
+    """{key: (outcome, first line)} for these mistakes, run by one worker process in its own copy."""
+    with tempfile.TemporaryDirectory(prefix="t4mistakes-") as tmp:
+        for part in ("tests", "tools", "solutions", "mine", "pytest.ini"):
+            src, dst = ROOT / part, Path(tmp) / part
+            if src.is_dir():
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
+            else:
+                shutil.copy(src, dst)
+        jobs = Path(tmp) / "jobs.json"
+        jobs.write_text(json.dumps({m.key: [m.test, mistaken_source(m, reference)] for m in MISTAKES if m.key in keys}))
+        proc = subprocess.run([sys.executable, str(Path(tmp) / "tools" / "mistakes.py"), "--worker", str(jobs)],
+                              cwd=tmp, capture_output=True, text=True, timeout=900,
+                              env=dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0"))
+        out = Path(tmp) / "seen.json"
+        if not out.exists():
+            raise SystemExit(f"tools/mistakes.py worker failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
+        return json.loads(out.read_text())
+
+
+def worker(jobs_path):
+    """Inside a scratch repo: one pytest session per mistake, in this one process."""
+    import pytest
+    sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "tests")]
+    seen = {}
+    for key, (test, source) in json.loads(Path(jobs_path).read_text()).items():
+        Path("mine/t4_matmul.py").write_text(source)
+        for name in [n for n in sys.modules if n.split(".")[0] in ("mine", "seam", "probes", "conftest", "test_t4")
+                     or n == "tools.report"]:
+            del sys.modules[name]  # the next session imports the mistaken file afresh
+        os.environ["T4_REPORT"] = report = os.path.abspath(f"report-{key}.json")
+        pytest.main([f"tests/test_t4.py::{test}", "-q", "--tb=no", "-p", "tools.report", "-p", "no:randomly"])
+        results = json.loads(Path(report).read_text()) if Path(report).exists() else []
+        if len(results) != 1:
+            raise SystemExit(f"mistake {key!r}: expected one result for {test}, got {results}")
+        reason = VARYING.sub("x.xe-xx", WHERE.sub("", results[0]["reason"])).strip()
+        seen[key] = (results[0]["outcome"], reason)
+    Path("seen.json").write_text(json.dumps(seen))
+
+
+def main():
+    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--lang", choices=HEADS, default="zh")
+    p.add_argument("--only", nargs="+", metavar="KEY", help=", ".join(m.key for m in MISTAKES))
+    p.add_argument("--worker", metavar="JOBS", help=argparse.SUPPRESS)
+    args = p.parse_args()
+    if args.worker:
+        return worker(args.worker)
+    # TRITON_INTERPRET=1 in the workers: the same messages on every machine, the learner's CPU path.
+    chosen = [m for m in MISTAKES if not args.only or m.key in args.only]
+    reference = SOLUTION.read_text()
+    n = min(len(chosen), os.cpu_count() or 2)
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        shares = pool.map(lambda i: run_in_worker({m.key for m in chosen[i::n]}, reference), range(n))
+        found = {k: v for share in shares for k, v in share.items()}
+    seen = [found[m.key] for m in chosen]
+    caught = [(m, reason) for m, (outcome, reason) in zip(chosen, seen) if outcome == "failed"]
+    missed = [m.key for m, (outcome, _) in zip(chosen, seen) if outcome != "failed"]
+    if missed:
+        raise SystemExit(f"the suite no longer catches: {', '.join(missed)}")
+    print("| " + " | ".join(HEADS[args.lang]) + " |\n|" + " --- |" * len(HEADS[args.lang]))
+    for m, reason in caught:
+        text = reason.replace("|", "\\|")
+        print(f"| {getattr(m, args.lang)} | {m.step} | §{m.section} | `{m.test.split('[')[0]}` | {text} |")
+
+
+if __name__ == "__main__":
+    main()
