@@ -5,6 +5,7 @@
     python tools/counts.py coords 5 3 2 --pids 12 13 14 --modulo-group-m   # the classic slip
     python tools/counts.py tiles 8192 8192 8192 128 256 64
     python tools/counts.py reuse 128 256 64         # FLOPs per byte a tile moves per K step
+    python tools/counts.py wave 8192 8192 8192 128 256 --wave 132 --group-m 1 8   # panels per wave
     python tools/counts.py flops 8192 8192 8192 --tflops 637
     python tools/counts.py fusion 8192 8192 1024    # bytes through DRAM, fused or not
 
@@ -63,6 +64,28 @@ COORDS_NOTE = {
     "en": ("a {m} x {n} grid of tiles, GROUP_M = {g}", " (the mistake: GROUP_M where group_size_m belongs)",
            "outside: the grid has {m} rows and {n} columns"),
 }
+
+
+def first_wave_panels(num_pid_m, num_pid_n, group_m, wave):
+    """(rows of A, columns of B) that pids 0 .. wave-1 read: the panels of §2."""
+    tiles = [coords(p, num_pid_m, num_pid_n, group_m) for p in range(min(wave, num_pid_m * num_pid_n))]
+    return len({v["pid_m"] for v in tiles}), len({v["pid_n"] for v in tiles})
+
+
+def wave_table(M, N, K, bm, bn, wave, groups, dtype, lang):
+    pm, pn = cdiv(M, bm), cdiv(N, bn)
+    a_panel, b_panel = bm * K * BYTES[dtype], K * bn * BYTES[dtype]
+    rows = []
+    for g in groups:
+        ra, cb = first_wave_panels(pm, pn, g, wave)
+        rows.append((g, ra, cb, ra + cb, f"{ra} x {a_panel / MIB:g} + {cb} x {b_panel / MIB:g} = {(ra * a_panel + cb * b_panel) / MIB:g}"))
+    title = {"zh": f"{M} x {N} x {K}，{dtype}，瓦片 {bm} x {bn}：{pm} x {pn} 个瓦片，第一波 {wave} 个程序；"
+                   f"A 的行条带 {bm} x {K} = {a_panel / MIB:g} MiB，B 的列条带 {K} x {bn} = {b_panel / MIB:g} MiB",
+             "en": f"{M} x {N} x {K}, {dtype}, {bm} x {bn} tiles: a {pm} x {pn} grid, first wave of {wave} programs; "
+                   f"an A row-panel {bm} x {K} = {a_panel / MIB:g} MiB, a B column-panel {K} x {bn} = {b_panel / MIB:g} MiB"}
+    heads = {"zh": ("GROUP_M", "A 的行条带", "B 的列条带", "条带合计", "这一波要读的 MiB"),
+             "en": ("GROUP_M", "A row-panels", "B column-panels", "panels", "MiB this wave reads")}
+    return title[lang] + "\n\n" + table(heads[lang], rows)
 
 
 def coords_table(num_pid_m, num_pid_n, group_m, pids, modulo_group_m, lang):
@@ -141,6 +164,12 @@ def main():
         c.add_argument(name, type=int)
     c.add_argument("--pids", type=int, nargs="+", required=True)
     c.add_argument("--modulo-group-m", action="store_true")
+    w = sub.add_parser("wave")
+    for name in ("M", "N", "K", "BLOCK_M", "BLOCK_N"):
+        w.add_argument(name, type=int)
+    w.add_argument("--wave", type=int, required=True, help="programs running at once")
+    w.add_argument("--group-m", type=int, nargs="+", default=[1, 8])
+    w.add_argument("--dtype", choices=BYTES, default="fp16")
     t = sub.add_parser("tiles")
     for name in ("M", "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K"):
         t.add_argument(name, type=int)
@@ -163,6 +192,8 @@ def main():
         print(steps(a.lang))
     elif a.what == "coords":
         print(coords_table(a.num_pid_m, a.num_pid_n, a.GROUP_M, a.pids, a.modulo_group_m, a.lang))
+    elif a.what == "wave":
+        print(wave_table(a.M, a.N, a.K, a.BLOCK_M, a.BLOCK_N, a.wave, a.group_m, a.dtype, a.lang))
     elif a.what == "tiles":
         print(tiles(a.M, a.N, a.K, a.BLOCK_M, a.BLOCK_N, a.BLOCK_K, a.lang))
     elif a.what == "reuse":

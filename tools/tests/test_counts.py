@@ -37,3 +37,10 @@ def test_the_mistake_shown_in_section_2_really_is_one():
 def test_fusion_counts_the_extra_round_trip():
     text = counts.fusion(8192, 8192, 1024, "fp16", "en")
     assert "| 160.02 |" in text and "| 416.02 |" in text  # 16 + 16 + 128 MiB, then + 2 * 128 MiB
+
+
+def test_first_wave_panels_match_section_2():
+    assert counts.first_wave_panels(4, 4, 1, 4) == (1, 4)  # 1 + 4 = 5 panels
+    assert counts.first_wave_panels(4, 4, 2, 4) == (2, 2)  # 2 + 2 = 4 panels
+    assert counts.first_wave_panels(64, 32, 1, 132) == (5, 32)  # 132 = 4 rows of 32, and 4 more
+    assert counts.first_wave_panels(64, 32, 8, 132) == (8, 17)  # 132 = 16 columns of 8, and 4 more
