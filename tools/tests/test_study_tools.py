@@ -2,8 +2,7 @@
 smem.py's bytes are the hand-computed ones, l2sim.py reproduces §2's 5 against 4 panels and
 behaves sanely on real shapes, and every picture comes out the same twice.
 
-The tools that run a kernel are run as the learner runs them, in a fresh process; the stub
-cases run in a scratch copy of the repo holding the committed stub, whatever mine/ holds now.
+The tools that load the graded file run as the learner runs them, in fresh processes (COMMANDS).
 """
 import os
 import re
@@ -21,9 +20,33 @@ from tools import l2sim, smem, tile_order  # noqa: E402
 from tools.checks.common import pristine_stub  # noqa: E402
 
 
-def run_tool(*argv, cwd=ROOT, solution=False):
-    env = dict(os.environ, SOLUTION="1" if solution else "0")
-    return subprocess.run([sys.executable, *argv], cwd=cwd, env=env, capture_output=True, text=True, timeout=300)
+# The command lines run as a learner runs them, each in a fresh process.  Each spends seconds
+# importing torch, so the `cli` fixture starts them all at once: (argv, in the stub copy?, SOLUTION).
+COMMANDS = {
+    "order": (["tools/tile_order.py", "7", "5", "3", "--wave", "4", "--solution"], False, "1"),
+    "order on the stub": (["tools/tile_order.py"], True, "0"),
+    "smem": (["tools/smem.py", "--solution", "--format", "markdown"], False, "1"),
+    "smem on the stub": (["tools/smem.py"], True, "0"),
+}
+
+
+@pytest.fixture(scope="module")
+def cli(tmp_path_factory):
+    """{name: CompletedProcess} of COMMANDS; the stub ones run in a scratch copy of the repo whose
+    mine/t4_matmul.py is the committed, untouched stub, whatever mine/ holds now."""
+    stub_repo = tmp_path_factory.mktemp("stub-repo")
+    for part in ("tests", "tools", "solutions", "mine"):
+        shutil.copytree(ROOT / part, stub_repo / part, ignore=shutil.ignore_patterns("__pycache__"))
+    (stub_repo / "mine" / "t4_matmul.py").write_text(pristine_stub())
+    started = {name: subprocess.Popen([sys.executable, *argv], cwd=stub_repo if on_stub else ROOT,
+                                      env=dict(os.environ, SOLUTION=side), text=True,
+                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+               for name, (argv, on_stub, side) in COMMANDS.items()}
+    done = {}
+    for name, proc in started.items():
+        out, err = proc.communicate(timeout=300)
+        done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
+    return done
 
 
 def pid_of(m, n, num_pid_m, num_pid_n, group_m):
@@ -54,8 +77,8 @@ def parse_text_maps(stdout):
     return [row[:half] for row in numbers], [row[half:] for row in numbers]
 
 
-def test_tile_order_runs_the_reference_through_the_kernel():
-    out = run_tool("tools/tile_order.py", "7", "5", "3", "--wave", "4", "--solution", solution=True)
+def test_tile_order_runs_the_reference_through_the_kernel(cli):
+    out = cli["order"]
     assert out.returncode == 0, out.stderr[-2000:]
     row_major, grouped = parse_text_maps(out.stdout)
     assert row_major == oracle_grid(7, 5, 1)
@@ -64,18 +87,8 @@ def test_tile_order_runs_the_reference_through_the_kernel():
     assert "GROUP_M = 3 (grouped):   3 row-panels of A and 2 column-panels of B" in out.stdout
 
 
-@pytest.fixture(scope="module")
-def stub_repo(tmp_path_factory):
-    """A scratch copy of the repo whose mine/t4_matmul.py is the committed, untouched stub."""
-    root = tmp_path_factory.mktemp("stub-repo")
-    for part in ("tests", "tools", "solutions", "mine"):
-        shutil.copytree(ROOT / part, root / part, ignore=shutil.ignore_patterns("__pycache__"))
-    (root / "mine" / "t4_matmul.py").write_text(pristine_stub())
-    return root
-
-
-def test_tile_order_on_the_stub_prints_its_message_and_exits_1(stub_repo):
-    out = run_tool("tools/tile_order.py", cwd=stub_repo)
+def test_tile_order_on_the_stub_prints_its_message_and_exits_1(cli):
+    out = cli["order on the stub"]
     stub_line = re.search(r'NotImplementedError\("(T4\.1 tile_coords[^"]*)"', pristine_stub()).group(1)
     assert out.returncode == 1, out.stdout + out.stderr
     assert out.stderr.strip() == f"not written yet: {stub_line}"
@@ -132,8 +145,8 @@ def test_smem_single_config(capsys):
     assert capsys.readouterr().out.splitlines()[2] == "| 128 | 256 | 64 | 3 | 294,912 | no | no | no | no |"
 
 
-def test_smem_on_the_reference_configs():
-    out = run_tool("tools/smem.py", "--solution", "--format", "markdown", solution=True)
+def test_smem_on_the_reference_configs(cli):
+    out = cli["smem"]
     assert out.returncode == 0, out.stderr[-2000:]
     rows = [line.strip("| ").split(" | ") for line in out.stdout.splitlines()[2:]]
     assert rows, out.stdout
@@ -144,8 +157,8 @@ def test_smem_on_the_reference_configs():
         assert gpus == ["yes" if by_hand <= limit else "no" for limit in limits]
 
 
-def test_smem_on_the_stub_says_configs_are_empty(stub_repo):
-    out = run_tool("tools/smem.py", cwd=stub_repo)
+def test_smem_on_the_stub_says_configs_are_empty(cli):
+    out = cli["smem on the stub"]
     assert out.returncode == 1 and out.stderr.startswith("not written yet: AUTOTUNE_CONFIGS is empty")
     assert "Traceback" not in out.stderr
 
