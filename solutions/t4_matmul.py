@@ -143,15 +143,18 @@ def _config(bm, bn, bk, group_m, warps, stages):
 
 
 # Shared memory per config: stages * (BM*BK + BK*BN) * bytes per element (§4, tools/smem.py).
+# Bytes below are for fp16/bf16; the GPUs named are the smallest common ones that fit.
 AUTOTUNE_CONFIGS = [
-    _config(128, 256, 64, 8, 8, 3),  # 147,456 B in fp16: Hopper, A100
-    _config(256, 128, 64, 8, 8, 3),  # 147,456 B
-    _config(128, 128, 64, 8, 4, 4),  # 131,072 B
-    _config(64, 256, 32, 8, 4, 4),   #  81,920 B: fits an RTX 4090
-    _config(128, 128, 32, 8, 4, 4),  #  65,536 B: fits a T4
-    _config(128, 64, 32, 8, 4, 4),   #  49,152 B
-    _config(64, 128, 32, 8, 4, 4),   #  49,152 B
-    _config(64, 32, 32, 8, 2, 5),    #  30,720 B: small and skinny problems
+    _config(128, 256, 64, 8, 8, 4),  # 196,608 B: H100/H200 only; the best large-shape tile there
+    _config(128, 256, 64, 8, 8, 3),  # 147,456 B: A100
+    _config(256, 128, 64, 8, 8, 3),  # 147,456 B: A100
+    _config(128, 128, 64, 8, 8, 4),  # 131,072 B: A100
+    _config(128, 256, 32, 8, 8, 4),  #  98,304 B: RTX 4090
+    _config(32, 64, 128, 8, 4, 4),   #  98,304 B: RTX 4090; few rows, as in decoding
+    _config(128, 128, 32, 8, 4, 4),  #  65,536 B: T4
+    _config(64, 128, 32, 8, 4, 4),   #  49,152 B: T4
+    _config(128, 64, 32, 8, 4, 4),   #  49,152 B: T4
+    _config(64, 32, 32, 8, 2, 5),    #  30,720 B: T4; small and skinny problems
 ]
 # The interpreter runs one program at a time in numpy: timing means nothing there, and
 # autotune cannot run without a GPU driver, so the CPU path uses this one small config.

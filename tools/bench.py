@@ -2,13 +2,18 @@
 
     python tools/bench.py [--dtype fp16 bf16] [--shapes 4096 8192x8192x1024 ...] [--side both]
 
-TFLOP/s = 2*M*N*K / t (a multiply and an add per term), t the median of triton.testing.do_bench,
-which warms up first and flushes the L2 cache before every timed run, so even shapes whose inputs
-fit in L2 are read from DRAM.  Inputs are fresh random numbers (never zeros: zeros run faster).
-A GPU's speed drifts from minute to minute, so each variant is timed in several interleaved
-rounds and the median of the rounds is reported.  Beside the autotuned kernel it times the
-autotuner's winning config twice more, as is and with GROUP_M = 1, to show the grouped order.
-Writes a table to stdout, and bench.csv and bench.png to --out.
+TFLOP/s = 2*M*N*K / t: a multiply and an add for each of the M*N*K terms.  t is GPU time per
+product, measured the same way for every kernel:
+- launches are captured in a CUDA graph and the graph is replayed between CUDA events, so the
+  Python launch overhead (tens of microseconds for a Triton launch, which would swamp a 2048^3
+  product) is left out for torch and Triton alike;
+- the captured launches cycle through enough copies of the inputs to span twice the L2 cache,
+  so every product reads its inputs from DRAM, as it would in a real model;
+- inputs are fresh random numbers, never zeros (zeros run faster);
+- a GPU's speed drifts from minute to minute, so the variants are timed in interleaved rounds
+  and each reports the median of its rounds.
+Beside the autotuned kernel it times the autotuner's winning config as is and with GROUP_M = 1.
+Prints a table, and writes bench.csv and bench.png to --out.
 """
 import argparse
 import csv
@@ -48,6 +53,46 @@ def with_group(cfg, group_m, triton):
     return triton.Config({**cfg.kwargs, "GROUP_M": group_m}, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
 
 
+L2_BYTES = 60 * 2**20  # about the largest L2 of current GPUs (the H200's is 60 MB)
+
+
+def input_sets(M, N, K, dtype, torch):
+    """Enough (a, b) pairs to span twice the L2, so that cycling through them misses in L2."""
+    pair = (M * K + K * N) * torch.finfo(dtype).bits // 8
+    count = max(1, min(64, -(-2 * L2_BYTES // pair)))
+    return [(torch.randn(M, K, device="cuda", dtype=dtype), torch.randn(K, N, device="cuda", dtype=dtype))
+            for _ in range(count)]
+
+
+def graph_timer(make_call, sets, torch, target_ms=30.0):
+    """A function timing one product in ms: replay a graph of launches cycling through sets."""
+    calls = [make_call(a, b) for a, b in sets]
+    for call in calls:
+        call()  # compile, autotune, and fill the caches outside the capture
+    torch.cuda.synchronize()
+    start, end = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    start.record()
+    for call in calls:
+        call()
+    end.record()
+    end.synchronize()
+    per_call = start.elapsed_time(end) / len(calls)
+    reps = len(calls) * max(1, round(target_ms / per_call / len(calls)))
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for i in range(reps):
+            calls[i % len(calls)]()
+    graph.replay()  # warm-up
+
+    def timed():
+        start.record()
+        graph.replay()
+        end.record()
+        end.synchronize()
+        return start.elapsed_time(end) / reps
+    return timed
+
+
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dtype", nargs="+", default=["fp16", "bf16"], choices=["fp16", "bf16"])
@@ -64,7 +109,6 @@ def main(argv=None):
         sys.exit("make bench needs a CUDA GPU: timing under TRITON_INTERPRET measures numpy, not a "
                  "kernel. On the CPU, study the order and the traffic with tools/l2sim.py instead.")
     import triton
-    from triton.testing import do_bench
 
     dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16}
     sides = ["solutions", "mine"] if args.side == "both" else [args.side]
@@ -85,26 +129,25 @@ def main(argv=None):
                 modules[side] = mod
         for text in args.shapes:
             M, N, K = parse_shape(text)
-            a = torch.randn(M, K, device="cuda", dtype=dtype)
-            b = torch.randn(K, N, device="cuda", dtype=dtype)
-            variants = {"torch": lambda: torch.matmul(a, b)}
+            sets = input_sets(M, N, K, dtype, torch)
+            makers = {"torch": lambda a, b: lambda: torch.matmul(a, b)}
             for side, mod in modules.items():
-                variants[side] = (lambda m: lambda: m.matmul(a, b))(mod)
+                makers[side] = (lambda m: lambda a, b: lambda: m.matmul(a, b))(mod)
             ref = modules.get("solutions")
             if ref is not None and not args.no_group_ab:
-                ref.matmul(a, b)  # let the autotuner pick, then time its winner with both orders
+                ref.matmul(*sets[0])  # let the autotuner pick, then time its winner with both orders
                 best = ref.matmul_kernel_autotuned.best_config
                 for label, g in (("best-config", best.kwargs["GROUP_M"]), ("GROUP_M=1", 1)):
                     cfg = with_group(best, g, triton)
-                    variants[label] = (lambda c: lambda: ref.matmul(a, b, config=c))(cfg)
-            times = {name: [] for name in variants}
-            for fn in variants.values():
-                fn()  # compile and autotune outside the timed rounds
-            torch.cuda.synchronize()
+                    makers[label] = (lambda c: lambda a, b: lambda: ref.matmul(a, b, config=c))(cfg)
+            timers = {name: graph_timer(make, sets, torch) for name, make in makers.items()}
+            times = {name: [] for name in timers}
             for r in range(args.rounds):
-                names = list(variants)
+                names = list(timers)
                 for name in names[r % len(names):] + names[:r % len(names)]:  # rotate the order
-                    times[name].append(do_bench(variants[name], warmup=25, rep=100, return_mode="median"))
+                    times[name].append(timers[name]())
+            del timers, sets
+            torch.cuda.empty_cache()
             flops = 2 * M * N * K
             base = statistics.median(times["torch"])
             for name, ts in times.items():
