@@ -16,12 +16,18 @@ The model, and why each choice:
    speed, so they are taken to be at the same k at the same moment: step k of a wave reads the A
    k-tiles of the wave's rows and the B k-tiles of its columns, each once (several programs
    asking for one tile at the same moment get one DRAM read).  Real programs drift apart a few
-   steps; that changes nothing while the k-tiles a wave reads over those steps fit in L2, and the
-   text output prints that per-step footprint (about 1 MiB at 8192^3 against 50 MiB of L2).
+   steps; that does not change the sharing inside a wave while the k-tiles the wave reads over
+   those steps fit in L2, and the text output prints that per-step footprint (about 1 MiB at
+   8192^3 against 50 MiB of L2).
 4. L2 is one fully associative LRU cache of --l2-mib MiB (50 MiB: H100 and H200) holding
    k-tiles.  A k-tile not in it is read from DRAM, counted, and put in, evicting the least
    recently used ones.  Real L2 is set associative, split in two halves on H100/H200, and not
    strictly LRU; this is the simplest cache that still shows what the order does.
+5. A consequence to keep in mind: when a wave's panels add up to more than L2 (5 A + 32 B
+   panels = 138 MiB at 8192^3, row-major), LRU keeps nothing of one wave for the next, because
+   the next wave starts again at k = 0.  Blurred waves and a replacement policy that is not LRU
+   may keep some, so the model can overstate what the real GPU reads; compare with Nsight
+   Compute (--measured-dram-gb) before trusting a number.
 
 Counted: bytes of A and B read from DRAM (C is written once in any order, so it is left out).
 "x minimum": those bytes over the size of A plus B (each element read once).  "reuse": the bytes
