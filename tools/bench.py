@@ -102,7 +102,10 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
     p.add_argument("--out", default="bench-results")
+    p.add_argument("--table", metavar="CSV", help="print a bench.csv as a markdown table and exit (no GPU needed)")
     args = p.parse_args(argv)
+    if args.table:
+        return print_table(args.table)
 
     import torch
     if not torch.cuda.is_available():
@@ -170,6 +173,19 @@ def write_csv(rows, path):
         w.writeheader()
         w.writerows(rows)
     print(f"# wrote {path}")
+
+
+def print_table(path):
+    """One row per dtype and shape: each kernel's TFLOP/s and its ratio to torch.matmul."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    kernels = list(dict.fromkeys(r["kernel"] for r in rows))
+    print("| dtype | M x N x K | " + " | ".join(kernels) + " |")
+    print("| --- | --- | " + " | ".join("---:" for _ in kernels) + " |")
+    for key in dict.fromkeys((r["dtype"], r["M"], r["N"], r["K"]) for r in rows):
+        cells = {r["kernel"]: r for r in rows if (r["dtype"], r["M"], r["N"], r["K"]) == key}
+        line = [f"{cells[k]['tflops']} ({float(cells[k]['vs_torch']):.2f})" if k in cells else "" for k in kernels]
+        print(f"| {key[0]} | {key[1]} x {key[2]} x {key[3]} | " + " | ".join(line) + " |")
 
 
 def summary(rows):
