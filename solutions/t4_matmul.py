@@ -154,6 +154,7 @@ AUTOTUNE_CONFIGS = [
     _config(128, 128, 32, 8, 4, 4),  #  65,536 B: T4
     _config(64, 128, 32, 8, 4, 4),   #  49,152 B: T4
     _config(128, 64, 32, 8, 4, 4),   #  49,152 B: T4
+    _config(64, 64, 32, 8, 4, 3),    #  24,576 B: T4, also in fp32 (49,152 B)
     _config(64, 32, 32, 8, 2, 5),    #  30,720 B: T4; small and skinny problems
 ]
 # The interpreter runs one program at a time in numpy: timing means nothing there, and
