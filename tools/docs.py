@@ -128,7 +128,25 @@ def block_body(out):
     return fenced["body"] if fenced else out
 
 
-def generated_problems(doc, root=ROOT):
+def fresh(cmd, root=ROOT, cache=None):
+    """What `cmd` prints now, whether the picture it draws equals the committed one (None if it
+    draws none), and the error if it failed.  Several pages may embed one command: give them one
+    cache (a dict) and it runs once."""
+    ran = {} if cache is None else cache
+    if (root, cmd) not in ran:
+        png = png_path(cmd, root)
+        with tempfile.TemporaryDirectory() as tmp:
+            drawn = Path(tmp) / "fresh.png"
+            try:
+                out = run(cmd, root, png_to=drawn if png else None)
+                same = None if png is None else bool(png.exists() and same_picture(png, drawn))
+                ran[root, cmd] = (out, same, None)
+            except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
+                ran[root, cmd] = (None, None, e)
+    return ran[root, cmd]
+
+
+def generated_problems(doc, root=ROOT, cache=None):
     text = doc.read_text()
     problems = []
     closed = {m.start() for m in GENERATED.finditer(text)}
@@ -137,19 +155,16 @@ def generated_problems(doc, root=ROOT):
             line = text.count("\n", 0, mark.start()) + 1
             problems.append(f"{doc.name}:{line}: `{mark[0]}` has no `<!-- end generated -->` after it")
     for m in GENERATED.finditer(text):
-        cmd, png = m["cmd"], png_path(m["cmd"], root)
-        with tempfile.TemporaryDirectory() as tmp:
-            fresh = Path(tmp) / "fresh.png"
-            try:
-                out = run(cmd, root, png_to=fresh if png else None)
-            except (RuntimeError, OSError, subprocess.TimeoutExpired) as e:
-                problems.append(f"{doc.name}: {e}")
-                continue
-            if out != block_body(m["out"]):
-                problems.append(f"{doc.name}: the output of `{cmd}` changed (`python tools/docs.py regen`)")
-            if png and (not png.exists() or not same_picture(png, fresh)):
-                problems.append(f"{doc.name}: {png.relative_to(root)} differs from what `{cmd}` draws now "
-                                f"(`python tools/docs.py regen`)")
+        cmd = m["cmd"]
+        out, same_picture_now, error = fresh(cmd, root, cache)
+        if error is not None:
+            problems.append(f"{doc.name}: {error}")
+            continue
+        if out != block_body(m["out"]):
+            problems.append(f"{doc.name}: the output of `{cmd}` changed (`python tools/docs.py regen`)")
+        if same_picture_now is False:
+            problems.append(f"{doc.name}: {png_path(cmd, root).relative_to(root)} differs from what `{cmd}` "
+                            f"draws now (`python tools/docs.py regen`)")
     return problems
 
 
@@ -160,28 +175,37 @@ def image_problems(doc):
             if "://" not in m["src"] and not (doc.parent / m["src"]).exists()]
 
 
-def regen(doc, root=ROOT):
-    def fresh(m):
+def regen(doc, root=ROOT, only=None):
+    """Rerun the commands (those containing `only`, if given) and rewrite their blocks and pictures."""
+    def rewrite(m):
+        if only and only not in m["cmd"]:
+            return m[0]
         out = run(m["cmd"], root)
         fenced = FENCED.match(m["out"])
         return m[1] + (fenced["open"] + out + fenced["close"] if fenced else out) + m[4]
-    doc.write_text(GENERATED.sub(fresh, doc.read_text()))
+    doc.write_text(GENERATED.sub(rewrite, doc.read_text()))
 
 
-def problems(doc, root=ROOT):
-    return citation_problems(doc, root) + generated_problems(doc, root) + image_problems(doc)
+def problems(doc, root=ROOT, cache=None):
+    return citation_problems(doc, root) + generated_problems(doc, root, cache) + image_problems(doc)
 
 
 if __name__ == "__main__":
-    verb = sys.argv[1] if len(sys.argv) > 1 else "check"
-    if verb not in ("check", "fix", "regen"):
-        sys.exit(f"usage: python tools/docs.py [check|fix|regen] [FILE.md...]; got {verb!r}")
-    docs = [Path(p).resolve() for p in sys.argv[2:]] or DOCS
-    for d in docs:
-        if verb == "fix":
-            print(f"{d.name}: renumbered {fix_citations(d)} citation(s)")
-        elif verb == "regen":
-            regen(d)
-    found = [p for d in docs for p in problems(d)]
-    print("\n".join(found) or f"{len(docs)} explainer(s): citations, generated blocks and pictures hold")
+    import argparse
+    cli = argparse.ArgumentParser(description="check (the default), fix citations, or regen generated blocks")
+    cli.add_argument("verb", nargs="?", default="check", choices=("check", "fix", "regen"))
+    cli.add_argument("pages", nargs="*", type=Path, help="default: every content/*.md")
+    cli.add_argument("--only", metavar="TEXT", help="regen: only the commands containing TEXT")
+    args = cli.parse_args()
+    pages = [p.resolve() for p in args.pages] or DOCS
+    for d in pages:
+        if args.verb == "fix":
+            print(f"{d.name}: renumbered or filled {fix_citations(d)} citation(s)")
+        elif args.verb == "regen":
+            regen(d, only=args.only)
+    # fix and regen report what they leave: citations, and the blocks they did not rewrite.
+    ran = {}
+    found = [p for d in pages for p in (problems(d, cache=ran) if args.verb == "check" else
+                                        citation_problems(d) + image_problems(d))]
+    print("\n".join(found) or f"{len(pages)} page(s): citations, generated blocks and pictures hold")
     sys.exit(1 if found else 0)

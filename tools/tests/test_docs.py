@@ -154,3 +154,21 @@ def test_a_renamed_or_missing_section_is_caught(tmp_path, monkeypatch):
     assert docs_checks.check_both_explainers_have_the_same_sections() == ["§3 is only in en.md"]
     (tmp_path / "zh.md").write_text("## 1 一\n")
     assert any("lacks a heading for §2.1" in p for p in docs_checks.check_every_section_exists_in_both_explainers())
+
+
+def test_one_command_on_two_pages_runs_once_with_a_shared_cache(repo):
+    (repo / "count.py").write_text("from pathlib import Path\np = Path('runs.txt')\n"
+                                   "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\nprint('same')\n")
+    block = "<!-- generated: python count.py -->\nsame\n<!-- end generated -->\n"
+    first, second = write(repo, page(block)), repo / "other.md"
+    second.write_text(page(block))
+    ran = {}
+    assert docs.generated_problems(first, repo, ran) == docs.generated_problems(second, repo, ran) == []
+    assert (repo / "runs.txt").read_text() == "x"
+
+
+def test_regen_only_rewrites_the_blocks_asked_for(repo):
+    doc = write(repo, page(GENERATED, FENCED.replace("tool.py", "tool.py --again")))
+    (repo / "value.txt").write_text("2\n")
+    docs.regen(doc, repo, only="--again")
+    assert "\nvalue 1\n<!-- end" in doc.read_text() and "```text\nvalue 2\n```" in doc.read_text()
