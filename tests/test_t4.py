@@ -355,6 +355,13 @@ class LaunchSpy:
         return getattr(self.kernel, name)
 
 
+def quick(t4):
+    """The config for tests of what the kernel computes. Under the interpreter that is the default
+    path anyway; on a GPU it skips autotuning, which would time every config for every new shape
+    and layout (test_default_launch_path checks that the GPU's default path autotunes)."""
+    return None if INTERPRETING else t4.INTERPRET_CONFIG
+
+
 def check_product(c, a, b, dtype, case, step="T4.4"):
     assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == (a.shape[0], b.shape[1]), (
         f"{case}: matmul must return a ({a.shape[0]}, {b.shape[1]}) tensor of {dtype}, got "
@@ -374,13 +381,13 @@ def check_product(c, a, b, dtype, case, step="T4.4"):
 def test_matmul(t4, poisoned_allocations, dtype, layout, M, N, K):
     a, _ = poisoned_view(M, K, layout, dtype)
     b, _ = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 2) % 3], dtype)
-    check_product(t4.matmul(a, b), a, b, dtype, f"{M}x{K} @ {K}x{N} {dtype}, A {layout}")
+    check_product(t4.matmul(a, b, config=quick(t4)), a, b, dtype, f"{M}x{K} @ {K}x{N} {dtype}, A {layout}")
 
 
 @pytest.mark.t4_4
 def test_matmul_of_plain_tensors_and_linear_weights(t4):
     x, w = random((40, 72), torch.float16), random((24, 72), torch.float16)  # nn.Linear keeps W as (N, K)
-    check_product(t4.matmul(x, w.t()), x, w.t(), torch.float16, "x @ W.t() without .contiguous()")
+    check_product(t4.matmul(x, w.t(), config=quick(t4)), x, w.t(), torch.float16, "x @ W.t() without .contiguous()")
 
 
 @pytest.mark.t4_4
@@ -529,7 +536,7 @@ def test_bias_and_gelu(t4, poisoned_allocations, dtype, with_bias, activation, M
     a, b = random((M, K), dtype), random((K, N), dtype)
     bias, _ = poisoned_view(1, N, "every-other-column", dtype) if with_bias else (None, None)
     bias = bias[0] if with_bias else None  # a bias with stride 2, inside NaN padding
-    c = t4.matmul(a, b, bias=bias, activation=activation)
+    c = t4.matmul(a, b, bias=bias, activation=activation, config=quick(t4))
     case = f"{M}x{K} @ {K}x{N} {dtype}, bias={'yes' if with_bias else 'no'}, activation={activation}"
     ref = fused_reference(a, b, bias, activation)
     err = rel_err(c, ref)
