@@ -5,13 +5,15 @@ VENV   ?= .venv
 PY     ?= $(VENV)/bin/python
 STEP   ?=
 SETUP  := $(if $(filter $(VENV)/bin/python,$(PY)),$(VENV)/.installed)
-PYTEST := $(PY) -m pytest -p tools.report
-# STEP=T4.2 (or t4.2, 2) runs one step: its pytest marker is t4_2.
-MARK   := $(if $(STEP),-m t4_$(lastword $(subst ., ,$(subst _, ,$(subst T,t,$(STEP))))))
+# STEP=T4.2 (or t4.2, 2): that step alone (its pytest marker, t4_2).  ALL=1: every hint seen so far.
+ONE    := $(if $(STEP),--step $(STEP))
 
-.PHONY: help setup test check bench tiles smem l2sim clean
+.PHONY: help setup test grade hint reset check bench tiles smem l2sim clean
 help:
-	@echo "make test [STEP=T4.2]   grade mine/t4_matmul.py (SOLUTION=1: solutions/)"
+	@echo "make test [STEP=T4.2]   grade mine/t4_matmul.py: the first failure, then the scorecard (SOLUTION=1: solutions/)"
+	@echo "make grade [STEP=T4.2]  the scorecard alone: which steps pass, what to read next"
+	@echo "make hint [STEP=T4.2]   the next hint for a step (ALL=1: every hint seen so far)"
+	@echo "make reset              the stub again; your file is kept in mine/backups/ first"
 	@echo "make check              the repo's invariants: what CI runs"
 	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (tools/bench.py --help)"
 	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (tools/tile_order.py --help)"
@@ -25,8 +27,15 @@ $(VENV)/.installed: requirements.txt
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
 	touch $@
 
+# Each step runs in its own pytest process, so a crash or a hang costs one row (tools/grade.py).
 test: $(SETUP)
-	$(PYTEST) -q --tb=short $(MARK)
+	@$(PY) tools/grade.py --details $(ONE)
+grade: $(SETUP)
+	@$(PY) tools/grade.py $(ONE)
+hint: $(SETUP)
+	@$(PY) tools/hint.py $(ONE) $(if $(ALL),--all)
+reset:
+	@$(PYTHON) tools/reset.py
 
 check: $(SETUP)
 	$(PY) tools/check.py

@@ -5,6 +5,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from contextlib import contextmanager
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -12,13 +13,34 @@ SOLUTION = ROOT / "solutions" / "t4_matmul.py"
 MINE = ROOT / "mine" / "t4_matmul.py"
 
 
+def committed_stub():
+    """mine/t4_matmul.py as committed in HEAD; raises CalledProcessError or FileNotFoundError."""
+    return subprocess.run(["git", "show", "HEAD:mine/t4_matmul.py"], cwd=ROOT, check=True,
+                          capture_output=True, text=True).stdout
+
+
 def pristine_stub():
     """The stub as committed (a learner's edits to mine/ do not count), else as on disk."""
     try:
-        return subprocess.run(["git", "show", "HEAD:mine/t4_matmul.py"], cwd=ROOT, check=True,
-                              capture_output=True, text=True).stdout
+        return committed_stub()
     except (subprocess.CalledProcessError, FileNotFoundError):
         return MINE.read_text()
+
+
+@contextmanager
+def scratch_repo(mine_text=None):
+    """A throw-away copy of what the suite needs; mine_text replaces mine/t4_matmul.py there.
+
+    Checks plant their mistakes here, never in the real mine/.
+    """
+    with tempfile.TemporaryDirectory(prefix="t4check-") as tmp:
+        for part in ("tests", "tools", "solutions", "mine", "pytest.ini"):
+            src = ROOT / part
+            (shutil.copytree if src.is_dir() else shutil.copy)(src, Path(tmp) / part,
+                                                                 **({"ignore": shutil.ignore_patterns("__pycache__", "backups")} if src.is_dir() else {}))
+        if mine_text is not None:
+            (Path(tmp) / "mine" / "t4_matmul.py").write_text(mine_text)
+        yield Path(tmp)
 
 
 def run_suite(mine_text=None, solution=False, args=(), timeout=600):
@@ -26,13 +48,7 @@ def run_suite(mine_text=None, solution=False, args=(), timeout=600):
 
     mine_text replaces mine/t4_matmul.py in the copy; results are tools/report.py's records.
     """
-    with tempfile.TemporaryDirectory(prefix="t4check-") as tmp:
-        for part in ("tests", "tools", "solutions", "mine", "pytest.ini"):
-            src = ROOT / part
-            (shutil.copytree if src.is_dir() else shutil.copy)(src, Path(tmp) / part,
-                                                                 **({"ignore": shutil.ignore_patterns("__pycache__")} if src.is_dir() else {}))
-        if mine_text is not None:
-            (Path(tmp) / "mine" / "t4_matmul.py").write_text(mine_text)
+    with scratch_repo(mine_text) as tmp:
         report = Path(tmp) / "report.json"
         env = dict(os.environ, T4_REPORT=str(report), SOLUTION="1" if solution else "0")
         proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "tools.report", "-q", "--tb=no",
