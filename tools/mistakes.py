@@ -7,11 +7,14 @@ print what the learner would see (explainer §8).
 Every mistake is a text substitution in solutions/t4_matmul.py; the copy becomes mine/t4_matmul.py
 of a scratch repo and one test runs on Triton's interpreter, the way a learner without a GPU runs
 it.  To keep `make check` quick, a few worker processes each import torch and triton once and run
-their share of the mistakes one pytest session after another.  A substitution that no longer matches the reference is an
+their share of the mistakes one pytest session after another, and what they saw is kept in the
+temp folder under a hash of everything it depends on, so the English table reuses the Chinese
+table's runs.  A substitution that no longer matches the reference is an
 error, so the table cannot quietly describe code that has changed.  Numbers that vary from run to
 run (relative errors of random inputs) print as x.xe-xx.
 """
 import argparse
+import hashlib
 import json
 import os
 import re
@@ -164,6 +167,21 @@ def worker(jobs_path):
     Path("seen.json").write_text(json.dumps(seen))
 
 
+def saw_before(keys, reference):
+    """The cache file for these mistakes: a hash of the reference, the suite, the tools that run it
+    and the versions of Python, torch and triton, so any change to what could alter a message
+    misses it."""
+    from importlib import metadata
+    h = hashlib.sha256(reference.encode())
+    for part in ("tests", "tools"):
+        for f in sorted((ROOT / part).rglob("*.py")):
+            h.update(f.read_bytes())
+    for pkg in ("torch", "triton", "numpy", "pytest"):
+        h.update(metadata.version(pkg).encode())
+    h.update((sys.version + ",".join(sorted(keys))).encode())
+    return Path(tempfile.gettempdir()) / f"t4-mistakes-{h.hexdigest()[:20]}.json"
+
+
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--lang", choices=HEADS, default="zh")
@@ -175,10 +193,17 @@ def main():
     # TRITON_INTERPRET=1 in the workers: the same messages on every machine, the learner's CPU path.
     chosen = [m for m in MISTAKES if not args.only or m.key in args.only]
     reference = SOLUTION.read_text()
-    n = min(len(chosen), os.cpu_count() or 2)
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        shares = pool.map(lambda i: run_in_worker({m.key for m in chosen[i::n]}, reference), range(n))
-        found = {k: v for share in shares for k, v in share.items()}
+    for m in chosen:
+        mistaken_source(m, reference)  # refuse a stale substitution even when the cache would answer
+    cache = saw_before([m.key for m in chosen], reference)
+    if cache.exists():
+        found = json.loads(cache.read_text())
+    else:
+        n = min(len(chosen), os.cpu_count() or 2)
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            shares = pool.map(lambda i: run_in_worker({m.key for m in chosen[i::n]}, reference), range(n))
+            found = {k: v for share in shares for k, v in share.items()}
+        cache.write_text(json.dumps(found))
     seen = [found[m.key] for m in chosen]
     caught = [(m, reason) for m, (outcome, reason) in zip(chosen, seen) if outcome == "failed"]
     missed = [m.key for m, (outcome, _) in zip(chosen, seen) if outcome != "failed"]
