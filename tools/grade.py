@@ -302,7 +302,11 @@ def main(argv=None):
         steps = STEPS
         if sys.stdout.isatty():
             print(f"grading {seam.PATH}: {len(STEPS)} steps, each in its own process ...", flush=True)
-    rows = run_steps(steps)
+    try:
+        rows = run_steps(steps)
+    except KeyboardInterrupt:
+        print("\ninterrupted: no scorecard this time", file=sys.stderr)
+        return 130
     show(rows, args.details or args.step, listing=bool(args.step))
     remember(rows)
     return 0 if all(r.done for r in rows if not r.step.advanced or args.step) else 1

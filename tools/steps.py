@@ -46,10 +46,12 @@ class Step:
 
 STEPS = (
     Step("T4.1", "grouped program order", ("2",), ("tile_coords",), (
-        "Count first: a group holds GROUP_M rows of tiles times num_pid_n columns, so "
-        "num_pid_in_group = GROUP_M * num_pid_n, and group_id = pid // num_pid_in_group.",
-        "The last group can hold fewer rows than GROUP_M: group_size_m = "
-        "min(num_pid_m - first_pid_m, GROUP_M). Use tl.minimum inside a kernel.",
+        "Draw it first: number the tiles of a 4 x 4 grid with GROUP_M = 2 in the order the programs "
+        "take them (down the first two rows column by column, then the next two rows). "
+        "make tiles ARGS=\"4 4 2 --solution\" draws that order, make tiles ARGS=\"4 4 2\" yours.",
+        "Count: a group holds GROUP_M rows of tiles times num_pid_n columns, so num_pid_in_group = "
+        "GROUP_M * num_pid_n, group_id = pid // num_pid_in_group and its first row is group_id * GROUP_M. "
+        "The last group can be short: group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_M).",
         "Inside the group, ids run down a column first: pid_m = first_pid_m + "
         "(pid % num_pid_in_group) % group_size_m, pid_n = (pid % num_pid_in_group) // group_size_m. "
         "Check pid 5 of a 4 x 4 grid with GROUP_M = 2 by hand: (1, 2).",
