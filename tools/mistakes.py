@@ -108,7 +108,7 @@ MISTAKES = (
             "test_bias_and_gelu[48-48-40-True-gelu-torch.float16]"),
     Mistake("bias-by-row", "T4.5", "bias 按行而不是按列加", "the bias added per row, not per column", "5.2",
             "acc = acc + bias.to(tl.float32)[None, :]", "acc = acc + bias.to(tl.float32)[:, None]",
-            "test_bias_and_gelu[48-48-40-True-None-torch.float16]"),
+            "test_bias_is_one_value_per_column"),
     Mistake("bias-stride", "T4.5", "bias 的 stride 被忽略", "the bias stride ignored", "5.2",
             "bias_ptr + offs_n * stride_bias", "bias_ptr + offs_n",
             "test_bias_and_gelu[37-70-33-True-None-torch.float16]"),
