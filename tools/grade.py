@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import textwrap
+import traceback
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -55,6 +56,7 @@ class Row:
     detail: str = ""      # the same failure in full, when it says more than the line
     failures: tuple = ()  # (test, one-line reason) for every failing check
     broke: bool = False   # crashed or timed out
+    blocker: str = ""     # why no test could run at all (no import, no pytest), in a few lines
 
     @property
     def done(self):
@@ -78,6 +80,11 @@ def run_step(s, parallel=False):
         records = json.loads(report.read_text()) if report.exists() else None
         note = json.loads(notes.read_text()) if notes.exists() else {}
     row = Row(s)
+    if records is None and not note.get("running"):  # not even one test started
+        said = [line for line in output.splitlines() if line.strip()][-6:]
+        row.reason = f"pytest could not start (exit status {rc})"
+        row.blocker = "\n".join([f"{row.reason}, so no step can run:", *("    " + x for x in said)])
+        return row
     if records is None:  # the process died before pytest could finish
         row.passed, row.total, row.broke = note.get("passed", 0), note.get("total", 0), True
         row.reason, row.detail = died(rc, note.get("running"), output)
@@ -89,16 +96,21 @@ def run_step(s, parallel=False):
     counted = [r for r in outcomes.values() if r["outcome"] != "skipped"]
     row.total, row.passed = len(counted), sum(r["outcome"] == "passed" for r in counted)
     failed = [r for r in counted if r["outcome"] == "failed"]
-    row.failures = tuple((r["test"], r["reason"]) for r in failed)
+    causes = note.get("causes", {})  # the error your code raised, where the plugin saw one
+    row.failures = tuple((r["test"], causes.get(r["test"], r["reason"])) for r in failed)
     first = note.get("first_failure") or {}
     if note.get("timed_out"):  # the tests after it were never run: count them as not passed
         row.broke, row.total = True, note["total"] - (len(outcomes) - len(counted))
         row.reason, row.detail = note["timed_out"], note.get("timed_out_at", "")
     elif failed:
-        row.reason = f"{short(failed[0]['test'])}: {failed[0]['reason']}"
+        row.reason = f"{short(failed[0]['test'])}: {row.failures[0][1]}"
         text = first.get("text", "").strip()
         if "not written yet" not in failed[0]["reason"]:  # the stub's message says it all
             row.detail = text if first.get("test") == failed[0]["test"] and "\n" in text else failed[0]["reason"]
+        if not row.passed and not causes and {r["reason"] for r in failed} == {failed[0]["reason"]} \
+                and failed[0]["reason"].startswith(seam.PATH):  # tests/seam.py's report: no import
+            row.blocker = "\n".join([f"{seam.PATH} does not import, so no step can run:",
+                                     "    " + failed[0]["reason"], *text.splitlines()[1:2]])
     elif rc not in (0, 5):
         row.reason = f"pytest stopped with exit status {rc}"
     if row.total == 0 and not row.reason:
@@ -144,17 +156,18 @@ def _text(data):
 
 def run_steps(steps):
     workers = max(1, min(len(steps), os.cpu_count() or 1))
-    with ThreadPoolExecutor(workers) as pool:
-        return list(pool.map(lambda s: run_step(s, parallel=workers > 1), steps))
+    pool = ThreadPoolExecutor(workers)
+    try:
+        futures = [pool.submit(run_step, s, parallel=workers > 1) for s in steps]
+        return [f.result() for f in futures]
+    finally:  # on Ctrl-C: start no more steps (the running ones got the Ctrl-C too)
+        pool.shutdown(cancel_futures=True)
 
 
-def import_failure(rows):
-    """The one message every failure shares when the graded file does not import, else None."""
-    reasons = {r.reason.split(": ", 1)[-1] for r in rows if r.reason}
-    if len(reasons) == 1 and not any(r.passed or r.broke for r in rows):
-        reason = reasons.pop()
-        return reason if reason.startswith(seam.PATH) else None
-    return None
+def blocker(rows):
+    """What stopped every step alike (the file does not import, pytest cannot start), else ''."""
+    found = {r.blocker for r in rows}
+    return found.pop() if len(found) == 1 else ""
 
 
 def first_not_done(done, steps=STEPS):
@@ -214,7 +227,7 @@ def bar(row, width=10):
     return "[" + "#" * filled + "-" * (width - filled) + "]"
 
 
-def scorecard(rows, broken_import=None):
+def scorecard(rows, blocked=""):
     title_width = max(len(r.step.title) + (11 if r.step.advanced else 0) for r in rows)
     lines = [paint(f"Lesson T4 scorecard: {seam.PATH}", "1")]
     for r in rows:
@@ -223,7 +236,7 @@ def scorecard(rows, broken_import=None):
         mark = "[x]" if r.done else "[ ]"
         lines.append(paint(f"  {mark} {r.step.id}  {title:<{title_width}}  {bar(r)} "
                            f"{r.passed:>3}/{r.total}", colour))
-        if not r.done and not broken_import:  # that one reason is printed once, above
+        if not r.done and not blocked:  # that one reason is printed once, above
             lines.append(fit(r.reason, 10))
     if len(rows) > 1:
         required = [r for r in rows if not r.step.advanced]
@@ -233,10 +246,10 @@ def scorecard(rows, broken_import=None):
     return lines
 
 
-def advice(rows, broken_import):
+def advice(rows, blocked):
     s = next_step(rows)
-    if broken_import:
-        return [paint(f"  Next: make {seam.PATH} import again (the line named above), then make test.", "1")]
+    if blocked:
+        return [paint("  Next: fix what is named above, then make test again.", "1")]
     if s is None:
         return [paint("  Every step passes, the advanced one included. Well done." if len(rows) > 1
                       else f"  {rows[0].step.id} passes.", "1;32")]
@@ -273,17 +286,16 @@ def failure_list(row, limit=12):
 
 
 def show(rows, details, listing=False):
-    broken = import_failure(rows)
+    blocked = blocker(rows)
     out = []
-    if broken:
-        code = next((r.detail for r in rows if r.detail), "").splitlines()[1:2]
-        out += [paint(f"{seam.PATH} does not import, so no step can run:", "1;31"), "    " + broken,
-                *code, ""]
+    if blocked:
+        title, *rest = blocked.splitlines()
+        out += [paint(title, "1;31"), *rest, ""]
     elif details:
         row = next((r for r in rows if r.step is next_step(rows)), None)
         out += first_failure(row) if row is not None and row.detail else []
         out += failure_list(row) if row is not None and listing else []
-    out += scorecard(rows, broken) + advice(rows, broken)
+    out += scorecard(rows, blocked) + advice(rows, blocked)
     print("\n".join(out))
 
 
@@ -324,12 +336,19 @@ def _save():
         Path(path).write_text(json.dumps(_note))
 
 
-def _your_line(excinfo):
-    """The deepest frame of the traceback that lies in the graded file, as (line number, code)."""
-    for entry in reversed(list(excinfo.traceback)):
-        if str(entry.path).endswith(seam.PATH):
-            return entry.lineno + 1, source_line(entry.lineno + 1)
-    return None, ""
+def _yours(exc):
+    """(line number, 'TypeName: message') of the innermost exception in the chain that passed
+    through the graded file, at its deepest frame there; (None, '') if none did.  Under the
+    interpreter your @triton.jit code runs as Python, so its frames are real."""
+    found, seen = (None, ""), set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        lines = [f.lineno for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(seam.PATH)]
+        if lines:
+            found = lines[-1], f"{type(exc).__name__}: {exc}"
+        exc = exc.__cause__ if exc.__cause__ is not None else (
+            None if exc.__suppress_context__ else exc.__context__)
+    return found
 
 
 def pytest_collection_finish(session):
@@ -342,30 +361,39 @@ def pytest_runtest_logstart(nodeid):
     _save()
 
 
-@pytest.hookimpl(tryfirst=True)
+@pytest.hookimpl(wrapper=True)
 def pytest_runtest_makereport(item, call):
-    if call.excinfo is None or not str(call.excinfo.value).startswith("Timeout (>"):
-        return
-    # pytest-timeout's signal method failed this test; every later test would hang the same way.
-    item.session.shouldstop = "a test timed out"
-    seconds = re.search(r">([\d.]+)s", str(call.excinfo.value))
-    lineno, code = _your_line(call.excinfo)
+    report = yield
+    if not report.failed or call.excinfo is None:
+        return report
+    lineno, cause = _yours(call.excinfo.value)
     at = f" at {seam.PATH} line {lineno}" if lineno else ""
-    seconds = f"{float(seconds[1]):g}" if seconds else "?"
-    _note["timed_out"] = (f"{short(item.nodeid)} timed out after {seconds} s{at}: "
-                          f"an endless loop?; later tests of this step did not run")
-    _note["timed_out_at"] = code
+    if str(call.excinfo.value).startswith("Timeout (>"):
+        # pytest-timeout's signal method failed this test; every later test would hang the same way.
+        item.session.shouldstop = "a test timed out"
+        seconds = re.search(r">([\d.]+)s", str(call.excinfo.value))
+        seconds = f"{float(seconds[1]):g}" if seconds else "?"
+        _note["timed_out"] = (f"{short(item.nodeid)} timed out after {seconds} s{at}: an endless loop?; "
+                              f"later tests of this step did not run")
+        _note["timed_out_at"] = source_line(lineno) if lineno else ""
+        return report
+    yours = lineno and "NotImplementedError" not in cause  # an error raised inside your code
+    if yours:
+        _note.setdefault("causes", {})[report.nodeid] = f"{seam.PATH} line {lineno}: {cause}"
+    if "first_failure" not in _note:
+        chain = getattr(report.longrepr, "chain", None)  # the last exception, not the whole chain
+        text = str(chain[-1][0]) if chain else report.longreprtext
+        if yours:  # the traceback from the test down through Triton's interpreter says no more
+            text = f"{cause}\n  raised{at}: {source_line(lineno).split(': ', 1)[-1]}"
+        _note["first_failure"] = dict(test=report.nodeid, text=text[-4000:])
     _save()
+    return report
 
 
 def pytest_runtest_logreport(report):
     if report.when == "call" and report.passed:
         _note["passed"] += 1
-    elif report.failed and "first_failure" not in _note:
-        chain = getattr(report.longrepr, "chain", None)  # show the last exception, not the chain
-        text = str(chain[-1][0]) if chain else report.longreprtext
-        _note["first_failure"] = dict(test=report.nodeid, text=text[-4000:])
-    _save()
+        _save()
 
 
 if __name__ == "__main__":
