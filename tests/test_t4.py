@@ -4,7 +4,6 @@ Every check compares against an oracle computed independently here (a float64 pr
 enumeration of the grouped order), draws fresh random inputs, and poisons whatever the kernel
 must not read or must write, so that a skipped mask or an unwritten tile shows up.
 """
-import math
 import os
 import subprocess
 import sys
@@ -14,6 +13,7 @@ import torch
 import triton
 
 from tools.smem import H100_SMEM, smem_bytes  # the shared-memory formula and GPU limits live there
+from oracles import grouped_order
 from tools.steps import BY_ID
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
@@ -69,15 +69,6 @@ def poisoned_view(rows, cols, layout, dtype, fill=float("nan")):
 # ================================================================================================
 # T4.1 grouped program order
 # ================================================================================================
-def grouped_order(num_pid_m, num_pid_n, group_m):
-    """The oracle: hand out pids group by group, column by column, row by row."""
-    order = []
-    for first in range(0, num_pid_m, group_m):
-        rows = range(first, min(first + group_m, num_pid_m))
-        order += [(m, n) for n in range(num_pid_n) for m in rows]
-    return order
-
-
 def run_tile_coords(probes, num_pid_m, num_pid_n, group_m):
     out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=DEVICE)
     probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)

@@ -18,7 +18,6 @@ Prints a table, and writes bench.csv and bench.png to --out.
 import argparse
 import csv
 import importlib
-import os
 import statistics
 import sys
 import time

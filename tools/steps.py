@@ -3,7 +3,7 @@
 Everything that names a step reads it from here: the test markers (tests/), the failure
 messages, `make grade`, `make hint` and `make check`.  To add a step, add it here first.
 """
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 EXPLAINERS = {"zh": "content/t4.md", "en": "content/t4.en.md"}
 

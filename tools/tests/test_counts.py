@@ -6,17 +6,9 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
+sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+from oracles import grouped_order  # noqa: E402
 from tools import counts, l2sim  # noqa: E402
-
-
-def grouped_order(num_pid_m, num_pid_n, group_m):
-    """Hand out pids group by group, column by column, row by row (no division anywhere)."""
-    order = []
-    for first in range(0, num_pid_m, group_m):
-        rows = range(first, min(first + group_m, num_pid_m))
-        order += [(m, n) for n in range(num_pid_n) for m in rows]
-    return order
 
 
 @pytest.mark.parametrize("grid", [(4, 4, 2), (5, 3, 2), (3, 5, 4), (7, 2, 3), (9, 7, 4), (4, 4, 1)])
