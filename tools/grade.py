@@ -376,6 +376,7 @@ def pytest_runtest_makereport(item, call):
         _note["timed_out"] = (f"{short(item.nodeid)} timed out after {seconds} s{at}: an endless loop?; "
                               f"later tests of this step did not run")
         _note["timed_out_at"] = source_line(lineno) if lineno else ""
+        _save()
         return report
     yours = lineno and "NotImplementedError" not in cause  # an error raised inside your code
     if yours:
