@@ -37,7 +37,8 @@ def fill_in(stub, solution, step_ids):
 def grade(mine_text=None, solution=False, args=("--details",), **env):
     """Run tools/grade.py in a scratch copy; return (exit status, output, {step: row is green})."""
     with scratch_repo(mine_text) as tmp:
-        env = dict(os.environ, SOLUTION="1" if solution else "0", NO_COLOR="1", COLUMNS="100", **env)
+        env = dict(os.environ, SOLUTION="1" if solution else "0", COLUMNS="100", **env)
+        env.pop("NO_COLOR", None)  # colour must stay off anyway: stdout is a pipe, as in CI
         proc = subprocess.run([sys.executable, "tools/grade.py", *args], cwd=tmp, env=env,
                               capture_output=True, text=True, timeout=900)
     output = proc.stdout + proc.stderr
@@ -56,6 +57,8 @@ def expect(name, got, rc_zero, green, must_say=(), once=()):
         problems.append(f"rows green {rows}, expected {want}")
     problems += [f"does not say {w!r}" for w in must_say if not re.search(w, output)]
     problems += [f"says {w!r} {output.count(w)} times, expected once" for w in once if output.count(w) != 1]
+    if "\033[" in output:
+        problems.append("prints colour codes into a pipe (a CI log)")
     if len(output.splitlines()) > ONE_SCREEN:
         problems.append(f"prints {len(output.splitlines())} lines, more than one screen ({ONE_SCREEN})")
     return [f"{name}: {p}\n{output[-3000:]}" for p in problems[:1]] + [f"{name}: {p}" for p in problems[1:]]
