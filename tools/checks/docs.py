@@ -2,8 +2,6 @@
 the tools produce now, and every section that a step or a failure message names exists, under
 the title tools/steps.py gives it."""
 import re
-import subprocess
-import sys
 
 from tools import docs
 from tools.steps import EXPLAINERS, SECTIONS
@@ -61,18 +59,3 @@ def check_every_section_a_message_names_exists():
             if number not in SECTIONS:
                 problems.append(f"{rel} sends the learner to §{number}, which tools/steps.py's SECTIONS lacks")
     return problems
-
-
-# The tests of the machinery above and of the explainers' own tools (tools/checks/study_tools.py
-# runs those of tile_order, smem and l2sim).
-TOOL_TESTS = ("tools/tests/test_docs.py", "tools/tests/test_offsets.py", "tools/tests/test_counts.py")
-
-
-def check_docs_tools_tests_pass():
-    """If these fail, the checks above could pass on stale text: a drift detector must be tested."""
-    out = subprocess.run([sys.executable, "-m", "pytest", *TOOL_TESTS, "-q", "--tb=line", "-rfE", "-p", "no:cacheprovider"],
-                         cwd=ROOT, capture_output=True, text=True, timeout=600)
-    if out.returncode == 0:
-        return []
-    failed = [line for line in out.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
-    return failed or [f"the docs tools' tests did not run (exit {out.returncode}):\n{(out.stdout + out.stderr)[-2000:]}"]
