@@ -18,7 +18,6 @@ import hashlib
 import json
 import os
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -27,7 +26,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
-SOLUTION = ROOT / "solutions" / "t4_matmul.py"
+sys.path.insert(0, str(ROOT))
+from tools.checks.common import SOLUTION, scratch_repo  # noqa: E402
 
 
 @dataclass(frozen=True)
@@ -129,13 +129,7 @@ def mistaken_source(m, reference):
 
 def run_in_worker(keys, reference):
     """{key: (outcome, first line)} for these mistakes, run by one worker process in its own copy."""
-    with tempfile.TemporaryDirectory(prefix="t4mistakes-") as tmp:
-        for part in ("tests", "tools", "solutions", "mine", "pytest.ini"):
-            src, dst = ROOT / part, Path(tmp) / part
-            if src.is_dir():
-                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__"))
-            else:
-                shutil.copy(src, dst)
+    with scratch_repo() as tmp:
         jobs = Path(tmp) / "jobs.json"
         jobs.write_text(json.dumps({m.key: [m.test, mistaken_source(m, reference)] for m in MISTAKES if m.key in keys}))
         proc = subprocess.run([sys.executable, str(Path(tmp) / "tools" / "mistakes.py"), "--worker", str(jobs)],

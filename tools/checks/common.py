@@ -35,9 +35,11 @@ def scratch_repo(mine_text=None):
     """
     with tempfile.TemporaryDirectory(prefix="t4check-") as tmp:
         for part in ("tests", "tools", "solutions", "mine", "pytest.ini"):
-            src = ROOT / part
-            (shutil.copytree if src.is_dir() else shutil.copy)(src, Path(tmp) / part,
-                                                                 **({"ignore": shutil.ignore_patterns("__pycache__", "backups")} if src.is_dir() else {}))
+            src, dst = ROOT / part, Path(tmp) / part
+            if src.is_dir():
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "backups"))
+            else:
+                shutil.copy(src, dst)
         if mine_text is not None:
             (Path(tmp) / "mine" / "t4_matmul.py").write_text(mine_text)
         yield Path(tmp)

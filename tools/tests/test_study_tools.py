@@ -6,7 +6,6 @@ The tools that load the graded file run as the learner runs them, in fresh proce
 """
 import os
 import re
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,7 +16,7 @@ import pytest
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 from tools import l2sim, smem, tile_order  # noqa: E402
-from tools.checks.common import pristine_stub  # noqa: E402
+from tools.checks.common import pristine_stub, scratch_repo  # noqa: E402
 
 
 # The command lines run as a learner runs them, each in a fresh process.  Each spends seconds
@@ -34,10 +33,11 @@ COMMANDS = {
 def cli(tmp_path_factory):
     """{name: CompletedProcess} of COMMANDS; the stub ones run in a scratch copy of the repo whose
     mine/t4_matmul.py is the committed, untouched stub, whatever mine/ holds now."""
-    stub_repo = tmp_path_factory.mktemp("stub-repo")
-    for part in ("tests", "tools", "solutions", "mine"):
-        shutil.copytree(ROOT / part, stub_repo / part, ignore=shutil.ignore_patterns("__pycache__"))
-    (stub_repo / "mine" / "t4_matmul.py").write_text(pristine_stub())
+    with scratch_repo(pristine_stub()) as stub_repo:
+        return run_all(stub_repo)
+
+
+def run_all(stub_repo):
     started = {name: subprocess.Popen([sys.executable, *argv], cwd=stub_repo if on_stub else ROOT,
                                       env=dict(os.environ, SOLUTION=side), text=True,
                                       stdout=subprocess.PIPE, stderr=subprocess.PIPE)
