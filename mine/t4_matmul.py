@@ -35,7 +35,7 @@ def tile_coords(pid, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     move right.  The last group may have fewer than GROUP_M rows.  GROUP_M = 1 is row-major.
     """
     # ---- T4.1 begin (§2) ----
-    raise NotImplementedError("T4.1 tile_coords: map pid to (pid_m, pid_n) in grouped order; read content/t4.md §2")
+    raise NotImplementedError("T4.1 tile_coords: map pid to (pid_m, pid_n) in grouped order; read §2 in content/t4.md or content/t4.en.md")
     # ---- T4.1 end ----
     return pid_m, pid_n
 
@@ -51,7 +51,7 @@ def mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     Rows or columns past M or N, and the tail past K, must contribute zeros.
     """
     # ---- T4.2 begin (§3, §4) ----
-    raise NotImplementedError("T4.2 mainloop: build the A and B pointer blocks, then loop over K into a float32 acc; read content/t4.md §3 and §4")
+    raise NotImplementedError("T4.2 mainloop: build the A and B pointer blocks, then loop over K into a float32 acc; read §3 and §4 in content/t4.md or content/t4.en.md")
     # ---- T4.2 end ----
     return acc
 
@@ -69,7 +69,7 @@ def bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n,
     """
     # ---- T4.5 begin (§5.2) ----
     if HAS_BIAS or ACTIVATION != "none":
-        raise NotImplementedError("T4.5 bias_and_activation: add the bias, then apply GELU; read content/t4.md §5.2")
+        raise NotImplementedError("T4.5 bias_and_activation: add the bias, then apply GELU; read §5.2 in content/t4.md or content/t4.en.md")
     # ---- T4.5 end ----
     return acc
 
@@ -82,7 +82,7 @@ def epilogue(acc, c_ptr, M, N, stride_cm, stride_cn, pid_m, pid_n,
              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """Write the float32 tile `acc` into C[rows, cols] in C's dtype, touching nothing else."""
     # ---- T4.3 begin (§5.1) ----
-    raise NotImplementedError("T4.3 epilogue: cast acc and store it into C with a mask; read content/t4.md §5.1")
+    raise NotImplementedError("T4.3 epilogue: cast acc and store it into C with a mask; read §5.1 in content/t4.md or content/t4.en.md")
     # ---- T4.3 end ----
 
 
@@ -108,7 +108,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
 # §6 Autotuning (T4.4)
 # ----------------------------------------------------------------------------------------------
 # ---- T4.4 begin (§6) ----
-AUTOTUNE_CONFIGS = []  # T4.4: a list of triton.Config; read content/t4.md §6.1
+AUTOTUNE_CONFIGS = []  # T4.4: a list of triton.Config; read §6.1
 INTERPRET_CONFIG = None  # T4.4: one small triton.Config for TRITON_INTERPRET
 matmul_kernel_autotuned = None  # T4.4: triton.autotune(configs=..., key=[...])(matmul_kernel)
 # ---- T4.4 end ----
@@ -124,7 +124,7 @@ ACTIVATIONS = (None, "gelu")
 def check_inputs(a, b, bias=None, activation=None):
     """Raise TypeError or ValueError, naming what is wrong, unless matmul can run on these."""
     # ---- T4.4 begin (§6.3) ----
-    raise NotImplementedError("T4.4 check_inputs: refuse bad inputs with TypeError or ValueError; read content/t4.md §6.3")
+    raise NotImplementedError("T4.4 check_inputs: refuse bad inputs with TypeError or ValueError; read §6.3 in content/t4.md or content/t4.en.md")
     # ---- T4.4 end ----
 
 
@@ -136,6 +136,6 @@ def matmul(a, b, *, bias=None, activation=None, config=None):
     """
     check_inputs(a, b, bias, activation)
     # ---- T4.4 begin (§6.2) ----
-    raise NotImplementedError("T4.4 matmul: allocate C, build the grid from meta and launch the kernel; read content/t4.md §6.2")
+    raise NotImplementedError("T4.4 matmul: allocate C, build the grid from meta and launch the kernel; read §6.2 in content/t4.md or content/t4.en.md")
     # ---- T4.4 end ----
     return c

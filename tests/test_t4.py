@@ -101,7 +101,8 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
     want = grouped_order(num_pid_m, num_pid_n, group_m)
     if got != want:
         short = "" if num_pid_m % group_m == 0 else (
-            f" The last group has only {num_pid_m % group_m} rows: use group_size_m, not GROUP_M.")
+            f" The last group has only {num_pid_m % group_m} row{'s' if num_pid_m % group_m > 1 else ''}: "
+            f"use group_size_m, not GROUP_M.")
         pytest.fail(
             f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
             f"  which pid computes each tile, yours:\n{picture(got, num_pid_m, num_pid_n)}\n"
@@ -332,13 +333,13 @@ class LaunchSpy:
     """Stands in for a kernel and counts its launches; with run=False it only counts."""
 
     def __init__(self, kernel, run=True):
-        self.kernel, self.run, self.launches = kernel, run, 0
+        self.kernel, self.run, self.launches, self.last_kwargs = kernel, run, 0, {}
 
     def __getitem__(self, grid):
         launcher = self.kernel[grid] if self.run else None
 
         def launch(*args, **kwargs):
-            self.launches += 1
+            self.launches, self.last_kwargs = self.launches + 1, kwargs
             return launcher(*args, **kwargs) if self.run else None
         return launch
 
@@ -415,12 +416,19 @@ def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
     spy = LaunchSpy(t4.matmul_kernel)
     monkeypatch.setattr(t4, "matmul_kernel", spy)
     a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
+    cfg = triton.Config(dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2), num_warps=2, num_stages=3)
     try:
-        t4.matmul(a, b, config=triton.Config(dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2)))
+        t4.matmul(a, b, config=cfg)
     except HandedToTorch as e:
         pytest.fail(f"{e}; {where('T4.4')}", pytrace=False)
     assert spy.launches == 1, (f"matmul(config=...) launched matmul_kernel {spy.launches} times, expected "
                                f"once: one launch computes all of C; {where('T4.4')}")
+    # The interpreter ignores num_warps and num_stages, so only this can tell config.kwargs (which
+    # drops them) from config.all_kwargs().
+    got = {k: spy.last_kwargs.get(k) for k in ("num_warps", "num_stages")}
+    assert got == {"num_warps": 2, "num_stages": 3}, (
+        f"the launch got {got} from a config with num_warps=2, num_stages=3: pass **config.all_kwargs(), "
+        f"which holds them, not **config.kwargs; {where('T4.4')}")
 
 
 @pytest.mark.t4_4
@@ -476,9 +484,9 @@ def test_input_validation(t4, case):
                     f"{where('T4.4')}", pytrace=False)
     assert isinstance(caught, exc), (
         f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {where('T4.4')}")
-    message = str(caught)
-    assert all(w in message for w in words), (
-        f"{name}: the message should name {words} so the caller sees what is wrong; got {message!r}")
+    missing = [w for w in words if w not in str(caught)]
+    assert not missing, (f"{name}: the message should name {missing} so the caller sees what is wrong; "
+                         f"got {str(caught)!r}; {where('T4.4')}")
 
 
 @pytest.mark.t4_4

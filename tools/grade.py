@@ -255,9 +255,10 @@ def advice(rows, blocked):
                       else f"  {rows[0].step.id} passes.", "1;32")]
     lines = []
     if s.advanced and len(rows) > 1:
-        lines.append(paint("  Every required step passes: the lesson is done.", "1;32") + " Optional next:")
+        lines.append(paint("  Every required step passes: the lesson is done.", "1;32"))
+    label = "Optional next" if s.advanced and len(rows) > 1 else "Next"
     lines += [paint(line, "1") for line in textwrap.wrap(
-        f"Next: {s.id} {s.title}: {', '.join(s.writes)} in {seam.PATH}", WIDTH,
+        f"{label}: {s.id} {s.title}: {', '.join(s.writes)} in {seam.PATH}", WIDTH,
         initial_indent="  ", subsequent_indent=" " * 8)]
     lines += [f"        {s.where_to_read()}",
               f"        stuck? make hint STEP={s.id}" + (f"    this step alone: make test STEP={s.id}" if len(rows) > 1 else "")]
@@ -281,7 +282,8 @@ def failure_list(row, limit=12):
     lines = [f"{names[0]}{f' and {len(names) - 1} more' if len(names) > 1 else ''}: {reason}"
              for reason, names in groups.items()]
     more = [f"    ... {len(lines) - limit} more"] if len(lines) > limit else []
-    return [paint(f"{row.step.id}: {len(row.failures)} failing checks", "1"),
+    n = len(row.failures)
+    return [paint(f"{row.step.id}: {n} failing check{'s' if n != 1 else ''}", "1"),
             *(fit(x, 4) for x in lines[:limit]), *more, ""] if lines else []
 
 
@@ -373,8 +375,8 @@ def pytest_runtest_makereport(item, call):
         item.session.shouldstop = "a test timed out"
         seconds = re.search(r">([\d.]+)s", str(call.excinfo.value))
         seconds = f"{float(seconds[1]):g}" if seconds else "?"
-        _note["timed_out"] = (f"{short(item.nodeid)} timed out after {seconds} s{at}: an endless loop?; "
-                              f"later tests of this step did not run")
+        _note["timed_out"] = (f"{short(item.nodeid)} timed out (endless loop?) after {seconds} s{at}; "
+                              f"the step's later tests did not run")
         _note["timed_out_at"] = source_line(lineno) if lineno else ""
         _save()
         return report

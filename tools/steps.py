@@ -76,7 +76,7 @@ STEPS = (
          ("AUTOTUNE_CONFIGS", "INTERPRET_CONFIG", "matmul_kernel_autotuned", "check_inputs", "matmul"), (
         "Configs are triton.Config(dict(BLOCK_M=..., BLOCK_N=..., BLOCK_K=..., GROUP_M=...), "
         "num_warps=..., num_stages=...). Keep each under 232,448 B of shared memory: "
-        "num_stages * (BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N) * 2 bytes (`python tools/smem.py`).",
+        "num_stages * (BLOCK_M * BLOCK_K + BLOCK_K * BLOCK_N) * 2 bytes (`make smem` prints it).",
         "The grid must follow the config that runs: grid = lambda meta: "
         "(triton.cdiv(M, meta['BLOCK_M']) * triton.cdiv(N, meta['BLOCK_N']),). Under TRITON_INTERPRET "
         "launch matmul_kernel with INTERPRET_CONFIG (config.all_kwargs()); on a GPU the autotuned one, "
