@@ -375,7 +375,7 @@ def pytest_runtest_makereport(item, call):
         item.session.shouldstop = "a test timed out"
         seconds = re.search(r">([\d.]+)s", str(call.excinfo.value))
         seconds = f"{float(seconds[1]):g}" if seconds else "?"
-        _note["timed_out"] = (f"{short(item.nodeid)} timed out (endless loop?) after {seconds} s{at}; "
+        _note["timed_out"] = (f"{short(item.nodeid)} timed out after {seconds} s{at} (an endless loop?); "
                               f"the step's later tests did not run")
         _note["timed_out_at"] = source_line(lineno) if lineno else ""
         _save()
