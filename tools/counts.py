@@ -17,15 +17,11 @@ import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+from tools import study  # noqa: E402
+from tools.smem import BYTES_PER_ELEMENT  # noqa: E402
 from tools.steps import EXPLAINERS, SECTIONS, STEPS  # noqa: E402
 
-BYTES = {"fp16": 2, "bf16": 2, "fp32": 4}
 MIB = 2 ** 20
-
-
-def table(headers, rows):
-    lines = ["| " + " | ".join(headers) + " |", "|" + "|".join(" --- " for _ in headers) + "|"]
-    return "\n".join(lines + ["| " + " | ".join(str(c) for c in row) + " |" for row in rows])
 
 
 def steps(lang):
@@ -37,7 +33,7 @@ def steps(lang):
         name = s.id + (" (进阶)" if lang == "zh" and s.advanced else " (advanced)" if s.advanced else "")
         read = "; ".join(f"§{n} {SECTIONS[n][col]}" for n in s.sections)
         rows.append((name, ", ".join(f"`{w}`" for w in s.writes), read, f"`make test STEP={s.id}`"))
-    return table(heads, rows)
+    return study.table(heads, rows, markdown=True)
 
 
 def cdiv(a, b):
@@ -74,7 +70,8 @@ def first_wave_panels(num_pid_m, num_pid_n, group_m, wave):
 
 def wave_table(M, N, K, bm, bn, wave, groups, dtype, lang):
     pm, pn = cdiv(M, bm), cdiv(N, bn)
-    a_panel, b_panel = bm * K * BYTES[dtype], K * bn * BYTES[dtype]
+    e = BYTES_PER_ELEMENT[dtype]
+    a_panel, b_panel = bm * K * e, K * bn * e
     rows = []
     for g in groups:
         ra, cb = first_wave_panels(pm, pn, g, wave)
@@ -85,7 +82,7 @@ def wave_table(M, N, K, bm, bn, wave, groups, dtype, lang):
                    f"an A row-panel {bm} x {K} = {a_panel / MIB:g} MiB, a B column-panel {K} x {bn} = {b_panel / MIB:g} MiB"}
     heads = {"zh": ("GROUP_M", "A 的行条带", "B 的列条带", "条带合计", "这一波要读的 MiB"),
              "en": ("GROUP_M", "A row-panels", "B column-panels", "panels", "MiB this wave reads")}
-    return title[lang] + "\n\n" + table(heads[lang], rows)
+    return title[lang] + "\n\n" + study.table(heads[lang], rows, markdown=True)
 
 
 def coords_table(num_pid_m, num_pid_n, group_m, pids, modulo_group_m, lang):
@@ -99,7 +96,7 @@ def coords_table(num_pid_m, num_pid_n, group_m, pids, modulo_group_m, lang):
             tile += " " + outside.format(m=num_pid_m, n=num_pid_n)
         rows.append(list(v.values()) + [tile])
     return (title.format(m=num_pid_m, n=num_pid_n, g=group_m) + (wrong if modulo_group_m else "") + "\n\n"
-            + table(heads, rows))
+            + study.table(heads, rows, markdown=True))
 
 
 # Column headers in each explainer's language; the numbers and formulas are the same in both.
@@ -125,26 +122,26 @@ FUSION_ROWS = {
 
 def tiles(M, N, K, bm, bn, bk, lang):
     pm, pn = cdiv(M, bm), cdiv(N, bn)
-    return table(HEADS["tiles"][lang],
-                 [(f"{M} x {N} x {K}", f"{bm} x {bn} x {bk}", f"{pm} x {pn}", f"{pm * pn:,}", cdiv(K, bk))])
+    row = (f"{M} x {N} x {K}", f"{bm} x {bn} x {bk}", f"{pm} x {pn}", f"{pm * pn:,}", cdiv(K, bk))
+    return study.table(HEADS["tiles"][lang], [row], markdown=True)
 
 
 def reuse(bm, bn, bk, dtype, lang):
-    moved = (bm * bk + bk * bn) * BYTES[dtype]
+    moved = (bm * bk + bk * bn) * BYTES_PER_ELEMENT[dtype]
     flops = 2 * bm * bn * bk
-    return table([h.format(dtype=dtype) for h in HEADS["reuse"][lang]],
-                 [(f"{bm} x {bn} x {bk}", f"({bm}*{bk} + {bk}*{bn}) * {BYTES[dtype]} = {moved:,}",
-                   f"2*{bm}*{bn}*{bk} = {flops:,}", f"{flops / moved:.1f}")])
+    row = (f"{bm} x {bn} x {bk}", f"({bm}*{bk} + {bk}*{bn}) * {BYTES_PER_ELEMENT[dtype]} = {moved:,}",
+           f"2*{bm}*{bn}*{bk} = {flops:,}", f"{flops / moved:.1f}")
+    return study.table([h.format(dtype=dtype) for h in HEADS["reuse"][lang]], [row], markdown=True)
 
 
 def flops(M, N, K, tflops, lang):
     total = 2 * M * N * K
-    return table(HEADS["flops"][lang],
-                 [(f"{M} x {N} x {K}", f"{total:,}", tflops, f"{total / (tflops * 1e12) * 1e3:.3f} ms")])
+    row = (f"{M} x {N} x {K}", f"{total:,}", tflops, f"{total / (tflops * 1e12) * 1e3:.3f} ms")
+    return study.table(HEADS["flops"][lang], [row], markdown=True)
 
 
 def fusion(M, N, K, dtype, lang):
-    e = BYTES[dtype]
+    e = BYTES_PER_ELEMENT[dtype]
     a, b, c, bias = M * K * e, K * N * e, M * N * e, N * e
     fused = a + b + bias + c
     separate = a + b + c + (c + bias + c)  # then a second kernel reads C and bias, writes C
@@ -152,7 +149,8 @@ def fusion(M, N, K, dtype, lang):
     rows = [(name, what.format(**sizes), f"{total / MIB:,.2f}")
             for (name, what), total in zip(FUSION_ROWS[lang], (fused, separate))]
     heads = [h.format(shape=f"{M} x {N} x {K}", dtype=dtype) for h in HEADS["fusion"][lang]]
-    return table(heads, rows) + f"\n\n{separate / MIB:,.2f} / {fused / MIB:,.2f} = {separate / fused:.2f}"
+    return (study.table(heads, rows, markdown=True)
+            + f"\n\n{separate / MIB:,.2f} / {fused / MIB:,.2f} = {separate / fused:.2f}")
 
 
 def main():
@@ -169,14 +167,14 @@ def main():
         w.add_argument(name, type=int)
     w.add_argument("--wave", type=int, required=True, help="programs running at once")
     w.add_argument("--group-m", type=int, nargs="+", default=[1, 8])
-    w.add_argument("--dtype", choices=BYTES, default="fp16")
+    w.add_argument("--dtype", choices=BYTES_PER_ELEMENT, default="fp16")
     t = sub.add_parser("tiles")
     for name in ("M", "N", "K", "BLOCK_M", "BLOCK_N", "BLOCK_K"):
         t.add_argument(name, type=int)
     r = sub.add_parser("reuse")
     for name in ("BLOCK_M", "BLOCK_N", "BLOCK_K"):
         r.add_argument(name, type=int)
-    r.add_argument("--dtype", choices=BYTES, default="fp16")
+    r.add_argument("--dtype", choices=BYTES_PER_ELEMENT, default="fp16")
     f = sub.add_parser("flops")
     for name in ("M", "N", "K"):
         f.add_argument(name, type=int)
@@ -184,7 +182,7 @@ def main():
     u = sub.add_parser("fusion")
     for name in ("M", "N", "K"):
         u.add_argument(name, type=int)
-    u.add_argument("--dtype", choices=BYTES, default="fp16")
+    u.add_argument("--dtype", choices=BYTES_PER_ELEMENT, default="fp16")
     for parser in sub.choices.values():
         parser.add_argument("--lang", choices=EXPLAINERS, default="zh")
     a = p.parse_args()

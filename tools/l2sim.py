@@ -51,10 +51,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from tools import study  # noqa: E402
-from tools.counts import cdiv, coords  # noqa: E402
+from tools.counts import MIB, cdiv, coords  # noqa: E402
 from tools.smem import BYTES_PER_ELEMENT  # noqa: E402
 
-MIB = 2 ** 20
 EXAMPLE = dict(tiles=(4, 4), wave=4, group_m=2)  # the explainer's small example, §2
 
 
