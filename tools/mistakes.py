@@ -27,6 +27,7 @@ from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+from tools import study  # noqa: E402
 from tools.checks.common import SOLUTION, scratch_repo  # noqa: E402
 
 
@@ -41,6 +42,13 @@ class Mistake:
     new: str
     test: str  # the node id (tests/test_t4.py::...) that catches it
 
+
+# bias_and_activation's two blocks, as in the reference: the bias-after-gelu mistake swaps them.
+BIAS_BLOCK = ("    if HAS_BIAS:\n        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n"
+              "        bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)\n"
+              "        acc = acc + bias.to(tl.float32)[None, :]  # one bias value per column of C\n")
+GELU_BLOCK = ("    if ACTIVATION == \"gelu\":\n"
+              "        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))  # exact GELU: x * Phi(x)\n")
 
 MISTAKES = (
     Mistake("modulo-group-m", "T4.1", "最后一组按 GROUP_M 取模，而不是 group_size_m",
@@ -99,16 +107,7 @@ MISTAKES = (
             "    if a.dtype == torch.bfloat16 and INTERPRETING:\n", "    if False:\n",
             "test_bf16_is_never_silently_wrong_on_the_interpreter"),
     Mistake("bias-after-gelu", "T4.5", "先 GELU 再加 bias", "the bias added after the GELU", "5.2",
-            "    if HAS_BIAS:\n        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n"
-            "        bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)\n"
-            "        acc = acc + bias.to(tl.float32)[None, :]  # one bias value per column of C\n"
-            "    if ACTIVATION == \"gelu\":\n"
-            "        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))  # exact GELU: x * Phi(x)\n",
-            "    if ACTIVATION == \"gelu\":\n"
-            "        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))  # exact GELU: x * Phi(x)\n"
-            "    if HAS_BIAS:\n        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n"
-            "        bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)\n"
-            "        acc = acc + bias.to(tl.float32)[None, :]  # one bias value per column of C\n",
+            BIAS_BLOCK + GELU_BLOCK, GELU_BLOCK + BIAS_BLOCK,
             "test_bias_and_gelu[48-48-40-True-gelu-torch.float16]"),
     Mistake("bias-by-row", "T4.5", "bias 按行而不是按列加", "the bias added per row, not per column", "5.2",
             "acc = acc + bias.to(tl.float32)[None, :]", "acc = acc + bias.to(tl.float32)[:, None]",
@@ -207,10 +206,9 @@ def main():
     missed = [m.key for m, (outcome, _) in zip(chosen, seen) if outcome != "failed"]
     if missed:
         raise SystemExit(f"the suite no longer catches: {', '.join(missed)}")
-    print("| " + " | ".join(HEADS[args.lang]) + " |\n|" + " --- |" * len(HEADS[args.lang]))
-    for m, reason in caught:
-        text = reason.replace("|", "\\|")
-        print(f"| {getattr(m, args.lang)} | {m.step} | §{m.section} | `{m.test.split('[')[0]}` | {text} |")
+    rows = [(getattr(m, args.lang), m.step, f"§{m.section}", f"`{m.test.split('[')[0]}`", reason.replace("|", "\\|"))
+            for m, reason in caught]
+    print(study.table(HEADS[args.lang], rows, markdown=True))
 
 
 if __name__ == "__main__":
