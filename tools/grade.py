@@ -17,7 +17,6 @@ import os
 import re
 import shutil
 import signal
-import subprocess
 import sys
 import tempfile
 import textwrap
@@ -34,6 +33,7 @@ for _p in (ROOT / "tests", ROOT):
         sys.path.insert(0, str(_p))
 
 import seam  # noqa: E402  (tests/seam.py: which file is graded)
+from tools.report import run_pytest  # noqa: E402
 from tools.steps import STEPS, step as find_step  # noqa: E402
 
 LAST_GRADE = ROOT / ".grade.json"  # the last scorecard, so that `make hint` knows the next step
@@ -65,19 +65,12 @@ class Row:
 
 def run_step(s, parallel=False):
     with tempfile.TemporaryDirectory(prefix="t4grade-") as tmp:
-        report, notes = Path(tmp) / "report.json", Path(tmp) / "notes.json"
-        env = dict(os.environ, T4_REPORT=str(report), **{NOTES: str(notes)})
+        notes = Path(tmp) / "notes.json"
+        env = dict(os.environ, **{NOTES: str(notes)})
         if parallel:  # one thread each: processes side by side oversubscribe the cores otherwise
             env.setdefault("OMP_NUM_THREADS", "1")
-        cmd = [sys.executable, "-m", "pytest", "-p", "tools.report", "-p", "tools.grade",
-               "-q", "--tb=short", "-m", s.marker]
-        try:
-            proc = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                                  timeout=STEP_LIMIT_S)
-            rc, output = proc.returncode, proc.stdout + proc.stderr
-        except subprocess.TimeoutExpired as e:
-            rc, output = None, _text(e.stdout) + _text(e.stderr)
-        records = json.loads(report.read_text()) if report.exists() else None
+        records, rc, output = run_pytest(["-p", "tools.grade", "-q", "--tb=short", "-m", s.marker],
+                                         ROOT, env, STEP_LIMIT_S)
         note = json.loads(notes.read_text()) if notes.exists() else {}
     row = Row(s)
     if records is None and not note.get("running"):  # not even one test started
@@ -148,10 +141,6 @@ def source_line(lineno):
 def short(nodeid):
     """test_mainloop[32-32-64-...] -> test_mainloop: the reason names the case."""
     return nodeid.split("::")[-1].split("[")[0] if nodeid else "?"
-
-
-def _text(data):
-    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")
 
 
 def run_steps(steps):

@@ -1,9 +1,7 @@
 """Helpers the checks share: where things are, and running the suite on either side."""
-import json
 import os
 import shutil
 import subprocess
-import sys
 import tempfile
 from contextlib import contextmanager
 from pathlib import Path
@@ -50,11 +48,8 @@ def run_suite(mine_text=None, solution=False, args=(), timeout=600):
 
     mine_text replaces mine/t4_matmul.py in the copy; results are tools/report.py's records.
     """
+    from tools.report import run_pytest  # here: make reset imports this file with a python3 that may lack pytest
     with scratch_repo(mine_text) as tmp:
-        report = Path(tmp) / "report.json"
-        env = dict(os.environ, T4_REPORT=str(report), SOLUTION="1" if solution else "0")
-        proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "tools.report", "-q", "--tb=no",
-                               "-p", "no:randomly", *args], cwd=tmp, env=env, capture_output=True,
-                              text=True, timeout=timeout)
-        results = json.loads(report.read_text()) if report.exists() else []
-        return results, proc.stdout + proc.stderr
+        env = dict(os.environ, SOLUTION="1" if solution else "0")
+        results, _, output = run_pytest(["-q", "--tb=no", "-p", "no:randomly", *args], tmp, env, timeout)
+        return results or [], output
