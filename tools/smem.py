@@ -32,10 +32,14 @@ def shared_memory(block_m, block_n, block_k, num_stages, bytes_per_element):
     return num_stages * (block_m * block_k + block_k * block_n) * bytes_per_element
 
 
+def blocks_of(cfg):
+    """(BLOCK_M, BLOCK_N, BLOCK_K, num_stages) of a triton.Config: the arguments of shared_memory()."""
+    return cfg.kwargs["BLOCK_M"], cfg.kwargs["BLOCK_N"], cfg.kwargs["BLOCK_K"], cfg.num_stages
+
+
 def smem_bytes(cfg, bytes_per_element):
     """shared_memory() of a triton.Config."""
-    kw = cfg.kwargs
-    return shared_memory(kw["BLOCK_M"], kw["BLOCK_N"], kw["BLOCK_K"], cfg.num_stages, bytes_per_element)
+    return shared_memory(*blocks_of(cfg), bytes_per_element)
 
 
 def fits(nbytes):
@@ -62,8 +66,7 @@ def graded_blocks(solution):
         study.not_written_yet(f"AUTOTUNE_CONFIGS is empty; {BY_ID['T4.4'].where_to_read()}. "
                               f"Meanwhile: --solution, or --config BM BN BK STAGES")
     try:
-        return [(c.kwargs["BLOCK_M"], c.kwargs["BLOCK_N"], c.kwargs["BLOCK_K"], c.num_stages)
-                for c in t4.AUTOTUNE_CONFIGS]
+        return [blocks_of(c) for c in t4.AUTOTUNE_CONFIGS]
     except (AttributeError, KeyError) as e:
         sys.exit(f"AUTOTUNE_CONFIGS: every entry must be a triton.Config with BLOCK_M, BLOCK_N and "
                  f"BLOCK_K in its kwargs ({type(e).__name__}: {e}); `make test STEP=T4.4` says more")
