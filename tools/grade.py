@@ -123,8 +123,8 @@ def died(rc, running, output):
         return f"still running after {STEP_LIMIT_S} s{where}: stopped (a hang the per-test timeout could not interrupt)", code
     if rc < 0:
         name = signal.Signals(-rc).name
-        why = {"SIGSEGV": "a load or store far outside a tensor? check the masks and offsets",
-               "SIGBUS": "a load or store far outside a tensor? check the masks and offsets",
+        out_of_bounds = "a load or store far outside a tensor? check the masks and offsets"
+        why = {"SIGSEGV": out_of_bounds, "SIGBUS": out_of_bounds,
                "SIGABRT": "aborted (os.abort, or a failed check inside a C library)"}.get(name, "killed")
         return f"crashed ({name}){where}: {why}; later tests did not run", code
     return f"the test process exited with status {rc}{where}: does your code call exit?", code
@@ -217,10 +217,10 @@ def bar(row, width=10):
 
 
 def scorecard(rows, blocked=""):
-    title_width = max(len(r.step.title) + (11 if r.step.advanced else 0) for r in rows)
+    titles = [r.step.title + (" (advanced)" if r.step.advanced else "") for r in rows]
+    title_width = max(map(len, titles))
     lines = [paint(f"Lesson T4 scorecard: {seam.PATH}", "1")]
-    for r in rows:
-        title = r.step.title + (" (advanced)" if r.step.advanced else "")
+    for r, title in zip(rows, titles):
         colour = "32" if r.done else ("33" if r.step.advanced else "31")
         mark = "[x]" if r.done else "[ ]"
         lines.append(paint(f"  {mark} {r.step.id}  {title:<{title_width}}  {bar(r)} "
