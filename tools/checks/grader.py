@@ -8,7 +8,7 @@ import subprocess
 import sys
 
 from tools.checks.common import SOLUTION, pristine_stub, scratch_repo
-from tools.checks.layout import MARK
+from tools.checks.layout import split_bodies
 from tools.steps import STEPS
 
 ONE_SCREEN = 40  # lines
@@ -17,21 +17,8 @@ ROW = re.compile(r"^  \[([x ])\] (T4\.\d) ")
 
 def fill_in(stub, solution, step_ids):
     """The stub with the marked bodies of `step_ids` taken from the solution: a learner midway."""
-    def cut(text):  # [(step or None, lines)]: the scaffold between bodies, and each body
-        parts, lines, inside = [], [], None
-        for line in text.splitlines(keepends=True):
-            m = MARK.match(line)
-            if m and m.group(2) == "begin":
-                parts.append((None, lines + [line]))
-                lines, inside = [], m.group(1)
-            elif m:
-                parts.append((inside, lines))
-                lines, inside = [line], None
-            else:
-                lines.append(line)
-        return parts + [(None, lines)]
     return "".join("".join(sol if step in step_ids else mine)
-                   for (step, mine), (_, sol) in zip(cut(stub), cut(solution)))
+                   for (step, mine), (_, sol) in zip(split_bodies(stub), split_bodies(solution)))
 
 
 def grade(mine_text=None, solution=False, args=("--details",), **env):

@@ -8,17 +8,25 @@ from tools.steps import STEPS
 MARK = re.compile(r"^\s*# ---- (T4\.\d) (begin|end)\b")
 
 
+def split_bodies(text):
+    """[(step, lines)]: the scaffold (step None, marker lines included) and each marked body."""
+    parts, lines, inside = [], [], None
+    for line in text.splitlines(keepends=True):
+        m = MARK.match(line)
+        if m and m.group(2) == "begin":
+            parts.append((None, lines + [line]))
+            lines, inside = [], m.group(1)
+        elif m:
+            parts.append((inside, lines))
+            lines, inside = [line], None
+        else:
+            lines.append(line)
+    return parts + [(None, lines)]
+
+
 def scaffold(text):
     """The file with every marked body removed, and the docstring's first line dropped."""
-    kept, inside = [], None
-    for line in text.splitlines()[1:]:
-        m = MARK.match(line)
-        if m:
-            inside = m.group(1) if m.group(2) == "begin" else None
-            kept.append(line)
-        elif inside is None:
-            kept.append(line)
-    return kept
+    return [line.rstrip("\n") for step, lines in split_bodies(text) if step is None for line in lines][1:]
 
 
 def check_stub_and_solution_differ_only_inside_marked_bodies():
