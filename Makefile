@@ -1,60 +1,67 @@
-# Lesson T4 drill: `make test` to work through the steps, `make check` to prove the repo (README).
+# The drill: `make test` to work through the steps, `make check` to prove the repo (README).
 PYTHON ?= python3
 VENV   ?= .venv
 # With a GPU and your own torch + triton, skip the local environment: make test PY=python3
 PY     ?= $(VENV)/bin/python
-STEP   ?=
 SETUP  := $(if $(filter $(VENV)/bin/python,$(PY)),$(VENV)/.installed)
-# STEP=T4.2 (or t4.2, 2): that step alone (its pytest marker, t4_2).  ALL=1: every hint seen so far.
-ONE    := $(if $(STEP),--step $(STEP))
+# STEP=T4.2 (or t4.2, 2): that step alone.  LESSON=T4: that lesson.  SEED=n: replay a run's inputs.
+# ALL=1: every hint seen so far.
+PICK   := $(if $(STEP),--step $(STEP)) $(if $(LESSON),--lesson $(LESSON)) $(if $(SEED),--seed $(SEED))
 
-.PHONY: help setup test grade hint reset check bench tiles smem l2sim clean
+.PHONY: help setup test grade hint reset check lint format bench tiles smem l2sim clean
 help:
-	@echo "make test [STEP=T4.2]   grade mine/t4_matmul.py: the first failure, then the scorecard (SOLUTION=1: solutions/)"
+	@echo "make test [STEP=T4.2]   grade your file: the first failure, then the scorecard (SOLUTION=1: solutions/)"
 	@echo "make grade [STEP=T4.2]  the scorecard alone: which steps pass, what to read next"
 	@echo "make hint [STEP=T4.2]   the next hint for a step (ALL=1: every hint seen so far)"
 	@echo "make reset              the stub again; your file is kept in mine/backups/ first"
 	@echo "make check              the repo's invariants: what CI runs"
-	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (tools/bench.py --help)"
-	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (tools/tile_order.py --help)"
-	@echo "make smem [ARGS=...]    shared memory per autotune config, and the GPUs it fits (tools/smem.py --help)"
-	@echo "make l2sim [ARGS=...]   DRAM bytes in row-major vs grouped order, an L2 model (tools/l2sim.py --help)"
+	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (python -m tools.gpu.bench --help)"
+	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (python -m tools.study.tile_order --help)"
+	@echo "make smem [ARGS=...]    shared memory per autotune config, and the GPUs it fits (python -m tools.study.smem --help)"
+	@echo "make l2sim [ARGS=...]   DRAM bytes in row-major vs grouped order, an L2 model (python -m tools.study.l2sim --help)"
 	@echo "make setup              create $(VENV) with the pinned versions (done on first use)"
+	@echo "   also: SEED=n replays a run's random inputs; LESSON=T4 picks a lesson"
 
 setup: $(SETUP)
-$(VENV)/.installed: requirements.txt
+$(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 
-# Each step runs in its own pytest process, so a crash or a hang costs one row (tools/grade.py).
+# Each step runs in its own pytest process, so a crash or a hang costs one row (tools/learner/grade.py).
 test: $(SETUP)
-	@$(PY) tools/grade.py --details $(ONE)
+	@$(PY) -m tools.learner.grade --details $(PICK)
 grade: $(SETUP)
-	@$(PY) tools/grade.py $(ONE)
+	@$(PY) -m tools.learner.grade $(PICK)
 hint: $(SETUP)
-	@$(PY) tools/hint.py $(ONE) $(if $(ALL),--all)
+	@$(PY) -m tools.learner.hint $(PICK) $(if $(ALL),--all)
 reset:
-	@$(PYTHON) tools/reset.py
+	@$(PYTHON) -m tools.learner.reset
 
 check: $(SETUP)
-	$(PY) tools/check.py
+	$(PY) -m tools.checks
+# Lint and format are part of make check (tools/checks/lint.py); these run them alone.
+lint: $(SETUP)
+	$(PY) -m ruff check . && $(PY) -m ruff format --check .
+format: $(SETUP)
+	$(PY) -m ruff format . && $(PY) -m ruff check --fix .
 
 # Refuse at once without a GPU, before any set-up: timing the interpreter means nothing.
 bench:
 	@command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || \
-	  { echo "make bench needs a CUDA GPU (nvidia-smi finds none); on the CPU use tools/l2sim.py"; exit 2; }
+	  { echo "make bench needs a CUDA GPU (nvidia-smi finds none); on the CPU use make l2sim"; exit 2; }
 	@$(MAKE) --no-print-directory setup
-	$(PY) tools/bench.py $(ARGS)
+	$(PY) -m tools.gpu.bench $(ARGS)
 
 # Study tools: no GPU needed.  e.g. make tiles ARGS="4 4 2 --wave 4", make l2sim ARGS=--example
 tiles: $(SETUP)
-	$(PY) tools/tile_order.py $(ARGS)
+	$(PY) -m tools.study.tile_order $(ARGS)
 smem: $(SETUP)
-	$(PY) tools/smem.py $(ARGS)
+	$(PY) -m tools.study.smem $(ARGS)
 l2sim: $(SETUP)
-	$(PY) tools/l2sim.py $(ARGS)
+	$(PY) -m tools.study.l2sim $(ARGS)
 
 clean:
-	rm -rf $(VENV) .pytest_cache
+	rm -rf $(VENV) .pytest_cache *.egg-info
 	find . -name __pycache__ -prune -exec rm -rf {} +

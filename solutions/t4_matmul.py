@@ -142,7 +142,7 @@ def _config(bm, bn, bk, group_m, warps, stages):
                          num_warps=warps, num_stages=stages)
 
 
-# Shared memory per config: stages * (BM*BK + BK*BN) * bytes per element (§4, tools/smem.py).
+# Shared memory per config: stages * (BM*BK + BK*BN) * bytes per element (§4, make smem).
 # Bytes below are for fp16/bf16; the GPUs named are the smallest common ones that fit.
 AUTOTUNE_CONFIGS = [
     _config(128, 256, 64, 8, 8, 4),  # 196,608 B: H100/H200 only; the best large-shape tile there

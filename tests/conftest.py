@@ -1,65 +1,120 @@
-"""Where the suite runs: on the GPU when there is one, else through Triton's interpreter on the CPU.
+"""Where the suite runs, and the rules every check of it keeps.
 
-Also: one pytest marker per step (from tools/steps.py), the `t4` fixture that hands every test
-the graded module, and a hook that turns a stub's NotImplementedError into one short line.
+- On the GPU when there is one, else through Triton's interpreter on the CPU.
+- One pytest marker per step and one per lesson, from course/registry.py.
+- Seeds: every random input comes from SEED (random when unset, printed in the header). Each
+  test seeds torch from SEED and its own name, so `SEED=n pytest ...` (or `make test SEED=n`)
+  replays any failing check exactly, alone or in the whole run; a failure prints its seed.
+- A body not written yet (the stub's NotImplementedError) fails as one line, "not written yet".
+- The graded file cannot make a check disappear: a skip, an xfail or an exit raised while a check
+  runs fails that check, naming the line.  Only the suite's own skip marks skip.
 """
 import os
-import re
+import random
+import traceback
+import zlib
 
 import pytest
 import torch
 
-if not torch.cuda.is_available():
-    os.environ.setdefault("TRITON_INTERPRET", "1")  # must be set before triton is first imported
+from course import seam, toolchain
+from course.registry import LESSONS
 
-from tools import envcheck  # noqa: E402
-from tools.steps import STEPS  # noqa: E402
+toolchain.choose_backend()  # before triton is first imported
+toolchain.require_working_toolchain()
 
-envcheck.require_working_toolchain()
-
-import seam  # noqa: E402
+SEED = int(os.environ.get("SEED") or random.randrange(10 ** 6))
+GRADED = seam.graded_paths()
 
 
 def pytest_configure(config):
-    for s in STEPS:
-        config.addinivalue_line("markers", f"{s.marker}: {s.id} {s.title}")
+    for lesson in LESSONS:
+        config.addinivalue_line("markers", f"{lesson.marker}: lesson {lesson.id}, {lesson.title}")
+        for s in lesson.steps:
+            config.addinivalue_line("markers", f"{s.marker}: {s.id} {s.title}")
+
+
+def pytest_report_header(config):
+    return f"SEED={SEED} (replay these random inputs: SEED={SEED} pytest ..., or make test SEED={SEED})"
+
+
+def seed_of(nodeid):
+    """The seed of one test: SEED and the test's own id, so a test replays alone or in a run."""
+    return (SEED * 1_000_003 + zlib.crc32(nodeid.encode())) % 2 ** 31
+
+
+@pytest.fixture(autouse=True)
+def seeded(request):
+    torch.manual_seed(seed_of(request.node.nodeid))  # CPU and every CUDA device
 
 
 @pytest.fixture(scope="session")
-def t4():
-    try:
-        return seam.load()
-    except seam.LearnerImportError as e:
-        pytest.fail(str(e), pytrace=False)
+def graded_module():
+    """graded_module(lesson): the lesson's graded module, or a one-line failure if it does not import."""
+    def load(lesson):
+        try:
+            return seam.load(lesson)
+        except seam.LearnerImportError as e:
+            pytest.fail(str(e), pytrace=False)
+    return load
 
 
-@pytest.fixture(scope="session")
-def probes(t4):
-    import probes  # its kernels call the graded module's functions, so it loads after `t4`
-    return probes
+# ------------------------------------------------------------------------------------------------
+# What the graded file may not do to a check
+# ------------------------------------------------------------------------------------------------
+# Not KeyboardInterrupt: Ctrl-C must still stop a run, and an interrupted run ends with its checks not passed.
+ESCAPES = (pytest.skip.Exception, pytest.xfail.Exception, pytest.exit.Exception, SystemExit)
 
 
-_STUB = re.compile(r"""NotImplementedError\(\s*(['"])(.*?)\1""", re.S)
-
-
-def stub_message(exc):
-    """The stub's own message if `exc` comes from a body not written yet, else None."""
-    while exc is not None:
-        if isinstance(exc, NotImplementedError):
-            return str(exc)
-        found = _STUB.search(str(exc))  # the interpreter and the GPU compiler wrap the raise
-        if found:
-            return found.group(2)
-        exc = exc.__cause__ or exc.__context__
-    return None
+def _escape_report(exc):
+    """A failure message for a skip, xfail or exit that the graded file raised, else None."""
+    if not isinstance(exc, ESCAPES):
+        return None
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(GRADED)]
+    if not frames:
+        return None
+    where = f"{next(g for g in GRADED if frames[-1].filename.endswith(g))} line {frames[-1].lineno}"
+    kind = {pytest.skip.Exception: "a skip", pytest.xfail.Exception: "an xfail",
+            pytest.exit.Exception: "pytest.exit", SystemExit: "an exit"}
+    name = next(v for k, v in kind.items() if isinstance(exc, k))
+    return (f"{where} raised {name} ({type(exc).__name__}: {exc}): the graded code may not skip, xfail or "
+            f"end a check, so the check fails. Remove it and make the check pass")
 
 
 @pytest.hookimpl(wrapper=True)
 def pytest_runtest_call(item):
     try:
         return (yield)
-    except Exception as e:
-        message = stub_message(e)
-        if message is None:
+    except BaseException as e:  # noqa: BLE001 - a skip or an exit is what this looks for
+        escaped = _escape_report(e)
+        message = None if escaped else seam.stub_message(e) if isinstance(e, Exception) else None
+        if escaped is None and message is None:
             raise
-    pytest.fail(f"not written yet: {message}", pytrace=False)  # outside `except`: no chained traceback
+    # outside `except`: no chained traceback
+    pytest.fail(escaped or f"not written yet: {message}", pytrace=False)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    """Seeds on failures; a skip that is not the suite's own mark is a failure."""
+    report = yield
+    if report.skipped and not _skipped_by_the_suite(item, report):
+        report.outcome = "failed"
+        report.longrepr = (f"{item.nodeid}: skipped ({_skip_text(report)}), but only the suite's own marks may "
+                           f"skip a check: a skipped check does not pass")
+    if report.failed:
+        report.sections.append(("seed", f"SEED={SEED}: SEED={SEED} pytest '{item.nodeid}' replays this check; "
+                                        f"make test SEED={SEED} replays the whole run"))
+    return report
+
+
+def _skipped_by_the_suite(item, report):
+    """A skip from a skip mark, or a skipif mark whose condition is plain True, raised at setup."""
+    return report.when == "setup" and not hasattr(report, "wasxfail") and any(
+        m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True) for m in item.iter_markers())
+
+
+def _skip_text(report):
+    if hasattr(report, "wasxfail"):
+        return f"xfail: {report.wasxfail}"
+    return str(report.longrepr[-1]) if isinstance(report.longrepr, tuple) else str(report.longrepr)

@@ -4,6 +4,7 @@ Every check compares against an oracle computed independently here (a float64 pr
 enumeration of the grouped order), draws fresh random inputs, and poisons whatever the kernel
 must not read or must write, so that a skipped mask or an unwritten tile shows up.
 """
+import math
 import os
 import subprocess
 import sys
@@ -12,9 +13,12 @@ import pytest
 import torch
 import triton
 
-from oracles import grouped_order
-from tools.smem import H100_SMEM, smem_bytes  # the shared-memory formula and GPU limits live there
-from tools.steps import BY_ID
+from course import ROOT
+from course.hardware import H100_SMEM, smem_bytes
+from course.registry import BY_ID, T4
+from course.tile_order import grouped_order
+
+pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 DEVICE = "cpu" if INTERPRETING else "cuda"
@@ -29,6 +33,17 @@ DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat
 OUT_RTOL = {torch.float16: 1.5e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
 # The accumulator itself, before any cast: fp32 sums of exact fp16/bf16 products.
 ACC_RTOL = {torch.float16: 1e-5, torch.bfloat16: 1e-5, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
+
+
+@pytest.fixture(scope="session")
+def t4(graded_module):
+    return graded_module(T4)
+
+
+@pytest.fixture(scope="session")
+def probes(t4):
+    from course import t4_probes  # its kernels call the graded module's functions, so it loads after `t4`
+    return t4_probes
 
 
 def where(step_id):
@@ -112,10 +127,8 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
 @pytest.mark.t4_1
 def test_tile_coords_is_a_bijection(probes):
     """Every tile computed exactly once, over many grids, short last groups included."""
-    rng = torch.Generator().manual_seed(int.from_bytes(os.urandom(4), "little"))
-    grids = [(9, 7, 4), (13, 3, 8), (3, 11, 2)] + [
-        tuple(int(x) for x in torch.randint(1, 12, (2,), generator=rng)) + (2 ** int(torch.randint(0, 4, (1,), generator=rng)),)
-        for _ in range(5)]
+    grids = [(9, 7, 4), (13, 3, 8), (3, 11, 2)] + [  # and five random ones, from the test's seed
+        tuple(int(x) for x in torch.randint(1, 12, (2,))) + (2 ** int(torch.randint(0, 4, (1,))),) for _ in range(5)]
     for num_pid_m, num_pid_n, group_m in grids:
         got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
         tiles = {(m, n) for m in range(num_pid_m) for n in range(num_pid_n)}
@@ -180,15 +193,37 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
                     pytrace=False)
 
 
+def blockwise(a, b, bk, round_partials):
+    """What two wrong loops compute, in float64: each K-block's product rounded to fp16 before it
+    is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator)."""
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
+    for k in range(0, a.shape[1], bk):
+        part = a[:, k:k + bk].float() @ b[k:k + bk, :].float()
+        out = out + part.half().double() if round_partials else (out.float() + part).half().double()
+    return out
+
+
 @pytest.mark.t4_2
 def test_mainloop_accumulates_in_fp32(probes):
-    """A long K in fp16: an fp16 accumulator loses about 1e-2 here, fp32 about 1e-6."""
-    K = 2048
-    a = torch.rand(32, K, device=DEVICE).to(torch.float16)  # all positive: the sum grows with K
+    """fp16 inputs, all positive, K = 512 in 8 blocks of 64: summed in fp32 the error is about 1e-7.
+    An fp16 accumulator, or each block's tl.dot rounded to fp16 before it is added (acc +=
+    tl.dot(a, b).to(tl.float16)), loses 4e-5 or more here: only fp32 all the way stays under 1e-5."""
+    K, bk = 512, 64
+    a = torch.rand(32, K, device=DEVICE).to(torch.float16)
     b = torch.rand(K, 32, device=DEVICE).to(torch.float16)
-    err = rel_err(run_mainloop(probes, a, b, (16, 16, 64))[:32, :32], a.double() @ b.double())
-    assert err < 1e-4, (f"K = {K} in fp16: relative error {err:.1e}; an fp16 accumulator or an fp16 "
-                        f"cast inside the loop shows up like this. Keep acc float32; {where('T4.2')}")
+    acc = run_mainloop(probes, a, b, (16, 16, bk))[:32, :32]
+    err = rel_err(acc, a.double() @ b.double())
+    if err < 1e-5:
+        return
+    why = "something in the loop rounds below fp32"
+    if rel_err(acc, blockwise(a, b, bk, round_partials=True)) < err / 4:
+        why = ("it matches each tl.dot(a, b) rounded to fp16 before it is added: a .to(tl.float16) on the "
+               "partial product throws away its low bits 8 times here. Add the float32 product as it is: "
+               "acc = tl.dot(a, b, acc) (or acc += tl.dot(a, b))")
+    elif rel_err(acc, blockwise(a, b, bk, round_partials=False)) < err / 4:
+        why = "it matches an fp16 accumulator: start acc = tl.zeros(..., dtype=tl.float32) and keep it float32"
+    pytest.fail(f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {where('T4.2')}",
+                pytrace=False)
 
 
 # ================================================================================================
@@ -219,6 +254,53 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     assert torch.equal(c, want), (
         f"{case}: C differs from acc cast to {dtype} in {(c != want).sum().item()} cells; "
         f"address C with stride_cm and stride_cn, and store acc.to(c_ptr.dtype.element_ty); {where('T4.3')}")
+
+
+# ================================================================================================
+# T4.5 (advanced) bias_and_activation alone, through a probe
+# ================================================================================================
+def gelu(x):
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))  # exact GELU, x * Phi(x)
+
+
+@pytest.mark.t4_5
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+@pytest.mark.parametrize("has_bias, activation", [(True, "none"), (False, "gelu"), (True, "gelu")])
+@pytest.mark.parametrize("N, bn", [(40, 16), (70, 32), (5, 16)])
+def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
+    """The tile of a row of programs across N, padding columns included: the bias sits inside NaN
+    padding with stride 2, so a load past its end or between its elements puts NaN in the tile."""
+    bm, tiles = 16, triton.cdiv(N, bn)
+    acc = 3 * torch.randn(bm, tiles * bn, device=DEVICE)
+    out = torch.full_like(acc, -7.0)
+    bias, _ = poisoned_view(1, N, "every-other-column", dtype)
+    bias = bias[0]
+    probes.bias_and_activation_probe[(tiles,)](acc, acc.stride(0), bias, N, bias.stride(0), out, bm, bn,
+                                               has_bias, activation)
+    case = f"N={N}, BLOCK_N={bn}, HAS_BIAS={has_bias}, ACTIVATION={activation!r}, bias {dtype} with stride 2"
+    if out[:, :N].isnan().any():
+        pytest.fail(f"{case}: NaN in the columns < N, so the bias was read between its elements (they "
+                    f"are NaN here): address it as bias_ptr + offs_n * stride_bias; {where('T4.5')}", pytrace=False)
+    if out[:, N:].isnan().any():
+        pytest.fail(f"{case}: the tile's columns >= N hold NaN, so the bias load read past its end (NaN "
+                    f"padding here; on a GPU that read is undefined and can fault). The store masks those "
+                    f"columns off, so no other test sees it: load with mask=offs_n < N, other=0.0; "
+                    f"{where('T4.5')}", pytrace=False)
+    want = acc[:, :N].double() + (bias.double()[None, :] if has_bias else 0)
+    want = gelu(want) if activation == "gelu" else want
+    err = rel_err(out[:, :N], want)
+    if err <= 1e-5:
+        return
+    hint = "return act(acc + bias[None, :]) in float32"
+    if has_bias and activation == "gelu" and rel_err(out[:, :N], gelu(acc[:, :N].double()) + bias.double()) <= 1e-5:
+        hint = "the bias was added after the GELU: add it first, gelu(acc + bias)"
+    elif activation == "gelu":
+        x = want if not has_bias else acc[:, :N].double() + bias.double()[None, :]
+        tanh = 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+        if rel_err(out[:, :N], tanh) <= 1e-5:
+            hint = (f"this is the tanh approximation of GELU, {rel_err(tanh, gelu(x)):.0e} away from the exact "
+                    f"one the lesson asks for: 0.5 * x * (1 + erf(x / sqrt(2)))")
+    pytest.fail(f"{case}: relative error {err:.2e} > 1e-5; {hint}; {where('T4.5')}", pytrace=False)
 
 
 # ================================================================================================
@@ -328,22 +410,84 @@ def no_torch_matmul(monkeypatch):
             monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
 
 
-class LaunchSpy:
-    """Stands in for a kernel and counts its launches; with run=False it only counts."""
+class LaunchWatch:
+    """Stands in for matmul_kernel and matmul_kernel_autotuned while matmul runs, so the suite sees
+    what was launched, with which arguments, into which tensor.  Right before the kernel runs, C
+    (its c_ptr argument) is filled with NaN; right after, a copy of what the kernel left there is
+    kept.  So C can hold only what that one launch wrote, and anything done to it later shows."""
 
-    def __init__(self, kernel, run=True):
-        self.kernel, self.run, self.launches, self.last_kwargs = kernel, run, 0, {}
+    def __init__(self, t4, monkeypatch, run_tuned=True):
+        self.launches = []  # (kernel name, {argument: value}, C as the kernel left it)
+        arg_names = list(t4.matmul_kernel.arg_names)  # the scaffold's kernel: the same in every file
+        for name, run in (("matmul_kernel", True), ("matmul_kernel_autotuned", run_tuned)):
+            kernel = getattr(t4, name)
+            if kernel is not None:
+                monkeypatch.setattr(t4, name, _Spy(self, name, kernel, arg_names, run))
+
+    def count(self, name):
+        return sum(launch[0] == name for launch in self.launches)
+
+    def check(self, c, bias, activation, case, step):
+        """Fail unless C came whole from one launch that got this call's bias and flags."""
+        if not self.launches and isinstance(c, torch.Tensor) and c.numel() == 0:
+            return  # nothing to compute, nothing to launch
+        if len(self.launches) != 1:
+            pytest.fail(f"{case}: matmul launched the kernel {len(self.launches)} times, expected once: one "
+                        f"launch of matmul_kernel computes all of C; {where('T4.4')}", pytrace=False)
+        _, args, left = self.launches[0]
+        for flag, want in (("HAS_BIAS", bias is not None), ("ACTIVATION", activation or "none")):
+            if args.get(flag) != want:
+                pytest.fail(f"{case}: the launch got {flag}={args.get(flag)!r} for this call, which needs "
+                            f"{flag}={want!r}: bias and activation belong inside the kernel "
+                            f"(bias_and_activation), not in torch after it; {where(step)}", pytrace=False)
+        if bias is not None and not same_tensor(args.get("bias_ptr"), bias):
+            pytest.fail(f"{case}: the launch did not get the caller's bias tensor as bias_ptr (pass bias "
+                        f"itself, with bias.stride(0)); {where(step)}", pytrace=False)
+        if not same_tensor(c, args.get("c_ptr")):
+            pytest.fail(f"{case}: matmul returned a tensor the kernel did not write into (its c_ptr was "
+                        f"another): return the C you launched on; C must come from the kernel, not from torch "
+                        f"work on another buffer; {where(step)}", pytrace=False)
+        changed = (~((c == left) | (c.isnan() & left.isnan()))).sum().item()
+        if changed:
+            pytest.fail(f"{case}: {changed} cells of C changed after matmul_kernel returned: every value of C "
+                        f"must come from the kernel (the bias and GELU too), with no torch arithmetic on C "
+                        f"after the launch; {where(step)}", pytrace=False)
+
+
+class _Spy:
+    def __init__(self, watch, name, kernel, arg_names, run):
+        self.watch, self.name, self.kernel, self.arg_names, self.run = watch, name, kernel, arg_names, run
 
     def __getitem__(self, grid):
-        launcher = self.kernel[grid] if self.run else None
-
         def launch(*args, **kwargs):
-            self.launches, self.last_kwargs = self.launches + 1, kwargs
-            return launcher(*args, **kwargs) if self.run else None
+            bound = dict(zip(self.arg_names, args), **kwargs)
+            c = bound.get("c_ptr")
+            if isinstance(c, torch.Tensor) and c.is_floating_point():
+                c.fill_(float("nan"))
+            result = self.kernel[grid](*args, **kwargs) if self.run else None
+            self.watch.launches.append((self.name, bound, c.clone() if isinstance(c, torch.Tensor) else None))
+            return result
         return launch
 
     def __getattr__(self, name):
         return getattr(self.kernel, name)
+
+
+def same_tensor(x, y):
+    return (isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor) and x.data_ptr() == y.data_ptr()
+            and x.shape == y.shape and x.stride() == y.stride() and x.dtype == y.dtype)
+
+
+@pytest.fixture
+def watched(t4, monkeypatch):
+    """matmul under a LaunchWatch: watched(a, b, step=..., **kwargs) returns C once its launch checks out."""
+    def call(a, b, step="T4.4", **kwargs):
+        watch = LaunchWatch(t4, monkeypatch)
+        c = t4.matmul(a, b, **kwargs)
+        case = f"{tuple(a.shape)} @ {tuple(b.shape)} {a.dtype}"
+        watch.check(c, kwargs.get("bias"), kwargs.get("activation"), case, step)
+        return c
+    return call
 
 
 def quick(t4):
@@ -353,58 +497,58 @@ def quick(t4):
     return None if INTERPRETING else t4.INTERPRET_CONFIG
 
 
-def check_product(c, a, b, dtype, case, step="T4.4"):
+def check_product(c, a, b, dtype, case):
     assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == (a.shape[0], b.shape[1]), (
         f"{case}: matmul must return a ({a.shape[0]}, {b.shape[1]}) tensor of {dtype}, got "
-        f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}; {where(step)}")
+        f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}; {where('T4.4')}")
     assert c.device == a.device, f"{case}: C must be on {a.device}, got {c.device}"
     assert not c.isnan().any(), (f"{case}: {c.isnan().sum().item()} cells of C were never written (they "
                                  f"start as NaN here); is the grid computed from the config's BLOCK_M and "
-                                 f"BLOCK_N? {where(step)}")
+                                 f"BLOCK_N? {where('T4.4')}")
     err = rel_err(c, a.double() @ b.double())
-    assert err <= OUT_RTOL[dtype], f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {where(step)}"
+    assert err <= OUT_RTOL[dtype], f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {where('T4.4')}"
 
 
 @pytest.mark.t4_4
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("M, N, K", MATMUL_SHAPES)
-def test_matmul(t4, poisoned_allocations, dtype, layout, M, N, K):
+def test_matmul(t4, watched, poisoned_allocations, dtype, layout, M, N, K):
     a, _ = poisoned_view(M, K, layout, dtype)
     b, _ = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 2) % 3], dtype)
-    check_product(t4.matmul(a, b, config=quick(t4)), a, b, dtype, f"{M}x{K} @ {K}x{N} {dtype}, A {layout}")
+    check_product(watched(a, b, config=quick(t4)), a, b, dtype, f"{M}x{K} @ {K}x{N} {dtype}, A {layout}")
 
 
 @pytest.mark.t4_4
-def test_matmul_of_plain_tensors_and_linear_weights(t4):
+def test_matmul_of_plain_tensors_and_linear_weights(t4, watched):
     x, w = random((40, 72), torch.float16), random((24, 72), torch.float16)  # nn.Linear keeps W as (N, K)
-    check_product(t4.matmul(x, w.t(), config=quick(t4)), x, w.t(), torch.float16, "x @ W.t() without .contiguous()")
+    check_product(watched(x, w.t(), config=quick(t4)), x, w.t(), torch.float16, "x @ W.t() without .contiguous()")
 
 
 @pytest.mark.t4_4
-def test_grid_follows_the_config(t4, poisoned_allocations):
+def test_grid_follows_the_config(t4, watched, poisoned_allocations):
     """The same product under configs of different block shapes: a fixed grid misses tiles."""
     a, b = random((100, 72), torch.float16), random((72, 90), torch.float16)
     for bm, bn, bk in ((16, 16, 16), (64, 32, 32), (32, 64, 16)):
         cfg = triton.Config(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2), num_warps=4, num_stages=2)
-        check_product(t4.matmul(a, b, config=cfg), a, b, torch.float16, f"config BLOCK {bm}x{bn}x{bk}")
+        check_product(watched(a, b, config=cfg), a, b, torch.float16, f"config BLOCK {bm}x{bn}x{bk}")
 
 
 @pytest.mark.t4_4
-def test_every_autotune_config_runs(t4, poisoned_allocations):
+def test_every_autotune_config_runs(t4, watched, poisoned_allocations):
     require_configs(t4)
     for cfg in t4.AUTOTUNE_CONFIGS:
         kw = cfg.kwargs
         M, N, K = kw["BLOCK_M"] + 3, kw["BLOCK_N"] + 5, 2 * kw["BLOCK_K"] + 7  # tails everywhere
         a, b = random((M, K), torch.float16), random((K, N), torch.float16)
-        check_product(t4.matmul(a, b, config=cfg), a, b, torch.float16, f"config {cfg}")
+        check_product(watched(a, b, config=cfg), a, b, torch.float16, f"config {cfg}")
 
 
 @pytest.mark.t4_4
 @pytest.mark.parametrize("M, N, K", [(0, 5, 7), (6, 0, 7), (0, 0, 0), (6, 5, 0)])
-def test_empty_dimensions(t4, poisoned_allocations, M, N, K):
+def test_empty_dimensions(t4, watched, poisoned_allocations, M, N, K):
     a, b = random((M, K), torch.float16), random((K, N), torch.float16)
-    c = t4.matmul(a, b)
+    c = watched(a, b)
     assert tuple(c.shape) == (M, N) and c.dtype == torch.float16, f"{M}x{K} @ {K}x{N}: got {tuple(c.shape)} {c.dtype}"
     assert torch.equal(c, torch.zeros_like(c)), f"K = 0 must give zeros, got {c}; {where('T4.4')}"
 
@@ -412,42 +556,42 @@ def test_empty_dimensions(t4, poisoned_allocations, M, N, K):
 @pytest.mark.t4_4
 def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
     """Handing the product to torch would pass every numeric test, and teach nothing."""
-    spy = LaunchSpy(t4.matmul_kernel)
-    monkeypatch.setattr(t4, "matmul_kernel", spy)
+    watch = LaunchWatch(t4, monkeypatch)
     a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
     cfg = triton.Config(dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2), num_warps=2, num_stages=3)
     try:
-        t4.matmul(a, b, config=cfg)
+        c = t4.matmul(a, b, config=cfg)
     except HandedToTorch as e:
         pytest.fail(f"{e}; {where('T4.4')}", pytrace=False)
-    assert spy.launches == 1, (f"matmul(config=...) launched matmul_kernel {spy.launches} times, expected "
-                               f"once: one launch computes all of C; {where('T4.4')}")
+    assert watch.count("matmul_kernel") == 1, (
+        f"matmul(config=...) launched matmul_kernel {watch.count('matmul_kernel')} times, expected once: one "
+        f"launch computes all of C; {where('T4.4')}")
     # The interpreter ignores num_warps and num_stages, so only this can tell config.kwargs (which
     # drops them) from config.all_kwargs().
-    got = {k: spy.last_kwargs.get(k) for k in ("num_warps", "num_stages")}
+    got = {k: watch.launches[0][1].get(k) for k in ("num_warps", "num_stages")}
     assert got == {"num_warps": 2, "num_stages": 3}, (
         f"the launch got {got} from a config with num_warps=2, num_stages=3: pass **config.all_kwargs(), "
         f"which holds them, not **config.kwargs; {where('T4.4')}")
+    watch.check(c, None, None, "40x30 @ 30x20", "T4.4")
 
 
 @pytest.mark.t4_4
 def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
     """Interpreter: INTERPRET_CONFIG on the plain kernel, never autotune. GPU: the autotuned kernel."""
     # Under the interpreter the autotuner would fail ("0 active drivers") before we could say why.
-    plain, tuned = LaunchSpy(t4.matmul_kernel), LaunchSpy(t4.matmul_kernel_autotuned, run=not INTERPRETING)
-    monkeypatch.setattr(t4, "matmul_kernel", plain)
-    monkeypatch.setattr(t4, "matmul_kernel_autotuned", tuned)
+    watch = LaunchWatch(t4, monkeypatch, run_tuned=not INTERPRETING)
     a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
     t4.matmul(a, b)
+    plain, tuned = watch.count("matmul_kernel"), watch.count("matmul_kernel_autotuned")
     if INTERPRETING:
-        assert (plain.launches, tuned.launches) == (1, 0), (
+        assert (plain, tuned) == (1, 0), (
             f"under TRITON_INTERPRET matmul must launch matmul_kernel with INTERPRET_CONFIG (autotune cannot "
-            f"run without a GPU driver); it launched the plain kernel {plain.launches} and the autotuned "
-            f"one {tuned.launches} times; {where('T4.4')}")
+            f"run without a GPU driver); it launched the plain kernel {plain} and the autotuned "
+            f"one {tuned} times; {where('T4.4')}")
     else:
-        assert (plain.launches, tuned.launches) == (0, 1), (
+        assert (plain, tuned) == (0, 1), (
             f"on a GPU matmul without config must launch matmul_kernel_autotuned; it launched the plain "
-            f"kernel {plain.launches} and the autotuned one {tuned.launches} times; {where('T4.4')}")
+            f"kernel {plain} and the autotuned one {tuned} times; {where('T4.4')}")
 
 
 def bad_inputs():
@@ -496,12 +640,10 @@ def test_cpu_tensors_need_the_interpreter(t4):
             t4.matmul(a, b)
         return
     # Already interpreting here, so ask a fresh process without it.
-    code = ("import seam, torch\nt4 = seam.load()\ntry:\n    t4.matmul(torch.ones(4, 5).half(), torch.ones(5, 3).half())\n"
+    code = ("import torch\nfrom course import seam\nfrom course.registry import T4\nt4 = seam.load(T4)\ntry:\n    t4.matmul(torch.ones(4, 5).half(), torch.ones(5, 3).half())\n"
             "    print('NO ERROR')\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
     env = dict(os.environ, TRITON_INTERPRET="0")
-    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-    env["PYTHONPATH"] = os.pathsep.join([root, os.path.join(root, "tests")])
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=root)
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
     said = (out.stdout + out.stderr).strip().splitlines()[-1:] or ["nothing"]
     if "NotImplementedError" in said[0]:
         pytest.fail(f"not written yet: {said[0]}", pytrace=False)
@@ -536,11 +678,11 @@ def fused_reference(a, b, bias, activation):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("with_bias, activation", [(True, None), (False, "gelu"), (True, "gelu")])
 @pytest.mark.parametrize("M, N, K", [(48, 48, 40), (37, 70, 33), (20, 9, 0)])
-def test_bias_and_gelu(t4, poisoned_allocations, dtype, with_bias, activation, M, N, K):
+def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, activation, M, N, K):
     a, b = random((M, K), dtype), random((K, N), dtype)
     bias, _ = poisoned_view(1, N, "every-other-column", dtype) if with_bias else (None, None)
     bias = bias[0] if with_bias else None  # a bias with stride 2, inside NaN padding
-    c = t4.matmul(a, b, bias=bias, activation=activation, config=quick(t4))
+    c = watched(a, b, step="T4.5", bias=bias, activation=activation, config=quick(t4))
     case = f"{M}x{K} @ {K}x{N} {dtype}, bias={'yes' if with_bias else 'no'}, activation={activation}"
     ref = fused_reference(a, b, bias, activation)
     err = rel_err(c, ref)
@@ -555,11 +697,11 @@ def test_bias_and_gelu(t4, poisoned_allocations, dtype, with_bias, activation, M
 
 
 @pytest.mark.t4_5
-def test_bias_is_one_value_per_column(t4, poisoned_allocations):
+def test_bias_is_one_value_per_column(t4, watched, poisoned_allocations):
     """With K = 0 the product is zero, so C must be the bias itself, repeated down every row."""
     M = N = 32
     bias = random((N,), torch.float16)
-    c = t4.matmul(random((M, 0), torch.float16), random((0, N), torch.float16), bias=bias, config=quick(t4))
+    c = watched(random((M, 0), torch.float16), random((0, N), torch.float16), step="T4.5", bias=bias, config=quick(t4))
     want = bias[None, :].expand(M, N)
     if torch.equal(c, want):
         return

@@ -1,4 +1,4 @@
-"""Helpers the checks share: where things are, and running the suite on either side."""
+"""Helpers the checks share: each lesson's two files, and scratch copies to run things in."""
 import os
 import shutil
 import subprocess
@@ -6,50 +6,62 @@ import tempfile
 from contextlib import contextmanager
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[2]
-SOLUTION = ROOT / "solutions" / "t4_matmul.py"
-MINE = ROOT / "mine" / "t4_matmul.py"
+from course import ROOT
+from course.registry import LESSONS
+
+# What a scratch copy holds: everything the suite, the grader and the tools need to run there.
+COPIED = ("course", "tests", "tools", "solutions", "mine", "pytest.ini", "pyproject.toml")
 
 
-def committed_stub():
-    """mine/t4_matmul.py as committed in HEAD; raises CalledProcessError or FileNotFoundError."""
-    return subprocess.run(["git", "show", "HEAD:mine/t4_matmul.py"], cwd=ROOT, check=True,
-                          capture_output=True, text=True).stdout
+def solution_file(lesson):
+    return ROOT / "solutions" / lesson.file
 
 
-def pristine_stub():
-    """The stub as committed (a learner's edits to mine/ do not count), else as on disk."""
+def mine_file(lesson):
+    return ROOT / "mine" / lesson.file
+
+
+def committed(rel):
+    """A file as committed in HEAD; raises CalledProcessError or FileNotFoundError."""
+    return subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
+def pristine_stub(lesson):
+    """The lesson's stub as committed (a learner's edits to mine/ do not count), else as on disk."""
     try:
-        return committed_stub()
+        return committed(f"mine/{lesson.file}")
     except (subprocess.CalledProcessError, FileNotFoundError):
-        return MINE.read_text()
+        return mine_file(lesson).read_text()
+
+
+def pristine_stubs():
+    return {lesson: pristine_stub(lesson) for lesson in LESSONS}
 
 
 @contextmanager
-def scratch_repo(mine_text=None):
-    """A throw-away copy of what the suite needs; mine_text replaces mine/t4_matmul.py there.
+def scratch_repo(mine_texts=None):
+    """A throw-away copy of the repo; mine_texts ({lesson: text}) replaces those files of mine/ there.
 
-    Checks plant their mistakes here, never in the real mine/.
-    """
-    with tempfile.TemporaryDirectory(prefix="t4check-") as tmp:
-        for part in ("tests", "tools", "solutions", "mine", "pytest.ini"):
+    Checks plant their mistakes here, never in the real mine/.  Run Python there with `-m` and
+    cwd set to the copy, so that its packages come before the checkout's on sys.path."""
+    with tempfile.TemporaryDirectory(prefix="course-check-") as tmp:
+        for part in COPIED:
             src, dst = ROOT / part, Path(tmp) / part
             if src.is_dir():
-                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "backups"))
+                shutil.copytree(src, dst, ignore=shutil.ignore_patterns("__pycache__", "backups", "*.egg-info"))
             else:
                 shutil.copy(src, dst)
-        if mine_text is not None:
-            (Path(tmp) / "mine" / "t4_matmul.py").write_text(mine_text)
+        for lesson, text in (mine_texts or {}).items():
+            (Path(tmp) / "mine" / lesson.file).write_text(text)
         yield Path(tmp)
 
 
-def run_suite(mine_text=None, solution=False, args=(), timeout=600):
-    """Run the suite in a scratch copy of the repo; return (results, output).
+def run_suite(mine_texts=None, solution=False):
+    """Run the whole suite in a scratch copy of the repo; return (report, output).
 
-    mine_text replaces mine/t4_matmul.py in the copy; results are tools/report.py's records.
-    """
-    from tools.report import run_pytest  # here: make reset imports this file with a python3 that may lack pytest
-    with scratch_repo(mine_text) as tmp:
+    report is tools/learner/plugin.py's: {"collected": [...], "results": {test: {...}}}."""
+    from tools.learner.plugin import run_pytest  # here: make reset's python3 may lack pytest
+    with scratch_repo(mine_texts) as tmp:
         env = dict(os.environ, SOLUTION="1" if solution else "0")
-        results, _, output = run_pytest(["-q", "--tb=no", "-p", "no:randomly", *args], tmp, env, timeout)
-        return results or [], output
+        report, _, output = run_pytest(["-q", "--tb=no"], tmp, env, timeout=900)
+        return report or {"collected": [], "results": {}}, output

@@ -1,17 +1,14 @@
 """The explainers stay true: citations quote the code they cite, tool output and pictures are what
 the tools produce now, and every section that a step or a failure message names exists, under
-the title tools/steps.py gives it."""
+the title course/registry.py gives it."""
 import re
 
-from tools import docs
-from tools.steps import EXPLAINERS, SECTIONS
-from tools.checks.common import ROOT
+from course import ROOT
+from course.registry import LESSONS
+from tools.explainers import docs
 
 HEADING = re.compile(r"^#{2,4} (\d+(?:\.\d+)*)\.? (.*?)\s*$", re.M)
 SECTION_REF = re.compile(r"§(\d+(?:\.\d+)*)")
-# Files whose messages send a learner to a section: the stub, the reference, the suite.
-POINTING = ("mine/t4_matmul.py", "solutions/t4_matmul.py", "tests/test_t4.py", "tests/probes.py",
-            "tests/conftest.py", "tools/steps.py")
 
 
 def check_citations_quote_the_code():
@@ -30,32 +27,41 @@ def headings(text):
 
 def check_every_section_exists_in_both_explainers():
     problems = []
-    for column, (lang, rel) in enumerate(EXPLAINERS.items()):
-        path = ROOT / rel
-        if not path.exists():
-            problems.append(f"{rel} does not exist")
-            continue
-        found = headings(path.read_text())
-        for number, titles in SECTIONS.items():
-            if number not in found:
-                problems.append(f"{rel} lacks a heading for §{number} ({titles[column]})")
-            elif found[number] != titles[column]:
-                problems.append(f"{rel}: §{number} is titled {found[number]!r}, tools/steps.py says "
-                                f"{titles[column]!r}; change one of them")
+    for lesson in LESSONS:
+        for column, rel in enumerate(lesson.explainers.values()):
+            path = ROOT / rel
+            if not path.exists():
+                problems.append(f"{rel} does not exist")
+                continue
+            found = headings(path.read_text())
+            for number, titles in lesson.sections.items():
+                if number not in found:
+                    problems.append(f"{rel} lacks a heading for §{number} ({titles[column]})")
+                elif found[number] != titles[column]:
+                    problems.append(f"{rel}: §{number} is titled {found[number]!r}, course/registry.py says "
+                                    f"{titles[column]!r}; change one of them")
     return problems
 
 
 def check_both_explainers_have_the_same_sections():
     """The English file is a companion: the same numbered sections, added ones included."""
-    zh, en = (set(headings((ROOT / rel).read_text())) if (ROOT / rel).exists() else set()
-              for rel in EXPLAINERS.values())
-    return [f"§{n} is only in {EXPLAINERS['zh'] if n in zh else EXPLAINERS['en']}" for n in sorted(zh ^ en)]
+    problems = []
+    for lesson in LESSONS:
+        zh, en = (set(headings((ROOT / rel).read_text())) if (ROOT / rel).exists() else set()
+                  for rel in lesson.explainers.values())
+        problems += [f"§{n} is only in {lesson.explainers['zh'] if n in zh else lesson.explainers['en']}"
+                     for n in sorted(zh ^ en)]
+    return problems
 
 
 def check_every_section_a_message_names_exists():
+    """Every § that a lesson's stub, reference, suite, probes or hints name is a section of it."""
     problems = []
-    for rel in POINTING:
-        for number in sorted(set(SECTION_REF.findall((ROOT / rel).read_text()))):
-            if number not in SECTIONS:
-                problems.append(f"{rel} sends the learner to §{number}, which tools/steps.py's SECTIONS lacks")
+    for lesson in LESSONS:
+        texts = {rel: (ROOT / rel).read_text() for rel in lesson.files()}
+        texts["course/registry.py"] = " ".join(h for s in lesson.steps for h in s.hints)
+        for rel, text in texts.items():
+            for number in sorted(set(SECTION_REF.findall(text))):
+                if number not in lesson.sections:
+                    problems.append(f"{rel} sends the learner to §{number}, which {lesson.id}'s sections lack")
     return problems

@@ -1,18 +1,19 @@
-"""The grader itself works (tools/grade.py, hint.py, reset.py), tried in scratch copies of the repo:
-all green on solutions/, all red on the stub, one more row green per step filled in, and a short
-report, scorecard included, for code that does not import, hangs or crashes the interpreter."""
+"""The grader itself works (tools/learner/: grade, hint, reset), tried on every lesson in scratch
+copies of the repo: all green on solutions/, all red on the stub, one more row green per step filled
+in, and a short report, scorecard included, for code that does not import, hangs or crashes the
+interpreter.  The mistakes are planted by rule (the first body, the first store), not by line."""
 import json
 import os
 import re
 import subprocess
 import sys
 
-from tools.checks.common import SOLUTION, pristine_stub, scratch_repo
+from course.registry import LESSONS
+from tools.checks.common import pristine_stub, scratch_repo, solution_file
 from tools.checks.layout import split_bodies
-from tools.steps import STEPS
 
 ONE_SCREEN = 40  # lines
-ROW = re.compile(r"^  \[([x ])\] (T4\.\d) ")
+ROW = re.compile(r"^  \[([x ])\] (T\d+\.\d+) ")
 
 
 def fill_in(stub, solution, step_ids):
@@ -21,26 +22,36 @@ def fill_in(stub, solution, step_ids):
                    for (step, mine), (_, sol) in zip(split_bodies(stub), split_bodies(solution)))
 
 
-def grade(mine_text=None, solution=False, args=("--details",), **env):
-    """Run tools/grade.py in a scratch copy; return (exit status, output, {step: row is green})."""
-    with scratch_repo(mine_text) as tmp:
+def plant(text, step_id, lines):
+    """text with `lines` put at the start of step_id's first marked body; (new text, first line number)."""
+    parts = split_bodies(text)
+    at = next(i for i, (step, _) in enumerate(parts) if step == step_id)
+    lineno = sum(len(body) for _, body in parts[:at]) + 1
+    parts[at] = (step_id, list(lines) + parts[at][1])
+    return "".join("".join(body) for _, body in parts), lineno
+
+
+def grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
+    """Run the grader on a lesson in a scratch copy; return (exit status, output, {step: row is green})."""
+    with scratch_repo({lesson: mine_text} if mine_text is not None else None) as tmp:
         env = dict(os.environ, SOLUTION="1" if solution else "0", COLUMNS="100", **env)
         env.pop("NO_COLOR", None)  # colour must stay off anyway: stdout is a pipe, as in CI
-        proc = subprocess.run([sys.executable, "tools/grade.py", *args], cwd=tmp, env=env,
-                              capture_output=True, text=True, timeout=900)
+        proc = subprocess.run([sys.executable, "-m", "tools.learner.grade", "--lesson", lesson.id, *args],
+                              cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
     output = proc.stdout + proc.stderr
     rows = {m[2]: m[1] == "x" for line in output.splitlines() for m in [ROW.match(line)] if m}
     return proc.returncode, output, rows
 
 
-def expect(name, got, rc_zero, green, must_say=(), once=()):
-    """Problems with one grader run: exit status, which rows are green, what it says, its length."""
+def expect(name, lesson, got, rc_zero, green, must_say=(), once=()):
+    """Problems with one grader run: exit status, which rows are green, what it says, its length.
+    green: the step ids whose rows must be green, or None to leave the rows unchecked."""
     rc, output, rows = got
     problems = []
     if (rc == 0) != rc_zero:
         problems.append(f"exits {rc}, expected {'0' if rc_zero else 'non-zero'}")
-    want = {s.id: s.id in green for s in STEPS}
-    if rows != want:
+    want = {s.id: s.id in green for s in lesson.steps} if green is not None else None
+    if want is not None and rows != want:
         problems.append(f"rows green {rows}, expected {want}")
     problems += [f"does not say {w!r}" for w in must_say if not re.search(w, output)]
     problems += [f"says {w!r} {output.count(w)} times, expected once" for w in once if output.count(w) != 1]
@@ -48,74 +59,87 @@ def expect(name, got, rc_zero, green, must_say=(), once=()):
         problems.append("prints colour codes into a pipe (a CI log)")
     if len(output.splitlines()) > ONE_SCREEN:
         problems.append(f"prints {len(output.splitlines())} lines, more than one screen ({ONE_SCREEN})")
+    name = f"{lesson.id} {name}"
     return [f"{name}: {p}\n{output[-3000:]}" for p in problems[:1]] + [f"{name}: {p}" for p in problems[1:]]
 
 
 def check_scorecard_is_green_on_solutions_and_red_on_the_stub():
-    problems = expect("solutions/", grade(solution=True), True, {s.id for s in STEPS}, ["Every step passes"])
-    stub = grade(pristine_stub())
-    problems += expect("the untouched stub", stub, False, set(), ["Next: T4.1 "])
-    reasons = re.findall(r"(?m)^ {10}test_\w+: not written yet", stub[1])
-    if len(reasons) != len(STEPS):
-        problems.append(f"the untouched stub: {len(reasons)} rows say 'not written yet', expected "
-                        f"{len(STEPS)}:\n{stub[1]}")
+    problems = []
+    for lesson in LESSONS:
+        problems += expect("solutions/", lesson, grade(lesson, solution=True), True, {s.id for s in lesson.steps},
+                           ["Every step passes"])
+        stub = grade(lesson, pristine_stub(lesson))
+        problems += expect("the untouched stub", lesson, stub, False, set(), [f"Next: {lesson.steps[0].id} "])
+        reasons = re.findall(r"(?m)^ {10}test_\w+: not written yet", stub[1])
+        if len(reasons) != len(lesson.steps):
+            problems.append(f"{lesson.id} the untouched stub: {len(reasons)} rows say 'not written yet', "
+                            f"expected {len(lesson.steps)}:\n{stub[1]}")
     return problems
 
 
 def check_scorecard_turns_green_step_by_step():
-    """Midway, T4.1 and T4.2 written: exactly those rows green, and T4.3 is what to do next."""
-    midway = fill_in(pristine_stub(), SOLUTION.read_text(), {"T4.1", "T4.2"})
-    return expect("T4.1 and T4.2 filled in", grade(midway), False, {"T4.1", "T4.2"},
-                  [r"Next: T4\.3 ", r"read content/t4\.md §5\.1", "make hint STEP=T4.3"])
+    """Midway, the first two steps written: exactly those rows green, and the third is next."""
+    problems = []
+    for lesson in LESSONS:
+        done, then = [s.id for s in lesson.steps[:2]], lesson.steps[2]
+        midway = fill_in(pristine_stub(lesson), solution_file(lesson).read_text(), set(done))
+        problems += expect(f"{' and '.join(done)} filled in", lesson, grade(lesson, midway), False, set(done),
+                           [rf"Next: {re.escape(then.id)} ", rf"read {re.escape(lesson.explainers['zh'])} "
+                            rf"§{re.escape(then.sections[0])}", f"make hint STEP={then.id}"])
+    return problems
 
 
 def check_planted_failures_give_one_short_report():
-    solution = SOLUTION.read_text()
-    body_line = "    offs_k = tl.arange(0, BLOCK_K)\n"
-    loop_at = "    num_pid_in_group = GROUP_M * num_pid_n\n"
-    store = "tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)"
-    if not all(s in solution for s in (body_line, loop_at, store)):
-        return ["the lines the planted mistakes replace are no longer in solutions/t4_matmul.py"]
-    line_of = lambda s: solution[:solution.index(s)].count("\n") + 1  # noqa: E731
-    syntax = solution.replace(body_line, body_line.replace("=", "= =", 1))
-    loop = solution.replace(loop_at, loop_at + "    while num_pid_in_group > 0:\n        num_pid_in_group += 1\n")
-    out_of_bounds = solution.replace(store, "tl.store(c_ptrs + (1 << 40), acc.to(c_ptr.dtype.element_ty))")
-    looping = f"({line_of(loop_at) + 1}|{line_of(loop_at) + 2})"  # the while, or the line inside it
-    return (expect("planted syntax error", grade(syntax), False, set(),
-                   [rf"mine/t4_matmul\.py line {line_of(body_line)}: SyntaxError", "does not import"],
-                   once=["SyntaxError"])
-            + expect("planted endless loop in tile_coords", grade(loop, PYTEST_TIMEOUT="5"), False,
-                     {"T4.2", "T4.3"}, [rf"test_tile_coords_\w+ timed out after 5 s at mine/t4_matmul\.py line {looping}"])
-            + expect("planted store far outside C", grade(out_of_bounds), False, {"T4.1", "T4.2"},
-                     [r"crashed \(SIG(SEGV|BUS)\) in test_epilogue at mine/t4_matmul\.py line \d+ \(epilogue\)"]))
+    problems = []
+    for lesson in LESSONS:
+        solution, graded = solution_file(lesson).read_text(), re.escape(f"mine/{lesson.file}")
+        first = lesson.steps[0].id
+        syntax, syntax_at = plant(solution, first, ["    this is = = not python\n"])
+        loop, loop_at = plant(solution, first, ["    while True:\n", "        pass\n"])
+        stored = next((step for step, body in split_bodies(solution) if step and "tl.store(" in "".join(body)), None)
+        problems += expect("planted syntax error", lesson, grade(lesson, syntax), False, set(),
+                           [rf"{graded} line {syntax_at}: SyntaxError", "does not import"], once=["SyntaxError"])
+        problems += expect("planted endless loop", lesson, grade(lesson, loop, PYTEST_TIMEOUT="5"), False, None,
+                           [rf"(?m)^  \[ \] {re.escape(first)} ", rf"test_\w+ timed out after 5 s at {graded} line "
+                            rf"({loop_at}|{loop_at + 1})"])
+        if stored:  # a store far outside any tensor: a real SIGSEGV under the interpreter
+            body = next("".join(b) for s, b in split_bodies(solution) if s == stored and "tl.store(" in "".join(b))
+            far = solution.replace(body, body.replace("tl.store(", "tl.store((1 << 40) + ", 1), 1)
+            problems += expect("planted store far outside C", lesson, grade(lesson, far), False, None,
+                               [rf"(?m)^  \[ \] {re.escape(stored)} ",
+                                rf"crashed \(SIG(SEGV|BUS)\) in test_\w+ at {graded} line \d+"])
+    return problems
 
 
 def check_hints_come_one_at_a_time_and_reset_keeps_a_backup():
     problems = []
     with scratch_repo() as tmp:
-        run = lambda *args: subprocess.run([sys.executable, *args], cwd=tmp, capture_output=True,  # noqa: E731
-                                           text=True, timeout=120).stdout
-        s = STEPS[0]
-        shown = [run("tools/hint.py", "--step", s.id) for _ in range(len(s.hints) + 1)]
+        def run(*args):
+            return subprocess.run([sys.executable, "-m", *args], cwd=tmp, capture_output=True,
+                                  text=True, timeout=120).stdout
+        lesson = LESSONS[0]
+        s = lesson.steps[0]
+        shown = [run("tools.learner.hint", "--step", s.id) for _ in range(len(s.hints) + 1)]
         for n, out in enumerate(shown, 1):
             if f"hint {min(n, len(s.hints))} of {len(s.hints)}" not in out:
                 problems.append(f"make hint call {n} for {s.id} did not show hint {min(n, len(s.hints))}:\n{out}")
-        every = run("tools/hint.py", "--step", s.id, "--all")
+        every = run("tools.learner.hint", "--step", s.id, "--all")
         if len(re.findall(r"hint \d of", every)) != len(s.hints):
             problems.append(f"make hint ALL=1 did not show the {len(s.hints)} hints seen:\n{every}")
         if json.loads((tmp / ".hints.json").read_text()).get(s.id) != len(s.hints):
             problems.append(".hints.json does not count the hints seen")
 
         # reset: a git repo holding the stub, a learner's edit, then make reset
-        git = lambda *args: subprocess.run(["git", "-c", "user.name=check", "-c", "user.email=check@invalid",  # noqa: E731
-                                            *args], cwd=tmp, capture_output=True, check=True)
+        def git(*args):
+            subprocess.run(["git", "-c", "user.name=check", "-c", "user.email=check@invalid", *args],
+                           cwd=tmp, capture_output=True, check=True)
         git("init", "-q")
-        git("add", "mine/t4_matmul.py")
+        git("add", "mine")
         git("commit", "-q", "-m", "stub")
-        mine = tmp / "mine" / "t4_matmul.py"
+        mine = tmp / "mine" / lesson.file
         mine.write_text(mine.read_text() + "# the learner's work\n")
-        said = run("tools/reset.py")
-        backups = list((tmp / "mine" / "backups").glob("t4_matmul.*.py"))
+        said = run("tools.learner.reset")
+        backups = list((tmp / "mine" / "backups").glob(f"{lesson.module}.*.py"))
         if len(backups) != 1 or not backups[0].read_text().endswith("# the learner's work\n"):
             problems.append(f"make reset kept no copy of the learner's file in mine/backups/: {said}")
         elif backups[0].name not in said:

@@ -1,11 +1,11 @@
-"""mine/ and solutions/ stay line-aligned: outside the marked bodies they are the same file,
-so `diff mine/t4_matmul.py solutions/t4_matmul.py` shows only what a learner writes."""
+"""mine/ and solutions/ stay line-aligned: outside the marked bodies each lesson's two files are
+the same, so `diff mine/X.py solutions/X.py` shows only what a learner writes."""
 import re
 
-from tools.checks.common import SOLUTION, pristine_stub
-from tools.steps import STEPS
+from course.registry import LESSONS
+from tools.checks.common import pristine_stub, solution_file
 
-MARK = re.compile(r"^\s*# ---- (T4\.\d) (begin|end)\b")
+MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")
 
 
 def split_bodies(text):
@@ -30,17 +30,23 @@ def scaffold(text):
 
 
 def check_stub_and_solution_differ_only_inside_marked_bodies():
-    stub, solution = scaffold(pristine_stub()), scaffold(SOLUTION.read_text())
-    if stub == solution:
-        return []
-    for i, (x, y) in enumerate(zip(stub, solution)):
-        if x != y:
-            return [f"outside the marked bodies, line {i + 1} of the scaffold differs:\n"
-                    f"  mine:      {x}\n  solutions: {y}"]
-    return [f"one file has {abs(len(stub) - len(solution))} more scaffold lines than the other"]
+    problems = []
+    for lesson in LESSONS:
+        stub, solution = scaffold(pristine_stub(lesson)), scaffold(solution_file(lesson).read_text())
+        if stub == solution:
+            continue
+        differ = [(i, x, y) for i, (x, y) in enumerate(zip(stub, solution)) if x != y][:1]
+        problems += [f"{lesson.file}: outside the marked bodies, line {i + 1} of the scaffold differs:\n"
+                     f"  mine:      {x}\n  solutions: {y}" for i, x, y in differ]
+        if not differ:
+            problems.append(f"{lesson.file}: one file has {abs(len(stub) - len(solution))} more scaffold lines")
+    return problems
 
 
 def check_every_step_has_marked_bodies():
-    text = SOLUTION.read_text()
-    steps = {m.group(1) for line in text.splitlines() for m in [MARK.match(line)] if m}
-    return [f"{s.id} has no '# ---- {s.id} begin' block in solutions/" for s in STEPS if s.id not in steps]
+    problems = []
+    for lesson in LESSONS:
+        marked = {m.group(1) for line in solution_file(lesson).read_text().splitlines() for m in [MARK.match(line)] if m}
+        problems += [f"{s.id} has no '# ---- {s.id} begin' block in solutions/{lesson.file}"
+                     for s in lesson.steps if s.id not in marked]
+    return problems

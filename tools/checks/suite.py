@@ -1,31 +1,39 @@
-"""The suite's two fixed points: solutions/ passes every step, the untouched stub fails every step
-because its bodies are not written (not because of a crash or a wrong test)."""
-from tools.checks.common import pristine_stub, run_suite
-from tools.steps import STEPS
+"""The suite's two fixed points, for every lesson: solutions/ passes every step, and the untouched
+stub fails every check because its bodies are not written (not because of a crash or a wrong test)."""
+from tools.checks.common import pristine_stubs, run_suite
+from course.registry import LESSONS
+
+
+def outcomes(report):
+    """[(test, step, outcome, reason)] of every collected test; a test that never reported is 'missing'."""
+    results = report["results"]
+    return [(c["test"], c["step"], results.get(c["test"], {}).get("outcome", "missing"),
+             results.get(c["test"], {}).get("reason", "")) for c in report["collected"] if not c["suite_skip"]]
 
 
 def check_solutions_pass_every_step():
-    results, output = run_suite(solution=True)
-    if not results:
-        return ["the suite produced no results on solutions/:\n" + output[-2000:]]
-    problems = [f"{r['test']}: {r['outcome']}: {r['reason']}" for r in results
-                if r["outcome"] == "failed"]
-    for s in STEPS:
-        if not any(r["step"] == s.id and r["outcome"] == "passed" for r in results):
-            problems.append(f"{s.id}: no test of this step passed on solutions/")
+    report, output = run_suite(solution=True)
+    if not report["collected"]:
+        return ["the suite collected nothing on solutions/:\n" + output[-2000:]]
+    seen = outcomes(report)
+    problems = [f"{test}: {outcome}: {reason}" for test, _, outcome, reason in seen if outcome != "passed"]
+    for lesson in LESSONS:
+        problems += [f"{s.id}: no test of this step passed on solutions/" for s in lesson.steps
+                     if not any(step == s.id and outcome == "passed" for _, step, outcome, _ in seen)]
     return problems
 
 
 def check_untouched_stub_fails_every_step_for_the_right_reason():
-    results, output = run_suite(mine_text=pristine_stub())
-    if not results:
-        return ["the suite produced no results on the stub:\n" + output[-2000:]]
-    problems = [f"{r['test']} passes on the untouched stub: it cannot tell a blank body from a "
-                f"written one" for r in results if r["outcome"] == "passed"]
-    problems += [f"{r['test']} fails on the stub for another reason than a missing body: {r['reason']}"
-                 for r in results if r["outcome"] == "failed" and "not written yet" not in r["reason"]]
-    problems += [f"{r['test']} has no step marker" for r in results if r["step"] is None]
-    for s in STEPS:
-        if not any(r["step"] == s.id and r["outcome"] == "failed" for r in results):
-            problems.append(f"{s.id}: no test of this step fails on the stub")
+    report, output = run_suite(mine_texts=pristine_stubs())
+    if not report["collected"]:
+        return ["the suite collected nothing on the stub:\n" + output[-2000:]]
+    seen = outcomes(report)
+    problems = [f"{test} passes on the untouched stub: it cannot tell a blank body from a written one"
+                for test, _, outcome, _ in seen if outcome == "passed"]
+    problems += [f"{test} fails on the stub for another reason than a missing body: {outcome}: {reason}"
+                 for test, _, outcome, reason in seen if outcome != "passed" and "not written yet" not in reason]
+    problems += [f"{test} has no step marker" for test, step, _, _ in seen if step is None]
+    for lesson in LESSONS:
+        problems += [f"{s.id}: no test of this step fails on the stub" for s in lesson.steps
+                     if not any(step == s.id and outcome == "failed" for _, step, outcome, _ in seen)]
     return problems

@@ -1,16 +1,14 @@
-"""tools/bench.py and tools/ncu_group.py on a machine without a GPU: they refuse at once, saying
+"""tools/gpu/bench.py and tools/gpu/ncu_group.py on a machine without a GPU: they refuse at once, saying
 why; the parts that need no GPU (shapes, the CSV table) are right."""
 import csv
 import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-from tools import bench  # noqa: E402
+from course import ROOT
+from tools.gpu import bench
 
 torch = pytest.importorskip("torch")
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="these check the refusal without a GPU")
@@ -23,9 +21,9 @@ def test_shapes(text, shape):
 
 
 @no_gpu
-@pytest.mark.parametrize("tool", ["tools/bench.py", "tools/ncu_group.py"])
+@pytest.mark.parametrize("tool", ["tools.gpu.bench", "tools.gpu.ncu_group"])
 def test_refuses_without_a_gpu(tool):
-    out = subprocess.run([sys.executable, tool], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    out = subprocess.run([sys.executable, "-m", tool], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "needs a CUDA GPU" in out.stderr, out.stderr
 
 

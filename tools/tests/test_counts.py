@@ -1,14 +1,11 @@
-"""The arithmetic tools/counts.py shows in the explainers agrees with an enumeration of the grouped
-order (the same oracle as the suite's) and with tools/l2sim.py's."""
-import sys
-from pathlib import Path
+"""The arithmetic tools/explainers/counts.py shows in the explainers agrees with an enumeration of the grouped
+order (the same oracle as the suite's) and with tools/study/l2sim.py's."""
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
-from oracles import grouped_order  # noqa: E402
-from tools import counts, l2sim  # noqa: E402
+from course.tile_order import grouped_order
+from tools.explainers import counts
+from tools.study import l2sim
 
 
 @pytest.mark.parametrize("grid", [(4, 4, 2), (5, 3, 2), (3, 5, 4), (7, 2, 3), (9, 7, 4), (4, 4, 1)])

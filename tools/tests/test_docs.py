@@ -1,18 +1,16 @@
-"""tools/docs.py must fail when the explainers drift from the code, and only then.
+"""tools/explainers/docs.py must fail when the explainers drift from the code, and only then.
 
 Each test builds a tiny repo in a scratch folder (a cited file, a tool, a page) and breaks one
 thing the way a real edit would: a line moves, a line changes, a tool prints something else, a
 picture is drawn differently.
 """
-import sys
 import textwrap
-from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tools import docs  # noqa: E402
-from tools.checks import docs as docs_checks  # noqa: E402
+from tools.explainers import docs
+from tools.checks import docs as docs_checks
 
 CODE = "def f(x):\n    y = x + 1\n    return y\n"
 TOOL = textwrap.dedent("""\
@@ -146,11 +144,11 @@ def test_a_renamed_or_missing_section_is_caught(tmp_path, monkeypatch):
     explainers = {"zh": "zh.md", "en": "en.md"}
     (tmp_path / "zh.md").write_text("## 1 一\n\n### 2.1 二点一\n")
     (tmp_path / "en.md").write_text("## 1 One\n\n### 2.1 Two and one\n\n## 3 Extra\n")
+    lesson = SimpleNamespace(id="T9", sections=sections, explainers=explainers)
     monkeypatch.setattr(docs_checks, "ROOT", tmp_path)
-    monkeypatch.setattr(docs_checks, "SECTIONS", sections)
-    monkeypatch.setattr(docs_checks, "EXPLAINERS", explainers)
+    monkeypatch.setattr(docs_checks, "LESSONS", (lesson,))
     found = docs_checks.check_every_section_exists_in_both_explainers()
-    assert found == ["en.md: §2.1 is titled 'Two and one', tools/steps.py says 'Two one'; change one of them"]
+    assert found == ["en.md: §2.1 is titled 'Two and one', course/registry.py says 'Two one'; change one of them"]
     assert docs_checks.check_both_explainers_have_the_same_sections() == ["§3 is only in en.md"]
     (tmp_path / "zh.md").write_text("## 1 一\n")
     assert any("lacks a heading for §2.1" in p for p in docs_checks.check_every_section_exists_in_both_explainers())

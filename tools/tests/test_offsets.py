@@ -1,12 +1,9 @@
-"""tools/offsets.py checks its own table: a block built with the wrong strides must be refused."""
-import sys
-from pathlib import Path
+"""tools/explainers/offsets.py checks its own table: a block built with the wrong strides must be refused."""
 
 import pytest
 import torch
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tools import offsets  # noqa: E402
+from tools.explainers import offsets
 
 
 @pytest.mark.parametrize("transposed", [False, True])

@@ -8,24 +8,23 @@ import os
 import re
 import subprocess
 import sys
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT))
-from tools import l2sim, smem, tile_order  # noqa: E402
-from tools.checks.common import pristine_stub, scratch_repo  # noqa: E402
+from course import ROOT, hardware
+from tools.study import l2sim, smem, tile_order
+from course.registry import T4
+from tools.checks.common import pristine_stub, scratch_repo
 
 
 # The command lines run as a learner runs them, each in a fresh process.  Each spends seconds
 # importing torch, so the `cli` fixture starts them all at once: (argv, in the stub copy?, SOLUTION).
 COMMANDS = {
-    "order": (["tools/tile_order.py", "7", "5", "3", "--wave", "4", "--solution"], False, "1"),
-    "order on the stub": (["tools/tile_order.py"], True, "0"),
-    "smem": (["tools/smem.py", "--solution", "--format", "markdown"], False, "1"),
-    "smem on the stub": (["tools/smem.py"], True, "0"),
+    "order": (["-m", "tools.study.tile_order", "7", "5", "3", "--wave", "4", "--solution"], False, "1"),
+    "order on the stub": (["-m", "tools.study.tile_order"], True, "0"),
+    "smem": (["-m", "tools.study.smem", "--solution", "--format", "markdown"], False, "1"),
+    "smem on the stub": (["-m", "tools.study.smem"], True, "0"),
 }
 
 
@@ -33,7 +32,7 @@ COMMANDS = {
 def cli(tmp_path_factory):
     """{name: CompletedProcess} of COMMANDS; the stub ones run in a scratch copy of the repo whose
     mine/t4_matmul.py is the committed, untouched stub, whatever mine/ holds now."""
-    with scratch_repo(pristine_stub()) as stub_repo:
+    with scratch_repo({T4: pristine_stub(T4)}) as stub_repo:
         return run_all(stub_repo)
 
 
@@ -89,7 +88,7 @@ def test_tile_order_runs_the_reference_through_the_kernel(cli):
 
 def test_tile_order_on_the_stub_prints_its_message_and_exits_1(cli):
     out = cli["order on the stub"]
-    stub_line = re.search(r'NotImplementedError\("(T4\.1 tile_coords[^"]*)"', pristine_stub()).group(1)
+    stub_line = re.search(r'NotImplementedError\("(T4\.1 tile_coords[^"]*)"', pristine_stub(T4)).group(1)
     assert out.returncode == 1, out.stdout + out.stderr
     assert out.stderr.strip() == f"not written yet: {stub_line}"
     assert out.stdout == ""
@@ -129,11 +128,11 @@ def test_smem_bytes_by_hand(blocks, dtype, by_hand):
     assert smem.shared_memory(*blocks, smem.BYTES_PER_ELEMENT[dtype]) == by_hand
     bm, bn, bk, stages = blocks
     cfg = SimpleNamespace(kwargs=dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8), num_stages=stages)
-    assert smem.smem_bytes(cfg, smem.BYTES_PER_ELEMENT[dtype]) == by_hand  # what tests/test_t4.py uses
+    assert hardware.smem_bytes(cfg, smem.BYTES_PER_ELEMENT[dtype]) == by_hand  # what tests/test_t4.py uses
 
 
 def test_smem_limits_at_the_edge():
-    assert smem.H100_SMEM == 232_448
+    assert hardware.H100_SMEM == 232_448
     assert smem.fits(65_536) == {"T4": True, "RTX 4090": True, "A100": True, "H100/H200": True}
     assert smem.fits(65_537) == {"T4": False, "RTX 4090": True, "A100": True, "H100/H200": True}
     assert smem.fits(166_913) == {"T4": False, "RTX 4090": False, "A100": False, "H100/H200": True}

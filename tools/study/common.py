@@ -1,40 +1,39 @@
 """What the study tools (tile_order.py, smem.py, l2sim.py) share: loading the graded file the way
 the suite does, printing a table as text or markdown, and pictures that come out the same pixel
-for pixel on every machine (tools/docs.py compares the committed PNGs with fresh ones)."""
+for pixel on every machine (tools/explainers/docs.py compares the committed PNGs with fresh ones)."""
 import os
 import sys
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from course import seam, toolchain
+from course.registry import T4
+
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
 
 
 def add_solution_flag(parser):
     parser.add_argument("--solution", action="store_true",
-                        help="use solutions/t4_matmul.py (sets SOLUTION=1) instead of mine/t4_matmul.py")
+                        help=f"use solutions/{T4.file} (sets SOLUTION=1) instead of mine/{T4.file}")
 
 
-def load_graded(solution):
-    """The graded module, chosen by tests/seam.py: mine/ unless --solution or SOLUTION=1.
+def load_graded(solution, lesson=T4):
+    """The graded module of a lesson, chosen by course/seam.py: mine/ unless --solution or SOLUTION=1.
 
-    The suite's own start-up (tests/conftest.py) switches on Triton's interpreter when there is
-    no CUDA, before triton is first imported, and refuses a broken toolchain; reuse it whole.
-    Returns (module, conftest): conftest.stub_message tells a stub's raise from a real error.
-    """
+    As the suite does: Triton's interpreter when there is no CUDA (before triton is first
+    imported), and a broken toolchain refused."""
     if solution:
         os.environ["SOLUTION"] = "1"
-    sys.path[:0] = [p for p in (str(ROOT), str(ROOT / "tests")) if p not in sys.path]
-    import conftest
+    toolchain.choose_backend()
+    toolchain.require_working_toolchain()
     try:
-        return conftest.seam.load(), conftest
-    except conftest.seam.LearnerImportError as e:
+        return seam.load(lesson)
+    except seam.LearnerImportError as e:
         sys.exit(str(e))
 
 
-def graded_path():
-    """The file load_graded() loaded, as tests/seam.py names it (after --solution or SOLUTION=1)."""
-    import seam
-    return seam.PATH
+def graded_path(lesson=T4):
+    """The file load_graded() loaded (after --solution or SOLUTION=1)."""
+    return seam.path(lesson)
 
 
 def not_written_yet(message):

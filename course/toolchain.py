@@ -1,6 +1,6 @@
-"""Refuse, with the fix, a torch / triton / numpy combination known to break lesson T4.
+"""Refuse, with the fix, a torch / triton / numpy combination known to break the lessons.
 
-Run it as `python tools/envcheck.py`; the test suite calls `require_working_toolchain()` first.
+Run it as `python -m course.toolchain`; the test suite calls `require_working_toolchain()` first.
 """
 import os
 import sys
@@ -35,10 +35,19 @@ def problems():
     return [f"{what}.\n  fix: {fix}" for what, broken, fix in BROKEN if broken(versions)]
 
 
+def choose_backend():
+    """Run on the GPU when there is one, else through Triton's interpreter on the CPU.
+
+    Triton reads TRITON_INTERPRET when it is first imported, so call this before that."""
+    import torch
+    if not torch.cuda.is_available():
+        os.environ.setdefault("TRITON_INTERPRET", "1")
+
+
 def require_working_toolchain():
     found = problems()
     if found:
-        sys.exit("lesson T4 cannot run on this toolchain:\n- " + "\n- ".join(found))
+        sys.exit("the course cannot run on this toolchain:\n- " + "\n- ".join(found))
 
 
 if __name__ == "__main__":

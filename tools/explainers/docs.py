@@ -9,20 +9,20 @@ Two kinds of block, both checked by `make check` (tools/checks/docs.py):
        ...those lines, verbatim...
        ```
 
-   When code moves but the quoted lines still exist unchanged, `python tools/docs.py fix`
+   When code moves but the quoted lines still exist unchanged, `python -m tools.explainers.docs fix`
    renumbers the citation; when the lines themselves changed, edit the text by hand.  To add a
    citation, write the marker and an empty fence (```python + ```): `fix` fills it in.
 
 2. A generated block holds what a command prints, run from the repo root:
 
-       <!-- generated: python tools/tile_order.py 4 4 2 --format markdown -->
+       <!-- generated: python -m tools.study.tile_order 4 4 2 --format markdown -->
        ...output...
        <!-- end generated -->
 
    The output sits there as is (a markdown table, say), or inside one fence (```text ... ```)
    when it is plain text; regen keeps whichever form the block has.  A command that draws a
    picture takes `--png PATH`; the check draws it again into a scratch file and compares pixels
-   with the committed PATH.  `python tools/docs.py regen` reruns every command and rewrites the
+   with the committed PATH.  `python -m tools.explainers.docs regen` reruns every command and rewrites the
    blocks and pictures.
 
 Every function takes the repo root, so tools/tests/test_docs.py can run them on a scratch copy.
@@ -34,7 +34,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
+from course import ROOT
+
 DOCS = sorted((ROOT / "content").glob("*.md"))
 CITE = re.compile(r"<!-- cite: (?P<path>[\w./-]+):(?P<first>\d+)-(?P<last>\d+) -->\n```[\w-]*\n(?P<code>.*?)```", re.S)
 CITE_MARK = re.compile(r"<!-- cite:.*?-->")
@@ -66,7 +67,7 @@ def citation_problems(doc, root=ROOT):
         lines = target.read_text().splitlines(keepends=True)
         if "".join(lines[first - 1:last]) != code:
             problems.append(f"{doc.name}: {path}:{first}-{last} no longer holds the quoted code "
-                            f"(`python tools/docs.py fix` renumbers it if the code only moved)")
+                            f"(`python -m tools.explainers.docs fix` renumbers it if the code only moved)")
     return problems
 
 
@@ -161,10 +162,10 @@ def generated_problems(doc, root=ROOT, cache=None):
             problems.append(f"{doc.name}: {error}")
             continue
         if out != block_body(m["out"]):
-            problems.append(f"{doc.name}: the output of `{cmd}` changed (`python tools/docs.py regen`)")
+            problems.append(f"{doc.name}: the output of `{cmd}` changed (`python -m tools.explainers.docs regen`)")
         if same_picture_now is False:
             problems.append(f"{doc.name}: {png_path(cmd, root).relative_to(root)} differs from what `{cmd}` "
-                            f"draws now (`python tools/docs.py regen`)")
+                            f"draws now (`python -m tools.explainers.docs regen`)")
     return problems
 
 

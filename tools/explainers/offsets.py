@@ -1,8 +1,8 @@
 """Print the block of element offsets one program of the kernel loads, the way §3 builds it.
 
-    python tools/offsets.py                      # A of shape (6, 8), row-major, pid_m = 0, k = 0
-    python tools/offsets.py --pid-m 1 --k 1      # the next row block, second trip of the K loop
-    python tools/offsets.py --transposed         # the same A stored column-major (like w.t())
+    python -m tools.explainers.offsets                      # A of shape (6, 8), row-major, pid_m = 0, k = 0
+    python -m tools.explainers.offsets --pid-m 1 --k 1      # the next row block, second trip of the K loop
+    python -m tools.explainers.offsets --transposed         # the same A stored column-major (like w.t())
 
 The offsets are computed with torch broadcasting exactly as in mainloop (offs_m[:, None] *
 stride_am + offs_k[None, :] * stride_ak), and then checked: reading the tensor's storage at

@@ -1,39 +1,37 @@
 """Which program computes which tile of C: row-major order beside grouped order (explainer §2).
 
 This runs YOUR tile_coords (mine/t4_matmul.py, or the reference with --solution) through the
-suite's own probe kernel, tests/probes.py's tile_coords_probe, on the GPU or, without one, through
+suite's own probe kernel, course/t4_probes.py's tile_coords_probe, on the GPU or, without one, through
 Triton's interpreter: the maps are what your code does, not what it should do.  Row-major is your
 tile_coords with GROUP_M = 1.
 
-    python tools/tile_order.py 4 4 2 --wave 4                 # two maps side by side
-    python tools/tile_order.py 4 4 2 --format markdown        # the same as markdown tables
-    python tools/tile_order.py 4 4 2 --wave 4 --png content/img/tile_order_4x4_g2.png
+    python -m tools.study.tile_order 4 4 2 --wave 4                 # two maps side by side
+    python -m tools.study.tile_order 4 4 2 --format markdown        # the same as markdown tables
+    python -m tools.study.tile_order 4 4 2 --wave 4 --png content/img/tile_order_4x4_g2.png
 
 In the picture each group of GROUP_M rows has its own shade, grey arrows lead from
 pid to pid, and the first --wave programs (the ones a GPU runs at the same time) have thick edges.
 """
 import argparse
 import os
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools import study  # noqa: E402
+from tools.study import common as study
 
 GROUP_SHADES = ("#dbe9f6", "#fde3c3")  # alternate groups: blue, orange
 
 
 def run_tile_coords(num_pid_m, num_pid_n, group_m, solution):
     """[(pid_m, pid_n) for pid in 0 .. num_pid_m * num_pid_n - 1], from the graded tile_coords."""
-    _, conftest = study.load_graded(solution)
-    import probes  # its kernel calls the graded module's tile_coords
+    study.load_graded(solution)
     import torch
+
+    from course import seam, t4_probes  # its kernel calls the graded module's tile_coords
     device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
     out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=device)
     try:
-        probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)
+        t4_probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)
     except Exception as e:
-        message = conftest.stub_message(e)
+        message = seam.stub_message(e)
         if message is None:
             raise
         study.not_written_yet(message)

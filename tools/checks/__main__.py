@@ -2,35 +2,49 @@
 
 Each module in tools/checks/ contributes functions named check_*; each returns a list of
 problems (empty when the invariant holds).  This runs them all and exits non-zero on any problem.
-`python tools/check.py NAME...` runs only the checks whose names contain one of the NAMEs.
+`python -m tools.checks NAME...` runs only the checks whose names contain one of the NAMEs.
+
+Each check starts from the same environment: os.environ is put back as it was after every check,
+so no check's setting (TRITON_INTERPRET, say) decides how a later one runs.
 """
 import importlib
+import os
 import pkgutil
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+import tools.checks
 
-import tools.checks  # noqa: E402
+NOT_CHECKS = ("common", "time_suite")  # helpers and benchmarks, no invariants
 
 
 def all_checks():
     for info in sorted(pkgutil.iter_modules(tools.checks.__path__), key=lambda m: m.name):
+        if info.name.startswith("_") or info.name in NOT_CHECKS:
+            continue
         module = importlib.import_module(f"tools.checks.{info.name}")
         for name in sorted(vars(module)):
             if name.startswith("check_") and callable(getattr(module, name)):
                 yield f"{info.name}.{name[len('check_'):]}", getattr(module, name)
 
 
-def main(selected):
+def run_isolated(fn):
+    """fn's problems, with os.environ restored afterwards whatever fn did to it."""
+    saved = dict(os.environ)
+    try:
+        return fn()
+    finally:
+        os.environ.clear()
+        os.environ.update(saved)
+
+
+def main(selected, checks=None):
     passed = failed = 0
-    for name, fn in all_checks():
+    for name, fn in checks if checks is not None else all_checks():
         if selected and not any(s in name for s in selected):
             continue
         start = time.time()
-        problems = fn()
+        problems = run_isolated(fn)
         mark = "ok  " if not problems else "FAIL"
         print(f"{mark} {name}  ({time.time() - start:.1f}s)", flush=True)
         for p in problems:

@@ -1,8 +1,8 @@
 """Make each classic mistake in a copy of the reference, run the test that should catch it, and
 print what the learner would see (explainer §8).
 
-    python tools/mistakes.py --lang zh          # a markdown table, one row per mistake
-    python tools/mistakes.py --only fixed-grid  # one mistake, with the whole failure line
+    python -m tools.explainers.mistakes --lang zh          # a markdown table, one row per mistake
+    python -m tools.explainers.mistakes --only fixed-grid  # one mistake, with the whole failure line
 
 Every mistake is a text substitution in solutions/t4_matmul.py; the copy becomes mine/t4_matmul.py
 of a scratch repo and one test runs on Triton's interpreter, the way a learner without a GPU runs
@@ -25,10 +25,10 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
-from tools import study  # noqa: E402
-from tools.checks.common import SOLUTION, scratch_repo  # noqa: E402
+from course import ROOT
+from course.registry import T4
+from tools.study import common as study
+from tools.checks.common import SOLUTION, scratch_repo
 
 
 @dataclass(frozen=True)
@@ -126,7 +126,7 @@ HEADS = {"zh": ("错误", "步骤", "讲解", "抓住它的测试", "你会看�
 def mistaken_source(m, reference):
     if reference.count(m.old) != 1:
         raise SystemExit(f"mistake {m.key!r}: its text occurs {reference.count(m.old)} times in {SOLUTION.name}, "
-                         f"not once; update tools/mistakes.py to the reference as it is now")
+                         f"not once; update tools/explainers/mistakes.py to the reference as it is now")
     return reference.replace(m.old, m.new)
 
 
@@ -135,32 +135,35 @@ def run_in_worker(keys, reference):
     with scratch_repo() as tmp:
         jobs = Path(tmp) / "jobs.json"
         jobs.write_text(json.dumps({m.key: [m.test, mistaken_source(m, reference)] for m in MISTAKES if m.key in keys}))
-        proc = subprocess.run([sys.executable, str(Path(tmp) / "tools" / "mistakes.py"), "--worker", str(jobs)],
+        # `-m` from the scratch copy: its packages come first on sys.path, ahead of the checkout's.
+        proc = subprocess.run([sys.executable, "-m", "tools.explainers.mistakes", "--worker", str(jobs)],
                               cwd=tmp, capture_output=True, text=True, timeout=900,
-                              env=dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0"))
+                              env=dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", SEED="0"))
         out = Path(tmp) / "seen.json"
         if not out.exists():
-            raise SystemExit(f"tools/mistakes.py worker failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
+            raise SystemExit(f"tools/explainers/mistakes.py worker failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
         return json.loads(out.read_text())
 
 
 def worker(jobs_path):
     """Inside a scratch repo: one pytest session per mistake, in this one process."""
     import pytest
-    sys.path[:0] = [os.getcwd(), os.path.join(os.getcwd(), "tests")]
+
+    from tools.learner import plugin
     seen = {}
     for key, (test, source) in json.loads(Path(jobs_path).read_text()).items():
-        Path("mine/t4_matmul.py").write_text(source)
-        for name in [n for n in sys.modules if n.split(".")[0] in ("mine", "seam", "probes", "conftest", "test_t4")
-                     or n == "tools.report"]:
+        Path(f"mine/{T4.file}").write_text(source)
+        for name in [n for n in sys.modules if n.split(".")[0] in ("mine", "conftest", "test_t4")
+                     or n in ("course.t4_probes", plugin.__name__)]:
             del sys.modules[name]  # the next session imports the mistaken file afresh
-        os.environ["T4_REPORT"] = report = os.path.abspath(f"report-{key}.json")
-        pytest.main([f"tests/test_t4.py::{test}", "-q", "--tb=no", "-p", "tools.report", "-p", "no:randomly"])
-        results = json.loads(Path(report).read_text()) if Path(report).exists() else []
+        os.environ[plugin.REPORT] = report = os.path.abspath(f"report-{key}.json")
+        pytest.main([f"{T4.suite}::{test}", "-q", "--tb=no", "-p", plugin.__name__])
+        results = json.loads(Path(report).read_text())["results"] if Path(report).exists() else {}
         if len(results) != 1:
             raise SystemExit(f"mistake {key!r}: expected one result for {test}, got {results}")
-        reason = VARYING.sub("x.xe-xx", WHERE.sub("", results[0]["reason"])).strip()
-        seen[key] = (results[0]["outcome"], reason)
+        (result,) = results.values()
+        reason = VARYING.sub("x.xe-xx", WHERE.sub("", result["reason"])).strip()
+        seen[key] = (result["outcome"], reason)
     Path("seen.json").write_text(json.dumps(seen))
 
 
@@ -170,7 +173,7 @@ def saw_before(keys, reference):
     misses it."""
     from importlib import metadata
     h = hashlib.sha256(reference.encode())
-    for part in ("tests", "tools"):
+    for part in ("course", "tests", "tools"):
         for f in sorted((ROOT / part).rglob("*.py")):
             h.update(f.read_bytes())
     for pkg in ("torch", "triton", "numpy", "pytest"):

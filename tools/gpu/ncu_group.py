@@ -2,7 +2,7 @@
 
     ncu --clock-control none --profile-from-start off \\
         --metrics lts__t_sector_hit_rate.pct,dram__bytes_read.sum,gpu__time_duration.sum \\
-        python tools/ncu_group.py --shape 8192 --dtype fp16
+        python -m tools.gpu.ncu_group --shape 8192 --dtype fp16
 
 It lets the autotuner pick a config for the shape, then launches that config twice inside the
 profiled range: first with GROUP_M = 1 (row-major tile order), then with the tuned GROUP_M.
@@ -11,9 +11,7 @@ GPU's clocks as they are (ncu would otherwise lock them to base clocks).
 """
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 
 def main():
@@ -24,9 +22,9 @@ def main():
     import torch
     import triton
     if not torch.cuda.is_available():
-        sys.exit("tools/ncu_group.py needs a CUDA GPU; on the CPU, tools/l2sim.py models the same effect")
+        sys.exit("tools/gpu/ncu_group.py needs a CUDA GPU; on the CPU, tools/study/l2sim.py models the same effect")
     from solutions import t4_matmul as ref
-    from tools.bench import parse_shape, with_group
+    from tools.gpu.bench import parse_shape, with_group
     M, N, K = parse_shape(args.shape)
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     a = torch.randn(M, K, device="cuda", dtype=dtype)

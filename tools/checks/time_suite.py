@@ -1,6 +1,6 @@
 """How long the whole suite takes on each side: a benchmark, not a timed test.
 
-    python tools/time_suite.py [--runs 3]
+    python -m tools.checks.time_suite [--runs 3]
 
 Runs the suite --runs times on solutions/ and on the untouched stub, each in a scratch copy of
 the repo in a fresh process (so torch and triton are imported every time, as for a learner), and
@@ -10,12 +10,9 @@ import argparse
 import os
 import platform
 import statistics
-import sys
 import time
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools.checks.common import pristine_stub, run_suite  # noqa: E402
+from tools.checks.common import pristine_stubs, run_suite
 
 
 def main():
@@ -24,13 +21,13 @@ def main():
     args = p.parse_args()
     print(f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
           f"{'GPU' if os.environ.get('TRITON_INTERPRET') == '0' else 'interpreter if no GPU'}")
-    for label, kwargs in (("solutions/", dict(solution=True)), ("untouched stub", dict(mine_text=pristine_stub()))):
+    for label, kwargs in (("solutions/", dict(solution=True)), ("untouched stub", dict(mine_texts=pristine_stubs()))):
         times, counts = [], set()
         for _ in range(args.runs):
             start = time.perf_counter()
-            results, _ = run_suite(**kwargs)
+            report, _ = run_suite(**kwargs)
             times.append(time.perf_counter() - start)
-            counts.add(len(results))
+            counts.add(len(report["collected"]))
         print(f"{label:15} {sorted(counts)} tests: median {statistics.median(times):.1f} s, "
               f"slowest {max(times):.1f} s over {args.runs} runs")
 

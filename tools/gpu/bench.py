@@ -1,6 +1,6 @@
 """`make bench`: TFLOP/s of torch.matmul (cuBLAS), the reference and your kernel on a CUDA GPU.
 
-    python tools/bench.py [--dtype fp16 bf16] [--shapes 4096 8192x8192x1024 ...] [--side both]
+    python -m tools.gpu.bench [--dtype fp16 bf16] [--shapes 4096 8192x8192x1024 ...] [--side both]
 
 TFLOP/s = 2*M*N*K / t: a multiply and an add for each of the M*N*K terms.  t is GPU time per
 product, measured the same way for every kernel:
@@ -23,8 +23,8 @@ import sys
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT))
+from course.hardware import H200_L2_BYTES
+from course.registry import T4
 
 SQUARE = [512, 1024, 2048, 4096, 8192]
 LLM = ["8192x8192x1024", "4096x11008x4096", "16x8192x8192"]  # MxNxK; the last is one decode step
@@ -38,7 +38,7 @@ def parse_shape(text):
 def load_side(side, torch, dtype):
     """The module, or None with a reason if it does not compute a right product yet."""
     try:
-        mod = importlib.import_module(f"{side}.t4_matmul")
+        mod = importlib.import_module(f"{side}.{T4.module}")
         a = torch.randn(300, 200, device="cuda", dtype=dtype)
         b = torch.randn(200, 260, device="cuda", dtype=dtype)
         ref = a.double() @ b.double()
@@ -52,7 +52,7 @@ def with_group(cfg, group_m, triton):
     return triton.Config({**cfg.kwargs, "GROUP_M": group_m}, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
 
 
-L2_BYTES = 60 * 2**20  # about the largest L2 of current GPUs (the H200's is 60 MB)
+L2_BYTES = H200_L2_BYTES  # the largest L2 the course measures on (course/hardware.py)
 
 
 def input_sets(M, N, K, dtype, torch):
@@ -109,7 +109,7 @@ def main(argv=None):
     import torch
     if not torch.cuda.is_available():
         sys.exit("make bench needs a CUDA GPU: timing under TRITON_INTERPRET measures numpy, not a "
-                 "kernel. On the CPU, study the order and the traffic with tools/l2sim.py instead.")
+                 "kernel. On the CPU, study the order and the traffic with tools/study/l2sim.py instead.")
     import triton
 
     dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16}

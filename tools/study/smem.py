@@ -8,43 +8,18 @@ while tl.dot works on this one:
 
 Triton refuses to launch a config that needs more than the GPU's per-block opt-in limit, and
 the autotuner skips such a config silently, so a list tuned on an H100 may leave a T4 with
-nothing.  This file is the one home of the formula and of the limits: tests/test_t4.py imports
-both from here.
+nothing.  The formula and the limits live in course/hardware.py, which the suite reads too.
 
-    python tools/smem.py                      # your AUTOTUNE_CONFIGS, fp16
-    python tools/smem.py --solution --dtype fp32 --format markdown
-    python tools/smem.py --config 128 256 64 3
+    python -m tools.study.smem                      # your AUTOTUNE_CONFIGS, fp16
+    python -m tools.study.smem --solution --dtype fp32 --format markdown
+    python -m tools.study.smem --config 128 256 64 3
 """
 import argparse
 import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools import study  # noqa: E402  (light: torch and triton load only with the graded file)
-
-BYTES_PER_ELEMENT = {"fp16": 2, "bf16": 2, "fp32": 4}
-# Bytes of shared memory one block may opt in to, by GPU (CUDA's sharedMemPerBlockOptin).
-SMEM_LIMITS = {"T4": 65_536, "RTX 4090": 101_376, "A100": 166_912, "H100/H200": 232_448}
-H100_SMEM = SMEM_LIMITS["H100/H200"]
-
-
-def shared_memory(block_m, block_n, block_k, num_stages, bytes_per_element):
-    return num_stages * (block_m * block_k + block_k * block_n) * bytes_per_element
-
-
-def blocks_of(cfg):
-    """(BLOCK_M, BLOCK_N, BLOCK_K, num_stages) of a triton.Config: the arguments of shared_memory()."""
-    return cfg.kwargs["BLOCK_M"], cfg.kwargs["BLOCK_N"], cfg.kwargs["BLOCK_K"], cfg.num_stages
-
-
-def smem_bytes(cfg, bytes_per_element):
-    """shared_memory() of a triton.Config."""
-    return shared_memory(*blocks_of(cfg), bytes_per_element)
-
-
-def fits(nbytes):
-    """{GPU: whether a block needing nbytes of shared memory can run there}."""
-    return {gpu: nbytes <= limit for gpu, limit in SMEM_LIMITS.items()}
+from course.hardware import BYTES_PER_ELEMENT, SMEM_LIMITS, blocks_of, fits, shared_memory
+from course.registry import BY_ID
+from tools.study import common as study  # light: torch and triton load only with the graded file
 
 
 def report(blocks, dtype, markdown):
@@ -60,8 +35,7 @@ def report(blocks, dtype, markdown):
 
 def graded_blocks(solution):
     """(BLOCK_M, BLOCK_N, BLOCK_K, num_stages) of each config in the graded AUTOTUNE_CONFIGS."""
-    t4, _ = study.load_graded(solution)
-    from tools.steps import BY_ID
+    t4 = study.load_graded(solution)
     if not t4.AUTOTUNE_CONFIGS:
         study.not_written_yet(f"AUTOTUNE_CONFIGS is empty; {BY_ID['T4.4'].where_to_read()}. "
                               f"Meanwhile: --solution, or --config BM BN BK STAGES")

@@ -1,14 +1,17 @@
-"""Small kernels that call one of the graded module's device functions, so that each step can be
-tested on its own: T4.2 without an epilogue, T4.3 without a main loop."""
+"""Small kernels that call one of lesson T4's device functions from the graded file, so that each
+step is tested on its own: T4.2 without an epilogue, T4.3 without a main loop, T4.5 without the
+wrapper.  The suite (tests/test_t4.py) and the study tools (make tiles) launch the same probes."""
 import triton
 import triton.language as tl
 
-import seam
+from course import seam
+from course.registry import T4
 
-_t4 = seam.load()
+_t4 = seam.load(T4)
 tile_coords = _t4.tile_coords
 mainloop = _t4.mainloop
 epilogue = _t4.epilogue
+bias_and_activation = _t4.bias_and_activation
 
 
 @triton.jit
@@ -42,3 +45,19 @@ def epilogue_probe(acc_ptr, stride_acc, c_ptr, M, N, stride_cm, stride_cn,
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
     epilogue(acc, c_ptr, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
+
+
+@triton.jit
+def bias_and_activation_probe(acc_ptr, stride_acc, bias_ptr, N, stride_bias, out_ptr,
+                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
+                              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    """One row of tiles across N: every tile, the padding columns past N included, is written to
+    out_ptr (as wide as acc_ptr), so a bias read past N shows there."""
+    pid_n = tl.program_id(axis=0)
+    rows = tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
+    acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)
+    tl.static_assert(acc.dtype == tl.float32, "T4.5: bias_and_activation must return the float32 "
+                                              "tile; cast only in the epilogue; see §5.2")
+    tl.store(out_ptr + rows[:, None] * stride_acc + cols[None, :], acc)

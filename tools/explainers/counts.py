@@ -1,25 +1,22 @@
 """The counts the explainers quote, computed here so that `make check` keeps them true.
 
-    python tools/counts.py steps --lang zh          # the table of steps, from tools/steps.py
-    python tools/counts.py coords 4 4 2 --pids 5    # tile_coords by hand, every intermediate
-    python tools/counts.py coords 5 3 2 --pids 12 13 14 --modulo-group-m   # the classic slip
-    python tools/counts.py tiles 8192 8192 8192 128 256 64
-    python tools/counts.py reuse 128 256 64         # FLOPs per byte a tile moves per K step
-    python tools/counts.py wave 8192 8192 8192 128 256 --wave 132 --group-m 1 8   # panels per wave
-    python tools/counts.py flops 8192 8192 8192 --tflops 637
-    python tools/counts.py fusion 8192 8192 1024    # bytes through DRAM, fused or not
+    python -m tools.explainers.counts steps --lang zh          # the table of steps, from course/registry.py
+    python -m tools.explainers.counts coords 4 4 2 --pids 5    # tile_coords by hand, every intermediate
+    python -m tools.explainers.counts coords 5 3 2 --pids 12 13 14 --modulo-group-m   # the classic slip
+    python -m tools.explainers.counts tiles 8192 8192 8192 128 256 64
+    python -m tools.explainers.counts reuse 128 256 64         # FLOPs per byte a tile moves per K step
+    python -m tools.explainers.counts wave 8192 8192 8192 128 256 --wave 132 --group-m 1 8   # panels per wave
+    python -m tools.explainers.counts flops 8192 8192 8192 --tflops 637
+    python -m tools.explainers.counts fusion 8192 8192 1024    # bytes through DRAM, fused or not
 
 Each prints a markdown table (or a few lines) that content/t4.md and content/t4.en.md embed in
-generated blocks (tools/docs.py).
+generated blocks (tools/explainers/docs.py).
 """
 import argparse
-import sys
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools import study  # noqa: E402
-from tools.smem import BYTES_PER_ELEMENT  # noqa: E402
-from tools.steps import EXPLAINERS, SECTIONS, STEPS  # noqa: E402
+from tools.study import common as study
+from course.hardware import BYTES_PER_ELEMENT
+from course.registry import T4
 
 MIB = 2 ** 20
 
@@ -29,9 +26,9 @@ def steps(lang):
     heads = {"zh": ("步骤", "你要写的（mine/t4_matmul.py）", "先读", "单独运行这一步的测试"),
              "en": ("step", "you write (mine/t4_matmul.py)", "read", "run this step's tests alone")}[lang]
     rows = []
-    for s in STEPS:
+    for s in T4.steps:
         name = s.id + (" (进阶)" if lang == "zh" and s.advanced else " (advanced)" if s.advanced else "")
-        read = "; ".join(f"§{n} {SECTIONS[n][col]}" for n in s.sections)
+        read = "; ".join(f"§{n} {T4.sections[n][col]}" for n in s.sections)
         rows.append((name, ", ".join(f"`{w}`" for w in s.writes), read, f"`make test STEP={s.id}`"))
     return study.table(heads, rows, markdown=True)
 
@@ -184,7 +181,7 @@ def main():
         u.add_argument(name, type=int)
     u.add_argument("--dtype", choices=BYTES_PER_ELEMENT, default="fp16")
     for parser in sub.choices.values():
-        parser.add_argument("--lang", choices=EXPLAINERS, default="zh")
+        parser.add_argument("--lang", choices=T4.explainers, default="zh")
     a = p.parse_args()
     if a.what == "steps":
         print(steps(a.lang))

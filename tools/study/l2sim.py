@@ -18,48 +18,47 @@ The model, and why each choice:
    asking for one tile at the same moment get one DRAM read).  Real programs drift apart a few
    steps; that does not change the sharing inside a wave while the k-tiles the wave reads over
    those steps fit in L2, and the text output prints that per-step footprint (about 1 MiB at
-   8192^3 against 50 MiB of L2).
-4. L2 is one fully associative LRU cache of --l2-mib MiB (50 MiB: H100 and H200) holding
+   8192^3 against 60 MiB of L2).
+4. L2 is one fully associative LRU cache of --l2-mib MiB (60 MiB: the H200's, as measured) holding
    k-tiles.  A k-tile not in it is read from DRAM, counted, and put in, evicting the least
    recently used ones.  Real L2 is set associative, split in two halves on H100/H200, and not
    strictly LRU; this is the simplest cache that still shows what the order does.
 5. A consequence to keep in mind: when a wave's panels add up to more than L2 (5 A + 32 B
    panels = 138 MiB at 8192^3, row-major), LRU keeps nothing of one wave for the next, because
-   the next wave starts again at k = 0.  Blurred waves and a replacement policy that is not LRU
-   may keep some, so the model can overstate what the real GPU reads; compare with Nsight
-   Compute (--measured-dram-gb) before trusting a number.
+   the next wave starts again at k = 0.  Measured against Nsight Compute on an H200
+   (content/benchmarks.md), the model gets the grouped order's DRAM bytes within 10% but
+   UNDERSTATES row-major's, at 0.6-0.7 of the measured bytes: real programs drift apart over K,
+   and the real L2, set associative and split in two, keeps less of a wave's shared panels than
+   one LRU cache does.  Compare with ncu (--measured-dram-gb) before trusting a number.
 
 Counted: bytes of A and B read from DRAM (C is written once in any order, so it is left out).
 "x minimum": those bytes over the size of A plus B (each element read once).  "reuse": the bytes
 the programs ask for (every program its two whole panels) over the bytes read from DRAM, that is
 how many programs each byte read from DRAM serves.
 
-    python tools/l2sim.py --example                            # 5 panels against 4 (§2)
-    python tools/l2sim.py --example --png content/img/panels_4x4.png
-    python tools/l2sim.py 8192 8192 8192 --format markdown     # GROUP_M 1, 2, 4, 8, 16
-    python tools/l2sim.py 8192 8192 8192 --group-m 1 8 --measured-dram-gb X Y
+    python -m tools.study.l2sim --example                            # 5 panels against 4 (§2)
+    python -m tools.study.l2sim --example --png content/img/panels_4x4.png
+    python -m tools.study.l2sim 8192 8192 8192 --format markdown     # GROUP_M 1, 2, 4, 8, 16
+    python -m tools.study.l2sim 8192 8192 8192 --group-m 1 8 --measured-dram-gb X Y
 
 --measured-dram-gb takes what Nsight Compute measured for the same shape, blocks and GROUP_M
 (dram__bytes_read.sum of one launch, in GB = 10^9 bytes), one number per --group-m, and prints
 it beside the model's figure.
 """
 import argparse
-import sys
 from collections import OrderedDict
 from dataclasses import dataclass
-from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
-from tools import study  # noqa: E402
-from tools.counts import MIB, cdiv, coords  # noqa: E402
-from tools.smem import BYTES_PER_ELEMENT  # noqa: E402
+from tools.study import common as study
+from tools.explainers.counts import MIB, cdiv, coords
+from course.hardware import BYTES_PER_ELEMENT, H200_L2_BYTES
 
 EXAMPLE = dict(tiles=(4, 4), wave=4, group_m=2)  # the explainer's small example, §2
 
 
 def tile_of(pid, num_pid_m, num_pid_n, group_m):
     """(pid_m, pid_n) for pid in grouped order (GROUP_M = 1: row-major), by §2's arithmetic in
-    tools/counts.py: the model needs thousands of pids, too many for the interpreter."""
+    tools/explainers/counts.py: the model needs thousands of pids, too many for the interpreter."""
     v = coords(pid, num_pid_m, num_pid_n, group_m)
     return v["pid_m"], v["pid_n"]
 
@@ -78,7 +77,7 @@ class Traffic:
         return self.a_bytes + self.b_bytes
 
 
-def simulate(M, N, K, blocks, bytes_per_element, group_m, sms=132, per_sm=1, l2_bytes=50 * MIB,
+def simulate(M, N, K, blocks, bytes_per_element, group_m, sms=132, per_sm=1, l2_bytes=H200_L2_BYTES,
              max_waves=None):
     """Traffic of A and B from DRAM under the model in this file's docstring."""
     bm, bn, bk = blocks
@@ -212,7 +211,7 @@ def main(argv=None):
     parser.add_argument("--group-m", type=int, nargs="+", default=[1, 2, 4, 8, 16])
     parser.add_argument("--sms", type=int, default=132, help="streaming multiprocessors (132: H100/H200 SXM)")
     parser.add_argument("--per-sm", type=int, default=1, help="programs one SM runs at a time")
-    parser.add_argument("--l2-mib", type=float, default=50, help="L2 size in MiB (50: H100/H200)")
+    parser.add_argument("--l2-mib", type=float, default=H200_L2_BYTES / MIB, help="L2 size in MiB (60: the H200)")
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
     parser.add_argument("--measured-dram-gb", type=float, nargs="+", metavar="GB",
                         help="Nsight Compute's dram__bytes_read.sum in GB, one per --group-m")

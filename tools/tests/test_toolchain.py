@@ -1,11 +1,8 @@
-"""tools/envcheck.py refuses exactly the broken toolchain, and says how to fix it."""
-import sys
-from pathlib import Path
+"""course/toolchain.py refuses exactly the broken toolchain, and says how to fix it."""
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
-from tools import envcheck  # noqa: E402
+from course import toolchain
 
 
 @pytest.mark.parametrize("triton, numpy, interpret, broken", [
@@ -17,9 +14,9 @@ from tools import envcheck  # noqa: E402
 ])
 def test_the_interpreter_numpy_combination(monkeypatch, triton, numpy, interpret, broken):
     versions = {"torch": "2.13.0+cpu", "triton": triton, "numpy": numpy}
-    monkeypatch.setattr(envcheck.metadata, "version", lambda pkg: versions[pkg])
+    monkeypatch.setattr(toolchain.metadata, "version", lambda pkg: versions[pkg])
     monkeypatch.setenv("TRITON_INTERPRET", interpret)
-    found = envcheck.problems()
+    found = toolchain.problems()
     assert bool(found) == broken, found
     if broken:
         assert "9171" in found[0] and "fix:" in found[0] and "triton>=3.7.1" in found[0]
@@ -28,13 +25,13 @@ def test_the_interpreter_numpy_combination(monkeypatch, triton, numpy, interpret
 def test_a_missing_package_names_the_fix(monkeypatch):
     def version(pkg):
         if pkg == "triton":
-            raise envcheck.metadata.PackageNotFoundError(pkg)
+            raise toolchain.metadata.PackageNotFoundError(pkg)
         return "2.4.6"
-    monkeypatch.setattr(envcheck.metadata, "version", version)
-    assert envcheck.problems() == ["not installed: triton; run `make setup` (README: Setting up)"]
+    monkeypatch.setattr(toolchain.metadata, "version", version)
+    assert toolchain.problems() == ["not installed: triton; run `make setup` (README: Setting up)"]
 
 
 def test_refusal_exits_with_the_message(monkeypatch):
-    monkeypatch.setattr(envcheck, "problems", lambda: ["a problem.\n  fix: do this"])
+    monkeypatch.setattr(toolchain, "problems", lambda: ["a problem.\n  fix: do this"])
     with pytest.raises(SystemExit, match="fix: do this"):
-        envcheck.require_working_toolchain()
+        toolchain.require_working_toolchain()

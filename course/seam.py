@@ -1,0 +1,81 @@
+"""The one seam: the only code that knows which side is graded.
+
+SOLUTION=1 grades solutions/ (the instructor's reference); anything else grades mine/ (the
+learner's files).  The suite and the tools ask `load(lesson)` for a lesson's module and
+`path(lesson)` for the file it came from; nothing else reads SOLUTION.
+"""
+import ast
+import importlib
+import os
+import traceback
+
+
+
+def side():
+    """"solutions" with SOLUTION=1, else "mine"; read at each call, so a tool's --solution can set it."""
+    return "solutions" if os.environ.get("SOLUTION") == "1" else "mine"
+
+
+class LearnerImportError(Exception):
+    """The graded file did not import; the message is a short report naming the file and line."""
+
+
+def path(lesson):
+    """The graded file of a lesson, relative to the repo: mine/t4_matmul.py or solutions/t4_matmul.py."""
+    return f"{side()}/{lesson.file}"
+
+
+def load(lesson):
+    """The graded module of a lesson.  Whatever the file raises while it imports (a skip, an exit,
+    any exception) is reported as a LearnerImportError naming the file and the line."""
+    where_file = path(lesson)
+    try:
+        return importlib.import_module(f"{side()}.{lesson.module}")
+    except SyntaxError as e:
+        raise LearnerImportError(
+            f"{where_file} line {e.lineno}: SyntaxError: {e.msg}\n    {(e.text or '').rstrip()}") from None
+    except (KeyboardInterrupt, GeneratorExit):
+        raise
+    except BaseException as e:  # noqa: BLE001 - pytest.skip and sys.exit at import time included
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename.endswith(where_file)]
+        where = f"{where_file} line {frames[-1].lineno}" if frames else where_file
+        raise LearnerImportError(f"{where}: {type(e).__name__} while importing: {e}") from None
+
+
+def graded_paths():
+    """The graded file of every lesson."""
+    from course.registry import LESSONS
+    return tuple(path(lesson) for lesson in LESSONS)
+
+
+def _not_implemented_raise(node):
+    """The message of `raise NotImplementedError("...")` at this AST node, else None."""
+    if not isinstance(node, ast.Raise) or not isinstance(node.exc, ast.Call):
+        return None
+    call = node.exc
+    if not (isinstance(call.func, ast.Name) and call.func.id == "NotImplementedError"):
+        return None
+    try:
+        return str(ast.literal_eval(call.args[0])) if call.args else ""
+    except ValueError:
+        return ""
+
+
+def stub_message(exc):
+    """The stub's own message if `exc` comes from a body not written yet, else None.
+
+    Under the interpreter the stub's raise runs as Python: a NotImplementedError raised in a
+    graded file.  The GPU compiler cannot compile a raise at all: it stops with a CompilationError
+    whose node is that raise statement.  Only these two count; a compiler error elsewhere in a
+    half-written body is a real error, even when its message quotes the stub's text."""
+    graded, seen = graded_paths(), set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames = traceback.extract_tb(exc.__traceback__)
+        if isinstance(exc, NotImplementedError) and any(f.filename.endswith(graded) for f in frames):
+            return str(exc)
+        message = _not_implemented_raise(getattr(exc, "node", None))
+        if message is not None:
+            return message
+        exc = exc.__cause__ or exc.__context__
+    return None

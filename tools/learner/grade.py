@@ -1,0 +1,157 @@
+"""`make test` and `make grade`: where you stand, one row per step of a lesson.
+
+    python -m tools.learner.grade                the scorecard of your lesson (mine/; SOLUTION=1: solutions/)
+    python -m tools.learner.grade --details      also the first failure of the step to work on (make test)
+    python -m tools.learner.grade --step T4.2    that step alone, every failing check listed (make test STEP=T4.2)
+    python -m tools.learner.grade --seed 1234    replay a run's random inputs exactly (make test SEED=1234)
+
+Each step runs in its own pytest process (`pytest -m t4_2 -p tools.learner.plugin`), so a file that
+does not import, a test that hangs (pytest-timeout, set in pytest.ini) or a kernel that crashes the
+interpreter costs that step only, and the scorecard is always printed.  The rows are read from the
+plugin's report (tools/learner/plugin.py); scorecard.py draws them, state.py remembers them.
+Exit status 0 once every required step passes (or, with --step, that step).
+"""
+import argparse
+import os
+import random
+import re
+import signal
+import sys
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+
+from course import ROOT, registry, seam
+from tools.learner import scorecard, state
+from tools.learner.plugin import run_pytest, short, source_line
+
+STEP_LIMIT_S = 900  # a whole step; pytest-timeout stops a single test long before this
+
+
+@dataclass
+class Row:
+    step: object
+    passed: int = 0
+    total: int = 0
+    reason: str = ""      # the first failing check, one line
+    detail: str = ""      # the same failure in full, when it says more than the line
+    failures: tuple = ()  # (test, one-line reason) for every failing check
+    broke: bool = False   # crashed or timed out
+    blocker: str = ""     # why no test could run at all (no import, no pytest), in a few lines
+
+    @property
+    def done(self):
+        return self.total > 0 and self.passed == self.total
+
+
+def run_step(s, seed, parallel=False):
+    env = dict(os.environ, SEED=str(seed))
+    if parallel:  # one thread each: processes side by side oversubscribe the cores otherwise
+        env.setdefault("OMP_NUM_THREADS", "1")
+    report, rc, output = run_pytest(["-q", "--tb=short", "-m", s.marker], ROOT, env, STEP_LIMIT_S)
+    return row_of(s, report, rc, output)
+
+
+def row_of(s, report, rc, output):
+    """The scorecard row of step s from the plugin's report: its checks counted from what was
+    collected (a check that never reported, or skipped on its own, is a check not passed)."""
+    row = Row(s)
+    if report is None:  # not even collected: the suite could not start
+        said = [line for line in output.splitlines() if line.strip()][-6:]
+        row.reason = f"pytest could not start (exit status {rc})"
+        row.blocker = "\n".join([f"{row.reason}, so no step can run:", *("    " + x for x in said)])
+        return row
+    counted = [c["test"] for c in report["collected"] if c["step"] == s.id and not c["suite_skip"]]
+    results = report["results"]
+    row.total = len(counted)
+    row.passed = sum(results.get(t, {}).get("outcome") == "passed" for t in counted)
+    failed = [t for t in counted if t in results and results[t]["outcome"] != "passed"]
+    row.failures = tuple((t, results[t]["cause"] or results[t]["reason"] or results[t]["outcome"]) for t in failed)
+    unfinished = [t for t in counted if t not in results]
+    if report.get("timed_out"):  # the tests after it were never run: they count as not passed
+        row.broke, row.reason, row.detail = True, report["timed_out"], report.get("timed_out_at", "")
+    elif unfinished:  # the process died, or was stopped, before these tests reported
+        row.broke = True
+        row.reason, row.detail = died(rc, report.get("running"), output)
+    elif failed:
+        first = results[failed[0]]
+        row.reason = f"{short(failed[0])}: {row.failures[0][1]}"
+        if "not written yet" not in first["reason"]:  # the stub's message says it all
+            row.detail = first["text"].strip() if "\n" in first["text"].strip() else first["reason"]
+        graded = seam.path(s.lesson)
+        if not row.passed and not first["cause"] and {results[t]["reason"] for t in failed} == {first["reason"]} \
+                and first["reason"].startswith(graded):  # course/seam.py's report: no import
+            row.blocker = "\n".join([f"{graded} does not import, so no step can run:",
+                                     "    " + first["reason"], *first["text"].strip().splitlines()[1:2]])
+    elif rc not in (0, 5):
+        row.reason = f"pytest stopped with exit status {rc}"
+    if row.total == 0 and not row.reason:
+        row.reason = "no test of this step ran"
+    return row
+
+
+def died(rc, running, output):
+    """One line for a process that never finished its report (crashed, exited, hung), and the code line."""
+    where = f" in {short(running)}" if running else ""
+    graded = tuple(seam.path(lesson) for lesson in registry.LESSONS)
+    # faulthandler (on in pytest) prints the stack of a crash, innermost frame first
+    yours = re.search(r'File "[^"]*(' + "|".join(map(re.escape, graded)) + r')", line (\d+) in (\w+)', output)
+    if yours:
+        where += f" at {yours[1]} line {yours[2]} ({yours[3]})"
+    code = source_line(yours[1], int(yours[2])) if yours else ""
+    if rc is None:
+        return f"still running after {STEP_LIMIT_S} s{where}: stopped (a hang the per-test timeout could not interrupt)", code
+    if rc < 0:
+        name = signal.Signals(-rc).name
+        out_of_bounds = "a load or store far outside a tensor? check the masks and offsets"
+        why = {"SIGSEGV": out_of_bounds, "SIGBUS": out_of_bounds,
+               "SIGABRT": "aborted (os.abort, or a failed check inside a C library)"}.get(name, "killed")
+        return f"crashed ({name}){where}: {why}; later tests did not run", code
+    return f"the test process exited with status {rc}{where} before its checks ran: does your code call exit?", code
+
+
+def run_steps(steps, seed):
+    workers = max(1, min(len(steps), os.cpu_count() or 1))
+    pool = ThreadPoolExecutor(workers)
+    try:
+        futures = [pool.submit(run_step, s, seed, parallel=workers > 1) for s in steps]
+        return [f.result() for f in futures]
+    finally:  # on Ctrl-C: start no more steps (the running ones got the Ctrl-C too)
+        pool.shutdown(cancel_futures=True)
+
+
+def choose(args):
+    """(lesson, steps to run) from --step and --lesson."""
+    lesson = registry.lesson(args.lesson)
+    if args.step:
+        s = registry.step(args.step, within=lesson.id)
+        return s.lesson, [s]
+    return lesson, list(lesson.steps)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--lesson", default=os.environ.get("LESSON") or None, help="T4 (default: the first lesson)")
+    parser.add_argument("--step", help="one step: T4.2, t4.2 or 2")
+    parser.add_argument("--details", action="store_true", help="show the next step's first failure in full")
+    parser.add_argument("--seed", type=int, default=None, help="the seed of every random input (default: SEED, else random)")
+    args = parser.parse_args(argv)
+    try:
+        lesson, steps = choose(args)
+    except KeyError as e:
+        print(e.args[0], file=sys.stderr)
+        return 2
+    seed = args.seed if args.seed is not None else int(os.environ.get("SEED") or random.randrange(10 ** 6))
+    if len(steps) > 1 and sys.stdout.isatty():
+        print(f"grading {seam.path(lesson)}: {len(steps)} steps, each in its own process ...", flush=True)
+    try:
+        rows = run_steps(steps, seed)
+    except KeyboardInterrupt:
+        print("\ninterrupted: no scorecard this time", file=sys.stderr)
+        return 130
+    scorecard.show(lesson, rows, seed, details=args.details or bool(args.step), listing=bool(args.step))
+    state.remember(lesson, {r.step.id: r.done for r in rows})
+    return 0 if all(r.done for r in rows if not r.step.advanced or args.step) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

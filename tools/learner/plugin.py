@@ -1,0 +1,150 @@
+"""The one pytest plugin of the grader and the checks: it writes what a pytest run did, as it goes,
+to the JSON file named by COURSE_REPORT.
+
+    python -m pytest -p tools.learner.plugin ...      (run_pytest() below does this)
+
+The file is rewritten after every event, so when the process dies (a crash, an exit, a hang that
+had to be killed) it still says what was collected and which test was running.  It holds:
+    collected   [{test, step, suite_skip}]: every test selected, with its step and whether the
+                suite itself skips it here (a skip or skipif mark: bf16 under the interpreter)
+    results     {test: {outcome, reason, text, cause}}: reason is the first line of the failure,
+                text all of it, cause the error your code raised and its line, when it raised one
+    running     the test in progress;  timed_out / timed_out_at: the per-test timeout's report
+"""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+import traceback
+from pathlib import Path
+
+import pytest
+
+from course import ROOT, seam
+from course.registry import LESSONS
+
+REPORT = "COURSE_REPORT"
+_MARKERS = {s.marker: s.id for lesson in LESSONS for s in lesson.steps}
+_GRADED = tuple(seam.path(lesson) for lesson in LESSONS)
+_state = {"collected": [], "results": {}}
+
+
+def _save():
+    target = os.environ.get(REPORT)
+    if target:
+        Path(target).write_text(json.dumps(_state))
+
+
+def short(nodeid):
+    """test_mainloop[32-32-64-...] -> test_mainloop: the reason names the case."""
+    return nodeid.split("::")[-1].split("[")[0] if nodeid else "?"
+
+
+def graded_frames(exc):
+    """(file, line number, 'TypeName: message') of the innermost exception in the chain that passed
+    through a graded file, at its deepest frame there; None if none did.  Under the interpreter
+    your @triton.jit code runs as Python, so its frames are real."""
+    found, seen = None, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(_GRADED)]
+        if frames:
+            graded = next(g for g in _GRADED if frames[-1].filename.endswith(g))
+            found = graded, frames[-1].lineno, f"{type(exc).__name__}: {exc}"
+        exc = exc.__cause__ if exc.__cause__ is not None else (
+            None if exc.__suppress_context__ else exc.__context__)
+    return found
+
+
+def source_line(graded, lineno):
+    try:
+        text = (ROOT / graded).read_text().splitlines()[lineno - 1].strip()
+    except (OSError, IndexError):
+        return ""
+    return f"{graded} line {lineno}: {text}"
+
+
+def _suite_skips(item):
+    """Whether the suite's own marks skip this test here (a skipif with a plain True condition)."""
+    return any(m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True)
+               for m in item.iter_markers())
+
+
+def _reason(report):
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(report.longrepr or "")
+    text = text.removeprefix("Failed: ").strip()
+    return text.splitlines()[0] if text else ""
+
+
+def pytest_collection_finish(session):
+    _state["collected"] = [
+        dict(test=item.nodeid, suite_skip=_suite_skips(item),
+             step=next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None))
+        for item in session.items]
+    _save()
+
+
+def pytest_runtest_logstart(nodeid):
+    _state["running"] = nodeid  # if the process dies now, this names the test that killed it
+    _save()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_makereport(item, call):
+    report = yield
+    if report.failed and call.excinfo is not None:
+        found = graded_frames(call.excinfo.value)
+        message = str(call.excinfo.value)
+        if message.startswith("Timeout (>"):
+            # pytest-timeout's signal method failed this test; every later test would hang the same way.
+            item.session.shouldstop = "a test timed out"
+            seconds = re.search(r">([\d.]+)s", message)
+            at = f" at {found[0]} line {found[1]}" if found else ""
+            _state["timed_out"] = (f"{short(item.nodeid)} timed out after {float(seconds[1]) if seconds else 0:g} s"
+                                   f"{at} (an endless loop?); the step's later tests did not run")
+            _state["timed_out_at"] = source_line(*found[:2]) if found else ""
+        elif found and "NotImplementedError" not in found[2]:  # an error raised inside your code
+            report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
+            report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
+    return report
+
+
+def pytest_runtest_logreport(report):
+    if report.when != "call" and report.passed:
+        return  # setup and teardown count only when they go wrong (a skip, a broken fixture)
+    if report.when == "teardown" and report.nodeid in _state["results"] \
+            and _state["results"][report.nodeid]["outcome"] == "failed":
+        return  # keep the first failure of a test
+    chain = getattr(report.longrepr, "chain", None)  # the last exception, not the whole chain
+    text = str(chain[-1][0]) if chain else (report.longreprtext if report.failed else "")
+    cause = getattr(report, "graded_cause", "")
+    if cause:  # the traceback from the test down through Triton's interpreter says no more
+        text = f"{cause.split(': ', 1)[1]}\n  raised at {cause.split(': ', 1)[0]}: {report.graded_line}"
+    _state["results"][report.nodeid] = dict(outcome=report.outcome, reason=_reason(report) if not report.passed else "",
+                                            text=text[-4000:], cause=cause)
+    _save()
+
+
+def run_pytest(args, cwd, env, timeout):
+    """Run `python -m pytest -p tools.learner.plugin ARGS` in a fresh process in cwd.
+
+    Returns (state, exit status, output): state is what this plugin wrote (None if the process
+    could not even collect), exit status None if it ran past `timeout` seconds and was stopped."""
+    with tempfile.TemporaryDirectory(prefix="course-report-") as tmp:
+        report = Path(tmp) / "report.json"
+        try:
+            proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "tools.learner.plugin", *args], cwd=cwd,
+                                  env=dict(env, **{REPORT: str(report)}), capture_output=True, text=True,
+                                  timeout=timeout)
+            rc, output = proc.returncode, proc.stdout + proc.stderr
+        except subprocess.TimeoutExpired as e:
+            rc, output = None, _text(e.stdout) + _text(e.stderr)
+        state = json.loads(report.read_text()) if report.exists() else None
+        return state, rc, output
+
+
+def _text(data):
+    return data.decode(errors="replace") if isinstance(data, bytes) else (data or "")

@@ -1,0 +1,58 @@
+"""`make reset`: start over from the stub, without losing what you wrote.
+
+Each file of yours in mine/ that differs from the stub is first copied to
+mine/backups/<name>.<time>.py (git-ignored), then restored as committed in git's HEAD.
+Nothing is written for a file whose copy fails.  LESSON=T4 resets that lesson's file alone.
+"""
+import os
+import shutil
+import subprocess
+import sys
+import time
+
+from course import ROOT, registry
+
+BACKUPS = ROOT / "mine" / "backups"
+
+
+def committed(rel):
+    """A file as committed in HEAD; raises CalledProcessError or FileNotFoundError."""
+    return subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
+
+
+def reset(lesson):
+    rel = f"mine/{lesson.file}"
+    mine = ROOT / rel
+    try:
+        stub = committed(rel)
+    except (subprocess.CalledProcessError, FileNotFoundError) as e:
+        print(f"make reset needs git and a commit holding {rel} ({e}); nothing changed.", file=sys.stderr)
+        return 1
+    if mine.exists() and mine.read_text() == stub:
+        print(f"{rel} is already as committed; nothing to do.")
+        return 0
+    if mine.exists():
+        BACKUPS.mkdir(exist_ok=True)
+        stamp = time.strftime("%Y%m%d-%H%M%S")
+        backup, n = BACKUPS / f"{lesson.module}.{stamp}.py", 1
+        while backup.exists():  # two resets in one second keep both
+            backup, n = backup.with_name(f"{lesson.module}.{stamp}-{n}.py"), n + 1
+        shutil.copy2(mine, backup)
+        if backup.read_bytes() != mine.read_bytes():
+            print(f"could not keep a copy in {backup}; nothing changed.", file=sys.stderr)
+            return 1
+        print(f"your file is kept in {backup.relative_to(ROOT)}")
+        print(f"  (compare: diff {backup.relative_to(ROOT)} {rel})")
+    mine.write_text(stub)
+    print(f"{rel} is the stub again, as committed in HEAD.")
+    return 0
+
+
+def main():
+    chosen = os.environ.get("LESSON")
+    lessons = [registry.lesson(chosen)] if chosen else registry.LESSONS
+    return max(reset(lesson) for lesson in lessons)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

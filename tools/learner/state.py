@@ -1,0 +1,45 @@
+"""What the learner's commands remember between runs, in two git-ignored files of the repo:
+.grade.json (which steps the last scorecards saw done, and for which version of the graded
+file) and .hints.json (how many hints of each step were shown)."""
+import json
+
+from course import ROOT, seam
+
+LAST_GRADE = ROOT / ".grade.json"
+HINTS_SEEN = ROOT / ".hints.json"
+
+
+def _stamp(lesson):
+    graded = ROOT / seam.path(lesson)
+    return dict(path=seam.path(lesson), mtime=graded.stat().st_mtime if graded.exists() else None)
+
+
+def _read(path):
+    try:
+        return json.loads(path.read_text())
+    except (OSError, ValueError):
+        return {}
+
+
+def remembered(lesson):
+    """{step id: done} from the last scorecards, if the graded file has not changed since; else None."""
+    last = _read(LAST_GRADE).get(lesson.id, {})
+    return last.get("done") if {k: last.get(k) for k in _stamp(lesson)} == _stamp(lesson) else None
+
+
+def remember(lesson, done):
+    """Keep which steps passed ({step id: bool}), and for which version of the graded file."""
+    state = _read(LAST_GRADE)
+    state[lesson.id] = dict(_stamp(lesson), done=dict(remembered(lesson) or {}, **done))
+    try:
+        LAST_GRADE.write_text(json.dumps(state))
+    except OSError:
+        pass  # a read-only checkout still gets its scorecard
+
+
+def hints_seen():
+    return _read(HINTS_SEEN)
+
+
+def see_hints(seen):
+    HINTS_SEEN.write_text(json.dumps(seen, indent=1) + "\n")
