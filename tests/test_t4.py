@@ -449,7 +449,8 @@ class LaunchWatch:
                         f"work on another buffer; {where(step)}", pytrace=False)
         changed = (~((c == left) | (c.isnan() & left.isnan()))).sum().item()
         if changed:
-            pytest.fail(f"{case}: {changed} cells of C changed after matmul_kernel returned: every value of C "
+            pytest.fail(f"{case}: {changed} cell{'s' if changed != 1 else ''} of C changed after matmul_kernel "
+                        f"returned: every value of C "
                         f"must come from the kernel (the bias and GELU too), with no torch arithmetic on C "
                         f"after the launch; {where(step)}", pytrace=False)
 

@@ -28,7 +28,9 @@ from pathlib import Path
 from course import ROOT
 from course.registry import T4
 from tools.study import common as study
-from tools.checks.common import SOLUTION, scratch_repo
+from tools.checks.common import scratch_repo, solution_file
+
+SOLUTION = solution_file(T4)
 
 
 @dataclass(frozen=True)
@@ -50,6 +52,13 @@ BIAS_BLOCK = ("    if HAS_BIAS:\n        offs_n = pid_n * BLOCK_N + tl.arange(0,
 GELU_BLOCK = ("    if ACTIVATION == \"gelu\":\n"
               "        acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))  # exact GELU: x * Phi(x)\n")
 
+# The end of matmul's body, as in the reference: the shortcuts add torch work after the launch.
+LAUNCH = ('''    if config is None:
+        matmul_kernel_autotuned[grid](*args, **flags)
+    else:
+        matmul_kernel[grid](*args, **config.all_kwargs(), **flags)
+''')
+
 MISTAKES = (
     Mistake("modulo-group-m", "T4.1", "最后一组按 GROUP_M 取模，而不是 group_size_m",
             "the last group taken modulo GROUP_M, not group_size_m", "2.2",
@@ -59,6 +68,8 @@ MISTAKES = (
     Mistake("k-unmasked", "T4.2", "K 的尾部没有掩码", "the K tail not masked", "4.1",
             "mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining)", "mask=offs_m[:, None] < M",
             "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]"),
+    Mistake("partials-rounded", "T4.2", "每块 tl.dot 的结果先舍入成 fp16 再累加", "each block's tl.dot rounded to fp16 before it is added",
+            "4.2", "acc = tl.dot(a, b, acc)", "acc += tl.dot(a, b).to(tl.float16)", "test_mainloop_accumulates_in_fp32"),
     Mistake("fp16-acc", "T4.2", "用 fp16 做累加器", "an fp16 accumulator", "4.2",
             "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)", "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)",
             "test_mainloop_accumulates_in_fp32"),
@@ -85,6 +96,19 @@ MISTAKES = (
     Mistake("torch-does-it", "T4.4", "把乘法交给 torch", "the product handed to torch", "6.2",
             "matmul_kernel[grid](*args, **config.all_kwargs(), **flags)", "c.copy_(a @ b)",
             "test_wrapper_launches_the_kernel"),
+    Mistake("torch-after-launch", "T4.4", "象征性地启动一次内核，再用 torch 重算 C", "a token launch, then C computed again in torch",
+            "6.2", LAUNCH, ("    matmul_kernel[(1,)](*args, **(config or INTERPRET_CONFIG).all_kwargs(), **flags)\n"
+                            "    c.copy_((a[:, :, None].float() * b[None].float()).sum(1))\n"),
+            "test_matmul[45-37-83-row-major-torch.float16]"),
+    Mistake("scratch-buffer", "T4.4", "内核写进另一个缓冲区，返回的 C 由 torch 填", "the kernel launched into a scratch buffer, C filled by torch",
+            "6.2", "args = (a, b, c, bias,", "args = (a, b, torch.empty_like(c), bias,",
+            "test_matmul[45-37-83-row-major-torch.float16]"),
+    Mistake("skip-from-code", "T4.4", "在代码里调用 pytest.skip，让检查消失", "pytest.skip called from the graded code to make checks vanish",
+            "6.3", "    tensors = {", "    __import__('pytest').skip('later')\n    tensors = {",
+            "test_input_validation[activation]"),
+    Mistake("exit-from-code", "T4.4", "在代码里调用 sys.exit", "sys.exit called from the graded code",
+            "6.3", "    tensors = {", "    __import__('sys').exit(0)\n    tensors = {",
+            "test_matmul[45-37-83-row-major-torch.float16]"),
     Mistake("kwargs-not-all", "T4.4", "用 config.kwargs 启动，丢了 num_warps 和 num_stages",
             "launched with config.kwargs, which drops num_warps and num_stages", "6.2",
             "matmul_kernel[grid](*args, **config.all_kwargs(), **flags)", "matmul_kernel[grid](*args, **config.kwargs, **flags)",
@@ -106,6 +130,14 @@ MISTAKES = (
     Mistake("bf16-on-cpu", "T4.4", "解释器下不拒绝 bf16", "bf16 not refused on the interpreter", "6.3",
             "    if a.dtype == torch.bfloat16 and INTERPRETING:\n", "    if False:\n",
             "test_bf16_is_never_silently_wrong_on_the_interpreter"),
+    Mistake("bias-in-torch", "T4.5", "内核里不加 bias、不做 GELU，交给 torch 在启动之后做", "bias and GELU left out of the kernel and done in torch after the launch",
+            "5.2", 'flags = dict(HAS_BIAS=bias is not None, ACTIVATION=activation or "none")',
+            'flags = dict(HAS_BIAS=False, ACTIVATION="none")',
+            "test_bias_and_gelu[48-48-40-True-gelu-torch.float16]"),
+    Mistake("bias-unmasked", "T4.5", "加载 bias 时没有掩码", "the bias loaded without a mask", "5.2",
+            "bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)",
+            "bias = tl.load(bias_ptr + offs_n * stride_bias)",
+            "test_bias_and_activation[70-32-True-none-torch.float16]"),
     Mistake("bias-after-gelu", "T4.5", "先 GELU 再加 bias", "the bias added after the GELU", "5.2",
             BIAS_BLOCK + GELU_BLOCK, GELU_BLOCK + BIAS_BLOCK,
             "test_bias_and_gelu[48-48-40-True-gelu-torch.float16]"),
@@ -114,7 +146,7 @@ MISTAKES = (
             "test_bias_is_one_value_per_column"),
     Mistake("bias-stride", "T4.5", "bias 的 stride 被忽略", "the bias stride ignored", "5.2",
             "bias_ptr + offs_n * stride_bias", "bias_ptr + offs_n",
-            "test_bias_and_gelu[37-70-33-True-None-torch.float16]"),
+            "test_bias_and_activation[70-32-True-none-torch.float16]"),
 )
 
 VARYING = re.compile(r"\d\.\d+e[+-]\d+")  # relative errors of random inputs
@@ -153,8 +185,9 @@ def worker(jobs_path):
     seen = {}
     for key, (test, source) in json.loads(Path(jobs_path).read_text()).items():
         Path(f"mine/{T4.file}").write_text(source)
-        for name in [n for n in sys.modules if n.split(".")[0] in ("mine", "conftest", "test_t4")
-                     or n in ("course.t4_probes", plugin.__name__)]:
+        # all of course/ too: `from course import t4_probes` would find the old probes as an attribute
+        for name in [n for n in sys.modules if n.split(".")[0] in ("mine", "course", "conftest", "test_t4")
+                     or n == plugin.__name__]:
             del sys.modules[name]  # the next session imports the mistaken file afresh
         os.environ[plugin.REPORT] = report = os.path.abspath(f"report-{key}.json")
         pytest.main([f"{T4.suite}::{test}", "-q", "--tb=no", "-p", plugin.__name__])
