@@ -102,6 +102,12 @@ def check_planted_failures_give_one_short_report():
         problems += expect("planted endless loop", lesson, grade(lesson, loop, PYTEST_TIMEOUT="5"), False, None,
                            [rf"(?m)^  \[ \] {re.escape(first)} ", rf"test_\w+ timed out after 5 s at {graded} line "
                             rf"({loop_at}|{loop_at + 1})"])
+        skipping, _ = plant(solution, first, ["    __import__('pytest').skip('later')\n"])
+        full = grade(lesson, solution=True, args=("--step", first))[1]
+        total = re.search(rf"(?m)^  \[x\] {re.escape(first)} .* (\d+)/\1$", full)
+        problems += expect("planted pytest.skip", lesson, grade(lesson, skipping), False, None,
+                           [rf"(?m)^  \[ \] {re.escape(first)} .*  0/{total[1] if total else 'N'}$",
+                            r"raised a skip \(Skipped: later\)"])
         if stored:  # a store far outside any tensor: a real SIGSEGV under the interpreter
             body = next("".join(b) for s, b in split_bodies(solution) if s == stored and "tl.store(" in "".join(b))
             far = solution.replace(body, body.replace("tl.store(", "tl.store((1 << 40) + ", 1), 1)

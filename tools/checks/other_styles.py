@@ -1,0 +1,26 @@
+"""The suite grades what the code does, not how the reference writes it: for each lesson, a correct
+solution in another style (tools/checks/variants/<file>: other formulas, pointers rebuilt instead of
+advanced, the kernel launched by keyword, other error wording, shapes printed as torch.Size) passes
+every check."""
+from course import ROOT
+from course.registry import LESSONS
+from tools.checks.common import run_suite
+from tools.checks.suite import outcomes
+
+VARIANTS = ROOT / "tools" / "checks" / "variants"
+
+
+def check_a_solution_in_another_style_passes_every_check():
+    problems = []
+    for lesson in LESSONS:
+        variant = VARIANTS / lesson.file
+        if not variant.exists():
+            problems.append(f"{lesson.id} has no solution in another style at {variant.relative_to(ROOT)}")
+            continue
+        report, output = run_suite(mine_texts={lesson: variant.read_text()})
+        seen = [o for o in outcomes(report) if o[1] and o[1].startswith(lesson.id + ".")]
+        if not seen:
+            problems.append(f"{lesson.id}: the suite collected nothing on the variant:\n{output[-2000:]}")
+        problems += [f"{variant.relative_to(ROOT)}: {test}: {outcome}: {reason}"
+                     for test, _, outcome, reason in seen if outcome != "passed"]
+    return problems

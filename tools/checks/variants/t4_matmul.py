@@ -1,0 +1,200 @@
+"""Lesson T4: a fast matrix multiply in Triton (a correct solution in another style, for make check).
+
+Read content/t4.md (中文) or content/t4.en.md (English) first: every banner below names the
+section it implements.  mine/t4_matmul.py is this file with the learner's bodies cut out, so
+`diff mine/t4_matmul.py solutions/t4_matmul.py` shows only code that a learner writes: the
+lines between a `---- T4.x begin` and a `---- T4.x end` marker.
+
+The kernel computes C = act(A @ B + bias) for A of shape (M, K) and B of shape (K, N):
+
+    for every tile (pid_m, pid_n) of C, in grouped order:          # §2  tile_coords
+        acc = zeros(BLOCK_M, BLOCK_N, float32)
+        for k in 0, BLOCK_K, 2*BLOCK_K, ... < K:                    # §3, §4  mainloop
+            acc += A[rows, k:k+BLOCK_K] @ B[k:k+BLOCK_K, cols]
+        acc = act(acc + bias[cols])                                  # §5.2  bias_and_activation
+        C[rows, cols] = acc.to(C.dtype)                              # §5.1  epilogue
+"""
+import os
+
+import torch
+import triton
+import triton.language as tl
+
+# Read once, at import: Triton itself decides at import time whether @triton.jit interprets.
+INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
+
+
+# ----------------------------------------------------------------------------------------------
+# §2 Grouped program order (T4.1)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def tile_coords(pid, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
+    """Return (pid_m, pid_n), the C tile that program `pid` computes, in grouped order.
+
+    GROUP_M rows of tiles form a group; inside a group the ids run down a column first, then
+    move right.  The last group may have fewer than GROUP_M rows.  GROUP_M = 1 is row-major.
+    """
+    # ---- T4.1 begin (§2) ----
+    # another way to say it: rows of tiles in bands of GROUP_M, columns walked inside a band
+    band = GROUP_M * num_pid_n
+    first_row = (pid // band) * GROUP_M
+    rows_here = tl.where(num_pid_m - first_row < GROUP_M, num_pid_m - first_row, GROUP_M)
+    local = pid - (pid // band) * band
+    pid_m = first_row + local % rows_here
+    pid_n = local // rows_here
+    # ---- T4.1 end ----
+    return pid_m, pid_n
+
+
+# ----------------------------------------------------------------------------------------------
+# §3 2-D pointer blocks and §4 the main loop (T4.2)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n,
+             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+    """Return A[rows, :] @ B[:, cols] for tile (pid_m, pid_n) as a float32 [BLOCK_M, BLOCK_N].
+
+    Rows or columns past M or N, and the tail past K, must contribute zeros.
+    """
+    # ---- T4.2 begin (§3, §4) ----
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(0, K, BLOCK_K):  # pointers rebuilt from k0 each time instead of advanced
+        ks = k0 + tl.arange(0, BLOCK_K)
+        a = tl.load(a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak,
+                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn,
+                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+        acc += tl.dot(a, b)
+    # ---- T4.2 end ----
+    return acc
+
+
+# ----------------------------------------------------------------------------------------------
+# §5.2 Fused bias and GELU (T4.5, advanced)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n,
+                        BLOCK_N: tl.constexpr, HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    """Return act(acc + bias[cols]) while the tile is still in registers.
+
+    HAS_BIAS and ACTIVATION ("none" or "gelu") are compile-time constants, so the branches
+    that do not apply are not even compiled.
+    """
+    # ---- T4.5 begin (§5.2) ----
+    if HAS_BIAS:
+        cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+        row = tl.load(bias_ptr + cols * stride_bias, mask=cols < N, other=0.0).to(tl.float32)
+        acc += row[None, :]
+    if ACTIVATION == "gelu":
+        acc = acc * 0.5 * (1.0 + tl.erf(acc / 1.4142135623730951))
+    # ---- T4.5 end ----
+    return acc
+
+
+# ----------------------------------------------------------------------------------------------
+# §5.1 The epilogue: cast and masked store (T4.3)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def epilogue(acc, c_ptr, M, N, stride_cm, stride_cn, pid_m, pid_n,
+             BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Write the float32 tile `acc` into C[rows, cols] in C's dtype, touching nothing else."""
+    # ---- T4.3 begin (§5.1) ----
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    inside = (rows < M)[:, None] & (cols < N)[None, :]
+    out = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
+    tl.store(out, acc.to(out.dtype.element_ty), mask=inside)
+    # ---- T4.3 end ----
+
+
+# ----------------------------------------------------------------------------------------------
+# §1 The whole kernel: one program per BLOCK_M x BLOCK_N tile of C
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
+                  stride_am, stride_ak, stride_bk, stride_bn, stride_cm, stride_cn, stride_bias,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                  GROUP_M: tl.constexpr, HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    pid = tl.program_id(axis=0)
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    pid_m, pid_n = tile_coords(pid, num_pid_m, num_pid_n, GROUP_M)
+    acc = mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n,
+                   BLOCK_M, BLOCK_N, BLOCK_K)
+    acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)
+    epilogue(acc, c_ptr, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
+
+
+# ----------------------------------------------------------------------------------------------
+# §6 Autotuning (T4.4)
+# ----------------------------------------------------------------------------------------------
+# ---- T4.4 begin (§6) ----
+AUTOTUNE_CONFIGS = [
+    triton.Config({"BLOCK_M": bm, "BLOCK_N": bn, "BLOCK_K": bk, "GROUP_M": 8}, num_warps=w, num_stages=s)
+    for bm, bn, bk, w, s in ((128, 256, 64, 8, 3), (128, 128, 32, 4, 4), (64, 64, 32, 4, 3), (32, 32, 32, 2, 2))
+]
+INTERPRET_CONFIG = triton.Config({"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 16, "GROUP_M": 2}, num_warps=2, num_stages=1)
+matmul_kernel_autotuned = triton.autotune(AUTOTUNE_CONFIGS, key=["K", "N", "M"])(matmul_kernel)
+# ---- T4.4 end ----
+
+
+# ----------------------------------------------------------------------------------------------
+# §6 The host wrapper (T4.4)
+# ----------------------------------------------------------------------------------------------
+SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+ACTIVATIONS = (None, "gelu")
+
+
+def check_inputs(a, b, bias=None, activation=None):
+    """Raise TypeError or ValueError, naming what is wrong, unless matmul can run on these."""
+    # ---- T4.4 begin (§6.3) ----
+    if not all(isinstance(t, torch.Tensor) for t in (a, b)) or (bias is not None and not isinstance(bias, torch.Tensor)):
+        kinds = [type(t).__name__ for t in (a, b, bias)]
+        raise TypeError(f"matmul wants tensors, got {kinds}")
+    named = [("a", a), ("b", b)] + ([("bias", bias)] if bias is not None else [])
+    if len({t.dtype for _, t in named}) != 1 or a.dtype not in SUPPORTED_DTYPES:
+        raise TypeError("matmul: dtypes " + ", ".join(f"{n}={t.dtype}" for n, t in named) + " (one of fp16/bf16/fp32)")
+    if a.dim() != 2 or b.dim() != 2:
+        raise ValueError(f"matmul: need 2-D a and b, got {a.shape} and {b.shape}")
+    if a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul: a {list(a.shape)} and b {list(b.shape)} do not chain")
+    if bias is not None and list(bias.shape) != [b.shape[1]]:
+        raise ValueError(f"matmul: bias shape {tuple(bias.shape)} should be ({b.shape[1]},)")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"matmul: unknown activation {activation!r}")
+    if len({t.device for _, t in named}) != 1:
+        raise ValueError("matmul: devices " + ", ".join(f"{n}={t.device}" for n, t in named))
+    if not INTERPRETING and a.device.type == "cpu":
+        raise ValueError("matmul: CPU tensors run only under TRITON_INTERPRET=1")
+    if INTERPRETING and a.dtype == torch.bfloat16:
+        raise TypeError("matmul: bfloat16 is wrong in the interpreter's tl.dot, so it is refused")
+    # ---- T4.4 end ----
+
+
+def matmul(a, b, *, bias=None, activation=None, config=None):
+    """C = activation(a @ b + bias) computed by matmul_kernel, in the inputs' dtype.
+
+    config: a triton.Config to launch the plain kernel with; by default INTERPRET_CONFIG under
+    the interpreter and the autotuned kernel on a GPU.
+    """
+    check_inputs(a, b, bias, activation)
+    # ---- T4.4 begin (§6.2) ----
+    (M, K), N = a.shape, b.shape[1]
+    c = torch.empty(M, N, dtype=a.dtype, device=a.device)
+    if c.numel() == 0:
+        return c
+    def grid(meta):
+        return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
+    launch = dict(a_ptr=a, b_ptr=b, c_ptr=c, bias_ptr=bias, M=M, N=N, K=K,
+                  stride_am=a.stride(0), stride_ak=a.stride(1), stride_bk=b.stride(0), stride_bn=b.stride(1),
+                  stride_cm=c.stride(0), stride_cn=c.stride(1), stride_bias=bias.stride(0) if bias is not None else 0,
+                  HAS_BIAS=bias is not None, ACTIVATION="gelu" if activation == "gelu" else "none")
+    chosen = config or (INTERPRET_CONFIG if INTERPRETING else None)
+    if chosen is None:
+        matmul_kernel_autotuned[grid](**launch)
+    else:
+        matmul_kernel[grid](**launch, **chosen.all_kwargs())
+    # ---- T4.4 end ----
+    return c

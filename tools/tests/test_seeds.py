@@ -1,0 +1,49 @@
+"""Every random input comes from SEED: a failing check prints its seed, and the same SEED replays it
+exactly, through plain pytest and through make test's grader alike."""
+import os
+import re
+import subprocess
+import sys
+
+import pytest
+
+from course.registry import T4
+from tools.checks.common import scratch_repo, solution_file
+
+CHECK = f"{T4.suite}::test_mainloop_accumulates_in_fp32"
+ROUNDED = ("acc = tl.dot(a, b, acc)", "acc += tl.dot(a, b).to(tl.float16)")  # its error depends on the inputs
+
+
+@pytest.fixture(scope="module")
+def repo():
+    with scratch_repo({T4: solution_file(T4).read_text().replace(*ROUNDED)}) as tmp:
+        yield tmp
+
+
+def pytest_says(repo, seed):
+    env = dict(os.environ, SEED=str(seed), SOLUTION="0")
+    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", CHECK], cwd=repo, env=env,
+                         capture_output=True, text=True, timeout=300)
+    return out.stdout
+
+
+def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo):
+    first, again, other = pytest_says(repo, 11), pytest_says(repo, 11), pytest_says(repo, 12)
+    error = lambda out: re.search(r"relative error (\S+) > 1e-5", out)[1]  # noqa: E731 - the part inputs change
+    assert "1 failed" in first and error(first) == error(again)
+    assert error(other) != error(first)
+    assert "SEED=11 pytest 'tests/test_t4.py::test_mainloop_accumulates_in_fp32' replays this check" in first
+    assert "SEED=11" in first.splitlines()[0] or "SEED=11" in first  # the header names it too
+
+
+def grader_says(repo, seed):
+    env = dict(os.environ, SOLUTION="0", COLUMNS="100")
+    return subprocess.run([sys.executable, "-m", "tools.learner.grade", "--step", "T4.2", "--seed", str(seed)],
+                          cwd=repo, env=env, capture_output=True, text=True, timeout=600).stdout
+
+
+def test_make_test_prints_the_seed_and_replays_with_it(repo):
+    first, again, other = grader_says(repo, 11), grader_says(repo, 11), grader_says(repo, 12)
+    assert "these random inputs again: make test SEED=11 STEP=T4.2" in first
+    assert re.findall(r"relative error \S+", first) == re.findall(r"relative error \S+", again) != []
+    assert re.findall(r"relative error \S+", first) != re.findall(r"relative error \S+", other)
