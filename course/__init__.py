@@ -9,6 +9,7 @@
 
 Neither tests/ nor tools/ imports the other; both import this package.
 """
+
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent  # the repo; every path the course names is relative to it

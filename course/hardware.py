@@ -6,6 +6,7 @@ B blocks (BLOCK_K x BLOCK_N) in shared memory at once (explainer §4), so
 
     shared memory = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * bytes per element
 """
+
 BYTES_PER_ELEMENT = {"fp16": 2, "bf16": 2, "fp32": 4}
 # Bytes of shared memory one block may opt in to, by GPU (CUDA's sharedMemPerBlockOptin).
 SMEM_LIMITS = {"T4": 65_536, "RTX 4090": 101_376, "A100": 166_912, "H100/H200": 232_448}

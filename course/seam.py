@@ -4,15 +4,15 @@ SOLUTION=1 grades solutions/ (the instructor's reference); anything else grades 
 learner's files).  The suite and the tools ask `load(lesson)` for a lesson's module and
 `path(lesson)` for the file it came from; nothing else reads SOLUTION.
 """
+
 import ast
 import importlib
 import os
 import traceback
 
 
-
 def side():
-    """"solutions" with SOLUTION=1, else "mine"; read at each call, so a tool's --solution can set it."""
+    """ "solutions" with SOLUTION=1, else "mine"; read at each call, so a tool's --solution can set it."""
     return "solutions" if os.environ.get("SOLUTION") == "1" else "mine"
 
 
@@ -33,7 +33,8 @@ def load(lesson):
         return importlib.import_module(f"{side()}.{lesson.module}")
     except SyntaxError as e:
         raise LearnerImportError(
-            f"{where_file} line {e.lineno}: SyntaxError: {e.msg}\n    {(e.text or '').rstrip()}") from None
+            f"{where_file} line {e.lineno}: SyntaxError: {e.msg}\n    {(e.text or '').rstrip()}"
+        ) from None
     except (KeyboardInterrupt, GeneratorExit):
         raise
     except BaseException as e:  # noqa: BLE001 - pytest.skip and sys.exit at import time included
@@ -45,6 +46,7 @@ def load(lesson):
 def graded_paths():
     """The graded file of every lesson."""
     from course.registry import LESSONS
+
     return tuple(path(lesson) for lesson in LESSONS)
 
 

@@ -1,6 +1,7 @@
 """Small kernels that call one of lesson T4's device functions from the graded file, so that each
 step is tested on its own: T4.2 without an epilogue, T4.3 without a main loop, T4.5 without the
 wrapper.  The suite (tests/test_t4.py) and the study tools (make tiles) launch the same probes."""
+
 import triton
 import triton.language as tl
 
@@ -23,22 +24,40 @@ def tile_coords_probe(out_ptr, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
 
 
 @triton.jit
-def mainloop_probe(a_ptr, b_ptr, acc_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn,
-                   stride_acc, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+def mainloop_probe(
+    a_ptr,
+    b_ptr,
+    acc_ptr,
+    M,
+    N,
+    K,
+    stride_am,
+    stride_ak,
+    stride_bk,
+    stride_bn,
+    stride_acc,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
     pid_m = tl.program_id(axis=0)
     pid_n = tl.program_id(axis=1)
-    acc = mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n,
-                   BLOCK_M, BLOCK_N, BLOCK_K)
-    tl.static_assert(acc.dtype == tl.float32, "T4.2: mainloop must return a float32 accumulator "
-                                              "(tl.zeros(..., dtype=tl.float32)); see §4")
+    acc = mainloop(
+        a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n, BLOCK_M, BLOCK_N, BLOCK_K
+    )
+    tl.static_assert(
+        acc.dtype == tl.float32,
+        "T4.2: mainloop must return a float32 accumulator (tl.zeros(..., dtype=tl.float32)); see §4",
+    )
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     tl.store(acc_ptr + rows[:, None] * stride_acc + cols[None, :], acc)  # acc_ptr is padded
 
 
 @triton.jit
-def epilogue_probe(acc_ptr, stride_acc, c_ptr, M, N, stride_cm, stride_cn,
-                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+def epilogue_probe(
+    acc_ptr, stride_acc, c_ptr, M, N, stride_cm, stride_cn, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
+):
     pid_m = tl.program_id(axis=0)
     pid_n = tl.program_id(axis=1)
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
@@ -48,9 +67,18 @@ def epilogue_probe(acc_ptr, stride_acc, c_ptr, M, N, stride_cm, stride_cn,
 
 
 @triton.jit
-def bias_and_activation_probe(acc_ptr, stride_acc, bias_ptr, N, stride_bias, out_ptr,
-                              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr,
-                              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+def bias_and_activation_probe(
+    acc_ptr,
+    stride_acc,
+    bias_ptr,
+    N,
+    stride_bias,
+    out_ptr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+):
     """One row of tiles across N: every tile, the padding columns past N included, is written to
     out_ptr (as wide as acc_ptr), so a bias read past N shows there."""
     pid_n = tl.program_id(axis=0)
@@ -58,6 +86,8 @@ def bias_and_activation_probe(acc_ptr, stride_acc, bias_ptr, N, stride_bias, out
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
     acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)
-    tl.static_assert(acc.dtype == tl.float32, "T4.5: bias_and_activation must return the float32 "
-                                              "tile; cast only in the epilogue; see §5.2")
+    tl.static_assert(
+        acc.dtype == tl.float32,
+        "T4.5: bias_and_activation must return the float32 tile; cast only in the epilogue; see §5.2",
+    )
     tl.store(out_ptr + rows[:, None] * stride_acc + cols[None, :], acc)

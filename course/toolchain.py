@@ -2,16 +2,19 @@
 
 Run it as `python -m course.toolchain`; the test suite calls `require_working_toolchain()` first.
 """
+
 import os
 import sys
 from importlib import metadata
 
 BROKEN = (
     # (what, test on the versions, the fix)
-    ("Triton's interpreter in triton < 3.7.1 fails under numpy >= 2.4 with 'only 0-dimensional "
-     "arrays can be converted to Python scalars' (triton issue 9171, fixed in 3.7.1)",
-     lambda v: os.environ.get("TRITON_INTERPRET") == "1" and v["triton"] < (3, 7, 1) and v["numpy"] >= (2, 4),
-     "pip install 'triton>=3.7.1'  (or pin numpy<2.4); `make setup` installs the tested pins"),
+    (
+        "Triton's interpreter in triton < 3.7.1 fails under numpy >= 2.4 with 'only 0-dimensional "
+        "arrays can be converted to Python scalars' (triton issue 9171, fixed in 3.7.1)",
+        lambda v: os.environ.get("TRITON_INTERPRET") == "1" and v["triton"] < (3, 7, 1) and v["numpy"] >= (2, 4),
+        "pip install 'triton>=3.7.1'  (or pin numpy<2.4); `make setup` installs the tested pins",
+    ),
 )
 
 
@@ -40,6 +43,7 @@ def choose_backend():
 
     Triton reads TRITON_INTERPRET when it is first imported, so call this before that."""
     import torch
+
     if not torch.cuda.is_available():
         os.environ.setdefault("TRITON_INTERPRET", "1")
 

@@ -9,6 +9,7 @@
 - The graded file cannot make a check disappear: a skip, an xfail or an exit raised while a check
   runs fails that check, naming the line.  Only the suite's own skip marks skip.
 """
+
 import os
 import random
 import traceback
@@ -23,7 +24,7 @@ from course.registry import LESSONS
 toolchain.choose_backend()  # before triton is first imported
 toolchain.require_working_toolchain()
 
-SEED = int(os.environ.get("SEED") or random.randrange(10 ** 6))
+SEED = int(os.environ.get("SEED") or random.randrange(10**6))
 GRADED = seam.graded_paths()
 
 
@@ -40,7 +41,7 @@ def pytest_report_header(config):
 
 def seed_of(nodeid):
     """The seed of one test: SEED and the test's own id, so a test replays alone or in a run."""
-    return (SEED * 1_000_003 + zlib.crc32(nodeid.encode())) % 2 ** 31
+    return (SEED * 1_000_003 + zlib.crc32(nodeid.encode())) % 2**31
 
 
 @pytest.fixture(autouse=True)
@@ -51,11 +52,13 @@ def seeded(request):
 @pytest.fixture(scope="session")
 def graded_module():
     """graded_module(lesson): the lesson's graded module, or a one-line failure if it does not import."""
+
     def load(lesson):
         try:
             return seam.load(lesson)
         except seam.LearnerImportError as e:
             pytest.fail(str(e), pytrace=False)
+
     return load
 
 
@@ -74,11 +77,17 @@ def _escape_report(exc):
     if not frames:
         return None
     where = f"{next(g for g in GRADED if frames[-1].filename.endswith(g))} line {frames[-1].lineno}"
-    kind = {pytest.skip.Exception: "a skip", pytest.xfail.Exception: "an xfail",
-            pytest.exit.Exception: "pytest.exit", SystemExit: "an exit"}
+    kind = {
+        pytest.skip.Exception: "a skip",
+        pytest.xfail.Exception: "an xfail",
+        pytest.exit.Exception: "pytest.exit",
+        SystemExit: "an exit",
+    }
     name = next(v for k, v in kind.items() if isinstance(exc, k))
-    return (f"{where} raised {name} ({type(exc).__name__}: {exc}): the graded code may not skip, xfail or "
-            f"end a check, so the check fails. Remove it and make the check pass")
+    return (
+        f"{where} raised {name} ({type(exc).__name__}: {exc}): the graded code may not skip, xfail or "
+        f"end a check, so the check fails. Remove it and make the check pass"
+    )
 
 
 @pytest.hookimpl(wrapper=True)
@@ -100,18 +109,28 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if report.skipped and not _skipped_by_the_suite(item, report):
         report.outcome = "failed"
-        report.longrepr = (f"{item.nodeid}: skipped ({_skip_text(report)}), but only the suite's own marks may "
-                           f"skip a check: a skipped check does not pass")
+        report.longrepr = (
+            f"{item.nodeid}: skipped ({_skip_text(report)}), but only the suite's own marks may "
+            f"skip a check: a skipped check does not pass"
+        )
     if report.failed:
-        report.sections.append(("seed", f"SEED={SEED}: SEED={SEED} pytest '{item.nodeid}' replays this check; "
-                                        f"make test SEED={SEED} replays the whole run"))
+        report.sections.append(
+            (
+                "seed",
+                f"SEED={SEED}: SEED={SEED} pytest '{item.nodeid}' replays this check; "
+                f"make test SEED={SEED} replays the whole run",
+            )
+        )
     return report
 
 
 def _skipped_by_the_suite(item, report):
     """A skip from a skip mark, or a skipif mark whose condition is plain True, raised at setup."""
-    return report.when == "setup" and not hasattr(report, "wasxfail") and any(
-        m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True) for m in item.iter_markers())
+    return (
+        report.when == "setup"
+        and not hasattr(report, "wasxfail")
+        and any(m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True) for m in item.iter_markers())
+    )
 
 
 def _skip_text(report):

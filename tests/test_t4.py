@@ -4,6 +4,7 @@ Every check compares against an oracle computed independently here (a float64 pr
 enumeration of the grouped order), draws fresh random inputs, and poisons whatever the kernel
 must not read or must write, so that a skipped mask or an unwritten tile shows up.
 """
+
 import math
 import os
 import re
@@ -44,6 +45,7 @@ def t4(graded_module):
 @pytest.fixture(scope="session")
 def probes(t4):
     from course import t4_probes  # its kernels call the graded module's functions, so it loads after `t4`
+
     return t4_probes
 
 
@@ -70,13 +72,13 @@ def poisoned_view(rows, cols, layout, dtype, fill=float("nan")):
     """A (rows, cols) tensor of random values stored as `layout`, and the buffer around it."""
     if layout == "row-major":
         buf = torch.full((rows + 2 * PAD, cols + 2 * PAD), fill, dtype=dtype, device=DEVICE)
-        view = buf[PAD:PAD + rows, PAD:PAD + cols]
+        view = buf[PAD : PAD + rows, PAD : PAD + cols]
     elif layout == "column-major":  # what x.t() of a contiguous tensor looks like
         buf = torch.full((cols + 2 * PAD, rows + 2 * PAD), fill, dtype=dtype, device=DEVICE)
-        view = buf[PAD:PAD + cols, PAD:PAD + rows].t()
+        view = buf[PAD : PAD + cols, PAD : PAD + rows].t()
     else:  # no stride is 1
         buf = torch.full((rows + 2 * PAD, 2 * cols + 2 * PAD), fill, dtype=dtype, device=DEVICE)
-        view = buf[PAD:PAD + rows, PAD:PAD + 2 * cols:2]
+        view = buf[PAD : PAD + rows, PAD : PAD + 2 * cols : 2]
     view.copy_(random((rows, cols), dtype))
     return view, buf
 
@@ -105,31 +107,42 @@ def test_tile_coords_worked_example(probes):
     coords = run_tile_coords(probes, 4, 4, 2)
     assert coords[5] == (1, 2), (
         f"pid 5 of a 4 x 4 grid with GROUP_M = 2 must compute tile (1, 2), got {coords[5]}.\n"
-        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {where('T4.1')}")
+        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {where('T4.1')}"
+    )
 
 
 @pytest.mark.t4_1
-@pytest.mark.parametrize("num_pid_m, num_pid_n, group_m", [
-    (4, 4, 2), (4, 4, 1), (5, 3, 2), (3, 5, 4), (7, 2, 3), (1, 6, 8), (6, 1, 4), (2, 2, 8)])
+@pytest.mark.parametrize(
+    "num_pid_m, num_pid_n, group_m",
+    [(4, 4, 2), (4, 4, 1), (5, 3, 2), (3, 5, 4), (7, 2, 3), (1, 6, 8), (6, 1, 4), (2, 2, 8)],
+)
 def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
     got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
     want = grouped_order(num_pid_m, num_pid_n, group_m)
     if got != want:
-        short = "" if num_pid_m % group_m == 0 else (
-            f" The last group has only {num_pid_m % group_m} row{'s' if num_pid_m % group_m > 1 else ''}: "
-            f"use group_size_m, not GROUP_M.")
+        short = (
+            ""
+            if num_pid_m % group_m == 0
+            else (
+                f" The last group has only {num_pid_m % group_m} row{'s' if num_pid_m % group_m > 1 else ''}: "
+                f"use group_size_m, not GROUP_M."
+            )
+        )
         pytest.fail(
             f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
             f"  which pid computes each tile, yours:\n{picture(got, num_pid_m, num_pid_n)}\n"
             f"  expected:\n{picture(want, num_pid_m, num_pid_n)}\n"
-            f"  ('?' = no program computes that tile, '!' = more than one); {where('T4.1')}", pytrace=False)
+            f"  ('?' = no program computes that tile, '!' = more than one); {where('T4.1')}",
+            pytrace=False,
+        )
 
 
 @pytest.mark.t4_1
 def test_tile_coords_is_a_bijection(probes):
     """Every tile computed exactly once, over many grids, short last groups included."""
     grids = [(9, 7, 4), (13, 3, 8), (3, 11, 2)] + [  # and five random ones, from the test's seed
-        tuple(int(x) for x in torch.randint(1, 12, (2,))) + (2 ** int(torch.randint(0, 4, (1,))),) for _ in range(5)]
+        tuple(int(x) for x in torch.randint(1, 12, (2,))) + (2 ** int(torch.randint(0, 4, (1,))),) for _ in range(5)
+    ]
     for num_pid_m, num_pid_n, group_m in grids:
         got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
         tiles = {(m, n) for m in range(num_pid_m) for n in range(num_pid_n)}
@@ -139,14 +152,19 @@ def test_tile_coords_is_a_bijection(probes):
         assert not (missing or repeated or outside), (
             f"{num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}: every tile must be computed exactly once.\n"
             f"  never computed: {missing[:6]}\n  computed twice or more: {repeated[:6]}\n"
-            f"  outside the grid: {outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{where('T4.1')}")
+            f"  outside the grid: {outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{where('T4.1')}"
+        )
 
 
 # ================================================================================================
 # T4.2 pointer blocks and the K loop
 # ================================================================================================
 MAINLOOP_CASES = [  # (M, N, K, BLOCK_M, BLOCK_N, BLOCK_K): tails in every dimension, K < BLOCK_K
-    (32, 32, 64, 16, 16, 16), (45, 37, 83, 16, 32, 16), (17, 50, 7, 16, 16, 32), (64, 16, 130, 32, 16, 32)]
+    (32, 32, 64, 16, 16, 16),
+    (45, 37, 83, 16, 32, 16),
+    (17, 50, 7, 16, 16, 32),
+    (64, 16, 130, 32, 16, 32),
+]
 
 
 def run_mainloop(probes, a, b, blocks):
@@ -154,8 +172,9 @@ def run_mainloop(probes, a, b, blocks):
     (M, K), N = a.shape, b.shape[1]
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
     acc = torch.full((grid[0] * bm, grid[1] * bn), -7.0, dtype=torch.float32, device=DEVICE)
-    probes.mainloop_probe[grid](a, b, acc, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1),
-                                acc.stride(0), bm, bn, bk)
+    probes.mainloop_probe[grid](
+        a, b, acc, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), acc.stride(0), bm, bn, bk
+    )
     return acc
 
 
@@ -173,7 +192,7 @@ def blockwise(a, b, bk, round_partials):
     is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator)."""
     out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
     for k in range(0, a.shape[1], bk):
-        part = a[:, k:k + bk].float() @ b[k:k + bk, :].float()
+        part = a[:, k : k + bk].float() @ b[k : k + bk, :].float()
         out = out + part.half().double() if round_partials else (out.float() + part).half().double()
     return out
 
@@ -190,21 +209,25 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
     assert not acc.isnan().any(), (
         f"{case}: the accumulator holds NaN, so a load read outside A or B (they sit inside NaN "
         f"padding here): either a mask is missing (rows >= M, columns >= N, the K tail offs_k < "
-        f"K - k * BLOCK_K, with other=0.0) or a pointer block uses the wrong stride; {where('T4.2')}")
+        f"K - k * BLOCK_K, with other=0.0) or a pointer block uses the wrong stride; {where('T4.2')}"
+    )
     ref = a.double() @ b.double()
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
         hint = "check that the K loop covers all of K and that both pointer blocks use all four strides"
         if K > bk and rel_err(acc[:M, :N], first_block_only(a, b, bk)) < ACC_RTOL[dtype]:
-            hint = (f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
-                    f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration")
+            hint = (
+                f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
+                f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration"
+            )
         elif rel_err(acc[:M, :N], blockwise(a, b, bk, round_partials=True)) < err / 4:
-            hint = ("it matches each tl.dot(a, b) rounded to fp16 before it is added: keep the product "
-                    "float32, acc = tl.dot(a, b, acc)")
+            hint = (
+                "it matches each tl.dot(a, b) rounded to fp16 before it is added: keep the product "
+                "float32, acc = tl.dot(a, b, acc)"
+            )
         elif layout != "row-major":
             hint += " (this layout has no unit stride where row-major has one: never assume a stride is 1)"
-        pytest.fail(f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.1e}; {hint}; {where('T4.2')}",
-                    pytrace=False)
+        pytest.fail(f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.1e}; {hint}; {where('T4.2')}", pytrace=False)
 
 
 @pytest.mark.t4_2
@@ -221,13 +244,16 @@ def test_mainloop_accumulates_in_fp32(probes):
         return
     why = "something in the loop rounds below fp32"
     if rel_err(acc, blockwise(a, b, bk, round_partials=True)) < err / 4:
-        why = ("it matches each tl.dot(a, b) rounded to fp16 before it is added: a .to(tl.float16) on the "
-               "partial product throws away its low bits 8 times here. Add the float32 product as it is: "
-               "acc = tl.dot(a, b, acc) (or acc += tl.dot(a, b))")
+        why = (
+            "it matches each tl.dot(a, b) rounded to fp16 before it is added: a .to(tl.float16) on the "
+            "partial product throws away its low bits 8 times here. Add the float32 product as it is: "
+            "acc = tl.dot(a, b, acc) (or acc += tl.dot(a, b))"
+        )
     elif rel_err(acc, blockwise(a, b, bk, round_partials=False)) < err / 4:
         why = "it matches an fp16 accumulator: start acc = tl.zeros(..., dtype=tl.float32) and keep it float32"
-    pytest.fail(f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {where('T4.2')}",
-                pytrace=False)
+    pytest.fail(
+        f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {where('T4.2')}", pytrace=False
+    )
 
 
 # ================================================================================================
@@ -249,15 +275,17 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     inside = torch.zeros(buf.shape, dtype=torch.bool, device=DEVICE)
     inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)  # C's cells in buf
     stray = ((buf != before) & ~inside).sum().item()
-    assert stray == 0, (f"{case}: {stray} cells outside C were written. Edge tiles stick out of C: "
-                        f"store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); {where('T4.3')}")
+    assert stray == 0, (
+        f"{case}: {stray} cells outside C were written. Edge tiles stick out of C: "
+        f"store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); {where('T4.3')}"
+    )
     unwritten = (c == sentinel).sum().item()
-    assert unwritten == 0, (f"{case}: {unwritten} of {M * N} cells of C were never written; "
-                            f"{where('T4.3')}")
+    assert unwritten == 0, f"{case}: {unwritten} of {M * N} cells of C were never written; {where('T4.3')}"
     want = acc[:M, :N].to(dtype)
     assert torch.equal(c, want), (
         f"{case}: C differs from acc cast to {dtype} in {(c != want).sum().item()} cells; "
-        f"address C with stride_cm and stride_cn, and store acc.to(c_ptr.dtype.element_ty); {where('T4.3')}")
+        f"address C with stride_cm and stride_cn, and store acc.to(c_ptr.dtype.element_ty); {where('T4.3')}"
+    )
 
 
 # ================================================================================================
@@ -279,17 +307,24 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
     out = torch.full_like(acc, -7.0)
     bias, _ = poisoned_view(1, N, "every-other-column", dtype)
     bias = bias[0]
-    probes.bias_and_activation_probe[(tiles,)](acc, acc.stride(0), bias, N, bias.stride(0), out, bm, bn,
-                                               has_bias, activation)
+    probes.bias_and_activation_probe[(tiles,)](
+        acc, acc.stride(0), bias, N, bias.stride(0), out, bm, bn, has_bias, activation
+    )
     case = f"N={N}, BLOCK_N={bn}, HAS_BIAS={has_bias}, ACTIVATION={activation!r}, bias {dtype} with stride 2"
     if out[:, :N].isnan().any():
-        pytest.fail(f"{case}: NaN in the columns < N, so the bias was read between its elements (they "
-                    f"are NaN here): address it as bias_ptr + offs_n * stride_bias; {where('T4.5')}", pytrace=False)
+        pytest.fail(
+            f"{case}: NaN in the columns < N, so the bias was read between its elements (they "
+            f"are NaN here): address it as bias_ptr + offs_n * stride_bias; {where('T4.5')}",
+            pytrace=False,
+        )
     if out[:, N:].isnan().any():
-        pytest.fail(f"{case}: the tile's columns >= N hold NaN, so the bias load read past its end (NaN "
-                    f"padding here; on a GPU that read is undefined and can fault). The store masks those "
-                    f"columns off, so no other test sees it: load with mask=offs_n < N, other=0.0; "
-                    f"{where('T4.5')}", pytrace=False)
+        pytest.fail(
+            f"{case}: the tile's columns >= N hold NaN, so the bias load read past its end (NaN "
+            f"padding here; on a GPU that read is undefined and can fault). The store masks those "
+            f"columns off, so no other test sees it: load with mask=offs_n < N, other=0.0; "
+            f"{where('T4.5')}",
+            pytrace=False,
+        )
     want = acc[:, :N].double() + (bias.double()[None, :] if has_bias else 0)
     want = gelu(want) if activation == "gelu" else want
     err = rel_err(out[:, :N], want)
@@ -300,10 +335,12 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
         hint = "the bias was added after the GELU: add it first, gelu(acc + bias)"
     elif activation == "gelu":
         x = want if not has_bias else acc[:, :N].double() + bias.double()[None, :]
-        tanh = 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+        tanh = 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
         if rel_err(out[:, :N], tanh) <= 1e-5:
-            hint = (f"this is the tanh approximation of GELU, {rel_err(tanh, gelu(x)):.0e} away from the exact "
-                    f"one the lesson asks for: 0.5 * x * (1 + erf(x / sqrt(2)))")
+            hint = (
+                f"this is the tanh approximation of GELU, {rel_err(tanh, gelu(x)):.0e} away from the exact "
+                f"one the lesson asks for: 0.5 * x * (1 + erf(x / sqrt(2)))"
+            )
     pytest.fail(f"{case}: relative error {err:.2e} > 1e-5; {hint}; {where('T4.5')}", pytrace=False)
 
 
@@ -317,11 +354,17 @@ def config_problems(cfg):
     if not isinstance(cfg, triton.Config):
         return [f"{cfg!r} is not a triton.Config"]
     found = [f"kwargs lack {k}" for k in BLOCK_KEYS if k not in cfg.kwargs]
-    found += [f"{k}={cfg.kwargs[k]!r} is not a power of two" for k in BLOCK_KEYS
-              if k in cfg.kwargs and not (isinstance(cfg.kwargs[k], int) and cfg.kwargs[k] > 0
-                                          and cfg.kwargs[k] & (cfg.kwargs[k] - 1) == 0)]
-    found += [f"BLOCK_{d}={cfg.kwargs.get('BLOCK_' + d)} < 16: tl.dot needs at least 16" for d in "MNK"
-              if isinstance(cfg.kwargs.get("BLOCK_" + d), int) and cfg.kwargs["BLOCK_" + d] < 16]
+    found += [
+        f"{k}={cfg.kwargs[k]!r} is not a power of two"
+        for k in BLOCK_KEYS
+        if k in cfg.kwargs
+        and not (isinstance(cfg.kwargs[k], int) and cfg.kwargs[k] > 0 and cfg.kwargs[k] & (cfg.kwargs[k] - 1) == 0)
+    ]
+    found += [
+        f"BLOCK_{d}={cfg.kwargs.get('BLOCK_' + d)} < 16: tl.dot needs at least 16"
+        for d in "MNK"
+        if isinstance(cfg.kwargs.get("BLOCK_" + d), int) and cfg.kwargs["BLOCK_" + d] < 16
+    ]
     if not (cfg.num_warps and cfg.num_warps & (cfg.num_warps - 1) == 0):
         found.append(f"num_warps={cfg.num_warps} is not a power of two")
     if not (cfg.num_stages and cfg.num_stages >= 1):
@@ -349,10 +392,12 @@ def test_autotune_configs_fit_hopper_shared_memory(t4):
     assert not too_big, (
         f"these configs need more than the {H100_SMEM:,} B of shared memory an H100/H200 block may "
         f"use (num_stages * (BM*BK + BK*BN) * 2 B in fp16), so the autotuner would silently skip them "
-        f"there: {too_big}; {where('T4.4')}")
+        f"there: {too_big}; {where('T4.4')}"
+    )
     assert any(smem_bytes(cfg, 4) <= H100_SMEM for cfg in t4.AUTOTUNE_CONFIGS), (
         f"no config fits {H100_SMEM:,} B with 4-byte fp32 inputs, so fp32 could not run on an H100; "
-        f"add a smaller one; {where('T4.4')}")
+        f"add a smaller one; {where('T4.4')}"
+    )
 
 
 @pytest.mark.t4_4
@@ -362,8 +407,10 @@ def test_interpret_config(t4):
         pytest.fail(f"not written yet: INTERPRET_CONFIG is None; {where('T4.4')}", pytrace=False)
     assert not config_problems(cfg), f"INTERPRET_CONFIG: {config_problems(cfg)}"
     tile = cfg.kwargs["BLOCK_M"] * cfg.kwargs["BLOCK_N"]
-    assert tile <= 64 * 64, (f"INTERPRET_CONFIG should be small (BLOCK_M * BLOCK_N <= 4096, got {tile}): "
-                             f"the interpreter runs every program in numpy; {where('T4.4')}")
+    assert tile <= 64 * 64, (
+        f"INTERPRET_CONFIG should be small (BLOCK_M * BLOCK_N <= 4096, got {tile}): "
+        f"the interpreter runs every program in numpy; {where('T4.4')}"
+    )
 
 
 @pytest.mark.t4_4
@@ -372,12 +419,15 @@ def test_autotuned_kernel(t4):
     tuned = t4.matmul_kernel_autotuned
     assert isinstance(tuned, triton.runtime.Autotuner), (
         f"matmul_kernel_autotuned must be triton.autotune(configs=AUTOTUNE_CONFIGS, key=[...])(matmul_kernel), "
-        f"got {tuned!r}; {where('T4.4')}")
+        f"got {tuned!r}; {where('T4.4')}"
+    )
     assert tuned.fn is t4.matmul_kernel, "matmul_kernel_autotuned must wrap matmul_kernel itself"
     assert list(tuned.configs) == list(t4.AUTOTUNE_CONFIGS), "autotune over AUTOTUNE_CONFIGS, all of them"
     missing = [k for k in ("M", "N", "K") if k not in tuned.keys]
-    assert not missing, (f"the autotune key {tuned.keys} lacks {missing}: a config tuned for one shape "
-                         f"would be reused for every other (K changes the best BLOCK_K); {where('T4.4')}")
+    assert not missing, (
+        f"the autotune key {tuned.keys} lacks {missing}: a config tuned for one shape "
+        f"would be reused for every other (K changes the best BLOCK_K); {where('T4.4')}"
+    )
 
 
 MATMUL_SHAPES = [(64, 64, 64), (45, 37, 83), (1, 50, 70), (50, 1, 33), (33, 40, 1), (96, 20, 200)]
@@ -386,11 +436,14 @@ MATMUL_SHAPES = [(64, 64, 64), (45, 37, 83), (1, 50, 70), (50, 1, 33), (33, 40, 
 @pytest.fixture
 def poisoned_allocations(monkeypatch):
     """Every new floating tensor starts as NaN, so a tile the kernel never writes cannot pass."""
+
     def poisoned(make):
         def wrapper(*args, **kwargs):
             t = make(*args, **kwargs)
             return t.fill_(float("nan")) if t.is_floating_point() else t
+
         return wrapper
+
     for name in ("empty", "empty_like", "empty_strided"):
         monkeypatch.setattr(torch, name, poisoned(getattr(torch, name)))
     monkeypatch.setattr(torch.Tensor, "new_empty", poisoned(torch.Tensor.new_empty))
@@ -403,13 +456,18 @@ class HandedToTorch(AssertionError):
 @pytest.fixture
 def no_torch_matmul(monkeypatch):
     """Make torch's own products fail, so only the kernel can compute C."""
+
     def refuse(name):
         def refused(*args, **kwargs):
             raise HandedToTorch(f"the wrapper called {name}: the product must come from matmul_kernel")
+
         return refused
-    for mod, names in ((torch, ("matmul", "mm", "bmm", "addmm", "einsum", "tensordot", "mv")),
-                       (torch.nn.functional, ("linear",)),
-                       (torch.Tensor, ("__matmul__", "__rmatmul__", "matmul", "mm", "addmm"))):
+
+    for mod, names in (
+        (torch, ("matmul", "mm", "bmm", "addmm", "einsum", "tensordot", "mv")),
+        (torch.nn.functional, ("linear",)),
+        (torch.Tensor, ("__matmul__", "__rmatmul__", "matmul", "mm", "addmm")),
+    ):
         for name in names:
             monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
 
@@ -436,27 +494,42 @@ class LaunchWatch:
         if not self.launches and isinstance(c, torch.Tensor) and c.numel() == 0:
             return  # nothing to compute, nothing to launch
         if len(self.launches) != 1:
-            pytest.fail(f"{case}: matmul launched the kernel {len(self.launches)} times, expected once: one "
-                        f"launch of matmul_kernel computes all of C; {where('T4.4')}", pytrace=False)
+            pytest.fail(
+                f"{case}: matmul launched the kernel {len(self.launches)} times, expected once: one "
+                f"launch of matmul_kernel computes all of C; {where('T4.4')}",
+                pytrace=False,
+            )
         _, args, left = self.launches[0]
         for flag, want in (("HAS_BIAS", bias is not None), ("ACTIVATION", activation or "none")):
             if args.get(flag) != want:
-                pytest.fail(f"{case}: the launch got {flag}={args.get(flag)!r} for this call, which needs "
-                            f"{flag}={want!r}: bias and activation belong inside the kernel "
-                            f"(bias_and_activation), not in torch after it; {where(step)}", pytrace=False)
+                pytest.fail(
+                    f"{case}: the launch got {flag}={args.get(flag)!r} for this call, which needs "
+                    f"{flag}={want!r}: bias and activation belong inside the kernel "
+                    f"(bias_and_activation), not in torch after it; {where(step)}",
+                    pytrace=False,
+                )
         if bias is not None and not same_tensor(args.get("bias_ptr"), bias):
-            pytest.fail(f"{case}: the launch did not get the caller's bias tensor as bias_ptr (pass bias "
-                        f"itself, with bias.stride(0)); {where(step)}", pytrace=False)
+            pytest.fail(
+                f"{case}: the launch did not get the caller's bias tensor as bias_ptr (pass bias "
+                f"itself, with bias.stride(0)); {where(step)}",
+                pytrace=False,
+            )
         if not same_tensor(c, args.get("c_ptr")):
-            pytest.fail(f"{case}: matmul returned a tensor the kernel did not write into (its c_ptr was "
-                        f"another): return the C you launched on; C must come from the kernel, not from torch "
-                        f"work on another buffer; {where(step)}", pytrace=False)
+            pytest.fail(
+                f"{case}: matmul returned a tensor the kernel did not write into (its c_ptr was "
+                f"another): return the C you launched on; C must come from the kernel, not from torch "
+                f"work on another buffer; {where(step)}",
+                pytrace=False,
+            )
         changed = (~((c == left) | (c.isnan() & left.isnan()))).sum().item()
         if changed:
-            pytest.fail(f"{case}: {changed} cell{'s' if changed != 1 else ''} of C changed after matmul_kernel "
-                        f"returned: every value of C "
-                        f"must come from the kernel (the bias and GELU too), with no torch arithmetic on C "
-                        f"after the launch; {where(step)}", pytrace=False)
+            pytest.fail(
+                f"{case}: {changed} cell{'s' if changed != 1 else ''} of C changed after matmul_kernel "
+                f"returned: every value of C "
+                f"must come from the kernel (the bias and GELU too), with no torch arithmetic on C "
+                f"after the launch; {where(step)}",
+                pytrace=False,
+            )
 
 
 class _Spy:
@@ -465,13 +538,14 @@ class _Spy:
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
-            bound = dict(zip(self.arg_names, args), **kwargs)
+            bound = dict(zip(self.arg_names, args, strict=False), **kwargs)
             c = bound.get("c_ptr")
             if isinstance(c, torch.Tensor) and c.is_floating_point():
                 c.fill_(float("nan"))
             result = self.kernel[grid](*args, **kwargs) if self.run else None
             self.watch.launches.append((self.name, bound, c.clone() if isinstance(c, torch.Tensor) else None))
             return result
+
         return launch
 
     def __getattr__(self, name):
@@ -479,19 +553,27 @@ class _Spy:
 
 
 def same_tensor(x, y):
-    return (isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor) and x.data_ptr() == y.data_ptr()
-            and x.shape == y.shape and x.stride() == y.stride() and x.dtype == y.dtype)
+    return (
+        isinstance(x, torch.Tensor)
+        and isinstance(y, torch.Tensor)
+        and x.data_ptr() == y.data_ptr()
+        and x.shape == y.shape
+        and x.stride() == y.stride()
+        and x.dtype == y.dtype
+    )
 
 
 @pytest.fixture
 def watched(t4, monkeypatch):
     """matmul under a LaunchWatch: watched(a, b, step=..., **kwargs) returns C once its launch checks out."""
+
     def call(a, b, step="T4.4", **kwargs):
         watch = LaunchWatch(t4, monkeypatch)
         c = t4.matmul(a, b, **kwargs)
         case = f"{tuple(a.shape)} @ {tuple(b.shape)} {a.dtype}"
         watch.check(c, kwargs.get("bias"), kwargs.get("activation"), case, step)
         return c
+
     return call
 
 
@@ -505,11 +587,14 @@ def quick(t4):
 def check_product(c, a, b, dtype, case):
     assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == (a.shape[0], b.shape[1]), (
         f"{case}: matmul must return a ({a.shape[0]}, {b.shape[1]}) tensor of {dtype}, got "
-        f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}; {where('T4.4')}")
+        f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}; {where('T4.4')}"
+    )
     assert c.device == a.device, f"{case}: C must be on {a.device}, got {c.device}"
-    assert not c.isnan().any(), (f"{case}: {c.isnan().sum().item()} cells of C were never written (they "
-                                 f"start as NaN here); is the grid computed from the config's BLOCK_M and "
-                                 f"BLOCK_N? {where('T4.4')}")
+    assert not c.isnan().any(), (
+        f"{case}: {c.isnan().sum().item()} cells of C were never written (they "
+        f"start as NaN here); is the grid computed from the config's BLOCK_M and "
+        f"BLOCK_N? {where('T4.4')}"
+    )
     err = rel_err(c, a.double() @ b.double())
     assert err <= OUT_RTOL[dtype], f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {where('T4.4')}"
 
@@ -570,13 +655,15 @@ def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
         pytest.fail(f"{e}; {where('T4.4')}", pytrace=False)
     assert watch.count("matmul_kernel") == 1, (
         f"matmul(config=...) launched matmul_kernel {watch.count('matmul_kernel')} times, expected once: one "
-        f"launch computes all of C; {where('T4.4')}")
+        f"launch computes all of C; {where('T4.4')}"
+    )
     # The interpreter ignores num_warps and num_stages, so only this can tell config.kwargs (which
     # drops them) from config.all_kwargs().
     got = {k: watch.launches[0][1].get(k) for k in ("num_warps", "num_stages")}
     assert got == {"num_warps": 2, "num_stages": 3}, (
         f"the launch got {got} from a config with num_warps=2, num_stages=3: pass **config.all_kwargs(), "
-        f"which holds them, not **config.kwargs; {where('T4.4')}")
+        f"which holds them, not **config.kwargs; {where('T4.4')}"
+    )
     watch.check(c, None, None, "40x30 @ 30x20", "T4.4")
 
 
@@ -592,18 +679,27 @@ def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
         assert (plain, tuned) == (1, 0), (
             f"under TRITON_INTERPRET matmul must launch matmul_kernel with INTERPRET_CONFIG (autotune cannot "
             f"run without a GPU driver); it launched the plain kernel {plain} and the autotuned "
-            f"one {tuned} times; {where('T4.4')}")
+            f"one {tuned} times; {where('T4.4')}"
+        )
     else:
         assert (plain, tuned) == (0, 1), (
             f"on a GPU matmul without config must launch matmul_kernel_autotuned; it launched the plain "
-            f"kernel {plain} and the autotuned one {tuned} times; {where('T4.4')}")
+            f"kernel {plain} and the autotuned one {tuned} times; {where('T4.4')}"
+        )
 
 
 def bad_inputs():
     f16 = lambda *s: torch.randn(*s).to(torch.float16)  # noqa: E731
     return [  # (id, a, b, kwargs, exception, words the message must contain)
         ("a is a list", [[1.0]], f16(1, 1), {}, TypeError, ["list"]),
-        ("int32 inputs", torch.ones(2, 2, dtype=torch.int32), torch.ones(2, 2, dtype=torch.int32), {}, TypeError, ["int32"]),
+        (
+            "int32 inputs",
+            torch.ones(2, 2, dtype=torch.int32),
+            torch.ones(2, 2, dtype=torch.int32),
+            {},
+            TypeError,
+            ["int32"],
+        ),
         ("mixed dtypes", f16(2, 3), torch.randn(3, 2), {}, TypeError, ["float16", "float32"]),
         ("3-D a", f16(2, 3, 4), f16(4, 2), {}, ValueError, ["(2, 3, 4)"]),
         ("inner dims differ", f16(4, 5), f16(6, 3), {}, ValueError, ["(4, 5)", "(6, 3)"]),
@@ -638,13 +734,17 @@ def test_input_validation(t4, case):
     except Exception as e:  # noqa: BLE001 - which exception it is, is what this test checks
         caught = e
     else:
-        pytest.fail(f"{name}: matmul accepted it; it must raise {exc.__name__} naming {words}; "
-                    f"{where('T4.4')}", pytrace=False)
+        pytest.fail(
+            f"{name}: matmul accepted it; it must raise {exc.__name__} naming {words}; {where('T4.4')}", pytrace=False
+        )
     assert isinstance(caught, exc), (
-        f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {where('T4.4')}")
+        f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {where('T4.4')}"
+    )
     missing = [w for w in words if not mentions(str(caught), w)]
-    assert not missing, (f"{name}: the message should name {missing} so the caller sees what is wrong; "
-                         f"got {str(caught)!r}; {where('T4.4')}")
+    assert not missing, (
+        f"{name}: the message should name {missing} so the caller sees what is wrong; "
+        f"got {str(caught)!r}; {where('T4.4')}"
+    )
 
 
 @pytest.mark.t4_4
@@ -655,8 +755,11 @@ def test_cpu_tensors_need_the_interpreter(t4):
             t4.matmul(a, b)
         return
     # Already interpreting here, so ask a fresh process without it.
-    code = ("import torch\nfrom course import seam\nfrom course.registry import T4\nt4 = seam.load(T4)\ntry:\n    t4.matmul(torch.ones(4, 5).half(), torch.ones(5, 3).half())\n"
-            "    print('NO ERROR')\nexcept Exception as e:\n    print(type(e).__name__, e)\n")
+    code = (
+        "import torch\nfrom course import seam\nfrom course.registry import T4\nt4 = seam.load(T4)\ntry:\n"
+        "    t4.matmul(torch.ones(4, 5).half(), torch.ones(5, 3).half())\n"
+        "    print('NO ERROR')\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
+    )
     env = dict(os.environ, TRITON_INTERPRET="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
     said = (out.stdout + out.stderr).strip().splitlines()[-1:] or ["nothing"]
@@ -664,7 +767,8 @@ def test_cpu_tensors_need_the_interpreter(t4):
         pytest.fail(f"not written yet: {said[0]}", pytrace=False)
     assert said[0].startswith("ValueError") and "TRITON_INTERPRET" in said[0], (
         f"CPU tensors without TRITON_INTERPRET=1 must raise ValueError saying how to switch it on; "
-        f"got: {said[0]}; {where('T4.4')}")
+        f"got: {said[0]}; {where('T4.4')}"
+    )
 
 
 @pytest.mark.t4_4
@@ -706,7 +810,9 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
     hint = "compute gelu(A @ B + bias) in float32 before the cast"
     if c.isnan().any():
         hint = "the result holds NaN: mask the bias load with offs_n < N and use stride_bias"
-    elif with_bias and activation and rel_err(c, fused_reference(a, b, None, "gelu") + bias.double()) <= OUT_RTOL[dtype]:
+    elif (
+        with_bias and activation and rel_err(c, fused_reference(a, b, None, "gelu") + bias.double()) <= OUT_RTOL[dtype]
+    ):
         hint = "the bias was added after the GELU: add it first, C = gelu(A @ B + bias)"
     pytest.fail(f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {hint}; {where('T4.5')}", pytrace=False)
 
@@ -721,6 +827,12 @@ def test_bias_is_one_value_per_column(t4, watched, poisoned_allocations):
     if torch.equal(c, want):
         return
     by_row = bool((c == c[:, :1]).all()) and not bool((c == c[:1, :]).all())
-    hint = ("each row of C holds one value, so the bias went down the rows: it has one value per "
-            "column, so broadcast it as bias[None, :]") if by_row else "C must equal bias[None, :] here"
+    hint = (
+        (
+            "each row of C holds one value, so the bias went down the rows: it has one value per "
+            "column, so broadcast it as bias[None, :]"
+        )
+        if by_row
+        else "C must equal bias[None, :] here"
+    )
     pytest.fail(f"K = 0, C {M}x{N} with a bias: {hint}; {where('T4.5')}", pytrace=False)

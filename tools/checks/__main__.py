@@ -7,6 +7,7 @@ problems (empty when the invariant holds).  This runs them all and exits non-zer
 Each check starts from the same environment: os.environ is put back as it was after every check,
 so no check's setting (TRITON_INTERPRET, say) decides how a later one runs.
 """
+
 import importlib
 import os
 import pkgutil
@@ -25,7 +26,7 @@ def all_checks():
         module = importlib.import_module(f"tools.checks.{info.name}")
         for name in sorted(vars(module)):
             if name.startswith("check_") and callable(getattr(module, name)):
-                yield f"{info.name}.{name[len('check_'):]}", getattr(module, name)
+                yield f"{info.name}.{name[len('check_') :]}", getattr(module, name)
 
 
 def run_isolated(fn):

@@ -1,4 +1,5 @@
 """Helpers the checks share: each lesson's two files, and scratch copies to run things in."""
+
 import os
 import shutil
 import subprocess
@@ -61,6 +62,7 @@ def run_suite(mine_texts=None, solution=False):
 
     report is tools/learner/plugin.py's: {"collected": [...], "results": {test: {...}}}."""
     from tools.learner.plugin import run_pytest  # here: make reset's python3 may lack pytest
+
     with scratch_repo(mine_texts) as tmp:
         env = dict(os.environ, SOLUTION="1" if solution else "0")
         report, _, output = run_pytest(["-q", "--tb=no"], tmp, env, timeout=900)

@@ -1,6 +1,7 @@
 """The explainers stay true: citations quote the code they cite, tool output and pictures are what
 the tools produce now, and every section that a step or a failure message names exists, under
 the title course/registry.py gives it."""
+
 import re
 
 from course import ROOT
@@ -38,8 +39,10 @@ def check_every_section_exists_in_both_explainers():
                 if number not in found:
                     problems.append(f"{rel} lacks a heading for §{number} ({titles[column]})")
                 elif found[number] != titles[column]:
-                    problems.append(f"{rel}: §{number} is titled {found[number]!r}, course/registry.py says "
-                                    f"{titles[column]!r}; change one of them")
+                    problems.append(
+                        f"{rel}: §{number} is titled {found[number]!r}, course/registry.py says "
+                        f"{titles[column]!r}; change one of them"
+                    )
     return problems
 
 
@@ -47,10 +50,14 @@ def check_both_explainers_have_the_same_sections():
     """The English file is a companion: the same numbered sections, added ones included."""
     problems = []
     for lesson in LESSONS:
-        zh, en = (set(headings((ROOT / rel).read_text())) if (ROOT / rel).exists() else set()
-                  for rel in lesson.explainers.values())
-        problems += [f"§{n} is only in {lesson.explainers['zh'] if n in zh else lesson.explainers['en']}"
-                     for n in sorted(zh ^ en)]
+        zh, en = (
+            set(headings((ROOT / rel).read_text())) if (ROOT / rel).exists() else set()
+            for rel in lesson.explainers.values()
+        )
+        problems += [
+            f"§{n} is only in {lesson.explainers['zh'] if n in zh else lesson.explainers['en']}"
+            for n in sorted(zh ^ en)
+        ]
     return problems
 
 

@@ -2,6 +2,7 @@
 copies of the repo: all green on solutions/, all red on the stub, one more row green per step filled
 in, and a short report, scorecard included, for code that does not import, hangs or crashes the
 interpreter.  The mistakes are planted by rule (the first body, the first store), not by line."""
+
 import json
 import os
 import re
@@ -18,8 +19,10 @@ ROW = re.compile(r"^  \[([x ])\] (T\d+\.\d+) ")
 
 def fill_in(stub, solution, step_ids):
     """The stub with the marked bodies of `step_ids` taken from the solution: a learner midway."""
-    return "".join("".join(sol if step in step_ids else mine)
-                   for (step, mine), (_, sol) in zip(split_bodies(stub), split_bodies(solution)))
+    return "".join(
+        "".join(sol if step in step_ids else mine)
+        for (step, mine), (_, sol) in zip(split_bodies(stub), split_bodies(solution), strict=False)
+    )
 
 
 def plant(text, step_id, lines):
@@ -36,8 +39,14 @@ def grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
     with scratch_repo({lesson: mine_text} if mine_text is not None else None) as tmp:
         env = dict(os.environ, SOLUTION="1" if solution else "0", COLUMNS="100", **env)
         env.pop("NO_COLOR", None)  # colour must stay off anyway: stdout is a pipe, as in CI
-        proc = subprocess.run([sys.executable, "-m", "tools.learner.grade", "--lesson", lesson.id, *args],
-                              cwd=tmp, env=env, capture_output=True, text=True, timeout=900)
+        proc = subprocess.run(
+            [sys.executable, "-m", "tools.learner.grade", "--lesson", lesson.id, *args],
+            cwd=tmp,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=900,
+        )
     output = proc.stdout + proc.stderr
     rows = {m[2]: m[1] == "x" for line in output.splitlines() for m in [ROW.match(line)] if m}
     return proc.returncode, output, rows
@@ -66,14 +75,22 @@ def expect(name, lesson, got, rc_zero, green, must_say=(), once=()):
 def check_scorecard_is_green_on_solutions_and_red_on_the_stub():
     problems = []
     for lesson in LESSONS:
-        problems += expect("solutions/", lesson, grade(lesson, solution=True), True, {s.id for s in lesson.steps},
-                           ["Every step passes"])
+        problems += expect(
+            "solutions/",
+            lesson,
+            grade(lesson, solution=True),
+            True,
+            {s.id for s in lesson.steps},
+            ["Every step passes"],
+        )
         stub = grade(lesson, pristine_stub(lesson))
         problems += expect("the untouched stub", lesson, stub, False, set(), [f"Next: {lesson.steps[0].id} "])
         reasons = re.findall(r"(?m)^ {10}test_\w+: not written yet", stub[1])
         if len(reasons) != len(lesson.steps):
-            problems.append(f"{lesson.id} the untouched stub: {len(reasons)} rows say 'not written yet', "
-                            f"expected {len(lesson.steps)}:\n{stub[1]}")
+            problems.append(
+                f"{lesson.id} the untouched stub: {len(reasons)} rows say 'not written yet', "
+                f"expected {len(lesson.steps)}:\n{stub[1]}"
+            )
     return problems
 
 
@@ -83,9 +100,19 @@ def check_scorecard_turns_green_step_by_step():
     for lesson in LESSONS:
         done, then = [s.id for s in lesson.steps[:2]], lesson.steps[2]
         midway = fill_in(pristine_stub(lesson), solution_file(lesson).read_text(), set(done))
-        problems += expect(f"{' and '.join(done)} filled in", lesson, grade(lesson, midway), False, set(done),
-                           [rf"Next: {re.escape(then.id)} ", rf"read {re.escape(lesson.explainers['zh'])} "
-                            rf"§{re.escape(then.sections[0])}", f"make hint STEP={then.id}"])
+        problems += expect(
+            f"{' and '.join(done)} filled in",
+            lesson,
+            grade(lesson, midway),
+            False,
+            set(done),
+            [
+                rf"Next: {re.escape(then.id)} ",
+                rf"read {re.escape(lesson.explainers['zh'])} "
+                rf"§{re.escape(then.sections[0])}",
+                f"make hint STEP={then.id}",
+            ],
+        )
     return problems
 
 
@@ -97,32 +124,64 @@ def check_planted_failures_give_one_short_report():
         syntax, syntax_at = plant(solution, first, ["    this is = = not python\n"])
         loop, loop_at = plant(solution, first, ["    while True:\n", "        pass\n"])
         stored = next((step for step, body in split_bodies(solution) if step and "tl.store(" in "".join(body)), None)
-        problems += expect("planted syntax error", lesson, grade(lesson, syntax), False, set(),
-                           [rf"{graded} line {syntax_at}: SyntaxError", "does not import"], once=["SyntaxError"])
-        problems += expect("planted endless loop", lesson, grade(lesson, loop, PYTEST_TIMEOUT="5"), False, None,
-                           [rf"(?m)^  \[ \] {re.escape(first)} ", rf"test_\w+ timed out after 5 s at {graded} line "
-                            rf"({loop_at}|{loop_at + 1})"])
+        problems += expect(
+            "planted syntax error",
+            lesson,
+            grade(lesson, syntax),
+            False,
+            set(),
+            [rf"{graded} line {syntax_at}: SyntaxError", "does not import"],
+            once=["SyntaxError"],
+        )
+        problems += expect(
+            "planted endless loop",
+            lesson,
+            grade(lesson, loop, PYTEST_TIMEOUT="5"),
+            False,
+            None,
+            [
+                rf"(?m)^  \[ \] {re.escape(first)} ",
+                rf"test_\w+ timed out after 5 s at {graded} line "
+                rf"({loop_at}|{loop_at + 1})",
+            ],
+        )
         skipping, _ = plant(solution, first, ["    __import__('pytest').skip('later')\n"])
         full = grade(lesson, solution=True, args=("--step", first))[1]
         total = re.search(rf"(?m)^  \[x\] {re.escape(first)} .* (\d+)/\1$", full)
-        problems += expect("planted pytest.skip", lesson, grade(lesson, skipping), False, None,
-                           [rf"(?m)^  \[ \] {re.escape(first)} .*  0/{total[1] if total else 'N'}$",
-                            r"raised a skip \(Skipped: later\)"])
+        problems += expect(
+            "planted pytest.skip",
+            lesson,
+            grade(lesson, skipping),
+            False,
+            None,
+            [
+                rf"(?m)^  \[ \] {re.escape(first)} .*  0/{total[1] if total else 'N'}$",
+                r"raised a skip \(Skipped: later\)",
+            ],
+        )
         if stored:  # a store far outside any tensor: a real SIGSEGV under the interpreter
             body = next("".join(b) for s, b in split_bodies(solution) if s == stored and "tl.store(" in "".join(b))
             far = solution.replace(body, body.replace("tl.store(", "tl.store((1 << 40) + ", 1), 1)
-            problems += expect("planted store far outside C", lesson, grade(lesson, far), False, None,
-                               [rf"(?m)^  \[ \] {re.escape(stored)} ",
-                                rf"crashed \(SIG(SEGV|BUS)\) in test_\w+ at {graded} line \d+"])
+            problems += expect(
+                "planted store far outside C",
+                lesson,
+                grade(lesson, far),
+                False,
+                None,
+                [rf"(?m)^  \[ \] {re.escape(stored)} ", rf"crashed \(SIG(SEGV|BUS)\) in test_\w+ at {graded} line \d+"],
+            )
     return problems
 
 
 def check_hints_come_one_at_a_time_and_reset_keeps_a_backup():
     problems = []
     with scratch_repo() as tmp:
+
         def run(*args):
-            return subprocess.run([sys.executable, "-m", *args], cwd=tmp, capture_output=True,
-                                  text=True, timeout=120).stdout
+            return subprocess.run(
+                [sys.executable, "-m", *args], cwd=tmp, capture_output=True, text=True, timeout=120
+            ).stdout
+
         lesson = LESSONS[0]
         s = lesson.steps[0]
         shown = [run("tools.learner.hint", "--step", s.id) for _ in range(len(s.hints) + 1)]
@@ -137,8 +196,13 @@ def check_hints_come_one_at_a_time_and_reset_keeps_a_backup():
 
         # reset: a git repo holding the stub, a learner's edit, then make reset
         def git(*args):
-            subprocess.run(["git", "-c", "user.name=check", "-c", "user.email=check@invalid", *args],
-                           cwd=tmp, capture_output=True, check=True)
+            subprocess.run(
+                ["git", "-c", "user.name=check", "-c", "user.email=check@invalid", *args],
+                cwd=tmp,
+                capture_output=True,
+                check=True,
+            )
+
         git("init", "-q")
         git("add", "mine")
         git("commit", "-q", "-m", "stub")

@@ -1,5 +1,6 @@
 """mine/ and solutions/ stay line-aligned: outside the marked bodies each lesson's two files are
 the same, so `diff mine/X.py solutions/X.py` shows only what a learner writes."""
+
 import re
 
 from course.registry import LESSONS
@@ -35,9 +36,12 @@ def check_stub_and_solution_differ_only_inside_marked_bodies():
         stub, solution = scaffold(pristine_stub(lesson)), scaffold(solution_file(lesson).read_text())
         if stub == solution:
             continue
-        differ = [(i, x, y) for i, (x, y) in enumerate(zip(stub, solution)) if x != y][:1]
-        problems += [f"{lesson.file}: outside the marked bodies, line {i + 1} of the scaffold differs:\n"
-                     f"  mine:      {x}\n  solutions: {y}" for i, x, y in differ]
+        differ = [(i, x, y) for i, (x, y) in enumerate(zip(stub, solution, strict=False)) if x != y][:1]
+        problems += [
+            f"{lesson.file}: outside the marked bodies, line {i + 1} of the scaffold differs:\n"
+            f"  mine:      {x}\n  solutions: {y}"
+            for i, x, y in differ
+        ]
         if not differ:
             problems.append(f"{lesson.file}: one file has {abs(len(stub) - len(solution))} more scaffold lines")
     return problems
@@ -46,7 +50,12 @@ def check_stub_and_solution_differ_only_inside_marked_bodies():
 def check_every_step_has_marked_bodies():
     problems = []
     for lesson in LESSONS:
-        marked = {m.group(1) for line in solution_file(lesson).read_text().splitlines() for m in [MARK.match(line)] if m}
-        problems += [f"{s.id} has no '# ---- {s.id} begin' block in solutions/{lesson.file}"
-                     for s in lesson.steps if s.id not in marked]
+        marked = {
+            m.group(1) for line in solution_file(lesson).read_text().splitlines() for m in [MARK.match(line)] if m
+        }
+        problems += [
+            f"{s.id} has no '# ---- {s.id} begin' block in solutions/{lesson.file}"
+            for s in lesson.steps
+            if s.id not in marked
+        ]
     return problems

@@ -1,5 +1,6 @@
 """The code is linted and formatted by ruff, at the version pinned in requirements.txt (its rules
 are in pyproject.toml).  `make format` fixes what it can; `make lint` runs these two alone."""
+
 import subprocess
 import sys
 
@@ -9,8 +10,9 @@ from course import ROOT
 def ruff(*args):
     """[] if `ruff ARGS` exits 0, else its complaints, a line each."""
     try:
-        out = subprocess.run([sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True,
-                             timeout=300)
+        out = subprocess.run(
+            [sys.executable, "-m", "ruff", *args], cwd=ROOT, capture_output=True, text=True, timeout=300
+        )
     except FileNotFoundError as e:
         return [f"cannot run ruff ({e}); `make setup` installs it"]
     if out.returncode == 0:

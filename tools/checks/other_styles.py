@@ -2,6 +2,7 @@
 solution in another style (tools/checks/variants/<file>: other formulas, pointers rebuilt instead of
 advanced, the kernel launched by keyword, other error wording, shapes printed as torch.Size) passes
 every check."""
+
 from course import ROOT
 from course.registry import LESSONS
 from tools.checks.common import run_suite
@@ -21,6 +22,9 @@ def check_a_solution_in_another_style_passes_every_check():
         seen = [o for o in outcomes(report) if o[1] and o[1].startswith(lesson.id + ".")]
         if not seen:
             problems.append(f"{lesson.id}: the suite collected nothing on the variant:\n{output[-2000:]}")
-        problems += [f"{variant.relative_to(ROOT)}: {test}: {outcome}: {reason}"
-                     for test, _, outcome, reason in seen if outcome != "passed"]
+        problems += [
+            f"{variant.relative_to(ROOT)}: {test}: {outcome}: {reason}"
+            for test, _, outcome, reason in seen
+            if outcome != "passed"
+        ]
     return problems

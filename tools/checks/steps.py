@@ -1,5 +1,6 @@
 """course/registry.py is complete: every step of every lesson has hints, names sections that
 exist, and names only functions that exist in both of its lesson's files."""
+
 from course.registry import LESSONS
 from tools.checks.common import mine_file, solution_file
 
@@ -11,8 +12,11 @@ def check_every_step_has_hints_and_sections():
         for s in lesson.steps:
             if not 2 <= len(s.hints) <= 3:
                 problems.append(f"{s.id} has {len(s.hints)} hints; give two or three, gentle to concrete")
-            problems += [f"{s.id} names section §{sec}, which {lesson.id}'s sections lack"
-                         for sec in s.sections if sec not in lesson.sections]
+            problems += [
+                f"{s.id} names section §{sec}, which {lesson.id}'s sections lack"
+                for sec in s.sections
+                if sec not in lesson.sections
+            ]
             if not s.id.startswith(lesson.id + "."):
                 problems.append(f"{s.id} is listed under lesson {lesson.id}: its id must start with {lesson.id}.")
             for name in s.writes:

@@ -1,14 +1,23 @@
 """The suite's two fixed points, for every lesson: solutions/ passes every step, and the untouched
 stub fails every check because its bodies are not written (not because of a crash or a wrong test)."""
-from tools.checks.common import pristine_stubs, run_suite
+
 from course.registry import LESSONS
+from tools.checks.common import pristine_stubs, run_suite
 
 
 def outcomes(report):
     """[(test, step, outcome, reason)] of every collected test; a test that never reported is 'missing'."""
     results = report["results"]
-    return [(c["test"], c["step"], results.get(c["test"], {}).get("outcome", "missing"),
-             results.get(c["test"], {}).get("reason", "")) for c in report["collected"] if not c["suite_skip"]]
+    return [
+        (
+            c["test"],
+            c["step"],
+            results.get(c["test"], {}).get("outcome", "missing"),
+            results.get(c["test"], {}).get("reason", ""),
+        )
+        for c in report["collected"]
+        if not c["suite_skip"]
+    ]
 
 
 def check_solutions_pass_every_step():
@@ -18,8 +27,11 @@ def check_solutions_pass_every_step():
     seen = outcomes(report)
     problems = [f"{test}: {outcome}: {reason}" for test, _, outcome, reason in seen if outcome != "passed"]
     for lesson in LESSONS:
-        problems += [f"{s.id}: no test of this step passed on solutions/" for s in lesson.steps
-                     if not any(step == s.id and outcome == "passed" for _, step, outcome, _ in seen)]
+        problems += [
+            f"{s.id}: no test of this step passed on solutions/"
+            for s in lesson.steps
+            if not any(step == s.id and outcome == "passed" for _, step, outcome, _ in seen)
+        ]
     return problems
 
 
@@ -28,12 +40,21 @@ def check_untouched_stub_fails_every_step_for_the_right_reason():
     if not report["collected"]:
         return ["the suite collected nothing on the stub:\n" + output[-2000:]]
     seen = outcomes(report)
-    problems = [f"{test} passes on the untouched stub: it cannot tell a blank body from a written one"
-                for test, _, outcome, _ in seen if outcome == "passed"]
-    problems += [f"{test} fails on the stub for another reason than a missing body: {outcome}: {reason}"
-                 for test, _, outcome, reason in seen if outcome != "passed" and "not written yet" not in reason]
+    problems = [
+        f"{test} passes on the untouched stub: it cannot tell a blank body from a written one"
+        for test, _, outcome, _ in seen
+        if outcome == "passed"
+    ]
+    problems += [
+        f"{test} fails on the stub for another reason than a missing body: {outcome}: {reason}"
+        for test, _, outcome, reason in seen
+        if outcome != "passed" and "not written yet" not in reason
+    ]
     problems += [f"{test} has no step marker" for test, step, _, _ in seen if step is None]
     for lesson in LESSONS:
-        problems += [f"{s.id}: no test of this step fails on the stub" for s in lesson.steps
-                     if not any(step == s.id and outcome == "failed" for _, step, outcome, _ in seen)]
+        problems += [
+            f"{s.id}: no test of this step fails on the stub"
+            for s in lesson.steps
+            if not any(step == s.id and outcome == "failed" for _, step, outcome, _ in seen)
+        ]
     return problems

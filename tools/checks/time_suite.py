@@ -6,6 +6,7 @@ Runs the suite --runs times on solutions/ and on the untouched stub, each in a s
 the repo in a fresh process (so torch and triton are imported every time, as for a learner), and
 prints the median and the slowest wall-clock time.  README records what it printed.
 """
+
 import argparse
 import os
 import platform
@@ -19,8 +20,10 @@ def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--runs", type=int, default=3)
     args = p.parse_args()
-    print(f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
-          f"{'GPU' if os.environ.get('TRITON_INTERPRET') == '0' else 'interpreter if no GPU'}")
+    print(
+        f"# {platform.node()}: {os.cpu_count()} cores, Python {platform.python_version()}, "
+        f"{'GPU' if os.environ.get('TRITON_INTERPRET') == '0' else 'interpreter if no GPU'}"
+    )
     for label, kwargs in (("solutions/", dict(solution=True)), ("untouched stub", dict(mine_texts=pristine_stubs()))):
         times, counts = [], set()
         for _ in range(args.runs):
@@ -28,8 +31,10 @@ def main():
             report, _ = run_suite(**kwargs)
             times.append(time.perf_counter() - start)
             counts.add(len(report["collected"]))
-        print(f"{label:15} {sorted(counts)} tests: median {statistics.median(times):.1f} s, "
-              f"slowest {max(times):.1f} s over {args.runs} runs")
+        print(
+            f"{label:15} {sorted(counts)} tests: median {statistics.median(times):.1f} s, "
+            f"slowest {max(times):.1f} s over {args.runs} runs"
+        )
 
 
 if __name__ == "__main__":

@@ -3,6 +3,7 @@ tools/explainers/docs.py, the study tools, the counts the explainers quote, the 
 
 Those tests live outside tests/, so the learner's suite never runs them; this check does,
 one pytest run for all of them, each failing test reported as one problem."""
+
 import subprocess
 import sys
 
@@ -10,8 +11,13 @@ from tools.checks.common import ROOT
 
 
 def check_tools_tests_pass():
-    out = subprocess.run([sys.executable, "-m", "pytest", "tools/tests", "-q", "--tb=line", "-rfE",
-                          "-p", "no:cacheprovider"], cwd=ROOT, capture_output=True, text=True, timeout=900)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "tools/tests", "-q", "--tb=line", "-rfE", "-p", "no:cacheprovider"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=900,
+    )
     if out.returncode == 0:
         return []
     failed = [line for line in out.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]

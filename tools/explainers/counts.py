@@ -12,19 +12,22 @@
 Each prints a markdown table (or a few lines) that content/t4.md and content/t4.en.md embed in
 generated blocks (tools/explainers/docs.py).
 """
+
 import argparse
 
-from tools.study import common as study
 from course.hardware import BYTES_PER_ELEMENT
 from course.registry import T4
+from tools.study import common as study
 
-MIB = 2 ** 20
+MIB = 2**20
 
 
 def steps(lang):
     col = 0 if lang == "zh" else 1
-    heads = {"zh": ("步骤", "你要写的（mine/t4_matmul.py）", "先读", "单独运行这一步的测试"),
-             "en": ("step", "you write (mine/t4_matmul.py)", "read", "run this step's tests alone")}[lang]
+    heads = {
+        "zh": ("步骤", "你要写的（mine/t4_matmul.py）", "先读", "单独运行这一步的测试"),
+        "en": ("step", "you write (mine/t4_matmul.py)", "read", "run this step's tests alone"),
+    }[lang]
     rows = []
     for s in T4.steps:
         name = s.id + (" (进阶)" if lang == "zh" and s.advanced else " (advanced)" if s.advanced else "")
@@ -52,10 +55,16 @@ def coords(pid, num_pid_m, num_pid_n, group_m, modulo_group_m=False):
 
 
 COORDS_NOTE = {
-    "zh": ("{m} x {n} 的瓦片网格，GROUP_M = {g}", "（错误写法：用 GROUP_M 代替 group_size_m）",
-           "越界：网格只有 {m} 行、{n} 列"),
-    "en": ("a {m} x {n} grid of tiles, GROUP_M = {g}", " (the mistake: GROUP_M where group_size_m belongs)",
-           "outside: the grid has {m} rows and {n} columns"),
+    "zh": (
+        "{m} x {n} 的瓦片网格，GROUP_M = {g}",
+        "（错误写法：用 GROUP_M 代替 group_size_m）",
+        "越界：网格只有 {m} 行、{n} 列",
+    ),
+    "en": (
+        "a {m} x {n} grid of tiles, GROUP_M = {g}",
+        " (the mistake: GROUP_M where group_size_m belongs)",
+        "outside: the grid has {m} rows and {n} columns",
+    ),
 }
 
 
@@ -72,13 +81,25 @@ def wave_table(M, N, K, bm, bn, wave, groups, dtype, lang):
     rows = []
     for g in groups:
         ra, cb = first_wave_panels(pm, pn, g, wave)
-        rows.append((g, ra, cb, ra + cb, f"{ra} x {a_panel / MIB:g} + {cb} x {b_panel / MIB:g} = {(ra * a_panel + cb * b_panel) / MIB:g}"))
-    title = {"zh": f"{M} x {N} x {K}，{dtype}，瓦片 {bm} x {bn}：{pm} x {pn} 个瓦片，第一波 {wave} 个程序；"
-                   f"A 的行条带 {bm} x {K} = {a_panel / MIB:g} MiB，B 的列条带 {K} x {bn} = {b_panel / MIB:g} MiB",
-             "en": f"{M} x {N} x {K}, {dtype}, {bm} x {bn} tiles: a {pm} x {pn} grid, first wave of {wave} programs; "
-                   f"an A row-panel {bm} x {K} = {a_panel / MIB:g} MiB, a B column-panel {K} x {bn} = {b_panel / MIB:g} MiB"}
-    heads = {"zh": ("GROUP_M", "A 的行条带", "B 的列条带", "条带合计", "这一波要读的 MiB"),
-             "en": ("GROUP_M", "A row-panels", "B column-panels", "panels", "MiB this wave reads")}
+        rows.append(
+            (
+                g,
+                ra,
+                cb,
+                ra + cb,
+                f"{ra} x {a_panel / MIB:g} + {cb} x {b_panel / MIB:g} = {(ra * a_panel + cb * b_panel) / MIB:g}",
+            )
+        )
+    title = {
+        "zh": f"{M} x {N} x {K}，{dtype}，瓦片 {bm} x {bn}：{pm} x {pn} 个瓦片，第一波 {wave} 个程序；"
+        f"A 的行条带 {bm} x {K} = {a_panel / MIB:g} MiB，B 的列条带 {K} x {bn} = {b_panel / MIB:g} MiB",
+        "en": f"{M} x {N} x {K}, {dtype}, {bm} x {bn} tiles: a {pm} x {pn} grid, first wave of {wave} programs; "
+        f"an A row-panel {bm} x {K} = {a_panel / MIB:g} MiB, a B column-panel {K} x {bn} = {b_panel / MIB:g} MiB",
+    }
+    heads = {
+        "zh": ("GROUP_M", "A 的行条带", "B 的列条带", "条带合计", "这一波要读的 MiB"),
+        "en": ("GROUP_M", "A row-panels", "B column-panels", "panels", "MiB this wave reads"),
+    }
     return title[lang] + "\n\n" + study.table(heads[lang], rows, markdown=True)
 
 
@@ -92,28 +113,47 @@ def coords_table(num_pid_m, num_pid_n, group_m, pids, modulo_group_m, lang):
         if v["pid_m"] >= num_pid_m or v["pid_n"] >= num_pid_n:
             tile += " " + outside.format(m=num_pid_m, n=num_pid_n)
         rows.append(list(v.values()) + [tile])
-    return (title.format(m=num_pid_m, n=num_pid_n, g=group_m) + (wrong if modulo_group_m else "") + "\n\n"
-            + study.table(heads, rows, markdown=True))
+    return (
+        title.format(m=num_pid_m, n=num_pid_n, g=group_m)
+        + (wrong if modulo_group_m else "")
+        + "\n\n"
+        + study.table(heads, rows, markdown=True)
+    )
 
 
 # Column headers in each explainer's language; the numbers and formulas are the same in both.
 HEADS = {
-    "tiles": {"zh": ("M x N x K", "BLOCK_M x BLOCK_N x BLOCK_K", "num_pid_m x num_pid_n", "程序数", "每个程序的 K 步数"),
-              "en": ("M x N x K", "BLOCK_M x BLOCK_N x BLOCK_K", "num_pid_m x num_pid_n", "programs",
-                     "K steps per program")},
-    "reuse": {"zh": ("瓦片 BLOCK_M x BLOCK_N x BLOCK_K", "每个 K 步读入的字节（{dtype}）", "每个 K 步的 FLOP", "每字节 FLOP"),
-              "en": ("tile BLOCK_M x BLOCK_N x BLOCK_K", "bytes loaded per K step ({dtype})", "FLOPs per K step",
-                     "FLOPs per byte")},
-    "flops": {"zh": ("M x N x K", "2*M*N*K（FLOP）", "TFLOP/s", "t = 2*M*N*K / TFLOP/s"),
-              "en": ("M x N x K", "2*M*N*K (FLOPs)", "TFLOP/s", "t = 2*M*N*K / TFLOP/s")},
-    "fusion": {"zh": ("{shape}, {dtype}", "经过显存（DRAM）的数据（MiB）", "合计 MiB"),
-               "en": ("{shape}, {dtype}", "what crosses DRAM (MiB)", "total MiB")},
+    "tiles": {
+        "zh": ("M x N x K", "BLOCK_M x BLOCK_N x BLOCK_K", "num_pid_m x num_pid_n", "程序数", "每个程序的 K 步数"),
+        "en": ("M x N x K", "BLOCK_M x BLOCK_N x BLOCK_K", "num_pid_m x num_pid_n", "programs", "K steps per program"),
+    },
+    "reuse": {
+        "zh": ("瓦片 BLOCK_M x BLOCK_N x BLOCK_K", "每个 K 步读入的字节（{dtype}）", "每个 K 步的 FLOP", "每字节 FLOP"),
+        "en": (
+            "tile BLOCK_M x BLOCK_N x BLOCK_K",
+            "bytes loaded per K step ({dtype})",
+            "FLOPs per K step",
+            "FLOPs per byte",
+        ),
+    },
+    "flops": {
+        "zh": ("M x N x K", "2*M*N*K（FLOP）", "TFLOP/s", "t = 2*M*N*K / TFLOP/s"),
+        "en": ("M x N x K", "2*M*N*K (FLOPs)", "TFLOP/s", "t = 2*M*N*K / TFLOP/s"),
+    },
+    "fusion": {
+        "zh": ("{shape}, {dtype}", "经过显存（DRAM）的数据（MiB）", "合计 MiB"),
+        "en": ("{shape}, {dtype}", "what crosses DRAM (MiB)", "total MiB"),
+    },
 }
 FUSION_ROWS = {
-    "zh": (("融合：一个内核", "A {a} + B {b} + bias + C 写一次 {c}"),
-           ("先 matmul，再一个 bias+GELU 内核", "同上 + 读 C {c} + 再写 C {c}")),
-    "en": (("fused: one kernel", "A {a} + B {b} + bias + C written once {c}"),
-           ("matmul, then a bias+GELU kernel", "the same + C read {c} + C written again {c}")),
+    "zh": (
+        ("融合：一个内核", "A {a} + B {b} + bias + C 写一次 {c}"),
+        ("先 matmul，再一个 bias+GELU 内核", "同上 + 读 C {c} + 再写 C {c}"),
+    ),
+    "en": (
+        ("fused: one kernel", "A {a} + B {b} + bias + C written once {c}"),
+        ("matmul, then a bias+GELU kernel", "the same + C read {c} + C written again {c}"),
+    ),
 }
 
 
@@ -126,8 +166,12 @@ def tiles(M, N, K, bm, bn, bk, lang):
 def reuse(bm, bn, bk, dtype, lang):
     moved = (bm * bk + bk * bn) * BYTES_PER_ELEMENT[dtype]
     flops = 2 * bm * bn * bk
-    row = (f"{bm} x {bn} x {bk}", f"({bm}*{bk} + {bk}*{bn}) * {BYTES_PER_ELEMENT[dtype]} = {moved:,}",
-           f"2*{bm}*{bn}*{bk} = {flops:,}", f"{flops / moved:.1f}")
+    row = (
+        f"{bm} x {bn} x {bk}",
+        f"({bm}*{bk} + {bk}*{bn}) * {BYTES_PER_ELEMENT[dtype]} = {moved:,}",
+        f"2*{bm}*{bn}*{bk} = {flops:,}",
+        f"{flops / moved:.1f}",
+    )
     return study.table([h.format(dtype=dtype) for h in HEADS["reuse"][lang]], [row], markdown=True)
 
 
@@ -143,11 +187,15 @@ def fusion(M, N, K, dtype, lang):
     fused = a + b + bias + c
     separate = a + b + c + (c + bias + c)  # then a second kernel reads C and bias, writes C
     sizes = dict(a=f"{a / MIB:g}", b=f"{b / MIB:g}", c=f"{c / MIB:g}")
-    rows = [(name, what.format(**sizes), f"{total / MIB:,.2f}")
-            for (name, what), total in zip(FUSION_ROWS[lang], (fused, separate))]
+    rows = [
+        (name, what.format(**sizes), f"{total / MIB:,.2f}")
+        for (name, what), total in zip(FUSION_ROWS[lang], (fused, separate), strict=False)
+    ]
     heads = [h.format(shape=f"{M} x {N} x {K}", dtype=dtype) for h in HEADS["fusion"][lang]]
-    return (study.table(heads, rows, markdown=True)
-            + f"\n\n{separate / MIB:,.2f} / {fused / MIB:,.2f} = {separate / fused:.2f}")
+    return (
+        study.table(heads, rows, markdown=True)
+        + f"\n\n{separate / MIB:,.2f} / {fused / MIB:,.2f} = {separate / fused:.2f}"
+    )
 
 
 def main():

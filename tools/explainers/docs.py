@@ -27,6 +27,7 @@ Two kinds of block, both checked by `make check` (tools/checks/docs.py):
 
 Every function takes the repo root, so tools/tests/test_docs.py can run them on a scratch copy.
 """
+
 import re
 import shlex
 import subprocess
@@ -57,17 +58,21 @@ def citation_problems(doc, root=ROOT):
     for mark in CITE_MARK.finditer(text):  # a marker the fence does not follow is checked by nothing
         if mark.start() not in well_formed:
             line = text.count("\n", 0, mark.start()) + 1
-            problems.append(f"{doc.name}:{line}: `{mark[0]}` must be `<!-- cite: PATH:FIRST-LAST -->` "
-                            f"followed on the next line by a fenced block holding those lines")
-    for m, path, first, last, code in citations(text):
+            problems.append(
+                f"{doc.name}:{line}: `{mark[0]}` must be `<!-- cite: PATH:FIRST-LAST -->` "
+                f"followed on the next line by a fenced block holding those lines"
+            )
+    for _, path, first, last, code in citations(text):
         target = root / path
         if not target.exists():
             problems.append(f"{doc.name}: cites {path}, which does not exist")
             continue
         lines = target.read_text().splitlines(keepends=True)
-        if "".join(lines[first - 1:last]) != code:
-            problems.append(f"{doc.name}: {path}:{first}-{last} no longer holds the quoted code "
-                            f"(`python -m tools.explainers.docs fix` renumbers it if the code only moved)")
+        if "".join(lines[first - 1 : last]) != code:
+            problems.append(
+                f"{doc.name}: {path}:{first}-{last} no longer holds the quoted code "
+                f"(`python -m tools.explainers.docs fix` renumbers it if the code only moved)"
+            )
     return problems
 
 
@@ -83,13 +88,14 @@ def fix_citations(doc, root=ROOT):
         lines = target.read_text().splitlines(keepends=True)
         if not m["code"]:  # a new citation, written with an empty fence: quote the lines it names
             moved.append(m["path"])
-            return m[0][:-3] + "".join(lines[int(m["first"]) - 1:int(m["last"])]) + "```"
+            return m[0][:-3] + "".join(lines[int(m["first"]) - 1 : int(m["last"])]) + "```"
         n = m["code"].count("\n")
-        hits = [i for i in range(len(lines) - n + 1) if "".join(lines[i:i + n]) == m["code"]]
+        hits = [i for i in range(len(lines) - n + 1) if "".join(lines[i : i + n]) == m["code"]]
         if len(hits) != 1 or (hits[0] + 1, hits[0] + n) == (int(m["first"]), int(m["last"])):
             return m[0]
         moved.append(m["path"])
         return m[0].replace(f":{m['first']}-{m['last']} -->", f":{hits[0] + 1}-{hits[0] + n} -->", 1)
+
     doc.write_text(CITE.sub(renumber, text))
     return len(moved)
 
@@ -119,6 +125,7 @@ def png_path(cmd, root=ROOT):
 
 def same_picture(a, b):
     import matplotlib.image as mpimg
+
     x, y = mpimg.imread(a), mpimg.imread(b)
     return x.shape == y.shape and (x == y).all()
 
@@ -164,26 +171,32 @@ def generated_problems(doc, root=ROOT, cache=None):
         if out != block_body(m["out"]):
             problems.append(f"{doc.name}: the output of `{cmd}` changed (`python -m tools.explainers.docs regen`)")
         if same_picture_now is False:
-            problems.append(f"{doc.name}: {png_path(cmd, root).relative_to(root)} differs from what `{cmd}` "
-                            f"draws now (`python -m tools.explainers.docs regen`)")
+            problems.append(
+                f"{doc.name}: {png_path(cmd, root).relative_to(root)} differs from what `{cmd}` "
+                f"draws now (`python -m tools.explainers.docs regen`)"
+            )
     return problems
 
 
 def image_problems(doc):
     """Every picture a page shows exists (a link is relative to the page)."""
-    return [f"{doc.name}: shows {m['src']}, which does not exist"
-            for m in IMAGE.finditer(doc.read_text())
-            if "://" not in m["src"] and not (doc.parent / m["src"]).exists()]
+    return [
+        f"{doc.name}: shows {m['src']}, which does not exist"
+        for m in IMAGE.finditer(doc.read_text())
+        if "://" not in m["src"] and not (doc.parent / m["src"]).exists()
+    ]
 
 
 def regen(doc, root=ROOT, only=None):
     """Rerun the commands (those containing `only`, if given) and rewrite their blocks and pictures."""
+
     def rewrite(m):
         if only and only not in m["cmd"]:
             return m[0]
         out = run(m["cmd"], root)
         fenced = FENCED.match(m["out"])
         return m[1] + (fenced["open"] + out + fenced["close"] if fenced else out) + m[4]
+
     doc.write_text(GENERATED.sub(rewrite, doc.read_text()))
 
 
@@ -193,6 +206,7 @@ def problems(doc, root=ROOT, cache=None):
 
 if __name__ == "__main__":
     import argparse
+
     cli = argparse.ArgumentParser(description="check (the default), fix citations, or regen generated blocks")
     cli.add_argument("verb", nargs="?", default="check", choices=("check", "fix", "regen"))
     cli.add_argument("pages", nargs="*", type=Path, help="default: every content/*.md")
@@ -206,7 +220,10 @@ if __name__ == "__main__":
             regen(d, only=args.only)
     # fix and regen report what they leave: citations, and the blocks they did not rewrite.
     ran = {}
-    found = [p for d in pages for p in (problems(d, cache=ran) if args.verb == "check" else
-                                        citation_problems(d) + image_problems(d))]
+    found = [
+        p
+        for d in pages
+        for p in (problems(d, cache=ran) if args.verb == "check" else citation_problems(d) + image_problems(d))
+    ]
     print("\n".join(found) or f"{len(pages)} page(s): citations, generated blocks and pictures hold")
     sys.exit(1 if found else 0)

@@ -9,6 +9,7 @@ stride_am + offs_k[None, :] * stride_ak), and then checked: reading the tensor's
 each offset must give the element A[m, k] the cell claims to hold.  Cells the mask switches
 off (m >= M or k >= K) are shown as `masked`.
 """
+
 import argparse
 
 import torch
@@ -34,13 +35,18 @@ def verify(a, offs_m, offs_k, block, mask):
 
 def table(offs_m, offs_k, block, mask, rows, cols):
     def why_masked(m, k):
-        return {(True, False): "masked (m >= M)", (False, True): "masked (k >= K)"}.get((m >= rows, k >= cols), "masked (both)")
+        return {(True, False): "masked (m >= M)", (False, True): "masked (k >= K)"}.get(
+            (m >= rows, k >= cols), "masked (both)"
+        )
+
     head = "| row m \\ column k | " + " | ".join(str(k) for k in offs_k.tolist()) + " |"
     rule = "| ---: |" + " ---: |" * len(offs_k)
     body = []
     for i, m in enumerate(offs_m.tolist()):
-        cells = [f"{block[i, j].item()} = A[{m},{k}]" if mask[i, j] else why_masked(m, k)
-                 for j, k in enumerate(offs_k.tolist())]
+        cells = [
+            f"{block[i, j].item()} = A[{m},{k}]" if mask[i, j] else why_masked(m, k)
+            for j, k in enumerate(offs_k.tolist())
+        ]
         body.append(f"| **{m}** | " + " | ".join(cells) + " |")
     return "\n".join([head, rule] + body)
 
@@ -59,19 +65,31 @@ def main():
     values = torch.arange(args.rows * args.cols, dtype=torch.float64)
     a = values.reshape(args.cols, args.rows).t() if args.transposed else values.reshape(args.rows, args.cols)
     stride_am, stride_ak = a.stride()
-    offs_m, offs_k, block, mask = offsets(args.rows, args.cols, stride_am, stride_ak, args.pid_m, args.k,
-                                          args.block_m, args.block_k)
+    offs_m, offs_k, block, mask = offsets(
+        args.rows, args.cols, stride_am, stride_ak, args.pid_m, args.k, args.block_m, args.block_k
+    )
     verify(a, offs_m, offs_k, block, mask)
-    print(f"A: shape ({args.rows}, {args.cols}), stride_am = {stride_am}, stride_ak = {stride_ak}; "
-          f"BLOCK_M = {args.block_m}, BLOCK_K = {args.block_k}, pid_m = {args.pid_m}, K-loop trip k = {args.k}\n")
+    print(
+        f"A: shape ({args.rows}, {args.cols}), stride_am = {stride_am}, stride_ak = {stride_ak}; "
+        f"BLOCK_M = {args.block_m}, BLOCK_K = {args.block_k}, pid_m = {args.pid_m}, K-loop trip k = {args.k}\n"
+    )
     moved = args.k * args.block_k * stride_ak
-    print(f"offs_m[:, None] * stride_am = {(offs_m * stride_am).tolist()} (one per row), "
-          f"offs_k[None, :] * stride_ak = {(torch.arange(args.block_k) * stride_ak).tolist()} (one per column)"
-          + (f"; the pointers have moved {args.k} x BLOCK_K * stride_ak = {moved} elements, and "
-             f"k_remaining = K - k * BLOCK_K = {args.cols - args.k * args.block_k}" if args.k else "") + "\n")
+    print(
+        f"offs_m[:, None] * stride_am = {(offs_m * stride_am).tolist()} (one per row), "
+        f"offs_k[None, :] * stride_ak = {(torch.arange(args.block_k) * stride_ak).tolist()} (one per column)"
+        + (
+            f"; the pointers have moved {args.k} x BLOCK_K * stride_ak = {moved} elements, and "
+            f"k_remaining = K - k * BLOCK_K = {args.cols - args.k * args.block_k}"
+            if args.k
+            else ""
+        )
+        + "\n"
+    )
     print(table(offs_m, offs_k, block, mask, args.rows, args.cols))
-    print(f"\nchecked: reading A's storage at every unmasked offset gives the A[m,k] shown "
-          f"({int(mask.sum())} of {mask.numel()} cells unmasked)")
+    print(
+        f"\nchecked: reading A's storage at every unmasked offset gives the A[m,k] shown "
+        f"({int(mask.sum())} of {mask.numel()} cells unmasked)"
+    )
 
 
 if __name__ == "__main__":

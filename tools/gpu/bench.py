@@ -15,6 +15,7 @@ product, measured the same way for every kernel:
 Beside the autotuned kernel it times the autotuner's winning config as is and with GROUP_M = 1.
 Prints a table, and writes bench.csv and bench.png to --out.
 """
+
 import argparse
 import csv
 import importlib
@@ -43,7 +44,7 @@ def load_side(side, torch, dtype):
         b = torch.randn(200, 260, device="cuda", dtype=dtype)
         ref = a.double() @ b.double()
         err = ((mod.matmul(a, b).double() - ref).norm() / ref.norm()).item()
-    except Exception as e:  # a half-written file must not stop the benchmark of the others
+    except Exception as e:  # noqa: BLE001 - a half-written file must not stop the benchmark of the others
         return None, f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:120]
     return (mod, "") if err < 2e-2 else (None, f"wrong result (relative error {err:.1e})")
 
@@ -59,8 +60,10 @@ def input_sets(M, N, K, dtype, torch):
     """Enough (a, b) pairs to span twice the L2, so that cycling through them misses in L2."""
     pair = (M * K + K * N) * torch.finfo(dtype).bits // 8
     count = max(1, min(64, -(-2 * L2_BYTES // pair)))
-    return [(torch.randn(M, K, device="cuda", dtype=dtype), torch.randn(K, N, device="cuda", dtype=dtype))
-            for _ in range(count)]
+    return [
+        (torch.randn(M, K, device="cuda", dtype=dtype), torch.randn(K, N, device="cuda", dtype=dtype))
+        for _ in range(count)
+    ]
 
 
 def graph_timer(make_call, sets, torch, target_ms=30.0):
@@ -89,14 +92,14 @@ def graph_timer(make_call, sets, torch, target_ms=30.0):
         end.record()
         end.synchronize()
         return start.elapsed_time(end) / reps
+
     return timed
 
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dtype", nargs="+", default=["fp16", "bf16"], choices=["fp16", "bf16"])
-    p.add_argument("--shapes", nargs="+", default=[str(s) for s in SQUARE] + LLM,
-                   help="N for N x N x N, or MxNxK")
+    p.add_argument("--shapes", nargs="+", default=[str(s) for s in SQUARE] + LLM, help="N for N x N x N, or MxNxK")
     p.add_argument("--side", choices=["solutions", "mine", "both"], default="both")
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
@@ -107,9 +110,12 @@ def main(argv=None):
         return print_table(args.table)
 
     import torch
+
     if not torch.cuda.is_available():
-        sys.exit("make bench needs a CUDA GPU: timing under TRITON_INTERPRET measures numpy, not a "
-                 "kernel. On the CPU, study the order and the traffic with tools/study/l2sim.py instead.")
+        sys.exit(
+            "make bench needs a CUDA GPU: timing under TRITON_INTERPRET measures numpy, not a "
+            "kernel. On the CPU, study the order and the traffic with tools/study/l2sim.py instead."
+        )
     import triton
 
     dtypes = {"fp16": torch.float16, "bf16": torch.bfloat16}
@@ -117,8 +123,10 @@ def main(argv=None):
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     gpu = torch.cuda.get_device_name()
-    print(f"# {gpu}, torch {torch.__version__}, triton {triton.__version__}, "
-          f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, median of {args.rounds} interleaved rounds")
+    print(
+        f"# {gpu}, torch {torch.__version__}, triton {triton.__version__}, "
+        f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, median of {args.rounds} interleaved rounds"
+    )
     rows = []
     for dname in args.dtype:
         dtype = dtypes[dname]
@@ -141,12 +149,12 @@ def main(argv=None):
                 best = ref.matmul_kernel_autotuned.best_config
                 for label, g in (("best-config", best.kwargs["GROUP_M"]), ("GROUP_M=1", 1)):
                     cfg = with_group(best, g, triton)
-                    makers[label] = (lambda c: lambda a, b: lambda: ref.matmul(a, b, config=c))(cfg)
+                    makers[label] = (lambda c, m: lambda a, b: lambda: m.matmul(a, b, config=c))(cfg, ref)
             timers = {name: graph_timer(make, sets, torch) for name, make in makers.items()}
             times = {name: [] for name in timers}
             for r in range(args.rounds):
                 names = list(timers)
-                for name in names[r % len(names):] + names[:r % len(names)]:  # rotate the order
+                for name in names[r % len(names) :] + names[: r % len(names)]:  # rotate the order
                     times[name].append(timers[name]())
             del timers, sets
             torch.cuda.empty_cache()
@@ -154,12 +162,25 @@ def main(argv=None):
             base = statistics.median(times["torch"])
             for name, ts in times.items():
                 t = statistics.median(ts)
-                rows.append(dict(dtype=dname, M=M, N=N, K=K, kernel=name, ms=round(t, 5),
-                                 tflops=round(flops / t * 1e-9, 1), vs_torch=round(base / t, 3),
-                                 spread=round((max(ts) - min(ts)) / t, 3),
-                                 config=str(ref.matmul_kernel_autotuned.best_config) if name == "solutions" and ref else ""))
-            line = "  ".join(f"{r['kernel']} {r['tflops']:6.1f} ({r['vs_torch']:.2f})"
-                             for r in rows if (r["dtype"], r["M"], r["N"], r["K"]) == (dname, M, N, K))
+                rows.append(
+                    dict(
+                        dtype=dname,
+                        M=M,
+                        N=N,
+                        K=K,
+                        kernel=name,
+                        ms=round(t, 5),
+                        tflops=round(flops / t * 1e-9, 1),
+                        vs_torch=round(base / t, 3),
+                        spread=round((max(ts) - min(ts)) / t, 3),
+                        config=str(ref.matmul_kernel_autotuned.best_config) if name == "solutions" and ref else "",
+                    )
+                )
+            line = "  ".join(
+                f"{r['kernel']} {r['tflops']:6.1f} ({r['vs_torch']:.2f})"
+                for r in rows
+                if (r["dtype"], r["M"], r["N"], r["K"]) == (dname, M, N, K)
+            )
             print(f"{dname} {M:>5}x{N:<5}x{K:<5} TFLOP/s (x torch): {line}", flush=True)
     write_csv(rows, out_dir / "bench.csv")
     plot(rows, out_dir / "bench.png", gpu)
@@ -190,33 +211,46 @@ def print_table(path):
 def summary(rows):
     """The target of issue 5: geometric mean over shapes with M, N, K >= 2048, and the minimum."""
     for dname in sorted({r["dtype"] for r in rows}):
-        big = [r["vs_torch"] for r in rows if r["dtype"] == dname and r["kernel"] == "solutions"
-               and min(r["M"], r["N"], r["K"]) >= 2048]
+        big = [
+            r["vs_torch"]
+            for r in rows
+            if r["dtype"] == dname and r["kernel"] == "solutions" and min(r["M"], r["N"], r["K"]) >= 2048
+        ]
         if big:
             geo = statistics.geometric_mean(big)
-            print(f"# {dname}: solutions / torch over {len(big)} shapes with M, N, K >= 2048: "
-                  f"geometric mean {geo:.3f}, lowest {min(big):.3f}")
-        ab = {(r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "best-config"}
+            print(
+                f"# {dname}: solutions / torch over {len(big)} shapes with M, N, K >= 2048: "
+                f"geometric mean {geo:.3f}, lowest {min(big):.3f}"
+            )
+        ab = {
+            (r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "best-config"
+        }
         g1 = {(r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "GROUP_M=1"}
         for shape in ab:
             if shape in g1:
-                print(f"# {dname} {'x'.join(map(str, shape))}: grouped {ab[shape]} vs GROUP_M=1 {g1[shape]} TFLOP/s "
-                      f"({(ab[shape] / g1[shape] - 1) * 100:+.1f}%)")
+                print(
+                    f"# {dname} {'x'.join(map(str, shape))}: grouped {ab[shape]} vs GROUP_M=1 {g1[shape]} TFLOP/s "
+                    f"({(ab[shape] / g1[shape] - 1) * 100:+.1f}%)"
+                )
 
 
 def plot(rows, path, gpu):
     import matplotlib
+
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+
     dnames = sorted({r["dtype"] for r in rows})
     fig, axes = plt.subplots(1, len(dnames), figsize=(6.5 * len(dnames), 4.5), squeeze=False)
-    for ax, dname in zip(axes[0], dnames):
+    for ax, dname in zip(axes[0], dnames, strict=False):
         mine = [r for r in rows if r["dtype"] == dname]
         shapes = list(dict.fromkeys((r["M"], r["N"], r["K"]) for r in mine))
         labels = [f"{m}x{n}x{k}" if not m == n == k else str(m) for m, n, k in shapes]
         for kernel in dict.fromkeys(r["kernel"] for r in mine):
-            ys = [next((r["tflops"] for r in mine if r["kernel"] == kernel and (r["M"], r["N"], r["K"]) == s), None)
-                  for s in shapes]
+            ys = [
+                next((r["tflops"] for r in mine if r["kernel"] == kernel and (r["M"], r["N"], r["K"]) == s), None)
+                for s in shapes
+            ]
             ax.plot(range(len(shapes)), ys, marker="o", label=kernel)
         ax.set_xticks(range(len(shapes)), labels, rotation=30, ha="right", fontsize=8)
         ax.set_ylabel("TFLOP/s")

@@ -9,9 +9,9 @@ profiled range: first with GROUP_M = 1 (row-major tile order), then with the tun
 ncu prints one block of metrics per launch, in that order.  `--clock-control none` leaves the
 GPU's clocks as they are (ncu would otherwise lock them to base clocks).
 """
+
 import argparse
 import sys
-
 
 
 def main():
@@ -21,10 +21,12 @@ def main():
     args = p.parse_args()
     import torch
     import triton
+
     if not torch.cuda.is_available():
         sys.exit("tools/gpu/ncu_group.py needs a CUDA GPU; on the CPU, tools/study/l2sim.py models the same effect")
     from solutions import t4_matmul as ref
     from tools.gpu.bench import parse_shape, with_group
+
     M, N, K = parse_shape(args.shape)
     dtype = {"fp16": torch.float16, "bf16": torch.bfloat16}[args.dtype]
     a = torch.randn(M, K, device="cuda", dtype=dtype)
@@ -40,8 +42,10 @@ def main():
         ref.matmul(a, b, config=cfg)
     torch.cuda.synchronize()
     torch.cuda.profiler.stop()
-    print(f"{args.dtype} {M}x{N}x{K}, config {best}; profiled launches in order: "
-          + ", ".join(label for label, _ in order))
+    print(
+        f"{args.dtype} {M}x{N}x{K}, config {best}; profiled launches in order: "
+        + ", ".join(label for label, _ in order)
+    )
 
 
 if __name__ == "__main__":

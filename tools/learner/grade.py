@@ -11,6 +11,7 @@ interpreter costs that step only, and the scorecard is always printed.  The rows
 plugin's report (tools/learner/plugin.py); scorecard.py draws them, state.py remembers them.
 Exit status 0 once every required step passes (or, with --step, that step).
 """
+
 import argparse
 import os
 import random
@@ -32,11 +33,11 @@ class Row:
     step: object
     passed: int = 0
     total: int = 0
-    reason: str = ""      # the first failing check, one line
-    detail: str = ""      # the same failure in full, when it says more than the line
+    reason: str = ""  # the first failing check, one line
+    detail: str = ""  # the same failure in full, when it says more than the line
     failures: tuple = ()  # (test, one-line reason) for every failing check
-    broke: bool = False   # crashed or timed out
-    blocker: str = ""     # why no test could run at all (no import, no pytest), in a few lines
+    broke: bool = False  # crashed or timed out
+    blocker: str = ""  # why no test could run at all (no import, no pytest), in a few lines
 
     @property
     def done(self):
@@ -78,10 +79,19 @@ def row_of(s, report, rc, output):
         if "not written yet" not in first["reason"]:  # the stub's message says it all
             row.detail = first["text"].strip() if "\n" in first["text"].strip() else first["reason"]
         graded = seam.path(s.lesson)
-        if not row.passed and not first["cause"] and {results[t]["reason"] for t in failed} == {first["reason"]} \
-                and first["reason"].startswith(graded):  # course/seam.py's report: no import
-            row.blocker = "\n".join([f"{graded} does not import, so no step can run:",
-                                     "    " + first["reason"], *first["text"].strip().splitlines()[1:2]])
+        if (
+            not row.passed
+            and not first["cause"]
+            and {results[t]["reason"] for t in failed} == {first["reason"]}
+            and first["reason"].startswith(graded)
+        ):  # course/seam.py's report: no import
+            row.blocker = "\n".join(
+                [
+                    f"{graded} does not import, so no step can run:",
+                    "    " + first["reason"],
+                    *first["text"].strip().splitlines()[1:2],
+                ]
+            )
     elif rc not in (0, 5):
         row.reason = f"pytest stopped with exit status {rc}"
     if row.total == 0 and not row.reason:
@@ -99,12 +109,18 @@ def died(rc, running, output):
         where += f" at {yours[1]} line {yours[2]} ({yours[3]})"
     code = source_line(yours[1], int(yours[2])) if yours else ""
     if rc is None:
-        return f"still running after {STEP_LIMIT_S} s{where}: stopped (a hang the per-test timeout could not interrupt)", code
+        return (
+            f"still running after {STEP_LIMIT_S} s{where}: stopped (a hang the per-test timeout could not interrupt)",
+            code,
+        )
     if rc < 0:
         name = signal.Signals(-rc).name
         out_of_bounds = "a load or store far outside a tensor? check the masks and offsets"
-        why = {"SIGSEGV": out_of_bounds, "SIGBUS": out_of_bounds,
-               "SIGABRT": "aborted (os.abort, or a failed check inside a C library)"}.get(name, "killed")
+        why = {
+            "SIGSEGV": out_of_bounds,
+            "SIGBUS": out_of_bounds,
+            "SIGABRT": "aborted (os.abort, or a failed check inside a C library)",
+        }.get(name, "killed")
         return f"crashed ({name}){where}: {why}; later tests did not run", code
     return f"the test process exited with status {rc}{where} before its checks ran: does your code call exit?", code
 
@@ -133,14 +149,16 @@ def main(argv=None):
     parser.add_argument("--lesson", default=os.environ.get("LESSON") or None, help="T4 (default: the first lesson)")
     parser.add_argument("--step", help="one step: T4.2, t4.2 or 2")
     parser.add_argument("--details", action="store_true", help="show the next step's first failure in full")
-    parser.add_argument("--seed", type=int, default=None, help="the seed of every random input (default: SEED, else random)")
+    parser.add_argument(
+        "--seed", type=int, default=None, help="the seed of every random input (default: SEED, else random)"
+    )
     args = parser.parse_args(argv)
     try:
         lesson, steps = choose(args)
     except KeyError as e:
         print(e.args[0], file=sys.stderr)
         return 2
-    seed = args.seed if args.seed is not None else int(os.environ.get("SEED") or random.randrange(10 ** 6))
+    seed = args.seed if args.seed is not None else int(os.environ.get("SEED") or random.randrange(10**6))
     if len(steps) > 1 and sys.stdout.isatty():
         print(f"grading {seam.path(lesson)}: {len(steps)} steps, each in its own process ...", flush=True)
     try:

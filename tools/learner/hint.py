@@ -5,6 +5,7 @@ The hints live in course/registry.py.  How many of each step's hints you have se
 seen so far.  Without STEP it is the first step not done, as the last scorecard saw it, or, if your
 file changed since, as its tests say now (run one step at a time, in order, up to the first failing).
 """
+
 import argparse
 import os
 import random
@@ -22,7 +23,7 @@ def first_unfinished_step(lesson):
     for s in lesson.steps:
         if s.id not in done:
             print(f"running {s.id}'s tests to see whether it is done (STEP={s.id} skips this) ...", flush=True)
-            row = grade.run_step(s, seed=random.randrange(10 ** 6))
+            row = grade.run_step(s, seed=random.randrange(10**6))
             state.remember(lesson, {s.id: row.done})
             done[s.id] = row.done
         if not done[s.id]:
@@ -53,8 +54,14 @@ def main(argv=None):
 
     print(f"{s.id} {s.title} ({', '.join(s.writes)}); {s.where_to_read()}")
     for n in range(1 if args.all else count, count + 1):
-        print(textwrap.fill(s.hints[n - 1], width=min(WIDTH, 100), initial_indent=f"  hint {n} of {len(s.hints)}: ",
-                            subsequent_indent=" " * 14))
+        print(
+            textwrap.fill(
+                s.hints[n - 1],
+                width=min(WIDTH, 100),
+                initial_indent=f"  hint {n} of {len(s.hints)}: ",
+                subsequent_indent=" " * 14,
+            )
+        )
     if count < len(s.hints):
         print(f"  the next one: make hint STEP={s.id}")
     else:

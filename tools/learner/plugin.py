@@ -11,6 +11,7 @@ had to be killed) it still says what was collected and which test was running.  
                 text all of it, cause the error your code raised and its line, when it raised one
     running     the test in progress;  timed_out / timed_out_at: the per-test timeout's report
 """
+
 import json
 import os
 import re
@@ -53,8 +54,7 @@ def graded_frames(exc):
         if frames:
             graded = next(g for g in _GRADED if frames[-1].filename.endswith(g))
             found = graded, frames[-1].lineno, f"{type(exc).__name__}: {exc}"
-        exc = exc.__cause__ if exc.__cause__ is not None else (
-            None if exc.__suppress_context__ else exc.__context__)
+        exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
     return found
 
 
@@ -68,8 +68,7 @@ def source_line(graded, lineno):
 
 def _suite_skips(item):
     """Whether the suite's own marks skip this test here (a skipif with a plain True condition)."""
-    return any(m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True)
-               for m in item.iter_markers())
+    return any(m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True) for m in item.iter_markers())
 
 
 def _reason(report):
@@ -81,9 +80,13 @@ def _reason(report):
 
 def pytest_collection_finish(session):
     _state["collected"] = [
-        dict(test=item.nodeid, suite_skip=_suite_skips(item),
-             step=next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None))
-        for item in session.items]
+        dict(
+            test=item.nodeid,
+            suite_skip=_suite_skips(item),
+            step=next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None),
+        )
+        for item in session.items
+    ]
     _save()
 
 
@@ -103,8 +106,10 @@ def pytest_runtest_makereport(item, call):
             item.session.shouldstop = "a test timed out"
             seconds = re.search(r">([\d.]+)s", message)
             at = f" at {found[0]} line {found[1]}" if found else ""
-            _state["timed_out"] = (f"{short(item.nodeid)} timed out after {float(seconds[1]) if seconds else 0:g} s"
-                                   f"{at} (an endless loop?); the step's later tests did not run")
+            _state["timed_out"] = (
+                f"{short(item.nodeid)} timed out after {float(seconds[1]) if seconds else 0:g} s"
+                f"{at} (an endless loop?); the step's later tests did not run"
+            )
             _state["timed_out_at"] = source_line(*found[:2]) if found else ""
         elif found and "NotImplementedError" not in found[2]:  # an error raised inside your code
             report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
@@ -115,16 +120,20 @@ def pytest_runtest_makereport(item, call):
 def pytest_runtest_logreport(report):
     if report.when != "call" and report.passed:
         return  # setup and teardown count only when they go wrong (a skip, a broken fixture)
-    if report.when == "teardown" and report.nodeid in _state["results"] \
-            and _state["results"][report.nodeid]["outcome"] == "failed":
+    if (
+        report.when == "teardown"
+        and report.nodeid in _state["results"]
+        and _state["results"][report.nodeid]["outcome"] == "failed"
+    ):
         return  # keep the first failure of a test
     chain = getattr(report.longrepr, "chain", None)  # the last exception, not the whole chain
     text = str(chain[-1][0]) if chain else (report.longreprtext if report.failed else "")
     cause = getattr(report, "graded_cause", "")
     if cause:  # the traceback from the test down through Triton's interpreter says no more
         text = f"{cause.split(': ', 1)[1]}\n  raised at {cause.split(': ', 1)[0]}: {report.graded_line}"
-    _state["results"][report.nodeid] = dict(outcome=report.outcome, reason=_reason(report) if not report.passed else "",
-                                            text=text[-4000:], cause=cause)
+    _state["results"][report.nodeid] = dict(
+        outcome=report.outcome, reason=_reason(report) if not report.passed else "", text=text[-4000:], cause=cause
+    )
     _save()
 
 
@@ -136,9 +145,14 @@ def run_pytest(args, cwd, env, timeout):
     with tempfile.TemporaryDirectory(prefix="course-report-") as tmp:
         report = Path(tmp) / "report.json"
         try:
-            proc = subprocess.run([sys.executable, "-m", "pytest", "-p", "tools.learner.plugin", *args], cwd=cwd,
-                                  env=dict(env, **{REPORT: str(report)}), capture_output=True, text=True,
-                                  timeout=timeout)
+            proc = subprocess.run(
+                [sys.executable, "-m", "pytest", "-p", "tools.learner.plugin", *args],
+                cwd=cwd,
+                env=dict(env, **{REPORT: str(report)}),
+                capture_output=True,
+                text=True,
+                timeout=timeout,
+            )
             rc, output = proc.returncode, proc.stdout + proc.stderr
         except subprocess.TimeoutExpired as e:
             rc, output = None, _text(e.stdout) + _text(e.stderr)

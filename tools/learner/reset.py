@@ -4,6 +4,7 @@ Each file of yours in mine/ that differs from the stub is first copied to
 mine/backups/<name>.<time>.py (git-ignored), then restored as committed in git's HEAD.
 Nothing is written for a file whose copy fails.  LESSON=T4 resets that lesson's file alone.
 """
+
 import os
 import shutil
 import subprocess

@@ -1,5 +1,6 @@
 """Drawing the scorecard: a row per step, the first failure of the step to work on, the next
 step and where to read.  Plain text; colour only on a terminal that wants it."""
+
 import os
 import shutil
 import sys
@@ -19,7 +20,7 @@ def paint(text, code):
 def fit(text, indent):
     text = " ".join(text.split())
     room = WIDTH - indent
-    return " " * indent + (text if len(text) <= room else text[:room - 3] + "...")
+    return " " * indent + (text if len(text) <= room else text[: room - 3] + "...")
 
 
 def bar(row, width=10):
@@ -45,18 +46,19 @@ def rows_table(lesson, rows, blocked=""):
     titles = [r.step.title + (" (advanced)" if r.step.advanced else "") for r in rows]
     title_width = max(map(len, titles))
     lines = [paint(f"Lesson {lesson.id} scorecard: {seam.path(lesson)}", "1")]
-    for r, title in zip(rows, titles):
+    for r, title in zip(rows, titles, strict=False):
         colour = "32" if r.done else ("33" if r.step.advanced else "31")
         mark = "[x]" if r.done else "[ ]"
-        lines.append(paint(f"  {mark} {r.step.id}  {title:<{title_width}}  {bar(r)} "
-                           f"{r.passed:>3}/{r.total}", colour))
+        lines.append(paint(f"  {mark} {r.step.id}  {title:<{title_width}}  {bar(r)} {r.passed:>3}/{r.total}", colour))
         if not r.done and not blocked:  # that one reason is printed once, above
             lines.append(fit(r.reason, 10))
     if len(rows) > 1:
         required = [r for r in rows if not r.step.advanced]
-        lines.append(f"  {sum(r.done for r in required)} of {len(required)} required steps done, "
-                     f"{sum(r.passed for r in rows)} of {sum(r.total for r in rows)} checks pass "
-                     f"(advanced steps are optional)")
+        lines.append(
+            f"  {sum(r.done for r in required)} of {len(required)} required steps done, "
+            f"{sum(r.passed for r in rows)} of {sum(r.total for r in rows)} checks pass "
+            f"(advanced steps are optional)"
+        )
     return lines
 
 
@@ -65,19 +67,36 @@ def advice(lesson, rows, blocked, seed):
     if blocked:
         return [paint("  Next: fix what is named above, then make test again.", "1")]
     if s is None:
-        return [paint("  Every step passes, the advanced one included. Well done." if len(rows) > 1
-                      else f"  {rows[0].step.id} passes.", "1;32")]
+        return [
+            paint(
+                "  Every step passes, the advanced one included. Well done."
+                if len(rows) > 1
+                else f"  {rows[0].step.id} passes.",
+                "1;32",
+            )
+        ]
     lines = []
     if s.advanced and len(rows) > 1:
         lines.append(paint("  Every required step passes: the lesson is done.", "1;32"))
     label = "Optional next" if s.advanced and len(rows) > 1 else "Next"
-    lines += [paint(line, "1") for line in textwrap.wrap(
-        f"{label}: {s.id} {s.title}: {', '.join(s.writes)} in {seam.path(lesson)}", WIDTH,
-        initial_indent="  ", subsequent_indent=" " * 8)]
-    lines += [f"        {s.where_to_read()}",
-              f"        stuck? make hint STEP={s.id}" + (f"    this step alone: make test STEP={s.id}" if len(rows) > 1 else "")]
+    lines += [
+        paint(line, "1")
+        for line in textwrap.wrap(
+            f"{label}: {s.id} {s.title}: {', '.join(s.writes)} in {seam.path(lesson)}",
+            WIDTH,
+            initial_indent="  ",
+            subsequent_indent=" " * 8,
+        )
+    ]
+    lines += [
+        f"        {s.where_to_read()}",
+        f"        stuck? make hint STEP={s.id}"
+        + (f"    this step alone: make test STEP={s.id}" if len(rows) > 1 else ""),
+    ]
     if any(not r.done and not r.broke for r in rows):
-        lines.append(f"        these random inputs again: make test SEED={seed}" + (f" STEP={s.id}" if len(rows) == 1 else ""))
+        lines.append(
+            f"        these random inputs again: make test SEED={seed}" + (f" STEP={s.id}" if len(rows) == 1 else "")
+        )
     if lesson.note and s.id in lesson.note_steps:
         lines += textwrap.wrap("Note: " + lesson.note, WIDTH, initial_indent=" " * 8, subsequent_indent=" " * 8)
     return lines
@@ -95,12 +114,22 @@ def failure_list(row, limit=12):
     groups = {}
     for test, reason in row.failures:
         groups.setdefault(reason, []).append(short(test))
-    lines = [f"{names[0]}{f' and {len(names) - 1} more' if len(names) > 1 else ''}: {reason}"
-             for reason, names in groups.items()]
+    lines = [
+        f"{names[0]}{f' and {len(names) - 1} more' if len(names) > 1 else ''}: {reason}"
+        for reason, names in groups.items()
+    ]
     more = [f"    ... {len(lines) - limit} more"] if len(lines) > limit else []
     n = len(row.failures)
-    return [paint(f"{row.step.id}: {n} failing check{'s' if n != 1 else ''}", "1"),
-            *(fit(x, 4) for x in lines[:limit]), *more, ""] if lines else []
+    return (
+        [
+            paint(f"{row.step.id}: {n} failing check{'s' if n != 1 else ''}", "1"),
+            *(fit(x, 4) for x in lines[:limit]),
+            *more,
+            "",
+        ]
+        if lines
+        else []
+    )
 
 
 def show(lesson, rows, seed, details, listing=False):

@@ -1,6 +1,7 @@
 """What the learner's commands remember between runs, in two git-ignored files of the repo:
 .grade.json (which steps the last scorecards saw done, and for which version of the graded
 file) and .hints.json (how many hints of each step were shown)."""
+
 import json
 
 from course import ROOT, seam

@@ -1,6 +1,7 @@
 """What the study tools (tile_order.py, smem.py, l2sim.py) share: loading the graded file the way
 the suite does, printing a table as text or markdown, and pictures that come out the same pixel
 for pixel on every machine (tools/explainers/docs.py compares the committed PNGs with fresh ones)."""
+
 import os
 import sys
 from pathlib import Path
@@ -12,8 +13,9 @@ DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
 
 
 def add_solution_flag(parser):
-    parser.add_argument("--solution", action="store_true",
-                        help=f"use solutions/{T4.file} (sets SOLUTION=1) instead of mine/{T4.file}")
+    parser.add_argument(
+        "--solution", action="store_true", help=f"use solutions/{T4.file} (sets SOLUTION=1) instead of mine/{T4.file}"
+    )
 
 
 def load_graded(solution, lesson=T4):
@@ -50,23 +52,25 @@ def table(headers, rows, markdown):
         lines.insert(1, "|" + "|".join(" --- " for _ in headers) + "|")
         return "\n".join(lines)
     widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths)).rstrip() for row in cells)
+    return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=False)).rstrip() for row in cells)
 
 
 def figure(width_in, height_in, ncols=1):
     """A matplotlib figure on the Agg backend with matplotlib's own defaults, so that no
     matplotlibrc of the reader's changes a pixel."""
     import matplotlib
+
     matplotlib.use("Agg")
     matplotlib.rcdefaults()
     import matplotlib.pyplot as plt
-    return plt.subplots(1, ncols, figsize=(width_in, height_in), dpi=DPI, squeeze=False)
 
+    return plt.subplots(1, ncols, figsize=(width_in, height_in), dpi=DPI, squeeze=False)
 
 
 def save_png(fig, path):
     """Write the figure without metadata (no software version, no date): same input, same bytes."""
     import matplotlib.pyplot as plt
+
     Path(path).parent.mkdir(parents=True, exist_ok=True)
     fig.savefig(path, dpi=DPI, metadata={"Software": None})
     plt.close(fig)
@@ -77,12 +81,30 @@ def draw_grid(ax, x0, y0, labels, fills, bold=None, cell=(1.0, 1.0)):
     """Cells of cell = (width, height) in data units, row 0 on top, the top left corner at
     (x0, y0): a label and a fill colour each, and a thick edge where bold[r][c] is true."""
     from matplotlib.patches import Rectangle
+
     w, h = cell
     for r, row in enumerate(labels):
         for c, text in enumerate(row):
             thick = bool(bold and bold[r][c])
             x, y = x0 + c * w, y0 - (r + 1) * h
-            ax.add_patch(Rectangle((x, y), w, h, facecolor=fills[r][c], edgecolor="black",
-                                   linewidth=2.5 if thick else 0.8, zorder=3 if thick else 2))
-            ax.text(x + w / 2, y + h / 2, text, ha="center", va="center", zorder=4,
-                    fontsize=11, fontweight="bold" if thick else "normal")
+            ax.add_patch(
+                Rectangle(
+                    (x, y),
+                    w,
+                    h,
+                    facecolor=fills[r][c],
+                    edgecolor="black",
+                    linewidth=2.5 if thick else 0.8,
+                    zorder=3 if thick else 2,
+                )
+            )
+            ax.text(
+                x + w / 2,
+                y + h / 2,
+                text,
+                ha="center",
+                va="center",
+                zorder=4,
+                fontsize=11,
+                fontweight="bold" if thick else "normal",
+            )

@@ -45,13 +45,14 @@ how many programs each byte read from DRAM serves.
 (dram__bytes_read.sum of one launch, in GB = 10^9 bytes), one number per --group-m, and prints
 it beside the model's figure.
 """
+
 import argparse
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from tools.study import common as study
-from tools.explainers.counts import MIB, cdiv, coords
 from course.hardware import BYTES_PER_ELEMENT, H200_L2_BYTES
+from tools.explainers.counts import MIB, cdiv, coords
+from tools.study import common as study
 
 EXAMPLE = dict(tiles=(4, 4), wave=4, group_m=2)  # the explainer's small example, §2
 
@@ -65,7 +66,7 @@ def tile_of(pid, num_pid_m, num_pid_n, group_m):
 
 @dataclass
 class Traffic:
-    a_tiles: int = 0        # A k-tiles read from DRAM
+    a_tiles: int = 0  # A k-tiles read from DRAM
     b_tiles: int = 0
     a_bytes: int = 0
     b_bytes: int = 0
@@ -77,8 +78,7 @@ class Traffic:
         return self.a_bytes + self.b_bytes
 
 
-def simulate(M, N, K, blocks, bytes_per_element, group_m, sms=132, per_sm=1, l2_bytes=H200_L2_BYTES,
-             max_waves=None):
+def simulate(M, N, K, blocks, bytes_per_element, group_m, sms=132, per_sm=1, l2_bytes=H200_L2_BYTES, max_waves=None):
     """Traffic of A and B from DRAM under the model in this file's docstring."""
     bm, bn, bk = blocks
     num_pid_m, num_pid_n, k_steps = cdiv(M, bm), cdiv(N, bn), cdiv(K, bk)
@@ -95,8 +95,9 @@ def simulate(M, N, K, blocks, bytes_per_element, group_m, sms=132, per_sm=1, l2_
         wave_rows = list(dict.fromkeys(m for m, _ in tiles))  # in pid order, each once
         wave_cols = list(dict.fromkeys(n for _, n in tiles))
         for k in range(k_steps):
-            wanted = [("A", m, k, rows(m) * depth(k)) for m in wave_rows] + \
-                     [("B", n, k, depth(k) * cols(n)) for n in wave_cols]
+            wanted = [("A", m, k, rows(m) * depth(k)) for m in wave_rows] + [
+                ("B", n, k, depth(k) * cols(n)) for n in wave_cols
+            ]
             t.footprint_bytes = max(t.footprint_bytes, sum(e for *_, e in wanted) * bytes_per_element)
             for operand, i, k_, elements in wanted:
                 key = (operand, i, k_)
@@ -121,8 +122,9 @@ def example_panels(group_m):
     """(A row-panels, B column-panels) the first wave of the example reads from DRAM."""
     tm, tn = EXAMPLE["tiles"]
     k_steps, block = 4, 16  # any sizes do: a panel is k_steps k-tiles
-    t = simulate(tm * block, tn * block, k_steps * block, (block, block, block), 2, group_m,
-                 sms=EXAMPLE["wave"], max_waves=1)
+    t = simulate(
+        tm * block, tn * block, k_steps * block, (block, block, block), 2, group_m, sms=EXAMPLE["wave"], max_waves=1
+    )
     return t.a_tiles // k_steps, t.b_tiles // k_steps
 
 
@@ -131,8 +133,10 @@ def example_text():
     lines = [f"{EXAMPLE['wave']} programs running at once on a {tm} x {tn} grid of tiles, first wave:"]
     for g, name in ((1, "row-major"), (EXAMPLE["group_m"], "grouped")):
         a, b = example_panels(g)
-        lines.append(f"  {name + f' (GROUP_M = {g}):':26}{a} row-panel{'s' * (a != 1)} of A + "
-                     f"{b} column-panel{'s' * (b != 1)} of B = {a + b} panels from DRAM")
+        lines.append(
+            f"  {name + f' (GROUP_M = {g}):':26}{a} row-panel{'s' * (a != 1)} of A + "
+            f"{b} column-panel{'s' * (b != 1)} of B = {a + b} panels from DRAM"
+        )
     return "\n".join(lines)
 
 
@@ -141,27 +145,52 @@ def draw_example(path):
     B's column-panels on top, the ones the first wave reads shaded."""
     tm, tn = EXAMPLE["tiles"]
     fig, axes = study.figure(8.4, 4.6, ncols=2)
-    for ax, g in zip(axes[0], (1, EXAMPLE["group_m"])):
+    for ax, g in zip(axes[0], (1, EXAMPLE["group_m"]), strict=False):
         pid_at = {tile_of(p, tm, tn, g): p for p in range(tm * tn)}
         wave = {tile_of(p, tm, tn, g) for p in range(EXAMPLE["wave"])}
         read_rows, read_cols = {m for m, _ in wave}, {n for _, n in wave}
-        study.draw_grid(ax, 0, 0, [[str(pid_at[m, n]) for n in range(tn)] for m in range(tm)],
-                        [["#d9d9d9" if (m, n) in wave else "white" for n in range(tn)] for m in range(tm)],
-                        [[(m, n) in wave for n in range(tn)] for m in range(tm)])
-        study.draw_grid(ax, -1.9, 0, [[f"A{m}"] for m in range(tm)],
-                        [["#f4a582" if m in read_rows else "white"] for m in range(tm)], cell=(1.6, 1.0))
-        study.draw_grid(ax, 0, 1.9, [[f"B{n}" for n in range(tn)]],
-                        [["#92c5de" if n in read_cols else "white" for n in range(tn)]], cell=(1.0, 1.6))
+        study.draw_grid(
+            ax,
+            0,
+            0,
+            [[str(pid_at[m, n]) for n in range(tn)] for m in range(tm)],
+            [["#d9d9d9" if (m, n) in wave else "white" for n in range(tn)] for m in range(tm)],
+            [[(m, n) in wave for n in range(tn)] for m in range(tm)],
+        )
+        study.draw_grid(
+            ax,
+            -1.9,
+            0,
+            [[f"A{m}"] for m in range(tm)],
+            [["#f4a582" if m in read_rows else "white"] for m in range(tm)],
+            cell=(1.6, 1.0),
+        )
+        study.draw_grid(
+            ax,
+            0,
+            1.9,
+            [[f"B{n}" for n in range(tn)]],
+            [["#92c5de" if n in read_cols else "white" for n in range(tn)]],
+            cell=(1.0, 1.6),
+        )
         a, b = example_panels(g)
-        ax.set_title(f"{'row-major' if g == 1 else 'grouped'}, GROUP_M = {g}:\n"
-                     f"{a} A + {b} B = {a + b} panels", fontsize=11)
+        ax.set_title(
+            f"{'row-major' if g == 1 else 'grouped'}, GROUP_M = {g}:\n{a} A + {b} B = {a + b} panels", fontsize=11
+        )
         ax.set_xlim(-2.1, tn + 0.2)
         ax.set_ylim(-tm - 0.2, 2.1)
         ax.set_aspect("equal")
         ax.axis("off")
-    fig.text(0.5, 0.02, f"the tiles of C show the pid that computes each; bold: the first {EXAMPLE['wave']} programs, "
-             f"running at the same time;\nshaded: the row-panels of A and the column-panels of B they read",
-             ha="center", va="bottom", fontsize=8, color="0.3")
+    fig.text(
+        0.5,
+        0.02,
+        f"the tiles of C show the pid that computes each; bold: the first {EXAMPLE['wave']} programs, "
+        f"running at the same time;\nshaded: the row-panels of A and the column-panels of B they read",
+        ha="center",
+        va="bottom",
+        fontsize=8,
+        color="0.3",
+    )
     fig.subplots_adjust(left=0.02, right=0.98, top=0.86, bottom=0.1, wspace=0.15)
     study.save_png(fig, path)
 
@@ -176,11 +205,20 @@ def gb(nbytes):
 def table(args, results, markdown):
     minimum = (args.M * args.K + args.K * args.N) * BYTES_PER_ELEMENT[args.dtype]
     headers = ["GROUP_M", "A from DRAM (GB)", "B from DRAM (GB)", "A + B (GB)", "x minimum", "reuse"]
-    rows = [[g, gb(t.a_bytes), gb(t.b_bytes), gb(t.dram_bytes), f"{t.dram_bytes / minimum:.2f}",
-             f"{t.requested_bytes / t.dram_bytes:.1f}"] for g, t in results]
+    rows = [
+        [
+            g,
+            gb(t.a_bytes),
+            gb(t.b_bytes),
+            gb(t.dram_bytes),
+            f"{t.dram_bytes / minimum:.2f}",
+            f"{t.requested_bytes / t.dram_bytes:.1f}",
+        ]
+        for g, t in results
+    ]
     if args.measured_dram_gb:
         headers += ["measured (GB)", "model / measured"]
-        for row, (_, t), measured in zip(rows, results, args.measured_dram_gb):
+        for row, (_, t), measured in zip(rows, results, args.measured_dram_gb, strict=False):
             row += [f"{measured:.2f}", f"{t.dram_bytes / 1e9 / measured:.2f}"]
     return study.table(headers, rows, markdown)
 
@@ -192,13 +230,15 @@ def preamble(args, results):
     wave = args.sms * args.per_sm
     minimum = (args.M * args.K + args.K * args.N) * b
     footprint = max(t.footprint_bytes for _, t in results)
-    return (f"{args.M} x {args.N} x {args.K} {args.dtype}, blocks {bm} x {bn} x {bk}: "
-            f"{cdiv(args.M, bm)} x {cdiv(args.N, bn)} = {programs} programs in {programs / wave:.1f} waves of "
-            f"{wave} ({args.sms} SMs x {args.per_sm})\n"
-            f"L2: {args.l2_mib:g} MiB, LRU of k-tiles (A {bm * bk * b // 1024} KiB, B {bk * bn * b // 1024} KiB); "
-            f"a wave reads at most {footprint / MIB:.1f} MiB per step of K\n"
-            f"minimum (A and B each read once): {gb(minimum)} GB; reuse = bytes the programs ask for / "
-            f"bytes from DRAM\n")
+    return (
+        f"{args.M} x {args.N} x {args.K} {args.dtype}, blocks {bm} x {bn} x {bk}: "
+        f"{cdiv(args.M, bm)} x {cdiv(args.N, bn)} = {programs} programs in {programs / wave:.1f} waves of "
+        f"{wave} ({args.sms} SMs x {args.per_sm})\n"
+        f"L2: {args.l2_mib:g} MiB, LRU of k-tiles (A {bm * bk * b // 1024} KiB, B {bk * bn * b // 1024} KiB); "
+        f"a wave reads at most {footprint / MIB:.1f} MiB per step of K\n"
+        f"minimum (A and B each read once): {gb(minimum)} GB; reuse = bytes the programs ask for / "
+        f"bytes from DRAM\n"
+    )
 
 
 def main(argv=None):
@@ -213,8 +253,13 @@ def main(argv=None):
     parser.add_argument("--per-sm", type=int, default=1, help="programs one SM runs at a time")
     parser.add_argument("--l2-mib", type=float, default=H200_L2_BYTES / MIB, help="L2 size in MiB (60: the H200)")
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
-    parser.add_argument("--measured-dram-gb", type=float, nargs="+", metavar="GB",
-                        help="Nsight Compute's dram__bytes_read.sum in GB, one per --group-m")
+    parser.add_argument(
+        "--measured-dram-gb",
+        type=float,
+        nargs="+",
+        metavar="GB",
+        help="Nsight Compute's dram__bytes_read.sum in GB, one per --group-m",
+    )
     parser.add_argument("--example", action="store_true", help="the 4 x 4 example of §2: panels per order")
     parser.add_argument("--png", metavar="PATH", help="with --example: draw the panels each order reads")
     args = parser.parse_args(argv)
@@ -230,8 +275,23 @@ def main(argv=None):
         else:
             print(example_text())
         return
-    results = [(g, simulate(args.M, args.N, args.K, args.blocks, BYTES_PER_ELEMENT[args.dtype], g,
-                            args.sms, args.per_sm, args.l2_mib * MIB)) for g in args.group_m]
+    results = [
+        (
+            g,
+            simulate(
+                args.M,
+                args.N,
+                args.K,
+                args.blocks,
+                BYTES_PER_ELEMENT[args.dtype],
+                g,
+                args.sms,
+                args.per_sm,
+                args.l2_mib * MIB,
+            ),
+        )
+        for g in args.group_m
+    ]
     markdown = args.format == "markdown"
     if not markdown:
         print(preamble(args, results))

@@ -14,6 +14,7 @@ nothing.  The formula and the limits live in course/hardware.py, which the suite
     python -m tools.study.smem --solution --dtype fp32 --format markdown
     python -m tools.study.smem --config 128 256 64 3
 """
+
 import argparse
 import sys
 
@@ -25,7 +26,8 @@ from tools.study import common as study  # light: torch and triton load only wit
 def report(blocks, dtype, markdown):
     """blocks: (BLOCK_M, BLOCK_N, BLOCK_K, num_stages) tuples; a table of bytes and GPUs."""
     headers = ["BLOCK_M", "BLOCK_N", "BLOCK_K", "num_stages", f"bytes ({dtype})"] + [
-        f"{gpu} ({limit:,} B)" for gpu, limit in SMEM_LIMITS.items()]
+        f"{gpu} ({limit:,} B)" for gpu, limit in SMEM_LIMITS.items()
+    ]
     rows = []
     for b in blocks:
         nbytes = shared_memory(*b, BYTES_PER_ELEMENT[dtype])
@@ -37,21 +39,30 @@ def graded_blocks(solution):
     """(BLOCK_M, BLOCK_N, BLOCK_K, num_stages) of each config in the graded AUTOTUNE_CONFIGS."""
     t4 = study.load_graded(solution)
     if not t4.AUTOTUNE_CONFIGS:
-        study.not_written_yet(f"AUTOTUNE_CONFIGS is empty; {BY_ID['T4.4'].where_to_read()}. "
-                              f"Meanwhile: --solution, or --config BM BN BK STAGES")
+        study.not_written_yet(
+            f"AUTOTUNE_CONFIGS is empty; {BY_ID['T4.4'].where_to_read()}. "
+            f"Meanwhile: --solution, or --config BM BN BK STAGES"
+        )
     try:
         return [blocks_of(c) for c in t4.AUTOTUNE_CONFIGS]
     except (AttributeError, KeyError) as e:
-        sys.exit(f"AUTOTUNE_CONFIGS: every entry must be a triton.Config with BLOCK_M, BLOCK_N and "
-                 f"BLOCK_K in its kwargs ({type(e).__name__}: {e}); `make test STEP=T4.4` says more")
+        sys.exit(
+            f"AUTOTUNE_CONFIGS: every entry must be a triton.Config with BLOCK_M, BLOCK_N and "
+            f"BLOCK_K in its kwargs ({type(e).__name__}: {e}); `make test STEP=T4.4` says more"
+        )
 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dtype", choices=sorted(BYTES_PER_ELEMENT), default="fp16")
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
-    parser.add_argument("--config", nargs=4, type=int, metavar=("BM", "BN", "BK", "STAGES"),
-                        help="one hand-made config instead of AUTOTUNE_CONFIGS")
+    parser.add_argument(
+        "--config",
+        nargs=4,
+        type=int,
+        metavar=("BM", "BN", "BK", "STAGES"),
+        help="one hand-made config instead of AUTOTUNE_CONFIGS",
+    )
     study.add_solution_flag(parser)
     args = parser.parse_args(argv)
     if args.config and min(args.config) < 1:
@@ -60,8 +71,10 @@ def main(argv=None):
     markdown = args.format == "markdown"
     if not markdown:
         where = "--config" if args.config else study.graded_path()
-        print(f"shared memory = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * "
-              f"{BYTES_PER_ELEMENT[args.dtype]} B ({args.dtype}); configs from {where}\n")
+        print(
+            f"shared memory = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * "
+            f"{BYTES_PER_ELEMENT[args.dtype]} B ({args.dtype}); configs from {where}\n"
+        )
     print(report(blocks, args.dtype, markdown))
     nbytes = [shared_memory(*b, BYTES_PER_ELEMENT[args.dtype]) for b in blocks]
     left_out = [gpu for gpu, limit in SMEM_LIMITS.items() if min(nbytes) > limit]

@@ -12,6 +12,7 @@ tile_coords with GROUP_M = 1.
 In the picture each group of GROUP_M rows has its own shade, grey arrows lead from
 pid to pid, and the first --wave programs (the ones a GPU runs at the same time) have thick edges.
 """
+
 import argparse
 import os
 
@@ -26,6 +27,7 @@ def run_tile_coords(num_pid_m, num_pid_n, group_m, solution):
     import torch
 
     from course import seam, t4_probes  # its kernel calls the graded module's tile_coords
+
     device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
     out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=device)
     try:
@@ -64,16 +66,19 @@ def as_text(maps, wave):
     blocks = []
     for group_m, grid in maps:
         width = max(len(label(p)) for row in grid for p in row) + 2
-        rows = ["".join((f"[{label(p)}]" if in_wave(p, wave) else label(p)).rjust(width + 1) for p in row)
-                for row in grid]
+        rows = [
+            "".join((f"[{label(p)}]" if in_wave(p, wave) else label(p)).rjust(width + 1) for p in row) for row in grid
+        ]
         blocks.append([title(group_m)] + rows)
     width = max(len(line) for line in blocks[0]) + 6
     lines = [blocks[0][i].ljust(width) + blocks[1][i] for i in range(len(blocks[0]))]
     if wave:
         lines.append(f"\n[pid]: the first wave, {wave} programs running at the same time. They read")
         pad = max(len(title(g)) for g, _ in maps) + 2
-        lines += [f"  {title(g) + ':':{pad}}{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B"
-                  for g, rows, cols in wave_footprints(maps, wave)]
+        lines += [
+            f"  {title(g) + ':':{pad}}{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B"
+            for g, rows, cols in wave_footprints(maps, wave)
+        ]
     return "\n".join(lines)
 
 
@@ -93,8 +98,10 @@ def as_markdown(maps, wave):
     tables = []
     for group_m, grid in maps:
         headers = [f"GROUP_M = {group_m}"] + [f"pid_n = {n}" for n in range(len(grid[0]))]
-        rows = [[f"pid_m = {m}"] + [f"**{label(p)}**" if in_wave(p, wave) else label(p) for p in row]
-                for m, row in enumerate(grid)]
+        rows = [
+            [f"pid_m = {m}"] + [f"**{label(p)}**" if in_wave(p, wave) else label(p) for p in row]
+            for m, row in enumerate(grid)
+        ]
         tables.append(study.table(headers, rows, markdown=True))
     return "\n\n".join(tables)
 
@@ -102,14 +109,19 @@ def as_markdown(maps, wave):
 def draw(maps, wave, path):
     num_pid_m, num_pid_n = len(maps[0][1]), len(maps[0][1][0])
     fig, axes = study.figure(2 * (0.6 * num_pid_n + 1.0), 0.6 * num_pid_m + 1.6, ncols=2)
-    for ax, (group_m, grid) in zip(axes[0], maps):
+    for ax, (group_m, grid) in zip(axes[0], maps, strict=False):
         fills = [[GROUP_SHADES[(m // group_m) % 2]] * num_pid_n for m in range(num_pid_m)]
         bold = [[in_wave(p, wave) for p in row] for row in grid]
         study.draw_grid(ax, 0, 0, [[label(p) for p in row] for row in grid], fills, bold)
         order = sorted((p, m, n) for m, row in enumerate(grid) for n, p in enumerate(row) if p is not None and p >= 0)
-        for (_, m0, n0), (_, m1, n1) in zip(order, order[1:]):  # arrows stop short of the numbers
-            ax.annotate("", xy=(n1 + 0.5, -m1 - 0.5), xytext=(n0 + 0.5, -m0 - 0.5), zorder=3.5,
-                        arrowprops=dict(arrowstyle="->", color="0.55", linewidth=1, shrinkA=9, shrinkB=9))
+        for (_, m0, n0), (_, m1, n1) in zip(order, order[1:], strict=False):  # arrows stop short of the numbers
+            ax.annotate(
+                "",
+                xy=(n1 + 0.5, -m1 - 0.5),
+                xytext=(n0 + 0.5, -m0 - 0.5),
+                zorder=3.5,
+                arrowprops=dict(arrowstyle="->", color="0.55", linewidth=1, shrinkA=9, shrinkB=9),
+            )
         for n in range(num_pid_n):
             ax.text(n + 0.5, 0.3, str(n), ha="center", va="center", fontsize=9, color="0.4")
         for m in range(num_pid_m):
@@ -139,8 +151,10 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if min(args.num_pid_m, args.num_pid_n, args.group_m) < 1 or (args.wave is not None and args.wave < 0):
         parser.error("num_pid_m, num_pid_n and group_m must be at least 1, --wave at least 0")
-    maps = [(g, pid_grid(run_tile_coords(args.num_pid_m, args.num_pid_n, g, args.solution),
-                         args.num_pid_m, args.num_pid_n)) for g in (1, args.group_m)]
+    maps = [
+        (g, pid_grid(run_tile_coords(args.num_pid_m, args.num_pid_n, g, args.solution), args.num_pid_m, args.num_pid_n))
+        for g in (1, args.group_m)
+    ]
     if args.png:
         draw(maps, args.wave, args.png)
         return

@@ -1,5 +1,6 @@
 """tools/gpu/bench.py and tools/gpu/ncu_group.py on a machine without a GPU: they refuse at once, saying
 why; the parts that need no GPU (shapes, the CSV table) are right."""
+
 import csv
 import shutil
 import subprocess
@@ -14,8 +15,9 @@ torch = pytest.importorskip("torch")
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="these check the refusal without a GPU")
 
 
-@pytest.mark.parametrize("text, shape", [("4096", (4096,) * 3), ("16x8192x8192", (16, 8192, 8192)),
-                                         ("4096X11008x4096", (4096, 11008, 4096))])
+@pytest.mark.parametrize(
+    "text, shape", [("4096", (4096,) * 3), ("16x8192x8192", (16, 8192, 8192)), ("4096X11008x4096", (4096, 11008, 4096))]
+)
 def test_shapes(text, shape):
     assert bench.parse_shape(text) == shape
 
@@ -30,14 +32,17 @@ def test_refuses_without_a_gpu(tool):
 @no_gpu
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make")
 def test_make_bench_refuses_before_any_setup():
-    out = subprocess.run(["make", "--no-print-directory", "bench", "PY=false"], cwd=ROOT,
-                         capture_output=True, text=True, timeout=60)
+    out = subprocess.run(
+        ["make", "--no-print-directory", "bench", "PY=false"], cwd=ROOT, capture_output=True, text=True, timeout=60
+    )
     assert out.returncode == 2 and "needs a CUDA GPU" in out.stdout, out.stdout + out.stderr
 
 
 def test_table_has_a_row_per_shape_and_the_ratio_to_torch(tmp_path, capsys):
-    rows = [dict(dtype="fp16", M=8, N=8, K=8, kernel=k, ms=1, tflops=t, vs_torch=r, spread=0, config="")
-            for k, t, r in (("torch", 100.0, 1.0), ("solutions", 95.0, 0.95))]
+    rows = [
+        dict(dtype="fp16", M=8, N=8, K=8, kernel=k, ms=1, tflops=t, vs_torch=r, spread=0, config="")
+        for k, t, r in (("torch", 100.0, 1.0), ("solutions", 95.0, 0.95))
+    ]
     path = tmp_path / "b.csv"
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))

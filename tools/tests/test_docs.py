@@ -4,13 +4,14 @@ Each test builds a tiny repo in a scratch folder (a cited file, a tool, a page) 
 thing the way a real edit would: a line moves, a line changes, a tool prints something else, a
 picture is drawn differently.
 """
+
 import textwrap
 from types import SimpleNamespace
 
 import pytest
 
-from tools.explainers import docs
 from tools.checks import docs as docs_checks
+from tools.explainers import docs
 
 CODE = "def f(x):\n    y = x + 1\n    return y\n"
 TOOL = textwrap.dedent("""\
@@ -36,8 +37,10 @@ def page(*blocks):
 CITATION = "<!-- cite: src/code.py:2-3 -->\n```python\n    y = x + 1\n    return y\n```\n"
 GENERATED = "<!-- generated: python tool.py -->\nvalue 1\n<!-- end generated -->\n"
 FENCED = "<!-- generated: python tool.py -->\n```text\nvalue 1\n```\n<!-- end generated -->\n"
-PICTURE = ("<!-- generated: python tool.py --png img/p.png -->\ndrew img/p.png\nvalue 1\n<!-- end generated -->\n"
-           "![p](img/p.png)\n")
+PICTURE = (
+    "<!-- generated: python tool.py --png img/p.png -->\ndrew img/p.png\nvalue 1\n<!-- end generated -->\n"
+    "![p](img/p.png)\n"
+)
 
 
 @pytest.fixture
@@ -98,8 +101,13 @@ def test_a_citation_of_a_missing_file_is_caught(repo):
 
 
 def test_a_marker_without_its_fence_is_not_silently_skipped(repo):
-    doc = write(repo, page("<!-- cite: src/code.py:2-3 -->\n\n```python\n    y = x + 1\n```\n",
-                           "<!-- cite: src/code.py 2-3 -->\n```python\n    y = x + 1\n```\n"))
+    doc = write(
+        repo,
+        page(
+            "<!-- cite: src/code.py:2-3 -->\n\n```python\n    y = x + 1\n```\n",
+            "<!-- cite: src/code.py 2-3 -->\n```python\n    y = x + 1\n```\n",
+        ),
+    )
     assert len(docs.citation_problems(doc, repo)) == 2
 
 
@@ -155,8 +163,10 @@ def test_a_renamed_or_missing_section_is_caught(tmp_path, monkeypatch):
 
 
 def test_one_command_on_two_pages_runs_once_with_a_shared_cache(repo):
-    (repo / "count.py").write_text("from pathlib import Path\np = Path('runs.txt')\n"
-                                   "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\nprint('same')\n")
+    (repo / "count.py").write_text(
+        "from pathlib import Path\np = Path('runs.txt')\n"
+        "p.write_text(p.read_text() + 'x' if p.exists() else 'x')\nprint('same')\n"
+    )
     block = "<!-- generated: python count.py -->\nsame\n<!-- end generated -->\n"
     first, second = write(repo, page(block)), repo / "other.md"
     second.write_text(page(block))

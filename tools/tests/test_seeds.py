@@ -1,5 +1,6 @@
 """Every random input comes from SEED: a failing check prints its seed, and the same SEED replays it
 exactly, through plain pytest and through make test's grader alike."""
+
 import os
 import re
 import subprocess
@@ -22,8 +23,14 @@ def repo():
 
 def pytest_says(repo, seed):
     env = dict(os.environ, SEED=str(seed), SOLUTION="0")
-    out = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", CHECK], cwd=repo, env=env,
-                         capture_output=True, text=True, timeout=300)
+    out = subprocess.run(
+        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", CHECK],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+    )
     return out.stdout
 
 
@@ -38,8 +45,14 @@ def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo):
 
 def grader_says(repo, seed):
     env = dict(os.environ, SOLUTION="0", COLUMNS="100")
-    return subprocess.run([sys.executable, "-m", "tools.learner.grade", "--step", "T4.2", "--seed", str(seed)],
-                          cwd=repo, env=env, capture_output=True, text=True, timeout=600).stdout
+    return subprocess.run(
+        [sys.executable, "-m", "tools.learner.grade", "--step", "T4.2", "--seed", str(seed)],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+    ).stdout
 
 
 def test_make_test_prints_the_seed_and_replays_with_it(repo):

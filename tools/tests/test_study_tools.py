@@ -4,6 +4,7 @@ behaves sanely on real shapes, and every picture comes out the same twice.
 
 The tools that load the graded file run as the learner runs them, in fresh processes (COMMANDS).
 """
+
 import os
 import re
 import subprocess
@@ -13,10 +14,9 @@ from types import SimpleNamespace
 import pytest
 
 from course import ROOT, hardware
-from tools.study import l2sim, smem, tile_order
 from course.registry import T4
 from tools.checks.common import pristine_stub, scratch_repo
-
+from tools.study import l2sim, smem, tile_order
 
 # The command lines run as a learner runs them, each in a fresh process.  Each spends seconds
 # importing torch, so the `cli` fixture starts them all at once: (argv, in the stub copy?, SOLUTION).
@@ -37,10 +37,17 @@ def cli(tmp_path_factory):
 
 
 def run_all(stub_repo):
-    started = {name: subprocess.Popen([sys.executable, *argv], cwd=stub_repo if on_stub else ROOT,
-                                      env=dict(os.environ, SOLUTION=side), text=True,
-                                      stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-               for name, (argv, on_stub, side) in COMMANDS.items()}
+    started = {
+        name: subprocess.Popen(
+            [sys.executable, *argv],
+            cwd=stub_repo if on_stub else ROOT,
+            env=dict(os.environ, SOLUTION=side),
+            text=True,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+        )
+        for name, (argv, on_stub, side) in COMMANDS.items()
+    }
     done = {}
     for name, proc in started.items():
         out, err = proc.communicate(timeout=300)
@@ -119,11 +126,15 @@ def test_tile_order_picture_is_written_and_the_same_twice(tmp_path):
 # ------------------------------------------------------------------------------------------------
 # smem.py
 # ------------------------------------------------------------------------------------------------
-@pytest.mark.parametrize("blocks, dtype, by_hand", [
-    ((128, 256, 64, 3), "fp16", 3 * (128 * 64 + 64 * 256) * 2),  # 147,456
-    ((64, 32, 32, 5), "bf16", 30_720),
-    ((128, 128, 32, 4), "fp32", 131_072),
-    ((128, 256, 64, 3), "fp32", 294_912)])
+@pytest.mark.parametrize(
+    "blocks, dtype, by_hand",
+    [
+        ((128, 256, 64, 3), "fp16", 3 * (128 * 64 + 64 * 256) * 2),  # 147,456
+        ((64, 32, 32, 5), "bf16", 30_720),
+        ((128, 128, 32, 4), "fp32", 131_072),
+        ((128, 256, 64, 3), "fp32", 294_912),
+    ],
+)
 def test_smem_bytes_by_hand(blocks, dtype, by_hand):
     assert smem.shared_memory(*blocks, smem.BYTES_PER_ELEMENT[dtype]) == by_hand
     bm, bn, bk, stages = blocks
@@ -204,11 +215,12 @@ def test_l2sim_a_huge_l2_reads_everything_once_and_a_tiny_one_never_reuses_acros
     M, N, K, blocks = 1000, 700, 300, (64, 128, 32)  # edge tiles in every dimension
     minimum = (M * K + K * N) * FP16
     for g in (1, 2, 4):
-        assert l2sim.simulate(M, N, K, blocks, FP16, g, sms=8, l2_bytes=10 ** 12).dram_bytes == minimum
+        assert l2sim.simulate(M, N, K, blocks, FP16, g, sms=8, l2_bytes=10**12).dram_bytes == minimum
         tiny = l2sim.simulate(M, N, K, blocks, FP16, g, sms=8, l2_bytes=1)
         waves = [[l2sim.tile_of(p, 16, 6, g) for p in range(s, min(s + 8, 96))] for s in range(0, 96, 8)]
-        by_hand = sum(min(64, M - 64 * m) * K for w in waves for m in {m for m, _ in w}) + \
-            sum(min(128, N - 128 * n) * K for w in waves for n in {n for _, n in w})
+        by_hand = sum(min(64, M - 64 * m) * K for w in waves for m in {m for m, _ in w}) + sum(
+            min(128, N - 128 * n) * K for w in waves for n in {n for _, n in w}
+        )
         assert tiny.dram_bytes == by_hand * FP16
 
 
@@ -223,8 +235,9 @@ def test_l2sim_grouping_cuts_dram_traffic_on_big_shapes(M, N, K):
 
 
 def test_l2sim_table_puts_a_measurement_beside_the_model(capsys):
-    l2sim.main(["2048", "2048", "1024", "--group-m", "1", "8", "--measured-dram-gb", "0.5", "0.25",
-                "--format", "markdown"])
+    l2sim.main(
+        ["2048", "2048", "1024", "--group-m", "1", "8", "--measured-dram-gb", "0.5", "0.25", "--format", "markdown"]
+    )
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].endswith("| measured (GB) | model / measured |")
     assert lines[2].startswith("| 1 |") and "| 0.50 |" in lines[2] and "| 0.25 |" in lines[3]

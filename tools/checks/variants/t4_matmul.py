@@ -150,7 +150,7 @@ ACTIVATIONS = (None, "gelu")
 def check_inputs(a, b, bias=None, activation=None):
     """Raise TypeError or ValueError, naming what is wrong, unless matmul can run on these."""
     # ---- T4.4 begin (§6.3) ----
-    if not all(isinstance(t, torch.Tensor) for t in (a, b)) or (bias is not None and not isinstance(bias, torch.Tensor)):
+    if not all(isinstance(t, torch.Tensor) for t in (a, b) + (() if bias is None else (bias,))):
         kinds = [type(t).__name__ for t in (a, b, bias)]
         raise TypeError(f"matmul wants tensors, got {kinds}")
     named = [("a", a), ("b", b)] + ([("bias", bias)] if bias is not None else [])
