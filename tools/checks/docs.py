@@ -5,7 +5,7 @@ the title course/registry.py gives it."""
 import re
 
 from course import ROOT
-from course.registry import LESSONS
+from course.registry import BY_ID, LESSONS
 from tools.explainers import docs
 
 HEADING = re.compile(r"^#{2,4} (\d+(?:\.\d+)*)\.? (.*?)\s*$", re.M)
@@ -71,4 +71,17 @@ def check_every_section_a_message_names_exists():
             for number in sorted(set(SECTION_REF.findall(text))):
                 if number not in lesson.sections:
                     problems.append(f"{rel} sends the learner to §{number}, which {lesson.id}'s sections lack")
+    return problems
+
+
+def check_every_section_the_mistakes_table_names_exists():
+    """The §8 table sends each mistake to a subsection: it must be a heading of both explainers."""
+    from tools.explainers.mistakes import MISTAKES
+
+    problems = []
+    for m in MISTAKES:
+        lesson = BY_ID[m.step].lesson
+        for rel in lesson.explainers.values():
+            if m.section not in headings((ROOT / rel).read_text()):
+                problems.append(f"mistake {m.key!r} sends the learner to §{m.section}, which {rel} lacks")
     return problems

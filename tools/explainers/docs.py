@@ -37,7 +37,7 @@ from pathlib import Path
 
 from course import ROOT
 
-DOCS = sorted((ROOT / "content").glob("*.md"))
+DOCS = sorted((ROOT / "content").glob("*.md")) + [ROOT / "README.md"]  # README embeds the steps table
 CITE = re.compile(r"<!-- cite: (?P<path>[\w./-]+):(?P<first>\d+)-(?P<last>\d+) -->\n```[\w-]*\n(?P<code>.*?)```", re.S)
 CITE_MARK = re.compile(r"<!-- cite:.*?-->")
 GENERATED = re.compile(r"(<!-- generated: (?P<cmd>.+?) -->\n)(?P<out>.*?)(<!-- end generated -->)", re.S)
