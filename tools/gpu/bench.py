@@ -209,7 +209,8 @@ def print_table(path):
 
 
 def summary(rows):
-    """The target of issue 5: geometric mean over shapes with M, N, K >= 2048, and the minimum."""
+    """The headline figures of content/benchmarks.md: the geometric mean over the shapes with
+    M, N, K >= 2048, and the minimum."""
     for dname in sorted({r["dtype"] for r in rows}):
         big = [
             r["vs_torch"]
