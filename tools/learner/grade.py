@@ -19,7 +19,7 @@ import re
 import signal
 import sys
 from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from course import ROOT, registry, seam
 from tools.learner import scorecard, state
@@ -36,6 +36,9 @@ class Row:
     reason: str = ""  # the first failing check, one line
     detail: str = ""  # the same failure in full, when it says more than the line
     failures: tuple = ()  # (test, one-line reason) for every failing check
+    messages: dict = field(default_factory=dict)  # {test: its failure message in full, pytest's noise stripped}
+    kinds: dict = field(default_factory=dict)  # {test: the type of the exception that failed it}
+    cases: tuple = ()  # (test, parametrize ids, passed) for every check counted, for the pass/fail pattern
     broke: bool = False  # crashed or timed out
     blocker: str = ""  # why no test could run at all (no import, no pytest), in a few lines
 
@@ -61,12 +64,20 @@ def row_of(s, report, rc, output):
         row.reason = f"pytest could not start (exit status {rc})"
         row.blocker = "\n".join([f"{row.reason}, so no step can run:", *("    " + x for x in said)])
         return row
-    counted = [c["test"] for c in report["collected"] if c["step"] == s.id and not c["suite_skip"]]
+    mine = [c for c in report["collected"] if c["step"] == s.id and not c["suite_skip"]]
+    counted = [c["test"] for c in mine]
     results = report["results"]
     row.total = len(counted)
     row.passed = sum(results.get(t, {}).get("outcome") == "passed" for t in counted)
     failed = [t for t in counted if t in results and results[t]["outcome"] != "passed"]
     row.failures = tuple((t, results[t]["cause"] or results[t]["reason"] or results[t]["outcome"]) for t in failed)
+    row.messages = {t: results[t].get("message") or results[t]["text"] for t in failed}
+    row.kinds = {t: results[t].get("kind", "") for t in failed}
+    row.cases = tuple(
+        (c["test"], c.get("ids", []), results.get(c["test"], {}).get("outcome") == "passed")
+        for c in mine
+        if c["test"] in results  # a test that never ran (after a timeout or a crash) shows no pattern
+    )
     unfinished = [t for t in counted if t not in results]
     if report.get("timed_out"):  # the tests after it were never run: they count as not passed
         row.broke, row.reason, row.detail = True, report["timed_out"], report.get("timed_out_at", "")
@@ -77,7 +88,7 @@ def row_of(s, report, rc, output):
         first = results[failed[0]]
         row.reason = f"{short(failed[0])}: {row.failures[0][1]}"
         if "not written yet" not in first["reason"]:  # the stub's message says it all
-            row.detail = first["text"].strip() if "\n" in first["text"].strip() else first["reason"]
+            row.detail = (first.get("message") or first["text"]).strip() or first["reason"]
         graded = seam.path(s.lesson)
         if (
             not row.passed

@@ -5,10 +5,13 @@ to the JSON file named by COURSE_REPORT.
 
 The file is rewritten after every event, so when the process dies (a crash, an exit, a hang that
 had to be killed) it still says what was collected and which test was running.  It holds:
-    collected   [{test, step, suite_skip}]: every test selected, with its step and whether the
-                suite itself skips it here (a skip or skipif mark: bf16 under the interpreter)
-    results     {test: {outcome, reason, text, cause}}: reason is the first line of the failure,
-                text all of it, cause the error your code raised and its line, when it raised one
+    collected   [{test, step, suite_skip, ids}]: every test selected, with its step, whether the
+                suite itself skips it here (a skip or skipif mark: bf16 under the interpreter), and
+                its parametrize ids, one per parametrize mark (["float16", "row-major", "32-32-64"])
+    results     {test: {outcome, reason, text, message, kind, cause}}: reason is the first line of the
+                failure, text all of it, message the check's own words in full without pytest's
+                assertion rewriting, kind the exception's type, cause the error your code raised
+                and its line, when it raised one
     running     the test in progress;  timed_out / timed_out_at: the per-test timeout's report
 """
 
@@ -34,8 +37,10 @@ _state = {"collected": [], "results": {}}
 
 def _save():
     target = os.environ.get(REPORT)
-    if target:
-        Path(target).write_text(json.dumps(_state))
+    if target:  # whole or not at all: the grader reads it while the run goes on (its live line)
+        part = Path(target + ".part")
+        part.write_text(json.dumps(_state))
+        os.replace(part, target)
 
 
 def short(nodeid):
@@ -74,8 +79,25 @@ def _suite_skips(item):
 def _reason(report):
     crash = getattr(report.longrepr, "reprcrash", None)
     text = crash.message if crash is not None else str(report.longrepr or "")
-    text = text.removeprefix("Failed: ").strip()
+    text = _plain(text.removeprefix("Failed: ")).removeprefix("AssertionError: ").strip()
     return text.splitlines()[0] if text else ""
+
+
+def _plain(text):
+    """A failure message without pytest's assertion rewriting: for `assert x, msg` pytest appends
+    "\nassert <x>" and "+ where ..." lines (tensor reprs, <built-in method ...>) to msg."""
+    return re.split(r"\n(?:assert |AssertionError$)", text, maxsplit=1)[0].rstrip()
+
+
+def message_of(exc):
+    """The check's own words for an exception that failed it: the message it was given, in full."""
+    if isinstance(exc, AssertionError):
+        said = _plain(str(exc))
+        return said or "AssertionError (an assert without a message)"
+    said = str(exc).strip()
+    if isinstance(exc, pytest.fail.Exception):
+        return said
+    return f"{type(exc).__name__}: {said}" if said else type(exc).__name__
 
 
 def pytest_collection_finish(session):
@@ -84,10 +106,21 @@ def pytest_collection_finish(session):
             test=item.nodeid,
             suite_skip=_suite_skips(item),
             step=next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None),
+            ids=_ids(item),
         )
         for item in session.items
     ]
     _save()
+
+
+def _ids(item):
+    """One id per parametrize mark: pytest joins them with "-" in the node id, and an id may hold a
+    "-" itself (row-major), so they are read from the call spec, not split out of the node id."""
+    spec = getattr(item, "callspec", None)
+    ids = list(getattr(spec, "_idlist", ()) or ())
+    if not ids and "[" in item.nodeid:  # a pytest without _idlist: the whole id as one part
+        ids = [item.nodeid.split("[", 1)[1].rstrip("]")]
+    return ids
 
 
 def pytest_runtest_logstart(nodeid):
@@ -99,6 +132,9 @@ def pytest_runtest_logstart(nodeid):
 def pytest_runtest_makereport(item, call):
     report = yield
     if report.failed and call.excinfo is not None:
+        if not isinstance(call.excinfo.value, pytest.skip.Exception):  # a skip's words: its longrepr
+            report.course_message = message_of(call.excinfo.value)
+            report.course_kind = type(call.excinfo.value).__name__
         found = graded_frames(call.excinfo.value)
         message = str(call.excinfo.value)
         if message.startswith("Timeout (>"):
@@ -131,8 +167,18 @@ def pytest_runtest_logreport(report):
     cause = getattr(report, "graded_cause", "")
     if cause:  # the traceback from the test down through Triton's interpreter says no more
         text = f"{cause.split(': ', 1)[1]}\n  raised at {cause.split(': ', 1)[0]}: {report.graded_line}"
+    message = getattr(report, "course_message", "") or (_reason(report) if report.failed else "")
+    if cause:
+        message = text
+    elif not report.passed and not message:  # a skip: its reason
+        message = _reason(report)
     _state["results"][report.nodeid] = dict(
-        outcome=report.outcome, reason=_reason(report) if not report.passed else "", text=text[-4000:], cause=cause
+        outcome=report.outcome,
+        reason=_reason(report) if not report.passed else "",
+        text=text[-4000:],
+        message=message[-4000:],
+        kind=getattr(report, "course_kind", ""),
+        cause=cause,
     )
     _save()
 

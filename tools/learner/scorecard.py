@@ -1,16 +1,36 @@
 """Drawing the scorecard: a row per step, the first failure of the step to work on, the next
-step and where to read.  Plain text; colour only on a terminal that wants it."""
+step and where to read; for one step (make test STEP=T4.2) every failing check in full and which
+cases pass.  Plain text, colour only on a terminal that wants it; Chinese or English as
+course.i18n chooses (COURSE_LANG=zh|en, else the locale)."""
 
 import os
+import re
 import shutil
 import sys
 import textwrap
+from itertools import combinations
 
-from course import seam
+from course import i18n, seam
+from course.i18n import say
 from tools.learner.plugin import short
 
 COLOR = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 WIDTH = min(120, shutil.get_terminal_size((100, 24)).columns)
+
+
+def wrap(text, indent, first=None):
+    """text wrapped to the terminal, every line of it kept (never cut), each line indented."""
+    out = []
+    for line in text.splitlines() or [""]:
+        lead = len(line) - len(line.lstrip())
+        out += textwrap.wrap(
+            line,
+            max(20, WIDTH - indent),
+            subsequent_indent=" " * lead,
+            break_on_hyphens=False,
+        ) or [""]
+    pad = " " * indent
+    return [(first if first is not None and i == 0 else pad) + x for i, x in enumerate(out)]
 
 
 def paint(text, code):
@@ -43,9 +63,16 @@ def blocker(rows):
 
 
 def rows_table(lesson, rows, blocked=""):
-    titles = [r.step.title + (" (advanced)" if r.step.advanced else "") for r in rows]
+    titles = [r.step.title + say(zh="（进阶）", en=" (advanced)") * r.step.advanced for r in rows]
     title_width = max(map(len, titles))
-    lines = [paint(f"Lesson {lesson.id} scorecard: {seam.path(lesson)}", "1")]
+    lines = [
+        paint(
+            say(
+                zh=f"{lesson.id} 课成绩单：{seam.path(lesson)}", en=f"Lesson {lesson.id} scorecard: {seam.path(lesson)}"
+            ),
+            "1",
+        )
+    ]
     for r, title in zip(rows, titles, strict=False):
         colour = "32" if r.done else ("33" if r.step.advanced else "31")
         mark = "[x]" if r.done else "[ ]"
@@ -54,82 +81,186 @@ def rows_table(lesson, rows, blocked=""):
             lines.append(fit(r.reason, 10))
     if len(rows) > 1:
         required = [r for r in rows if not r.step.advanced]
+        done, checks, total = sum(r.done for r in required), sum(r.passed for r in rows), sum(r.total for r in rows)
         lines.append(
-            f"  {sum(r.done for r in required)} of {len(required)} required steps done, "
-            f"{sum(r.passed for r in rows)} of {sum(r.total for r in rows)} checks pass "
-            f"(advanced steps are optional)"
+            say(
+                zh=f"  必做步骤完成 {done}/{len(required)}，检查通过 {checks}/{total}（进阶步骤可选）",
+                en=f"  {done} of {len(required)} required steps done, {checks} of {total} checks pass "
+                f"(advanced steps are optional)",
+            )
         )
     return lines
+
+
+def where_to_read(s):
+    """The step's sections, in the learner's explainer first, the other language's in brackets."""
+    titled = [f"{n} {s.lesson.sections[n][0 if i18n.lang() == 'zh' else 1]}" for n in s.sections]
+    return i18n.where_to_read(s.lesson.explainers, titled)
+
+
+# A failure about handing the work to torch (point of the lesson's note): the suite's fixture that
+# makes torch's products raise (HandedToTorch), a torch product named, or "torch" as a word on its
+# own (" torch 的运算", "not in torch after it"); "torch.float16" in a case's name is not one.
+ABOUT_TORCH = re.compile(r"HandedToTorch|\btorch\.(?:matmul|mm|bmm|addmm|einsum|tensordot|mv|nn)\b|\btorch\b(?![.\w])")
+
+
+def about_torch(rows, s):
+    return any(
+        ABOUT_TORCH.search(f"{kind} {message}")
+        for r in rows
+        if r.step is s
+        for kind, message in [(r.kinds.get(t, ""), r.messages.get(t, "")) for t, _ in r.failures]
+    )
 
 
 def advice(lesson, rows, blocked, seed):
     s = next_step(lesson, rows)
     if blocked:
-        return [paint("  Next: fix what is named above, then make test again.", "1")]
-    if s is None:
         return [
             paint(
-                "  Every step passes, the advanced one included. Well done."
-                if len(rows) > 1
-                else f"  {rows[0].step.id} passes.",
+                say(
+                    zh="  下一步：先修好上面指出的问题，再跑一次 make test。",
+                    en="  Next: fix what is named above, then make test again.",
+                ),
+                "1",
+            )
+        ]
+    if s is None:
+        every = say(
+            zh="  所有步骤都通过了，进阶那一步也是。干得漂亮。",
+            en="  Every step passes, the advanced one included. Well done.",
+        )
+        return [
+            paint(
+                every if len(rows) > 1 else say(zh=f"  {rows[0].step.id} 通过。", en=f"  {rows[0].step.id} passes."),
                 "1;32",
             )
         ]
     lines = []
     if s.advanced and len(rows) > 1:
-        lines.append(paint("  Every required step passes: the lesson is done.", "1;32"))
-    label = "Optional next" if s.advanced and len(rows) > 1 else "Next"
-    lines += [
-        paint(line, "1")
-        for line in textwrap.wrap(
-            f"{label}: {s.id} {s.title}: {', '.join(s.writes)} in {seam.path(lesson)}",
-            WIDTH,
-            initial_indent="  ",
-            subsequent_indent=" " * 8,
-        )
-    ]
-    lines += [
-        f"        {s.where_to_read()}",
-        f"        stuck? make hint STEP={s.id}"
-        + (f"    this step alone: make test STEP={s.id}" if len(rows) > 1 else ""),
-    ]
-    if any(not r.done and not r.broke for r in rows):
         lines.append(
-            f"        these random inputs again: make test SEED={seed}" + (f" STEP={s.id}" if len(rows) == 1 else "")
+            paint(
+                say(zh="  必做步骤全部通过：这一课完成了。", en="  Every required step passes: the lesson is done."),
+                "1;32",
+            )
         )
-    if lesson.note and s.id in lesson.note_steps:
-        lines += textwrap.wrap("Note: " + lesson.note, WIDTH, initial_indent=" " * 8, subsequent_indent=" " * 8)
+    optional = s.advanced and len(rows) > 1
+    writes = ", ".join(s.writes)
+    nxt = say(
+        zh=f"{'可选的下一步' if optional else '下一步'}：{s.id} {s.title}，在 {seam.path(lesson)} 里写 {writes}",
+        en=f"{'Optional next' if optional else 'Next'}: {s.id} {s.title}: {writes} in {seam.path(lesson)}",
+    )
+    lines += [paint(line, "1") for line in wrap(nxt, 8, first="  ")]
+    alone = say(zh=f"    只跑这一步：make test STEP={s.id}", en=f"    this step alone: make test STEP={s.id}")
+    lines += wrap(where_to_read(s), 8)
+    lines.append(
+        say(zh=f"        卡住了？make hint STEP={s.id}", en=f"        stuck? make hint STEP={s.id}")
+        + (alone if len(rows) > 1 else "")
+    )
+    if any(not r.done and not r.broke for r in rows):
+        again = f"make test SEED={seed}" + (f" STEP={s.id}" if len(rows) == 1 else "")
+        lines.append(say(zh=f"        用同一组随机输入重跑：{again}", en=f"        these random inputs again: {again}"))
+    if lesson.note and s.id in lesson.note_steps and about_torch(rows, s):
+        note = (
+            dict(zip(i18n.LANGS, lesson.note, strict=True))[i18n.lang()]
+            if isinstance(lesson.note, tuple)
+            else lesson.note
+        )
+        lines += wrap(say(zh="注意：", en="Note: ") + note, 8)
     return lines
 
 
 def first_failure(row, limit=20):
-    text = [w for line in row.detail.splitlines() for w in textwrap.wrap(line, WIDTH - 4) or [""]]
-    more = [f"    ... {len(text) - limit} more lines"] if len(text) > limit else []
-    title = "stopped here" if row.broke else "the first failing check"
-    return [paint(f"{row.step.id}, {title}:", "1"), *("    " + t for t in text[:limit]), *more, ""]
-
-
-def failure_list(row, limit=12):
-    """Every failing check of one step, a line each; checks failing for the same reason share one."""
-    groups = {}
-    for test, reason in row.failures:
-        groups.setdefault(reason, []).append(short(test))
-    lines = [
-        f"{names[0]}{f' and {len(names) - 1} more' if len(names) > 1 else ''}: {reason}"
-        for reason, names in groups.items()
-    ]
-    more = [f"    ... {len(lines) - limit} more"] if len(lines) > limit else []
-    n = len(row.failures)
-    return (
-        [
-            paint(f"{row.step.id}: {n} failing check{'s' if n != 1 else ''}", "1"),
-            *(fit(x, 4) for x in lines[:limit]),
-            *more,
-            "",
-        ]
-        if lines
+    text = wrap(row.detail, 4)
+    more = (
+        [say(zh=f"    ……还有 {len(text) - limit} 行", en=f"    ... {len(text) - limit} more lines")]
+        if len(text) > limit
         else []
     )
+    title = (
+        say(zh="停在这里", en="stopped here") if row.broke else say(zh="第一个失败的检查", en="the first failing check")
+    )
+    return [
+        paint(f"{row.step.id}, {title}:" if i18n.lang() == "en" else f"{row.step.id}，{title}：", "1"),
+        *text[:limit],
+        *more,
+        "",
+    ]
+
+
+def every_failure(row):
+    """Every failing check of one step in full, a block each; checks that say exactly the same
+    thing share one block."""
+    blocks = {}
+    for test, reason in row.failures:
+        blocks.setdefault(row.messages.get(test) or reason, []).append(test)
+    n = len(row.failures)
+    lines = [
+        paint(say(zh=f"{row.step.id}：{n} 个检查失败", en=f"{row.step.id}: {n} failing check{'s' * (n != 1)}"), "1")
+    ]
+    for message, tests in blocks.items():
+        name = tests[0].split("::")[-1]
+        also = say(zh=f"（另有 {len(tests) - 1} 个检查与此相同）", en=f" (and {len(tests) - 1} more saying the same)")
+        lines.append(paint("  " + name + (also if len(tests) > 1 else ""), "1"))
+        lines += wrap(message, 6)
+    return [*lines, ""] if row.failures else []
+
+
+def explain(cases):
+    """Which parameter values tell the failing cases from the passing ones: cases [(ids, passed)],
+    ids one per parametrize mark.  Returns (failing keys, passing keys), each key a tuple of ids,
+    found on one parameter or a pair of them, fewest keys first; None if no such split."""
+    failed = {i for i, (_, ok) in enumerate(cases) if not ok}
+    width = {len(ids) for ids, _ in cases}
+    if len(width) != 1 or not failed or len(failed) == len(cases):
+        return None
+    best = None
+    for k in (1, 2):
+        for dims in combinations(range(next(iter(width))), k):
+            groups = {}
+            for i, (ids, _) in enumerate(cases):
+                groups.setdefault(tuple(ids[d] for d in dims), set()).add(i)
+            bad = [key for key, members in groups.items() if members <= failed]
+            if set().union(*(groups[key] for key in bad)) == failed:
+                good = [key for key in groups if key not in bad]
+                if best is None or len(bad) + len(good) < len(best[0]) + len(best[1]):
+                    best = (bad, good)
+        if best:
+            return best
+    return None
+
+
+def which_pass(row, limit=6):
+    """Per test function, how many of its cases pass, and the pattern when one parameter (or two)
+    tells the failing cases from the passing ones: "test_mainloop: 8 of 24 pass; fail: every case
+    with column-major or every-other-column"."""
+    by_function = {}
+    for test, ids, ok in row.cases:
+        by_function.setdefault(short(test), []).append((tuple(ids), ok))
+    lines = [paint(say(zh=f"{row.step.id}：哪些用例通过", en=f"{row.step.id}: which cases pass"), "1")]
+    for name, cases in by_function.items():
+        n, p = len(cases), sum(ok for _, ok in cases)
+        if n == 1:
+            lines.append(f"  {name}: " + (say(zh="通过", en="passes") if p else say(zh="失败", en="fails")))
+            continue
+        lines.append(say(zh=f"  {name}：{n} 个用例中 {p} 个通过", en=f"  {name}: {p} of {n} pass"))
+        if p in (0, n):
+            continue
+        split = explain(cases)
+        keys = lambda ks: say(zh=" 或 ", en=" or ").join("/".join(k) for k in ks)  # noqa: E731
+        if split:
+            bad, good = split
+            lines += wrap(say(zh=f"失败：凡是 {keys(bad)} 的用例", en=f"fail: every case with {keys(bad)}"), 6)
+            lines += wrap(say(zh=f"通过：凡是 {keys(good)} 的用例", en=f"pass: every case with {keys(good)}"), 6)
+        else:
+            failing = ["[" + "-".join(ids) + "]" for ids, ok in cases if not ok]
+            more = (
+                say(zh=f" 等（共 {len(failing)} 个）", en=f" and {len(failing) - limit} more")
+                if len(failing) > limit
+                else ""
+            )
+            lines += wrap(say(zh="失败：", en="fail: ") + ", ".join(failing[:limit]) + more, 6)
+    return [*lines, ""]
 
 
 def show(lesson, rows, seed, details, listing=False):
@@ -140,7 +271,19 @@ def show(lesson, rows, seed, details, listing=False):
         out += [paint(title, "1;31"), *rest, ""]
     elif details:
         row = next((r for r in rows if r.step is next_step(lesson, rows)), None)
-        out += first_failure(row) if row is not None and row.detail else []
-        out += failure_list(row) if row is not None and listing else []
+        if row is not None and listing:  # one step: every failing check in full, and what passes
+            out += first_failure(row) if row.broke and row.detail else []
+            out += every_failure(row) + (which_pass(row) if row.cases and row.failures else [])
+        else:
+            out += first_failure(row) if row is not None and row.detail else []
     out += rows_table(lesson, rows, blocked) + advice(lesson, rows, blocked, seed)
+    unfinished = [r for r in rows if not r.done and r.failures]
+    if len(rows) > 1 and unfinished and not blocked:
+        first = next((r for r in unfinished if r.step is next_step(lesson, rows)), unfinished[0])
+        out.append(
+            say(
+                zh=f"        每个失败检查的完整信息：make test STEP={first.step.id}",
+                en=f"        every failing check in full: make test STEP={first.step.id}",
+            )
+        )
     print("\n".join(out))
