@@ -42,7 +42,7 @@ class Lesson:
     steps: tuple
     suite: str  # the lesson's section of the one suite
     probes: str = ""  # kernels that test one device function alone (course/), if the lesson has them
-    note: str = ""  # said under the advice while a step named in note_steps is the next one
+    note: tuple = ()  # (zh, en): said under the advice when a failure of a step in note_steps is about torch
     note_steps: tuple = ()
 
     @property
@@ -90,9 +90,12 @@ T4 = Lesson(
         "8": ("常见错误与自测", "Pitfalls and self-check"),
     },
     note=(
+        "T4.4 和 T4.5 会盯住那次 launch：C 必须就是 matmul_kernel 写进去的那个 tensor，launch 之后谁也不能再改它，"
+        "launch 拿到的 bias 和 flag 必须是这次调用传进来的；torch.matmul 及其同类一调就报错。"
+        "把活交给 torch 算一律不通过，因为这一课练的是你自己的 kernel。",
         "T4.4 and T4.5 watch the launch: C must be the tensor matmul_kernel wrote into, nothing may "
         "touch it after the launch, the launch must get the bias and the flags of the call, and "
-        "torch.matmul and its relatives raise. Work done in torch fails, because the point is your kernel."
+        "torch.matmul and its relatives raise. Work done in torch fails, because the point is your kernel.",
     ),
     note_steps=("T4.4", "T4.5"),
     steps=(
