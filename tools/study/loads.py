@@ -30,6 +30,7 @@ program, one line for every other program says whether its loads and stores stay
 import argparse
 import os
 import sys
+import unicodedata
 from collections import Counter
 from dataclasses import dataclass, field
 
@@ -268,7 +269,8 @@ def verdict(t, steps, need, verb):
     if missing:
         problems.append(
             say(
-                zh=f"需要的 {len(need)} 个元素里有 {len(missing)} 个没有被{verb}（{listing(element(t.name, rc) for rc in missing)}）",
+                zh=f"需要的 {len(need)} 个元素里有 {len(missing)} 个没有被{verb}"
+                f"（{listing(element(t.name, rc) for rc in missing)}）",
                 en=f"{len(missing)} of the {len(need)} elements needed never {verb} "
                 f"({listing(element(t.name, rc) for rc in missing)})",
             )
@@ -288,11 +290,16 @@ def verdict(t, steps, need, verb):
             )
         )
     if outside:
-        problems.append(say(zh=f"{outside} 次落在 {t.name} 之外", en=f"{outside} fall outside {t.name}"))
+        problems.append(
+            say(
+                zh=f"{outside} 次{verb}落在 {t.name} 之外",
+                en=f"{outside} {'loads' if verb == 'loaded' else 'writes'} fall outside {t.name}",
+            )
+        )
     if not steps:
         return False, say(zh=f"{t.name}：一次也没有{verb}", en=f"{t.name}: nothing {verb}")
     if problems:
-        return False, f"{t.name}: " + say(zh="；", en="; ").join(problems)
+        return False, t.name + say(zh="：", en=": ") + say(zh="；", en="; ").join(problems)
     return True, say(
         zh=f"{t.name}：这个 tile 需要的 {len(need)} 个元素每个恰好{verb}一次，没有多余，没有越界",
         en=f"{t.name}: the {len(need)} elements this tile needs, each {verb} exactly once; "
@@ -327,11 +334,16 @@ def grid_lines(t, cells):
     return [line.rstrip() for line in lines]
 
 
+def shown_width(text):
+    """Columns a terminal gives the text: two for each wide (Chinese) character."""
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
 def side_by_side(left, right, gap=6):
-    width = max(len(line) for line in left) + gap
+    width = max(shown_width(line) for line in left) + gap
     height = max(len(left), len(right))
     left, right = left + [""] * (height - len(left)), right + [""] * (height - len(right))
-    return [(a.ljust(width) + b).rstrip() for a, b in zip(left, right, strict=True)]
+    return [(a + " " * (width - shown_width(a)) + b).rstrip() for a, b in zip(left, right, strict=True)]
 
 
 def step_problems(t, step, k, verb):
@@ -341,8 +353,8 @@ def step_problems(t, step, k, verb):
         where = listing(element(t.name, rc) for rc in step.outside)
         lines.append(
             say(
-                zh=f"!! K 第 {k} 步（第 {step.line} 行）：{len(step.outside)} 次对 {t.name} 的{verb}落在 {t.name} 之外："
-                f"{where}（NaN 填充区；是不是少了掩码？）",
+                zh=f"!! K 第 {k} 步（第 {step.line} 行）：{len(step.outside)} 次对 {t.name} 的{verb}"
+                f"落在 {t.name} 之外：{where}（NaN 填充区；是不是少了掩码？）",
                 en=f"!! K step {k} (line {step.line}): {len(step.outside)} {verb} of {t.name} fall outside "
                 f"{t.name}: {where} (the NaN padding around it; a missing mask?)",
             )
@@ -384,7 +396,8 @@ def header(args, t_a, t_b, grid_shape, path):
         ),
         say(
             zh=f"这个程序的行：{rows_text(args.pid_m, bm, args.m)}；列：{rows_text(args.pid_n, bn, args.n)}",
-            en=f"this program's rows: {rows_text(args.pid_m, bm, args.m)}; columns: {rows_text(args.pid_n, bn, args.n)}",
+            en=f"this program's rows: {rows_text(args.pid_m, bm, args.m)}; "
+            f"columns: {rows_text(args.pid_n, bn, args.n)}",
         ),
     ]
 
@@ -427,7 +440,8 @@ def loads_text(prog, t_a, t_b):
 
 def legend():
     return say(
-        zh="# 加载（C：写入）   . 被掩码关掉的 lane   ! 张量之外   2-9 同一元素的次数   - 这一步没碰的元素   x 写入的值不对",
+        zh="# 加载（C：写入）   . 被掩码关掉的 lane   ! 张量之外   2-9 同一元素的次数   "
+        "- 这一步没碰的元素   x 写入的值不对",
         en="# loaded (C: written)   . lane masked off   ! outside the tensor   2-9 that many times   "
         "- element not touched this step   x written with a wrong value",
     )
@@ -559,7 +573,7 @@ def store_steps(seen, pid):
 
 
 def summary(seen, args, pid):
-    """(ok, [sentences]) for one program: its loads of A and B, its stores into C."""
+    """[(ok, sentence)] for one program: its loads of A and B, its stores into C."""
     t_a, t_b, t_c = seen.tensors
     need_a, need_b, need_c = tile_needs(args, pid, seen.tensors)
     prog = seen.loads[pid]
@@ -590,7 +604,7 @@ def summary(seen, args, pid):
                 ),
             )
         )
-    return all(ok for ok, _ in results), [text for _, text in results]
+    return results
 
 
 def report(seen, args, path):
@@ -624,31 +638,30 @@ def report(seen, args, path):
         for s in steps:
             lines += ["  " + line for line in step_problems(t_c, s, None, say(zh="写入", en="writes"))]
         lines.append("")
-    ok, sentences = summary(seen, args, pid)
     lines.append(say(zh=f"程序 {pid} 合计：", en=f"Program {pid} over all its steps:"))
-    lines += [("   " if ok else "!! ") + s for s in sentences]
+    lines += [("   " if ok else "!! ") + text for ok, text in summary(seen, args, pid)]
     if seen.acc_note:
         lines.append("   " + seen.acc_note)
     others = [p for p in seen.grid if p != pid]
     if others:
         lines += ["", say(zh="其他程序：", en="The other programs:")]
         for p in others:
-            ok, sentences = summary(seen, args, p)
-            head = f"  {p}: "
-            if ok:
-                lines.append(
-                    head
-                    + say(zh="加载和写入都在张量之内，各恰好一次", en="every load and store inside, each exactly once")
+            bad = [text for ok, text in summary(seen, args, p) if not ok]
+            head = f"{p}" + say(zh="：", en=": ")
+            if not bad:
+                everything = say(
+                    zh="加载和写入都在张量之内，各恰好一次", en="every load and store inside, each exactly once"
                 )
-            else:
-                lines.append(head.replace("  ", "!!", 1) + say(zh="；", en="; ").join(sentences))
-                lines.append(
-                    "     "
-                    + say(
-                        zh=f"看这一个：make loads ARGS=\"... --pid-m {p[0]} --pid-n {p[1]}\"",
-                        en=f"to see it: make loads ARGS=\"... --pid-m {p[0]} --pid-n {p[1]}\"",
-                    )
+                lines.append("   " + head + everything)
+                continue
+            lines.append("!! " + head + say(zh="；", en="; ").join(bad))
+            lines.append(
+                "   "
+                + say(
+                    zh=f'看这一个：make loads ARGS="... --pid-m {p[0]} --pid-n {p[1]}"',
+                    en=f'to see it: make loads ARGS="... --pid-m {p[0]} --pid-n {p[1]}"',
                 )
+            )
     return "\n".join(lines)
 
 
