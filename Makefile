@@ -8,7 +8,7 @@ SETUP  := $(if $(filter $(VENV)/bin/python,$(PY)),$(VENV)/.installed)
 # ALL=1: every hint seen so far.
 PICK   := $(if $(STEP),--step $(STEP)) $(if $(LESSON),--lesson $(LESSON)) $(if $(SEED),--seed $(SEED))
 
-.PHONY: help setup test grade hint reset check lint format bench tiles smem l2sim clean
+.PHONY: help setup test grade hint reset check lint format bench tiles smem l2sim loads clean
 help:
 	@echo "make test [STEP=T4.2]   grade your file: the first failure, then the scorecard (SOLUTION=1: solutions/)"
 	@echo "make grade [STEP=T4.2]  the scorecard alone: which steps pass, what to read next"
@@ -19,6 +19,7 @@ help:
 	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (python -m tools.study.tile_order --help)"
 	@echo "make smem [ARGS=...]    shared memory per autotune config, and the GPUs it fits (python -m tools.study.smem --help)"
 	@echo "make l2sim [ARGS=...]   DRAM bytes in row-major vs grouped order, an L2 model (python -m tools.study.l2sim --help)"
+	@echo "make loads [ARGS=...]   what your mainloop loads and your epilogue stores, per K step (python -m tools.study.loads --help)"
 	@echo "make setup              create $(VENV) with the pinned versions (done on first use)"
 	@echo "   also: SEED=n replays a run's random inputs; LESSON=T4 picks a lesson"
 
@@ -61,6 +62,8 @@ smem: $(SETUP)
 	$(PY) -m tools.study.smem $(ARGS)
 l2sim: $(SETUP)
 	$(PY) -m tools.study.l2sim $(ARGS)
+loads: $(SETUP)
+	$(PY) -m tools.study.loads $(ARGS)
 
 clean:
 	rm -rf $(VENV) .pytest_cache *.egg-info
