@@ -8,10 +8,12 @@ SETUP  := $(if $(filter $(VENV)/bin/python,$(PY)),$(VENV)/.installed)
 # ALL=1: every hint seen so far.
 PICK   := $(if $(STEP),--step $(STEP)) $(if $(LESSON),--lesson $(LESSON)) $(if $(SEED),--seed $(SEED))
 
+.PHONY: watch
 .PHONY: help setup test grade hint reset check lint format bench tiles smem l2sim loads clean
 help:
 	@echo "make test [STEP=T4.2]   grade your file: the first failure, then the scorecard (SOLUTION=1: solutions/)"
 	@echo "make grade [STEP=T4.2]  the scorecard alone: which steps pass, what to read next"
+	@echo "make watch [STEP=T4.2]  re-run the step you are on each time you save your file (Ctrl-C stops)"
 	@echo "make hint [STEP=T4.2]   the next hint for a step (ALL=1: every hint seen so far)"
 	@echo "make reset              the stub again; your file is kept in mine/backups/ first"
 	@echo "make check              the repo's invariants: what CI runs"
@@ -35,6 +37,9 @@ test: $(SETUP)
 	@$(PY) -m tools.learner.grade --details $(PICK)
 grade: $(SETUP)
 	@$(PY) -m tools.learner.grade $(PICK)
+# One warm process (torch and triton imported once) forks a child per save (tools/learner/watch.py).
+watch: $(SETUP)
+	@$(PY) -m tools.learner.watch $(PICK)
 hint: $(SETUP)
 	@$(PY) -m tools.learner.hint $(PICK) $(if $(ALL),--all)
 reset:

@@ -18,14 +18,26 @@ import random
 import re
 import signal
 import sys
+import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
 from course import ROOT, registry, seam
+from course.i18n import say
 from tools.learner import scorecard, state
 from tools.learner.plugin import run_pytest, short, source_line
 
 STEP_LIMIT_S = 900  # a whole step; pytest-timeout stops a single test long before this
+
+# The per-test timeout of learner runs (make test, make grade, make watch), passed as PYTEST_TIMEOUT
+# unless that is set already; pytest.ini keeps 60 s for make check's own suite runs.  Measured with
+# `pytest --durations` on solutions/ on the 2-core machine (2026-12-01): the slowest check takes
+# 4.2 s alone (test_cpu_tensors_need_the_interpreter, which starts a Python that imports torch) and
+# 4.3 s with four steps running side by side on the two cores (test_tile_coords_is_a_bijection,
+# the first launch of a step).  10 s is more than twice that, so a slow but correct check is not
+# cut off, and an endless loop is reported 10 s after it starts, within the 15 s a learner waits.
+LEARNER_TIMEOUT_S = 10
 
 
 @dataclass
@@ -47,12 +59,90 @@ class Row:
         return self.total > 0 and self.passed == self.total
 
 
-def run_step(s, seed, parallel=False):
+def learner_env(seed, parallel=False):
     env = dict(os.environ, SEED=str(seed))
+    env.setdefault("PYTEST_TIMEOUT", str(LEARNER_TIMEOUT_S))
     if parallel:  # one thread each: processes side by side oversubscribe the cores otherwise
         env.setdefault("OMP_NUM_THREADS", "1")
-    report, rc, output = run_pytest(["-q", "--tb=short", "-m", s.marker], ROOT, env, STEP_LIMIT_S)
-    return row_of(s, report, rc, output)
+    return env
+
+
+def run_step(s, seed, parallel=False, live=None):
+    if live:
+        live.start(s)
+    progress = (lambda report: live.update(s, report)) if live else None
+    report, rc, output = run_pytest(
+        ["-q", "--tb=short", "-m", s.marker], ROOT, learner_env(seed, parallel), STEP_LIMIT_S, progress
+    )
+    row = row_of(s, report, rc, output)
+    if live:
+        live.finish(s, row)
+    return row
+
+
+class Live:
+    """What is running, while it runs.  On a terminal one line, rewritten in place twice a second
+    ("T4.2 running, 12 s, 30 of 37 checks done"); into a pipe or a file, a plain line as each step
+    ends, so a CI log shows progress without a line per tick."""
+
+    def __init__(self, tty=None):
+        self.tty = sys.stdout.isatty() if tty is None else tty
+        self.lock = threading.Lock()
+        self.running = {}  # step id: [start time, checks done, checks collected]
+        self.stopped = threading.Event()
+        self.shown = 0
+        if self.tty:
+            threading.Thread(target=self._tick, daemon=True).start()
+
+    def start(self, s):
+        with self.lock:
+            self.running[s.id] = [time.monotonic(), 0, 0]
+
+    def update(self, s, report):
+        if report is None:
+            return
+        counted = [c["test"] for c in report.get("collected", []) if c["step"] == s.id and not c["suite_skip"]]
+        with self.lock:
+            if s.id in self.running:
+                self.running[s.id][1:] = [sum(t in report.get("results", {}) for t in counted), len(counted)]
+
+    def finish(self, s, row):
+        with self.lock:
+            began = self.running.pop(s.id, [time.monotonic()])[0]
+            if not self.tty:
+                took = time.monotonic() - began
+                print(
+                    say(
+                        zh=f"{s.id} 跑完，用时 {took:.0f} s，通过 {row.passed}/{row.total}",
+                        en=f"{s.id} finished in {took:.0f} s: {row.passed} of {row.total} checks pass",
+                    ),
+                    flush=True,
+                )
+
+    def line(self):
+        now = time.monotonic()
+        parts = []
+        for sid, (began, done, total) in sorted(self.running.items()):
+            checks = say(zh=f"，已完成 {done}/{total} 个检查", en=f", {done} of {total} checks done") if total else ""
+            parts.append(
+                say(zh=f"{sid} 运行中，{now - began:.0f} s{checks}", en=f"{sid} running, {now - began:.0f} s{checks}")
+            )
+        return "; ".join(parts)
+
+    def _tick(self):
+        while not self.stopped.wait(0.5):
+            with self.lock:
+                text = self.line()[: max(20, scorecard.WIDTH - 1)]
+                sys.stdout.write("\r\033[K" + text)
+                sys.stdout.flush()
+                self.shown = bool(text)
+
+    def close(self):
+        self.stopped.set()
+        with self.lock:
+            if self.tty and self.shown:
+                sys.stdout.write("\r\033[K")
+                sys.stdout.flush()
 
 
 def row_of(s, report, rc, output):
@@ -136,14 +226,18 @@ def died(rc, running, output):
     return f"the test process exited with status {rc}{where} before its checks ran: does your code call exit?", code
 
 
-def run_steps(steps, seed):
+def run_steps(steps, seed, live=None):
+    """Every step in its own process, as many at once as there are cores: when one ends, by passing,
+    failing or timing out, the next step starts at once."""
     workers = max(1, min(len(steps), os.cpu_count() or 1))
     pool = ThreadPoolExecutor(workers)
     try:
-        futures = [pool.submit(run_step, s, seed, parallel=workers > 1) for s in steps]
+        futures = [pool.submit(run_step, s, seed, workers > 1, live) for s in steps]
         return [f.result() for f in futures]
     finally:  # on Ctrl-C: start no more steps (the running ones got the Ctrl-C too)
         pool.shutdown(cancel_futures=True)
+        if live:
+            live.close()
 
 
 def choose(args):
@@ -171,9 +265,15 @@ def main(argv=None):
         return 2
     seed = args.seed if args.seed is not None else int(os.environ.get("SEED") or random.randrange(10**6))
     if len(steps) > 1 and sys.stdout.isatty():
-        print(f"grading {seam.path(lesson)}: {len(steps)} steps, each in its own process ...", flush=True)
+        print(
+            say(
+                zh=f"正在评分 {seam.path(lesson)}：{len(steps)} 个步骤，各跑在自己的进程里……",
+                en=f"grading {seam.path(lesson)}: {len(steps)} steps, each in its own process ...",
+            ),
+            flush=True,
+        )
     try:
-        rows = run_steps(steps, seed)
+        rows = run_steps(steps, seed, Live())
     except KeyboardInterrupt:
         print("\ninterrupted: no scorecard this time", file=sys.stderr)
         return 130

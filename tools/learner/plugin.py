@@ -21,6 +21,7 @@ import re
 import subprocess
 import sys
 import tempfile
+import time
 import traceback
 from pathlib import Path
 
@@ -183,27 +184,45 @@ def pytest_runtest_logreport(report):
     _save()
 
 
-def run_pytest(args, cwd, env, timeout):
+def run_pytest(args, cwd, env, timeout, progress=None):
     """Run `python -m pytest -p tools.learner.plugin ARGS` in a fresh process in cwd.
 
     Returns (state, exit status, output): state is what this plugin wrote (None if the process
-    could not even collect), exit status None if it ran past `timeout` seconds and was stopped."""
+    could not even collect), exit status None if it ran past `timeout` seconds and was stopped.
+    progress(state), if given, is called about twice a second with what the report says so far."""
     with tempfile.TemporaryDirectory(prefix="course-report-") as tmp:
         report = Path(tmp) / "report.json"
-        try:
-            proc = subprocess.run(
-                [sys.executable, "-m", "pytest", "-p", "tools.learner.plugin", *args],
-                cwd=cwd,
-                env=dict(env, **{REPORT: str(report)}),
-                capture_output=True,
-                text=True,
-                timeout=timeout,
-            )
-            rc, output = proc.returncode, proc.stdout + proc.stderr
-        except subprocess.TimeoutExpired as e:
-            rc, output = None, _text(e.stdout) + _text(e.stderr)
-        state = json.loads(report.read_text()) if report.exists() else None
-        return state, rc, output
+        proc = subprocess.Popen(
+            [sys.executable, "-m", "pytest", "-p", "tools.learner.plugin", *args],
+            cwd=cwd,
+            env=dict(env, **{REPORT: str(report)}),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        deadline = time.monotonic() + timeout
+        while True:
+            try:
+                out, err = proc.communicate(timeout=min(0.5, max(0.01, deadline - time.monotonic())))
+                rc, output = proc.returncode, out + err
+                break
+            except subprocess.TimeoutExpired:
+                if time.monotonic() >= deadline:
+                    proc.kill()
+                    out, err = proc.communicate()
+                    rc, output = None, _text(out) + _text(err)
+                    break
+                if progress is not None:
+                    progress(read_report(report))
+        return read_report(report), rc, output
+
+
+def read_report(path):
+    """The plugin's report at path, or None when there is none (yet)."""
+    try:
+        return json.loads(Path(path).read_text())
+    except (OSError, ValueError):
+        return None
 
 
 def _text(data):
