@@ -23,8 +23,17 @@ In the grids, rows and columns are the tensor's own indices (A[m, k]: m down, k 
     !   loaded or written OUTSIDE the tensor     2-9  the same element loaded that many times
     -   an element of the tensor this step did not touch
     x   (C only) written with a value other than the tile's result
-Cells outside the tensor are drawn only where a lane points at them.  Below the grids of the chosen
-program, one line for every other program says whether its loads and stores stayed inside.
+Cells outside the tensor are drawn only where a lane points at them.  Every program of the grid
+runs; below the grids of the chosen one, a line for each other program says whether its loads and
+stores stayed inside.
+
+The default problem is §3's worked example: A of shape (6, 8), BLOCK_M = BLOCK_K = 4, pid_m = 0;
+§3 does not fix N, so B is (8, 6) and BLOCK_N = 4, and the default program (0, 0) needs no mask.
+Try --k 6 (a K tail) and --pid-m 1 (rows past M) to see masks at work.  Through make, pass the
+options as ARGS: make loads ARGS="--k 6 --pid-m 1".  The text follows the course's language
+(COURSE_LANG=zh or en, else the locale); the picture (--png, drawn instead of the text) is in
+English.  Exits 1 with the stub's message while mainloop or epilogue is not written yet (showing
+whichever of the two is).
 """
 
 import argparse
