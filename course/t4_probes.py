@@ -6,6 +6,7 @@ import triton
 import triton.language as tl
 
 from course import seam
+from course.i18n import say
 from course.registry import T4
 
 _t4 = seam.load(T4)
@@ -13,6 +14,21 @@ tile_coords = _t4.tile_coords
 mainloop = _t4.mainloop
 epilogue = _t4.epilogue
 bias_and_activation = _t4.bias_and_activation
+
+# tl.static_assert's message is fixed when the kernel compiles, so the language is chosen here, at
+# import; a jitted function reads a global only as a constexpr.
+ACC_NOT_FP32 = tl.constexpr(
+    say(
+        zh="T4.2：mainloop 必须返回 float32 累加器（tl.zeros(..., dtype=tl.float32)），详见 §4",
+        en="T4.2: mainloop must return a float32 accumulator (tl.zeros(..., dtype=tl.float32)); see §4",
+    )
+)
+TILE_NOT_FP32 = tl.constexpr(
+    say(
+        zh="T4.5：bias_and_activation 必须返回 float32 的 tile，类型转换只在 epilogue 里做，详见 §5.2",
+        en="T4.5: bias_and_activation must return the float32 tile; cast only in the epilogue; see §5.2",
+    )
+)
 
 
 @triton.jit
@@ -45,10 +61,7 @@ def mainloop_probe(
     acc = mainloop(
         a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n, BLOCK_M, BLOCK_N, BLOCK_K
     )
-    tl.static_assert(
-        acc.dtype == tl.float32,
-        "T4.2: mainloop must return a float32 accumulator (tl.zeros(..., dtype=tl.float32)); see §4",
-    )
+    tl.static_assert(acc.dtype == tl.float32, ACC_NOT_FP32.value)
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     tl.store(acc_ptr + rows[:, None] * stride_acc + cols[None, :], acc)  # acc_ptr is padded
@@ -86,8 +99,5 @@ def bias_and_activation_probe(
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
     acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)
-    tl.static_assert(
-        acc.dtype == tl.float32,
-        "T4.5: bias_and_activation must return the float32 tile; cast only in the epilogue; see §5.2",
-    )
+    tl.static_assert(acc.dtype == tl.float32, TILE_NOT_FP32.value)
     tl.store(out_ptr + rows[:, None] * stride_acc + cols[None, :], acc)

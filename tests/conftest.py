@@ -19,7 +19,8 @@ import pytest
 import torch
 
 from course import seam, toolchain
-from course.registry import LESSONS
+from course.i18n import say, stub_report
+from course.registry import BY_ID, LESSONS
 
 toolchain.choose_backend()  # before triton is first imported
 toolchain.require_working_toolchain()
@@ -36,7 +37,10 @@ def pytest_configure(config):
 
 
 def pytest_report_header(config):
-    return f"SEED={SEED} (replay these random inputs: SEED={SEED} pytest ..., or make test SEED={SEED})"
+    return say(
+        zh=f"SEED={SEED}（重放这组随机输入：SEED={SEED} pytest ...，或 make test SEED={SEED}）",
+        en=f"SEED={SEED} (replay these random inputs: SEED={SEED} pytest ..., or make test SEED={SEED})",
+    )
 
 
 def seed_of(nodeid):
@@ -57,7 +61,7 @@ def graded_module():
         try:
             return seam.load(lesson)
         except seam.LearnerImportError as e:
-            pytest.fail(str(e), pytrace=False)
+            pytest.fail(say(zh=f"{e}（文件没能导入：先修好这一行）", en=str(e)), pytrace=False)
 
     return load
 
@@ -77,16 +81,43 @@ def _escape_report(exc):
     if not frames:
         return None
     where = f"{next(g for g in GRADED if frames[-1].filename.endswith(g))} line {frames[-1].lineno}"
-    kind = {
-        pytest.skip.Exception: "a skip",
-        pytest.xfail.Exception: "an xfail",
-        pytest.exit.Exception: "pytest.exit",
-        SystemExit: "an exit",
+    kind = {  # (English, Chinese)
+        pytest.skip.Exception: ("a skip", " skip"),
+        pytest.xfail.Exception: ("an xfail", " xfail"),
+        pytest.exit.Exception: ("pytest.exit", " pytest.exit"),
+        SystemExit: ("an exit", " exit"),
     }
     name = next(v for k, v in kind.items() if isinstance(exc, k))
-    return (
-        f"{where} raised {name} ({type(exc).__name__}: {exc}): the graded code may not skip, xfail or "
-        f"end a check, so the check fails. Remove it and make the check pass"
+    return say(
+        zh=f"{where} 抛出了{name[1]}（{type(exc).__name__}: {exc}）：被评分的代码不许 skip、xfail 或中途结束检查，"
+        f"所以这项检查算失败。删掉它，让检查真正通过",
+        en=f"{where} raised {name[0]} ({type(exc).__name__}: {exc}): the graded code may not skip, xfail or "
+        f"end a check, so the check fails. Remove it and make the check pass",
+    )
+
+
+def _step_of(item):
+    """The step a test belongs to, from its step marker; None for an unmarked test."""
+    return next((s for s in BY_ID.values() if item.get_closest_marker(s.marker)), None)
+
+
+def _later_stub_report(item, message):
+    """A failure for a check that ran into the stub of a step after its own, else None.  A check
+    of T4.4 must not need T4.5: reaching its body means the code of this step let the call go
+    further than it should, and "not written yet: T4.5" would send the learner the wrong way."""
+    own = _step_of(item)
+    stub = BY_ID.get(message.split(" ", 1)[0].upper())
+    if own is None or stub is None or own.lesson is not stub.lesson:
+        return None
+    order = [s.id for s in own.lesson.steps]
+    if order.index(stub.id) <= order.index(own.id):
+        return None
+    return say(
+        zh=f"这是 {own.id} 的检查，却跑进了 {stub.id}（{', '.join(stub.writes)}）还没写的函数体：{own.id} 的代码"
+        f"让这次调用走得太远了（{own.id} 只依赖它之前的步骤）。stub 原文：{message}",
+        en=f"this {own.id} check ran into the body of {stub.id} ({', '.join(stub.writes)}), which is not "
+        f"written: your {own.id} code let the call go that far ({own.id} needs only the steps before it). "
+        f"The stub says: {message}",
     )
 
 
@@ -100,7 +131,7 @@ def pytest_runtest_call(item):
         if escaped is None and message is None:
             raise
     # outside `except`: no chained traceback
-    pytest.fail(escaped or f"not written yet: {message}", pytrace=False)
+    pytest.fail(escaped or _later_stub_report(item, message) or stub_report(message), pytrace=False)
 
 
 @pytest.hookimpl(wrapper=True)
@@ -109,16 +140,21 @@ def pytest_runtest_makereport(item, call):
     report = yield
     if report.skipped and not _skipped_by_the_suite(item, report):
         report.outcome = "failed"
-        report.longrepr = (
-            f"{item.nodeid}: skipped ({_skip_text(report)}), but only the suite's own marks may "
-            f"skip a check: a skipped check does not pass"
+        report.longrepr = say(
+            zh=f"{item.nodeid}：被跳过了（{_skip_text(report)}），但只有测试套件自己的标记才能跳过检查："
+            f"被跳过的检查不算通过",
+            en=f"{item.nodeid}: skipped ({_skip_text(report)}), but only the suite's own marks may "
+            f"skip a check: a skipped check does not pass",
         )
     if report.failed:
         report.sections.append(
             (
                 "seed",
-                f"SEED={SEED}: SEED={SEED} pytest '{item.nodeid}' replays this check; "
-                f"make test SEED={SEED} replays the whole run",
+                say(
+                    zh=f"SEED={SEED}：SEED={SEED} pytest '{item.nodeid}' 重放这项检查；make test SEED={SEED} 重放整轮",
+                    en=f"SEED={SEED}: SEED={SEED} pytest '{item.nodeid}' replays this check; "
+                    f"make test SEED={SEED} replays the whole run",
+                ),
             )
         )
     return report

@@ -15,8 +15,9 @@ import pytest
 import torch
 import triton
 
-from course import ROOT
+from course import ROOT, seam
 from course.hardware import H100_SMEM, smem_bytes
+from course.i18n import say, stub_report, where_to_read
 from course.registry import BY_ID, T4
 from course.tile_order import grouped_order
 
@@ -49,8 +50,21 @@ def probes(t4):
     return t4_probes
 
 
-def where(step_id):
-    return BY_ID[step_id].where_to_read()
+def where(step_id, *sections):
+    """Where the fix of a failure of step_id is explained, in the learner's explainer first: the
+    subsections named (T4.4's grid: "6.2"), else all of the step's sections."""
+    s = BY_ID[step_id]
+    return where_to_read(s.lesson.explainers, sections or s.sections)
+
+
+def see_loads(M, N, K, bm, bn, bk, dtype, **layouts):
+    """The `make loads` line that draws this case's loads and stores with the learner's own code;
+    layouts: layout (of A), layout_b, layout_c, each given only when it is not row-major."""
+    flags = f"--m {M} --n {N} --k {K} --block {bm} {bn} {bk}"
+    flags += "".join(f" --{k.replace('_', '-')} {v}" for k, v in layouts.items() if v != "row-major")
+    flags += " --dtype fp32" if dtype == torch.float32 else ""
+    command = f'make loads ARGS="{flags}"'
+    return say(zh=f"用 {command} 看看你自己的代码加载和写回了哪些元素", en=f"see your own loads: {command}")
 
 
 def rel_err(out, ref):
@@ -68,17 +82,17 @@ LAYOUTS = ("row-major", "column-major", "every-other-column")
 PAD = 72  # more than any block the poisoned tests use, so a read past an edge lands in the padding
 
 
-def poisoned_view(rows, cols, layout, dtype, fill=float("nan")):
+def poisoned_view(rows, cols, layout, dtype, fill=float("nan"), pad=PAD):
     """A (rows, cols) tensor of random values stored as `layout`, and the buffer around it."""
     if layout == "row-major":
-        buf = torch.full((rows + 2 * PAD, cols + 2 * PAD), fill, dtype=dtype, device=DEVICE)
-        view = buf[PAD : PAD + rows, PAD : PAD + cols]
+        buf = torch.full((rows + 2 * pad, cols + 2 * pad), fill, dtype=dtype, device=DEVICE)
+        view = buf[pad : pad + rows, pad : pad + cols]
     elif layout == "column-major":  # what x.t() of a contiguous tensor looks like
-        buf = torch.full((cols + 2 * PAD, rows + 2 * PAD), fill, dtype=dtype, device=DEVICE)
-        view = buf[PAD : PAD + cols, PAD : PAD + rows].t()
+        buf = torch.full((cols + 2 * pad, rows + 2 * pad), fill, dtype=dtype, device=DEVICE)
+        view = buf[pad : pad + cols, pad : pad + rows].t()
     else:  # no stride is 1
-        buf = torch.full((rows + 2 * PAD, 2 * cols + 2 * PAD), fill, dtype=dtype, device=DEVICE)
-        view = buf[PAD : PAD + rows, PAD : PAD + 2 * cols : 2]
+        buf = torch.full((rows + 2 * pad, 2 * cols + 2 * pad), fill, dtype=dtype, device=DEVICE)
+        view = buf[pad : pad + rows, pad : pad + 2 * cols : 2]
     view.copy_(random((rows, cols), dtype))
     return view, buf
 
@@ -105,9 +119,11 @@ def picture(coords, num_pid_m, num_pid_n):
 @pytest.mark.t4_1
 def test_tile_coords_worked_example(probes):
     coords = run_tile_coords(probes, 4, 4, 2)
-    assert coords[5] == (1, 2), (
-        f"pid 5 of a 4 x 4 grid with GROUP_M = 2 must compute tile (1, 2), got {coords[5]}.\n"
-        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {where('T4.1')}"
+    assert coords[5] == (1, 2), say(
+        zh=f"4 x 4 的网格、GROUP_M = 2 时，pid 5 应该算 tile (1, 2)，实际是 {coords[5]}。\n"
+        f"手算一遍：num_pid_in_group = 8，group_id = 0，first_pid_m = 0，group_size_m = 2；{where('T4.1')}",
+        en=f"pid 5 of a 4 x 4 grid with GROUP_M = 2 must compute tile (1, 2), got {coords[5]}.\n"
+        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {where('T4.1')}",
     )
 
 
@@ -120,19 +136,25 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
     got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
     want = grouped_order(num_pid_m, num_pid_n, group_m)
     if got != want:
+        rest = num_pid_m % group_m
         short = (
             ""
-            if num_pid_m % group_m == 0
-            else (
-                f" The last group has only {num_pid_m % group_m} row{'s' if num_pid_m % group_m > 1 else ''}: "
-                f"use group_size_m, not GROUP_M."
+            if rest == 0
+            else say(
+                zh=f"最后一组只有 {rest} 行：用 group_size_m，不要用 GROUP_M。",
+                en=f" The last group has only {rest} row{'s' if rest > 1 else ''}: use group_size_m, not GROUP_M.",
             )
         )
+        yours, expected = picture(got, num_pid_m, num_pid_n), picture(want, num_pid_m, num_pid_n)
         pytest.fail(
-            f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
-            f"  which pid computes each tile, yours:\n{picture(got, num_pid_m, num_pid_n)}\n"
-            f"  expected:\n{picture(want, num_pid_m, num_pid_n)}\n"
-            f"  ('?' = no program computes that tile, '!' = more than one); {where('T4.1')}",
+            say(
+                zh=f"{num_pid_m} x {num_pid_n} 的网格、GROUP_M = {group_m} 时 tile 的顺序不对。{short}\n"
+                f"  每个 tile 由哪个 pid 计算，你的：\n{yours}\n  应该是：\n{expected}\n"
+                f"  （'?' = 没有程序算这个 tile，'!' = 不止一个程序算它）；{where('T4.1')}",
+                en=f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
+                f"  which pid computes each tile, yours:\n{yours}\n  expected:\n{expected}\n"
+                f"  ('?' = no program computes that tile, '!' = more than one); {where('T4.1')}",
+            ),
             pytrace=False,
         )
 
@@ -149,10 +171,13 @@ def test_tile_coords_is_a_bijection(probes):
         missing = sorted(tiles - set(got))
         repeated = sorted({t for t in got if got.count(t) > 1})
         outside = sorted({t for t in got if t not in tiles})
-        assert not (missing or repeated or outside), (
-            f"{num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}: every tile must be computed exactly once.\n"
+        assert not (missing or repeated or outside), say(
+            zh=f"{num_pid_m} x {num_pid_n} 的网格、GROUP_M = {group_m}：每个 tile 必须恰好算一次。\n"
+            f"  没人算的：{missing[:6]}\n  算了两次及以上的：{repeated[:6]}\n"
+            f"  落在网格外的：{outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{where('T4.1')}",
+            en=f"{num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}: every tile must be computed exactly once.\n"
             f"  never computed: {missing[:6]}\n  computed twice or more: {repeated[:6]}\n"
-            f"  outside the grid: {outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{where('T4.1')}"
+            f"  outside the grid: {outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{where('T4.1')}",
         )
 
 
@@ -187,6 +212,52 @@ def first_block_only(a, b, bk):
     return out
 
 
+def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
+    """What a K loop with correct pointer blocks and masks computes, in float64, when it advances
+    a_ptrs by a_step and b_ptrs by b_step elements per iteration: it reads the buffers around A and
+    B as the kernel would.  A read outside a buffer is NaN."""
+    (M, K), N = a.shape, b.shape[1]
+    flat_a, flat_b = a_buf.flatten().double(), b_buf.flatten().double()
+    rows, cols, ks = (torch.arange(n, device=a.device) for n in (M, N, bk))
+    out = torch.zeros(M, N, dtype=torch.float64, device=a.device)
+    for it in range(triton.cdiv(K, bk)):
+        live = ks < K - it * bk
+
+        def read(flat, addr, mask):
+            inside = (addr >= 0) & (addr < flat.numel())
+            got = flat[addr.clamp(0, flat.numel() - 1)].where(inside, torch.nan)
+            return got.where(mask, 0.0)
+
+        at_a = a.storage_offset() + rows[:, None] * a.stride(0) + ks[None, :] * a.stride(1) + it * a_step
+        at_b = b.storage_offset() + ks[:, None] * b.stride(0) + cols[None, :] * b.stride(1) + it * b_step
+        out += read(flat_a, at_a, live[None, :].expand(M, bk)) @ read(flat_b, at_b, live[:, None].expand(bk, N))
+    return out
+
+
+def advance_mistake(probes, M, N, K, blocks, layout, dtype):
+    """Which pointer advance uses the wrong stride, if the loop matches one in torch: the case run
+    again inside finite padding wide enough for the wrong advance, against the simulated loops."""
+    bk = blocks[2]
+    pad = K + max(blocks) + PAD
+    a, a_buf = poisoned_view(M, K, layout, dtype, fill=0.5, pad=pad)
+    b, b_buf = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 1) % 3], dtype, fill=0.25, pad=pad)
+    a_buf.copy_(random(a_buf.shape, dtype)), b_buf.copy_(random(b_buf.shape, dtype))
+    got = run_mainloop(probes, a, b, blocks)[:M, :N]
+    if got.isnan().any():
+        return None
+    (sam, sak), (sbk, sbn) = a.stride(), b.stride()
+    candidates = {
+        "a_ptrs": (bk * sam, bk * sbk),
+        "b_ptrs": (bk * sak, bk * sbn),
+        "a_ptrs, b_ptrs": (bk * sam, bk * sbn),
+    }
+    for name, (a_step, b_step) in candidates.items():
+        if (a_step, b_step) != (bk * sak, bk * sbk):
+            if rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step)) < ACC_RTOL[dtype]:
+                return name
+    return None
+
+
 def blockwise(a, b, bk, round_partials):
     """What two wrong loops compute, in float64: each K-block's product rounded to fp16 before it
     is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator)."""
@@ -202,32 +273,83 @@ def blockwise(a, b, bk, round_partials):
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("M, N, K, bm, bn, bk", MAINLOOP_CASES)
 def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
+    layout_b = LAYOUTS[(LAYOUTS.index(layout) + 1) % 3]  # A and B differ
     a, _ = poisoned_view(M, K, layout, dtype)
-    b, _ = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 1) % 3], dtype)  # A and B differ
+    b, _ = poisoned_view(K, N, layout_b, dtype)
     acc = run_mainloop(probes, a, b, (bm, bn, bk))
-    case = f"M={M} N={N} K={K}, BLOCK {bm}x{bn}x{bk}, A {layout}, {dtype}, strides A {a.stride()} B {b.stride()}"
-    assert not acc.isnan().any(), (
-        f"{case}: the accumulator holds NaN, so a load read outside A or B (they sit inside NaN "
-        f"padding here): either a mask is missing (rows >= M, columns >= N, the K tail offs_k < "
-        f"K - k * BLOCK_K, with other=0.0) or a pointer block uses the wrong stride; {where('T4.2')}"
+    case = say(
+        zh=f"M={M} N={N} K={K}，BLOCK {bm}x{bn}x{bk}，A 为 {layout}，{dtype}，"
+        f"A 的 stride {a.stride()}、B 的 {b.stride()}",
+        en=f"M={M} N={N} K={K}, BLOCK {bm}x{bn}x{bk}, A {layout}, {dtype}, strides A {a.stride()} B {b.stride()}",
     )
+    loads = see_loads(M, N, K, bm, bn, bk, dtype, layout=layout, layout_b=layout_b)
+    if acc.isnan().any():
+        advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
+        if advance:
+            right = {"a_ptrs": "a_ptrs += BLOCK_K * stride_ak", "b_ptrs": "b_ptrs += BLOCK_K * stride_bk"}
+            fix = "; ".join(right[n] for n in advance.split(", "))
+            pytest.fail(
+                say(
+                    zh=f"{case}：累加器里有 NaN，而且结果正好等于 {advance} 在循环里按错的 stride 前进"
+                    f"（沿 M 或 N 走，而不是沿 K 走）：指针块本身建对了，错在每次迭代的移动，应该是 {fix}；"
+                    f"{where('T4.2', '4.3')}。{loads}",
+                    en=f"{case}: the accumulator holds NaN, and it is exactly what the loop computes when "
+                    f"{advance} advance{'s' if ',' not in advance else ''} by the wrong stride (along M or N "
+                    f"instead of along K): the blocks are built right, the move in each iteration is wrong; it "
+                    f"must be {fix}; {where('T4.2', '4.3')}. {loads}",
+                ),
+                pytrace=False,
+            )
+        pytest.fail(
+            say(
+                zh=f"{case}：累加器里有 NaN，说明某次 load 读到了 A 或 B 之外（这里它们被 NaN 填充包着）："
+                f"要么少了掩码（行 >= M、列 >= N、K 尾部 offs_k < K - k * BLOCK_K，且 other=0.0），"
+                f"要么某个指针块用错了 stride；{where('T4.2', '3', '4.1')}。{loads}",
+                en=f"{case}: the accumulator holds NaN, so a load read outside A or B (they sit inside NaN "
+                f"padding here): either a mask is missing (rows >= M, columns >= N, the K tail offs_k < "
+                f"K - k * BLOCK_K, with other=0.0) or a pointer block uses the wrong stride; "
+                f"{where('T4.2', '3', '4.1')}. {loads}",
+            ),
+            pytrace=False,
+        )
     ref = a.double() @ b.double()
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
-        hint = "check that the K loop covers all of K and that both pointer blocks use all four strides"
+        sections = ("3", "4")
+        hint = say(
+            zh="检查 K 循环是否覆盖了整个 K，以及两个指针块是否四个 stride 都用上了",
+            en="check that the K loop covers all of K and that both pointer blocks use all four strides",
+        )
         if K > bk and rel_err(acc[:M, :N], first_block_only(a, b, bk)) < ACC_RTOL[dtype]:
-            hint = (
-                f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
-                f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration"
+            sections = ("4.3",)
+            hint = say(
+                zh=f"结果等于第 0 个 K 块被累加了 {triton.cdiv(K, bk)} 次：每次迭代要把 a_ptrs 前移 "
+                f"BLOCK_K * stride_ak，b_ptrs 前移 BLOCK_K * stride_bk",
+                en=f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
+                f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration",
             )
         elif rel_err(acc[:M, :N], blockwise(a, b, bk, round_partials=True)) < err / 4:
-            hint = (
-                "it matches each tl.dot(a, b) rounded to fp16 before it is added: keep the product "
-                "float32, acc = tl.dot(a, b, acc)"
+            sections = ("4.2",)
+            hint = say(
+                zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：乘积保持 float32，"
+                "写成 acc = tl.dot(a, b, acc)",
+                en="it matches each tl.dot(a, b) rounded to fp16 before it is added: keep the product "
+                "float32, acc = tl.dot(a, b, acc)",
             )
         elif layout != "row-major":
-            hint += " (this layout has no unit stride where row-major has one: never assume a stride is 1)"
-        pytest.fail(f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.1e}; {hint}; {where('T4.2')}", pytrace=False)
+            sections = ("3",)
+            hint += say(
+                zh="（这种布局在 row-major 的 stride 为 1 的地方不是 1：永远不要假定 stride 为 1）",
+                en=" (this layout has no unit stride where row-major has one: never assume a stride is 1)",
+            )
+        pytest.fail(
+            say(
+                zh=f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.1e}；{hint}；{where('T4.2', *sections)}。{loads}",
+                en=f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.1e}; {hint}; {where('T4.2', *sections)}. "
+                f"{loads}",
+            ),
+            pytrace=False,
+        )
 
 
 @pytest.mark.t4_2
@@ -242,17 +364,26 @@ def test_mainloop_accumulates_in_fp32(probes):
     err = rel_err(acc, a.double() @ b.double())
     if err < 1e-5:
         return
-    why = "something in the loop rounds below fp32"
+    why = say(zh="循环里有某一步把精度降到了 fp32 以下", en="something in the loop rounds below fp32")
     if rel_err(acc, blockwise(a, b, bk, round_partials=True)) < err / 4:
-        why = (
-            "it matches each tl.dot(a, b) rounded to fp16 before it is added: a .to(tl.float16) on the "
+        why = say(
+            zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：部分积上的 .to(tl.float16) 在这里"
+            "把低位丢了 8 次。直接加 float32 的乘积：acc = tl.dot(a, b, acc)（或 acc += tl.dot(a, b)）",
+            en="it matches each tl.dot(a, b) rounded to fp16 before it is added: a .to(tl.float16) on the "
             "partial product throws away its low bits 8 times here. Add the float32 product as it is: "
-            "acc = tl.dot(a, b, acc) (or acc += tl.dot(a, b))"
+            "acc = tl.dot(a, b, acc) (or acc += tl.dot(a, b))",
         )
     elif rel_err(acc, blockwise(a, b, bk, round_partials=False)) < err / 4:
-        why = "it matches an fp16 accumulator: start acc = tl.zeros(..., dtype=tl.float32) and keep it float32"
+        why = say(
+            zh="结果和 fp16 累加器一致：用 acc = tl.zeros(..., dtype=tl.float32) 起步，并一直保持 float32",
+            en="it matches an fp16 accumulator: start acc = tl.zeros(..., dtype=tl.float32) and keep it float32",
+        )
     pytest.fail(
-        f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {where('T4.2')}", pytrace=False
+        say(
+            zh=f"K = {K}、fp16、BLOCK_K = {bk}：相对误差 {err:.1e} > 1e-5；{why}；{where('T4.2', '4.2')}",
+            en=f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {where('T4.2', '4.2')}",
+        ),
+        pytrace=False,
     )
 
 
@@ -271,20 +402,32 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
     acc = torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE)  # the padding rows hold values too
     probes.epilogue_probe[grid](acc, acc.stride(0), c, M, N, c.stride(0), c.stride(1), bm, bn)
-    case = f"C {M}x{N} {layout} {dtype}, strides {c.stride()}, BLOCK {bm}x{bn}"
+    case = say(
+        zh=f"C 为 {M}x{N}、{layout}、{dtype}，stride {c.stride()}，BLOCK {bm}x{bn}",
+        en=f"C {M}x{N} {layout} {dtype}, strides {c.stride()}, BLOCK {bm}x{bn}",
+    )
+    loads = see_loads(M, N, 16, bm, bn, 16, dtype, layout_c=layout)
     inside = torch.zeros(buf.shape, dtype=torch.bool, device=DEVICE)
     inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)  # C's cells in buf
     stray = ((buf != before) & ~inside).sum().item()
-    assert stray == 0, (
-        f"{case}: {stray} cells outside C were written. Edge tiles stick out of C: "
-        f"store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); {where('T4.3')}"
+    assert stray == 0, say(
+        zh=f"{case}：C 之外有 {stray} 个单元被写了。边上的 tile 会伸出 C："
+        f"写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{where('T4.3')}。{loads}",
+        en=f"{case}: {stray} cells outside C were written. Edge tiles stick out of C: "
+        f"store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); {where('T4.3')}. {loads}",
     )
     unwritten = (c == sentinel).sum().item()
-    assert unwritten == 0, f"{case}: {unwritten} of {M * N} cells of C were never written; {where('T4.3')}"
+    assert unwritten == 0, say(
+        zh=f"{case}：C 的 {M * N} 个单元里有 {unwritten} 个从没被写过；{where('T4.3')}。{loads}",
+        en=f"{case}: {unwritten} of {M * N} cells of C were never written; {where('T4.3')}. {loads}",
+    )
     want = acc[:M, :N].to(dtype)
-    assert torch.equal(c, want), (
-        f"{case}: C differs from acc cast to {dtype} in {(c != want).sum().item()} cells; "
-        f"address C with stride_cm and stride_cn, and store acc.to(c_ptr.dtype.element_ty); {where('T4.3')}"
+    differ = (c != want).sum().item()
+    assert torch.equal(c, want), say(
+        zh=f"{case}：C 和转换成 {dtype} 的 acc 有 {differ} 个单元不同；用 stride_cm 和 stride_cn 给 C 寻址，"
+        f"写回 acc.to(c_ptr.dtype.element_ty)；{where('T4.3')}。{loads}",
+        en=f"{case}: C differs from acc cast to {dtype} in {differ} cells; address C with stride_cm and "
+        f"stride_cn, and store acc.to(c_ptr.dtype.element_ty); {where('T4.3')}. {loads}",
     )
 
 
@@ -293,6 +436,22 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
 # ================================================================================================
 def gelu(x):
     return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))  # exact GELU, x * Phi(x)
+
+
+def tanh_gelu(x):
+    """The tanh approximation of GELU (GPT-2's, PyTorch's approximate="tanh"): not what T4.5 asks."""
+    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def tanh_gelu_hint(x):
+    """What to say when the result is the tanh GELU of x (the pre-activation, in float64)."""
+    far = rel_err(tanh_gelu(x), gelu(x))
+    return say(
+        zh=f"这是 GELU 的 tanh 近似，和课程要求的精确（erf）GELU 差 {far:.0e}：要的是 "
+        f"0.5 * x * (1 + erf(x / sqrt(2)))，用 tl.erf",
+        en=f"this is the tanh approximation of GELU, {far:.0e} away from the exact (erf) GELU the lesson "
+        f"asks for: 0.5 * x * (1 + erf(x / sqrt(2))), with tl.erf",
+    )
 
 
 @pytest.mark.t4_5
@@ -310,38 +469,53 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
     probes.bias_and_activation_probe[(tiles,)](
         acc, acc.stride(0), bias, N, bias.stride(0), out, bm, bn, has_bias, activation
     )
-    case = f"N={N}, BLOCK_N={bn}, HAS_BIAS={has_bias}, ACTIVATION={activation!r}, bias {dtype} with stride 2"
+    case = say(
+        zh=f"N={N}，BLOCK_N={bn}，HAS_BIAS={has_bias}，ACTIVATION={activation!r}，bias 为 {dtype}、stride 为 2",
+        en=f"N={N}, BLOCK_N={bn}, HAS_BIAS={has_bias}, ACTIVATION={activation!r}, bias {dtype} with stride 2",
+    )
     if out[:, :N].isnan().any():
         pytest.fail(
-            f"{case}: NaN in the columns < N, so the bias was read between its elements (they "
-            f"are NaN here): address it as bias_ptr + offs_n * stride_bias; {where('T4.5')}",
+            say(
+                zh=f"{case}：列号 < N 的地方出现了 NaN，说明 bias 读到了相邻元素之间（这里那些位置是 NaN）："
+                f"按 bias_ptr + offs_n * stride_bias 寻址；{where('T4.5')}",
+                en=f"{case}: NaN in the columns < N, so the bias was read between its elements (they "
+                f"are NaN here): address it as bias_ptr + offs_n * stride_bias; {where('T4.5')}",
+            ),
             pytrace=False,
         )
     if out[:, N:].isnan().any():
         pytest.fail(
-            f"{case}: the tile's columns >= N hold NaN, so the bias load read past its end (NaN "
-            f"padding here; on a GPU that read is undefined and can fault). The store masks those "
-            f"columns off, so no other test sees it: load with mask=offs_n < N, other=0.0; "
-            f"{where('T4.5')}",
+            say(
+                zh=f"{case}：tile 里列号 >= N 的部分是 NaN，说明 bias 的 load 读过了末尾（这里是 NaN 填充；"
+                f"在 GPU 上这种读是未定义行为，可能直接出错）。写回时这些列被掩掉了，别的测试看不出来："
+                f"load 时加 mask=offs_n < N, other=0.0；{where('T4.5')}",
+                en=f"{case}: the tile's columns >= N hold NaN, so the bias load read past its end (NaN "
+                f"padding here; on a GPU that read is undefined and can fault). The store masks those "
+                f"columns off, so no other test sees it: load with mask=offs_n < N, other=0.0; "
+                f"{where('T4.5')}",
+            ),
             pytrace=False,
         )
-    want = acc[:, :N].double() + (bias.double()[None, :] if has_bias else 0)
-    want = gelu(want) if activation == "gelu" else want
+    x = acc[:, :N].double() + (bias.double()[None, :] if has_bias else 0)  # before the activation
+    want = gelu(x) if activation == "gelu" else x
     err = rel_err(out[:, :N], want)
     if err <= 1e-5:
         return
-    hint = "return act(acc + bias[None, :]) in float32"
+    hint = say(zh="用 float32 返回 act(acc + bias[None, :])", en="return act(acc + bias[None, :]) in float32")
     if has_bias and activation == "gelu" and rel_err(out[:, :N], gelu(acc[:, :N].double()) + bias.double()) <= 1e-5:
-        hint = "the bias was added after the GELU: add it first, gelu(acc + bias)"
-    elif activation == "gelu":
-        x = want if not has_bias else acc[:, :N].double() + bias.double()[None, :]
-        tanh = 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-        if rel_err(out[:, :N], tanh) <= 1e-5:
-            hint = (
-                f"this is the tanh approximation of GELU, {rel_err(tanh, gelu(x)):.0e} away from the exact "
-                f"one the lesson asks for: 0.5 * x * (1 + erf(x / sqrt(2)))"
-            )
-    pytest.fail(f"{case}: relative error {err:.2e} > 1e-5; {hint}; {where('T4.5')}", pytrace=False)
+        hint = say(
+            zh="bias 是在 GELU 之后加的：先加 bias，gelu(acc + bias)",
+            en="the bias was added after the GELU: add it first, gelu(acc + bias)",
+        )
+    elif activation == "gelu" and rel_err(out[:, :N], tanh_gelu(x)) <= 1e-5:
+        hint = tanh_gelu_hint(x)
+    pytest.fail(
+        say(
+            zh=f"{case}：相对误差 {err:.2e} > 1e-5；{hint}；{where('T4.5')}",
+            en=f"{case}: relative error {err:.2e} > 1e-5; {hint}; {where('T4.5')}",
+        ),
+        pytrace=False,
+    )
 
 
 # ================================================================================================
@@ -352,29 +526,36 @@ BLOCK_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
 
 def config_problems(cfg):
     if not isinstance(cfg, triton.Config):
-        return [f"{cfg!r} is not a triton.Config"]
-    found = [f"kwargs lack {k}" for k in BLOCK_KEYS if k not in cfg.kwargs]
+        return [say(zh=f"{cfg!r} 不是 triton.Config", en=f"{cfg!r} is not a triton.Config")]
+    found = [say(zh=f"kwargs 里没有 {k}", en=f"kwargs lack {k}") for k in BLOCK_KEYS if k not in cfg.kwargs]
     found += [
-        f"{k}={cfg.kwargs[k]!r} is not a power of two"
+        say(zh=f"{k}={cfg.kwargs[k]!r} 不是 2 的幂", en=f"{k}={cfg.kwargs[k]!r} is not a power of two")
         for k in BLOCK_KEYS
         if k in cfg.kwargs
         and not (isinstance(cfg.kwargs[k], int) and cfg.kwargs[k] > 0 and cfg.kwargs[k] & (cfg.kwargs[k] - 1) == 0)
     ]
     found += [
-        f"BLOCK_{d}={cfg.kwargs.get('BLOCK_' + d)} < 16: tl.dot needs at least 16"
+        say(
+            zh=f"BLOCK_{d}={cfg.kwargs.get('BLOCK_' + d)} < 16：tl.dot 至少要 16",
+            en=f"BLOCK_{d}={cfg.kwargs.get('BLOCK_' + d)} < 16: tl.dot needs at least 16",
+        )
         for d in "MNK"
         if isinstance(cfg.kwargs.get("BLOCK_" + d), int) and cfg.kwargs["BLOCK_" + d] < 16
     ]
     if not (cfg.num_warps and cfg.num_warps & (cfg.num_warps - 1) == 0):
-        found.append(f"num_warps={cfg.num_warps} is not a power of two")
+        found.append(
+            say(zh=f"num_warps={cfg.num_warps} 不是 2 的幂", en=f"num_warps={cfg.num_warps} is not a power of two")
+        )
     if not (cfg.num_stages and cfg.num_stages >= 1):
-        found.append(f"num_stages={cfg.num_stages} must be at least 1")
+        found.append(
+            say(zh=f"num_stages={cfg.num_stages} 至少要是 1", en=f"num_stages={cfg.num_stages} must be at least 1")
+        )
     return found
 
 
 def require_configs(t4):
     if not t4.AUTOTUNE_CONFIGS:
-        pytest.fail(f"not written yet: AUTOTUNE_CONFIGS is empty; {where('T4.4')}", pytrace=False)
+        pytest.fail(stub_report("T4.4 AUTOTUNE_CONFIGS is empty", sections=("6.1",)), pytrace=False)
 
 
 @pytest.mark.t4_4
@@ -382,21 +563,29 @@ def test_autotune_configs_are_well_formed(t4):
     require_configs(t4)
     found = {str(cfg): config_problems(cfg) for cfg in t4.AUTOTUNE_CONFIGS}
     found = {k: v for k, v in found.items() if v}
-    assert not found, f"malformed configs: {found}; {where('T4.4')}"
+    assert not found, say(
+        zh=f"这些配置写得不对：{found}；{where('T4.4', '6.1')}",
+        en=f"malformed configs: {found}; {where('T4.4', '6.1')}",
+    )
 
 
 @pytest.mark.t4_4
 def test_autotune_configs_fit_hopper_shared_memory(t4):
     require_configs(t4)
     too_big = [(str(cfg), smem_bytes(cfg, 2)) for cfg in t4.AUTOTUNE_CONFIGS if smem_bytes(cfg, 2) > H100_SMEM]
-    assert not too_big, (
-        f"these configs need more than the {H100_SMEM:,} B of shared memory an H100/H200 block may "
+    assert not too_big, say(
+        zh=f"这些配置需要的共享内存超过了 H100/H200 上一个 block 能用的 {H100_SMEM:,} B"
+        f"（fp16 下是 num_stages * (BM*BK + BK*BN) * 2 B），autotuner 在那里会悄悄跳过它们："
+        f"{too_big}；{where('T4.4', '4.4', '6.1')}",
+        en=f"these configs need more than the {H100_SMEM:,} B of shared memory an H100/H200 block may "
         f"use (num_stages * (BM*BK + BK*BN) * 2 B in fp16), so the autotuner would silently skip them "
-        f"there: {too_big}; {where('T4.4')}"
+        f"there: {too_big}; {where('T4.4', '4.4', '6.1')}",
     )
-    assert any(smem_bytes(cfg, 4) <= H100_SMEM for cfg in t4.AUTOTUNE_CONFIGS), (
-        f"no config fits {H100_SMEM:,} B with 4-byte fp32 inputs, so fp32 could not run on an H100; "
-        f"add a smaller one; {where('T4.4')}"
+    assert any(smem_bytes(cfg, 4) <= H100_SMEM for cfg in t4.AUTOTUNE_CONFIGS), say(
+        zh=f"输入是 4 字节的 fp32 时，没有一个配置能放进 {H100_SMEM:,} B，fp32 在 H100 上就跑不了；"
+        f"加一个小一点的配置；{where('T4.4', '4.4', '6.1')}",
+        en=f"no config fits {H100_SMEM:,} B with 4-byte fp32 inputs, so fp32 could not run on an H100; "
+        f"add a smaller one; {where('T4.4', '4.4', '6.1')}",
     )
 
 
@@ -404,12 +593,14 @@ def test_autotune_configs_fit_hopper_shared_memory(t4):
 def test_interpret_config(t4):
     cfg = t4.INTERPRET_CONFIG
     if cfg is None:
-        pytest.fail(f"not written yet: INTERPRET_CONFIG is None; {where('T4.4')}", pytrace=False)
-    assert not config_problems(cfg), f"INTERPRET_CONFIG: {config_problems(cfg)}"
+        pytest.fail(stub_report("T4.4 INTERPRET_CONFIG is None", sections=("6.1",)), pytrace=False)
+    assert not config_problems(cfg), f"INTERPRET_CONFIG: {config_problems(cfg)}; {where('T4.4', '6.1')}"
     tile = cfg.kwargs["BLOCK_M"] * cfg.kwargs["BLOCK_N"]
-    assert tile <= 64 * 64, (
-        f"INTERPRET_CONFIG should be small (BLOCK_M * BLOCK_N <= 4096, got {tile}): "
-        f"the interpreter runs every program in numpy; {where('T4.4')}"
+    assert tile <= 64 * 64, say(
+        zh=f"INTERPRET_CONFIG 应该小一点（BLOCK_M * BLOCK_N <= 4096，现在是 {tile}）："
+        f"解释器用 numpy 逐个跑每个程序；{where('T4.4', '6.1')}",
+        en=f"INTERPRET_CONFIG should be small (BLOCK_M * BLOCK_N <= 4096, got {tile}): "
+        f"the interpreter runs every program in numpy; {where('T4.4', '6.1')}",
     )
 
 
@@ -417,16 +608,25 @@ def test_interpret_config(t4):
 def test_autotuned_kernel(t4):
     require_configs(t4)
     tuned = t4.matmul_kernel_autotuned
-    assert isinstance(tuned, triton.runtime.Autotuner), (
-        f"matmul_kernel_autotuned must be triton.autotune(configs=AUTOTUNE_CONFIGS, key=[...])(matmul_kernel), "
-        f"got {tuned!r}; {where('T4.4')}"
+    wanted = "triton.autotune(configs=AUTOTUNE_CONFIGS, key=[...])(matmul_kernel)"
+    assert isinstance(tuned, triton.runtime.Autotuner), say(
+        zh=f"matmul_kernel_autotuned 应该是 {wanted}，实际是 {tuned!r}；{where('T4.4', '6.1')}",
+        en=f"matmul_kernel_autotuned must be {wanted}, got {tuned!r}; {where('T4.4', '6.1')}",
     )
-    assert tuned.fn is t4.matmul_kernel, "matmul_kernel_autotuned must wrap matmul_kernel itself"
-    assert list(tuned.configs) == list(t4.AUTOTUNE_CONFIGS), "autotune over AUTOTUNE_CONFIGS, all of them"
+    assert tuned.fn is t4.matmul_kernel, say(
+        zh=f"matmul_kernel_autotuned 必须包的是 matmul_kernel 本身；{where('T4.4', '6.1')}",
+        en=f"matmul_kernel_autotuned must wrap matmul_kernel itself; {where('T4.4', '6.1')}",
+    )
+    assert list(tuned.configs) == list(t4.AUTOTUNE_CONFIGS), say(
+        zh=f"要在全部 AUTOTUNE_CONFIGS 上调优，一个都不能少；{where('T4.4', '6.1')}",
+        en=f"autotune over AUTOTUNE_CONFIGS, all of them; {where('T4.4', '6.1')}",
+    )
     missing = [k for k in ("M", "N", "K") if k not in tuned.keys]
-    assert not missing, (
-        f"the autotune key {tuned.keys} lacks {missing}: a config tuned for one shape "
-        f"would be reused for every other (K changes the best BLOCK_K); {where('T4.4')}"
+    assert not missing, say(
+        zh=f"autotune 的 key {tuned.keys} 缺了 {missing}：为一种形状调出来的配置会被其他所有形状沿用"
+        f"（K 一变，最好的 BLOCK_K 就变）；{where('T4.4', '6.1')}",
+        en=f"the autotune key {tuned.keys} lacks {missing}: a config tuned for one shape "
+        f"would be reused for every other (K changes the best BLOCK_K); {where('T4.4', '6.1')}",
     )
 
 
@@ -459,7 +659,12 @@ def no_torch_matmul(monkeypatch):
 
     def refuse(name):
         def refused(*args, **kwargs):
-            raise HandedToTorch(f"the wrapper called {name}: the product must come from matmul_kernel")
+            raise HandedToTorch(
+                say(
+                    zh=f"包装函数调用了 {name}：乘积必须由 matmul_kernel 算出来",
+                    en=f"the wrapper called {name}: the product must come from matmul_kernel",
+                )
+            )
 
         return refused
 
@@ -495,41 +700,66 @@ class LaunchWatch:
             return  # nothing to compute, nothing to launch
         if len(self.launches) != 1:
             pytest.fail(
-                f"{case}: matmul launched the kernel {len(self.launches)} times, expected once: one "
-                f"launch of matmul_kernel computes all of C; {where('T4.4')}",
+                say(
+                    zh=f"{case}：matmul 启动了 {len(self.launches)} 次内核，应该只启动一次："
+                    f"一次 matmul_kernel 的 launch 算出整个 C；{where('T4.4', '6.2')}",
+                    en=f"{case}: matmul launched the kernel {len(self.launches)} times, expected once: one "
+                    f"launch of matmul_kernel computes all of C; {where('T4.4', '6.2')}",
+                ),
                 pytrace=False,
             )
         _, args, left = self.launches[0]
         for flag, want in (("HAS_BIAS", bias is not None), ("ACTIVATION", activation or "none")):
             if args.get(flag) != want:
                 pytest.fail(
-                    f"{case}: the launch got {flag}={args.get(flag)!r} for this call, which needs "
-                    f"{flag}={want!r}: bias and activation belong inside the kernel "
-                    f"(bias_and_activation), not in torch after it; {where(step)}",
+                    say(
+                        zh=f"{case}：这次调用需要 {flag}={want!r}，launch 收到的却是 {flag}={args.get(flag)!r}："
+                        f"bias 和激活要在内核里做（bias_and_activation），不要在内核之后交给 torch；"
+                        f"{launch_where(step)}",
+                        en=f"{case}: the launch got {flag}={args.get(flag)!r} for this call, which needs "
+                        f"{flag}={want!r}: bias and activation belong inside the kernel "
+                        f"(bias_and_activation), not in torch after it; {launch_where(step)}",
+                    ),
                     pytrace=False,
                 )
         if bias is not None and not same_tensor(args.get("bias_ptr"), bias):
             pytest.fail(
-                f"{case}: the launch did not get the caller's bias tensor as bias_ptr (pass bias "
-                f"itself, with bias.stride(0)); {where(step)}",
+                say(
+                    zh=f"{case}：launch 的 bias_ptr 不是调用者传进来的那个 bias 张量（直接传 bias 本身，"
+                    f"配上 bias.stride(0)）；{launch_where(step)}",
+                    en=f"{case}: the launch did not get the caller's bias tensor as bias_ptr (pass bias "
+                    f"itself, with bias.stride(0)); {launch_where(step)}",
+                ),
                 pytrace=False,
             )
         if not same_tensor(c, args.get("c_ptr")):
             pytest.fail(
-                f"{case}: matmul returned a tensor the kernel did not write into (its c_ptr was "
-                f"another): return the C you launched on; C must come from the kernel, not from torch "
-                f"work on another buffer; {where(step)}",
+                say(
+                    zh=f"{case}：matmul 返回的张量不是内核写入的那个（内核的 c_ptr 是另一个）：返回你 launch 时"
+                    f"传进去的 C；C 必须来自内核，而不是 torch 在另一块缓冲区上算出来的；{launch_where(step)}",
+                    en=f"{case}: matmul returned a tensor the kernel did not write into (its c_ptr was "
+                    f"another): return the C you launched on; C must come from the kernel, not from torch "
+                    f"work on another buffer; {launch_where(step)}",
+                ),
                 pytrace=False,
             )
         changed = (~((c == left) | (c.isnan() & left.isnan()))).sum().item()
         if changed:
             pytest.fail(
-                f"{case}: {changed} cell{'s' if changed != 1 else ''} of C changed after matmul_kernel "
-                f"returned: every value of C "
-                f"must come from the kernel (the bias and GELU too), with no torch arithmetic on C "
-                f"after the launch; {where(step)}",
+                say(
+                    zh=f"{case}：matmul_kernel 返回之后，C 里还有 {changed} 个单元被改过：C 的每个值都必须来自"
+                    f"内核（bias 和 GELU 也一样），launch 之后不能再用 torch 对 C 做运算；{launch_where(step)}",
+                    en=f"{case}: {changed} cell{'s' if changed != 1 else ''} of C changed after matmul_kernel "
+                    f"returned: every value of C must come from the kernel (the bias and GELU too), with no "
+                    f"torch arithmetic on C after the launch; {launch_where(step)}",
+                ),
                 pytrace=False,
             )
+
+
+def launch_where(step):
+    """The launch is §6.2's for T4.4; for T4.5, what belongs in the kernel is §5.2's."""
+    return where(step, "6.2") if step == "T4.4" else where(step)
 
 
 class _Spy:
@@ -585,18 +815,30 @@ def quick(t4):
 
 
 def check_product(c, a, b, dtype, case):
-    assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == (a.shape[0], b.shape[1]), (
-        f"{case}: matmul must return a ({a.shape[0]}, {b.shape[1]}) tensor of {dtype}, got "
-        f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}; {where('T4.4')}"
+    shape = (a.shape[0], b.shape[1])
+    got = f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}"
+    assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == shape, say(
+        zh=f"{case}：matmul 应该返回 {shape}、{dtype} 的张量，实际是 {got}；{where('T4.4', '6.2')}",
+        en=f"{case}: matmul must return a {shape} tensor of {dtype}, got {got}; {where('T4.4', '6.2')}",
     )
-    assert c.device == a.device, f"{case}: C must be on {a.device}, got {c.device}"
-    assert not c.isnan().any(), (
-        f"{case}: {c.isnan().sum().item()} cells of C were never written (they "
-        f"start as NaN here); is the grid computed from the config's BLOCK_M and "
-        f"BLOCK_N? {where('T4.4')}"
+    assert c.device == a.device, say(
+        zh=f"{case}：C 应该在 {a.device} 上，实际在 {c.device}；{where('T4.4', '6.2')}",
+        en=f"{case}: C must be on {a.device}, got {c.device}; {where('T4.4', '6.2')}",
+    )
+    unwritten = c.isnan().sum().item()
+    assert not unwritten, say(
+        zh=f"{case}：C 有 {unwritten} 个单元从没被写过（这里它们初始为 NaN）；"
+        f"网格是按当前配置的 BLOCK_M 和 BLOCK_N 算的吗？{where('T4.4', '6.2')}",
+        en=f"{case}: {unwritten} cells of C were never written (they start as NaN here); is the grid "
+        f"computed from the config's BLOCK_M and BLOCK_N? {where('T4.4', '6.2')}",
     )
     err = rel_err(c, a.double() @ b.double())
-    assert err <= OUT_RTOL[dtype], f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {where('T4.4')}"
+    assert err <= OUT_RTOL[dtype], say(
+        zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；launch 传的 stride 和 M、N、K 对吗？"
+        f"{where('T4.4', '6.2')}",
+        en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; does the launch pass the right strides "
+        f"and M, N, K? {where('T4.4', '6.2')}",
+    )
 
 
 @pytest.mark.t4_4
@@ -606,13 +848,15 @@ def check_product(c, a, b, dtype, case):
 def test_matmul(t4, watched, poisoned_allocations, dtype, layout, M, N, K):
     a, _ = poisoned_view(M, K, layout, dtype)
     b, _ = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 2) % 3], dtype)
-    check_product(watched(a, b, config=quick(t4)), a, b, dtype, f"{M}x{K} @ {K}x{N} {dtype}, A {layout}")
+    case = say(zh=f"{M}x{K} @ {K}x{N} {dtype}，A 为 {layout}", en=f"{M}x{K} @ {K}x{N} {dtype}, A {layout}")
+    check_product(watched(a, b, config=quick(t4)), a, b, dtype, case)
 
 
 @pytest.mark.t4_4
 def test_matmul_of_plain_tensors_and_linear_weights(t4, watched):
     x, w = random((40, 72), torch.float16), random((24, 72), torch.float16)  # nn.Linear keeps W as (N, K)
-    check_product(watched(x, w.t(), config=quick(t4)), x, w.t(), torch.float16, "x @ W.t() without .contiguous()")
+    case = say(zh="x @ W.t()，没有 .contiguous()", en="x @ W.t() without .contiguous()")
+    check_product(watched(x, w.t(), config=quick(t4)), x, w.t(), torch.float16, case)
 
 
 @pytest.mark.t4_4
@@ -621,7 +865,8 @@ def test_grid_follows_the_config(t4, watched, poisoned_allocations):
     a, b = random((100, 72), torch.float16), random((72, 90), torch.float16)
     for bm, bn, bk in ((16, 16, 16), (64, 32, 32), (32, 64, 16)):
         cfg = triton.Config(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2), num_warps=4, num_stages=2)
-        check_product(watched(a, b, config=cfg), a, b, torch.float16, f"config BLOCK {bm}x{bn}x{bk}")
+        case = say(zh=f"配置 BLOCK {bm}x{bn}x{bk}", en=f"config BLOCK {bm}x{bn}x{bk}")
+        check_product(watched(a, b, config=cfg), a, b, torch.float16, case)
 
 
 @pytest.mark.t4_4
@@ -631,7 +876,7 @@ def test_every_autotune_config_runs(t4, watched, poisoned_allocations):
         kw = cfg.kwargs
         M, N, K = kw["BLOCK_M"] + 3, kw["BLOCK_N"] + 5, 2 * kw["BLOCK_K"] + 7  # tails everywhere
         a, b = random((M, K), torch.float16), random((K, N), torch.float16)
-        check_product(watched(a, b, config=cfg), a, b, torch.float16, f"config {cfg}")
+        check_product(watched(a, b, config=cfg), a, b, torch.float16, say(zh=f"配置 {cfg}", en=f"config {cfg}"))
 
 
 @pytest.mark.t4_4
@@ -639,8 +884,16 @@ def test_every_autotune_config_runs(t4, watched, poisoned_allocations):
 def test_empty_dimensions(t4, watched, poisoned_allocations, M, N, K):
     a, b = random((M, K), torch.float16), random((K, N), torch.float16)
     c = watched(a, b)
-    assert tuple(c.shape) == (M, N) and c.dtype == torch.float16, f"{M}x{K} @ {K}x{N}: got {tuple(c.shape)} {c.dtype}"
-    assert torch.equal(c, torch.zeros_like(c)), f"K = 0 must give zeros, got {c}; {where('T4.4')}"
+    assert tuple(c.shape) == (M, N) and c.dtype == torch.float16, say(
+        zh=f"{M}x{K} @ {K}x{N}：应该得到 {(M, N)}、torch.float16，实际是 {tuple(c.shape)} {c.dtype}；"
+        f"{where('T4.4', '6.2')}",
+        en=f"{M}x{K} @ {K}x{N}: expected {(M, N)} torch.float16, got {tuple(c.shape)} {c.dtype}; "
+        f"{where('T4.4', '6.2')}",
+    )
+    assert torch.equal(c, torch.zeros_like(c)), say(
+        zh=f"K = 0 时结果必须全是 0，实际是 {c}；{where('T4.4', '6.2')}",
+        en=f"K = 0 must give zeros, got {c}; {where('T4.4', '6.2')}",
+    )
 
 
 @pytest.mark.t4_4
@@ -652,17 +905,22 @@ def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
     try:
         c = t4.matmul(a, b, config=cfg)
     except HandedToTorch as e:
-        pytest.fail(f"{e}; {where('T4.4')}", pytrace=False)
-    assert watch.count("matmul_kernel") == 1, (
-        f"matmul(config=...) launched matmul_kernel {watch.count('matmul_kernel')} times, expected once: one "
-        f"launch computes all of C; {where('T4.4')}"
+        pytest.fail(f"{e}; {where('T4.4', '6.2')}", pytrace=False)
+    times = watch.count("matmul_kernel")
+    assert times == 1, say(
+        zh=f"matmul(config=...) 启动了 {times} 次 matmul_kernel，应该只启动一次：一次 launch 算出整个 C；"
+        f"{where('T4.4', '6.2')}",
+        en=f"matmul(config=...) launched matmul_kernel {times} times, expected once: one "
+        f"launch computes all of C; {where('T4.4', '6.2')}",
     )
     # The interpreter ignores num_warps and num_stages, so only this can tell config.kwargs (which
     # drops them) from config.all_kwargs().
     got = {k: watch.launches[0][1].get(k) for k in ("num_warps", "num_stages")}
-    assert got == {"num_warps": 2, "num_stages": 3}, (
-        f"the launch got {got} from a config with num_warps=2, num_stages=3: pass **config.all_kwargs(), "
-        f"which holds them, not **config.kwargs; {where('T4.4')}"
+    assert got == {"num_warps": 2, "num_stages": 3}, say(
+        zh=f"配置是 num_warps=2, num_stages=3，launch 收到的却是 {got}：传 **config.all_kwargs()，它带着这两项；"
+        f"**config.kwargs 不带；{where('T4.4', '6.2')}",
+        en=f"the launch got {got} from a config with num_warps=2, num_stages=3: pass **config.all_kwargs(), "
+        f"which holds them, not **config.kwargs; {where('T4.4', '6.2')}",
     )
     watch.check(c, None, None, "40x30 @ 30x20", "T4.4")
 
@@ -676,15 +934,19 @@ def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
     t4.matmul(a, b)
     plain, tuned = watch.count("matmul_kernel"), watch.count("matmul_kernel_autotuned")
     if INTERPRETING:
-        assert (plain, tuned) == (1, 0), (
-            f"under TRITON_INTERPRET matmul must launch matmul_kernel with INTERPRET_CONFIG (autotune cannot "
+        assert (plain, tuned) == (1, 0), say(
+            zh=f"在 TRITON_INTERPRET 下，matmul 必须用 INTERPRET_CONFIG 启动 matmul_kernel（没有 GPU 驱动，"
+            f"autotune 跑不起来）；实际启动了普通内核 {plain} 次、autotune 版 {tuned} 次；{where('T4.4', '6.2')}",
+            en=f"under TRITON_INTERPRET matmul must launch matmul_kernel with INTERPRET_CONFIG (autotune cannot "
             f"run without a GPU driver); it launched the plain kernel {plain} and the autotuned "
-            f"one {tuned} times; {where('T4.4')}"
+            f"one {tuned} times; {where('T4.4', '6.2')}",
         )
     else:
-        assert (plain, tuned) == (0, 1), (
-            f"on a GPU matmul without config must launch matmul_kernel_autotuned; it launched the plain "
-            f"kernel {plain} and the autotuned one {tuned} times; {where('T4.4')}"
+        assert (plain, tuned) == (0, 1), say(
+            zh=f"在 GPU 上，不带 config 的 matmul 必须启动 matmul_kernel_autotuned；实际启动了普通内核 {plain} 次、"
+            f"autotune 版 {tuned} 次；{where('T4.4', '6.2')}",
+            en=f"on a GPU matmul without config must launch matmul_kernel_autotuned; it launched the plain "
+            f"kernel {plain} and the autotuned one {tuned} times; {where('T4.4', '6.2')}",
         )
 
 
@@ -720,30 +982,70 @@ def mentions(message, word):
     return re.search(rf"[(\[]\s*{ints}\s*,?\s*[)\]]", message) is not None
 
 
+class Launched(Exception):
+    """Raised in place of a launch: the inputs got past the checks."""
+
+
+class _NoLaunch:
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            raise Launched()
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
 @pytest.mark.t4_4
 @pytest.mark.parametrize("case", bad_inputs(), ids=lambda c: c[0])
-def test_input_validation(t4, case):
+def test_input_validation(t4, monkeypatch, case):
+    """Bad inputs must be refused before the launch: reaching the kernel, or a body of another step
+    not written yet, means matmul accepted them, whatever the kernel would have done next."""
     name, a, b, kwargs, exc, words = case
     move = lambda t: t.to(DEVICE) if isinstance(t, torch.Tensor) and t.device.type == "cpu" else t  # noqa: E731
     a, b = move(a), move(b)
     kwargs = {k: move(v) for k, v in kwargs.items()}
+    for kernel in ("matmul_kernel", "matmul_kernel_autotuned"):
+        if getattr(t4, kernel) is not None:
+            monkeypatch.setattr(t4, kernel, _NoLaunch(getattr(t4, kernel)))
+    accepted = say(
+        zh=f"{name}：matmul 接受了这个输入{{}}；它应该抛出 {exc.__name__}，并在信息里写明 {words}；"
+        f"{where('T4.4', '6.3')}",
+        en=f"{name}: matmul accepted it{{}}; it must raise {exc.__name__} naming {words}; {where('T4.4', '6.3')}",
+    )
     try:
         t4.matmul(a, b, **kwargs)
-    except NotImplementedError:
-        raise
+    except Launched:
+        pytest.fail(
+            accepted.format(say(zh="（都已经走到 launch 内核这一步了）", en=" (it went on to launch the kernel)")),
+            pytrace=False,
+        )
+    except NotImplementedError as e:
+        stub = seam.stub_message(e)
+        if stub is None or stub.startswith("T4.4"):
+            raise
+        went = say(
+            zh=f"（一直走到了还没写的 {stub.split(':')[0]}）",
+            en=f" (it went on as far as {stub.split(':')[0]}, not written yet)",
+        )
+        pytest.fail(accepted.format(went), pytrace=False)
     except Exception as e:  # noqa: BLE001 - which exception it is, is what this test checks
         caught = e
     else:
-        pytest.fail(
-            f"{name}: matmul accepted it; it must raise {exc.__name__} naming {words}; {where('T4.4')}", pytrace=False
-        )
-    assert isinstance(caught, exc), (
-        f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {where('T4.4')}"
+        pytest.fail(accepted.format(""), pytrace=False)
+    assert isinstance(caught, exc), say(
+        zh=f"{name}：应该抛出 {exc.__name__}，实际是 {type(caught).__name__}: {caught}；{where('T4.4', '6.3')}",
+        en=f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {where('T4.4', '6.3')}",
     )
     missing = [w for w in words if not mentions(str(caught), w)]
-    assert not missing, (
-        f"{name}: the message should name {missing} so the caller sees what is wrong; "
-        f"got {str(caught)!r}; {where('T4.4')}"
+    assert not missing, say(
+        zh=f"{name}：报错信息应该写明 {missing}，调用者才知道错在哪；实际是 {str(caught)!r}；{where('T4.4', '6.3')}",
+        en=f"{name}: the message should name {missing} so the caller sees what is wrong; "
+        f"got {str(caught)!r}; {where('T4.4', '6.3')}",
     )
 
 
@@ -763,11 +1065,13 @@ def test_cpu_tensors_need_the_interpreter(t4):
     env = dict(os.environ, TRITON_INTERPRET="0")
     out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
     said = (out.stdout + out.stderr).strip().splitlines()[-1:] or ["nothing"]
-    if "NotImplementedError" in said[0]:
-        pytest.fail(f"not written yet: {said[0]}", pytrace=False)
-    assert said[0].startswith("ValueError") and "TRITON_INTERPRET" in said[0], (
-        f"CPU tensors without TRITON_INTERPRET=1 must raise ValueError saying how to switch it on; "
-        f"got: {said[0]}; {where('T4.4')}"
+    if said[0].startswith("NotImplementedError "):
+        pytest.fail(stub_report(said[0].split(" ", 1)[1]), pytrace=False)
+    assert said[0].startswith("ValueError") and "TRITON_INTERPRET" in said[0], say(
+        zh=f"没开 TRITON_INTERPRET=1 时传入 CPU 张量，必须抛出 ValueError，并说明怎么打开它；"
+        f"实际是：{said[0]}；{where('T4.4', '6.3')}",
+        en=f"CPU tensors without TRITON_INTERPRET=1 must raise ValueError saying how to switch it on; "
+        f"got: {said[0]}; {where('T4.4', '6.3')}",
     )
 
 
@@ -778,9 +1082,12 @@ def test_bf16_is_never_silently_wrong_on_the_interpreter(t4):
     try:
         c = t4.matmul(a, b)
     except (TypeError, ValueError) as e:
-        assert "bf16" in str(e) or "bfloat16" in str(e), f"say why bf16 is refused: {e}"
+        assert "bf16" in str(e) or "bfloat16" in str(e), say(
+            zh=f"拒绝 bf16 时要说明原因（信息里写出 bf16 或 bfloat16）：{e}；{where('T4.4', '6.3')}",
+            en=f"say why bf16 is refused (name bf16 or bfloat16): {e}; {where('T4.4', '6.3')}",
+        )
         return
-    check_product(c, a, b, torch.bfloat16, "bf16 under the interpreter")
+    check_product(c, a, b, torch.bfloat16, say(zh="解释器下的 bf16", en="bf16 under the interpreter"))
 
 
 # ================================================================================================
@@ -802,19 +1109,40 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
     bias, _ = poisoned_view(1, N, "every-other-column", dtype) if with_bias else (None, None)
     bias = bias[0] if with_bias else None  # a bias with stride 2, inside NaN padding
     c = watched(a, b, step="T4.5", bias=bias, activation=activation, config=quick(t4))
-    case = f"{M}x{K} @ {K}x{N} {dtype}, bias={'yes' if with_bias else 'no'}, activation={activation}"
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} {dtype}，bias={'有' if with_bias else '无'}，activation={activation}",
+        en=f"{M}x{K} @ {K}x{N} {dtype}, bias={'yes' if with_bias else 'no'}, activation={activation}",
+    )
     ref = fused_reference(a, b, bias, activation)
     err = rel_err(c, ref)
     if err <= OUT_RTOL[dtype] and not c.isnan().any():
         return
-    hint = "compute gelu(A @ B + bias) in float32 before the cast"
+    hint = say(
+        zh="在转换类型之前，用 float32 算 gelu(A @ B + bias)",
+        en="compute gelu(A @ B + bias) in float32 before the cast",
+    )
+    x = fused_reference(a, b, bias, None)  # before the activation, in float64
     if c.isnan().any():
-        hint = "the result holds NaN: mask the bias load with offs_n < N and use stride_bias"
+        hint = say(
+            zh="结果里有 NaN：bias 的 load 要用 offs_n < N 做掩码，并用上 stride_bias",
+            en="the result holds NaN: mask the bias load with offs_n < N and use stride_bias",
+        )
     elif (
         with_bias and activation and rel_err(c, fused_reference(a, b, None, "gelu") + bias.double()) <= OUT_RTOL[dtype]
     ):
-        hint = "the bias was added after the GELU: add it first, C = gelu(A @ B + bias)"
-    pytest.fail(f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {hint}; {where('T4.5')}", pytrace=False)
+        hint = say(
+            zh="bias 是在 GELU 之后加的：先加 bias，C = gelu(A @ B + bias)",
+            en="the bias was added after the GELU: add it first, C = gelu(A @ B + bias)",
+        )
+    elif activation == "gelu" and rel_err(c, tanh_gelu(x)) < err:
+        hint = tanh_gelu_hint(x)
+    pytest.fail(
+        say(
+            zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{hint}；{where('T4.5')}",
+            en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {hint}; {where('T4.5')}",
+        ),
+        pytrace=False,
+    )
 
 
 @pytest.mark.t4_5
@@ -828,11 +1156,18 @@ def test_bias_is_one_value_per_column(t4, watched, poisoned_allocations):
         return
     by_row = bool((c == c[:, :1]).all()) and not bool((c == c[:1, :]).all())
     hint = (
-        (
-            "each row of C holds one value, so the bias went down the rows: it has one value per "
-            "column, so broadcast it as bias[None, :]"
+        say(
+            zh="C 的每一行只有一个值，说明 bias 是沿行方向加的：bias 每列一个值，要广播成 bias[None, :]",
+            en="each row of C holds one value, so the bias went down the rows: it has one value per "
+            "column, so broadcast it as bias[None, :]",
         )
         if by_row
-        else "C must equal bias[None, :] here"
+        else say(zh="这里 C 必须等于 bias[None, :]", en="C must equal bias[None, :] here")
     )
-    pytest.fail(f"K = 0, C {M}x{N} with a bias: {hint}; {where('T4.5')}", pytrace=False)
+    pytest.fail(
+        say(
+            zh=f"K = 0，C 为 {M}x{N}，带 bias：{hint}；{where('T4.5')}",
+            en=f"K = 0, C {M}x{N} with a bias: {hint}; {where('T4.5')}",
+        ),
+        pytrace=False,
+    )

@@ -6,10 +6,12 @@ print what the learner would see (explainer §8).
 
 Every mistake is a text substitution in solutions/t4_matmul.py; the copy becomes mine/t4_matmul.py
 of a scratch repo and one test runs on Triton's interpreter, the way a learner without a GPU runs
-it.  To keep `make check` quick, a few worker processes each import torch and triton once and run
-their share of the mistakes one pytest session after another, and what they saw is kept in the
-temp folder under a hash of everything it depends on, so the English table reuses the Chinese
-table's runs.  A substitution that no longer matches the reference is an
+it, with COURSE_LANG set to the table's language, so each table quotes the messages a learner
+reading that language sees.  To keep `make check` quick, a few worker processes each import torch
+and triton once and run their share of the mistakes one pytest session after another, and what
+they saw is kept in the temp folder under a hash of everything it depends on and the language, so
+the tables and `make check`'s message check (tools/checks/messages.py) share the runs.  A
+substitution that no longer matches the reference is an
 error, so the table cannot quietly describe code that has changed.  Numbers that vary from run to
 run (relative errors of random inputs) print as x.xe-xx.
 """
@@ -114,6 +116,16 @@ MISTAKES = (
         "offs_k[None, :] * stride_ak",
         "offs_k[None, :]",
         "test_mainloop[32-32-64-16-16-16-column-major-torch.float16]",
+    ),
+    Mistake(
+        "advance-wrong-stride",
+        "T4.2",
+        "循环里移动 a_ptrs 时用了 stride_am，而不是 stride_ak",
+        "a_ptrs advanced with stride_am instead of stride_ak",
+        "4.3",
+        "        a_ptrs += BLOCK_K * stride_ak\n",
+        "        a_ptrs += BLOCK_K * stride_am\n",
+        "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
     ),
     Mistake(
         "pointers-stay",
@@ -269,6 +281,16 @@ MISTAKES = (
         "test_input_validation[activation]",
     ),
     Mistake(
+        "no-bias-dtype-check",
+        "T4.4",
+        "只检查 a 和 b 的 dtype，漏了 bias",
+        "the dtypes of a and b checked, not the bias's",
+        "6.3",
+        "dtypes = {name: t.dtype for name, t in tensors.items()}",
+        'dtypes = {"a": a.dtype, "b": b.dtype}',
+        "test_input_validation[bias dtype]",
+    ),
+    Mistake(
         "vague-error",
         "T4.4",
         "报错信息不说出错在哪",
@@ -319,6 +341,16 @@ MISTAKES = (
         "test_bias_and_gelu[48-48-40-True-gelu-torch.float16]",
     ),
     Mistake(
+        "tanh-gelu",
+        "T4.5",
+        "用 GELU 的 tanh 近似代替精确的 erf 版本",
+        "the tanh approximation of GELU instead of the exact (erf) one",
+        "5.2",
+        "acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))",
+        "acc = acc * tl.sigmoid(1.5957691216057308 * (acc + 0.044715 * acc * acc * acc))",
+        "test_bias_and_gelu[48-48-40-True-gelu-torch.float32]",
+    ),
+    Mistake(
         "bias-by-row",
         "T4.5",
         "bias 按行而不是按列加",
@@ -341,7 +373,12 @@ MISTAKES = (
 )
 
 VARYING = re.compile(r"\d\.\d+e[+-]\d+")  # relative errors of random inputs
-WHERE = re.compile(r";? ?read content/t4\.md .*?\(English: content/t4\.en\.md\)")
+# The pointers a message ends with: where to read (the table has its own column) and `make loads`.
+WHERE = re.compile(
+    r"[;；]? ?(?:read content/t4\.en\.md .*?\(Chinese: content/t4\.md\)"
+    r"|详见 content/t4\.md .*?（English: content/t4\.en\.md）)"
+)
+LOADS = re.compile(r"[.。] ?(?:see your own loads: make loads|用 make loads) .*$")
 HEADS = {
     "zh": ("错误", "步骤", "讲解", "抓住它的测试", "你会看到的失败信息（第一行）"),
     "en": ("mistake", "step", "read", "the test that catches it", "what you see (first line)"),
@@ -357,8 +394,9 @@ def mistaken_source(m, reference):
     return reference.replace(m.old, m.new)
 
 
-def run_in_worker(keys, reference):
-    """{key: (outcome, first line)} for these mistakes, run by one worker process in its own copy."""
+def run_in_worker(keys, reference, lang):
+    """{key: (outcome, first line, first line as printed)} for these mistakes, run by one worker
+    process in its own copy with COURSE_LANG=lang."""
     with scratch_repo() as tmp:
         jobs = Path(tmp) / "jobs.json"
         jobs.write_text(json.dumps({m.key: [m.test, mistaken_source(m, reference)] for m in MISTAKES if m.key in keys}))
@@ -369,7 +407,7 @@ def run_in_worker(keys, reference):
             capture_output=True,
             text=True,
             timeout=900,
-            env=dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", SEED="0"),
+            env=dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", SEED="0", COURSE_LANG=lang),
         )
         out = Path(tmp) / "seen.json"
         if not out.exists():
@@ -399,15 +437,15 @@ def worker(jobs_path):
         if len(results) != 1:
             raise SystemExit(f"mistake {key!r}: expected one result for {test}, got {results}")
         (result,) = results.values()
-        reason = VARYING.sub("x.xe-xx", WHERE.sub("", result["reason"])).strip()
-        seen[key] = (result["outcome"], reason)
+        reason = VARYING.sub("x.xe-xx", LOADS.sub("", WHERE.sub("", result["reason"]))).strip()
+        seen[key] = (result["outcome"], reason, result["reason"])
     Path("seen.json").write_text(json.dumps(seen))
 
 
-def saw_before(keys, reference):
-    """The cache file for these mistakes: a hash of the reference, the suite, the tools that run it
-    and the versions of Python, torch and triton, so any change to what could alter a message
-    misses it."""
+def saw_before(keys, reference, lang):
+    """The cache file for these mistakes: a hash of the reference, the suite, the tools that run it,
+    the versions of Python, torch and triton and the language, so any change to what could alter a
+    message misses it."""
     from importlib import metadata
 
     h = hashlib.sha256(reference.encode())
@@ -416,8 +454,26 @@ def saw_before(keys, reference):
             h.update(f.read_bytes())
     for pkg in ("torch", "triton", "numpy", "pytest"):
         h.update(metadata.version(pkg).encode())
-    h.update((sys.version + ",".join(sorted(keys))).encode())
+    h.update((sys.version + ",".join(sorted(keys)) + lang).encode())
     return Path(tempfile.gettempdir()) / f"t4-mistakes-{h.hexdigest()[:20]}.json"
+
+
+def seen_by_learner(chosen, lang):
+    """{key: (outcome, first line without its pointers, first line as printed)} for these
+    mistakes, each run under COURSE_LANG=lang; cached (saw_before)."""
+    # TRITON_INTERPRET=1 in the workers: the same messages on every machine, the learner's CPU path.
+    reference = SOLUTION.read_text()
+    for m in chosen:
+        mistaken_source(m, reference)  # refuse a stale substitution even when the cache would answer
+    cache = saw_before([m.key for m in chosen], reference, lang)
+    if cache.exists():
+        return json.loads(cache.read_text())
+    n = min(len(chosen), os.cpu_count() or 2)
+    with ThreadPoolExecutor(max_workers=n) as pool:
+        shares = pool.map(lambda i: run_in_worker({m.key for m in chosen[i::n]}, reference, lang), range(n))
+        found = {k: v for share in shares for k, v in share.items()}
+    cache.write_text(json.dumps(found))
+    return found
 
 
 def main():
@@ -428,23 +484,11 @@ def main():
     args = p.parse_args()
     if args.worker:
         return worker(args.worker)
-    # TRITON_INTERPRET=1 in the workers: the same messages on every machine, the learner's CPU path.
     chosen = [m for m in MISTAKES if not args.only or m.key in args.only]
-    reference = SOLUTION.read_text()
-    for m in chosen:
-        mistaken_source(m, reference)  # refuse a stale substitution even when the cache would answer
-    cache = saw_before([m.key for m in chosen], reference)
-    if cache.exists():
-        found = json.loads(cache.read_text())
-    else:
-        n = min(len(chosen), os.cpu_count() or 2)
-        with ThreadPoolExecutor(max_workers=n) as pool:
-            shares = pool.map(lambda i: run_in_worker({m.key for m in chosen[i::n]}, reference), range(n))
-            found = {k: v for share in shares for k, v in share.items()}
-        cache.write_text(json.dumps(found))
+    found = seen_by_learner(chosen, args.lang)
     seen = [found[m.key] for m in chosen]
-    caught = [(m, reason) for m, (outcome, reason) in zip(chosen, seen, strict=False) if outcome == "failed"]
-    missed = [m.key for m, (outcome, _) in zip(chosen, seen, strict=False) if outcome != "failed"]
+    caught = [(m, reason) for m, (outcome, reason, _) in zip(chosen, seen, strict=False) if outcome == "failed"]
+    missed = [m.key for m, (outcome, _, _) in zip(chosen, seen, strict=False) if outcome != "failed"]
     if missed:
         raise SystemExit(f"the suite no longer catches: {', '.join(missed)}")
     rows = [

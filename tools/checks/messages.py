@@ -1,0 +1,193 @@
+"""Every message the suite can show a learner exists in Chinese and in English, and points at a
+section that exists.
+
+Proved twice.  By reading the code: every failure message of the suite (each `pytest.fail(...)`
+and each `assert ..., message` in tests/, each `tl.static_assert` of the probes) goes through
+course.i18n (`say(zh=..., en=...)` or a helper built on it), and the text of each `say` is Chinese
+where it says zh and free of Chinese where it says en.  By behaviour: the classic mistakes of
+§8 (tools/explainers/mistakes.py, whose runs are cached and shared with the §8 tables) and the
+untouched stub run under COURSE_LANG=zh and COURSE_LANG=en, and each failure the learner sees is
+Chinese in zh and has no Chinese in en.
+"""
+
+import ast
+import os
+
+from course import ROOT, i18n
+from course.registry import LESSONS
+from tools.checks.common import pristine_stubs, scratch_repo
+
+# Where the suite's messages are written: the suite itself, the rules every check keeps, the probes.
+SOURCES = ("tests/conftest.py", "tests/test_t4.py", "course/t4_probes.py")
+# Calls whose result is already in the learner's language (defined on top of say).
+SPEAKERS = {"say", "stub_report", "where", "launch_where", "tanh_gelu_hint", "see_loads", "_later_stub_report"}
+# One check of each stub body, and the messages of the suite's own "not written yet".
+STUB_TESTS = (
+    "test_tile_coords_worked_example",
+    "test_mainloop_accumulates_in_fp32",
+    "test_epilogue[32-32-16-16-row-major-torch.float16]",
+    "test_autotune_configs_are_well_formed",
+    "test_interpret_config",
+    "test_input_validation[activation]",
+    "test_cpu_tensors_need_the_interpreter",
+    "test_bias_and_activation[40-16-True-none-torch.float16]",
+)
+
+
+def _texts(node):
+    """The literal text of a message expression: its string constants and f-string parts."""
+    return "".join(n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str))
+
+
+def _calls(node):
+    return {
+        n.func.id if isinstance(n.func, ast.Name) else n.func.attr
+        for n in ast.walk(node)
+        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))
+    }
+
+
+def say_problems(tree, rel):
+    """Each say() gives zh and en, Chinese text in zh and none in en."""
+    problems = []
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "say"):
+            continue
+        given = {k.arg: k.value for k in node.keywords}
+        if set(given) != {"zh", "en"}:
+            problems.append(f"{rel} line {node.lineno}: say() needs zh= and en=, got {sorted(given)}")
+            continue
+        if not i18n.has_cjk(_texts(given["zh"])):
+            problems.append(f"{rel} line {node.lineno}: the zh text of say() has no Chinese: {_texts(given['zh'])!r}")
+        if i18n.has_cjk(_texts(given["en"])):
+            problems.append(f"{rel} line {node.lineno}: the en text of say() holds Chinese: {_texts(given['en'])!r}")
+    return problems
+
+
+def spoken(node, speaking_names):
+    """Whether a message expression is in the learner's language: it calls say or a helper built
+    on it, or uses a name assigned from one."""
+    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
+    return bool(_calls(node) & SPEAKERS) or bool(names & speaking_names)
+
+
+def unspoken_messages(tree, rel):
+    """Every pytest.fail, assert message and static_assert message that does not go through i18n."""
+    speaking = {
+        t.id
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Assign) and _calls(n.value) & SPEAKERS
+        for t in n.targets
+        if isinstance(t, ast.Name)
+    }
+    problems = []
+    for node in ast.walk(tree):
+        message, what = None, None
+        if isinstance(node, ast.Assert):
+            message, what = node.msg, "assert"
+            if message is None:
+                problems.append(f"{rel} line {node.lineno}: an assert without a message (the learner sees only code)")
+                continue
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
+            if node.func.attr == "fail" and isinstance(node.func.value, ast.Name) and node.func.value.id == "pytest":
+                message, what = node.args[0], "pytest.fail"
+            elif node.func.attr == "static_assert" and len(node.args) > 1:
+                message, what = node.args[1], "tl.static_assert"
+        if message is not None and not spoken(message, speaking):
+            problems.append(f"{rel} line {node.lineno}: a {what} message not written with say(zh=..., en=...)")
+    return problems
+
+
+def check_every_message_of_the_suite_is_written_in_both_languages():
+    problems = []
+    for rel in SOURCES:
+        tree = ast.parse((ROOT / rel).read_text())
+        problems += say_problems(tree, rel) + unspoken_messages(tree, rel)
+    return problems
+
+
+def where_sections(tree):
+    """(line, section) of every literal section a message sends the learner to: where("T4.4", "6.2")."""
+    return [
+        (node.lineno, arg.value)
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "where"
+        for arg in node.args[1:]
+        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
+    ]
+
+
+def check_every_subsection_a_message_names_exists():
+    """A message that names a subsection (§6.2, §4.3) names a heading both explainers have."""
+    from tools.checks.docs import headings
+
+    problems = []
+    for lesson in LESSONS:
+        found = {rel: set(headings((ROOT / rel).read_text())) for rel in lesson.explainers.values()}
+        tree = ast.parse((ROOT / lesson.suite).read_text())
+        for line, number in where_sections(tree):
+            problems += [
+                f"{lesson.suite} line {line} sends the learner to §{number}, which {rel} lacks"
+                for rel, numbers in found.items()
+                if number not in numbers
+            ]
+    return problems
+
+
+def language_problems(lang, source, reason):
+    """What is wrong with a failure line shown to a learner of lang."""
+    if lang == "zh" and not i18n.has_cjk(reason):
+        return [f"COURSE_LANG=zh, {source}: no Chinese in {reason!r}"]
+    if lang == "en" and i18n.has_cjk(reason):
+        return [f"COURSE_LANG=en, {source}: Chinese in {reason!r}"]
+    return []
+
+
+def check_the_mistakes_speak_the_learners_language():
+    """Each classic mistake of §8, made in a copy of the reference, under each language."""
+    from tools.explainers.mistakes import MISTAKES, seen_by_learner
+
+    problems = []
+    for lang in i18n.LANGS:
+        found = seen_by_learner(MISTAKES, lang)
+        for m in MISTAKES:
+            outcome, _, reason = found[m.key]
+            if outcome != "failed":
+                problems.append(f"COURSE_LANG={lang}: mistake {m.key!r} is no longer caught by {m.test}")
+            problems += language_problems(lang, f"mistake {m.key!r} ({m.test})", reason)
+    return problems
+
+
+def check_the_untouched_stub_speaks_the_learners_language():
+    """The untouched stub, one check per body, under each language: "not written yet" in that
+    language, the learner's explainer named first."""
+    from tools.learner.plugin import run_pytest
+
+    problems = []
+    for lesson in LESSONS:
+        tests = [f"{lesson.suite}::{t}" for t in STUB_TESTS]
+        with scratch_repo(pristine_stubs()) as tmp:
+            for lang in i18n.LANGS:
+                env = dict(os.environ, SOLUTION="0", COURSE_LANG=lang, SEED="0")
+                report, _, output = run_pytest(["-q", "--tb=no", *tests], tmp, env, timeout=600)
+                results = (report or {}).get("results", {})
+                if len(results) != len(tests):
+                    problems.append(
+                        f"COURSE_LANG={lang}: ran {len(results)} of {len(tests)} stub checks:\n{output[-1500:]}"
+                    )
+                explainer = lesson.explainers[lang]
+                for test, result in results.items():
+                    reason = result.get("reason", "")
+                    problems += language_problems(lang, f"the stub, {test}", reason)
+                    if not reason.startswith(i18n.NOT_WRITTEN[lang]):
+                        problems.append(
+                            f"COURSE_LANG={lang}, the stub, {test}: does not start with "
+                            f"{i18n.NOT_WRITTEN[lang]!r}: {reason!r}"
+                        )
+                    elif explainer not in reason or reason.index(explainer) != min(
+                        reason.find(e) for e in lesson.explainers.values() if e in reason
+                    ):
+                        problems.append(
+                            f"COURSE_LANG={lang}, the stub, {test}: does not name {explainer} first: {reason!r}"
+                        )
+    return problems
