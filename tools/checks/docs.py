@@ -66,7 +66,7 @@ def check_every_section_a_message_names_exists():
     problems = []
     for lesson in LESSONS:
         texts = {rel: (ROOT / rel).read_text() for rel in lesson.files()}
-        texts["course/registry.py"] = " ".join(h for s in lesson.steps for h in s.hints)
+        texts["course/registry.py"] = " ".join(text for s in lesson.steps for hint in s.hints for text in hint)
         for rel, text in texts.items():
             for number in sorted(set(SECTION_REF.findall(text))):
                 if number not in lesson.sections:
@@ -84,4 +84,62 @@ def check_every_section_the_mistakes_table_names_exists():
         for rel in lesson.explainers.values():
             if m.section not in headings((ROOT / rel).read_text()):
                 problems.append(f"mistake {m.key!r} sends the learner to §{m.section}, which {rel} lacks")
+    return problems
+
+
+# A body line's code, without its trailing comment.  The reference's bodies have no "#" inside a
+# string; a line whose code is empty is a comment line and quotes nothing.
+TRAILING_COMMENT = re.compile(r"\s+#.*$|^\s*#.*$")
+IDENT = r"[\w.]"
+
+
+def body_lines(text):
+    """{code: line number} of every line of code inside a marked body, whitespace collapsed.
+
+    A line of punctuation alone (a closing `]`) says nothing and is left out."""
+    from tools.checks.layout import split_bodies
+
+    found, number = {}, 0
+    for step, lines in split_bodies(text):
+        for line in lines:
+            number += 1
+            code = " ".join(TRAILING_COMMENT.sub("", line).split())
+            if step is not None and re.search(r"\w", code):
+                found.setdefault(code, number)
+    return found
+
+
+def prose(explainer_text):
+    """An explainer without its generated blocks: those print what a tool or a failing test says
+    (tools/explainers/offsets.py, the §8 mistakes table), which the learner meets there anyway;
+    the text written by hand is what must not quote a body."""
+    return docs.GENERATED.sub(r"\1\4", explainer_text)
+
+
+def quoted_body_lines(explainer_text, bodies):
+    """The body lines that stand in an explainer's prose: each must occur there, whitespace
+    collapsed, and not as part of a longer name on either side."""
+    flat = " ".join(prose(explainer_text).split())
+    return [
+        (code, number)
+        for code, number in bodies.items()
+        if re.search(rf"(?<!{IDENT}){re.escape(code)}(?!{IDENT})", flat)
+    ]
+
+
+def check_no_reference_body_stands_in_an_explainer():
+    """The explainers teach without giving the answers away: no line of code from a marked body of
+    a lesson's solutions file stands in either of its explainers.  The answers files
+    (content/<lesson>.answers.md and .answers.en.md) quote them instead, citation-checked."""
+    problems = []
+    for lesson in LESSONS:
+        bodies = body_lines((ROOT / "solutions" / lesson.file).read_text())
+        for rel in lesson.explainers.values():
+            path = ROOT / rel
+            if path.exists():
+                problems += [
+                    f"{rel} quotes line {number} of solutions/{lesson.file}, which the learner writes: "
+                    f"`{code}`; quote it in the answers file and say it in words here"
+                    for code, number in quoted_body_lines(path.read_text(), bodies)
+                ]
     return problems

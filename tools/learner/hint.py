@@ -1,9 +1,11 @@
 """`make hint [STEP=T4.2] [ALL=1]`: the next hint for a step, gentle first, concrete last.
 
-The hints live in course/registry.py.  How many of each step's hints you have seen is kept in
-.hints.json (yours alone, git-ignored), so every call shows one more; ALL=1 shows again the ones
-seen so far.  Without STEP it is the first step not done, as the last scorecard saw it, or, if your
-file changed since, as its tests say now (run one step at a time, in order, up to the first failing).
+The hints live in course/registry.py, each in Chinese and English, and are printed in the
+learner's language (course/i18n.py: COURSE_LANG=zh|en, else a zh_* locale gives Chinese).  How
+many of each step's hints you have seen is kept in .hints.json (yours alone, git-ignored), so every
+call shows one more; ALL=1 shows again the ones seen so far.  Without STEP it is the first step
+not done, as the last scorecard saw it, or, if your file changed since, as its tests say now (run
+one step at a time, in order, up to the first failing).
 """
 
 import argparse
@@ -11,8 +13,10 @@ import os
 import random
 import sys
 import textwrap
+import unicodedata
 
 from course import registry
+from course.i18n import lang, say
 from tools.learner import grade, state
 from tools.learner.scorecard import WIDTH
 
@@ -22,13 +26,50 @@ def first_unfinished_step(lesson):
     done = state.remembered(lesson) or {}
     for s in lesson.steps:
         if s.id not in done:
-            print(f"running {s.id}'s tests to see whether it is done (STEP={s.id} skips this) ...", flush=True)
+            print(
+                say(
+                    zh=f"正在运行 {s.id} 的测试，看它是否已完成（加 STEP={s.id} 可跳过这一步）……",
+                    en=f"running {s.id}'s tests to see whether it is done (STEP={s.id} skips this) ...",
+                ),
+                flush=True,
+            )
             row = grade.run_step(s, seed=random.randrange(10**6))
             state.remember(lesson, {s.id: row.done})
             done[s.id] = row.done
         if not done[s.id]:
             break
     return lesson.next_step(done)
+
+
+def where_to_read(s):
+    """The step, what it writes, and the sections to read, in the learner's explainer first."""
+    secs = ", ".join("§" + sec for sec in s.sections)
+    zh, en = s.lesson.explainers["zh"], s.lesson.explainers["en"]
+    return say(
+        zh=f"{s.id} {s.title}（{', '.join(s.writes)}）；先读 {zh} {secs}（English: {en}）",
+        en=f"{s.id} {s.title} ({', '.join(s.writes)}); read {en} {secs} (中文: {zh})",
+    )
+
+
+def fill(text, label):
+    """Wrap a hint under its label.  Chinese has no spaces to break at, so a line of it is cut by
+    display width (a CJK character takes two columns)."""
+    width = min(WIDTH, 100)
+    if lang() != "zh":
+        return textwrap.fill(text, width=width, initial_indent=label, subsequent_indent=" " * len(label))
+    indent = " " * display_width(label)
+    lines, line, used = [], label, display_width(label)
+    for ch in text:
+        if used + display_width(ch) > width:
+            lines.append(line)
+            line, used = indent, len(indent)
+        line += ch
+        used += display_width(ch)
+    return "\n".join(lines + [line])
+
+
+def display_width(text):
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
 
 
 def main(argv=None):
@@ -45,27 +86,32 @@ def main(argv=None):
         print(e.args[0], file=sys.stderr)
         return 2
     if s is None:
-        print(f"Every step passes: no hint needed. Pick one anyway with make hint STEP={lesson.id}.x")
+        print(
+            say(
+                zh=f"每一步都通过了，不需要提示。仍想看的话，用 make hint STEP={lesson.id}.x 指定一步。",
+                en=f"Every step passes: no hint needed. Pick one anyway with make hint STEP={lesson.id}.x",
+            )
+        )
         return 0
     seen = state.hints_seen()
     count = max(1, seen.get(s.id, 0)) if args.all else min(seen.get(s.id, 0) + 1, len(s.hints))
     seen[s.id] = max(count, seen.get(s.id, 0))
     state.see_hints(seen)
 
-    print(f"{s.id} {s.title} ({', '.join(s.writes)}); {s.where_to_read()}")
+    column = 0 if lang() == "zh" else 1  # each hint is a (Chinese, English) pair
+    print(where_to_read(s))
     for n in range(1 if args.all else count, count + 1):
+        label = say(zh=f"  提示 {n}/{len(s.hints)}：", en=f"  hint {n} of {len(s.hints)}: ")
+        print(fill(s.hints[n - 1][column], label))
+    if count < len(s.hints):
+        print(say(zh=f"  下一条：make hint STEP={s.id}", en=f"  the next one: make hint STEP={s.id}"))
+    else:
         print(
-            textwrap.fill(
-                s.hints[n - 1],
-                width=min(WIDTH, 100),
-                initial_indent=f"  hint {n} of {len(s.hints)}: ",
-                subsequent_indent=" " * 14,
+            say(
+                zh=f"  这是最后一条提示；全部再看一遍：make hint STEP={s.id} ALL=1",
+                en=f"  that was the last hint; all of them again: make hint STEP={s.id} ALL=1",
             )
         )
-    if count < len(s.hints):
-        print(f"  the next one: make hint STEP={s.id}")
-    else:
-        print(f"  that was the last hint; all of them again: make hint STEP={s.id} ALL=1")
     return 0
 
 
