@@ -89,7 +89,7 @@ def verdict(lesson, row, seed):
     out = []
     if row.detail and not row.done:
         out += scorecard.first_failure(row)
-    if row.cases and row.failures:
+    if row.cases and row.failures and not row.broke:
         out += scorecard.which_pass(row)
     out += scorecard.rows_table(lesson, [row]) + scorecard.advice(lesson, [row], "", seed)
     if row.failures and len(row.failures) > 1:
