@@ -180,3 +180,64 @@ def test_regen_only_rewrites_the_blocks_asked_for(repo):
     (repo / "value.txt").write_text("2\n")
     docs.regen(doc, repo, only="--again")
     assert "\nvalue 1\n<!-- end" in doc.read_text() and "```text\nvalue 2\n```" in doc.read_text()
+
+
+SOLUTION = textwrap.dedent("""\
+    def f(x):
+        # ---- T9.1 begin (§1) ----
+        # a comment line quotes nothing
+        y = x * 2 + 1  # the answer
+        return_value = [
+        ]
+        # ---- T9.1 end ----
+        return y
+    """)
+
+
+@pytest.fixture
+def lesson_repo(tmp_path, monkeypatch):
+    """A lesson T9 whose reference has one marked body, and two explainers that quote none of it."""
+    (tmp_path / "solutions").mkdir()
+    (tmp_path / "solutions" / "t9.py").write_text(SOLUTION)
+    for name in ("t9.md", "t9.en.md"):
+        (tmp_path / name).write_text("## 1 One\n\nDouble x, then add one: `y` is the answer.\n")
+    lesson = SimpleNamespace(id="T9", file="t9.py", explainers={"zh": "t9.md", "en": "t9.en.md"})
+    monkeypatch.setattr(docs_checks, "ROOT", tmp_path)
+    monkeypatch.setattr(docs_checks, "LESSONS", (lesson,))
+    return tmp_path
+
+
+def test_a_reference_body_line_pasted_into_an_explainer_is_caught(lesson_repo):
+    assert docs_checks.check_no_reference_body_stands_in_an_explainer() == []
+    en = lesson_repo / "t9.en.md"
+    en.write_text(en.read_text() + "\n```python\n    y  =  x * 2 + 1\n```\n")  # spacing and indent do not hide it
+    found = docs_checks.check_no_reference_body_stands_in_an_explainer()
+    assert len(found) == 1 and "t9.en.md quotes line 4 of solutions/t9.py" in found[0] and "`y = x * 2 + 1`" in found[0]
+
+
+def test_body_lines_in_prose_are_caught_but_comments_parts_of_names_and_generated_output_are_not(lesson_repo):
+    zh = lesson_repo / "t9.md"
+    zh.write_text(
+        "## 1 一\n\n"
+        "# a comment line quotes nothing\n"  # a comment-only line of the body
+        "`yy = x * 2 + 1`, `y = x * 2 + 10`\n"  # a longer name, a longer number
+        "<!-- generated: python tool.py -->\ny = x * 2 + 1\n<!-- end generated -->\n"  # what a tool prints
+        "]\n"  # punctuation alone
+    )
+    assert docs_checks.check_no_reference_body_stands_in_an_explainer() == []
+    zh.write_text(zh.read_text() + "先算 `y = x * 2 + 1`。\n")
+    assert len(docs_checks.check_no_reference_body_stands_in_an_explainer()) == 1
+
+
+def test_the_answers_file_may_quote_the_bodies(lesson_repo):
+    (lesson_repo / "t9.answers.md").write_text("    y = x * 2 + 1  # the answer\n")
+    assert docs_checks.check_no_reference_body_stands_in_an_explainer() == []
+
+
+def test_a_hint_must_come_in_chinese_and_in_english():
+    from tools.checks.steps import hint_problems
+
+    assert hint_problems(("先画出来。", "Draw it first.")) == []
+    assert hint_problems("Draw it first.") != []  # one language only
+    assert any("no Chinese" in p for p in hint_problems(("Draw it first.", "Draw it first.")))
+    assert any("English text holds" in p for p in hint_problems(("先画出来。", "Draw it first：")))
