@@ -363,9 +363,9 @@ def step_problems(t, step, k, verb):
         lines.append(
             say(
                 zh=f"!! K 第 {k} 步（第 {step.line} 行）：{len(step.outside)} 次对 {t.name} 的{verb}"
-                f"落在 {t.name} 之外：{where}（NaN 填充区；是不是少了掩码？）",
+                f"落在 {t.name} 之外：{where}（NaN 填充区：少了掩码，还是 stride 用错了？）",
                 en=f"!! K step {k} (line {step.line}): {len(step.outside)} {verb} of {t.name} fall outside "
-                f"{t.name}: {where} (the NaN padding around it; a missing mask?)",
+                f"{t.name}: {where} (the NaN padding around it: a missing mask, or a wrong stride?)",
             )
             if k is not None
             else say(
