@@ -225,7 +225,12 @@ def check_hints_come_one_at_a_time_and_reset_keeps_a_backup():
 
         def run(*args):
             return subprocess.run(
-                [sys.executable, "-m", *args], cwd=tmp, capture_output=True, text=True, timeout=120
+                [sys.executable, "-m", *args],
+                cwd=tmp,
+                env=dict(os.environ, COURSE_LANG="en"),
+                capture_output=True,
+                text=True,
+                timeout=120,
             ).stdout
 
         lesson = LESSONS[0]
