@@ -22,7 +22,7 @@ def repo():
 
 
 def pytest_says(repo, seed):
-    env = dict(os.environ, SEED=str(seed), SOLUTION="0")
+    env = dict(os.environ, SEED=str(seed), SOLUTION="0", COURSE_LANG="en")
     out = subprocess.run(
         [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", CHECK],
         cwd=repo,
@@ -44,7 +44,7 @@ def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo):
 
 
 def grader_says(repo, seed):
-    env = dict(os.environ, SOLUTION="0", COLUMNS="100")
+    env = dict(os.environ, SOLUTION="0", COLUMNS="100", COURSE_LANG="en")
     return subprocess.run(
         [sys.executable, "-m", "tools.learner.grade", "--step", "T4.2", "--seed", str(seed)],
         cwd=repo,
