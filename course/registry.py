@@ -9,6 +9,8 @@ add those files and a Lesson to LESSONS; the machinery reads the rest from the e
 
 from dataclasses import dataclass
 
+from course.i18n import say, where_to_read
+
 
 @dataclass(frozen=True)
 class Step:
@@ -18,6 +20,7 @@ class Step:
     writes: tuple  # names in the lesson's file whose marked bodies this step fills in
     hints: tuple  # from gentle to concrete; the last still leaves something to write
     advanced: bool = False
+    title_zh: str = ""  # the title in Chinese (title is English)
 
     @property
     def marker(self):  # pytest marker: T4.2 -> t4_2
@@ -27,9 +30,14 @@ class Step:
     def lesson(self):
         return LESSON_OF[self.id]
 
+    @property
+    def name(self):
+        """The step's title in the learner's language."""
+        return say(zh=self.title_zh or self.title, en=self.title)
+
     def where_to_read(self):
-        secs = ", ".join("§" + s for s in self.sections)
-        return f"read {self.lesson.explainers['zh']} {secs} (English: {self.lesson.explainers['en']})"
+        """Its sections, in the explainer of the learner's language first."""
+        return where_to_read(self.lesson.explainers, self.sections)
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per lesson
@@ -129,6 +137,7 @@ T4 = Lesson(
                     "x 3 grid.",
                 ),
             ),
+            title_zh="分组的程序顺序",
         ),
         Step(
             "T4.2",
@@ -161,6 +170,7 @@ T4 = Lesson(
                     "elements along K: times which stride each?",
                 ),
             ),
+            title_zh="指针块与 K 循环",
         ),
         Step(
             "T4.3",
@@ -187,6 +197,7 @@ T4 = Lesson(
                     "happens is plain to see (§5.1).",
                 ),
             ),
+            title_zh="收尾与带掩码的写回",
         ),
         Step(
             "T4.4",
@@ -220,6 +231,7 @@ T4 = Lesson(
                     "(§6.3's table). For M == 0 or N == 0 there is nothing to launch: return early.",
                 ),
             ),
+            title_zh="autotune 配置与主机端包装函数",
         ),
         Step(
             "T4.5",
@@ -245,6 +257,7 @@ T4 = Lesson(
                 ),
             ),
             advanced=True,
+            title_zh="融合 bias 与 GELU",
         ),
     ),
 )

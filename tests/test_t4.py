@@ -286,17 +286,18 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
     if acc.isnan().any():
         advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
         if advance:
-            right = {"a_ptrs": "a_ptrs += BLOCK_K * stride_ak", "b_ptrs": "b_ptrs += BLOCK_K * stride_bk"}
+            # in words, not the line itself: the §8 table shows this message in the explainer
+            right = {"a_ptrs": "a_ptrs by BLOCK_K steps of stride_ak", "b_ptrs": "b_ptrs by BLOCK_K steps of stride_bk"}
             fix = "; ".join(right[n] for n in advance.split(", "))
             pytest.fail(
                 say(
                     zh=f"{case}：累加器里有 NaN，而且结果正好等于 {advance} 在循环里按错的 stride 前进"
-                    f"（沿 M 或 N 走，而不是沿 K 走）：指针块本身建对了，错在每次迭代的移动，应该是 {fix}；"
+                    f"（沿 M 或 N 走，而不是沿 K 走）：指针块本身建对了，错在每次迭代的移动，应该前移 {fix}；"
                     f"{where('T4.2', '4.3')}。{loads}",
                     en=f"{case}: the accumulator holds NaN, and it is exactly what the loop computes when "
                     f"{advance} advance{'s' if ',' not in advance else ''} by the wrong stride (along M or N "
-                    f"instead of along K): the blocks are built right, the move in each iteration is wrong; it "
-                    f"must be {fix}; {where('T4.2', '4.3')}. {loads}",
+                    f"instead of along K): the blocks are built right, the move in each iteration is wrong; move "
+                    f"{fix}; {where('T4.2', '4.3')}. {loads}",
                 ),
                 pytrace=False,
             )
@@ -331,10 +332,9 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
         elif rel_err(acc[:M, :N], blockwise(a, b, bk, round_partials=True)) < err / 4:
             sections = ("4.2",)
             hint = say(
-                zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：乘积保持 float32，"
-                "写成 acc = tl.dot(a, b, acc)",
+                zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：乘积保持 float32，不做类型转换就加进 acc",
                 en="it matches each tl.dot(a, b) rounded to fp16 before it is added: keep the product "
-                "float32, acc = tl.dot(a, b, acc)",
+                "float32 and add it into acc without a cast",
             )
         elif layout != "row-major":
             sections = ("3",)
@@ -368,10 +368,10 @@ def test_mainloop_accumulates_in_fp32(probes):
     if rel_err(acc, blockwise(a, b, bk, round_partials=True)) < err / 4:
         why = say(
             zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：部分积上的 .to(tl.float16) 在这里"
-            "把低位丢了 8 次。直接加 float32 的乘积：acc = tl.dot(a, b, acc)（或 acc += tl.dot(a, b)）",
+            "把低位丢了 8 次。把 float32 的乘积原样加进 acc，不要做类型转换",
             en="it matches each tl.dot(a, b) rounded to fp16 before it is added: a .to(tl.float16) on the "
-            "partial product throws away its low bits 8 times here. Add the float32 product as it is: "
-            "acc = tl.dot(a, b, acc) (or acc += tl.dot(a, b))",
+            "partial product throws away its low bits 8 times here. Add the float32 product into acc "
+            "as it is, without a cast",
         )
     elif rel_err(acc, blockwise(a, b, bk, round_partials=False)) < err / 4:
         why = say(

@@ -109,17 +109,11 @@ def body_lines(text):
     return found
 
 
-def prose(explainer_text):
-    """An explainer without its generated blocks: those print what a tool or a failing test says
-    (tools/explainers/offsets.py, the §8 mistakes table), which the learner meets there anyway;
-    the text written by hand is what must not quote a body."""
-    return docs.GENERATED.sub(r"\1\4", explainer_text)
-
-
 def quoted_body_lines(explainer_text, bodies):
-    """The body lines that stand in an explainer's prose: each must occur there, whitespace
+    """The body lines that stand in an explainer, generated blocks included (the §8 table quotes
+    failure messages, which must not spell a body line either): each must occur there, whitespace
     collapsed, and not as part of a longer name on either side."""
-    flat = " ".join(prose(explainer_text).split())
+    flat = " ".join(explainer_text.split())
     return [
         (code, number)
         for code, number in bodies.items()

@@ -56,7 +56,7 @@ def coords(pid, num_pid_m, num_pid_n, group_m, modulo_group_m=False):
 
 COORDS_NOTE = {
     "zh": (
-        "{m} x {n} 的瓦片网格，GROUP_M = {g}",
+        "{m} x {n} 的 tile 网格，GROUP_M = {g}",
         "（错误写法：用 GROUP_M 代替 group_size_m）",
         "越界：网格只有 {m} 行、{n} 列",
     ),
@@ -91,13 +91,13 @@ def wave_table(M, N, K, bm, bn, wave, groups, dtype, lang):
             )
         )
     title = {
-        "zh": f"{M} x {N} x {K}，{dtype}，瓦片 {bm} x {bn}：{pm} x {pn} 个瓦片，第一波 {wave} 个程序；"
-        f"A 的行条带 {bm} x {K} = {a_panel / MIB:g} MiB，B 的列条带 {K} x {bn} = {b_panel / MIB:g} MiB",
+        "zh": f"{M} x {N} x {K}，{dtype}，tile {bm} x {bn}：{pm} x {pn} 个 tile，第一波 {wave} 个程序；"
+        f"A 的行块 {bm} x {K} = {a_panel / MIB:g} MiB，B 的列块 {K} x {bn} = {b_panel / MIB:g} MiB",
         "en": f"{M} x {N} x {K}, {dtype}, {bm} x {bn} tiles: a {pm} x {pn} grid, first wave of {wave} programs; "
         f"an A row-panel {bm} x {K} = {a_panel / MIB:g} MiB, a B column-panel {K} x {bn} = {b_panel / MIB:g} MiB",
     }
     heads = {
-        "zh": ("GROUP_M", "A 的行条带", "B 的列条带", "条带合计", "这一波要读的 MiB"),
+        "zh": ("GROUP_M", "A 的行块", "B 的列块", "行块列块合计", "这一波要读的 MiB"),
         "en": ("GROUP_M", "A row-panels", "B column-panels", "panels", "MiB this wave reads"),
     }
     return title[lang] + "\n\n" + study.table(heads[lang], rows, markdown=True)
@@ -128,7 +128,7 @@ HEADS = {
         "en": ("M x N x K", "BLOCK_M x BLOCK_N x BLOCK_K", "num_pid_m x num_pid_n", "programs", "K steps per program"),
     },
     "reuse": {
-        "zh": ("瓦片 BLOCK_M x BLOCK_N x BLOCK_K", "每个 K 步读入的字节（{dtype}）", "每个 K 步的 FLOP", "每字节 FLOP"),
+        "zh": ("tile BLOCK_M x BLOCK_N x BLOCK_K", "每个 K 步读入的字节（{dtype}）", "每个 K 步的 FLOP", "每字节 FLOP"),
         "en": (
             "tile BLOCK_M x BLOCK_N x BLOCK_K",
             "bytes loaded per K step ({dtype})",

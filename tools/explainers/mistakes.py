@@ -190,7 +190,7 @@ MISTAKES = (
     Mistake(
         "torch-after-launch",
         "T4.4",
-        "象征性地启动一次内核，再用 torch 重算 C",
+        "象征性地启动一次 kernel，再用 torch 重算 C",
         "a token launch, then C computed again in torch",
         "6.2",
         LAUNCH,
@@ -203,7 +203,7 @@ MISTAKES = (
     Mistake(
         "scratch-buffer",
         "T4.4",
-        "内核写进另一个缓冲区，返回的 C 由 torch 填",
+        "kernel 写进另一个缓冲区，返回的 C 由 torch 填",
         "the kernel launched into a scratch buffer, C filled by torch",
         "6.2",
         "args = (a, b, c, bias,",
@@ -313,7 +313,7 @@ MISTAKES = (
     Mistake(
         "bias-in-torch",
         "T4.5",
-        "内核里不加 bias、不做 GELU，交给 torch 在启动之后做",
+        "kernel 里不加 bias、不做 GELU，交给 torch 在启动之后做",
         "bias and GELU left out of the kernel and done in torch after the launch",
         "5.2",
         'flags = dict(HAS_BIAS=bias is not None, ACTIVATION=activation or "none")',

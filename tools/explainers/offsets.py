@@ -79,7 +79,7 @@ def main():
         f"offs_k[None, :] * stride_ak = {(torch.arange(args.block_k) * stride_ak).tolist()} (one per column)"
         + (
             f"; the pointers have moved {args.k} x BLOCK_K * stride_ak = {moved} elements, and "
-            f"k_remaining = K - k * BLOCK_K = {args.cols - args.k * args.block_k}"
+            f"K - {args.k} * BLOCK_K = {args.cols - args.k * args.block_k} columns of K remain"
             if args.k
             else ""
         )

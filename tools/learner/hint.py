@@ -46,8 +46,8 @@ def where_to_read(s):
     secs = ", ".join("§" + sec for sec in s.sections)
     zh, en = s.lesson.explainers["zh"], s.lesson.explainers["en"]
     return say(
-        zh=f"{s.id} {s.title}（{', '.join(s.writes)}）；先读 {zh} {secs}（English: {en}）",
-        en=f"{s.id} {s.title} ({', '.join(s.writes)}); read {en} {secs} (中文: {zh})",
+        zh=f"{s.id} {s.name}（{', '.join(s.writes)}）；先读 {zh} {secs}（English: {en}）",
+        en=f"{s.id} {s.name} ({', '.join(s.writes)}); read {en} {secs} (中文: {zh})",
     )
 
 

@@ -63,7 +63,7 @@ def blocker(rows):
 
 
 def rows_table(lesson, rows, blocked=""):
-    titles = [r.step.title + say(zh="（进阶）", en=" (advanced)") * r.step.advanced for r in rows]
+    titles = [r.step.name + say(zh="（进阶）", en=" (advanced)") * r.step.advanced for r in rows]
     title_width = max(map(len, titles))
     lines = [
         paint(
@@ -147,8 +147,8 @@ def advice(lesson, rows, blocked, seed):
     optional = s.advanced and len(rows) > 1
     writes = ", ".join(s.writes)
     nxt = say(
-        zh=f"{'可选的下一步' if optional else '下一步'}：{s.id} {s.title}，在 {seam.path(lesson)} 里写 {writes}",
-        en=f"{'Optional next' if optional else 'Next'}: {s.id} {s.title}: {writes} in {seam.path(lesson)}",
+        zh=f"{'可选的下一步' if optional else '下一步'}：{s.id} {s.name}，在 {seam.path(lesson)} 里写 {writes}",
+        en=f"{'Optional next' if optional else 'Next'}: {s.id} {s.name}: {writes} in {seam.path(lesson)}",
     )
     lines += [paint(line, "1") for line in wrap(nxt, 8, first="  ")]
     alone = say(zh=f"    只跑这一步：make test STEP={s.id}", en=f"    this step alone: make test STEP={s.id}")

@@ -49,7 +49,7 @@ from tools.study import common as study
 
 LAYOUTS = ("row-major", "column-major", "every-other-column")  # tests/test_t4.py's poisoned_view
 DTYPES = ("fp16", "fp32")
-MAX_DIM = 64  # a grid wider than this does not fit a terminal
+MAX_DIM = 160  # wider grids wrap in a terminal; the suite's failing cases go up to K = 130
 SHOWN = 8  # addresses or elements listed before "..."
 
 

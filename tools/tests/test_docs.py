@@ -215,17 +215,20 @@ def test_a_reference_body_line_pasted_into_an_explainer_is_caught(lesson_repo):
     assert len(found) == 1 and "t9.en.md quotes line 4 of solutions/t9.py" in found[0] and "`y = x * 2 + 1`" in found[0]
 
 
-def test_body_lines_in_prose_are_caught_but_comments_parts_of_names_and_generated_output_are_not(lesson_repo):
+def test_body_lines_are_caught_in_prose_and_in_generated_output_but_comments_and_longer_names_are_not(lesson_repo):
     zh = lesson_repo / "t9.md"
     zh.write_text(
         "## 1 一\n\n"
         "# a comment line quotes nothing\n"  # a comment-only line of the body
         "`yy = x * 2 + 1`, `y = x * 2 + 10`\n"  # a longer name, a longer number
-        "<!-- generated: python tool.py -->\ny = x * 2 + 1\n<!-- end generated -->\n"  # what a tool prints
         "]\n"  # punctuation alone
     )
     assert docs_checks.check_no_reference_body_stands_in_an_explainer() == []
-    zh.write_text(zh.read_text() + "先算 `y = x * 2 + 1`。\n")
+    text = zh.read_text()
+    zh.write_text(text + "先算 `y = x * 2 + 1`。\n")
+    assert len(docs_checks.check_no_reference_body_stands_in_an_explainer()) == 1
+    # a failure message that spells the answer gives it away just as well inside the §8 table
+    zh.write_text(text + "<!-- generated: python tool.py -->\nfix: y = x * 2 + 1\n<!-- end generated -->\n")
     assert len(docs_checks.check_no_reference_body_stands_in_an_explainer()) == 1
 
 
