@@ -21,6 +21,7 @@ class Step:
     hints: tuple  # from gentle to concrete; the last still leaves something to write
     advanced: bool = False
     title_zh: str = ""  # the title in Chinese (title is English)
+    needs: tuple = ()  # steps whose functions this step's checks call: when one of them hangs, so do these
 
     @property
     def marker(self):  # pytest marker: T4.2 -> t4_2
@@ -232,6 +233,7 @@ T4 = Lesson(
                 ),
             ),
             title_zh="autotune 配置与主机端包装函数",
+            needs=("T4.1", "T4.2", "T4.3"),
         ),
         Step(
             "T4.5",
@@ -258,6 +260,7 @@ T4 = Lesson(
             ),
             advanced=True,
             title_zh="融合 bias 与 GELU",
+            needs=("T4.1", "T4.2", "T4.3", "T4.4"),
         ),
     ),
 )

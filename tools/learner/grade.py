@@ -32,7 +32,7 @@ STEP_LIMIT_S = 900  # a whole step; pytest-timeout stops a single test long befo
 
 # The per-test timeout of learner runs (make test, make grade, make watch), passed as PYTEST_TIMEOUT
 # unless that is set already; pytest.ini keeps 60 s for make check's own suite runs.  Measured with
-# `pytest --durations` on solutions/ on the 2-core machine (2026-12-01): the slowest check takes
+# `pytest --durations` on solutions/ on the 2-core machine (2026-11-30): the slowest check takes
 # 4.2 s alone (test_cpu_tensors_need_the_interpreter, which starts a Python that imports torch) and
 # 4.3 s with four steps running side by side on the two cores (test_tile_coords_is_a_bijection,
 # the first launch of a step).  10 s is more than twice that, so a slow but correct check is not
@@ -67,14 +67,57 @@ def learner_env(seed, parallel=False):
     return env
 
 
-def run_step(s, seed, parallel=False, live=None):
+class Hangs:
+    """Steps whose checks hung, shared by the steps running side by side.  A step whose checks call
+    a hung step's function (registry Step.needs) would hang the same way, one timeout per step: it is
+    stopped as soon as it has collected its checks, so a planted endless loop costs one timeout, not
+    three, and its row says which step to fix first."""
+
+    def __init__(self):
+        self.lock = threading.Lock()
+        self.found = {}  # step id: what its timeout report said
+
+    def note(self, s, report):
+        if report and report.get("timed_out"):
+            with self.lock:
+                self.found.setdefault(s.id, report["timed_out"])
+
+    def blocking(self, s):
+        """The first step s needs that hung, or None."""
+        with self.lock:
+            return next((need for need in s.needs if need in self.found), None)
+
+
+def run_step(s, seed, parallel=False, live=None, hangs=None):
     if live:
         live.start(s)
-    progress = (lambda report: live.update(s, report)) if live else None
+    blocked = []
+
+    def progress(report):
+        if live:
+            live.update(s, report)
+        if hangs is None:
+            return False
+        hangs.note(s, report)
+        need = hangs.blocking(s)
+        if need and report and report.get("collected"):  # its checks are counted: stop it
+            blocked.append(need)
+            return True
+        return False
+
     report, rc, output = run_pytest(
         ["-q", "--tb=short", "-m", s.marker], ROOT, learner_env(seed, parallel), STEP_LIMIT_S, progress
     )
     row = row_of(s, report, rc, output)
+    if hangs is not None:
+        hangs.note(s, report)
+    if blocked:
+        row.broke, row.detail = True, ""
+        row.reason = say(
+            zh=f"没有跑完：{blocked[0]} 的检查卡住了，而这一步的检查也会调用它的函数；先修好 {blocked[0]}",
+            en=f"stopped: {blocked[0]}'s checks hang, and this step's checks call its functions too; "
+            f"fix {blocked[0]} first",
+        )
     if live:
         live.finish(s, row)
     return row
@@ -231,8 +274,9 @@ def run_steps(steps, seed, live=None):
     failing or timing out, the next step starts at once."""
     workers = max(1, min(len(steps), os.cpu_count() or 1))
     pool = ThreadPoolExecutor(workers)
+    hangs = Hangs()
     try:
-        futures = [pool.submit(run_step, s, seed, workers > 1, live) for s in steps]
+        futures = [pool.submit(run_step, s, seed, workers > 1, live, hangs) for s in steps]
         return [f.result() for f in futures]
     finally:  # on Ctrl-C: start no more steps (the running ones got the Ctrl-C too)
         pool.shutdown(cancel_futures=True)

@@ -189,7 +189,8 @@ def run_pytest(args, cwd, env, timeout, progress=None):
 
     Returns (state, exit status, output): state is what this plugin wrote (None if the process
     could not even collect), exit status None if it ran past `timeout` seconds and was stopped.
-    progress(state), if given, is called about twice a second with what the report says so far."""
+    progress(state), if given, is called about twice a second with what the report says so far;
+    when it returns True the process is stopped there (exit status None, as at the limit)."""
     with tempfile.TemporaryDirectory(prefix="course-report-") as tmp:
         report = Path(tmp) / "report.json"
         proc = subprocess.Popen(
@@ -212,8 +213,11 @@ def run_pytest(args, cwd, env, timeout, progress=None):
                     out, err = proc.communicate()
                     rc, output = None, _text(out) + _text(err)
                     break
-                if progress is not None:
-                    progress(read_report(report))
+                if progress is not None and progress(read_report(report)):
+                    proc.kill()
+                    out, err = proc.communicate()
+                    rc, output = None, _text(out) + _text(err)
+                    break
         return read_report(report), rc, output
 
 
