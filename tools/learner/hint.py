@@ -56,7 +56,7 @@ def main(argv=None):
     for n in range(1 if args.all else count, count + 1):
         print(
             textwrap.fill(
-                s.hints[n - 1],
+                s.hint(n),
                 width=min(WIDTH, 100),
                 initial_indent=f"  hint {n} of {len(s.hints)}: ",
                 subsequent_indent=" " * 14,
