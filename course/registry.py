@@ -189,7 +189,10 @@ T5 = Lesson(
     suite="tests/test_t5.py",
     probes="course/t5_probes.py",
     sections={
-        "1": ("全景：从一个 tile 一个程序到常驻程序", "The whole picture: from one program per tile to persistent programs"),
+        "1": (
+            "全景：从一个 tile 一个程序到常驻程序",
+            "The whole picture: from one program per tile to persistent programs",
+        ),
         "2": ("常驻（persistent）的 tile 循环", "The persistent tile loop"),
         "2.1": ("常驻换来了什么", "What persistence buys"),
         "2.2": ("网格与步长", "The grid and the stride"),
@@ -228,7 +231,8 @@ T5 = Lesson(
                 ),
                 (
                     "循环体三行：pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)（你的 T4.1）；"
-                    "acc = k_segment(..., 0, tl.cdiv(K, BLOCK_K), ...)；finish_tile(c_desc, acc, ...)。TRACE 原样往下传。",
+                    "acc = k_segment(..., 0, tl.cdiv(K, BLOCK_K), ...)；finish_tile(c_desc, acc, ...)。"
+                    "TRACE 原样往下传。",
                     "The loop body is three lines: pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M) "
                     "(your T4.1); acc = k_segment(..., 0, tl.cdiv(K, BLOCK_K), ...); finish_tile(c_desc, acc, ...). "
                     "Pass TRACE on as it is.",
@@ -268,7 +272,14 @@ T5 = Lesson(
             "T5.3",
             "stream-K with a deterministic fix-up",
             ("4", "4.1", "4.2", "4.3"),
-            ("sk_run", "sk_program_of", "sk_publish_partial", "sk_collect_partials", "stream_k_tiles", "stream_k_split"),
+            (
+                "sk_run",
+                "sk_program_of",
+                "sk_publish_partial",
+                "sk_collect_partials",
+                "stream_k_tiles",
+                "stream_k_split",
+            ),
             (
                 (
                     "把 sk_tiles 个 tile 的 k-block 首尾相接排成一行（tile 0 的全部，再 tile 1 的……），切成 "
@@ -278,7 +289,8 @@ T5 = Lesson(
                 ),
                 (
                     "从段尾往回走：tile_id = (it_end - 1) // k_blocks，it_begin = max(tile_id * k_blocks, run_begin)。"
-                    "这一段含 tile 的最后一个 k-block 就是 owner：收齐前面程序的 partial 再做 epilogue；否则发布 partial。",
+                    "这一段含 tile 的最后一个 k-block 就是 owner：收齐前面程序的 partial 再做 epilogue；"
+                    "否则发布 partial。",
                     "Walk the run from its end: tile_id = (it_end - 1) // k_blocks, it_begin = max(tile_id * "
                     "k_blocks, run_begin). A segment holding the tile's last k-block makes its program the owner: "
                     "collect the earlier programs' partials, then the epilogue; any other segment publishes a partial.",
@@ -311,7 +323,8 @@ T5 = Lesson(
                     "bias_and_activation 用 pid_n 乘 BLOCK_N 算列号，所以传 2 * pid_n + 1 和 BLOCK_N // 2。",
                     "tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), tl.permute to (BLOCK_M, BLOCK_N // 2, 2), then "
                     "tl.split. The right half's bias starts at column pid_n * BLOCK_N + BLOCK_N // 2: T4's "
-                    "bias_and_activation counts columns as pid_n times BLOCK_N, so pass 2 * pid_n + 1 and BLOCK_N // 2.",
+                    "bias_and_activation counts columns as pid_n times BLOCK_N, so pass 2 * pid_n + 1 and "
+                    "BLOCK_N // 2.",
                 ),
             ),
             advanced=True,

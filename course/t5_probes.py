@@ -21,21 +21,85 @@ COUNT_ONLY = 2  # TRACE mode of the graded file: count epilogues and k-blocks, c
 
 
 @triton.jit
-def tile_loop_probe(trace_ptr, K, first_tile, num_tiles, num_pid_m, num_pid_n, NUM_PROGS,
-                    BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr, FLATTEN: tl.constexpr):
+def tile_loop_probe(
+    trace_ptr,
+    K,
+    first_tile,
+    num_tiles,
+    num_pid_m,
+    num_pid_n,
+    NUM_PROGS,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    FLATTEN: tl.constexpr,
+):
     """data_parallel_tiles, count-only: the trace says which program finished which tile."""
-    data_parallel_tiles(trace_ptr, trace_ptr, trace_ptr, trace_ptr, trace_ptr, 1, K, 0,
-                        first_tile, num_tiles, num_pid_m, num_pid_n, NUM_PROGS,
-                        16, 16, BLOCK_K, GROUP_M, 1, False, False, "none", FLATTEN, 2)
+    data_parallel_tiles(
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        1,
+        K,
+        0,
+        first_tile,
+        num_tiles,
+        num_pid_m,
+        num_pid_n,
+        NUM_PROGS,
+        16,
+        16,
+        BLOCK_K,
+        GROUP_M,
+        1,
+        False,
+        False,
+        "none",
+        FLATTEN,
+        2,
+    )
 
 
 @triton.jit
-def stream_k_probe(trace_ptr, partials_ptr, flags_ptr, K, sk_tiles, num_pid_m, num_pid_n, NUM_PROGS,
-                   BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr):
+def stream_k_probe(
+    trace_ptr,
+    partials_ptr,
+    flags_ptr,
+    K,
+    sk_tiles,
+    num_pid_m,
+    num_pid_n,
+    NUM_PROGS,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
     """stream_k_tiles alone, count-only: partial tiles of zeros go through the real fix-up."""
-    stream_k_tiles(trace_ptr, trace_ptr, trace_ptr, trace_ptr, trace_ptr, partials_ptr, flags_ptr, 1, K, 0,
-                   sk_tiles, num_pid_m, num_pid_n, NUM_PROGS, 16, 16, BLOCK_K, GROUP_M, 1, False, False,
-                   "none", 2)
+    stream_k_tiles(
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        partials_ptr,
+        flags_ptr,
+        1,
+        K,
+        0,
+        sk_tiles,
+        num_pid_m,
+        num_pid_n,
+        NUM_PROGS,
+        16,
+        16,
+        BLOCK_K,
+        GROUP_M,
+        1,
+        False,
+        False,
+        "none",
+        2,
+    )
 
 
 @triton.jit
@@ -50,14 +114,24 @@ def sk_run_probe(runs_ptr, owners_ptr, total, NUM_PROGS):
 
 
 @triton.jit
-def k_block_loop_probe(a_desc, b_desc, acc_ptr, stride_acc, kb_begin, kb_end,
-                       BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
-                       B_KMAJOR: tl.constexpr):
+def k_block_loop_probe(
+    a_desc,
+    b_desc,
+    acc_ptr,
+    stride_acc,
+    kb_begin,
+    kb_end,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    B_KMAJOR: tl.constexpr,
+):
     """One tile per program (axis 0: rows of tiles, axis 1: columns), written whole to acc_ptr."""
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
-    acc = k_block_loop(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, kb_begin, kb_end,
-                       BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR)
+    acc = k_block_loop(
+        a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, kb_begin, kb_end, BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR
+    )
     tl.static_assert(acc.dtype == tl.float32, "T5.2: k_block_loop must return a float32 accumulator; see §3.1")
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
@@ -65,14 +139,25 @@ def k_block_loop_probe(a_desc, b_desc, acc_ptr, stride_acc, kb_begin, kb_end,
 
 
 @triton.jit
-def store_tile_probe(acc_ptr, stride_acc, c_desc, bias_ptr, N, stride_bias,
-                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
-                     HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+def store_tile_probe(
+    acc_ptr,
+    stride_acc,
+    c_desc,
+    bias_ptr,
+    N,
+    stride_bias,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    EPILOGUE_SUBTILE: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+):
     """store_tile of one tile per program, from a float32 buffer as wide as the grid of tiles."""
     pid_m = tl.program_id(0)
     pid_n = tl.program_id(1)
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
-    store_tile(c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n,
-               BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION)
+    store_tile(
+        c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION
+    )

@@ -113,7 +113,8 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             )
         if (pm, pn) != order[tile]:
             fail(
-                f"{case}: tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}：用 tile_coords(tile_id, ...)",
+                f"{case}: tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}："
+                "用 tile_coords(tile_id, ...)",
                 f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}: "
                 "use tile_coords(tile_id, ...)",
                 step_section,
@@ -164,11 +165,21 @@ def test_every_tile_once_over_many_grids(probes, flatten):
     for num_pid_m, num_pid_n, group_m, progs, first, k_blocks in cases:
         tiles = num_pid_m * num_pid_n
         trace = new_trace(tiles)
-        probes.tile_loop_probe[(progs,)](trace, 32 * k_blocks - 5, first, tiles, num_pid_m, num_pid_n, progs,
-                                         32, group_m, flatten)
+        probes.tile_loop_probe[(progs,)](
+            trace, 32 * k_blocks - 5, first, tiles, num_pid_m, num_pid_n, progs, 32, group_m, flatten
+        )
         case = f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}"
-        check_trace(trace_rows(trace), num_pid_m, num_pid_n, group_m, k_blocks, case, "2.2",
-                    owner=lambda t, f=first, p=progs: (t - f) % p, done=range(first, tiles))
+        check_trace(
+            trace_rows(trace),
+            num_pid_m,
+            num_pid_n,
+            group_m,
+            k_blocks,
+            case,
+            "2.2",
+            owner=lambda t, f=first, p=progs: (t - f) % p,
+            done=range(first, tiles),
+        )
 
 
 @pytest.mark.t5_1
@@ -179,7 +190,8 @@ def test_a_program_does_several_tiles(probes):
     per_program = [sum(1 for r in trace_rows(trace) if r[0] and r[2] == p) for p in range(3)]
     if per_program != [4, 4, 4]:
         fail(
-            f"12 个 tile、3 个程序：每个程序应当做 4 个 tile，实际是 {per_program}：循环从 first_tile + pid 开始，步长 NUM_PROGS",
+            f"12 个 tile、3 个程序：每个程序应当做 4 个 tile，实际是 {per_program}："
+            "循环从 first_tile + pid 开始，步长 NUM_PROGS",
             f"12 tiles, 3 programs: each program must finish 4 tiles, got {per_program}: start the loop at "
             "first_tile + pid and step by NUM_PROGS",
             "2.2",
@@ -196,11 +208,17 @@ def unaligned(rows, cols, dtype):
 
 
 RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
-    ("b.t() of a row-major (64, 48)", lambda: torch.zeros(64, 48, dtype=torch.float16, device=DEVICE).t(),
-     ("contiguous", "stride 1", "stride(1)")),
+    (
+        "b.t() of a row-major (64, 48)",
+        lambda: torch.zeros(64, 48, dtype=torch.float16, device=DEVICE).t(),
+        ("contiguous", "stride 1", "stride(1)"),
+    ),
     ("fp16 (8, 7): rows of 14 bytes", lambda: torch.zeros(8, 7, dtype=torch.float16, device=DEVICE), ("16",)),
-    ("every other column", lambda: torch.zeros(8, 64, dtype=torch.float32, device=DEVICE)[:, ::2],
-     ("contiguous", "stride 1", "stride(1)")),
+    (
+        "every other column",
+        lambda: torch.zeros(8, 64, dtype=torch.float32, device=DEVICE)[:, ::2],
+        ("contiguous", "stride 1", "stride(1)"),
+    ),
     ("base 4 bytes past 16", lambda: unaligned(8, 32, torch.float16), ("align", "base", "address")),
 ]
 
@@ -276,17 +294,26 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
     a2, b2, kmajor = t5.tma_ready(a, b, True)
     for name, got, want in (("a", a2, a), ("b", b2.t() if kmajor else b2, b)):
         if t5.tma_problem(got, name) is not None and not (name == "b" and kmajor):
-            fail(f"{what}：tma_ready 返回的 {name} 仍然违反规矩", f"{what}: the {name} tma_ready returns still breaks a rule",
-                 "3.2")
+            fail(
+                f"{what}：tma_ready 返回的 {name} 仍然违反规矩",
+                f"{what}: the {name} tma_ready returns still breaks a rule",
+                "3.2",
+            )
         if not torch.equal(got, want):
-            fail(f"{what}：tma_ready 返回的 {name} 数值变了", f"{what}: the {name} tma_ready returns holds other values",
-                 "3.2")
+            fail(
+                f"{what}：tma_ready 返回的 {name} 数值变了",
+                f"{what}: the {name} tma_ready returns holds other values",
+                "3.2",
+            )
     try:
         t5.tma_ready(a, b, False)
     except ValueError as e:
         if f"{bad}:" not in str(e) and f"{bad} " not in str(e):
-            fail(f"{what}：ValueError 要写出违规的张量 {bad}，得到 {e}", f"{what}: the ValueError must name {bad}, got {e}",
-                 "3.2")
+            fail(
+                f"{what}：ValueError 要写出违规的张量 {bad}，得到 {e}",
+                f"{what}: the ValueError must name {bad}, got {e}",
+                "3.2",
+            )
         return
     fail(f"{what}：fallback=False 时应当抛 ValueError", f"{what}: with fallback=False it must raise ValueError", "3.2")
 
@@ -299,8 +326,10 @@ def descriptor(t, box):
 
 @pytest.mark.t5_2
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
-@pytest.mark.parametrize("M, N, K, kb_begin, kb_end, kmajor",
-                         [(45, 37, 83, 0, 3, False), (32, 32, 96, 1, 3, False), (17, 50, 70, 0, 3, True)])
+@pytest.mark.parametrize(
+    "M, N, K, kb_begin, kb_end, kmajor",
+    [(45, 37, 83, 0, 3, False), (32, 32, 96, 1, 3, False), (17, 50, 70, 0, 3, True)],
+)
 def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     """A and B sit inside NaN; their descriptors' shapes end at M, N and K, so the boxes that stick
     out must come back as zeros, not as the NaN beside them."""
@@ -310,22 +339,37 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     b = b_store.t() if kmajor else b_store
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
     acc = torch.full((grid[0] * bm, grid[1] * bn), -7.0, device=DEVICE)
-    probes.k_block_loop_probe[grid](descriptor(a, [bm, bk]), descriptor(b_store, [bn, bk] if kmajor else [bk, bn]),
-                                    acc, acc.stride(0), kb_begin, kb_end, bm, bn, bk, kmajor)
+    probes.k_block_loop_probe[grid](
+        descriptor(a, [bm, bk]),
+        descriptor(b_store, [bn, bk] if kmajor else [bk, bn]),
+        acc,
+        acc.stride(0),
+        kb_begin,
+        kb_end,
+        bm,
+        bn,
+        bk,
+        kmajor,
+    )
     case = f"M={M} N={N} K={K}, k-blocks {kb_begin}..{kb_end - 1}, {dtype}{', B K-major' if kmajor else ''}"
     if acc.isnan().any():
-        fail(f"{case}：累加器里有 NaN：读到了张量外面（这里是 NaN）。用描述符 load，不要用指针",
-             f"{case}: NaN in the accumulator, so a load read outside A or B (NaN there): load through the "
-             "descriptors, not through pointers", "3.1")
+        fail(
+            f"{case}：累加器里有 NaN：读到了张量外面（这里是 NaN）。用描述符 load，不要用指针",
+            f"{case}: NaN in the accumulator, so a load read outside A or B (NaN there): load through the "
+            "descriptors, not through pointers",
+            "3.1",
+        )
     ks = slice(kb_begin * bk, min(kb_end * bk, K))
     ref = a[:, ks].double() @ b[ks, :].double()
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
-        fail(f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}：只加 kb_begin..kb_end-1 这几个 k-block，"
-             "偏移是 kb * BLOCK_K" + ("；K-major 时 box 是 [BLOCK_N, BLOCK_K]，load 后 .T" if kmajor else ""),
-             f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.0e}: add k-blocks kb_begin..kb_end-1 only, at "
-             "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
-             "3.1")
+        fail(
+            f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}：只加 kb_begin..kb_end-1 这几个 k-block，"
+            "偏移是 kb * BLOCK_K" + ("；K-major 时 box 是 [BLOCK_N, BLOCK_K]，load 后 .T" if kmajor else ""),
+            f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.0e}: add k-blocks kb_begin..kb_end-1 only, at "
+            "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
+            "3.1",
+        )
 
 
 def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", bm=32, bn=32):
@@ -335,8 +379,19 @@ def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", b
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
     acc = 3 * torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE)
     bias_arg = acc if bias is None else bias
-    probes.store_tile_probe[grid](acc, acc.stride(0), descriptor(c, [bm, bn // subtile]), bias_arg, N,
-                                  0 if bias is None else bias.stride(0), bm, bn, subtile, bias is not None, activation)
+    probes.store_tile_probe[grid](
+        acc,
+        acc.stride(0),
+        descriptor(c, [bm, bn // subtile]),
+        bias_arg,
+        N,
+        0 if bias is None else bias.stride(0),
+        bm,
+        bn,
+        subtile,
+        bias is not None,
+        activation,
+    )
     return c, buf, before, acc
 
 
@@ -345,15 +400,20 @@ def check_stored(c, buf, before, want, case, section):
     inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)
     stray = ((buf != before) & ~inside).sum().item()
     if stray:
-        fail(f"{case}：C 外面有 {stray} 个格子被写了：存储要经过 c_desc，越界部分由它裁掉",
-             f"{case}: {stray} cells outside C were written: store through c_desc, which clips what sticks out",
-             section)
+        fail(
+            f"{case}：C 外面有 {stray} 个格子被写了：存储要经过 c_desc，越界部分由它裁掉",
+            f"{case}: {stray} cells outside C were written: store through c_desc, which clips what sticks out",
+            section,
+        )
     unwritten = (c == -1234.0).sum().item()
     if unwritten:
         fail(f"{case}：C 有 {unwritten} 个格子没写", f"{case}: {unwritten} cells of C were never written", section)
     if not torch.equal(c, want):
-        fail(f"{case}：C 有 {(c != want).sum().item()} 个格子不等于 acc 转成 {c.dtype} 的值",
-             f"{case}: {(c != want).sum().item()} cells of C differ from acc cast to {c.dtype}", section)
+        fail(
+            f"{case}：C 有 {(c != want).sum().item()} 个格子不等于 acc 转成 {c.dtype} 的值",
+            f"{case}: {(c != want).sum().item()} cells of C differ from acc cast to {c.dtype}",
+            section,
+        )
 
 
 @pytest.mark.t5_2
@@ -383,13 +443,18 @@ def check_product(c, a, b, dtype, case, section):
     if not isinstance(c, torch.Tensor) or tuple(c.shape) != (a.shape[0], b.shape[1]):
         fail(f"{case}：结果形状不对", f"{case}: the result has the wrong shape", section)
     if c.isnan().any():
-        fail(f"{case}：C 里有 {c.isnan().sum().item()} 个 NaN：有 tile 没写，或读到了 A、B 外面",
-             f"{case}: {c.isnan().sum().item()} NaN in C: a tile was never written, or a load read outside A or B",
-             section)
+        fail(
+            f"{case}：C 里有 {c.isnan().sum().item()} 个 NaN：有 tile 没写，或读到了 A、B 外面",
+            f"{case}: {c.isnan().sum().item()} NaN in C: a tile was never written, or a load read outside A or B",
+            section,
+        )
     err = rel_err(c, a.double() @ b.double())
     if err > OUT_RTOL[dtype]:
-        fail(f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}", f"{case}: relative error {err:.2e} > "
-             f"{OUT_RTOL[dtype]:.1e}", section)
+        fail(
+            f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}",
+            f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}",
+            section,
+        )
 
 
 @pytest.mark.t5_2
@@ -415,11 +480,17 @@ def test_matmul_refuses_or_copies_both_ways(t5):
         t5.matmul(a, b, config=cfg(t5), tma_fallback=False)
     except ValueError as e:
         if "a" not in str(e) or "16" not in str(e):
-            fail(f"ValueError 要写出张量 a 和 16 字节的规矩，得到 {e}",
-                 f"the ValueError must name a and the 16-byte rule, got {e}", "3.2")
+            fail(
+                f"ValueError 要写出张量 a 和 16 字节的规矩，得到 {e}",
+                f"the ValueError must name a and the 16-byte rule, got {e}",
+                "3.2",
+            )
         return
-    fail("fp16、K = 33、tma_fallback=False：应当抛 ValueError", "fp16, K = 33, tma_fallback=False: expected a ValueError",
-         "3.2")
+    fail(
+        "fp16、K = 33、tma_fallback=False：应当抛 ValueError",
+        "fp16, K = 33, tma_fallback=False: expected a ValueError",
+        "3.2",
+    )
 
 
 @pytest.mark.t5_2
@@ -446,13 +517,19 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
         want.append((at, at + base + (p < extra)))
         at = want[-1][1]
     if got != want:
-        fail(f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接、前 {extra} 段多一个：期望 {want}，得到 {got}",
-             f"{total} k-blocks over {progs} programs: the runs lie end to end, the first {extra} one longer: "
-             f"expected {want}, got {got}", "4.1")
+        fail(
+            f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接、前 {extra} 段多一个：期望 {want}，得到 {got}",
+            f"{total} k-blocks over {progs} programs: the runs lie end to end, the first {extra} one longer: "
+            f"expected {want}, got {got}",
+            "4.1",
+        )
     want_owner = [p for p, (lo, hi) in enumerate(want) for _ in range(lo, hi)]
     if owners.cpu().tolist() != want_owner:
-        fail(f"sk_program_of 和 sk_run 对不上：k-block 的归属期望 {want_owner}，得到 {owners.cpu().tolist()}",
-             f"sk_program_of disagrees with sk_run: expected owners {want_owner}, got {owners.cpu().tolist()}", "4.1")
+        fail(
+            f"sk_program_of 和 sk_run 对不上：k-block 的归属期望 {want_owner}，得到 {owners.cpu().tolist()}",
+            f"sk_program_of disagrees with sk_run: expected owners {want_owner}, got {owners.cpu().tolist()}",
+            "4.1",
+        )
 
 
 def sk_owner(tile, k_blocks, total, progs):
@@ -478,8 +555,13 @@ def test_stream_k_every_tile_once(probes):
     """Count-only: every stream-K tile gets all its k-blocks and one epilogue, by the program that
     holds its last k-block; no other tile is touched; every flag is back at 0 at the end."""
     cases = SK_CASES + [
-        (int(torch.randint(1, 5, (1,))), int(torch.randint(1, 5, (1,))), int(torch.randint(1, 9, (1,))), 0,
-         int(torch.randint(2, 10, (1,))))
+        (
+            int(torch.randint(1, 5, (1,))),
+            int(torch.randint(1, 5, (1,))),
+            int(torch.randint(1, 9, (1,))),
+            0,
+            int(torch.randint(2, 10, (1,))),
+        )
         for _ in range(3)
     ]
     for num_pid_m, num_pid_n, k_blocks, sk_tiles, progs in cases:
@@ -489,16 +571,29 @@ def test_stream_k_every_tile_once(probes):
         trace = new_trace(tiles)
         partials = torch.zeros(progs * 16 * 16, device=DEVICE)
         flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
-        probes.stream_k_probe[(progs,)](trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n,
-                                        progs, 32, 2)
+        probes.stream_k_probe[(progs,)](
+            trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
+        )
         case = f"{num_pid_m} x {num_pid_n} tiles, {k_blocks} k-blocks each, {sk_tiles} stream-K tiles, {progs} programs"
         total = sk_tiles * k_blocks
-        check_trace(trace_rows(trace), num_pid_m, num_pid_n, 2, k_blocks, case, "4.2",
-                    owner=lambda t, kb=k_blocks, tot=total, p=progs: sk_owner(t, kb, tot, p), done=range(sk_tiles))
+        check_trace(
+            trace_rows(trace),
+            num_pid_m,
+            num_pid_n,
+            2,
+            k_blocks,
+            case,
+            "4.2",
+            owner=lambda t, kb=k_blocks, tot=total, p=progs: sk_owner(t, kb, tot, p),
+            done=range(sk_tiles),
+        )
         if flags.any():
-            fail(f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}：owner 用完一个 partial 要把它的 flag 置回 0",
-                 f"{case}: flags left raised {flags.cpu().tolist()}: the owner puts each flag back to 0 after "
-                 "adding its partial", "4.2")
+            fail(
+                f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}：owner 用完一个 partial 要把它的 flag 置回 0",
+                f"{case}: flags left raised {flags.cpu().tolist()}: the owner puts each flag back to 0 after "
+                "adding its partial",
+                "4.2",
+            )
 
 
 @pytest.mark.t5_3
@@ -518,9 +613,13 @@ def test_stream_k_every_tile_once(probes):
 def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
     got = tuple(t5.stream_k_split(tiles, k_blocks, sms, mode))
     if got != want:
-        fail(f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}：期望 (sk_tiles, programs) = {want}，得到 {got}",
-             f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
-             f"{want}, got {got}", "4.3")
+        fail(
+            f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
+            f"期望 (sk_tiles, programs) = {want}，得到 {got}",
+            f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
+            f"{want}, got {got}",
+            "4.3",
+        )
 
 
 @pytest.mark.t5_3
@@ -534,7 +633,9 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         (torch.float32, "auto", 64, 64, 130, 2),
         (torch.float16, "auto", 100, 70, 96, 4),
     ]
-    + ([] if INTERPRETING else [(torch.bfloat16, "sk", 300, 200, 1000, 7), (torch.float16, "auto", 512, 300, 4000, 11)]),
+    + (
+        [] if INTERPRETING else [(torch.bfloat16, "sk", 300, 200, 1000, 7), (torch.float16, "auto", 512, 300, 4000, 11)]
+    ),
     ids=str,
 )
 def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, N, K, progs):
@@ -545,17 +646,25 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
     check_trace(rows, triton.cdiv(M, 32), triton.cdiv(N, 32), 4, triton.cdiv(K, 32), case, "4.2")
     for run in range(1 if INTERPRETING else 20):  # the interpreter runs programs in order; a GPU does not
         again = t5.matmul(a, b, config=config, num_programs=progs)
-        if not torch.equal(again.view(torch.int32 if dtype == torch.float32 else torch.int16),
-                           c.view(torch.int32 if dtype == torch.float32 else torch.int16)):
-            fail(f"{case}：第 {run + 2} 次运行的结果和第 1 次不是同样的比特：partial 要按固定顺序相加，不用浮点 atomic",
-                 f"{case}: run {run + 2} differs in its bits from run 1: add the partials in a fixed order, "
-                 "with no float atomics", "4.2")
+        if not torch.equal(
+            again.view(torch.int32 if dtype == torch.float32 else torch.int16),
+            c.view(torch.int32 if dtype == torch.float32 else torch.int16),
+        ):
+            fail(
+                f"{case}：第 {run + 2} 次运行的结果和第 1 次不是同样的比特：partial 要按固定顺序相加，不用浮点 atomic",
+                f"{case}: run {run + 2} differs in its bits from run 1: add the partials in a fixed order, "
+                "with no float atomics",
+                "4.2",
+            )
     sk_tiles, programs = t5.stream_k_split(triton.cdiv(M, 32) * triton.cdiv(N, 32), triton.cdiv(K, 32), progs, mode)
     if sk_tiles:
         flags = t5.workspace(a.device, programs, 32, 32)[1]
         if flags.any():
-            fail(f"{case}：kernel 结束后 workspace 的 flag 没有归零：{flags.cpu().tolist()}",
-                 f"{case}: the workspace's flags are not back at 0 after the kernel: {flags.cpu().tolist()}", "4.2")
+            fail(
+                f"{case}：kernel 结束后 workspace 的 flag 没有归零：{flags.cpu().tolist()}",
+                f"{case}: the workspace's flags are not back at 0 after the kernel: {flags.cpu().tolist()}",
+                "4.2",
+            )
 
 
 # ================================================================================================
@@ -584,10 +693,13 @@ def test_store_tile_subtiled_bias_per_half(probes, activation):
     want = gelu(want) if activation == "gelu" else want
     err = rel_err(c, want)
     if c.isnan().any() or err > 1e-5:
-        fail(f"C {M}x{N}，子块 epilogue，bias 步长 2，activation={activation}：相对误差 {err:.1e}"
-             "：右半块的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 列开始",
-             f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}: relative error {err:.1e}: "
-             "the right half's bias starts at column pid_n * BLOCK_N + BLOCK_N // 2", "5")
+        fail(
+            f"C {M}x{N}，子块 epilogue，bias 步长 2，activation={activation}：相对误差 {err:.1e}"
+            "：右半块的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 列开始",
+            f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}: relative error {err:.1e}: "
+            "the right half's bias starts at column pid_n * BLOCK_N + BLOCK_N // 2",
+            "5",
+        )
 
 
 @pytest.mark.t5_4
@@ -601,8 +713,11 @@ def test_matmul_subtiled_with_bias_and_gelu(t5, mode):
     ref = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
     err = rel_err(c, ref)
     if c.isnan().any() or err > OUT_RTOL[torch.float16]:
-        fail(f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=2，mode={mode}，bias + GELU：相对误差 {err:.2e}",
-             f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=2, mode={mode}, bias + GELU: relative error {err:.2e}", "5")
+        fail(
+            f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=2，mode={mode}，bias + GELU：相对误差 {err:.2e}",
+            f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=2, mode={mode}, bias + GELU: relative error {err:.2e}",
+            "5",
+        )
 
 
 @pytest.mark.t5_4
@@ -616,5 +731,8 @@ def test_h200_config_fits_only_subtiled(t5, dtype):
     c = t5.matmul(a, b, config=t5.Config(128, 256, 64, 8, 8, 4, 2, True, "dp"))
     err = rel_err(c, a.double() @ b.double())
     if err > OUT_RTOL[dtype]:
-        fail(f"2048³ {dtype}，128x256x64/s4/子块 2：相对误差 {err:.2e}",
-             f"2048³ {dtype}, 128x256x64/s4/subtile 2: relative error {err:.2e}", "5")
+        fail(
+            f"2048³ {dtype}，128x256x64/s4/子块 2：相对误差 {err:.2e}",
+            f"2048³ {dtype}, 128x256x64/s4/subtile 2: relative error {err:.2e}",
+            "5",
+        )
