@@ -42,8 +42,15 @@ def plant(text, step_id, lines):
 
 
 def grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
-    """Run the grader on a lesson in a scratch copy; return (exit status, output, {step: row is green})."""
-    with scratch_repo({lesson: mine_text} if mine_text is not None else None) as tmp:
+    """Run the grader on a lesson in a scratch copy; return (exit status, output, {step: row is green}).
+
+    The lessons before it are written (their solutions in mine/): a learner at T5 has done T4, and
+    T5 imports the learner's own T4 pieces."""
+    earlier = LESSONS[: LESSONS.index(lesson)]
+    texts = {done: solution_file(done).read_text() for done in earlier}
+    if mine_text is not None:
+        texts[lesson] = mine_text
+    with scratch_repo(texts or None) as tmp:
         env = dict(os.environ, SOLUTION="1" if solution else "0", COLUMNS="100", **dict(dict(COURSE_LANG="en"), **env))
         env.pop("NO_COLOR", None)  # colour must stay off anyway: stdout is a pipe, as in CI
         proc = subprocess.run(

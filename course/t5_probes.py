@@ -1,0 +1,163 @@
+"""Small kernels that call one of lesson T5's device functions from the graded file, so that each
+step is tested on its own: the tile loop (T5.1) and the stream-K split (T5.3) in count-only mode
+(TRACE = 2: no loads, no stores, so no TMA step needed), the k loop and the store (T5.2, T5.4)
+on one tile per program.  The suite (tests/test_t5.py) launches them."""
+
+import triton
+import triton.language as tl
+
+from course import seam
+from course.registry import T5
+
+_t5 = seam.load(T5)
+data_parallel_tiles = _t5.data_parallel_tiles
+stream_k_tiles = _t5.stream_k_tiles
+sk_run = _t5.sk_run
+sk_program_of = _t5.sk_program_of
+k_block_loop = _t5.k_block_loop
+store_tile = _t5.store_tile
+
+COUNT_ONLY = 2  # TRACE mode of the graded file: count epilogues and k-blocks, compute nothing
+
+
+@triton.jit
+def tile_loop_probe(
+    trace_ptr,
+    K,
+    first_tile,
+    num_tiles,
+    num_pid_m,
+    num_pid_n,
+    NUM_PROGS,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    FLATTEN: tl.constexpr,
+):
+    """data_parallel_tiles, count-only: the trace says which program finished which tile."""
+    data_parallel_tiles(
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        1,
+        K,
+        0,
+        first_tile,
+        num_tiles,
+        num_pid_m,
+        num_pid_n,
+        NUM_PROGS,
+        16,
+        16,
+        BLOCK_K,
+        GROUP_M,
+        1,
+        False,
+        False,
+        "none",
+        FLATTEN,
+        2,
+    )
+
+
+@triton.jit
+def stream_k_probe(
+    trace_ptr,
+    partials_ptr,
+    flags_ptr,
+    K,
+    sk_tiles,
+    num_pid_m,
+    num_pid_n,
+    NUM_PROGS,
+    BLOCK_K: tl.constexpr,
+    GROUP_M: tl.constexpr,
+):
+    """stream_k_tiles alone, count-only: partial tiles of zeros go through the real fix-up."""
+    stream_k_tiles(
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        partials_ptr,
+        flags_ptr,
+        1,
+        K,
+        0,
+        sk_tiles,
+        num_pid_m,
+        num_pid_n,
+        NUM_PROGS,
+        16,
+        16,
+        BLOCK_K,
+        GROUP_M,
+        1,
+        False,
+        False,
+        "none",
+        2,
+    )
+
+
+@triton.jit
+def sk_run_probe(runs_ptr, owners_ptr, total, NUM_PROGS):
+    """Program p writes its run [begin, end) and, for each k-block of it, sk_program_of's answer."""
+    pid = tl.program_id(0)
+    begin, end = sk_run(pid, total, NUM_PROGS)
+    tl.store(runs_ptr + 2 * pid, begin)
+    tl.store(runs_ptr + 2 * pid + 1, end)
+    for it in range(begin, end):
+        tl.store(owners_ptr + it, sk_program_of(it, total, NUM_PROGS))
+
+
+@triton.jit
+def k_block_loop_probe(
+    a_desc,
+    b_desc,
+    acc_ptr,
+    stride_acc,
+    kb_begin,
+    kb_end,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+    B_KMAJOR: tl.constexpr,
+):
+    """One tile per program (axis 0: rows of tiles, axis 1: columns), written whole to acc_ptr."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    acc = k_block_loop(
+        a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, kb_begin, kb_end, BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR
+    )
+    tl.static_assert(acc.dtype == tl.float32, "T5.2: k_block_loop must return a float32 accumulator; see §3.1")
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    tl.store(acc_ptr + rows[:, None] * stride_acc + cols[None, :], acc)  # acc_ptr is padded
+
+
+@triton.jit
+def store_tile_probe(
+    acc_ptr,
+    stride_acc,
+    c_desc,
+    bias_ptr,
+    N,
+    stride_bias,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    EPILOGUE_SUBTILE: tl.constexpr,
+    HAS_BIAS: tl.constexpr,
+    ACTIVATION: tl.constexpr,
+):
+    """store_tile of one tile per program, from a float32 buffer as wide as the grid of tiles."""
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
+    store_tile(
+        c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION
+    )
