@@ -322,6 +322,7 @@ T5 = Lesson(
                     "Pass TRACE on as it is.",
                 ),
             ),
+            title_zh="persistent 的 tile 循环",
         ),
         Step(
             "T5.2",
@@ -351,6 +352,7 @@ T5 = Lesson(
                     "with aligned_copy(), or raise ValueError when fallback=False.",
                 ),
             ),
+            title_zh="TMA tensor descriptor",
         ),
         Step(
             "T5.3",
@@ -388,6 +390,7 @@ T5 = Lesson(
                     "(atomic_add(flag, 0, sem=\"acquire\")), adds the partial and puts the flag back to 0.",
                 ),
             ),
+            title_zh="带确定性归约的 stream-K",
         ),
         Step(
             "T5.4",
@@ -412,6 +415,7 @@ T5 = Lesson(
                 ),
             ),
             advanced=True,
+            title_zh="epilogue 分块写回",
         ),
     ),
 )

@@ -286,7 +286,7 @@ def run_steps(steps, seed, live=None):
 
 def choose(args):
     """(lesson, steps to run) from --step and --lesson."""
-    lesson = registry.lesson(args.lesson)
+    lesson = state.current_lesson(args.lesson)
     if args.step:
         s = registry.step(args.step, within=lesson.id)
         return s.lesson, [s]

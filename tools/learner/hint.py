@@ -80,7 +80,7 @@ def main(argv=None):
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # make passes SEED= to every command
     args = parser.parse_args(argv)
     try:
-        lesson = registry.lesson(args.lesson)
+        lesson = state.current_lesson(args.lesson)
         s = registry.step(args.step, within=lesson.id) if args.step else first_unfinished_step(lesson)
     except KeyError as e:
         print(e.args[0], file=sys.stderr)

@@ -113,6 +113,14 @@ def about_torch(rows, s):
     )
 
 
+def next_lesson(lesson):
+    """The lesson after this one in the registry, or None."""
+    from course.registry import LESSONS
+
+    at = LESSONS.index(lesson)
+    return LESSONS[at + 1] if at + 1 < len(LESSONS) else None
+
+
 def advice(lesson, rows, blocked, seed):
     s = next_step(lesson, rows)
     if blocked:
@@ -125,6 +133,22 @@ def advice(lesson, rows, blocked, seed):
                 "1",
             )
         ]
+    after = next_lesson(lesson) if len(rows) > 1 else None
+    then = (
+        [
+            paint(
+                say(
+                    zh=f"  下一课：{after.id}（{after.title}），直接 make test 就会给它评分；"
+                    f"{where_to_read(after.steps[0])}",
+                    en=f"  Next lesson: {after.id}, {after.title}: make test now grades it; "
+                    f"{where_to_read(after.steps[0])}",
+                ),
+                "1",
+            )
+        ]
+        if after is not None
+        else []
+    )
     if s is None:
         every = say(
             zh="  所有步骤都通过了，进阶那一步也是。干得漂亮。",
@@ -135,7 +159,7 @@ def advice(lesson, rows, blocked, seed):
                 every if len(rows) > 1 else say(zh=f"  {rows[0].step.id} 通过。", en=f"  {rows[0].step.id} passes."),
                 "1;32",
             )
-        ]
+        ] + then
     lines = []
     if s.advanced and len(rows) > 1:
         lines.append(
@@ -144,6 +168,7 @@ def advice(lesson, rows, blocked, seed):
                 "1;32",
             )
         )
+        lines += then
     optional = s.advanced and len(rows) > 1
     writes = ", ".join(s.writes)
     nxt = say(

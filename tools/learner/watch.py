@@ -234,7 +234,7 @@ def main(argv=None):
         bench()
         return 0
     try:
-        lesson = registry.lesson(args.lesson)
+        lesson = state.current_lesson(args.lesson)
         s = registry.step(args.step, within=lesson.id) if args.step else None
     except KeyError as e:
         print(e.args[0], file=sys.stderr)

@@ -1,0 +1,522 @@
+"""Lesson T5: a persistent GEMM with TMA and stream-K (a correct solution in another style, for make check).
+
+Read content/t5.md (中文) or content/t5.en.md (English) first: every banner below names the
+section it implements.  mine/t5_persistent.py is this file with the learner's bodies cut out, so
+`diff mine/t5_persistent.py solutions/t5_persistent.py` shows only code that a learner writes.
+T5 builds on T4: the grouped order and the fused bias + GELU are imported from YOUR t4_matmul.py.
+
+The kernel computes C = act(A @ B + bias), with a fixed number of programs instead of one per tile:
+
+    programs = min(#SMs, #tiles)                                       # §2.2  persistent_grid
+    program p:
+        tiles 0 .. sk_tiles-1 shared out by k-blocks (stream-K)        # §4    stream_k_tiles
+        for tile in sk_tiles + p, sk_tiles + p + programs, ...:        # §2.2  data_parallel_tiles
+            acc = sum over k-blocks of A_box @ B_box  (TMA loads)      # §3.1  k_block_loop
+            C_box = act(acc + bias)  (a TMA store, clipped at the edges)  # §3.3, §5  store_tile
+"""
+import os
+from dataclasses import dataclass
+
+import torch
+import triton
+import triton.language as tl
+from triton.tools.tensor_descriptor import TensorDescriptor
+
+from .t4_matmul import bias_and_activation, tile_coords  # the T4 of the same side: yours in mine/
+
+# Read once, at import: Triton itself decides at import time whether @triton.jit interprets.
+INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
+INTERPRET_PROGS = 3  # the "SM count" under the interpreter: small, so every program gets several tiles
+
+
+# ----------------------------------------------------------------------------------------------
+# §2.2 How many programs (T5.1)
+# ----------------------------------------------------------------------------------------------
+def persistent_grid(num_tiles, num_sms):
+    """The number of persistent programs: one per SM, but never more than there are tiles."""
+    # ---- T5.1 begin (§2.2) ----
+    return num_tiles if num_tiles < num_sms else num_sms  # an SM per program, no idle programs
+    # ---- T5.1 end ----
+
+
+# ----------------------------------------------------------------------------------------------
+# §3.1 The k loop over TMA descriptors (T5.2)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def k_block_loop(a_desc, b_desc, off_m, off_n, kb_begin, kb_end,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, B_KMAJOR: tl.constexpr):
+    """float32 sum over k-blocks kb_begin .. kb_end-1 of A[off_m:+BM, kb*BK:+BK] @ B[kb*BK:+BK, off_n:+BN].
+
+    B_KMAJOR: b_desc describes B^T, an (N, K) row-major tensor (b.t() of a contiguous one).
+    """
+    # ---- T5.2 begin (§3.1) ----
+    total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # walk the k offsets themselves rather than the block numbers
+    for k0 in range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K):
+        a_box = a_desc.load([off_m, k0])  # TMA pads past A's shape with zeros: no mask needed
+        if B_KMAJOR:
+            b_box = tl.trans(b_desc.load([off_n, k0]))  # [BLOCK_N, BLOCK_K] of B^T -> [BLOCK_K, BLOCK_N]
+        else:
+            b_box = b_desc.load([k0, off_n])
+        total += tl.dot(a_box, b_box)
+    acc = total
+    # ---- T5.2 end ----
+    return acc
+
+
+# ----------------------------------------------------------------------------------------------
+# §3.3 The store through a descriptor, and §5 its sub-tiled form (T5.2, T5.4)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def store_tile(c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n,
+               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
+               HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
+    """C[tile] = act(acc + bias) in C's dtype, stored through c_desc (rows and columns past M and N
+    are clipped by the store).  c_desc's box is [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE]."""
+    if EPILOGUE_SUBTILE == 2:
+        # ---- T5.4 begin (§5) ----
+        HALF: tl.constexpr = BLOCK_N // 2
+        lo, hi = tl.split(tl.trans(tl.reshape(acc, (BLOCK_M, 2, HALF)), (0, 2, 1)))
+        # each half is a tile of width HALF, number 2 * pid_n (left) or 2 * pid_n + 1 (right)
+        lo = bias_and_activation(lo, bias_ptr, N, stride_bias, pid_n * 2, HALF, HAS_BIAS, ACTIVATION)
+        hi = bias_and_activation(hi, bias_ptr, N, stride_bias, pid_n * 2 + 1, HALF, HAS_BIAS, ACTIVATION)
+        top = pid_m * BLOCK_M
+        c_desc.store([top, (pid_n * 2) * HALF], lo.to(c_desc.dtype))
+        c_desc.store([top, (pid_n * 2 + 1) * HALF], hi.to(c_desc.dtype))
+        # ---- T5.4 end ----
+    else:
+        # ---- T5.2 begin (§3.3) ----
+        row0 = pid_m * BLOCK_M
+        col0 = pid_n * BLOCK_N
+        out = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)
+        c_desc.store([row0, col0], out.to(c_desc.dtype))  # TMA clips what lies past M and N
+        # ---- T5.2 end ----
+
+
+# ----------------------------------------------------------------------------------------------
+# §2.3 One tile's work, and the trace the tests read (given: nothing to write here)
+# ----------------------------------------------------------------------------------------------
+# TRACE = 0: compute.  1: compute and count.  2: count only (no loads, no stores), so the tile
+# loop and the stream-K split are tested without the TMA step.  The trace holds 5 int32 per tile:
+# epilogues, k-blocks summed, the program that ran the epilogue, pid_m, pid_n.
+@triton.jit
+def k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, kb_begin, kb_end,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, B_KMAJOR: tl.constexpr,
+              TRACE: tl.constexpr):
+    """The float32 sum of k-blocks kb_begin .. kb_end-1 of tile (pid_m, pid_n), counted in the trace."""
+    if TRACE == 2:
+        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    else:
+        acc = k_block_loop(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, kb_begin, kb_end,
+                           BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR)
+    if TRACE != 0:
+        tl.atomic_add(trace_ptr + 5 * tile_id + 1, kb_end - kb_begin)
+    return acc
+
+
+@triton.jit
+def finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
+                HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr):
+    """The epilogue of a whole tile, counted in the trace."""
+    if TRACE != 2:
+        store_tile(c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n,
+                   BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION)
+    if TRACE != 0:
+        tl.atomic_add(trace_ptr + 5 * tile_id, 1)
+        tl.store(trace_ptr + 5 * tile_id + 2, tl.program_id(0))
+        tl.store(trace_ptr + 5 * tile_id + 3, pid_m)
+        tl.store(trace_ptr + 5 * tile_id + 4, pid_n)
+
+
+# ----------------------------------------------------------------------------------------------
+# §2.2 The persistent tile loop (T5.1)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, stride_bias,
+                        first_tile, num_tiles, num_pid_m, num_pid_n, NUM_PROGS,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                        GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr,
+                        HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, FLATTEN: tl.constexpr,
+                        TRACE: tl.constexpr):
+    """Program p computes whole tiles first_tile + p, first_tile + p + NUM_PROGS, ... < num_tiles,
+    each at the place T4's grouped order gives it: k_segment over all of K, then finish_tile."""
+    # ---- T5.1 begin (§2.2) ----
+    me = tl.program_id(0)
+    kb_all = (K + BLOCK_K - 1) // BLOCK_K
+    start = first_tile + me
+    # how many tiles this program takes (0 or less: none), then a plain counter over them
+    count = (num_tiles - start + NUM_PROGS - 1) // NUM_PROGS
+    for step in tl.range(0, count, flatten=FLATTEN):
+        tile = start + step * NUM_PROGS
+        tm, tn = tile_coords(tile, num_pid_m, num_pid_n, GROUP_M)
+        whole = k_segment(a_desc, b_desc, trace_ptr, tile, tm, tn, 0, kb_all,
+                          BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)
+        finish_tile(c_desc, whole, bias_ptr, trace_ptr, N, stride_bias, tile, tm, tn,
+                    BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)
+    # ---- T5.1 end ----
+
+
+# ----------------------------------------------------------------------------------------------
+# §4.1 Stream-K: who holds which k-block (T5.3)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def sk_run(pid, total, NUM_PROGS):
+    """[begin, end) of program pid's run of the total k-blocks: the first total % NUM_PROGS
+    programs get one block more than the others, and the runs lie end to end in pid order."""
+    # ---- T5.3 begin (§4.1) ----
+    short = total // NUM_PROGS
+    longer = total - short * NUM_PROGS  # how many runs have short + 1 blocks
+    # as if every run had short + 1 blocks, less one for each short run before
+    begin = pid * (short + 1) - tl.maximum(pid - longer, 0)
+    end = (pid + 1) * (short + 1) - tl.maximum(pid + 1 - longer, 0)
+    # ---- T5.3 end ----
+    return begin, end
+
+
+@triton.jit
+def sk_program_of(it, total, NUM_PROGS):
+    """The program whose run holds global k-block `it` (the inverse of sk_run)."""
+    # ---- T5.3 begin (§4.1) ----
+    short = total // NUM_PROGS
+    longer = total - short * NUM_PROGS
+    # counted as a long run, or as a short one: the larger answer is the right one
+    as_long = it // (short + 1)
+    as_short = (it - longer) // tl.maximum(short, 1)
+    owner = tl.maximum(as_long, as_short)
+    # ---- T5.3 end ----
+    return owner
+
+
+# ----------------------------------------------------------------------------------------------
+# §4.2 Stream-K: the deterministic fix-up (T5.3)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Write this program's float32 partial tile to its own slot, then raise its flag."""
+    # ---- T5.3 begin (§4.2) ----
+    slot = partials_ptr + pid * BLOCK_M * BLOCK_N
+    r = tl.arange(0, BLOCK_M)
+    c = tl.arange(0, BLOCK_N)
+    tl.store(slot + r[:, None] * BLOCK_N + c[None, :], acc)
+    tl.debug_barrier()  # the whole tile is written before anyone can see the flag
+    tl.atomic_add(flags_ptr + pid, 1, sem="release")  # 0 -> 1: owners put it back to 0
+    # ---- T5.3 end ----
+
+
+@triton.jit
+def sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Add the partials of programs first_pid .. pid-1 to acc, in that order, each once its flag
+    is up; put each flag back to 0.  Return the whole tile's sum."""
+    # ---- T5.3 begin (§4.2) ----
+    r = tl.arange(0, BLOCK_M)
+    c = tl.arange(0, BLOCK_N)
+    tile_offs = r[:, None] * BLOCK_N + c[None, :]
+    src = first_pid
+    while src < pid:
+        # wait until the flag is 1, and put it back to 0 in the same atomic step
+        while tl.atomic_cas(flags_ptr + src, 1, 0, sem="acquire") != 1:
+            pass
+        acc += tl.load(partials_ptr + src * BLOCK_M * BLOCK_N + tile_offs, volatile=True)
+        src += 1
+    # ---- T5.3 end ----
+    return acc
+
+
+@triton.jit
+def stream_k_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, partials_ptr, flags_ptr, N, K, stride_bias,
+                   sk_tiles, num_pid_m, num_pid_n, NUM_PROGS,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                   GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr,
+                   HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr):
+    """Tiles 0 .. sk_tiles-1: their k-blocks laid end to end, tile after tile, and cut into one run
+    per program.  Walk the run from its end backwards, a tile's segment at a time: the program
+    holding a tile's last k-block owns the tile (adds the others' partials, runs the epilogue);
+    any other segment is published as a partial."""
+    # ---- T5.3 begin (§4.2) ----
+    me = tl.program_id(0)
+    kpt = (K + BLOCK_K - 1) // BLOCK_K  # k-blocks per tile
+    blocks = sk_tiles * kpt
+    lo, hi = sk_run(me, blocks, NUM_PROGS)
+    top_tile = (hi - 1) // kpt
+    # the tiles this run touches, highest first: top_tile, top_tile - 1, ..., the tile of block lo
+    segments = tl.where(hi > lo, top_tile - lo // kpt + 1, 0)
+    for back in range(0, segments):
+        tile = top_tile - back
+        t0 = tile * kpt  # the tile's first global k-block
+        t1 = t0 + kpt
+        seg_lo = tl.maximum(lo, t0)
+        seg_hi = tl.minimum(hi, t1)
+        tm, tn = tile_coords(tile, num_pid_m, num_pid_n, GROUP_M)
+        part = k_segment(a_desc, b_desc, trace_ptr, tile, tm, tn, seg_lo - t0, seg_hi - t0,
+                         BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)
+        if seg_hi == t1:  # the tile's last k-block is ours: we finish it
+            part = sk_collect_partials(part, partials_ptr, flags_ptr, sk_program_of(t0, blocks, NUM_PROGS), me,
+                                       BLOCK_M, BLOCK_N)
+            finish_tile(c_desc, part, bias_ptr, trace_ptr, N, stride_bias, tile, tm, tn,
+                        BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)
+        else:  # only possible on the first pass (the run's top segment): hand it to the owner
+            sk_publish_partial(part, partials_ptr, flags_ptr, me, BLOCK_M, BLOCK_N)
+    # ---- T5.3 end ----
+
+
+# ----------------------------------------------------------------------------------------------
+# §1 The kernel: the stream-K tiles first (all programs together), then whole tiles
+# ----------------------------------------------------------------------------------------------
+# The int arguments are not specialized on divisibility by 16: the descriptors carry the shapes,
+# and one compiled kernel per config then serves every problem size.
+@triton.jit(do_not_specialize=["M", "N", "K", "stride_bias", "sk_tiles", "NUM_PROGS"])
+def t5_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, flags_ptr, trace_ptr,
+              M, N, K, stride_bias, sk_tiles, NUM_PROGS,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr,
+              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, FLATTEN: tl.constexpr,
+              USE_SK: tl.constexpr, TRACE: tl.constexpr):
+    num_pid_m = tl.cdiv(M, BLOCK_M)
+    num_pid_n = tl.cdiv(N, BLOCK_N)
+    if USE_SK:
+        stream_k_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, partials_ptr, flags_ptr, N, K, stride_bias,
+                       sk_tiles, num_pid_m, num_pid_n, NUM_PROGS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                       EPILOGUE_SUBTILE, B_KMAJOR, HAS_BIAS, ACTIVATION, TRACE)
+    data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, stride_bias,
+                        sk_tiles, num_pid_m * num_pid_n, num_pid_m, num_pid_n, NUM_PROGS,
+                        BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, EPILOGUE_SUBTILE, B_KMAJOR,
+                        HAS_BIAS, ACTIVATION, FLATTEN, TRACE)
+
+
+# ----------------------------------------------------------------------------------------------
+# §3.2 TMA's rules on the host (T5.2)
+# ----------------------------------------------------------------------------------------------
+def tma_problem(t, name):
+    """None if TMA can read or write the 2-D tensor t as it is; else one line naming the tensor
+    and the rule it breaks: the last dimension contiguous (stride 1), the other stride a multiple
+    of 16 bytes, the base address 16-byte aligned."""
+    # ---- T5.2 begin (§3.2) ----
+    itemsize = t.element_size()
+    if t.stride(-1) != 1:
+        return f"{name} has stride(1) = {t.stride(-1)}: TMA needs a contiguous last dimension"
+    pitch = t.stride(0) * itemsize
+    if pitch % 16 != 0:
+        return f"the rows of {name} lie {pitch} bytes apart: TMA needs a multiple of 16 bytes"
+    misalign = t.data_ptr() % 16
+    if misalign:
+        return f"{name} starts {misalign} bytes past a 16-byte boundary: TMA needs its base address aligned"
+    return None
+    # ---- T5.2 end ----
+
+
+def aligned_copy(t):
+    """A copy of 2-D t whose rows start 16-byte aligned (the row pitch rounded up), seen as a view
+    of t's shape: the pad columns lie outside the descriptor's shape and are never read."""
+    rows, cols = t.shape
+    per16 = 16 // t.element_size()
+    buf = torch.empty((rows, max(per16, -(-cols // per16) * per16)), device=t.device, dtype=t.dtype)
+    view = buf[:, :cols]
+    view.copy_(t)
+    return view
+
+
+def tma_ready(a, b, fallback=True):
+    """(a, b, b_kmajor): operands that keep TMA's rules.  b given as b.t() of a row-major (N, K)
+    tensor is read K-major as it is (b_kmajor True, b returned as that (N, K) tensor).  Any other
+    operand that breaks a rule is replaced by aligned_copy(), or, with fallback=False, refused with
+    a ValueError naming the tensor and the rule."""
+    # ---- T5.2 begin (§3.2) ----
+    kmajor = b.stride(0) == 1 and tma_problem(b, "b") is not None and tma_problem(b.t(), "b") is None
+    if kmajor:
+        b = b.t()  # the (N, K) tensor itself: read in [BLOCK_N, BLOCK_K] boxes, never copied
+    ready = []
+    for label, operand in (("a", a), ("b", b)):
+        why = tma_problem(operand, label)
+        if why is not None and not fallback:
+            raise ValueError(f"tma_ready refuses an operand ({why}); tma_fallback=True would copy it")
+        ready.append(operand if why is None else aligned_copy(operand))
+    return ready[0], ready[1], kmajor
+    # ---- T5.2 end ----
+
+
+def make_descriptors(a, b, c, b_kmajor, BLOCK_M, BLOCK_N, BLOCK_K, EPILOGUE_SUBTILE):
+    """Host TensorDescriptors (a_desc, b_desc, c_desc): each is the tensor plus the box one load
+    or store moves.  b_kmajor: b is the (N, K) tensor, read in [BLOCK_N, BLOCK_K] boxes."""
+    # ---- T5.2 begin (§3.1) ----
+    def over(t, box):  # the descriptor spelled out: base, shape, strides, box
+        return TensorDescriptor(t, list(t.shape), list(t.stride()), box)
+
+    a_desc = over(a, [BLOCK_M, BLOCK_K])
+    if b_kmajor:
+        b_desc = over(b, [BLOCK_N, BLOCK_K])
+    else:
+        b_desc = over(b, [BLOCK_K, BLOCK_N])
+    c_desc = over(c, [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])
+    # ---- T5.2 end ----
+    return a_desc, b_desc, c_desc
+
+
+# ----------------------------------------------------------------------------------------------
+# §4.3 The hybrid rule: how many tiles go to stream-K (T5.3)
+# ----------------------------------------------------------------------------------------------
+def stream_k_split(num_tiles, k_blocks, num_sms, mode):
+    """(sk_tiles, programs).  mode "dp": no stream-K.  "sk": every tile.  "auto": whole waves stay
+    data-parallel; a last wave at least half full stays too; a thinner last wave is merged with
+    one full wave (if there is one) and those tiles go to stream-K."""
+    # ---- T5.3 begin (§4.3) ----
+    if mode == "dp" or k_blocks < 2:
+        return 0, persistent_grid(num_tiles, num_sms)
+    if mode == "sk":
+        chosen = num_tiles
+    else:
+        tail = num_tiles % num_sms
+        if tail == 0 or tail * 2 >= num_sms:  # whole waves, or a last wave at least half full
+            chosen = 0
+        elif num_tiles < num_sms:  # a single thin wave: all of it
+            chosen = num_tiles
+        else:  # the thin wave plus one full wave
+            chosen = tail + num_sms
+    if not chosen:
+        return 0, persistent_grid(num_tiles, num_sms)
+    return chosen, persistent_grid(chosen * k_blocks, num_sms)  # at least one k-block per program
+    # ---- T5.3 end ----
+
+
+# ----------------------------------------------------------------------------------------------
+# §6 Configs measured on the H200 (given)
+# ----------------------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Config:
+    BLOCK_M: int = 128
+    BLOCK_N: int = 256
+    BLOCK_K: int = 64
+    GROUP_M: int = 8
+    num_warps: int = 8
+    num_stages: int = 3
+    EPILOGUE_SUBTILE: int = 1
+    FLATTEN: bool = False
+    mode: str = "auto"  # "auto": hybrid data-parallel + stream-K; "dp": never stream-K; "sk": all stream-K
+
+
+INTERPRET_CONFIG = Config(32, 32, 32, 4, 4, 2, 1, False, "auto")
+SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
+ACTIVATIONS = (None, "gelu")
+
+# The winners of the H200 sweeps of 2026-11-30 (content/t5.md §6); other shapes use the rules below.
+TUNED = {
+    ("fp16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, False, "dp"),
+    ("fp16", 2048, 2048, 2048): Config(128, 256, 64, 8, 8, 4, 2, True, "dp"),
+    ("fp16", 4096, 4096, 4096): Config(128, 256, 64, 8, 8, 3, 2, True, "dp"),
+    ("fp16", 8192, 8192, 8192): Config(128, 256, 64, 8, 8, 4, 2, True, "dp"),
+    ("fp16", 8192, 8192, 1024): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
+    ("fp16", 4096, 11008, 4096): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
+    ("fp16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "dp"),
+    ("bf16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, False, "dp"),
+    ("bf16", 2048, 2048, 2048): Config(128, 256, 64, 8, 8, 3, 2, True, "auto"),
+    ("bf16", 4096, 4096, 4096): Config(128, 128, 64, 8, 4, 6, 1, True, "dp"),
+    ("bf16", 8192, 8192, 8192): Config(128, 128, 64, 8, 4, 6, 1, True, "dp"),
+    ("bf16", 8192, 8192, 1024): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
+    ("bf16", 4096, 11008, 4096): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
+    ("bf16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "dp"),
+}
+
+
+def pick_config(M, N, K, dtype):
+    if INTERPRETING:
+        return INTERPRET_CONFIG
+    name = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}[dtype]
+    if (name, M, N, K) in TUNED:
+        return TUNED[(name, M, N, K)]
+    if M <= 64:  # decode-like: bound by reading B; small BLOCK_M, deep pipeline
+        cfg = Config(16, 64, 256, 1, 4, 5, 1, False, "auto")
+    elif M * N <= 1536 * 1536:  # few tiles: smaller tiles fill more SMs
+        cfg = Config(64, 128, 128, 8, 4, 4, 1, False, "auto")
+    else:
+        cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "auto")
+    if dtype == torch.float32:  # tf32 operands take twice the shared memory per element
+        cfg = Config(**{**cfg.__dict__, "BLOCK_K": max(16, cfg.BLOCK_K // 2)})
+    return cfg
+
+
+# ----------------------------------------------------------------------------------------------
+# §1 The host wrapper (given)
+# ----------------------------------------------------------------------------------------------
+_workspaces = {}
+
+
+def num_sms(device):
+    if device.type != "cuda":
+        return INTERPRET_PROGS
+    return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def workspace(device, programs, block_m, block_n):
+    """(partials, flags), cached: a float32 tile and an int32 flag per program.  The flags start at
+    0 and a correct kernel leaves them at 0.  Two launches that share a workspace must not run at
+    the same time (on two streams, say)."""
+    key = (str(device), programs, block_m, block_n)
+    if key not in _workspaces:
+        _workspaces[key] = (torch.empty(programs * block_m * block_n, device=device, dtype=torch.float32),
+                            torch.zeros(programs, device=device, dtype=torch.int32))
+    return _workspaces[key]
+
+
+def check_inputs(a, b, bias, activation):
+    tensors = {"a": a, "b": b} if bias is None else {"a": a, "b": b, "bias": bias}
+    for name, t in tensors.items():
+        if not isinstance(t, torch.Tensor):
+            raise TypeError(f"matmul: {name} must be a torch.Tensor, got {type(t).__name__}")
+    dtypes = {name: t.dtype for name, t in tensors.items()}
+    if any(d not in SUPPORTED_DTYPES for d in dtypes.values()) or len(set(dtypes.values())) > 1:
+        raise TypeError(f"matmul: inputs must share one dtype out of float16, bfloat16, float32; got {dtypes}")
+    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
+        raise ValueError(f"matmul: need (M, K) @ (K, N), got {tuple(a.shape)} and {tuple(b.shape)}")
+    if bias is not None and tuple(bias.shape) != (b.shape[1],):
+        raise ValueError(f"matmul: bias must have shape ({b.shape[1]},), got {tuple(bias.shape)}")
+    if activation not in ACTIVATIONS:
+        raise ValueError(f"matmul: activation must be one of {ACTIVATIONS}, got {activation!r}")
+    if len({str(t.device) for t in tensors.values()}) > 1:
+        raise ValueError("matmul: inputs are on different devices")
+    if a.device.type == "cpu" and not INTERPRETING:
+        raise ValueError("matmul: CPU tensors need TRITON_INTERPRET=1 (set before triton is imported)")
+    if a.dtype == torch.bfloat16 and INTERPRETING:
+        raise TypeError("matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
+                        "multiplies bf16 bit patterns (triton issue 11584); use float16 or float32 on CPU")
+
+
+def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, out=None, trace=None,
+           tma_fallback=True):
+    """C = activation(a @ b + bias) in the inputs' dtype, by t5_kernel.
+
+    config: a Config (default: pick_config).  num_programs: the "SM count" to plan for (default:
+    the device's).  out: an (M, N) tensor to write C into.  trace: int32 zeros, 5 per tile: the
+    kernel counts each tile's epilogues and k-blocks there (tests).  tma_fallback=False: refuse,
+    rather than copy, an operand that breaks TMA's rules.
+    """
+    check_inputs(a, b, bias, activation)
+    M, K = a.shape
+    N = b.shape[1]
+    c = torch.empty((M, N), device=a.device, dtype=a.dtype) if out is None else out
+    if M == 0 or N == 0:
+        return c
+    if K == 0:  # a TMA box needs a dimension of at least 1: a product of zeros instead, bias and act still fused
+        a, b, K = torch.zeros((M, 1), device=a.device, dtype=a.dtype), torch.zeros((1, N), device=a.device,
+                                                                                  dtype=a.dtype), 1
+    cfg = config or pick_config(M, N, K, a.dtype)
+    a, b, b_kmajor = tma_ready(a, b, tma_fallback)
+    c_tma = c if tma_problem(c, "c") is None else aligned_copy(c)  # e.g. fp16 with odd N
+    BM, BN, BK, sub = cfg.BLOCK_M, cfg.BLOCK_N, cfg.BLOCK_K, cfg.EPILOGUE_SUBTILE
+    a_desc, b_desc, c_desc = make_descriptors(a, b, c_tma, b_kmajor, BM, BN, BK, sub)
+    num_tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)
+    k_blocks = triton.cdiv(K, BK)
+    sms = num_programs or num_sms(a.device)
+    if cfg.mode == "dp":
+        sk_tiles, programs = 0, persistent_grid(num_tiles, sms)
+    else:
+        sk_tiles, programs = stream_k_split(num_tiles, k_blocks, sms, cfg.mode)
+    partials, flags = workspace(a.device, programs, BM, BN) if sk_tiles else (c_tma, c_tma)  # unused without SK
+    t5_kernel[(programs,)](
+        a_desc, b_desc, c_desc, c_tma if bias is None else bias, partials, flags, c_tma if trace is None else trace,
+        M, N, K, 0 if bias is None else bias.stride(0), sk_tiles, programs,
+        BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=cfg.GROUP_M, EPILOGUE_SUBTILE=sub, B_KMAJOR=b_kmajor,
+        HAS_BIAS=bias is not None, ACTIVATION=activation or "none", FLATTEN=cfg.FLATTEN, USE_SK=sk_tiles > 0,
+        TRACE=0 if trace is None else 1, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+    if c_tma is not c:
+        c.copy_(c_tma)
+    return c
