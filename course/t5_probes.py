@@ -7,6 +7,7 @@ import triton
 import triton.language as tl
 
 from course import seam
+from course.i18n import say
 from course.registry import T5
 
 _t5 = seam.load(T5)
@@ -18,6 +19,14 @@ k_block_loop = _t5.k_block_loop
 store_tile = _t5.store_tile
 
 COUNT_ONLY = 2  # TRACE mode of the graded file: count epilogues and k-blocks, compute nothing
+
+# tl.static_assert's message is fixed when the kernel compiles: the language is chosen at import.
+ACC_NOT_FP32 = tl.constexpr(
+    say(
+        zh="T5.2：k_block_loop 必须返回 float32 累加器，详见 §3.1",
+        en="T5.2: k_block_loop must return a float32 accumulator; see §3.1",
+    )
+)
 
 
 @triton.jit
@@ -132,7 +141,7 @@ def k_block_loop_probe(
     acc = k_block_loop(
         a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, kb_begin, kb_end, BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR
     )
-    tl.static_assert(acc.dtype == tl.float32, "T5.2: k_block_loop must return a float32 accumulator; see §3.1")
+    tl.static_assert(acc.dtype == tl.float32, ACC_NOT_FP32.value)
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     tl.store(acc_ptr + rows[:, None] * stride_acc + cols[None, :], acc)  # acc_ptr is padded
