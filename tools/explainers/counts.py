@@ -15,6 +15,7 @@ generated blocks (tools/explainers/docs.py).
 
 import argparse
 
+from course import registry
 from course.hardware import BYTES_PER_ELEMENT
 from course.registry import T4
 from tools.study import common as study
@@ -22,16 +23,17 @@ from tools.study import common as study
 MIB = 2**20
 
 
-def steps(lang):
+def steps(lang, lesson=T4):
+    """The table of a lesson's steps, from the registry."""
     col = 0 if lang == "zh" else 1
     heads = {
-        "zh": ("步骤", "你要写的（mine/t4_matmul.py）", "先读", "单独运行这一步的测试"),
-        "en": ("step", "you write (mine/t4_matmul.py)", "read", "run this step's tests alone"),
+        "zh": ("步骤", f"你要写的（mine/{lesson.file}）", "先读", "单独运行这一步的测试"),
+        "en": ("step", f"you write (mine/{lesson.file})", "read", "run this step's tests alone"),
     }[lang]
     rows = []
-    for s in T4.steps:
+    for s in lesson.steps:
         name = s.id + (" (进阶)" if lang == "zh" and s.advanced else " (advanced)" if s.advanced else "")
-        read = "; ".join(f"§{n} {T4.sections[n][col]}" for n in s.sections)
+        read = "; ".join(f"§{n} {lesson.sections[n][col]}" for n in s.sections)
         rows.append((name, ", ".join(f"`{w}`" for w in s.writes), read, f"`make test STEP={s.id}`"))
     return study.table(heads, rows, markdown=True)
 
@@ -201,7 +203,7 @@ def fusion(M, N, K, dtype, lang):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
-    sub.add_parser("steps")
+    sub.add_parser("steps").add_argument("--lesson", default="T4", help="whose steps (default T4)")
     c = sub.add_parser("coords")
     for name in ("num_pid_m", "num_pid_n", "GROUP_M"):
         c.add_argument(name, type=int)
@@ -232,7 +234,7 @@ def main():
         parser.add_argument("--lang", choices=T4.explainers, default="zh")
     a = p.parse_args()
     if a.what == "steps":
-        print(steps(a.lang))
+        print(steps(a.lang, registry.lesson(a.lesson)))
     elif a.what == "coords":
         print(coords_table(a.num_pid_m, a.num_pid_n, a.GROUP_M, a.pids, a.modulo_group_m, a.lang))
     elif a.what == "wave":
