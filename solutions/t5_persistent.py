@@ -14,7 +14,6 @@ The kernel computes C = act(A @ B + bias), with a fixed number of programs inste
             acc = sum over k-blocks of A_box @ B_box  (TMA loads)      # §3.1  k_block_loop
             C_box = act(acc + bias)  (a TMA store, clipped at the edges)  # §3.3, §5  store_tile
 """
-
 import os
 from dataclasses import dataclass
 
@@ -44,18 +43,8 @@ def persistent_grid(num_tiles, num_sms):
 # §3.1 The k loop over TMA descriptors (T5.2)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
-def k_block_loop(
-    a_desc,
-    b_desc,
-    off_m,
-    off_n,
-    kb_begin,
-    kb_end,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    B_KMAJOR: tl.constexpr,
-):
+def k_block_loop(a_desc, b_desc, off_m, off_n, kb_begin, kb_end,
+                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, B_KMAJOR: tl.constexpr):
     """float32 sum over k-blocks kb_begin .. kb_end-1 of A[off_m:+BM, kb*BK:+BK] @ B[kb*BK:+BK, off_n:+BN].
 
     B_KMAJOR: b_desc describes B^T, an (N, K) row-major tensor (b.t() of a contiguous one).
@@ -78,20 +67,9 @@ def k_block_loop(
 # §3.3 The store through a descriptor, and §5 its sub-tiled form (T5.2, T5.4)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
-def store_tile(
-    c_desc,
-    acc,
-    bias_ptr,
-    N,
-    stride_bias,
-    pid_m,
-    pid_n,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    EPILOGUE_SUBTILE: tl.constexpr,
-    HAS_BIAS: tl.constexpr,
-    ACTIVATION: tl.constexpr,
-):
+def store_tile(c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n,
+               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
+               HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr):
     """C[tile] = act(acc + bias) in C's dtype, stored through c_desc (rows and columns past M and N
     are clipped by the store).  c_desc's box is [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE]."""
     if EPILOGUE_SUBTILE == 2:
@@ -100,7 +78,8 @@ def store_tile(
         left, right = tl.split(halves)  # columns [0, BN/2) and [BN/2, BN) of the tile
         left = bias_and_activation(left, bias_ptr, N, stride_bias, 2 * pid_n, BLOCK_N // 2, HAS_BIAS, ACTIVATION)
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(c_desc.dtype))
-        right = bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS, ACTIVATION)
+        right = bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS,
+                                    ACTIVATION)
         c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))
         # ---- T5.4 end ----
     else:
@@ -117,67 +96,28 @@ def store_tile(
 # loop and the stream-K split are tested without the TMA step.  The trace holds 5 int32 per tile:
 # epilogues, k-blocks summed, the program that ran the epilogue, pid_m, pid_n.
 @triton.jit
-def k_segment(
-    a_desc,
-    b_desc,
-    trace_ptr,
-    tile_id,
-    pid_m,
-    pid_n,
-    kb_begin,
-    kb_end,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    B_KMAJOR: tl.constexpr,
-    TRACE: tl.constexpr,
-):
+def k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, kb_begin, kb_end,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, B_KMAJOR: tl.constexpr,
+              TRACE: tl.constexpr):
     """The float32 sum of k-blocks kb_begin .. kb_end-1 of tile (pid_m, pid_n), counted in the trace."""
     if TRACE == 2:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     else:
-        acc = k_block_loop(
-            a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, kb_begin, kb_end, BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR
-        )
+        acc = k_block_loop(a_desc, b_desc, pid_m * BLOCK_M, pid_n * BLOCK_N, kb_begin, kb_end,
+                           BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR)
     if TRACE != 0:
         tl.atomic_add(trace_ptr + 5 * tile_id + 1, kb_end - kb_begin)
     return acc
 
 
 @triton.jit
-def finish_tile(
-    c_desc,
-    acc,
-    bias_ptr,
-    trace_ptr,
-    N,
-    stride_bias,
-    tile_id,
-    pid_m,
-    pid_n,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    EPILOGUE_SUBTILE: tl.constexpr,
-    HAS_BIAS: tl.constexpr,
-    ACTIVATION: tl.constexpr,
-    TRACE: tl.constexpr,
-):
+def finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,
+                BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr,
+                HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr):
     """The epilogue of a whole tile, counted in the trace."""
     if TRACE != 2:
-        store_tile(
-            c_desc,
-            acc,
-            bias_ptr,
-            N,
-            stride_bias,
-            pid_m,
-            pid_n,
-            BLOCK_M,
-            BLOCK_N,
-            EPILOGUE_SUBTILE,
-            HAS_BIAS,
-            ACTIVATION,
-        )
+        store_tile(c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n,
+                   BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION)
     if TRACE != 0:
         tl.atomic_add(trace_ptr + 5 * tile_id, 1)
         tl.store(trace_ptr + 5 * tile_id + 2, tl.program_id(0))
@@ -189,57 +129,22 @@ def finish_tile(
 # §2.2 The persistent tile loop (T5.1)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
-def data_parallel_tiles(
-    a_desc,
-    b_desc,
-    c_desc,
-    bias_ptr,
-    trace_ptr,
-    N,
-    K,
-    stride_bias,
-    first_tile,
-    num_tiles,
-    num_pid_m,
-    num_pid_n,
-    NUM_PROGS,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    GROUP_M: tl.constexpr,
-    EPILOGUE_SUBTILE: tl.constexpr,
-    B_KMAJOR: tl.constexpr,
-    HAS_BIAS: tl.constexpr,
-    ACTIVATION: tl.constexpr,
-    FLATTEN: tl.constexpr,
-    TRACE: tl.constexpr,
-):
+def data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, stride_bias,
+                        first_tile, num_tiles, num_pid_m, num_pid_n, NUM_PROGS,
+                        BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                        GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr,
+                        HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, FLATTEN: tl.constexpr,
+                        TRACE: tl.constexpr):
     """Program p computes whole tiles first_tile + p, first_tile + p + NUM_PROGS, ... < num_tiles,
     each at the place T4's grouped order gives it: k_segment over all of K, then finish_tile."""
     # ---- T5.1 begin (§2.2) ----
     k_blocks = tl.cdiv(K, BLOCK_K)
     for tile_id in tl.range(first_tile + tl.program_id(0), num_tiles, NUM_PROGS, flatten=FLATTEN):
         pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)
-        acc = k_segment(
-            a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, 0, k_blocks, BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE
-        )
-        finish_tile(
-            c_desc,
-            acc,
-            bias_ptr,
-            trace_ptr,
-            N,
-            stride_bias,
-            tile_id,
-            pid_m,
-            pid_n,
-            BLOCK_M,
-            BLOCK_N,
-            EPILOGUE_SUBTILE,
-            HAS_BIAS,
-            ACTIVATION,
-            TRACE,
-        )
+        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, 0, k_blocks,
+                        BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)
+        finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,
+                    BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)
     # ---- T5.1 end ----
 
 
@@ -301,31 +206,11 @@ def sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M: t
 
 
 @triton.jit
-def stream_k_tiles(
-    a_desc,
-    b_desc,
-    c_desc,
-    bias_ptr,
-    trace_ptr,
-    partials_ptr,
-    flags_ptr,
-    N,
-    K,
-    stride_bias,
-    sk_tiles,
-    num_pid_m,
-    num_pid_n,
-    NUM_PROGS,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    GROUP_M: tl.constexpr,
-    EPILOGUE_SUBTILE: tl.constexpr,
-    B_KMAJOR: tl.constexpr,
-    HAS_BIAS: tl.constexpr,
-    ACTIVATION: tl.constexpr,
-    TRACE: tl.constexpr,
-):
+def stream_k_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, partials_ptr, flags_ptr, N, K, stride_bias,
+                   sk_tiles, num_pid_m, num_pid_n, NUM_PROGS,
+                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+                   GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr,
+                   HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr):
     """Tiles 0 .. sk_tiles-1: their k-blocks laid end to end, tile after tile, and cut into one run
     per program.  Walk the run from its end backwards, a tile's segment at a time: the program
     holding a tile's last k-block owns the tile (adds the others' partials, runs the epilogue);
@@ -341,41 +226,13 @@ def stream_k_tiles(
         tile_begin = tile_id * k_blocks
         it_begin = tl.maximum(tile_begin, run_begin)
         pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)
-        acc = k_segment(
-            a_desc,
-            b_desc,
-            trace_ptr,
-            tile_id,
-            pid_m,
-            pid_n,
-            it_begin - tile_begin,
-            it_end - tile_begin,
-            BLOCK_M,
-            BLOCK_N,
-            BLOCK_K,
-            B_KMAJOR,
-            TRACE,
-        )
+        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, it_begin - tile_begin,
+                        it_end - tile_begin, BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)
         if it_end == tile_begin + k_blocks:  # this run holds the tile's last k-block: the owner
             first_pid = sk_program_of(tile_begin, total, NUM_PROGS)
             acc = sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M, BLOCK_N)
-            finish_tile(
-                c_desc,
-                acc,
-                bias_ptr,
-                trace_ptr,
-                N,
-                stride_bias,
-                tile_id,
-                pid_m,
-                pid_n,
-                BLOCK_M,
-                BLOCK_N,
-                EPILOGUE_SUBTILE,
-                HAS_BIAS,
-                ACTIVATION,
-                TRACE,
-            )
+            finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,
+                        BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)
         else:  # only the run's highest segment can stop short of its tile's end: published first
             sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N)
         it_end = it_begin
@@ -388,85 +245,22 @@ def stream_k_tiles(
 # The int arguments are not specialized on divisibility by 16: the descriptors carry the shapes,
 # and one compiled kernel per config then serves every problem size.
 @triton.jit(do_not_specialize=["M", "N", "K", "stride_bias", "sk_tiles", "NUM_PROGS"])
-def t5_kernel(
-    a_desc,
-    b_desc,
-    c_desc,
-    bias_ptr,
-    partials_ptr,
-    flags_ptr,
-    trace_ptr,
-    M,
-    N,
-    K,
-    stride_bias,
-    sk_tiles,
-    NUM_PROGS,
-    BLOCK_M: tl.constexpr,
-    BLOCK_N: tl.constexpr,
-    BLOCK_K: tl.constexpr,
-    GROUP_M: tl.constexpr,
-    EPILOGUE_SUBTILE: tl.constexpr,
-    B_KMAJOR: tl.constexpr,
-    HAS_BIAS: tl.constexpr,
-    ACTIVATION: tl.constexpr,
-    FLATTEN: tl.constexpr,
-    USE_SK: tl.constexpr,
-    TRACE: tl.constexpr,
-):
+def t5_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, flags_ptr, trace_ptr,
+              M, N, K, stride_bias, sk_tiles, NUM_PROGS,
+              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
+              GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr,
+              HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, FLATTEN: tl.constexpr,
+              USE_SK: tl.constexpr, TRACE: tl.constexpr):
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
     if USE_SK:
-        stream_k_tiles(
-            a_desc,
-            b_desc,
-            c_desc,
-            bias_ptr,
-            trace_ptr,
-            partials_ptr,
-            flags_ptr,
-            N,
-            K,
-            stride_bias,
-            sk_tiles,
-            num_pid_m,
-            num_pid_n,
-            NUM_PROGS,
-            BLOCK_M,
-            BLOCK_N,
-            BLOCK_K,
-            GROUP_M,
-            EPILOGUE_SUBTILE,
-            B_KMAJOR,
-            HAS_BIAS,
-            ACTIVATION,
-            TRACE,
-        )
-    data_parallel_tiles(
-        a_desc,
-        b_desc,
-        c_desc,
-        bias_ptr,
-        trace_ptr,
-        N,
-        K,
-        stride_bias,
-        sk_tiles,
-        num_pid_m * num_pid_n,
-        num_pid_m,
-        num_pid_n,
-        NUM_PROGS,
-        BLOCK_M,
-        BLOCK_N,
-        BLOCK_K,
-        GROUP_M,
-        EPILOGUE_SUBTILE,
-        B_KMAJOR,
-        HAS_BIAS,
-        ACTIVATION,
-        FLATTEN,
-        TRACE,
-    )
+        stream_k_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, partials_ptr, flags_ptr, N, K, stride_bias,
+                       sk_tiles, num_pid_m, num_pid_n, NUM_PROGS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                       EPILOGUE_SUBTILE, B_KMAJOR, HAS_BIAS, ACTIVATION, TRACE)
+    data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, stride_bias,
+                        sk_tiles, num_pid_m * num_pid_n, num_pid_m, num_pid_n, NUM_PROGS,
+                        BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, EPILOGUE_SUBTILE, B_KMAJOR,
+                        HAS_BIAS, ACTIVATION, FLATTEN, TRACE)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -481,10 +275,8 @@ def tma_problem(t, name):
     if t.stride(1) != 1:
         return f"{name}: the last dimension must be contiguous (stride 1), got strides {tuple(t.stride())}"
     if (t.stride(0) * size) % 16:
-        return (
-            f"{name}: the row stride must be a multiple of 16 bytes, got {t.stride(0)} elements "
-            f"of {size} bytes = {t.stride(0) * size} bytes"
-        )
+        return (f"{name}: the row stride must be a multiple of 16 bytes, got {t.stride(0)} elements "
+                f"of {size} bytes = {t.stride(0) * size} bytes")
     if t.data_ptr() % 16:
         return f"{name}: the base address must be 16-byte aligned, got {t.data_ptr()} (mod 16 = {t.data_ptr() % 16})"
     return None
@@ -630,10 +422,8 @@ def workspace(device, programs, block_m, block_n):
     the same time (on two streams, say)."""
     key = (str(device), programs, block_m, block_n)
     if key not in _workspaces:
-        _workspaces[key] = (
-            torch.empty(programs * block_m * block_n, device=device, dtype=torch.float32),
-            torch.zeros(programs, device=device, dtype=torch.int32),
-        )
+        _workspaces[key] = (torch.empty(programs * block_m * block_n, device=device, dtype=torch.float32),
+                            torch.zeros(programs, device=device, dtype=torch.int32))
     return _workspaces[key]
 
 
@@ -656,15 +446,12 @@ def check_inputs(a, b, bias, activation):
     if a.device.type == "cpu" and not INTERPRETING:
         raise ValueError("matmul: CPU tensors need TRITON_INTERPRET=1 (set before triton is imported)")
     if a.dtype == torch.bfloat16 and INTERPRETING:
-        raise TypeError(
-            "matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
-            "multiplies bf16 bit patterns (triton issue 11584); use float16 or float32 on CPU"
-        )
+        raise TypeError("matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
+                        "multiplies bf16 bit patterns (triton issue 11584); use float16 or float32 on CPU")
 
 
-def matmul(
-    a, b, *, bias=None, activation=None, config=None, num_programs=None, out=None, trace=None, tma_fallback=True
-):
+def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, out=None, trace=None,
+           tma_fallback=True):
     """C = activation(a @ b + bias) in the inputs' dtype, by t5_kernel.
 
     config: a Config (default: pick_config).  num_programs: the "SM count" to plan for (default:
@@ -679,11 +466,8 @@ def matmul(
     if M == 0 or N == 0:
         return c
     if K == 0:  # a TMA box needs a dimension of at least 1: a product of zeros instead, bias and act still fused
-        a, b, K = (
-            torch.zeros((M, 1), device=a.device, dtype=a.dtype),
-            torch.zeros((1, N), device=a.device, dtype=a.dtype),
-            1,
-        )
+        a, b, K = torch.zeros((M, 1), device=a.device, dtype=a.dtype), torch.zeros((1, N), device=a.device,
+                                                                                  dtype=a.dtype), 1
     cfg = config or pick_config(M, N, K, a.dtype)
     a, b, b_kmajor = tma_ready(a, b, tma_fallback)
     # A TMA store writes whole 16-byte chunks: measured on the H200 (triton 3.6, 2026-11-30), one into a
@@ -701,33 +485,11 @@ def matmul(
         sk_tiles, programs = stream_k_split(num_tiles, k_blocks, sms, cfg.mode)
     partials, flags = workspace(a.device, programs, BM, BN) if sk_tiles else (c_tma, c_tma)  # unused without SK
     t5_kernel[(programs,)](
-        a_desc,
-        b_desc,
-        c_desc,
-        c_tma if bias is None else bias,
-        partials,
-        flags,
-        c_tma if trace is None else trace,
-        M,
-        N,
-        K,
-        0 if bias is None else bias.stride(0),
-        sk_tiles,
-        programs,
-        BLOCK_M=BM,
-        BLOCK_N=BN,
-        BLOCK_K=BK,
-        GROUP_M=cfg.GROUP_M,
-        EPILOGUE_SUBTILE=sub,
-        B_KMAJOR=b_kmajor,
-        HAS_BIAS=bias is not None,
-        ACTIVATION=activation or "none",
-        FLATTEN=cfg.FLATTEN,
-        USE_SK=sk_tiles > 0,
-        TRACE=0 if trace is None else 1,
-        num_warps=cfg.num_warps,
-        num_stages=cfg.num_stages,
-    )
+        a_desc, b_desc, c_desc, c_tma if bias is None else bias, partials, flags, c_tma if trace is None else trace,
+        M, N, K, 0 if bias is None else bias.stride(0), sk_tiles, programs,
+        BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=cfg.GROUP_M, EPILOGUE_SUBTILE=sub, B_KMAJOR=b_kmajor,
+        HAS_BIAS=bias is not None, ACTIVATION=activation or "none", FLATTEN=cfg.FLATTEN, USE_SK=sk_tiles > 0,
+        TRACE=0 if trace is None else 1, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
     if c_tma is not c:
         c.copy_(c_tma)
     return c
