@@ -24,8 +24,9 @@ import sys
 import time
 from pathlib import Path
 
+from course import registry
 from course.hardware import H200_L2_BYTES
-from course.registry import T4
+from course.registry import LESSONS, T4
 
 SQUARE = [512, 1024, 2048, 4096, 8192]
 LLM = ["8192x8192x1024", "4096x11008x4096", "16x8192x8192"]  # MxNxK; the last is one decode step
@@ -36,10 +37,10 @@ def parse_shape(text):
     return tuple(parts * 3) if len(parts) == 1 else tuple(parts)
 
 
-def load_side(side, torch, dtype):
-    """The module, or None with a reason if it does not compute a right product yet."""
+def load_side(side, torch, dtype, lesson=T4):
+    """The lesson's module on that side, or None with a reason if it does not compute a right product yet."""
     try:
-        mod = importlib.import_module(f"{side}.{T4.module}")
+        mod = importlib.import_module(f"{side}.{lesson.module}")
         a = torch.randn(300, 200, device="cuda", dtype=dtype)
         b = torch.randn(200, 260, device="cuda", dtype=dtype)
         ref = a.double() @ b.double()
@@ -101,6 +102,7 @@ def main(argv=None):
     p.add_argument("--dtype", nargs="+", default=["fp16", "bf16"], choices=["fp16", "bf16"])
     p.add_argument("--shapes", nargs="+", default=[str(s) for s in SQUARE] + LLM, help="N for N x N x N, or MxNxK")
     p.add_argument("--side", choices=["solutions", "mine", "both"], default="both")
+    p.add_argument("--lessons", nargs="+", default=[lesson.id for lesson in LESSONS], help="whose matmul to time")
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
     p.add_argument("--out", default="bench-results")
@@ -130,13 +132,15 @@ def main(argv=None):
     rows = []
     for dname in args.dtype:
         dtype = dtypes[dname]
-        modules = {}
-        for side in sides:
-            mod, why = load_side(side, torch, dtype)
-            if mod is None:
-                print(f"# {side}/ skipped for {dname}: {why}")
-            else:
-                modules[side] = mod
+        modules = {}  # kernel label: module; the first lesson's keep the plain side names of older CSVs
+        for lesson in [registry.lesson(x) for x in args.lessons]:
+            for side in sides:
+                label = side if lesson is LESSONS[0] else f"{lesson.id} {side}"
+                mod, why = load_side(side, torch, dtype, lesson)
+                if mod is None:
+                    print(f"# {label} skipped for {dname}: {why}")
+                else:
+                    modules[label] = mod
         for text in args.shapes:
             M, N, K = parse_shape(text)
             sets = input_sets(M, N, K, dtype, torch)
@@ -144,7 +148,7 @@ def main(argv=None):
             for side, mod in modules.items():
                 makers[side] = (lambda m: lambda a, b: lambda: m.matmul(a, b))(mod)
             ref = modules.get("solutions")
-            if ref is not None and not args.no_group_ab:
+            if ref is not None and not args.no_group_ab and hasattr(ref, "matmul_kernel_autotuned"):
                 ref.matmul(*sets[0])  # let the autotuner pick, then time its winner with both orders
                 best = ref.matmul_kernel_autotuned.best_config
                 for label, g in (("best-config", best.kwargs["GROUP_M"]), ("GROUP_M=1", 1)):
@@ -211,18 +215,20 @@ def print_table(path):
 def summary(rows):
     """The headline figures of content/benchmarks.md: the geometric mean over the shapes with
     M, N, K >= 2048, and the minimum."""
+    references = [k for k in dict.fromkeys(r["kernel"] for r in rows) if k.endswith("solutions")]
     for dname in sorted({r["dtype"] for r in rows}):
-        big = [
-            r["vs_torch"]
-            for r in rows
-            if r["dtype"] == dname and r["kernel"] == "solutions" and min(r["M"], r["N"], r["K"]) >= 2048
-        ]
-        if big:
-            geo = statistics.geometric_mean(big)
-            print(
-                f"# {dname}: solutions / torch over {len(big)} shapes with M, N, K >= 2048: "
-                f"geometric mean {geo:.3f}, lowest {min(big):.3f}"
-            )
+        for kernel in references:
+            big = [
+                r["vs_torch"]
+                for r in rows
+                if r["dtype"] == dname and r["kernel"] == kernel and min(r["M"], r["N"], r["K"]) >= 2048
+            ]
+            if big:
+                geo = statistics.geometric_mean(big)
+                print(
+                    f"# {dname}: {kernel} / torch over {len(big)} shapes with M, N, K >= 2048: "
+                    f"geometric mean {geo:.3f}, lowest {min(big):.3f}"
+                )
         ab = {
             (r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "best-config"
         }
