@@ -353,6 +353,7 @@ T5 = Lesson(
                 ),
             ),
             title_zh="TMA tensor descriptor",
+            needs=("T5.1",),
         ),
         Step(
             "T5.3",
@@ -391,6 +392,7 @@ T5 = Lesson(
                 ),
             ),
             title_zh="带确定性归约的 stream-K",
+            needs=("T5.1", "T5.2"),
         ),
         Step(
             "T5.4",
@@ -416,6 +418,7 @@ T5 = Lesson(
             ),
             advanced=True,
             title_zh="epilogue 分块写回",
+            needs=("T5.1", "T5.2"),
         ),
     ),
 )

@@ -177,7 +177,8 @@ def check_planted_failures_give_one_short_report():
             False,
             None,
             [
-                rf"(?m)^  \[ \] {re.escape(first)} .*  0/{total[1] if total else 'N'}$",
+                # not green, and its checks counted from what was collected, skipped ones included
+                rf"(?m)^  \[ \] {re.escape(first)} .* \d+/{total[1] if total else 'N'}$",
                 r"raised a skip \(Skipped: later\)",
             ],
         )
