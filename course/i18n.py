@@ -70,3 +70,44 @@ def stub_report(message, sections=None):
         zh=f"{not_written()}：{step.id}（{what}）。{place}。stub 原文：{message}",
         en=f"{not_written()}: {step.id} ({what}); {place}. The stub says: {message}",
     )
+
+
+_NO_LINE_START = set("。，、；：！？）」』》〉】”’.,;:!?)]}")
+
+
+def display_width(text):
+    """Columns a terminal gives the text: a CJK character takes two."""
+    import unicodedata
+
+    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+
+
+def _pieces(text):
+    """Pieces a line may break between: a run of non-space characters that are not CJK (an
+    identifier, a number, an English word) stays whole; each CJK character is a piece; a space is
+    a piece; punctuation that may not start a line sticks to the piece before it."""
+    pieces = []
+    for ch in text:
+        wide = display_width(ch) == 2
+        if pieces and ch in _NO_LINE_START:
+            pieces[-1] += ch
+        elif ch == " " or wide or not pieces or pieces[-1] == " " or display_width(pieces[-1][-1]) == 2:
+            pieces.append(ch)
+        else:
+            pieces[-1] += ch
+    return pieces
+
+
+def wrap(text, width, first="", rest=""):
+    """Lines of `text` (one paragraph) at most `width` columns, by display width, breaking at
+    spaces and between CJK characters but never inside an identifier or a number: Chinese has no
+    spaces to break at, and Python's textwrap would otherwise cut `stride_cn` in two."""
+    lines, line = [], first
+    for piece in _pieces(" ".join(text.split())):
+        if line.strip() and display_width(line + piece) > width:
+            lines.append(line.rstrip())
+            line = rest
+            if piece == " ":
+                continue
+        line += piece
+    return lines + [line.rstrip()]

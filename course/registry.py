@@ -77,6 +77,7 @@ class Lesson:
 T4 = Lesson(
     id="T4",
     title="a fast matrix multiply in Triton",
+    title_zh="用 Triton 写一个快的矩阵乘法",
     module="t4_matmul",
     explainers={"zh": "content/t4.md", "en": "content/t4.en.md"},
     suite="tests/test_t4.py",
@@ -268,6 +269,7 @@ T4 = Lesson(
 T5 = Lesson(
     id="T5",
     title="a persistent GEMM with TMA and stream-K",
+    title_zh="常驻的 GEMM：TMA 与 stream-K",
     module="t5_persistent",
     explainers={"zh": "content/t5.md", "en": "content/t5.en.md"},
     suite="tests/test_t5.py",

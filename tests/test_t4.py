@@ -127,6 +127,15 @@ def test_tile_coords_worked_example(probes):
     )
 
 
+def modulo_group_m_order(num_pid_m, num_pid_n, group_m):
+    """The classic slip, in plain Python: inside the last group, divide by GROUP_M, not by its real rows."""
+    order = []
+    for pid in range(num_pid_m * num_pid_n):
+        first = pid // (group_m * num_pid_n) * group_m
+        order.append((first + pid % (group_m * num_pid_n) % group_m, pid % (group_m * num_pid_n) // group_m))
+    return order
+
+
 @pytest.mark.t4_1
 @pytest.mark.parametrize(
     "num_pid_m, num_pid_n, group_m",
@@ -139,7 +148,7 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
         rest = num_pid_m % group_m
         short = (
             ""
-            if rest == 0
+            if rest == 0 or got != modulo_group_m_order(num_pid_m, num_pid_n, group_m)
             else say(
                 zh=f"最后一组只有 {rest} 行：用 group_size_m，不要用 GROUP_M。",
                 en=f" The last group has only {rest} row{'s' if rest > 1 else ''}: use group_size_m, not GROUP_M.",
@@ -150,10 +159,10 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
             say(
                 zh=f"{num_pid_m} x {num_pid_n} 的网格、GROUP_M = {group_m} 时 tile 的顺序不对。{short}\n"
                 f"  每个 tile 由哪个 pid 计算，你的：\n{yours}\n  应该是：\n{expected}\n"
-                f"  （'?' = 没有程序算这个 tile，'!' = 不止一个程序算它）；{where('T4.1')}",
+                f"  （'?' = 没有程序算这个 tile，'!' = 不止一个程序算它）；{where('T4.1', '2', '2.2')}",
                 en=f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
                 f"  which pid computes each tile, yours:\n{yours}\n  expected:\n{expected}\n"
-                f"  ('?' = no program computes that tile, '!' = more than one); {where('T4.1')}",
+                f"  ('?' = no program computes that tile, '!' = more than one); {where('T4.1', '2', '2.2')}",
             ),
             pytrace=False,
         )
@@ -287,12 +296,15 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
         advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
         if advance:
             # in words, not the line itself: the §8 table shows this message in the explainer
-            right = {"a_ptrs": "a_ptrs by BLOCK_K steps of stride_ak", "b_ptrs": "b_ptrs by BLOCK_K steps of stride_bk"}
-            fix = "; ".join(right[n] for n in advance.split(", "))
+            right = say(
+                zh={"a_ptrs": "a_ptrs 前移 BLOCK_K 个 stride_ak", "b_ptrs": "b_ptrs 前移 BLOCK_K 个 stride_bk"},
+                en={"a_ptrs": "a_ptrs by BLOCK_K steps of stride_ak", "b_ptrs": "b_ptrs by BLOCK_K steps of stride_bk"},
+            )
+            fix = say(zh="；", en="; ").join(right[n] for n in advance.split(", "))
             pytest.fail(
                 say(
                     zh=f"{case}：累加器里有 NaN，而且结果正好等于 {advance} 在循环里按错的 stride 前进"
-                    f"（沿 M 或 N 走，而不是沿 K 走）：指针块本身建对了，错在每次迭代的移动，应该前移 {fix}；"
+                    f"（沿 M 或 N 走，而不是沿 K 走）：指针块本身建对了，错在每次迭代的移动，应该是 {fix}；"
                     f"{where('T4.2', '4.3')}。{loads}",
                     en=f"{case}: the accumulator holds NaN, and it is exactly what the loop computes when "
                     f"{advance} advance{'s' if ',' not in advance else ''} by the wrong stride (along M or N "
@@ -762,6 +774,11 @@ def launch_where(step):
     return where(step, "6.2") if step == "T4.4" else where(step)
 
 
+# What C holds before the launch: exact in every dtype here, and far from any product of these inputs,
+# so a cell still holding it was never written, and a NaN was computed (a load outside A or B).
+UNWRITTEN = -1234.0
+
+
 class _Spy:
     def __init__(self, watch, name, kernel, arg_names, run):
         self.watch, self.name, self.kernel, self.arg_names, self.run = watch, name, kernel, arg_names, run
@@ -771,7 +788,7 @@ class _Spy:
             bound = dict(zip(self.arg_names, args, strict=False), **kwargs)
             c = bound.get("c_ptr")
             if isinstance(c, torch.Tensor) and c.is_floating_point():
-                c.fill_(float("nan"))
+                c.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch
             result = self.kernel[grid](*args, **kwargs) if self.run else None
             self.watch.launches.append((self.name, bound, c.clone() if isinstance(c, torch.Tensor) else None))
             return result
@@ -825,12 +842,19 @@ def check_product(c, a, b, dtype, case):
         zh=f"{case}：C 应该在 {a.device} 上，实际在 {c.device}；{where('T4.4', '6.2')}",
         en=f"{case}: C must be on {a.device}, got {c.device}; {where('T4.4', '6.2')}",
     )
-    unwritten = c.isnan().sum().item()
+    unwritten = (c == UNWRITTEN).sum().item()
     assert not unwritten, say(
-        zh=f"{case}：C 有 {unwritten} 个单元从没被写过（这里它们初始为 NaN）；"
+        zh=f"{case}：C 有 {unwritten} 个元素从没被写过（launch 之前它们被填成 {UNWRITTEN}）；"
         f"网格是按当前配置的 BLOCK_M 和 BLOCK_N 算的吗？{where('T4.4', '6.2')}",
-        en=f"{case}: {unwritten} cells of C were never written (they start as NaN here); is the grid "
-        f"computed from the config's BLOCK_M and BLOCK_N? {where('T4.4', '6.2')}",
+        en=f"{case}: {unwritten} cells of C were never written (they are set to {UNWRITTEN} before the launch); "
+        f"is the grid computed from the config's BLOCK_M and BLOCK_N? {where('T4.4', '6.2')}",
+    )
+    computed_nan = c.isnan().sum().item()
+    assert not computed_nan, say(
+        zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN：kernel 读到了 A 或 B 外面的 NaN 填充，"
+        f"先让 T4.2（make test STEP=T4.2）通过；{where('T4.2', '4.1')}",
+        en=f"{case}: {computed_nan} cells of C came out NaN: the kernel read the NaN padding outside A or B; "
+        f"get T4.2 passing first (make test STEP=T4.2); {where('T4.2', '4.1')}",
     )
     err = rel_err(c, a.double() @ b.double())
     assert err <= OUT_RTOL[dtype], say(

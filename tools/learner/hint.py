@@ -12,11 +12,10 @@ import argparse
 import os
 import random
 import sys
-import textwrap
-import unicodedata
 
 from course import registry
-from course.i18n import lang, say
+from course.i18n import display_width, lang, say
+from course.i18n import wrap as i18n_wrap
 from tools.learner import grade, state
 from tools.learner.scorecard import WIDTH
 
@@ -55,21 +54,7 @@ def fill(text, label):
     """Wrap a hint under its label.  Chinese has no spaces to break at, so a line of it is cut by
     display width (a CJK character takes two columns)."""
     width = min(WIDTH, 100)
-    if lang() != "zh":
-        return textwrap.fill(text, width=width, initial_indent=label, subsequent_indent=" " * len(label))
-    indent = " " * display_width(label)
-    lines, line, used = [], label, display_width(label)
-    for ch in text:
-        if used + display_width(ch) > width:
-            lines.append(line)
-            line, used = indent, len(indent)
-        line += ch
-        used += display_width(ch)
-    return "\n".join(lines + [line])
-
-
-def display_width(text):
-    return sum(2 if unicodedata.east_asian_width(ch) in "WF" else 1 for ch in text)
+    return "\n".join(i18n_wrap(text, width, first=label, rest=" " * display_width(label)))
 
 
 def main(argv=None):

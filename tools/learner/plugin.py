@@ -148,7 +148,13 @@ def pytest_runtest_makereport(item, call):
                 f"{at} (an endless loop?); the step's later tests did not run"
             )
             _state["timed_out_at"] = source_line(*found[:2]) if found else ""
-        elif found and "NotImplementedError" not in found[2]:  # an error raised inside your code
+        elif (
+            found
+            and "NotImplementedError" not in found[2]
+            and not isinstance(call.excinfo.value, pytest.fail.Exception)
+        ):
+            # an error raised inside your code; a check's own pytest.fail (raised while handling
+            # one, say) says more than the error it caught, so it keeps its message
             report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
             report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
     return report

@@ -7,7 +7,6 @@ import os
 import re
 import shutil
 import sys
-import textwrap
 from itertools import combinations
 
 from course import i18n, seam
@@ -22,13 +21,8 @@ def wrap(text, indent, first=None):
     """text wrapped to the terminal, every line of it kept (never cut), each line indented."""
     out = []
     for line in text.splitlines() or [""]:
-        lead = len(line) - len(line.lstrip())
-        out += textwrap.wrap(
-            line,
-            max(20, WIDTH - indent),
-            subsequent_indent=" " * lead,
-            break_on_hyphens=False,
-        ) or [""]
+        lead = " " * (len(line) - len(line.lstrip()))
+        out += i18n.wrap(line, max(20, WIDTH - indent), first=lead, rest=lead)  # CJK-aware, by display width
     pad = " " * indent
     return [(first if first is not None and i == 0 else pad) + x for i, x in enumerate(out)]
 
@@ -138,7 +132,7 @@ def advice(lesson, rows, blocked, seed):
         [
             paint(
                 say(
-                    zh=f"  下一课：{after.id}（{after.title}），直接 make test 就会给它评分；"
+                    zh=f"  下一课：{after.id}（{after.title_zh or after.title}），直接 make test 就会给它评分；"
                     f"{where_to_read(after.steps[0])}",
                     en=f"  Next lesson: {after.id}, {after.title}: make test now grades it; "
                     f"{where_to_read(after.steps[0])}",

@@ -236,6 +236,7 @@ def main(argv=None):
     try:
         lesson = state.current_lesson(args.lesson)
         s = registry.step(args.step, within=lesson.id) if args.step else None
+        lesson = s.lesson if s else lesson  # STEP=T4.3 watches T4's file, whichever lesson is current
     except KeyError as e:
         print(e.args[0], file=sys.stderr)
         return 2
