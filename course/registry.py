@@ -51,6 +51,7 @@ class Lesson:
     steps: tuple
     suite: str  # the lesson's section of the one suite
     probes: str = ""  # kernels that test one device function alone (course/), if the lesson has them
+    title_zh: str = ""  # the title in Chinese
     note: tuple = ()  # (zh, en): said under the advice when a failure of a step in note_steps is about torch
     note_steps: tuple = ()
 
