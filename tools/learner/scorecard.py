@@ -58,7 +58,7 @@ def blocker(rows):
 
 def rows_table(lesson, rows, blocked=""):
     titles = [r.step.name + say(zh="（进阶）", en=" (advanced)") * r.step.advanced for r in rows]
-    title_width = max(map(len, titles))
+    title_width = max(map(i18n.display_width, titles))  # a CJK character takes two columns
     lines = [
         paint(
             say(
@@ -70,7 +70,8 @@ def rows_table(lesson, rows, blocked=""):
     for r, title in zip(rows, titles, strict=False):
         colour = "32" if r.done else ("33" if r.step.advanced else "31")
         mark = "[x]" if r.done else "[ ]"
-        lines.append(paint(f"  {mark} {r.step.id}  {title:<{title_width}}  {bar(r)} {r.passed:>3}/{r.total}", colour))
+        padded = title + " " * (title_width - i18n.display_width(title))
+        lines.append(paint(f"  {mark} {r.step.id}  {padded}  {bar(r)} {r.passed:>3}/{r.total}", colour))
         if not r.done and not blocked:  # that one reason is printed once, above
             lines.append(fit(r.reason, 10))
     if len(rows) > 1:
