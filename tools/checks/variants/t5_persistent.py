@@ -392,6 +392,7 @@ class Config:
     EPILOGUE_SUBTILE: int = 1
     FLATTEN: bool = False
     mode: str = "auto"  # "auto": hybrid data-parallel + stream-K; "dp": never stream-K; "sk": all stream-K
+    occupancy: int = 1  # programs per SM: 2 where two fit in its shared memory and registers (§2.1)
 
 
 INTERPRET_CONFIG = Config(32, 32, 32, 4, 4, 2, 1, False, "auto")
@@ -400,17 +401,17 @@ ACTIVATIONS = (None, "gelu")
 
 # The winners of the H200 sweeps of 2026-11-30 (content/t5.md §6); other shapes use the rules below.
 TUNED = {
-    ("fp16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, False, "dp"),
-    ("fp16", 2048, 2048, 2048): Config(128, 256, 64, 8, 8, 4, 2, True, "dp"),
-    ("fp16", 4096, 4096, 4096): Config(128, 256, 64, 8, 8, 3, 2, True, "dp"),
+    ("fp16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, True, "dp"),
+    ("fp16", 2048, 2048, 2048): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
+    ("fp16", 4096, 4096, 4096): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
     ("fp16", 8192, 8192, 8192): Config(128, 256, 64, 8, 8, 4, 2, True, "dp"),
     ("fp16", 8192, 8192, 1024): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("fp16", 4096, 11008, 4096): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("fp16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "dp"),
-    ("bf16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, False, "dp"),
-    ("bf16", 2048, 2048, 2048): Config(128, 256, 64, 8, 8, 3, 2, True, "auto"),
-    ("bf16", 4096, 4096, 4096): Config(128, 128, 64, 8, 4, 6, 1, True, "dp"),
-    ("bf16", 8192, 8192, 8192): Config(128, 128, 64, 8, 4, 6, 1, True, "dp"),
+    ("bf16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, True, "dp"),
+    ("bf16", 2048, 2048, 2048): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
+    ("bf16", 4096, 4096, 4096): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
+    ("bf16", 8192, 8192, 8192): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
     ("bf16", 8192, 8192, 1024): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("bf16", 4096, 11008, 4096): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("bf16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "dp"),
@@ -425,8 +426,10 @@ def pick_config(M, N, K, dtype):
         return TUNED[(name, M, N, K)]
     if M <= 64:  # decode-like: bound by reading B; small BLOCK_M, deep pipeline
         cfg = Config(16, 64, 256, 1, 4, 5, 1, False, "auto")
+    elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
+        cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
     elif M * N <= 1536 * 1536:  # few tiles: smaller tiles fill more SMs
-        cfg = Config(64, 128, 128, 8, 4, 4, 1, False, "auto")
+        cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "auto")
     else:
         cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "auto")
     if dtype == torch.float32:  # tf32 operands take twice the shared memory per element
@@ -508,7 +511,7 @@ def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, 
     a_desc, b_desc, c_desc = make_descriptors(a, b, c_tma, b_kmajor, BM, BN, BK, sub)
     num_tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)
     k_blocks = triton.cdiv(K, BK)
-    sms = num_programs or num_sms(a.device)
+    sms = (num_programs or num_sms(a.device)) * cfg.occupancy  # the program slots: SMs x programs per SM
     if cfg.mode == "dp":
         sk_tiles, programs = 0, persistent_grid(num_tiles, sms)
     else:
