@@ -1,4 +1,4 @@
-"""tools/gpu/bench.py and tools/gpu/ncu_group.py on a machine without a GPU: they refuse at once, saying
+"""tools/gpu/bench.py, ncu_group.py and ncu_lessons.py on a machine without a GPU: they refuse at once, saying
 why; the parts that need no GPU (shapes, the CSV table) are right."""
 
 import csv
@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from course import ROOT
-from tools.gpu import bench
+from tools.gpu import bench, ncu_lessons
 
 torch = pytest.importorskip("torch")
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="these check the refusal without a GPU")
@@ -23,7 +23,7 @@ def test_shapes(text, shape):
 
 
 @no_gpu
-@pytest.mark.parametrize("tool", ["tools.gpu.bench", "tools.gpu.ncu_group"])
+@pytest.mark.parametrize("tool", ["tools.gpu.bench", "tools.gpu.ncu_group", "tools.gpu.ncu_lessons"])
 def test_refuses_without_a_gpu(tool):
     out = subprocess.run([sys.executable, "-m", tool], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert out.returncode != 0 and "needs a CUDA GPU" in out.stderr, out.stderr
@@ -53,3 +53,20 @@ def test_table_has_a_row_per_shape_and_the_ratio_to_torch(tmp_path, capsys):
     assert lines[0] == "| dtype | M x N x K | torch | solutions |"
     assert lines[2] == "| fp16 | 8 x 8 x 8 | 100.0 (1.00) | 95.0 (0.95) |"
     assert len(lines) == 3
+
+
+def test_ncu_log_read_per_kernel():
+    """ncu's --csv log, the program's own output mixed in: one entry per launch, numbers with thousands separators."""
+    head = '"ID","Process ID","Kernel Name","Metric Name","Metric Unit","Metric Value"\n'
+    log = [
+        "== the program's own line\n",
+        head,
+        '"0","7","matmul_kernel","dram__bytes_read.sum","byte","1,493,500,000"\n',
+        '"0","7","matmul_kernel","lts__t_sector_hit_rate.pct","%","69.9"\n',
+        '"1","7","t5_kernel","dram__bytes_read.sum","byte","1,502,100,000"\n',
+    ]
+    kernels = ncu_lessons.per_kernel(log)
+    assert kernels == {
+        "0": {"kernel": "matmul_kernel", "dram__bytes_read.sum": 1.4935e9, "lts__t_sector_hit_rate.pct": 69.9},
+        "1": {"kernel": "t5_kernel", "dram__bytes_read.sum": 1.5021e9},
+    }
