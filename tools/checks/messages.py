@@ -5,9 +5,9 @@ Proved twice.  By reading the code: every failure message of the suite (each `py
 and each `assert ..., message` in tests/, each `tl.static_assert` of the probes) goes through
 course.i18n (`say(zh=..., en=...)` or a helper built on it), and the text of each `say` is Chinese
 where it says zh and free of Chinese where it says en.  By behaviour: the classic mistakes of
-§8 (tools/explainers/mistakes.py, whose runs are cached and shared with the §8 tables) and the
-untouched stub run under COURSE_LANG=zh and COURSE_LANG=en, and each failure the learner sees is
-Chinese in zh and has no Chinese in en.
+§8 of every lesson that has them (tools/explainers/mistakes.py, whose runs are cached and shared
+with the §8 tables) and the untouched stub run under COURSE_LANG=zh and COURSE_LANG=en, and each
+failure the learner sees is Chinese in zh and has no Chinese in en.
 """
 
 import ast
@@ -154,17 +154,22 @@ def language_problems(lang, source, reason):
 
 
 def check_the_mistakes_speak_the_learners_language():
-    """Each classic mistake of §8, made in a copy of the reference, under each language."""
-    from tools.explainers.mistakes import MISTAKES, seen_by_learner
+    """Each classic mistake of §8 of every lesson that has them (tools/explainers/mistakes_<lesson>.py),
+    made in a copy of the reference, under each language."""
+    from tools.explainers.mistakes import lessons_with_mistakes, mistakes_of, seen_by_learner
 
     problems = []
-    for lang in i18n.LANGS:
-        found = seen_by_learner(MISTAKES, lang)
-        for m in MISTAKES:
-            outcome, _, reason = found[m.key]
-            if outcome != "failed":
-                problems.append(f"COURSE_LANG={lang}: mistake {m.key!r} is no longer caught by {m.test}")
-            problems += language_problems(lang, f"mistake {m.key!r} ({m.test})", reason)
+    for lesson in lessons_with_mistakes():
+        mistakes = mistakes_of(lesson)
+        for lang in i18n.LANGS:
+            found = seen_by_learner(lesson, mistakes, lang)
+            for m in mistakes:
+                outcome, _, reason = found[m.key]
+                if outcome != "failed":
+                    problems.append(
+                        f"COURSE_LANG={lang}: {lesson.id} mistake {m.key!r} is no longer caught by {m.test}"
+                    )
+                problems += language_problems(lang, f"{lesson.id} mistake {m.key!r} ({m.test})", reason)
     return problems
 
 
