@@ -95,14 +95,14 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
         if tile not in done:
             if epilogues or kbs:
                 fail(
-                    f"{case}: tile {tile} 不归这段代码管，却被做了（epilogue {epilogues} 次，k-block {kbs} 个）",
+                    f"{case}：tile {tile} 不归这段代码管，却被做了（epilogue {epilogues} 次，k-block {kbs} 个）",
                     f"{case}: tile {tile} is not this loop's, yet it was done ({epilogues} epilogues, {kbs} k-blocks)",
                     step_section,
                 )
             continue
         if epilogues != 1:
             fail(
-                f"{case}: tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次"
+                f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次"
                 + ("（0 次：有的 tile 没人做；多次：步长或起点错了）" if epilogues != 1 else ""),
                 f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected "
                 "(0: no program took it; more: a wrong start or stride)",
@@ -110,13 +110,13 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             )
         if kbs != k_blocks:
             fail(
-                f"{case}: tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个",
+                f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个",
                 f"{case}: tile {tile} summed {kbs} k-blocks, {k_blocks} expected",
                 step_section,
             )
         if (pm, pn) != order[tile]:
             fail(
-                f"{case}: tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}："
+                f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}："
                 "用 tile_coords(tile_id, ...)",
                 f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}: "
                 "use tile_coords(tile_id, ...)",
@@ -124,7 +124,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             )
         if owner is not None and prog != owner(tile):
             fail(
-                f"{case}: tile {tile} 由程序 {prog} 收尾，应当是程序 {owner(tile)}",
+                f"{case}：tile {tile} 由程序 {prog} 收尾，应当是程序 {owner(tile)}",
                 f"{case}: tile {tile} was finished by program {prog}, program {owner(tile)} expected",
                 step_section,
             )
@@ -171,7 +171,10 @@ def test_every_tile_once_over_many_grids(probes, flatten):
         probes.tile_loop_probe[(progs,)](
             trace, 32 * k_blocks - 5, first, tiles, num_pid_m, num_pid_n, progs, 32, group_m, flatten
         )
-        case = f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}"
+        case = say(
+            zh=f"{num_pid_m} x {num_pid_n} 个 tile，GROUP_M={group_m}，{progs} 个程序，first_tile={first}",
+            en=f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}",
+        )
         check_trace(
             trace_rows(trace),
             num_pid_m,
@@ -354,7 +357,10 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
         bk,
         kmajor,
     )
-    case = f"M={M} N={N} K={K}, k-blocks {kb_begin}..{kb_end - 1}, {dtype}{', B K-major' if kmajor else ''}"
+    case = say(
+        zh=f"M={M} N={N} K={K}，第 {kb_begin}..{kb_end - 1} 个 k-block，{dtype}{'，B 为 K-major' if kmajor else ''}",
+        en=f"M={M} N={N} K={K}, k-blocks {kb_begin}..{kb_end - 1}, {dtype}{', B K-major' if kmajor else ''}",
+    )
     if acc.isnan().any():
         fail(
             f"{case}：累加器里有 NaN：读到了张量外面（这里是 NaN）。用描述符 load，不要用指针",
@@ -373,6 +379,48 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
             "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
             "3.1",
         )
+
+
+@pytest.mark.t5_2
+def test_make_descriptors_boxes(t5):
+    """Each descriptor spans its tensor, and its box is what the kernel moves: A [BLOCK_M, BLOCK_K], B
+    [BLOCK_K, BLOCK_N] or, K-major, [BLOCK_N, BLOCK_K] (k_block_loop loads boxes of B^T then), C
+    [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE].  The three block sizes differ, so a box with two of them
+    swapped shows here; with equal ones (the products' tests) it would go through unseen."""
+    bm, bn, bk, subtile = 16, 64, 32, 2
+    M, N, K = 40, 96, 80
+    for kmajor in (False, True):
+        a = padded(M, K, torch.float16)[0]
+        b = padded(N, K, torch.float16)[0] if kmajor else padded(K, N, torch.float16)[0]
+        c = padded(M, N, torch.float16)[0]
+        got = t5.make_descriptors(a, b, c, kmajor, bm, bn, bk, subtile)
+        want = {
+            "a_desc": (a, [bm, bk]),
+            "b_desc": (b, [bn, bk] if kmajor else [bk, bn]),
+            "c_desc": (c, [bm, bn // subtile]),
+        }
+        blocks = f"BLOCK_M={bm} BLOCK_N={bn} BLOCK_K={bk} EPILOGUE_SUBTILE={subtile}"
+        case = say(
+            zh=f"make_descriptors，{blocks}，"
+            + ("B 为 K-major，b 的形状是 (N, K)" if kmajor else "B 为行主序，b 是 (K, N)"),
+            en=f"make_descriptors, {blocks}, " + ("B K-major, b is (N, K)" if kmajor else "B row-major, b is (K, N)"),
+        )
+        for desc, (name, (t, box)) in zip(got, want.items(), strict=True):
+            transposed = name == "b_desc" and kmajor
+            if list(desc.block_shape) != box:
+                fail(
+                    f"{case}：{name} 的 box 是 {list(desc.block_shape)}，应当是 {box}"
+                    + ("（K-major 时读的是 Bᵀ，box 是 [BLOCK_N, BLOCK_K]）" if transposed else ""),
+                    f"{case}: {name}'s box is {list(desc.block_shape)}, {box} expected"
+                    + (" (K-major, it reads B^T: the box is [BLOCK_N, BLOCK_K])" if transposed else ""),
+                    "3.1",
+                )
+            if list(desc.shape) != list(t.shape):
+                fail(
+                    f"{case}：{name} 的形状是 {list(desc.shape)}，应当是张量自己的 {list(t.shape)}",
+                    f"{case}: {name}'s shape is {list(desc.shape)}, the tensor's own {list(t.shape)} expected",
+                    "3.1",
+                )
 
 
 def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", bm=32, bn=32):
@@ -579,7 +627,12 @@ def test_stream_k_every_tile_once(probes):
         probes.stream_k_probe[(progs,)](
             trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
         )
-        case = f"{num_pid_m} x {num_pid_n} tiles, {k_blocks} k-blocks each, {sk_tiles} stream-K tiles, {progs} programs"
+        case = say(
+            zh=f"{num_pid_m} x {num_pid_n} 个 tile，每个 {k_blocks} 个 k-block，"
+            f"{sk_tiles} 个走 stream-K，{progs} 个程序",
+            en=f"{num_pid_m} x {num_pid_n} tiles, {k_blocks} k-blocks each, "
+            f"{sk_tiles} stream-K tiles, {progs} programs",
+        )
         total = sk_tiles * k_blocks
         check_trace(
             trace_rows(trace),
