@@ -53,12 +53,22 @@ def launch(shape, dname):
     modules = [importlib.import_module(f"solutions.{lesson.module}") for lesson in LESSONS]
     for mod in modules:
         mod.matmul(a, b)  # autotune and compile outside the profiled range
+    for lesson, mod in zip(LESSONS, modules, strict=True):
+        print(f"config {lesson.id}: {config_of(mod, M, N, K, dtype)}", flush=True)
     torch.cuda.synchronize()
     torch.cuda.profiler.start()
     for mod in modules:
         mod.matmul(a, b)
     torch.cuda.synchronize()
     torch.cuda.profiler.stop()
+
+
+def config_of(mod, M, N, K, dtype):
+    """What the lesson's matmul ran at this shape: T4's autotuner winner, T5's picked Config."""
+    if hasattr(mod, "pick_config"):
+        return mod.pick_config(M, N, K, dtype)
+    tuner = getattr(mod, "matmul_kernel_autotuned", None)
+    return getattr(tuner, "best_config", "?")
 
 
 def known_metrics(ncu):
@@ -80,7 +90,7 @@ def per_kernel(lines):
 
 
 def profile(ncu, shape, dname, metrics):
-    """One row per profiled kernel: the lesson, then each metric's value."""
+    """(rows, configs): a row per profiled kernel (the lesson, its metrics), and what each lesson ran."""
     with tempfile.TemporaryDirectory() as tmp:
         log = os.path.join(tmp, "ncu.csv")
         cmd = [
@@ -109,9 +119,11 @@ def profile(ncu, shape, dname, metrics):
             sys.exit(f"ncu failed ({done.returncode}):\n{done.stdout[-2000:]}\n{done.stderr[-2000:]}")
         with open(log) as f:
             kernels = per_kernel(f)
+    configs = [line for line in done.stdout.splitlines() if line.startswith("config ")]
     if len(kernels) != len(LESSONS):
         sys.exit(f"expected one profiled kernel per lesson ({len(LESSONS)}), got {len(kernels)}: {kernels}")
-    return [(lesson.id, kernels[key]) for lesson, key in zip(LESSONS, sorted(kernels, key=int), strict=True)]
+    rows = [(lesson.id, kernels[key]) for lesson, key in zip(LESSONS, sorted(kernels, key=int), strict=True)]
+    return rows, configs
 
 
 def main(argv=None):
@@ -130,10 +142,14 @@ def main(argv=None):
     metrics = known_metrics(args.ncu)
     print(f"| {args.dtype} shape | lesson | " + " | ".join(metrics) + " |")
     print("| --- | --- | " + " | ".join("---:" for _ in metrics) + " |")
+    ran = []
     for shape in args.shapes:
-        for lesson_id, values in profile(args.ncu, shape, args.dtype, metrics):
+        rows, configs = profile(args.ncu, shape, args.dtype, metrics)
+        for lesson_id, values in rows:
             cells = [f"{values[m] * SCALE.get(m, 1):,.1f}" for m in metrics.values()]
             print(f"| {shape} | {lesson_id} | " + " | ".join(cells) + " |", flush=True)
+        ran += [f"- {shape}, {line[len('config ') :]}" for line in configs]
+    print("\n" + "\n".join(ran))
 
 
 if __name__ == "__main__":
