@@ -16,6 +16,8 @@ H100_SMEM = SMEM_LIMITS["H100/H200"]
 # multi_processor_count = 132 and L2_cache_size = 62,914,560 B (60 MiB) on 2026-11-30.
 H200_SMS = 132
 H200_L2_BYTES = 62_914_560
+# Its DRAM bandwidth by NVIDIA's H200 datasheet (HBM3e): the roofline of a memory-bound product.
+H200_DRAM_BYTES_PER_S = 4.8e12
 
 
 def shared_memory(block_m, block_n, block_k, num_stages, bytes_per_element):

@@ -25,7 +25,7 @@ import time
 from pathlib import Path
 
 from course import registry
-from course.hardware import H200_L2_BYTES
+from course.hardware import H200_DRAM_BYTES_PER_S, H200_L2_BYTES
 from course.registry import LESSONS, T4
 
 SQUARE = [512, 1024, 2048, 4096, 8192]
@@ -107,9 +107,12 @@ def main(argv=None):
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
     p.add_argument("--out", default="bench-results")
     p.add_argument("--table", metavar="CSV", help="print a bench.csv as a markdown table and exit (no GPU needed)")
+    p.add_argument("--summary", metavar="CSV", help="print a bench.csv's geometric means as a list and exit (no GPU)")
     args = p.parse_args(argv)
     if args.table:
         return print_table(args.table)
+    if args.summary:
+        return summary(read_rows(args.summary), prefix="- ")
 
     import torch
 
@@ -199,6 +202,16 @@ def write_csv(rows, path):
     print(f"# wrote {path}")
 
 
+def read_rows(path):
+    """A bench.csv's rows with the shape as ints and the ratio as a float, as main() makes them."""
+    with open(path) as f:
+        rows = list(csv.DictReader(f))
+    for r in rows:
+        r.update(M=int(r["M"]), N=int(r["N"]), K=int(r["K"]), ms=float(r["ms"]), vs_torch=float(r["vs_torch"]))
+        r.update(tflops=float(r["tflops"]))
+    return rows
+
+
 def print_table(path):
     """One row per dtype and shape: each kernel's TFLOP/s and its ratio to torch.matmul."""
     with open(path) as f:
@@ -212,7 +225,7 @@ def print_table(path):
         print(f"| {key[0]} | {key[1]} x {key[2]} x {key[3]} | " + " | ".join(line) + " |")
 
 
-def summary(rows):
+def summary(rows, prefix="# "):
     """The headline figures of content/benchmarks.md: the geometric mean over the shapes with
     M, N, K >= 2048, and the minimum."""
     references = [k for k in dict.fromkeys(r["kernel"] for r in rows) if k.endswith("solutions")]
@@ -226,18 +239,28 @@ def summary(rows):
             if big:
                 geo = statistics.geometric_mean(big)
                 print(
-                    f"# {dname}: {kernel} / torch over {len(big)} shapes with M, N, K >= 2048: "
+                    f"{prefix}{dname}: {kernel} / torch over {len(big)} shapes with M, N, K >= 2048: "
                     f"geometric mean {geo:.3f}, lowest {min(big):.3f}"
                 )
+            for r in rows:
+                if r["dtype"] == dname and r["kernel"] == kernel and r["M"] <= 64:  # decode: bound by reading B
+                    nbytes = (r["M"] * r["K"] + r["K"] * r["N"] + r["M"] * r["N"]) * 2  # fp16 and bf16
+                    rate = nbytes / (r["ms"] * 1e-3)
+                    print(
+                        f"{prefix}{dname}: {kernel} at {r['M']}x{r['N']}x{r['K']}: {nbytes:,} B of A, B and C in "
+                        f"{r['ms'] * 1e3:.1f} us = {rate / 1e12:.2f} TB/s, "
+                        f"{100 * rate / H200_DRAM_BYTES_PER_S:.1f} % of the H200's 4.8 TB/s"
+                    )
         ab = {
             (r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "best-config"
         }
         g1 = {(r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "GROUP_M=1"}
         for shape in ab:
             if shape in g1:
+                gain = (ab[shape] / g1[shape] - 1) * 100
                 print(
-                    f"# {dname} {'x'.join(map(str, shape))}: grouped {ab[shape]} vs GROUP_M=1 {g1[shape]} TFLOP/s "
-                    f"({(ab[shape] / g1[shape] - 1) * 100:+.1f}%)"
+                    f"{prefix}{dname} {'x'.join(map(str, shape))}: "
+                    f"grouped {ab[shape]} vs GROUP_M=1 {g1[shape]} TFLOP/s ({gain:+.1f}%)"
                 )
 
 
