@@ -1,12 +1,14 @@
-"""What the study tools (tile_order.py, smem.py, l2sim.py) share: loading the graded file the way
-the suite does, printing a table as text or markdown, and pictures that come out the same pixel
-for pixel on every machine (tools/explainers/docs.py compares the committed PNGs with fresh ones)."""
+"""What the study tools (tile_order.py, smem.py, l2sim.py, streamk.py, loads.py) share: loading the
+graded file the way the suite does, the learner's language (--lang pins it for a generated block),
+printing a table as text or markdown, and pictures that come out the same pixel for pixel on every
+machine (tools/explainers/docs.py compares the committed PNGs with fresh ones)."""
 
 import os
 import sys
 from pathlib import Path
 
 from course import seam, toolchain
+from course.i18n import LANGS, display_width, not_written, say
 from course.registry import T4
 
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
@@ -16,6 +18,21 @@ def add_solution_flag(parser):
     parser.add_argument(
         "--solution", action="store_true", help=f"use solutions/{T4.file} (sets SOLUTION=1) instead of mine/{T4.file}"
     )
+
+
+def add_lang_flag(parser):
+    parser.add_argument(
+        "--lang",
+        choices=LANGS,
+        help="the language of the text (default: COURSE_LANG, else the locale); an explainer's "
+        "generated block pins it, as tools.explainers.counts does",
+    )
+
+
+def use_lang(args):
+    """--lang, if given, for everything this process says (course.i18n.say reads COURSE_LANG)."""
+    if args.lang:
+        os.environ["COURSE_LANG"] = args.lang
 
 
 def load_graded(solution, lesson=T4):
@@ -40,7 +57,7 @@ def graded_path(lesson=T4):
 
 def not_written_yet(message):
     """Say what the suite says about a body not written yet, and stop with status 1."""
-    print(f"not written yet: {message}", file=sys.stderr)
+    print(not_written() + say(zh="：", en=": ") + message, file=sys.stderr)
     sys.exit(1)
 
 
@@ -51,8 +68,17 @@ def table(headers, rows, markdown):
         lines = ["| " + " | ".join(row) + " |" for row in cells]
         lines.insert(1, "|" + "|".join(" --- " for _ in headers) + "|")
         return "\n".join(lines)
-    widths = [max(len(row[i]) for row in cells) for i in range(len(headers))]
-    return "\n".join("  ".join(c.rjust(w) for c, w in zip(row, widths, strict=False)).rstrip() for row in cells)
+    widths = [max(display_width(row[i]) for row in cells) for i in range(len(headers))]
+    return "\n".join("  ".join(rjust(c, w) for c, w in zip(row, widths, strict=False)).rstrip() for row in cells)
+
+
+def ljust(text, width):
+    """str.ljust by the columns a terminal gives the text (a Chinese character takes two)."""
+    return text + " " * (width - display_width(text))
+
+
+def rjust(text, width):
+    return " " * (width - display_width(text)) + text
 
 
 def figure(width_in, height_in, ncols=1):

@@ -44,6 +44,9 @@ how many programs each byte read from DRAM serves.
 --measured-dram-gb takes what Nsight Compute measured for the same shape, blocks and GROUP_M
 (dram__bytes_read.sum of one launch, in GB = 10^9 bytes), one number per --group-m, and prints
 it beside the model's figure.
+
+The text and the tables follow the course's language (COURSE_LANG=zh or en, else the locale;
+--lang pins it, as the explainers' generated blocks do); the picture is in English.
 """
 
 import argparse
@@ -51,6 +54,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from course.hardware import BYTES_PER_ELEMENT, H200_L2_BYTES
+from course.i18n import say
 from tools.explainers.counts import MIB, cdiv, coords
 from tools.study import common as study
 
@@ -130,12 +134,25 @@ def example_panels(group_m):
 
 def example_text():
     tm, tn = EXAMPLE["tiles"]
-    lines = [f"{EXAMPLE['wave']} programs running at once on a {tm} x {tn} grid of tiles, first wave:"]
-    for g, name in ((1, "row-major"), (EXAMPLE["group_m"], "grouped")):
+    lines = [
+        say(
+            zh=f"{tm} x {tn} 的 tile 网格上同时运行 {EXAMPLE['wave']} 个程序，第一波：",
+            en=f"{EXAMPLE['wave']} programs running at once on a {tm} x {tn} grid of tiles, first wave:",
+        )
+    ]
+    names = {1: say(zh="行优先", en="row-major"), EXAMPLE["group_m"]: say(zh="分组", en="grouped")}
+    labels = {g: say(zh=f"{name}（GROUP_M = {g}）：", en=f"{name} (GROUP_M = {g}):") for g, name in names.items()}
+    pad = max(study.display_width(label) for label in labels.values()) + 2
+    for g, label in labels.items():
         a, b = example_panels(g)
         lines.append(
-            f"  {name + f' (GROUP_M = {g}):':26}{a} row-panel{'s' * (a != 1)} of A + "
-            f"{b} column-panel{'s' * (b != 1)} of B = {a + b} panels from DRAM"
+            "  "
+            + study.ljust(label, pad)
+            + say(
+                zh=f"A 的 {a} 个行块 + B 的 {b} 个列块 = 从显存读 {a + b} 个块",
+                en=f"{a} row-panel{'s' * (a != 1)} of A + {b} column-panel{'s' * (b != 1)} of B "
+                f"= {a + b} panels from DRAM",
+            )
         )
     return "\n".join(lines)
 
@@ -204,7 +221,10 @@ def gb(nbytes):
 
 def table(args, results, markdown):
     minimum = (args.M * args.K + args.K * args.N) * BYTES_PER_ELEMENT[args.dtype]
-    headers = ["GROUP_M", "A from DRAM (GB)", "B from DRAM (GB)", "A + B (GB)", "x minimum", "reuse"]
+    headers = say(
+        zh=["GROUP_M", "A 的 DRAM 读取量（GB）", "B 的 DRAM 读取量（GB）", "A + B（GB）", "是下限的几倍", "复用倍数"],
+        en=["GROUP_M", "A from DRAM (GB)", "B from DRAM (GB)", "A + B (GB)", "x minimum", "reuse"],
+    )
     rows = [
         [
             g,
@@ -217,7 +237,7 @@ def table(args, results, markdown):
         for g, t in results
     ]
     if args.measured_dram_gb:
-        headers += ["measured (GB)", "model / measured"]
+        headers += say(zh=["实测（GB）", "模型 / 实测"], en=["measured (GB)", "model / measured"])
         for row, (_, t), measured in zip(rows, results, args.measured_dram_gb, strict=False):
             row += [f"{measured:.2f}", f"{t.dram_bytes / 1e9 / measured:.2f}"]
     return study.table(headers, rows, markdown)
@@ -230,14 +250,20 @@ def preamble(args, results):
     wave = args.sms * args.per_sm
     minimum = (args.M * args.K + args.K * args.N) * b
     footprint = max(t.footprint_bytes for _, t in results)
-    return (
-        f"{args.M} x {args.N} x {args.K} {args.dtype}, blocks {bm} x {bn} x {bk}: "
-        f"{cdiv(args.M, bm)} x {cdiv(args.N, bn)} = {programs} programs in {programs / wave:.1f} waves of "
+    shape, grid = f"{args.M} x {args.N} x {args.K}", f"{cdiv(args.M, bm)} x {cdiv(args.N, bn)} = {programs}"
+    ka, kb = bm * bk * b // 1024, bk * bn * b // 1024
+    return say(
+        zh=f"{shape}，{args.dtype}，分块 {bm} x {bn} x {bk}：{grid} 个程序，"
+        f"分 {programs / wave:.1f} 个 wave，每个 wave {wave} 个（{args.sms} 个 SM x {args.per_sm}）\n"
+        f"L2：{args.l2_mib:g} MiB，以 k-tile 为单位的 LRU（A 的 k-tile {ka} KiB，B 的 {kb} KiB）；"
+        f"一个 wave 每个 K 步最多读 {footprint / MIB:.1f} MiB\n"
+        f"下限（A、B 各读一次）：{gb(minimum)} GB；复用倍数 = 程序请求的字节数 / 从显存读的字节数\n",
+        en=f"{shape} {args.dtype}, blocks {bm} x {bn} x {bk}: {grid} programs in {programs / wave:.1f} waves of "
         f"{wave} ({args.sms} SMs x {args.per_sm})\n"
-        f"L2: {args.l2_mib:g} MiB, LRU of k-tiles (A {bm * bk * b // 1024} KiB, B {bk * bn * b // 1024} KiB); "
+        f"L2: {args.l2_mib:g} MiB, LRU of k-tiles (A {ka} KiB, B {kb} KiB); "
         f"a wave reads at most {footprint / MIB:.1f} MiB per step of K\n"
         f"minimum (A and B each read once): {gb(minimum)} GB; reuse = bytes the programs ask for / "
-        f"bytes from DRAM\n"
+        f"bytes from DRAM\n",
     )
 
 
@@ -262,7 +288,9 @@ def main(argv=None):
     )
     parser.add_argument("--example", action="store_true", help="the 4 x 4 example of §2: panels per order")
     parser.add_argument("--png", metavar="PATH", help="with --example: draw the panels each order reads")
+    study.add_lang_flag(parser)
     args = parser.parse_args(argv)
+    study.use_lang(args)
     if args.png and not args.example:
         parser.error("--png draws the small example: use it with --example")
     if args.measured_dram_gb and len(args.measured_dram_gb) != len(args.group_m):

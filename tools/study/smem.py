@@ -13,25 +13,29 @@ nothing.  The formula and the limits live in course/hardware.py, which the suite
     python -m tools.study.smem                      # your AUTOTUNE_CONFIGS, fp16
     python -m tools.study.smem --solution --dtype fp32 --format markdown
     python -m tools.study.smem --config 128 256 64 3
+
+The text follows the course's language (COURSE_LANG=zh or en, else the locale; --lang pins it).
 """
 
 import argparse
 import sys
 
 from course.hardware import BYTES_PER_ELEMENT, SMEM_LIMITS, blocks_of, fits, shared_memory
+from course.i18n import say
 from course.registry import BY_ID
 from tools.study import common as study  # light: torch and triton load only with the graded file
 
 
 def report(blocks, dtype, markdown):
     """blocks: (BLOCK_M, BLOCK_N, BLOCK_K, num_stages) tuples; a table of bytes and GPUs."""
-    headers = ["BLOCK_M", "BLOCK_N", "BLOCK_K", "num_stages", f"bytes ({dtype})"] + [
-        f"{gpu} ({limit:,} B)" for gpu, limit in SMEM_LIMITS.items()
+    headers = ["BLOCK_M", "BLOCK_N", "BLOCK_K", "num_stages", say(zh=f"字节数（{dtype}）", en=f"bytes ({dtype})")] + [
+        say(zh=f"{gpu}（{limit:,} B）", en=f"{gpu} ({limit:,} B)") for gpu, limit in SMEM_LIMITS.items()
     ]
+    yes, no = say(zh="放得下", en="yes"), say(zh="放不下", en="no")
     rows = []
     for b in blocks:
         nbytes = shared_memory(*b, BYTES_PER_ELEMENT[dtype])
-        rows.append([*b, f"{nbytes:,}"] + ["yes" if ok else "no" for ok in fits(nbytes).values()])
+        rows.append([*b, f"{nbytes:,}"] + [yes if ok else no for ok in fits(nbytes).values()])
     return study.table(headers, rows, markdown)
 
 
@@ -40,15 +44,23 @@ def graded_blocks(solution):
     t4 = study.load_graded(solution)
     if not t4.AUTOTUNE_CONFIGS:
         study.not_written_yet(
-            f"AUTOTUNE_CONFIGS is empty; {BY_ID['T4.4'].where_to_read()}. "
-            f"Meanwhile: --solution, or --config BM BN BK STAGES"
+            say(
+                zh=f"AUTOTUNE_CONFIGS 还是空的；{BY_ID['T4.4'].where_to_read()}。"
+                f"在那之前可以用 --solution，或 --config BM BN BK STAGES",
+                en=f"AUTOTUNE_CONFIGS is empty; {BY_ID['T4.4'].where_to_read()}. "
+                f"Meanwhile: --solution, or --config BM BN BK STAGES",
+            )
         )
     try:
         return [blocks_of(c) for c in t4.AUTOTUNE_CONFIGS]
     except (AttributeError, KeyError) as e:
         sys.exit(
-            f"AUTOTUNE_CONFIGS: every entry must be a triton.Config with BLOCK_M, BLOCK_N and "
-            f"BLOCK_K in its kwargs ({type(e).__name__}: {e}); `make test STEP=T4.4` says more"
+            say(
+                zh=f"AUTOTUNE_CONFIGS：每一项都必须是 kwargs 里有 BLOCK_M、BLOCK_N、BLOCK_K 的 triton.Config"
+                f"（{type(e).__name__}: {e}）；`make test STEP=T4.4` 会说得更多",
+                en=f"AUTOTUNE_CONFIGS: every entry must be a triton.Config with BLOCK_M, BLOCK_N and "
+                f"BLOCK_K in its kwargs ({type(e).__name__}: {e}); `make test STEP=T4.4` says more",
+            )
         )
 
 
@@ -64,22 +76,32 @@ def main(argv=None):
         help="one hand-made config instead of AUTOTUNE_CONFIGS",
     )
     study.add_solution_flag(parser)
+    study.add_lang_flag(parser)
     args = parser.parse_args(argv)
+    study.use_lang(args)
     if args.config and min(args.config) < 1:
         parser.error("--config: every number must be at least 1")
     blocks = [tuple(args.config)] if args.config else graded_blocks(args.solution)
     markdown = args.format == "markdown"
     if not markdown:
         where = "--config" if args.config else study.graded_path()
+        formula = f"num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * {BYTES_PER_ELEMENT[args.dtype]} B"
         print(
-            f"shared memory = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * "
-            f"{BYTES_PER_ELEMENT[args.dtype]} B ({args.dtype}); configs from {where}\n"
+            say(
+                zh=f"共享内存 = {formula}（{args.dtype}）；配置取自 {where}\n",
+                en=f"shared memory = {formula} ({args.dtype}); configs from {where}\n",
+            )
         )
     print(report(blocks, args.dtype, markdown))
     nbytes = [shared_memory(*b, BYTES_PER_ELEMENT[args.dtype]) for b in blocks]
     left_out = [gpu for gpu, limit in SMEM_LIMITS.items() if min(nbytes) > limit]
     if left_out and not markdown and not args.config:
-        print(f"\nno config fits on: {', '.join(left_out)} (the autotuner would have nothing to run there)")
+        print(
+            say(
+                zh=f"\n没有一个配置放得下的 GPU：{'、'.join(left_out)}（自动调优器在那里没有配置可跑）",
+                en=f"\nno config fits on: {', '.join(left_out)} (the autotuner would have nothing to run there)",
+            )
+        )
 
 
 if __name__ == "__main__":

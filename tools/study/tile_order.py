@@ -11,11 +11,14 @@ tile_coords with GROUP_M = 1.
 
 In the picture each group of GROUP_M rows has its own shade, grey arrows lead from
 pid to pid, and the first --wave programs (the ones a GPU runs at the same time) have thick edges.
+The text follows the course's language (COURSE_LANG=zh or en, else the locale; --lang pins it);
+the picture is in English.
 """
 
 import argparse
 import os
 
+from course.i18n import say
 from tools.study import common as study
 
 GROUP_SHADES = ("#dbe9f6", "#fde3c3")  # alternate groups: blue, orange
@@ -58,6 +61,13 @@ def in_wave(pid, wave):
 
 
 def title(group_m):
+    if group_m == 1:
+        return say(zh="GROUP_M = 1（行优先）", en="GROUP_M = 1 (row-major)")
+    return say(zh=f"GROUP_M = {group_m}（分组）", en=f"GROUP_M = {group_m} (grouped)")
+
+
+def english_title(group_m):
+    """The picture's title: the picture is in English whatever the language."""
     return "GROUP_M = 1 (row-major)" if group_m == 1 else f"GROUP_M = {group_m} (grouped)"
 
 
@@ -70,13 +80,23 @@ def as_text(maps, wave):
             "".join((f"[{label(p)}]" if in_wave(p, wave) else label(p)).rjust(width + 1) for p in row) for row in grid
         ]
         blocks.append([title(group_m)] + rows)
-    width = max(len(line) for line in blocks[0]) + 6
-    lines = [blocks[0][i].ljust(width) + blocks[1][i] for i in range(len(blocks[0]))]
+    width = max(study.display_width(line) for line in blocks[0]) + 6
+    lines = [study.ljust(blocks[0][i], width) + blocks[1][i] for i in range(len(blocks[0]))]
     if wave:
-        lines.append(f"\n[pid]: the first wave, {wave} programs running at the same time. They read")
-        pad = max(len(title(g)) for g, _ in maps) + 2
+        lines.append(
+            say(
+                zh=f"\n[pid]：第一波，同时运行的 {wave} 个程序。它们要读",
+                en=f"\n[pid]: the first wave, {wave} programs running at the same time. They read",
+            )
+        )
+        pad = max(study.display_width(title(g)) for g, _ in maps) + 2
         lines += [
-            f"  {title(g) + ':':{pad}}{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B"
+            "  "
+            + study.ljust(title(g) + say(zh="：", en=":"), pad)
+            + say(
+                zh=f"A 的 {rows} 个行块和 B 的 {cols} 个列块",
+                en=f"{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B",
+            )
             for g, rows, cols in wave_footprints(maps, wave)
         ]
     return "\n".join(lines)
@@ -97,7 +117,7 @@ def as_markdown(maps, wave):
     """One table per map, the first-wave pids in bold."""
     tables = []
     for group_m, grid in maps:
-        headers = [f"GROUP_M = {group_m}"] + [f"pid_n = {n}" for n in range(len(grid[0]))]
+        headers = [title(group_m)] + [f"pid_n = {n}" for n in range(len(grid[0]))]
         rows = [
             [f"pid_m = {m}"] + [f"**{label(p)}**" if in_wave(p, wave) else label(p) for p in row]
             for m, row in enumerate(grid)
@@ -126,7 +146,7 @@ def draw(maps, wave, path):
             ax.text(n + 0.5, 0.3, str(n), ha="center", va="center", fontsize=9, color="0.4")
         for m in range(num_pid_m):
             ax.text(-0.35, -m - 0.5, str(m), ha="center", va="center", fontsize=9, color="0.4")
-        ax.set_title(title(group_m), fontsize=11)
+        ax.set_title(english_title(group_m), fontsize=11)
         ax.set_xlim(-0.7, num_pid_n + 0.1)
         ax.set_ylim(-num_pid_m - 0.1, 0.6)
         ax.set_aspect("equal")
@@ -148,7 +168,9 @@ def main(argv=None):
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
     parser.add_argument("--png", metavar="PATH", help="draw the two maps into PATH instead of printing them")
     study.add_solution_flag(parser)
+    study.add_lang_flag(parser)
     args = parser.parse_args(argv)
+    study.use_lang(args)
     if min(args.num_pid_m, args.num_pid_n, args.group_m) < 1 or (args.wave is not None and args.wave < 0):
         parser.error("num_pid_m, num_pid_n and group_m must be at least 1, --wave at least 0")
     maps = [
@@ -160,7 +182,12 @@ def main(argv=None):
         return
     print(as_markdown(maps, args.wave) if args.format == "markdown" else as_text(maps, args.wave))
     if any(p is None or p < 0 for _, grid in maps for row in grid for p in row):
-        print("\n?: no program computes this tile; !: more than one does (`make test STEP=T4.1` says more)")
+        print(
+            say(
+                zh="\n?：没有程序算这个 tile；!：不止一个程序算它（`make test STEP=T4.1` 会说得更多）",
+                en="\n?: no program computes this tile; !: more than one does (`make test STEP=T4.1` says more)",
+            )
+        )
 
 
 if __name__ == "__main__":

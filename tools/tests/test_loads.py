@@ -4,13 +4,11 @@ outside; with the K tail unmasked (a planted mistake), the reads past A's last c
 on the stub it says "not written yet".  The address -> element map is checked on its own, against
 the §3 formula, in every layout, and the picture comes out the same twice.
 
-The command lines run as a learner runs them, in fresh processes started all at once (COMMANDS).
+The command lines run as a learner runs them, in fresh processes started all at once (COMMANDS),
+in English; the checks that call make loads in this process are given English too.
 """
 
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -18,6 +16,8 @@ from course import ROOT
 from course.registry import T4
 from tools.checks.common import pristine_stub, scratch_repo, solution_file
 from tools.study import loads
+
+pytestmark = pytest.mark.usefixtures("english")
 
 TAIL_MASK = "mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining)"
 STORE_MASK = "mask=c_mask"
@@ -39,26 +39,17 @@ COMMANDS = {
 
 
 @pytest.fixture(scope="module")
-def cli():
+def cli(run_cli):
+    """{name: CompletedProcess} of COMMANDS, in English (conftest.py's run_cli)."""
     texts = {"planted": planted(), "stub": pristine_stub(T4)}
     with scratch_repo({T4: texts["planted"]}) as planted_repo, scratch_repo({T4: texts["stub"]}) as stub_repo:
         where = {None: ROOT, "planted": planted_repo, "stub": stub_repo}
-        started = {
-            name: subprocess.Popen(
-                [sys.executable, "-m", "tools.study.loads", *argv],
-                cwd=where[repo],
-                env=dict(os.environ, SOLUTION=side, COURSE_LANG="en"),
-                text=True,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-            for name, (argv, repo, side) in COMMANDS.items()
-        }
-        done = {}
-        for name, proc in started.items():
-            out, err = proc.communicate(timeout=300)
-            done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-        return done
+        return run_cli(
+            {
+                name: (["-m", "tools.study.loads", *argv], where[repo], dict(SOLUTION=side))
+                for name, (argv, repo, side) in COMMANDS.items()
+            }
+        )
 
 
 def grids(stdout, name):

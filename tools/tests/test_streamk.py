@@ -6,10 +6,7 @@ explainer draws it; on the untouched stub it says "not written yet" and exits 1.
 Each command runs in a fresh process, as the learner runs it, all of them at once."""
 
 import json
-import os
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -48,24 +45,15 @@ COMMANDS = {
 
 
 @pytest.fixture(scope="module")
-def cli():
+def cli(run_cli):
+    """{name: CompletedProcess} of COMMANDS, in English (conftest.py's run_cli)."""
     with scratch_repo({T5: pristine_stub(T5)}) as stub_repo:
-        started = {
-            name: subprocess.Popen(
-                [sys.executable, *argv],
-                cwd=stub_repo if on_stub else ROOT,
-                env=dict(os.environ, SOLUTION=side, COURSE_LANG="en"),
-                text=True,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-            )
-            for name, (argv, on_stub, side) in COMMANDS.items()
-        }
-        done = {}
-        for name, proc in started.items():
-            out, err = proc.communicate(timeout=300)
-            done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-        return done
+        return run_cli(
+            {
+                name: (argv, stub_repo if on_stub else ROOT, dict(SOLUTION=side))
+                for name, (argv, on_stub, side) in COMMANDS.items()
+            }
+        )
 
 
 @pytest.fixture(scope="module")

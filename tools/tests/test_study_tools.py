@@ -2,13 +2,12 @@
 smem.py's bytes are the hand-computed ones, l2sim.py reproduces §2's 5 against 4 panels and
 behaves sanely on real shapes, and every picture comes out the same twice.
 
-The tools that load the graded file run as the learner runs them, in fresh processes (COMMANDS).
+The tools that load the graded file run as the learner runs them, in fresh processes (COMMANDS),
+in English; those called in this process are given English too (the `english` fixture), and each
+tool's Chinese is checked on its own.
 """
 
-import os
 import re
-import subprocess
-import sys
 from types import SimpleNamespace
 
 import pytest
@@ -16,10 +15,14 @@ import pytest
 from course import ROOT, hardware
 from course.registry import T4
 from tools.checks.common import pristine_stub, scratch_repo
+from tools.study import common as study
 from tools.study import l2sim, smem, tile_order
 
+pytestmark = pytest.mark.usefixtures("english")
+
 # The command lines run as a learner runs them, each in a fresh process.  Each spends seconds
-# importing torch, so the `cli` fixture starts them all at once: (argv, in the stub copy?, SOLUTION).
+# importing torch, so the `cli` fixture starts them all at once (conftest.py's run_cli):
+# (argv, in the stub copy?, SOLUTION).
 COMMANDS = {
     "order": (["-m", "tools.study.tile_order", "7", "5", "3", "--wave", "4", "--solution"], False, "1"),
     "order on the stub": (["-m", "tools.study.tile_order"], True, "0"),
@@ -29,30 +32,16 @@ COMMANDS = {
 
 
 @pytest.fixture(scope="module")
-def cli(tmp_path_factory):
+def cli(run_cli):
     """{name: CompletedProcess} of COMMANDS; the stub ones run in a scratch copy of the repo whose
     mine/t4_matmul.py is the committed, untouched stub, whatever mine/ holds now."""
     with scratch_repo({T4: pristine_stub(T4)}) as stub_repo:
-        return run_all(stub_repo)
-
-
-def run_all(stub_repo):
-    started = {
-        name: subprocess.Popen(
-            [sys.executable, *argv],
-            cwd=stub_repo if on_stub else ROOT,
-            env=dict(os.environ, SOLUTION=side),
-            text=True,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
+        return run_cli(
+            {
+                name: (argv, stub_repo if on_stub else ROOT, dict(SOLUTION=side))
+                for name, (argv, on_stub, side) in COMMANDS.items()
+            }
         )
-        for name, (argv, on_stub, side) in COMMANDS.items()
-    }
-    done = {}
-    for name, proc in started.items():
-        out, err = proc.communicate(timeout=300)
-        done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-    return done
 
 
 def pid_of(m, n, num_pid_m, num_pid_n, group_m):
@@ -243,3 +232,51 @@ def test_l2sim_table_puts_a_measurement_beside_the_model(capsys):
     assert lines[2].startswith("| 1 |") and "| 0.50 |" in lines[2] and "| 0.25 |" in lines[3]
     with pytest.raises(SystemExit):
         l2sim.main(["--group-m", "1", "8", "--measured-dram-gb", "0.5"])  # one number per GROUP_M
+
+
+# ------------------------------------------------------------------------------------------------
+# Both languages: COURSE_LANG, else --lang (an explainer's generated block pins it)
+# ------------------------------------------------------------------------------------------------
+def test_tile_order_speaks_chinese_with_its_columns_aligned(monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    maps = [(g, oracle_grid(5, 3, g)) for g in (1, 2)]
+    lines = tile_order.as_text(maps, wave=4).splitlines()
+    # the grouped map starts 6 columns after the widest line of the other, as a terminal counts
+    # columns: each Chinese character takes two
+    assert lines[0] == "GROUP_M = 1（行优先）      GROUP_M = 2（分组）"
+    assert lines[1] == "  [0]  [1]  [2]              [0]  [2]    4"
+    assert study.display_width("GROUP_M = 1（行优先）      ") == len("  [0]  [1]  [2]            ")
+    assert "  GROUP_M = 1（行优先）：A 的 2 个行块和 B 的 3 个列块" in lines
+    assert "  GROUP_M = 2（分组）：  A 的 2 个行块和 B 的 2 个列块" in lines
+    assert "| GROUP_M = 2（分组） | pid_n = 0 | pid_n = 1 | pid_n = 2 |" in tile_order.as_markdown(maps, wave=4)
+
+
+def test_l2sim_and_smem_take_lang(capsys):
+    l2sim.main(["1024", "1024", "1024", "--group-m", "1", "--measured-dram-gb", "1", "--format", "markdown"])
+    assert capsys.readouterr().out.startswith("| GROUP_M | A from DRAM (GB) |")  # COURSE_LANG=en
+    l2sim.main(
+        ["1024", "1024", "1024", "--group-m", "1", "--measured-dram-gb", "1", "--lang", "zh", "--format", "markdown"]
+    )
+    heads = capsys.readouterr().out.splitlines()[0].strip("| ").split(" | ")
+    assert heads[1:] == [
+        "A 的 DRAM 读取量（GB）",
+        "B 的 DRAM 读取量（GB）",
+        "A + B（GB）",
+        "是下限的几倍",
+        "复用倍数",
+        "实测（GB）",
+        "模型 / 实测",
+    ]
+    smem.main(["--config", "128", "256", "64", "3", "--lang", "zh"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0].startswith("共享内存 = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * 2 B（fp16）")
+    assert lines[-1].split() == ["128", "256", "64", "3", "147,456", "放不下", "放不下", "放得下", "放得下"]
+    assert [study.display_width(line) for line in lines[-2:]] == [study.display_width(lines[-2])] * 2  # aligned
+
+
+def test_l2sim_example_in_chinese(capsys):
+    l2sim.main(["--example", "--lang", "zh"])
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "4 x 4 的 tile 网格上同时运行 4 个程序，第一波："
+    assert lines[1] == "  行优先（GROUP_M = 1）：  A 的 1 个行块 + B 的 4 个列块 = 从显存读 5 个块"
+    assert lines[2] == "  分组（GROUP_M = 2）：    A 的 2 个行块 + B 的 2 个列块 = 从显存读 4 个块"
