@@ -34,6 +34,11 @@ def pytest_configure(config):
         config.addinivalue_line("markers", f"{lesson.marker}: lesson {lesson.id}, {lesson.title}")
         for s in lesson.steps:
             config.addinivalue_line("markers", f"{s.marker}: {s.id} {s.title}")
+    config.addinivalue_line(
+        "markers",
+        "case_words(name=template): how a parametrize argument reads in the case's label, the value "
+        "put in for {} (make test STEP=: which cases pass; tools/learner/plugin.py case_labels)",
+    )
 
 
 def pytest_report_header(config):

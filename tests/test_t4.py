@@ -281,6 +281,7 @@ def blockwise(a, b, bk, round_partials):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("M, N, K, bm, bn, bk", MAINLOOP_CASES)
+@pytest.mark.case_words(layout=say(zh="A 为 {}", en="A {}"))  # the case's label
 def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
     layout_b = LAYOUTS[(LAYOUTS.index(layout) + 1) % 3]  # A and B differ
     a, _ = poisoned_view(M, K, layout, dtype)
@@ -406,6 +407,7 @@ def test_mainloop_accumulates_in_fp32(probes):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("M, N, bm, bn", [(32, 32, 16, 16), (37, 45, 16, 32), (5, 70, 32, 32)])
+@pytest.mark.case_words(layout=say(zh="C 为 {}", en="C {}"))  # the case's label
 def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     sentinel = -1234.0  # exactly representable in every dtype here
     c, buf = poisoned_view(M, N, layout, dtype, fill=sentinel)
@@ -869,6 +871,7 @@ def check_product(c, a, b, dtype, case):
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("layout", LAYOUTS)
 @pytest.mark.parametrize("M, N, K", MATMUL_SHAPES)
+@pytest.mark.case_words(layout=say(zh="A 为 {}", en="A {}"))  # the case's label
 def test_matmul(t4, watched, poisoned_allocations, dtype, layout, M, N, K):
     a, _ = poisoned_view(M, K, layout, dtype)
     b, _ = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 2) % 3], dtype)

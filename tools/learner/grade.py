@@ -51,6 +51,7 @@ class Row:
     messages: dict = field(default_factory=dict)  # {test: its failure message in full, pytest's noise stripped}
     kinds: dict = field(default_factory=dict)  # {test: the type of the exception that failed it}
     cases: tuple = ()  # (test, parametrize ids, passed) for every check counted, for the pass/fail pattern
+    labels: dict = field(default_factory=dict)  # {test: its parametrize ids in words, one label per id}
     broke: bool = False  # crashed or timed out
     blocker: str = ""  # why no test could run at all (no import, no pytest), in a few lines
 
@@ -211,6 +212,7 @@ def row_of(s, report, rc, output):
         for c in mine
         if c["test"] in results  # a test that never ran (after a timeout or a crash) shows no pattern
     )
+    row.labels = {c["test"]: c["labels"] for c in mine if len(c.get("labels", ())) == len(c.get("ids", ()))}
     unfinished = [t for t in counted if t not in results]
     if report.get("timed_out"):  # the tests after it were never run: they count as not passed
         row.broke, row.reason, row.detail = True, report["timed_out"], report.get("timed_out_at", "")
