@@ -524,6 +524,20 @@ def test_matmul_data_parallel(t5, dtype, layout, M, N, K, progs):
 
 
 @pytest.mark.t5_2
+def test_two_programs_per_sm(t5):
+    """Config.occupancy = 2 plans two programs per SM: with 3 "SMs", 6 programs share the 20 tiles,
+    program p finishing tiles p, p + 6, ...; every tile once, the product right (§2.1)."""
+    M, N, K = 150, 100, 64
+    config = t5.Config(32, 32, 32, 4, 4, 2, 1, False, "dp", 2)
+    c, a, b, rows = product_case(t5, M, N, K, torch.float16, "row-major", 3, config)
+    case = say(
+        f"{M}x{K} @ {K}x{N} fp16，每个 SM 两个程序，3 个 SM", f"{M}x{K} @ {K}x{N} fp16, two programs per SM, 3 SMs"
+    )
+    check_product(c, a, b, torch.float16, case, "2.1")
+    check_trace(rows, 5, 4, 4, 2, case, "2.2", owner=lambda tile: tile % 6)
+
+
+@pytest.mark.t5_2
 def test_matmul_refuses_or_copies_both_ways(t5):
     """fp16 with odd K: by default a copy and the right product; with tma_fallback=False a ValueError
     that names a and the rule."""
@@ -794,3 +808,21 @@ def test_h200_config_fits_only_subtiled(t5, dtype):
             f"2048³ {dtype}, 128x256x64/s4/subtile 2: relative error {err:.2e}",
             "5",
         )
+
+
+@pytest.mark.t5_4
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: the tuned configs are the H200's")
+def test_every_tuned_config_is_right(t5):
+    """Each distinct config of TUNED (§6) compiles and computes right, at a shape with ragged edges
+    that gives every program several tiles; its own shape is what make bench times."""
+    for cfg in dict.fromkeys(t5.TUNED.values()):
+        M, N, K = 2 * cfg.BLOCK_M + 40, 3 * cfg.BLOCK_N + 24, 5 * cfg.BLOCK_K + 16
+        for dtype in (torch.float16, torch.bfloat16):
+            a, b = random((M, K), dtype), random((K, N), dtype)
+            err = rel_err(t5.matmul(a, b, config=cfg, num_programs=2), a.double() @ b.double())
+            if not err <= OUT_RTOL[dtype]:
+                fail(
+                    f"{cfg}，{M}x{N}x{K} {dtype}：相对误差 {err:.2e}",
+                    f"{cfg}, {M}x{N}x{K} {dtype}: relative error {err:.2e}",
+                    "6",
+                )
