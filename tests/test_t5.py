@@ -531,7 +531,8 @@ def test_two_programs_per_sm(t5):
     config = t5.Config(32, 32, 32, 4, 4, 2, 1, False, "dp", 2)
     c, a, b, rows = product_case(t5, M, N, K, torch.float16, "row-major", 3, config)
     case = say(
-        f"{M}x{K} @ {K}x{N} fp16，每个 SM 两个程序，3 个 SM", f"{M}x{K} @ {K}x{N} fp16, two programs per SM, 3 SMs"
+        zh=f"{M}x{K} @ {K}x{N} fp16，每个 SM 两个程序，3 个 SM",
+        en=f"{M}x{K} @ {K}x{N} fp16, two programs per SM, 3 SMs",
     )
     check_product(c, a, b, torch.float16, case, "2.1")
     check_trace(rows, 5, 4, 4, 2, case, "2.2", owner=lambda tile: tile % 6)
