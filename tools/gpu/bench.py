@@ -26,7 +26,9 @@ from pathlib import Path
 
 from course import registry
 from course.hardware import H200_DRAM_BYTES_PER_S, H200_L2_BYTES
+from course.i18n import say
 from course.registry import LESSONS, T4
+from tools.study.common import add_lang_flag, use_lang
 
 SQUARE = [512, 1024, 2048, 4096, 8192]
 LLM = ["8192x8192x1024", "4096x11008x4096", "16x8192x8192"]  # MxNxK; the last is one decode step
@@ -108,7 +110,9 @@ def main(argv=None):
     p.add_argument("--out", default="bench-results")
     p.add_argument("--table", metavar="CSV", help="print a bench.csv as a markdown table and exit (no GPU needed)")
     p.add_argument("--summary", metavar="CSV", help="print a bench.csv's geometric means as a list and exit (no GPU)")
+    add_lang_flag(p)
     args = p.parse_args(argv)
+    use_lang(args)
     if args.table:
         return print_table(args.table)
     if args.summary:
@@ -217,7 +221,7 @@ def print_table(path):
     with open(path) as f:
         rows = list(csv.DictReader(f))
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
-    print("| dtype | M x N x K | " + " | ".join(kernels) + " |")
+    print(say(zh="| 数据类型 | M x N x K | ", en="| dtype | M x N x K | ") + " | ".join(kernels) + " |")
     print("| --- | --- | " + " | ".join("---:" for _ in kernels) + " |")
     for key in dict.fromkeys((r["dtype"], r["M"], r["N"], r["K"]) for r in rows):
         cells = {r["kernel"]: r for r in rows if (r["dtype"], r["M"], r["N"], r["K"]) == key}
@@ -239,17 +243,28 @@ def summary(rows, prefix="# "):
             if big:
                 geo = statistics.geometric_mean(big)
                 print(
-                    f"{prefix}{dname}: {kernel} / torch over {len(big)} shapes with M, N, K >= 2048: "
-                    f"geometric mean {geo:.3f}, lowest {min(big):.3f}"
+                    prefix
+                    + say(
+                        zh=f"{dname}：{kernel} / torch，M、N、K ≥ 2048 的 {len(big)} 个形状："
+                        f"几何平均 {geo:.3f}，最低 {min(big):.3f}",
+                        en=f"{dname}: {kernel} / torch over {len(big)} shapes with M, N, K >= 2048: "
+                        f"geometric mean {geo:.3f}, lowest {min(big):.3f}",
+                    )
                 )
             for r in rows:
                 if r["dtype"] == dname and r["kernel"] == kernel and r["M"] <= 64:  # decode: bound by reading B
                     nbytes = (r["M"] * r["K"] + r["K"] * r["N"] + r["M"] * r["N"]) * 2  # fp16 and bf16
                     rate = nbytes / (r["ms"] * 1e-3)
+                    shape, us, tbs = f"{r['M']}x{r['N']}x{r['K']}", r["ms"] * 1e3, rate / 1e12
+                    share = 100 * rate / H200_DRAM_BYTES_PER_S
                     print(
-                        f"{prefix}{dname}: {kernel} at {r['M']}x{r['N']}x{r['K']}: {nbytes:,} B of A, B and C in "
-                        f"{r['ms'] * 1e3:.1f} us = {rate / 1e12:.2f} TB/s, "
-                        f"{100 * rate / H200_DRAM_BYTES_PER_S:.1f} % of the H200's 4.8 TB/s"
+                        prefix
+                        + say(
+                            zh=f"{dname}：{kernel} 在 {shape}：A、B、C 共 {nbytes:,} B，{us:.1f} us，"
+                            f"即 {tbs:.2f} TB/s，是 H200 标称 4.8 TB/s 的 {share:.1f}%",
+                            en=f"{dname}: {kernel} at {shape}: {nbytes:,} B of A, B and C in {us:.1f} us = "
+                            f"{tbs:.2f} TB/s, {share:.1f} % of the H200's 4.8 TB/s",
+                        )
                     )
         ab = {
             (r["M"], r["N"], r["K"]): r["tflops"] for r in rows if r["dtype"] == dname and r["kernel"] == "best-config"

@@ -70,3 +70,15 @@ def test_ncu_log_read_per_kernel():
         "0": {"kernel": "matmul_kernel", "dram__bytes_read.sum": 1.4935e9, "lts__t_sector_hit_rate.pct": 69.9},
         "1": {"kernel": "t5_kernel", "dram__bytes_read.sum": 1.5021e9},
     }
+
+
+@pytest.mark.parametrize("lang, words", [("zh", ("几何平均", "数据类型")), ("en", ("geometric mean", "dtype"))])
+def test_saved_run_in_each_language(monkeypatch, capsys, lang, words):
+    """--table and --summary read a saved bench.csv with no GPU, in the language --lang pins."""
+    monkeypatch.setenv("COURSE_LANG", "en" if lang == "zh" else "zh")  # --lang must win; restored afterwards
+    saved = str(ROOT / "content" / "bench" / "h200-2026-11-30-t5-final.csv")
+    bench.main(["--summary", saved, "--lang", lang])
+    bench.main(["--table", saved, "--lang", lang])
+    out = capsys.readouterr().out
+    assert all(w in out for w in words), out
+    assert "T5 solutions" in out and "16x8192x8192" in out
