@@ -111,3 +111,19 @@ def wrap(text, width, first="", rest=""):
                 continue
         line += piece
     return lines + [line.rstrip()]
+
+
+def add_lang_flag(parser):
+    """--lang on a tool's command line: what an explainer's generated block uses to pin a language."""
+    parser.add_argument(
+        "--lang",
+        choices=LANGS,
+        help="the language of the text (default: COURSE_LANG, else the locale); an explainer's "
+        "generated block pins it, as tools.explainers.counts does",
+    )
+
+
+def use_lang(args):
+    """--lang, if given, for everything this process says (say() reads COURSE_LANG)."""
+    if args.lang:
+        os.environ["COURSE_LANG"] = args.lang

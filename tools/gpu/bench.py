@@ -26,9 +26,8 @@ from pathlib import Path
 
 from course import registry
 from course.hardware import H200_DRAM_BYTES_PER_S, H200_L2_BYTES
-from course.i18n import say
+from course.i18n import add_lang_flag, say, use_lang
 from course.registry import LESSONS, T4
-from tools.study.common import add_lang_flag, use_lang
 
 SQUARE = [512, 1024, 2048, 4096, 8192]
 LLM = ["8192x8192x1024", "4096x11008x4096", "16x8192x8192"]  # MxNxK; the last is one decode step

@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from course import seam, toolchain
-from course.i18n import LANGS, display_width, not_written, say
+from course.i18n import display_width, not_written, say
 from course.registry import T4
 
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
@@ -18,21 +18,6 @@ def add_solution_flag(parser):
     parser.add_argument(
         "--solution", action="store_true", help=f"use solutions/{T4.file} (sets SOLUTION=1) instead of mine/{T4.file}"
     )
-
-
-def add_lang_flag(parser):
-    parser.add_argument(
-        "--lang",
-        choices=LANGS,
-        help="the language of the text (default: COURSE_LANG, else the locale); an explainer's "
-        "generated block pins it, as tools.explainers.counts does",
-    )
-
-
-def use_lang(args):
-    """--lang, if given, for everything this process says (course.i18n.say reads COURSE_LANG)."""
-    if args.lang:
-        os.environ["COURSE_LANG"] = args.lang
 
 
 def load_graded(solution, lesson=T4):

@@ -54,7 +54,7 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from course.hardware import BYTES_PER_ELEMENT, H200_L2_BYTES
-from course.i18n import say
+from course.i18n import add_lang_flag, say, use_lang
 from tools.explainers.counts import MIB, cdiv, coords
 from tools.study import common as study
 
@@ -288,9 +288,9 @@ def main(argv=None):
     )
     parser.add_argument("--example", action="store_true", help="the 4 x 4 example of §2: panels per order")
     parser.add_argument("--png", metavar="PATH", help="with --example: draw the panels each order reads")
-    study.add_lang_flag(parser)
+    add_lang_flag(parser)
     args = parser.parse_args(argv)
-    study.use_lang(args)
+    use_lang(args)
     if args.png and not args.example:
         parser.error("--png draws the small example: use it with --example")
     if args.measured_dram_gb and len(args.measured_dram_gb) != len(args.group_m):

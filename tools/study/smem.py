@@ -21,7 +21,7 @@ import argparse
 import sys
 
 from course.hardware import BYTES_PER_ELEMENT, SMEM_LIMITS, blocks_of, fits, shared_memory
-from course.i18n import say
+from course.i18n import add_lang_flag, say, use_lang
 from course.registry import BY_ID
 from tools.study import common as study  # light: torch and triton load only with the graded file
 
@@ -76,9 +76,9 @@ def main(argv=None):
         help="one hand-made config instead of AUTOTUNE_CONFIGS",
     )
     study.add_solution_flag(parser)
-    study.add_lang_flag(parser)
+    add_lang_flag(parser)
     args = parser.parse_args(argv)
-    study.use_lang(args)
+    use_lang(args)
     if args.config and min(args.config) < 1:
         parser.error("--config: every number must be at least 1")
     blocks = [tuple(args.config)] if args.config else graded_blocks(args.solution)

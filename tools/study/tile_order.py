@@ -18,7 +18,7 @@ the picture is in English.
 import argparse
 import os
 
-from course.i18n import say
+from course.i18n import add_lang_flag, say, use_lang
 from tools.study import common as study
 
 GROUP_SHADES = ("#dbe9f6", "#fde3c3")  # alternate groups: blue, orange
@@ -168,9 +168,9 @@ def main(argv=None):
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
     parser.add_argument("--png", metavar="PATH", help="draw the two maps into PATH instead of printing them")
     study.add_solution_flag(parser)
-    study.add_lang_flag(parser)
+    add_lang_flag(parser)
     args = parser.parse_args(argv)
-    study.use_lang(args)
+    use_lang(args)
     if min(args.num_pid_m, args.num_pid_n, args.group_m) < 1 or (args.wave is not None and args.wave < 0):
         parser.error("num_pid_m, num_pid_n and group_m must be at least 1, --wave at least 0")
     maps = [
