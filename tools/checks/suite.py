@@ -20,18 +20,24 @@ def outcomes(report):
     ]
 
 
+def steps_without(seen, outcome):
+    """Ids of the steps none of whose tests in `seen` (outcomes()) ended in `outcome`.  Both fixed
+    points ask it of every step, so that a step with no test that can pass (or fail) shows."""
+    return [
+        s.id
+        for lesson in LESSONS
+        for s in lesson.steps
+        if not any(step == s.id and o == outcome for _, step, o, _ in seen)
+    ]
+
+
 def check_solutions_pass_every_step():
     report, output = run_suite(solution=True)
     if not report["collected"]:
         return ["the suite collected nothing on solutions/:\n" + output[-2000:]]
     seen = outcomes(report)
     problems = [f"{test}: {outcome}: {reason}" for test, _, outcome, reason in seen if outcome != "passed"]
-    for lesson in LESSONS:
-        problems += [
-            f"{s.id}: no test of this step passed on solutions/"
-            for s in lesson.steps
-            if not any(step == s.id and outcome == "passed" for _, step, outcome, _ in seen)
-        ]
+    problems += [f"{s}: no test of this step passed on solutions/" for s in steps_without(seen, "passed")]
     return problems
 
 
@@ -51,10 +57,5 @@ def check_untouched_stub_fails_every_step_for_the_right_reason():
         if outcome != "passed" and "not written yet" not in reason
     ]
     problems += [f"{test} has no step marker" for test, step, _, _ in seen if step is None]
-    for lesson in LESSONS:
-        problems += [
-            f"{s.id}: no test of this step fails on the stub"
-            for s in lesson.steps
-            if not any(step == s.id and outcome == "failed" for _, step, outcome, _ in seen)
-        ]
+    problems += [f"{s}: no test of this step fails on the stub" for s in steps_without(seen, "failed")]
     return problems
