@@ -119,3 +119,16 @@ def draw_grid(ax, x0, y0, labels, fills, bold=None, cell=(1.0, 1.0)):
                 fontsize=11,
                 fontweight="bold" if thick else "normal",
             )
+
+
+def number_and_frame_grid(ax, num_rows, num_cols):
+    """Number the columns along the top and the rows down the left of a draw_grid of unit cells at
+    (0, 0), then fit the axes to it: the margins are made for those numbers, so they go together."""
+    for c in range(num_cols):
+        ax.text(c + 0.5, 0.3, str(c), ha="center", va="center", fontsize=9, color="0.4")
+    for r in range(num_rows):
+        ax.text(-0.35, -r - 0.5, str(r), ha="center", va="center", fontsize=9, color="0.4")
+    ax.set_xlim(-0.7, num_cols + 0.1)
+    ax.set_ylim(-num_rows - 0.1, 0.6)
+    ax.set_aspect("equal")
+    ax.axis("off")

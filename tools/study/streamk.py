@@ -282,17 +282,10 @@ def draw(s, path):
     ]
     bold = [[row[kb] is not None and row[kb] == s.owner(t) for kb in range(s.k_blocks)] for t, row in enumerate(cells)]
     study.draw_grid(ax, 0, 0, labels, fills, bold)
-    for kb in range(s.k_blocks):
-        ax.text(kb + 0.5, 0.3, str(kb), ha="center", va="center", fontsize=9, color="0.4")
-    for t in range(s.num_tiles):
-        ax.text(-0.35, -t - 0.5, str(t), ha="center", va="center", fontsize=9, color="0.4")
     if 0 < s.sk_tiles < s.num_tiles:
         ax.plot([-0.1, s.k_blocks + 0.1], [-s.sk_tiles, -s.sk_tiles], color="0.2", linewidth=1.5, linestyle="--")
     ax.set_title(f"stream-K: {s.sk_tiles} tiles, data-parallel: {s.num_tiles - s.sk_tiles}", fontsize=10)
-    ax.set_xlim(-0.7, s.k_blocks + 0.1)
-    ax.set_ylim(-s.num_tiles - 0.1, 0.6)
-    ax.set_aspect("equal")
-    ax.axis("off")
+    study.number_and_frame_grid(ax, s.num_tiles, s.k_blocks)
     note = "rows: tiles, columns: k-blocks, cells: program; thick edges: the owner's k-blocks"
     fig.text(0.5, 0.02, note, ha="center", va="bottom", fontsize=7, color="0.3")
     fig.subplots_adjust(left=0.02, right=0.98, top=0.88, bottom=0.12)

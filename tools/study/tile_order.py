@@ -142,15 +142,8 @@ def draw(maps, wave, path):
                 zorder=3.5,
                 arrowprops=dict(arrowstyle="->", color="0.55", linewidth=1, shrinkA=9, shrinkB=9),
             )
-        for n in range(num_pid_n):
-            ax.text(n + 0.5, 0.3, str(n), ha="center", va="center", fontsize=9, color="0.4")
-        for m in range(num_pid_m):
-            ax.text(-0.35, -m - 0.5, str(m), ha="center", va="center", fontsize=9, color="0.4")
         ax.set_title(english_title(group_m), fontsize=11)
-        ax.set_xlim(-0.7, num_pid_n + 0.1)
-        ax.set_ylim(-num_pid_m - 0.1, 0.6)
-        ax.set_aspect("equal")
-        ax.axis("off")
+        study.number_and_frame_grid(ax, num_pid_m, num_pid_n)
     note = "row labels: pid_m, column labels: pid_n; shades: groups of GROUP_M rows; grey arrows: pid order"
     if wave:
         note += f"\nthick edges: the first wave, pids 0 to {wave - 1}, running at the same time"
