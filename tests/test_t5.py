@@ -539,6 +539,20 @@ def test_two_programs_per_sm(t5):
 
 
 @pytest.mark.t5_2
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+@pytest.mark.parametrize("layout", ["row-major", "b = W.t()"])
+@pytest.mark.parametrize("M, N, K, progs", [(1, 70, 45, 3), (16, 96, 64, 2), (40, 37, 83, 3)])
+def test_decode_turned_around(t5, dtype, layout, M, N, K, progs):
+    """mode "swap" (§6.3): the kernel given for a decode step sums each tile as B^T A^T on your
+    descriptors, T4's order and your store_tile: every tile once, the product right."""
+    config = t5.Config(16, 32, 32, 2, 4, 2, 1, False, "swap")
+    c, a, b, rows = product_case(t5, M, N, K, dtype, layout, progs, config)
+    case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode swap, {progs} programs"
+    check_product(c, a, b, dtype, case, "6.3")
+    check_trace(rows, triton.cdiv(M, 16), triton.cdiv(N, 32), 2, triton.cdiv(K, 32), case, "6.3")
+
+
+@pytest.mark.t5_2
 def test_matmul_refuses_or_copies_both_ways(t5):
     """fp16 with odd K: by default a copy and the right product; with tma_fallback=False a ValueError
     that names a and the rule."""
@@ -785,9 +799,10 @@ def test_store_tile_subtiled_bias_per_half(probes, activation):
 
 
 @pytest.mark.t5_4
-@pytest.mark.parametrize("mode", ["dp", "sk"])
+@pytest.mark.parametrize("mode", ["dp", "sk", "swap"])
 def test_matmul_subtiled_with_bias_and_gelu(t5, mode):
-    """The whole kernel with EPILOGUE_SUBTILE = 2: data-parallel tiles, or stream-K owners."""
+    """The whole kernel with EPILOGUE_SUBTILE = 2: data-parallel tiles, stream-K owners, or the
+    turned-around tiles of a decode step (§6.3)."""
     M, N, K = 45, 70, 96
     a, b = padded(M, K, torch.float16)[0], padded(K, N, torch.float16)[0]
     bias = padded(1, 2 * N, torch.float16)[0][0, ::2]

@@ -13,6 +13,8 @@ The kernel computes C = act(A @ B + bias), with a fixed number of programs inste
         for tile in sk_tiles + p, sk_tiles + p + programs, ...:        # §2.2  data_parallel_tiles
             acc = sum over k-blocks of A_box @ B_box  (TMA loads)      # §3.1  k_block_loop
             C_box = act(acc + bias)  (a TMA store, clipped at the edges)  # §3.3, §5  store_tile
+
+A decode step (M <= 64, mode "swap") takes the same tiles with acc = (B_box^T @ A_box^T)^T  # §6.3  swap_ab_tiles
 """
 import os
 from dataclasses import dataclass
@@ -261,6 +263,35 @@ def stream_k_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, partials_ptr, fl
 
 
 # ----------------------------------------------------------------------------------------------
+# §6.3 A decode step, turned around (given)
+# ----------------------------------------------------------------------------------------------
+@triton.jit
+def swap_ab_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, stride_bias, num_pid_m, num_pid_n, NUM_PROGS,
+                  BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr, GROUP_M: tl.constexpr,
+                  EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr, HAS_BIAS: tl.constexpr,
+                  ACTIVATION: tl.constexpr, TRACE: tl.constexpr):
+    """Whole tiles, as data_parallel_tiles, for a short A (a decode step): the sum is taken turned
+    around, acc_t = B_box^T @ A_box^T of shape [BLOCK_N, BLOCK_M], so that N fills the 64 rows a
+    Hopper warp group multiplies at once (wgmma) and BLOCK_M can be 16.  Same boxes, same
+    descriptors; the epilogue gets acc_t^T, the tile the right way round."""
+    k_blocks = tl.cdiv(K, BLOCK_K)
+    for tile_id in tl.range(tl.program_id(0), num_pid_m * num_pid_n, NUM_PROGS):
+        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)
+        acc_t = tl.zeros((BLOCK_N, BLOCK_M), dtype=tl.float32)
+        if TRACE != 2:
+            for kb in range(0, k_blocks):
+                if B_KMAJOR:
+                    b_t = b_desc.load([pid_n * BLOCK_N, kb * BLOCK_K])  # a [BLOCK_N, BLOCK_K] box of B^T
+                else:
+                    b_t = b_desc.load([kb * BLOCK_K, pid_n * BLOCK_N]).T
+                acc_t = tl.dot(b_t, a_desc.load([pid_m * BLOCK_M, kb * BLOCK_K]).T, acc_t)
+        if TRACE != 0:
+            tl.atomic_add(trace_ptr + 5 * tile_id + 1, k_blocks)
+        finish_tile(c_desc, acc_t.T, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,
+                    BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)
+
+
+# ----------------------------------------------------------------------------------------------
 # §1 The kernel: the stream-K tiles first (all programs together), then whole tiles
 # ----------------------------------------------------------------------------------------------
 # The int arguments are not specialized on divisibility by 16: the descriptors carry the shapes,
@@ -271,17 +302,22 @@ def t5_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, flags_ptr, trace_p
               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
               GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr,
               HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, FLATTEN: tl.constexpr,
-              USE_SK: tl.constexpr, TRACE: tl.constexpr):
+              USE_SK: tl.constexpr, SWAP_AB: tl.constexpr, TRACE: tl.constexpr):
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
-    if USE_SK:
-        stream_k_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, partials_ptr, flags_ptr, N, K, stride_bias,
-                       sk_tiles, num_pid_m, num_pid_n, NUM_PROGS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
-                       EPILOGUE_SUBTILE, B_KMAJOR, HAS_BIAS, ACTIVATION, TRACE)
-    data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, stride_bias,
-                        sk_tiles, num_pid_m * num_pid_n, num_pid_m, num_pid_n, NUM_PROGS,
-                        BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, EPILOGUE_SUBTILE, B_KMAJOR,
-                        HAS_BIAS, ACTIVATION, FLATTEN, TRACE)
+    if SWAP_AB:  # §6.3
+        swap_ab_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, stride_bias, num_pid_m, num_pid_n,
+                      NUM_PROGS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, EPILOGUE_SUBTILE, B_KMAJOR,
+                      HAS_BIAS, ACTIVATION, TRACE)
+    else:
+        if USE_SK:
+            stream_k_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, partials_ptr, flags_ptr, N, K, stride_bias,
+                           sk_tiles, num_pid_m, num_pid_n, NUM_PROGS, BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M,
+                           EPILOGUE_SUBTILE, B_KMAJOR, HAS_BIAS, ACTIVATION, TRACE)
+        data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, stride_bias,
+                            sk_tiles, num_pid_m * num_pid_n, num_pid_m, num_pid_n, NUM_PROGS,
+                            BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, EPILOGUE_SUBTILE, B_KMAJOR,
+                            HAS_BIAS, ACTIVATION, FLATTEN, TRACE)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -391,7 +427,8 @@ class Config:
     num_stages: int = 3
     EPILOGUE_SUBTILE: int = 1
     FLATTEN: bool = False
-    mode: str = "auto"  # "auto": hybrid data-parallel + stream-K; "dp": never stream-K; "sk": all stream-K
+    mode: str = "auto"  # "auto": hybrid data-parallel + stream-K; "dp": never stream-K; "sk": all stream-K;
+    # "swap": whole tiles, each summed turned around (§6.3: a decode step, M <= 64)
     occupancy: int = 1  # programs per SM: 2 where two fit in its shared memory and registers (§2.1)
 
 
@@ -407,14 +444,14 @@ TUNED = {
     ("fp16", 8192, 8192, 8192): Config(128, 256, 64, 8, 8, 4, 2, True, "dp"),
     ("fp16", 8192, 8192, 1024): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("fp16", 4096, 11008, 4096): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
-    ("fp16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "dp"),
+    ("fp16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "swap"),
     ("bf16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, True, "dp"),
     ("bf16", 2048, 2048, 2048): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
     ("bf16", 4096, 4096, 4096): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
     ("bf16", 8192, 8192, 8192): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
     ("bf16", 8192, 8192, 1024): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("bf16", 4096, 11008, 4096): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
-    ("bf16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "dp"),
+    ("bf16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "swap"),
 }
 
 
@@ -424,7 +461,9 @@ def pick_config(M, N, K, dtype):
     name = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}[dtype]
     if (name, M, N, K) in TUNED:
         return TUNED[(name, M, N, K)]
-    if M <= 64:  # decode-like: bound by reading B; small BLOCK_M, deep pipeline
+    if M <= 64 and dtype != torch.float32:  # a decode step: bound by reading B, turned around (§6.3)
+        cfg = Config(max(16, triton.next_power_of_2(M)), 64, 256, 1, 4, 4 if M <= 32 else 3, 1, False, "swap")
+    elif M <= 64:  # in fp32 (tf32), wgmma cannot read the B box turned around: small BLOCK_M, deep pipeline
         cfg = Config(16, 64, 256, 1, 4, 5, 1, False, "auto")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
         cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
@@ -512,7 +551,7 @@ def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, 
     num_tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)
     k_blocks = triton.cdiv(K, BK)
     sms = (num_programs or num_sms(a.device)) * cfg.occupancy  # the program slots: SMs x programs per SM
-    if cfg.mode == "dp":
+    if cfg.mode in ("dp", "swap"):
         sk_tiles, programs = 0, persistent_grid(num_tiles, sms)
     else:
         sk_tiles, programs = stream_k_split(num_tiles, k_blocks, sms, cfg.mode)
@@ -522,7 +561,7 @@ def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, 
         M, N, K, 0 if bias is None else bias.stride(0), sk_tiles, programs,
         BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=cfg.GROUP_M, EPILOGUE_SUBTILE=sub, B_KMAJOR=b_kmajor,
         HAS_BIAS=bias is not None, ACTIVATION=activation or "none", FLATTEN=cfg.FLATTEN, USE_SK=sk_tiles > 0,
-        TRACE=0 if trace is None else 1, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+        SWAP_AB=cfg.mode == "swap", TRACE=0 if trace is None else 1, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
     if c_tma is not c:
         c.copy_(c_tma)
     return c
