@@ -32,6 +32,15 @@ TILE_NOT_FP32 = tl.constexpr(
 
 
 @triton.jit
+def padded_tile_offsets(stride_acc, pid_m, pid_n, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Offsets of tile (pid_m, pid_n) in a float32 buffer as wide as the grid of tiles, padded, so
+    the probes read and write whole tiles without a mask.  T5's probes use it too."""
+    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
+    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
+    return rows[:, None] * stride_acc + cols[None, :]
+
+
+@triton.jit
 def tile_coords_probe(out_ptr, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     pid = tl.program_id(axis=0)
     pid_m, pid_n = tile_coords(pid, num_pid_m, num_pid_n, GROUP_M)
@@ -62,9 +71,7 @@ def mainloop_probe(
         a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n, BLOCK_M, BLOCK_N, BLOCK_K
     )
     tl.static_assert(acc.dtype == tl.float32, ACC_NOT_FP32.value)
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    tl.store(acc_ptr + rows[:, None] * stride_acc + cols[None, :], acc)  # acc_ptr is padded
+    tl.store(acc_ptr + padded_tile_offsets(stride_acc, pid_m, pid_n, BLOCK_M, BLOCK_N), acc)
 
 
 @triton.jit
@@ -73,9 +80,7 @@ def epilogue_probe(
 ):
     pid_m = tl.program_id(axis=0)
     pid_n = tl.program_id(axis=1)
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
+    acc = tl.load(acc_ptr + padded_tile_offsets(stride_acc, pid_m, pid_n, BLOCK_M, BLOCK_N))
     epilogue(acc, c_ptr, M, N, stride_cm, stride_cn, pid_m, pid_n, BLOCK_M, BLOCK_N)
 
 
@@ -95,9 +100,8 @@ def bias_and_activation_probe(
     """One row of tiles across N: every tile, the padding columns past N included, is written to
     out_ptr (as wide as acc_ptr), so a bias read past N shows there."""
     pid_n = tl.program_id(axis=0)
-    rows = tl.arange(0, BLOCK_M)
-    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    acc = tl.load(acc_ptr + rows[:, None] * stride_acc + cols[None, :])
+    offsets = padded_tile_offsets(stride_acc, 0, pid_n, BLOCK_M, BLOCK_N)
+    acc = tl.load(acc_ptr + offsets)
     acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)
     tl.static_assert(acc.dtype == tl.float32, TILE_NOT_FP32.value)
-    tl.store(out_ptr + rows[:, None] * stride_acc + cols[None, :], acc)
+    tl.store(out_ptr + offsets, acc)
