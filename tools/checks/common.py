@@ -39,6 +39,12 @@ def pristine_stubs():
     return {lesson: pristine_stub(lesson) for lesson in LESSONS}
 
 
+def earlier_lessons_written(lesson):
+    """{earlier lesson: its solution}: mine/ as a learner who has reached `lesson` has it, since
+    `make test` moves on only when a lesson passes, and a later lesson imports the earlier ones."""
+    return {done: solution_file(done).read_text() for done in LESSONS[: LESSONS.index(lesson)]}
+
+
 @contextmanager
 def scratch_repo(mine_texts=None):
     """A throw-away copy of the repo; mine_texts ({lesson: text}) replaces those files of mine/ there.

@@ -11,7 +11,7 @@ import sys
 import time
 
 from course.registry import LESSONS
-from tools.checks.common import pristine_stub, scratch_repo, solution_file
+from tools.checks.common import earlier_lessons_written, pristine_stub, scratch_repo, solution_file
 from tools.checks.layout import split_bodies
 from tools.learner.grade import LEARNER_TIMEOUT_S
 
@@ -46,8 +46,7 @@ def grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
 
     The lessons before it are written (their solutions in mine/): a learner at T5 has done T4, and
     T5 imports the learner's own T4 pieces."""
-    earlier = LESSONS[: LESSONS.index(lesson)]
-    texts = {done: solution_file(done).read_text() for done in earlier}
+    texts = earlier_lessons_written(lesson)
     if mine_text is not None:
         texts[lesson] = mine_text
     with scratch_repo(texts or None) as tmp:

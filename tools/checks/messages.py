@@ -15,7 +15,7 @@ import os
 
 from course import ROOT, i18n
 from course.registry import LESSONS
-from tools.checks.common import pristine_stubs, scratch_repo
+from tools.checks.common import earlier_lessons_written, pristine_stubs, scratch_repo
 
 # Where the suite's messages are written: the rules every check keeps, and each lesson's section
 # of the suite and its probes.
@@ -175,12 +175,13 @@ def check_the_mistakes_speak_the_learners_language():
 
 def check_the_untouched_stub_speaks_the_learners_language():
     """The untouched stub, every check of every lesson, under each language: "not written yet" in
-    that language, the learner's explainer named first."""
+    that language, the learner's explainer named first.  The lessons before it are written: T5
+    calls the learner's T4, whose stub would otherwise speak first."""
     from tools.learner.plugin import run_pytest
 
     problems = []
     for lesson in LESSONS:
-        with scratch_repo(pristine_stubs()) as tmp:
+        with scratch_repo({**pristine_stubs(), **earlier_lessons_written(lesson)}) as tmp:
             for lang in i18n.LANGS:
                 env = dict(os.environ, SOLUTION="0", COURSE_LANG=lang, SEED="0")
                 report, _, output = run_pytest(["-q", "--tb=no", "-m", lesson.marker], tmp, env, timeout=600)
