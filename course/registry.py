@@ -295,6 +295,7 @@ T5 = Lesson(
         "5": ("进阶：epilogue 分块", "Advanced: epilogue subtiling"),
         "6": ("H200 上的测量", "Measurements on the H200"),
         "6.3": ("把 decode 的一步反过来算", "A decode step, turned around"),
+        "6.4": ("早一点启动：programmatic dependent launch", "Launching early: programmatic dependent launch"),
         "7": ("大家常问的问题", "Questions learners ask"),
         "8": ("常见错误与自测", "Pitfalls and self-check"),
     },

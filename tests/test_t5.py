@@ -836,6 +836,41 @@ def test_h200_config_fits_only_subtiled(t5, dtype):
 
 
 @pytest.mark.t5_4
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: programmatic dependent launch exists only on a real GPU")
+@pytest.mark.parametrize("M, N, K", [(16, 4096, 4096), (512, 512, 512), (1000, 1000, 1000)])
+def test_products_launched_early_wait_for_their_inputs(t5, M, N, K):
+    """§6.4: a short product launches during the kernel before it and waits before touching memory.
+    In one CUDA graph, each product reads what the kernel just before it wrote, and every output is
+    filled with NaN first: a product that read or wrote too early shows NaN or a wrong value."""
+    if not t5.launches_early(torch.device("cuda")):
+        pytest.skip("a GPU older than Hopper (compute capability 9.0) has no programmatic dependent launch")
+    if not t5.pick_config(M, N, K, torch.float16).pdl:
+        fail(f"pick_config({M}, {N}, {K}) 没有 pdl", f"pick_config({M}, {N}, {K}) has no pdl", "6.4")
+    torch.manual_seed(0)
+    a, b, b2 = random((M, K), torch.float16), random((K, N), torch.float16) / 8, random((N, N), torch.float16) / 8
+    outs = [torch.empty((M, N), device=DEVICE, dtype=torch.float16) for _ in range(3)]
+    chain = [(a, b, outs[0]), (outs[0], b2, outs[1]), (outs[1], b2, outs[2])]
+    for x, y, c in chain:
+        t5.matmul(x, y, out=c)  # compile outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(10):
+            for x, y, c in chain:
+                c.fill_(float("nan"))
+                t5.matmul(x, y, out=c)
+    graph.replay()
+    torch.cuda.synchronize()
+    for i, (x, y, c) in enumerate(chain):
+        err = rel_err(c, x.double() @ y.double())
+        if c.isnan().any() or not err <= OUT_RTOL[torch.float16]:
+            fail(
+                f"{M}x{N}x{K}，链上第 {i + 1} 个乘积：{c.isnan().sum().item()} 个 NaN，相对误差 {err:.2e}",
+                f"{M}x{N}x{K}, product {i + 1} of the chain: {c.isnan().sum().item()} NaN, relative error {err:.2e}",
+                "6.4",
+            )
+
+
+@pytest.mark.t5_4
 @pytest.mark.skipif(INTERPRETING, reason="GPU only: the tuned configs are the H200's")
 def test_every_tuned_config_is_right(t5):
     """Each distinct config of TUNED (§6) compiles and computes right, at a shape with ragged edges

@@ -17,7 +17,7 @@ The kernel computes C = act(A @ B + bias), with a fixed number of programs inste
 A decode step (M <= 64, mode "swap") takes the same tiles with acc = (B_box^T @ A_box^T)^T  # §6.3  swap_ab_tiles
 """
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 import triton
@@ -302,7 +302,9 @@ def t5_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, flags_ptr, trace_p
               BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
               GROUP_M: tl.constexpr, EPILOGUE_SUBTILE: tl.constexpr, B_KMAJOR: tl.constexpr,
               HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, FLATTEN: tl.constexpr,
-              USE_SK: tl.constexpr, SWAP_AB: tl.constexpr, TRACE: tl.constexpr):
+              USE_SK: tl.constexpr, SWAP_AB: tl.constexpr, TRACE: tl.constexpr, PDL: tl.constexpr):
+    if PDL:  # §6.4: launched before the kernel ahead of it finished; touch no memory until it has
+        tl.extra.cuda.gdc_wait()
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
     if SWAP_AB:  # §6.3
@@ -430,6 +432,7 @@ class Config:
     mode: str = "auto"  # "auto": hybrid data-parallel + stream-K; "dp": never stream-K; "sk": all stream-K;
     # "swap": whole tiles, each summed turned around (§6.3: a decode step, M <= 64)
     occupancy: int = 1  # programs per SM: 2 where two fit in its shared memory and registers (§2.1)
+    pdl: bool = False  # launch early, during the previous kernel's last moments (§6.4): for short products
 
 
 INTERPRET_CONFIG = Config(32, 32, 32, 4, 4, 2, 1, False, "auto")
@@ -455,22 +458,29 @@ TUNED = {
 }
 
 
-def pick_config(M, N, K, dtype):
+def pick_config(M, N, K, dtype, sms=132):
+    """TUNED's config for this shape, else the rules below; for a GPU with `sms` SMs."""
     if INTERPRETING:
         return INTERPRET_CONFIG
     name = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}[dtype]
-    if (name, M, N, K) in TUNED:
-        return TUNED[(name, M, N, K)]
+    cfg = TUNED.get((name, M, N, K)) or rule_config(M, N, K, dtype, sms)
+    # §6.4: measured on the H200, launching early gains at 2048³ and below and in a decode step, not above
+    return replace(cfg, pdl=M <= 64 or M * N * K <= 2048**3)
+
+
+def rule_config(M, N, K, dtype, sms):
+    """The rules for shapes TUNED lacks (§6), measured on the H200."""
     if M <= 64 and dtype != torch.float32:  # a decode step: bound by reading B, turned around (§6.3)
         cfg = Config(max(16, triton.next_power_of_2(M)), 64, 256, 1, 4, 4 if M <= 32 else 3, 1, False, "swap")
     elif M <= 64:  # in fp32 (tf32), wgmma cannot read the B box turned around: small BLOCK_M, deep pipeline
         cfg = Config(16, 64, 256, 1, 4, 5, 1, False, "auto")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
         cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
-    elif M * N <= 1536 * 1536:  # few tiles: smaller tiles fill more SMs
-        cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "auto")
-    else:
-        cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "auto")
+    elif M * N <= 1536 * 1536:  # few tiles: smaller tiles fill more SMs (stream-K measured slower here)
+        cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "dp")
+    else:  # stream-K's fix-up pays for a thin last wave only when there are few waves (§6.1)
+        waves = triton.cdiv(M, 128) * triton.cdiv(N, 128) / sms
+        cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "auto" if waves <= 4 else "dp")
     if dtype == torch.float32:  # tf32 operands take twice the shared memory per element
         cfg = Config(**{**cfg.__dict__, "BLOCK_K": max(16, cfg.BLOCK_K // 2)})
     return cfg
@@ -486,6 +496,11 @@ def num_sms(device):
     if device.type != "cuda":
         return INTERPRET_PROGS
     return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def launches_early(device):
+    """Programmatic dependent launch (§6.4) needs a GPU of compute capability 9.0 (Hopper) or later."""
+    return device.type == "cuda" and torch.cuda.get_device_capability(device)[0] >= 9
 
 
 def workspace(device, programs, block_m, block_n):
@@ -540,7 +555,8 @@ def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, 
     if K == 0:  # a TMA box needs a dimension of at least 1: a product of zeros instead, bias and act still fused
         a, b, K = torch.zeros((M, 1), device=a.device, dtype=a.dtype), torch.zeros((1, N), device=a.device,
                                                                                   dtype=a.dtype), 1
-    cfg = config or pick_config(M, N, K, a.dtype)
+    slots = num_programs or num_sms(a.device)  # SMs
+    cfg = config or pick_config(M, N, K, a.dtype, slots)
     a, b, b_kmajor = tma_ready(a, b, tma_fallback)
     # A TMA store writes whole 16-byte chunks: measured on the H200 (triton 3.6, 2026-11-30), one into a
     # 37 x 45 view wrote columns 45-47 too.  So C's rows must be whole chunks, or C goes through a copy.
@@ -550,18 +566,20 @@ def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, 
     a_desc, b_desc, c_desc = make_descriptors(a, b, c_tma, b_kmajor, BM, BN, BK, sub)
     num_tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)
     k_blocks = triton.cdiv(K, BK)
-    sms = (num_programs or num_sms(a.device)) * cfg.occupancy  # the program slots: SMs x programs per SM
+    sms = slots * cfg.occupancy  # the program slots: SMs x programs per SM
     if cfg.mode in ("dp", "swap"):
         sk_tiles, programs = 0, persistent_grid(num_tiles, sms)
     else:
         sk_tiles, programs = stream_k_split(num_tiles, k_blocks, sms, cfg.mode)
+    early = cfg.pdl and launches_early(a.device)
     partials, flags = workspace(a.device, programs, BM, BN) if sk_tiles else (c_tma, c_tma)  # unused without SK
     t5_kernel[(programs,)](
         a_desc, b_desc, c_desc, c_tma if bias is None else bias, partials, flags, c_tma if trace is None else trace,
         M, N, K, 0 if bias is None else bias.stride(0), sk_tiles, programs,
         BLOCK_M=BM, BLOCK_N=BN, BLOCK_K=BK, GROUP_M=cfg.GROUP_M, EPILOGUE_SUBTILE=sub, B_KMAJOR=b_kmajor,
         HAS_BIAS=bias is not None, ACTIVATION=activation or "none", FLATTEN=cfg.FLATTEN, USE_SK=sk_tiles > 0,
-        SWAP_AB=cfg.mode == "swap", TRACE=0 if trace is None else 1, num_warps=cfg.num_warps, num_stages=cfg.num_stages)
+        SWAP_AB=cfg.mode == "swap", TRACE=0 if trace is None else 1, PDL=early, num_warps=cfg.num_warps,
+        num_stages=cfg.num_stages, **({"launch_pdl": True} if early else {}))
     if c_tma is not c:
         c.copy_(c_tma)
     return c
