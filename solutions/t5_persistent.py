@@ -400,7 +400,8 @@ class Config:
     EPILOGUE_SUBTILE: int = 1
     FLATTEN: bool = False
     mode: str = "auto"  # "auto": hybrid data-parallel + stream-K; "dp": never stream-K; "sk": all stream-K;
-    # "swap": whole tiles, each summed turned around (§6.3: a decode step, M <= 64)
+    # "swap": whole tiles, each summed turned around (§6.3: a decode step, M <= 64);
+    # "tail": "auto" without its exception for a last wave at least half full (§6.1: many long waves)
     occupancy: int = 1  # programs per SM: 2 where two fit in its shared memory and registers (§2.1)
     pdl: bool = False  # launch early, during the previous kernel's last moments (§6.4): for short products
 
@@ -412,14 +413,14 @@ TUNED = {
     ("fp16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, True, "dp"),
     ("fp16", 2048, 2048, 2048): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
     ("fp16", 4096, 4096, 4096): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
-    ("fp16", 8192, 8192, 8192): Config(128, 256, 64, 8, 8, 4, 2, True, "dp"),
+    ("fp16", 8192, 8192, 8192): Config(128, 256, 64, 8, 8, 4, 2, True, "tail"),
     ("fp16", 8192, 8192, 1024): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("fp16", 4096, 11008, 4096): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("fp16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "swap"),
     ("bf16", 1024, 1024, 1024): Config(64, 128, 128, 8, 4, 4, 1, True, "dp"),
     ("bf16", 2048, 2048, 2048): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
     ("bf16", 4096, 4096, 4096): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
-    ("bf16", 8192, 8192, 8192): Config(128, 128, 64, 8, 4, 3, 2, True, "dp", 2),
+    ("bf16", 8192, 8192, 8192): Config(128, 256, 64, 8, 8, 4, 2, True, "tail"),
     ("bf16", 8192, 8192, 1024): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("bf16", 4096, 11008, 4096): Config(128, 128, 64, 8, 4, 5, 1, True, "dp"),
     ("bf16", 16, 8192, 8192): Config(16, 64, 256, 1, 4, 4, 1, False, "swap"),
@@ -464,6 +465,16 @@ def num_sms(device):
     if device.type != "cuda":
         return INTERPRET_PROGS
     return torch.cuda.get_device_properties(device).multi_processor_count
+
+
+def stream_k_plan(num_tiles, k_blocks, sms, mode):
+    """(sk_tiles, programs) for a Config's mode, by your stream_k_split.  "tail" (§6.1): the last wave
+    however full, with one full wave before it, goes to stream-K; a single wave is left to "auto"."""
+    if mode in ("dp", "swap"):
+        return 0, persistent_grid(num_tiles, sms)
+    if mode == "tail" and num_tiles > sms and num_tiles % sms:
+        return stream_k_split(num_tiles % sms + sms, k_blocks, sms, "sk")
+    return stream_k_split(num_tiles, k_blocks, sms, "auto" if mode == "tail" else mode)
 
 
 def launches_early(device):
@@ -512,10 +523,7 @@ def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, 
     num_tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)
     k_blocks = triton.cdiv(K, BK)
     sms = slots * cfg.occupancy  # the program slots: SMs x programs per SM
-    if cfg.mode in ("dp", "swap"):
-        sk_tiles, programs = 0, persistent_grid(num_tiles, sms)
-    else:
-        sk_tiles, programs = stream_k_split(num_tiles, k_blocks, sms, cfg.mode)
+    sk_tiles, programs = stream_k_plan(num_tiles, k_blocks, sms, cfg.mode)
     early = cfg.pdl and launches_early(a.device)
     partials, flags = workspace(a.device, programs, BM, BN) if sk_tiles else (c_tma, c_tma)  # unused without SK
     t5_kernel[(programs,)](
