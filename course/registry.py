@@ -294,6 +294,8 @@ T5 = Lesson(
         "4.3": ("混合规则：什么时候用 stream-K", "The hybrid rule: when to use stream-K"),
         "5": ("进阶：epilogue 分块", "Advanced: epilogue subtiling"),
         "6": ("H200 上的测量", "Measurements on the H200"),
+        "6.1": ("扫描配置时看到的", "What the sweeps showed"),
+        "6.2": ("Nsight Compute：T4 对 T5", "Nsight Compute: T4 against T5"),
         "6.3": ("把 decode 的一步反过来算", "A decode step, turned around"),
         "6.4": ("早一点启动：programmatic dependent launch", "Launching early: programmatic dependent launch"),
         "7": ("大家常问的问题", "Questions learners ask"),
