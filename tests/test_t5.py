@@ -841,8 +841,9 @@ def test_h200_config_fits_only_subtiled(t5, dtype):
 @pytest.mark.parametrize("M, N, K", [(16, 4096, 4096), (512, 512, 512), (1000, 1000, 1000)])
 def test_products_launched_early_wait_for_their_inputs(t5, M, N, K):
     """§6.4: a short product launches during the kernel before it and waits before touching memory.
-    In one CUDA graph, each product reads what the kernel just before it wrote, and every output is
-    filled with NaN first: a product that read or wrote too early shows NaN or a wrong value."""
+    In one CUDA graph, rounds of a chain whose products each read what the one before wrote, with
+    every output filled with NaN before each round: a product that read its input before it was
+    written reads NaN, and one that wrote before the fills were done is overwritten with NaN."""
     if not t5.launches_early(torch.device("cuda")):
         pytest.skip("a GPU older than Hopper (compute capability 9.0) has no programmatic dependent launch")
     if not t5.pick_config(M, N, K, torch.float16).pdl:
@@ -856,8 +857,9 @@ def test_products_launched_early_wait_for_their_inputs(t5, M, N, K):
     graph = torch.cuda.CUDAGraph()
     with torch.cuda.graph(graph):
         for _ in range(10):
-            for x, y, c in chain:
+            for _, _, c in chain:
                 c.fill_(float("nan"))
+            for x, y, c in chain:
                 t5.matmul(x, y, out=c)
     graph.replay()
     torch.cuda.synchronize()
