@@ -483,7 +483,7 @@ def rule_config(M, N, K, dtype, sms):
         waves = triton.cdiv(M, 128) * triton.cdiv(N, 128) / sms
         cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "auto" if waves <= 4 else "dp")
     if dtype == torch.float32:  # tf32 operands take twice the shared memory per element
-        cfg = Config(**{**cfg.__dict__, "BLOCK_K": max(16, cfg.BLOCK_K // 2)})
+        cfg = replace(cfg, BLOCK_K=max(16, cfg.BLOCK_K // 2))
     return cfg
 
 
@@ -566,8 +566,8 @@ def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, 
     if K == 0:  # a TMA box needs a dimension of at least 1: a product of zeros instead, bias and act still fused
         a, b, K = torch.zeros((M, 1), device=a.device, dtype=a.dtype), torch.zeros((1, N), device=a.device,
                                                                                   dtype=a.dtype), 1
-    slots = num_programs or num_sms(a.device)  # SMs
-    cfg = config or pick_config(M, N, K, a.dtype, slots)
+    sms = num_programs or num_sms(a.device)
+    cfg = config or pick_config(M, N, K, a.dtype, sms)
     a, b, b_kmajor = tma_ready(a, b, tma_fallback)
     # A TMA store writes whole 16-byte chunks: measured on the H200 (triton 3.6, 2026-11-30), one into a
     # 37 x 45 view wrote columns 45-47 too.  So C's rows must be whole chunks, or C goes through a copy.
@@ -577,8 +577,8 @@ def matmul(a, b, *, bias=None, activation=None, config=None, num_programs=None, 
     a_desc, b_desc, c_desc = make_descriptors(a, b, c_tma, b_kmajor, BM, BN, BK, sub)
     num_tiles = triton.cdiv(M, BM) * triton.cdiv(N, BN)
     k_blocks = triton.cdiv(K, BK)
-    sms = slots * cfg.occupancy  # the program slots: SMs x programs per SM
-    sk_tiles, programs = stream_k_plan(num_tiles, k_blocks, sms, cfg.mode)
+    slots = sms * cfg.occupancy  # the program slots: SMs x programs per SM
+    sk_tiles, programs = stream_k_plan(num_tiles, k_blocks, slots, cfg.mode)
     early = cfg.pdl and launches_early(a.device)
     partials, flags = workspace(a.device, programs, BM, BN) if sk_tiles else (c_tma, c_tma)  # unused without SK
     t5_kernel[(programs,)](
