@@ -164,7 +164,7 @@ def check_the_mistakes_speak_the_learners_language():
         for lang in i18n.LANGS:
             found = seen_by_learner(lesson, mistakes, lang)
             for m in mistakes:
-                outcome, _, reason = found[m.key]
+                outcome, _, reason, _ = found[m.key]
                 if outcome != "failed":
                     problems.append(
                         f"COURSE_LANG={lang}: {lesson.id} mistake {m.key!r} is no longer caught by {m.test}"
@@ -207,4 +207,40 @@ def check_the_untouched_stub_speaks_the_learners_language():
                         problems.append(
                             f"COURSE_LANG={lang}, the stub, {test}: does not name {explainer} first: {reason!r}"
                         )
+    return problems
+
+
+def cause_problems(lesson, mistakes, causes, lang, found):
+    """Each mistake's message names its own cause (CAUSES) and no other: a cause is named only where
+    the check detected it."""
+    problems = []
+    for m in mistakes:
+        text = found[m.key][3] or found[m.key][2]
+        if m.cause and m.cause not in causes:
+            problems.append(f"{lesson.id} mistake {m.key!r}: its cause {m.cause!r} is not in CAUSES")
+        for key, words in causes.items():
+            said = words[lang] in text
+            if key == m.cause and not said:
+                problems.append(
+                    f"COURSE_LANG={lang}: {lesson.id} mistake {m.key!r} does not name its cause "
+                    f"({words[lang]!r}): {text[:300]!r}"
+                )
+            elif key != m.cause and said:
+                problems.append(
+                    f"COURSE_LANG={lang}: {lesson.id} mistake {m.key!r} names another cause, {key!r} "
+                    f"({words[lang]!r}): {text[:300]!r}"
+                )
+    return problems
+
+
+def check_each_mistake_names_its_own_cause_and_no_other():
+    """Every mistake and mutant of every lesson (tools/explainers/mistakes_<lesson>.py), in each language."""
+    from tools.explainers.mistakes import causes_of, lessons_with_mistakes, mistakes_of, seen_by_learner
+
+    problems = []
+    for lesson in lessons_with_mistakes():
+        causes = {k: dict(zip(i18n.LANGS, v, strict=True)) for k, v in causes_of(lesson).items()}
+        for lang in i18n.LANGS:
+            found = seen_by_learner(lesson, mistakes_of(lesson), lang)
+            problems += cause_problems(lesson, mistakes_of(lesson), causes, lang, found)
     return problems

@@ -54,6 +54,8 @@ class Mistake:
     old: str
     new: str
     test: str  # the node id in the lesson's suite (tests/test_t4.py::...) that catches it
+    cause: str = ""  # a key of the lesson's CAUSES: the cause its message must name; "" names none
+    table: bool = True  # shown in §8; False: a mutant of our own, which only make check runs
 
 
 DATA = "tools.explainers.mistakes_{}"  # a lesson's mistakes: DATA.format("t5") holds MISTAKES
@@ -65,6 +67,15 @@ def mistakes_of(lesson):
     if importlib.util.find_spec(name) is None:
         return ()
     return tuple(importlib.import_module(name).MISTAKES)
+
+
+def causes_of(lesson):
+    """The lesson's CAUSES, {key: (zh words, en words)}: the words a message says when, and only
+    when, it has detected that cause (make check: each mistake's message names its own and no other)."""
+    name = DATA.format(lesson.id.lower())
+    if importlib.util.find_spec(name) is None:
+        return {}
+    return dict(getattr(importlib.import_module(name), "CAUSES", {}))
 
 
 def lessons_with_mistakes():
@@ -149,7 +160,7 @@ def worker(jobs_path):
             raise SystemExit(f"mistake {key!r}: expected one result for {test}, got {results}")
         (result,) = results.values()
         reason = VARYING.sub("x.xe-xx", LOADS.sub("", WHERE.sub("", result["reason"]))).strip()
-        seen[key] = (result["outcome"], reason, result["reason"])
+        seen[key] = (result["outcome"], reason, result["reason"], result.get("message") or result.get("text", ""))
     Path("seen.json").write_text(json.dumps(seen))
 
 
@@ -172,7 +183,7 @@ def saw_before(lesson, keys, reference, lang):
 
 
 def seen_by_learner(lesson, chosen, lang):
-    """{key: (outcome, first line without its pointers, first line as printed)} for these
+    """{key: (outcome, first line without its pointers, first line as printed, the message whole)} for these
     mistakes of the lesson, each run under COURSE_LANG=lang; cached (saw_before)."""
     # TRITON_INTERPRET=1 in the workers: the same messages on every machine, the learner's CPU path.
     reference = solution_file(lesson).read_text()
@@ -214,8 +225,8 @@ def main():
     chosen = [m for m in mistakes if not args.only or m.key in args.only]
     found = seen_by_learner(lesson, chosen, args.lang)
     seen = [found[m.key] for m in chosen]
-    caught = [(m, reason) for m, (outcome, reason, _) in zip(chosen, seen, strict=False) if outcome == "failed"]
-    missed = [m.key for m, (outcome, _, _) in zip(chosen, seen, strict=False) if outcome != "failed"]
+    caught = [(m, seen[1]) for m, seen in zip(chosen, seen, strict=True) if seen[0] == "failed" and m.table]
+    missed = [m.key for m, seen in zip(chosen, seen, strict=True) if seen[0] != "failed"]
     if missed:
         raise SystemExit(f"the suite no longer catches: {', '.join(missed)}")
     rows = [
