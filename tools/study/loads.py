@@ -38,14 +38,15 @@ whichever of the two is).
 
 import argparse
 import os
+import sys
 from dataclasses import dataclass
 
-from course.i18n import say
+from course.i18n import say, stub_report, wrap
 from course.registry import T4
 from tools.study import common as study
 from tools.study.loads_picture import draw
 from tools.study.loads_record import Call, Recorder, Tracked, padded
-from tools.study.loads_text import grid_lines, marks, report
+from tools.study.loads_text import WIDTH, grid_lines, marks, report
 from tools.study.loads_verdict import Program, needed, programs, see, verdict
 
 # What the tests and other tools use from make loads, wherever it is defined.
@@ -134,7 +135,7 @@ def observe(args):
         t4_probes.epilogue_probe, acc_in, acc_in.stride(0), c, args.m, args.n, *c.stride(), bm, bn
     )
     if mainloop_stub and epilogue_stub:
-        study.not_written_yet(mainloop_stub)  # nothing to show
+        not_written_yet(mainloop_stub, None if getattr(args, "wide", False) else WIDTH)  # nothing to show
     stores = programs(calls, tensors, grid) if calls is not None else None
     expected = exact.float().to(dtype)
     wrong = {
@@ -171,37 +172,128 @@ def acc_verdict(acc_out, exact, args):
     )
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with its complaints about the command line said in the learner's language too
+    (argparse's own words inside them stay English)."""
+
+    def error(self, message):
+        self.exit(
+            2,
+            say(
+                zh=f"make loads 的参数有误：{message}\n（make loads ARGS=--help 列出所有选项）\n",
+                en=f"make loads: {message}\n(make loads ARGS=--help lists every option)\n",
+            ),
+        )
+
+
+DESCRIPTION_ZH = """看你自己的加载和写回：一个程序在 K 的每一步从 A、B 加载了哪些元素，掩码关掉了哪些 lane，
+epilogue 写了 C 的哪些格子（讲义 §3、§4、§5.1）。跑的是你的 mainloop 和 epilogue（--solution：参考答案），
+总在 Triton 解释器上跑。默认的输出不超过 100 列：放不下的网格把标记相同的连续行（列）合成一行（列），
+标上范围；--wide 画出每一格，A 和 B 并排。例：make loads ARGS="--k 6 --pid-m 1"。"""
+
+
+def not_written_yet(message, width=WIDTH):
+    """What the suite says about a body not written yet, in the learner's language, wrapped (never
+    cut) to the width; status 1."""
+    print("\n".join(wrap(stub_report(message), width, rest="  ") if width else [stub_report(message)]), file=sys.stderr)
+    sys.exit(1)
+
+
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--m", type=int, default=6, help="rows of A and C (default 6, §3's example)")
-    parser.add_argument("--n", type=int, default=6, help="columns of B and C (default 6)")
-    parser.add_argument("--k", type=int, default=8, help="columns of A, rows of B (default 8, §3's example)")
-    parser.add_argument(
-        "--block", type=int, nargs=3, default=[4, 4, 4], metavar=("BM", "BN", "BK"), help="default 4 4 4"
+    parser = Parser(
+        description=say(zh=DESCRIPTION_ZH, en=__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--layout", choices=LAYOUTS, default="row-major", help="how A is stored (default row-major)")
-    parser.add_argument("--layout-b", choices=LAYOUTS, help="how B is stored (default: as A)")
-    parser.add_argument("--layout-c", choices=LAYOUTS, help="how C is stored (default: as A)")
-    parser.add_argument("--pid-m", type=int, default=0, help="the program to show: its row of tiles (default 0)")
-    parser.add_argument("--pid-n", type=int, default=0, help="its column of tiles (default 0)")
-    parser.add_argument("--dtype", choices=DTYPES, default="fp16", help="of A, B and C (default fp16)")
-    parser.add_argument("--png", metavar="PATH", help="draw the chosen program's loads and stores into PATH")
+    parser.add_argument(
+        "--m",
+        type=int,
+        default=6,
+        help=say(zh="A 和 C 的行数（默认 6，§3 的例子）", en="rows of A and C (default 6, §3's example)"),
+    )
+    parser.add_argument(
+        "--n", type=int, default=6, help=say(zh="B 和 C 的列数（默认 6）", en="columns of B and C (default 6)")
+    )
+    parser.add_argument(
+        "--k",
+        type=int,
+        default=8,
+        help=say(zh="A 的列数、B 的行数（默认 8，§3 的例子）", en="columns of A, rows of B (default 8, §3's example)"),
+    )
+    parser.add_argument(
+        "--block",
+        type=int,
+        nargs=3,
+        default=[4, 4, 4],
+        metavar=("BM", "BN", "BK"),
+        help=say(zh="默认 4 4 4", en="default 4 4 4"),
+    )
+    parser.add_argument(
+        "--layout",
+        choices=LAYOUTS,
+        default="row-major",
+        help=say(zh="A 的存储方式（默认 row-major）", en="how A is stored (default row-major)"),
+    )
+    parser.add_argument(
+        "--layout-b", choices=LAYOUTS, help=say(zh="B 的存储方式（默认同 A）", en="how B is stored (default: as A)")
+    )
+    parser.add_argument(
+        "--layout-c", choices=LAYOUTS, help=say(zh="C 的存储方式（默认同 A）", en="how C is stored (default: as A)")
+    )
+    parser.add_argument(
+        "--pid-m",
+        type=int,
+        default=0,
+        help=say(zh="要看的程序：它所在的 tile 行（默认 0）", en="the program to show: its row of tiles (default 0)"),
+    )
+    parser.add_argument(
+        "--pid-n", type=int, default=0, help=say(zh="它所在的 tile 列（默认 0）", en="its column of tiles (default 0)")
+    )
+    parser.add_argument(
+        "--dtype",
+        choices=DTYPES,
+        default="fp16",
+        help=say(zh="A、B、C 的类型（默认 fp16）", en="of A, B and C (default fp16)"),
+    )
+    parser.add_argument(
+        "--png",
+        metavar="PATH",
+        help=say(
+            zh="把所选程序的加载和写回画进 PATH（图是英文的）",
+            en="draw the chosen program's loads and stores into PATH",
+        ),
+    )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help=say(
+            zh=f"画出每一格，A 和 B 并排，不折行（默认的输出不超过 {WIDTH} 列）",
+            en=f"draw every cell, A beside B, lines unwrapped (by default the text fits {WIDTH} columns)",
+        ),
+    )
     study.add_solution_flag(parser)
     args = parser.parse_args(argv)
     args.layout_b, args.layout_c = args.layout_b or args.layout, args.layout_c or args.layout
     if not all(1 <= d <= MAX_DIM for d in (args.m, args.n, args.k)) or min(args.block) < 1:
-        parser.error(f"M, N and K must be 1 to {MAX_DIM}, the blocks at least 1")
-    if not (0 <= args.pid_m < -(-args.m // args.block[0]) and 0 <= args.pid_n < -(-args.n // args.block[1])):
         parser.error(
-            f"--pid-m must be 0 to {-(-args.m // args.block[0]) - 1} and --pid-n 0 to {-(-args.n // args.block[1]) - 1}"
+            say(
+                zh=f"M、N、K 要在 1 到 {MAX_DIM} 之间，块大小至少为 1",
+                en=f"M, N and K must be 1 to {MAX_DIM}, the blocks at least 1",
+            )
+        )
+    tiles_m, tiles_n = -(-args.m // args.block[0]), -(-args.n // args.block[1])
+    if not (0 <= args.pid_m < tiles_m and 0 <= args.pid_n < tiles_n):
+        parser.error(
+            say(
+                zh=f"--pid-m 要在 0 到 {tiles_m - 1} 之间，--pid-n 在 0 到 {tiles_n - 1} 之间",
+                en=f"--pid-m must be 0 to {tiles_m - 1} and --pid-n 0 to {tiles_n - 1}",
+            )
         )
     seen = observe(args)
     if args.png:
         draw(seen, args, args.png)
     else:
-        print(report(seen, args, study.graded_path()))
+        print(report(seen, args, study.graded_path(), width=None if args.wide else WIDTH))
     if seen.mainloop_stub or seen.epilogue_stub:
-        study.not_written_yet(seen.mainloop_stub or seen.epilogue_stub)
+        not_written_yet(seen.mainloop_stub or seen.epilogue_stub, None if args.wide else WIDTH)
 
 
 if __name__ == "__main__":

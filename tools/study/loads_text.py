@@ -1,7 +1,18 @@
-"""make loads, as text: a grid per K step for A and B, one for C, and the sentences around them."""
+"""make loads, as text: a grid per K step for A and B, one for C, and the sentences around them.
 
-from course.i18n import display_width, say
+By default it fits a terminal WIDTH columns wide: a grid too wide or taller than TALL rows is drawn
+compact (a run of rows or columns marked alike becomes one, labelled with its range), A's grid goes
+above B's when the two do not fit side by side, the programs with nothing to report share one
+line, and sentences wrap.  --wide draws every cell, A beside B, without wrapping."""
+
+import re
+
+from course.i18n import display_width, say, wrap
 from tools.study.loads_verdict import element, listing, merge, store_steps, summary
+
+WIDTH = 100  # columns of the default view
+TALL = 20  # rows of a grid drawn cell by cell; a taller one is drawn compact
+MAX_RUNS = 40  # rows (runs of rows) of a compact grid before the rest is left to --wide
 
 
 # ------------------------------------------------------------------------------------------------
@@ -29,6 +40,99 @@ def grid_lines(t, cells):
         row = [cells.get((r, c), "-" if t.inside((r, c)) else " ") for c in range(c0, c1 + 1)]
         lines.append(f"{r:>{label}} " + " ".join(row))
     return [line.rstrip() for line in lines]
+
+
+def runs(keys):
+    """[(first, last)] of the runs of equal consecutive keys, by index."""
+    out = []
+    for i, key in enumerate(keys):
+        if out and keys[out[-1][0]] == key:
+            out[-1][1] = i
+        else:
+            out.append([i, i])
+    return out
+
+
+def span(a, b):
+    return str(a) if a == b else f"{a}-{b}"
+
+
+def compact_grid_lines(t, cells, width):
+    """The grid with each run of rows (and of columns) marked alike drawn once, labelled with its
+    range ("0-31"), at most `width` columns wide: every cell of a run has the mark shown."""
+    rows, cols = t.shape
+    r0, r1 = min([0] + [r for r, _ in cells]), max([rows - 1] + [r for r, _ in cells])
+    c0, c1 = min([0] + [c for _, c in cells]), max([cols - 1] + [c for _, c in cells])
+
+    def mark(r, c):
+        return cells.get((r, c), "-" if t.inside((r, c)) else " ")
+
+    row_runs = [
+        (r0 + a, r0 + b) for a, b in runs([tuple(mark(r, c) for c in range(c0, c1 + 1)) for r in range(r0, r1 + 1)])
+    ]
+    col_runs = [
+        (c0 + a, c0 + b) for a, b in runs([tuple(mark(r, c) for r in range(r0, r1 + 1)) for c in range(c0, c1 + 1)])
+    ]
+    label = max(len(span(a, b)) for a, b in row_runs)
+    shown, used = [], label
+    for a, b in col_runs:
+        cell = max(len(span(a, b)), 1) + 1
+        if used + cell > width - 4:  # room for " ..."
+            break
+        shown.append((a, b, cell))
+        used += cell
+    cut = len(shown) < len(col_runs)
+    lines = [" " * label + "".join(span(a, b).rjust(w) for a, b, w in shown) + (" ..." if cut else "")]
+    for a, b in row_runs[:MAX_RUNS]:
+        lines.append(
+            span(a, b).rjust(label) + "".join(mark(a, c).rjust(w) for c, _, w in shown) + (" ..." if cut else "")
+        )
+    if len(row_runs) > MAX_RUNS or cut:
+        lines.append(
+            say(
+                zh=f"（还有 {len(row_runs) - min(MAX_RUNS, len(row_runs))} 组行、{len(col_runs) - len(shown)} 组列"
+                "没有画出来：--wide 画出每一格）",
+                en=f"({len(row_runs) - min(MAX_RUNS, len(row_runs))} more runs of rows and "
+                f"{len(col_runs) - len(shown)} of columns not drawn: --wide draws every cell)",
+            )
+        )
+    return [line.rstrip() for line in lines]
+
+
+class View:
+    """How the text is laid out: width None draws every cell, side by side, unwrapped (--wide);
+    a number fits the text into that many columns."""
+
+    def __init__(self, width=WIDTH):
+        self.width, self.compacted = width, False
+
+    def grid(self, t, cells, indent=2):
+        full = grid_lines(t, cells)
+        fits = len(full) - 1 <= TALL and max(map(display_width, full)) + indent <= (self.width or 0)
+        if self.width is None or fits:
+            return full
+        self.compacted = True
+        return compact_grid_lines(t, cells, self.width - indent)
+
+    def pair(self, left, right, indent=2):
+        """Two blocks of lines side by side, or the first above the second when they do not fit."""
+        together = side_by_side(left, right)
+        if self.width is None or max(map(display_width, together)) + indent <= self.width:
+            return together
+        return left + [""] + right
+
+    def fit(self, lines):
+        """Each line longer than the width wrapped, its continuation indented under its text."""
+        if self.width is None:
+            return lines
+        out = []
+        for line in lines:
+            if display_width(line) <= self.width:
+                out.append(line)
+                continue
+            lead = re.match(r"\s*(?:!! )?", line)[0]
+            out += wrap(line[len(lead) :], self.width, first=lead, rest=" " * (len(lead) + 2))
+        return out
 
 
 def side_by_side(left, right, gap=6):
@@ -112,7 +216,7 @@ def rows_text(pid, block, size):
     )
 
 
-def loads_text(prog, t_a, t_b):
+def loads_text(prog, t_a, t_b, view):
     lines = []
     for k in range(max(len(prog.a), len(prog.b))):
         blocks = []
@@ -123,11 +227,11 @@ def loads_text(prog, t_a, t_b):
                     zh=f"{t.name}（第 {s.line} 行）：{sum(s.hits.values())} 次加载，{len(s.masked)} 条 lane 被掩掉",
                     en=f"{t.name} (line {s.line}): {sum(s.hits.values())} loaded, {len(s.masked)} masked",
                 )
-                blocks.append([title] + grid_lines(t, marks(t, s)))
+                blocks.append([title] + view.grid(t, marks(t, s)))
             else:
                 blocks.append([say(zh=f"{t.name}：这一步没有加载", en=f"{t.name}: no load in this step")])
         lines.append(say(zh=f"K 第 {k} 步", en=f"K step {k}"))
-        lines += ["  " + line for line in side_by_side(*blocks)]
+        lines += ["  " + line for line in view.pair(*blocks)]
         for t, steps in ((t_a, prog.a), (t_b, prog.b)):
             if k < len(steps):
                 lines += ["  " + line for line in step_problems(t, steps[k], k, say(zh="加载", en="loads"))]
@@ -135,13 +239,40 @@ def loads_text(prog, t_a, t_b):
     return lines
 
 
-def legend():
-    return say(
-        zh="# 加载（C：写入）   . 被掩码关掉的 lane   ! 张量之外   2-9 同一元素的次数   "
-        "- 这一步没碰的元素   x 写入的值不对",
-        en="# loaded (C: written)   . lane masked off   ! outside the tensor   2-9 that many times   "
-        "- element not touched this step   x written with a wrong value",
+def legend(view):
+    """The marks, as many to a line as fit; and how to read a compact grid, if one was drawn."""
+    items = say(
+        zh=[
+            "# 加载（C：写入）",
+            ". 被掩码关掉的 lane",
+            "! 张量之外",
+            "2-9 同一元素的次数",
+            "- 这一步没碰的元素",
+            "x 写入的值不对",
+        ],
+        en=[
+            "# loaded (C: written)",
+            ". lane masked off",
+            "! outside the tensor",
+            "2-9 that many times",
+            "- element not touched this step",
+            "x written with a wrong value",
+        ],
     )
+    lines = [items[0]]
+    for item in items[1:]:
+        if view.width is not None and display_width(lines[-1] + "   " + item) > view.width:
+            lines.append(item)
+        else:
+            lines[-1] += "   " + item
+    if view.compacted:
+        lines.append(
+            say(
+                zh="行号或列号写成 a-b 的格子代表第 a 到 b 行（列）的每一格，它们的标记都一样",
+                en="a row or column labelled a-b stands for each of rows (columns) a to b, all marked alike",
+            )
+        )
+    return lines
 
 
 # ------------------------------------------------------------------------------------------------
@@ -149,13 +280,14 @@ def legend():
 # ------------------------------------------------------------------------------------------------
 
 
-def report(seen, args, path):
+def report(seen, args, path, width=WIDTH):
+    """The text of make loads, `width` columns wide at most (None: --wide)."""
+    view = View(width)
     t_a, t_b, t_c = seen.tensors
     pid = (args.pid_m, args.pid_n)
     grid_shape = (max(m for m, _ in seen.grid) + 1, max(n for _, n in seen.grid) + 1)
-    lines = header(args, t_a, t_b, grid_shape, path) + ["", legend(), ""]
     prog = seen.loads[pid]
-    lines += loads_text(prog, t_a, t_b)
+    lines = loads_text(prog, t_a, t_b, view)
     want = -(-args.k // args.block[2])
     if seen.mainloop_stub:
         lines += [say(zh="A、B：mainloop 还没写", en="A, B: mainloop is not written yet"), ""]
@@ -178,7 +310,7 @@ def report(seen, args, path):
                 en=f"C (epilogue, line {line_no}): {sum(sum(s.hits.values()) for s in steps)} written",
             )
         )
-        lines += ["  " + line for line in grid_lines(t_c, cells)]
+        lines += ["  " + line for line in view.grid(t_c, cells)]
         for s in steps:
             lines += ["  " + line for line in step_problems(t_c, s, None, say(zh="写入", en="writes"))]
         lines.append("")
@@ -186,24 +318,35 @@ def report(seen, args, path):
     lines += [("   " if ok else "!! ") + text for ok, text in summary(seen, args, pid)]
     if seen.acc_note:
         lines.append("   " + seen.acc_note)
+    lines += other_programs(seen, args, pid, view)
+    head = header(args, t_a, t_b, grid_shape, path) + [""] + legend(view) + [""]
+    return "\n".join(view.fit(head + lines))
+
+
+def other_programs(seen, args, pid, view):
+    """A line for each other program; in the default view those with nothing to report share one."""
     others = [p for p in seen.grid if p != pid]
-    if others:
-        lines += ["", say(zh="其他程序：", en="The other programs:")]
-        for p in others:
-            bad = [text for ok, text in summary(seen, args, p) if not ok]
-            head = f"{p}" + say(zh="：", en=": ")
-            if not bad:
-                everything = say(
-                    zh="加载和写入都在张量之内，各恰好一次", en="every load and store inside, each exactly once"
-                )
-                lines.append("   " + head + everything)
-                continue
-            lines.append("!! " + head + say(zh="；", en="; ").join(bad))
-            lines.append(
-                "   "
-                + say(
-                    zh=f'看这一个：make loads ARGS="... --pid-m {p[0]} --pid-n {p[1]}"',
-                    en=f'to see it: make loads ARGS="... --pid-m {p[0]} --pid-n {p[1]}"',
-                )
+    lines = ["", say(zh="其他程序：", en="The other programs:")] if others else []
+    everything = say(zh="加载和写入都在张量之内，各恰好一次", en="every load and store inside, each exactly once")
+    fine = []
+    for p in others:
+        bad = [text for ok, text in summary(seen, args, p) if not ok]
+        if not bad:
+            fine.append(p)
+            if view.width is None:
+                lines.append("   " + f"{p}" + say(zh="：", en=": ") + everything)
+            continue
+        lines.append("!! " + f"{p}" + say(zh="：", en=": ") + say(zh="；", en="; ").join(bad))
+        lines.append(
+            "   "
+            + say(
+                zh=f'看这一个：make loads ARGS="... --pid-m {p[0]} --pid-n {p[1]}"',
+                en=f'to see it: make loads ARGS="... --pid-m {p[0]} --pid-n {p[1]}"',
             )
-    return "\n".join(lines)
+        )
+    if fine and view.width is not None:
+        named = ", ".join(map(str, fine[:4]))
+        if len(fine) > 4:
+            named += say(zh=f" 等 {len(fine)} 个程序", en=f" and {len(fine) - 4} more programs")
+        lines.append("   " + named + say(zh="：", en=": ") + everything)
+    return lines
