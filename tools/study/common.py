@@ -31,8 +31,8 @@ def load_graded(solution, lesson=T4):
     toolchain.require_working_toolchain()
     try:
         return seam.load(lesson)
-    except seam.LearnerImportError as e:
-        sys.exit(str(e))
+    except seam.LearnerImportError as e:  # the report quotes Python's own words: say what they are about
+        sys.exit(say(zh=f"{seam.path(lesson)} 导入失败，没法运行：{e}", en=str(e)))
 
 
 def graded_path(lesson=T4):
