@@ -188,11 +188,6 @@ def failure(lesson, row):
     return (scorecard.first_failure(row) if row.detail else []) + scorecard.rows_table(lesson, [row])[1:]
 
 
-def step_in_progress(lesson):
-    done = state.remembered(lesson) or {}
-    return lesson.next_step(done) or lesson.steps[0]
-
-
 class Watcher:
     """The loop's state: the step in progress, and what each step's last grading found for which
     version of its code.
