@@ -186,10 +186,11 @@ class Parser(argparse.ArgumentParser):
         )
 
 
-DESCRIPTION_ZH = """看你自己的加载和写回：一个程序在 K 的每一步从 A、B 加载了哪些元素，掩码关掉了哪些 lane，
-epilogue 写了 C 的哪些格子（讲义 §3、§4、§5.1）。跑的是你的 mainloop 和 epilogue（--solution：参考答案），
-总在 Triton 解释器上跑。默认的输出不超过 100 列：放不下的网格把标记相同的连续行（列）合成一行（列），
-标上范围；--wide 画出每一格，A 和 B 并排。例：make loads ARGS="--k 6 --pid-m 1"。"""
+DESCRIPTION_ZH = """看你自己的加载和写回：一个程序在 K 的每一步从 A、B 加载了哪些元素，掩码关掉了
+哪些 lane，epilogue 写了 C 的哪些格子（讲义 §3、§4、§5.1）。跑的是你的 mainloop 和 epilogue
+（--solution：参考答案），总在 Triton 解释器上跑。默认的输出不超过 100 列：放不下的网格把标记
+相同的连续行（列）合成一行（列），标上范围；--wide 画出每一格，A 和 B 并排。
+例：make loads ARGS="--k 6 --pid-m 1"。"""
 
 
 def not_written_yet(message, width=WIDTH):
