@@ -1,5 +1,6 @@
-"""make watch: one grading per save, in a forked child, and a hang or a crash costs one row, not the loop.
-Run in scratch copies; the save-to-verdict times are a benchmark (`python -m tools.learner.watch
+"""make watch: one grading per save, in a forked child, and a hang or a crash costs one row, not the loop
+(real watch processes in scratch copies); what a save re-runs and shows first (a Watcher with a fake
+runner: no pytest).  The save-to-verdict times are a benchmark (`python -m tools.learner.watch
 --bench`, figures in README), not timed here."""
 
 import os
