@@ -17,6 +17,7 @@ cannot crash) and is listed with its address.
     python -m tools.study.loads --layout column-major         # A, B and C stored as x.t() gives them
     python -m tools.study.loads --m 5 --n 7 --k 9 --block 4 4 4 --pid-n 1 --solution
     python -m tools.study.loads --png loads.png              # the same as a picture
+    python -m tools.study.loads --m 64 --k 130 --block 32 16 32 --wide   # every cell, however wide
 
 In the grids, rows and columns are the tensor's own indices (A[m, k]: m down, k across):
     #   loaded (written, for C) by this step      .   a lane its mask switched off
@@ -26,6 +27,11 @@ In the grids, rows and columns are the tensor's own indices (A[m, k]: m down, k 
 Cells outside the tensor are drawn only where a lane points at them.  Every program of the grid
 runs; below the grids of the chosen one, a line for each other program says whether its loads and
 stores stayed inside.
+
+The text fits a 100-column terminal: a grid taller than 20 rows, or too wide, is drawn compact,
+each run of rows (columns) marked alike drawn once and labelled with its range, "0-31"; A's grid
+goes above B's when the two do not fit side by side; the programs with nothing to report share one
+line.  --wide draws every cell, A beside B, one line per program, nothing wrapped.
 
 The default problem is §3's worked example: A of shape (6, 8), BLOCK_M = BLOCK_K = 4, pid_m = 0;
 §3 does not fix N, so B is (8, 6) and BLOCK_N = 4, and the default program (0, 0) needs no mask.
