@@ -14,7 +14,7 @@ cannot crash) and is listed with its address.
 
     python -m tools.study.loads                              # §3's example: A (6, 8), blocks of 4
     python -m tools.study.loads --k 6 --pid-m 1              # a K tail, and the tile at M's edge
-    python -m tools.study.loads --layout column-major         # A, B and C stored as x.t() gives them
+    python -m tools.study.loads --layout column-major        # A, B and C stored as x.t() gives them
     python -m tools.study.loads --m 5 --n 7 --k 9 --block 4 4 4 --pid-n 1 --solution
     python -m tools.study.loads --png loads.png              # the same as a picture
     python -m tools.study.loads --m 64 --k 130 --block 32 16 32 --wide   # every cell, however wide
