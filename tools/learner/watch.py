@@ -115,6 +115,7 @@ def fork_step(s, seed, folder, parallel):
         os.environ.clear()
         os.environ.update(env, **{REPORT: str(folder / "report.json")})
         signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
         import pytest
 
         code = int(pytest.main(["-q", "--tb=short", "-m", s.marker, "-p", "tools.learner.plugin"]))
@@ -132,33 +133,41 @@ def run_forked(steps, seed, live=None, limit=grade.STEP_LIMIT_S):
     width = max(2, os.cpu_count() or 1)
     waiting, running, rows = list(steps), {}, {}
     with tempfile.TemporaryDirectory(prefix="course-watch-") as tmp:
-        while waiting or running:
-            while waiting and len(running) < width:
-                s = waiting.pop(0)
-                folder = Path(tmp) / s.id
-                folder.mkdir()
-                if live:
-                    live.start(s)
-                running[fork_step(s, seed, folder, len(steps) > 1)] = (s, folder, time.monotonic() + limit)
-            for pid, (s, folder, deadline) in list(running.items()):
-                done, status = os.waitpid(pid, os.WNOHANG)
-                rc = os.waitstatus_to_exitcode(status) if done else None
-                if not done and time.monotonic() > deadline:
+        try:
+            while waiting or running:
+                while waiting and len(running) < width:
+                    s = waiting.pop(0)
+                    folder = Path(tmp) / s.id
+                    folder.mkdir()
+                    if live:
+                        live.start(s)
+                    running[fork_step(s, seed, folder, len(steps) > 1)] = (s, folder, time.monotonic() + limit)
+                for pid, (s, folder, deadline) in list(running.items()):
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    rc = os.waitstatus_to_exitcode(status) if done else None
+                    if not done and time.monotonic() > deadline:
+                        os.kill(pid, signal.SIGKILL)
+                        os.waitpid(pid, 0)
+                        done = True
+                    report = read_report(folder / "report.json")
+                    if not done:
+                        if live:
+                            live.update(s, report)
+                        continue
+                    log = folder / "output.txt"
+                    output = log.read_text(errors="replace") if log.exists() else ""
+                    rows[s.id] = grade.row_of(s, report, rc, output)
+                    if live:
+                        live.finish(s, rows[s.id])
+                    del running[pid]
+                time.sleep(POLL_S)
+        finally:  # stopped (Ctrl-C, kill): no child outlives the loop
+            for pid in running:
+                try:
                     os.kill(pid, signal.SIGKILL)
                     os.waitpid(pid, 0)
-                    done = True
-                report = read_report(folder / "report.json")
-                if not done:
-                    if live:
-                        live.update(s, report)
-                    continue
-                log = folder / "output.txt"
-                output = log.read_text(errors="replace") if log.exists() else ""
-                rows[s.id] = grade.row_of(s, report, rc, output)
-                if live:
-                    live.finish(s, rows[s.id])
-                del running[pid]
-            time.sleep(POLL_S)
+                except (ProcessLookupError, ChildProcessError):
+                    pass
     return rows
 
 
@@ -387,6 +396,7 @@ def main(argv=None):
         return 2
     print(say(zh="预热中（导入 torch 和 triton）……", en="warming up (importing torch and triton) ..."), flush=True)
     warm_up()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # kill: stop the children too (run_forked)
     try:
         Watcher(lesson, s, args.seed).loop(args.runs)
     except KeyboardInterrupt:
