@@ -1,25 +1,36 @@
-"""`make watch`: re-run the step you are on each time you save your file, and show its row.
+"""`make watch`: re-grade your file each time you save it, and say first what the save broke.
 
     python -m tools.learner.watch                 the step in progress (the first one not done)
     python -m tools.learner.watch --step T4.2     that step, every save
     python -m tools.learner.watch --bench         save-to-verdict times, in a scratch copy
 
-One process stays warm: it has imported torch and triton once, and for each run it forks a child
-that runs pytest on the step's marker with the grader's plugin, and imports your file afresh (the
-warm parent never imports it).  A crash or a hang costs that child, and so one row, never the loop:
-the per-test timeout of learner runs (grade.LEARNER_TIMEOUT_S) stops a hung check, and a child
-still running after grade.STEP_LIMIT_S is killed.  The file is polled (its mtime), no dependency.
-When the step passes, the next one runs at once, until one fails or the lesson is done.
+Each save re-runs the step in progress, and every earlier step whose marked bodies (`# ---- T4.x
+begin` / `end`) changed since it was last graded, or whose `needs` (course/registry.py) did, or
+whose file changed outside the marked bodies.  An earlier step that passed before the save and
+fails now is a regression: it is shown first, in full.  A step that passed and whose code did not
+change is not run again (the seed is the same, so neither is its result); when the step in
+progress passes, the next step not known to pass runs at once.  Every verdict names the time of
+the save it belongs to (the file's modification time, HH:MM:SS).
+
+One process stays warm: it has imported torch and triton once, and for each step it grades it
+forks a child that runs pytest on the step's marker with the grader's plugin, and imports your
+file afresh (the warm parent never imports it).  The steps of one save run side by side.  A crash
+or a hang costs that child, and so one row, never the loop: the per-test timeout of learner runs
+(grade.LEARNER_TIMEOUT_S) stops a hung check, and a child still running after grade.STEP_LIMIT_S
+is killed.  The file is polled (its mtime), no dependency.
 """
 
 import argparse
+import hashlib
 import os
 import random
+import re
 import signal
 import sys
 import tempfile
 import time
 import traceback
+from dataclasses import dataclass
 from pathlib import Path
 
 from course import ROOT, registry, seam, toolchain
@@ -28,8 +39,56 @@ from tools.learner import grade, scorecard, state
 from tools.learner.plugin import REPORT, read_report
 
 POLL_S = 0.1
+MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")  # as tools/checks/layout.py reads them
 
 
+# ------------------------------------------------------------------------------------------------
+# What changed: the file cut into its marked bodies, and a fingerprint of what each step's checks run
+# ------------------------------------------------------------------------------------------------
+def regions(text):
+    """{step id: its marked bodies, joined}; key "" holds everything outside them (markers included)."""
+    parts, inside = {"": []}, None
+    for line in text.splitlines(keepends=True):
+        m = MARK.match(line)
+        if m and m[2] == "begin":
+            parts[""].append(line)
+            inside = m[1]
+        elif m:
+            parts[""].append(line)
+            inside = None
+        else:
+            parts.setdefault(inside or "", []).append(line)
+    return {k: "".join(v) for k, v in parts.items()}
+
+
+def fingerprint(s, parts):
+    """What step s's checks depend on in the file: its own bodies, those of the steps it needs, and
+    the code outside the marked bodies (a helper or an import the learner changed; its comments
+    and blank lines do not count)."""
+    outside = [line for line in parts.get("", "").splitlines() if line.strip() and not line.lstrip().startswith("#")]
+    h = hashlib.sha256()
+    for key, text in (("", "\n".join(outside)), *((k, parts.get(k, "")) for k in (s.id, *s.needs))):
+        h.update(key.encode() + b"\0" + text.encode() + b"\0")
+    return h.hexdigest()
+
+
+def clock(mtime):
+    """HH:MM:SS of a save, in local time."""
+    return time.strftime("%H:%M:%S", time.localtime(mtime))
+
+
+@dataclass
+class Known:
+    """The last grading of a step: for which version of its code, its row, and the save it graded."""
+
+    fingerprint: str
+    row: object
+    saved: str  # HH:MM:SS
+
+
+# ------------------------------------------------------------------------------------------------
+# Running steps: one forked child each, side by side
+# ------------------------------------------------------------------------------------------------
 def warm_up():
     """Import what every run needs, once: the backend first (TRITON_INTERPRET), then torch, triton
     and pytest.  Never the learner's file: each child imports it fresh."""
@@ -39,51 +98,82 @@ def warm_up():
     import triton  # noqa: F401
 
 
-def run_forked(s, seed, limit=grade.STEP_LIMIT_S, live=None):
-    """Step s in a forked child: (report, exit status or None if killed at the limit, output)."""
-    with tempfile.TemporaryDirectory(prefix="course-watch-") as tmp:
-        report, log = Path(tmp) / "report.json", Path(tmp) / "output.txt"
-        env = grade.learner_env(seed)
+def fork_step(s, seed, folder, parallel):
+    """Start step s in a forked child; its report and output go into folder.  Returns the pid."""
+    env = grade.learner_env(seed, parallel)
+    sys.stdout.flush()
+    sys.stderr.flush()
+    pid = os.fork()
+    if pid:
+        return pid
+    code = 3  # the child: pytest on the step's marker, its output into the log
+    try:
+        fd = os.open(folder / "output.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(fd, 1)
+        os.dup2(fd, 2)
+        os.chdir(ROOT)
+        os.environ.clear()
+        os.environ.update(env, **{REPORT: str(folder / "report.json")})
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        signal.signal(signal.SIGTERM, signal.SIG_DFL)
+        import pytest
+
+        code = int(pytest.main(["-q", "--tb=short", "-m", s.marker, "-p", "tools.learner.plugin"]))
+    except BaseException:  # noqa: BLE001 - whatever happens, the child must not return into the loop
+        traceback.print_exc()
+    finally:
         sys.stdout.flush()
         sys.stderr.flush()
-        pid = os.fork()
-        if pid == 0:  # the child: pytest on the step's marker, its output into the log
-            code = 3
-            try:
-                fd = os.open(log, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-                os.dup2(fd, 1)
-                os.dup2(fd, 2)
-                os.chdir(ROOT)
-                os.environ.clear()
-                os.environ.update(env, **{REPORT: str(report)})
-                signal.signal(signal.SIGINT, signal.SIG_DFL)
-                import pytest
-
-                code = int(pytest.main(["-q", "--tb=short", "-m", s.marker, "-p", "tools.learner.plugin"]))
-            except BaseException:  # noqa: BLE001 - whatever happens, the child must not return into the loop
-                traceback.print_exc()
-            finally:
-                sys.stdout.flush()
-                sys.stderr.flush()
-                os._exit(code)
-        deadline = time.monotonic() + limit
-        rc = None
-        while True:
-            done, status = os.waitpid(pid, os.WNOHANG)
-            if done:
-                rc = os.waitstatus_to_exitcode(status)
-                break
-            if time.monotonic() > deadline:
-                os.kill(pid, signal.SIGKILL)
-                os.waitpid(pid, 0)
-                break
-            if live is not None:
-                live.update(s, read_report(report))
-            time.sleep(POLL_S)
-        output = log.read_text(errors="replace") if log.exists() else ""
-        return read_report(report), rc, output
+        os._exit(code)
 
 
+def run_forked(steps, seed, live=None, limit=grade.STEP_LIMIT_S):
+    """{step id: Row} of steps, each in its own forked child, as many at once as there are cores
+    (at least two: the step in progress beside an earlier one); a child past `limit` is killed."""
+    width = max(2, os.cpu_count() or 1)
+    waiting, running, rows = list(steps), {}, {}
+    with tempfile.TemporaryDirectory(prefix="course-watch-") as tmp:
+        try:
+            while waiting or running:
+                while waiting and len(running) < width:
+                    s = waiting.pop(0)
+                    folder = Path(tmp) / s.id
+                    folder.mkdir()
+                    if live:
+                        live.start(s)
+                    running[fork_step(s, seed, folder, len(steps) > 1)] = (s, folder, time.monotonic() + limit)
+                for pid, (s, folder, deadline) in list(running.items()):
+                    done, status = os.waitpid(pid, os.WNOHANG)
+                    rc = os.waitstatus_to_exitcode(status) if done else None
+                    if not done and time.monotonic() > deadline:
+                        os.kill(pid, signal.SIGKILL)
+                        os.waitpid(pid, 0)
+                        done = True
+                    report = read_report(folder / "report.json")
+                    if not done:
+                        if live:
+                            live.update(s, report)
+                        continue
+                    log = folder / "output.txt"
+                    output = log.read_text(errors="replace") if log.exists() else ""
+                    rows[s.id] = grade.row_of(s, report, rc, output)
+                    if live:
+                        live.finish(s, rows[s.id])
+                    del running[pid]
+                time.sleep(POLL_S)
+        finally:  # stopped (Ctrl-C, kill): no child outlives the loop
+            for pid in running:
+                try:
+                    os.kill(pid, signal.SIGKILL)
+                    os.waitpid(pid, 0)
+                except (ProcessLookupError, ChildProcessError):
+                    pass
+    return rows
+
+
+# ------------------------------------------------------------------------------------------------
+# What a save shows
+# ------------------------------------------------------------------------------------------------
 def verdict(lesson, row, seed):
     """What a run shows: the first failure in full, which cases pass, the row and what to do."""
     out = []
@@ -102,20 +192,47 @@ def verdict(lesson, row, seed):
     return out
 
 
-def step_in_progress(lesson):
-    done = state.remembered(lesson) or {}
-    return lesson.next_step(done) or lesson.steps[0]
+def failure(lesson, row):
+    """An earlier step's failure: its first failing check in full, and its row."""
+    return (scorecard.first_failure(row) if row.detail else []) + scorecard.rows_table(lesson, [row])[1:]
 
 
 class Watcher:
-    """The loop's state: which step, which version of the file was last graded."""
+    """The loop's state: the step in progress, and what each step's last grading found for which
+    version of its code.
 
-    def __init__(self, lesson, step=None, seed=None, out=print):
-        self.lesson, self.pinned, self.out = lesson, step is not None, out
-        self.step = step or step_in_progress(lesson)
+    runner(steps, seed) -> {step id: Row} grades steps (default: forked children); out prints;
+    path is the graded file; keep=False leaves .grade.json alone (tests)."""
+
+    def __init__(self, lesson, step=None, seed=None, out=print, path=None, runner=None, keep=True):
+        self.lesson, self.pinned, self.out, self.keep = lesson, step is not None, out, keep
         self.seed = seed if seed is not None else random.randrange(10**6)
-        self.path = ROOT / seam.path(lesson)
+        self.path = Path(path) if path else ROOT / seam.path(lesson)
+        self.runner = runner or self.forked
         self.seen = None
+        self.parts = regions(self.text())  # the file as it was at the last grading (or at the start)
+        remembered = (state.remembered(lesson) or {}) if keep else {}
+        self.known = {  # the steps make test last saw pass, for the file as it is now
+            s.id: Known(fingerprint(s, self.parts), grade.Row(s, 1, 1), "")
+            for s in lesson.steps
+            if remembered.get(s.id)
+        }
+        self.step = step or lesson.next_step(self.done()) or lesson.steps[0]
+
+    def forked(self, steps, seed):
+        tty = sys.stdout.isatty()
+        live = grade.Live(tty=True) if tty else None
+        try:
+            return run_forked(steps, seed, live)
+        finally:
+            if live:
+                live.close()
+
+    def text(self):
+        try:
+            return self.path.read_text(errors="replace")
+        except OSError:
+            return ""
 
     def stamp(self):
         try:
@@ -131,38 +248,119 @@ class Watcher:
         self.seen = now
         return True
 
+    def current(self, s, parts=None):
+        """Whether step s's last grading was of its code as it is in `parts` (default: the last run's)."""
+        k = self.known.get(s.id)
+        return k is not None and k.fingerprint == fingerprint(s, parts or self.parts)
+
+    def done(self, parts=None):
+        """{step id: passes} for every step graded at its current code."""
+        return {s.id: self.known[s.id].row.done for s in self.lesson.steps if self.current(s, parts)}
+
+    def to_recheck(self, parts):
+        """The steps before the one in progress whose code changed since they were last graded (or, if
+        never graded here, since the last run)."""
+        earlier = self.lesson.steps[: self.lesson.steps.index(self.step)]
+        return [
+            s
+            for s in earlier
+            if fingerprint(s, parts)
+            != (self.known[s.id].fingerprint if s.id in self.known else fingerprint(s, self.parts))
+        ]
+
     def run(self):
-        """Grade the file as it is now: the step, and the ones after it while each passes."""
+        """Grade the file as it is now; show regressions first, then the step in progress, and move
+        on while it passes.  Returns the rows graded, by step id."""
+        started, parts = time.monotonic(), regions(self.text())
+        st = self.stamp()
+        saved = clock(st[0] / 1e9) if st else time.strftime("%H:%M:%S")
+        recheck = self.to_recheck(parts)
+        was = {s.id: self.known[s.id].row.done for s in recheck if s.id in self.known}
+        rows = self.runner([*recheck, self.step], self.seed)
+        for s in recheck:
+            self.known[s.id] = Known(fingerprint(s, parts), rows[s.id], saved)
+        self.parts = parts
+        if sys.stdout.isatty():
+            self.out("\033[2J\033[H", end="")
+        earlier = self.earlier_steps(recheck, rows, was, saved)
+        if earlier:
+            self.out("\n".join(earlier))
+        graded = dict(rows)
         while True:
-            started = time.monotonic()
-            live = grade.Live(tty=sys.stdout.isatty()) if sys.stdout.isatty() else None
-            if live:
-                live.start(self.step)
-            try:
-                report, rc, output = run_forked(self.step, self.seed, live=live)
-            finally:
-                if live:
-                    live.running.clear()
-                    live.close()
-            row = grade.row_of(self.step, report, rc, output)
-            state.remember(self.lesson, {self.step.id: row.done})
-            took, graded = time.monotonic() - started, seam.path(self.lesson)
-            if sys.stdout.isatty():
-                self.out("\033[2J\033[H", end="")
-            self.out("\n".join(verdict(self.lesson, row, self.seed)))
+            row = graded[self.step.id]
+            self.known[self.step.id] = Known(fingerprint(self.step, parts), row, saved)
             self.out(
-                say(
-                    zh=f"（{took:.1f} s；保存 {graded} 就会重跑，Ctrl-C 退出）",
-                    en=f"({took:.1f} s; save {graded} to run again, Ctrl-C to stop)",
-                ),
-                flush=True,
+                say(zh=f"-- {self.step.id}：{saved} 保存的版本 --", en=f"-- {self.step.id}, your save of {saved} --")
             )
-            following = (
-                None if self.pinned or not row.done else self.lesson.next_step(state.remembered(self.lesson) or {})
-            )
-            if following is None or following is self.step:
-                return row
+            self.out("\n".join(verdict(self.lesson, row, self.seed)))
+            following = None if self.pinned or not row.done else self.lesson.next_step(self.done())
+            if following is None or self.lesson.steps.index(following) <= self.lesson.steps.index(self.step):
+                break  # done, pinned, failing, or an earlier step fails: stay here
             self.step = following
+            graded.update(self.runner([self.step], self.seed))
+        if self.keep:
+            state.remember(self.lesson, self.done())
+        self.out(
+            say(
+                zh=f"（{saved} 保存的版本，{time.monotonic() - started:.1f} s 评完；"
+                f"保存 {self.path.name} 就会重跑，Ctrl-C 退出）",
+                en=f"(your save of {saved}, graded in {time.monotonic() - started:.1f} s; "
+                f"save {self.path.name} to run again, Ctrl-C to stop)",
+            ),
+            flush=True,
+        )
+        return graded
+
+    def earlier_steps(self, recheck, rows, was, saved):
+        """Lines about the steps before the one in progress: regressions first, in full; then those
+        still failing from an earlier save (not run again: their code did not change); then the
+        re-checked ones that pass, a row each."""
+        before = self.lesson.steps[: self.lesson.steps.index(self.step)]
+        lines = []
+        for s in recheck:
+            if was.get(s.id) and not rows[s.id].done:
+                lines.append(
+                    say(
+                        zh=f"!! 退步：{s.id} 在这次保存之前通过，{saved} 保存之后不通过了",
+                        en=f"!! Regression: {s.id} passed before your save of {saved} and fails now",
+                    )
+                )
+                lines += failure(self.lesson, rows[s.id]) + [
+                    say(
+                        zh=f"        每个失败检查的完整信息：make test STEP={s.id}",
+                        en=f"        every failing check in full: make test STEP={s.id}",
+                    )
+                ]
+        for s in before:
+            k = self.known.get(s.id)
+            if k is None or k.row.done or (s in recheck and was.get(s.id)):
+                continue
+            if s in recheck:
+                lines.append(
+                    say(
+                        zh=f"!! {s.id}：你改了它，{saved} 保存的版本不通过",
+                        en=f"!! {s.id}: changed, and your save of {saved} fails it",
+                    )
+                )
+                lines += failure(self.lesson, rows[s.id])
+            else:
+                lines.append(
+                    say(
+                        zh=f"!! {s.id} 仍不通过（{k.saved} 保存之后没改过，没有重跑）：",
+                        en=f"!! {s.id} still fails (unchanged since your save of {k.saved}, not run again):",
+                    )
+                )
+                lines += scorecard.rows_table(self.lesson, [k.row])[1:]
+        passing = [rows[s.id] for s in recheck if rows[s.id].done]
+        if passing:
+            lines.append(
+                say(
+                    zh=f"{saved} 保存后重跑了改过的前面步骤，仍然通过：",
+                    en=f"re-run after your save of {saved}, because they changed, and still passing:",
+                )
+            )
+            lines += scorecard.rows_table(self.lesson, passing)[1 : 1 + len(passing)]
+        return lines + ([""] if lines else [])
 
     def loop(self, runs=0):
         """Poll the file; grade it on every save.  runs > 0: stop after that many gradings."""
@@ -176,61 +374,17 @@ class Watcher:
             time.sleep(POLL_S)
 
 
-def bench(repeats=3):
-    """Save-to-verdict times for the first two steps: a watch process in a scratch copy, each save
-    the reference's body written (passing) or the stub's (failing), timed until the row prints."""
-    import subprocess
-
-    from tools.checks.common import pristine_stub, scratch_repo, solution_file
-    from tools.checks.grader import fill_in
-
-    lesson = registry.lesson()
-    stub, solution = pristine_stub(lesson), solution_file(lesson).read_text()
-    results = {}
-    for s in lesson.steps[:2]:
-        before = {x.id for x in lesson.steps[: lesson.steps.index(s)]}
-        texts = [fill_in(stub, solution, before | {s.id}), fill_in(stub, solution, before)]
-        with scratch_repo({lesson: texts[1]}) as tmp:
-            env = dict(os.environ, SOLUTION="0", COURSE_LANG="en", PYTHONUNBUFFERED="1")
-            proc = subprocess.Popen(
-                [sys.executable, "-m", "tools.learner.watch", "--step", s.id, "--runs", str(2 * repeats + 1)],
-                cwd=tmp,
-                env=env,
-                stdout=subprocess.PIPE,
-                text=True,
-            )
-            mine = tmp / "mine" / lesson.file
-            wait_for_row(proc, s)  # the first run, at start: not timed (the warm-up is in it)
-            times = []
-            for i in range(2 * repeats):
-                time.sleep(0.3)
-                began = time.monotonic()
-                mine.write_text(texts[i % 2])
-                wait_for_row(proc, s)
-                times.append(time.monotonic() - began)
-            proc.wait(timeout=60)
-        results[s.id] = times
-        median = sorted(times)[len(times) // 2]
-        print(f"{s.id}: save to verdict {', '.join(f'{t:.1f}' for t in times)} s (median {median:.1f} s)")
-    return results
-
-
-def wait_for_row(proc, s):
-    for line in proc.stdout:
-        if line.startswith((f"  [x] {s.id} ", f"  [ ] {s.id} ")):
-            return line
-    raise RuntimeError("the watch process ended before its row")
-
-
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lesson", default=os.environ.get("LESSON") or None, help="T4 (default: the first lesson)")
     parser.add_argument("--step", help="watch this step only: T4.2, t4.2 or 2 (default: the step in progress)")
     parser.add_argument("--seed", type=int, default=None, help="the seed of every random input (default: random)")
     parser.add_argument("--runs", type=int, default=0, help=argparse.SUPPRESS)  # tests: stop after N gradings
-    parser.add_argument("--bench", action="store_true", help="time save-to-verdict for the first two steps")
+    parser.add_argument("--bench", action="store_true", help="time save to verdict (T4.1, T4.2, a regression)")
     args = parser.parse_args(argv)
     if args.bench:
+        from tools.learner.watch_bench import bench
+
         bench()
         return 0
     try:
@@ -242,6 +396,7 @@ def main(argv=None):
         return 2
     print(say(zh="预热中（导入 torch 和 triton）……", en="warming up (importing torch and triton) ..."), flush=True)
     warm_up()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # kill: stop the children too (run_forked)
     try:
         Watcher(lesson, s, args.seed).loop(args.runs)
     except KeyboardInterrupt:

@@ -16,7 +16,12 @@ DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
 
 def add_solution_flag(parser):
     parser.add_argument(
-        "--solution", action="store_true", help=f"use solutions/{T4.file} (sets SOLUTION=1) instead of mine/{T4.file}"
+        "--solution",
+        action="store_true",
+        help=say(
+            zh=f"用 solutions/{T4.file}（设 SOLUTION=1）代替 mine/{T4.file}",
+            en=f"use solutions/{T4.file} (sets SOLUTION=1) instead of mine/{T4.file}",
+        ),
     )
 
 
@@ -31,8 +36,8 @@ def load_graded(solution, lesson=T4):
     toolchain.require_working_toolchain()
     try:
         return seam.load(lesson)
-    except seam.LearnerImportError as e:
-        sys.exit(str(e))
+    except seam.LearnerImportError as e:  # the report quotes Python's own words: say what they are about
+        sys.exit(say(zh=f"{seam.path(lesson)} 导入失败，没法运行：{e}", en=str(e)))
 
 
 def graded_path(lesson=T4):

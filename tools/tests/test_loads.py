@@ -13,9 +13,10 @@ import re
 import pytest
 
 from course import ROOT
+from course.i18n import NOT_WRITTEN, display_width
 from course.registry import T4
 from tools.checks.common import pristine_stub, scratch_repo, solution_file
-from tools.study import loads
+from tools.study import loads, loads_guard, loads_text
 
 pytestmark = pytest.mark.usefixtures("english")
 
@@ -30,11 +31,19 @@ def planted():
     return text.replace(TAIL_MASK, "mask=offs_m[:, None] < M").replace(", mask=c_mask", "")
 
 
-# (argv, text of mine/t4_matmul.py in a scratch copy or None for the checkout, SOLUTION)
+# The suite's widest failing case (tests/test_t4.py MAINLOOP_CASES): A 64 x 130, 5 K steps.
+WIDE_CASE = ["--m", "64", "--n", "16", "--k", "130", "--block", "32", "16", "32", "--layout", "every-other-column"]
+WIDE_CASE += ["--layout-b", "row-major"]
+
+# (argv, text of mine/t4_matmul.py in a scratch copy or None for the checkout, SOLUTION, COURSE_LANG)
 COMMANDS = {
-    "reference": (["--solution"], None, "1"),
-    "planted": (["--k", "6", "--pid-m", "1"], "planted", "0"),
-    "stub": ([], "stub", "0"),
+    "reference": (["--solution"], None, "1", "en"),
+    "planted": (["--k", "6", "--pid-m", "1"], "planted", "0", "en"),
+    "stub": ([], "stub", "0", "en"),
+    "stub zh": ([], "stub", "0", "zh"),
+    "large": ([*WIDE_CASE, "--solution"], None, "1", "en"),
+    "large wide": ([*WIDE_CASE, "--solution", "--wide"], None, "1", "en"),
+    "large planted zh": (WIDE_CASE, "planted", "0", "zh"),
 }
 
 
@@ -46,8 +55,8 @@ def cli(run_cli):
         where = {None: ROOT, "planted": planted_repo, "stub": stub_repo}
         return run_cli(
             {
-                name: (["-m", "tools.study.loads", *argv], where[repo], dict(SOLUTION=side))
-                for name, (argv, repo, side) in COMMANDS.items()
+                name: (["-m", "tools.study.loads", *argv], where[repo], dict(SOLUTION=side, COURSE_LANG=lang))
+                for name, (argv, repo, side, lang) in COMMANDS.items()
             }
         )
 
@@ -96,7 +105,8 @@ def test_reference_loads_each_element_of_its_blocks_once(cli):
         assert f"{name}: the {count} elements this tile needs, each {verb} exactly once; nothing else" in text
     assert "!!" not in text, text
     assert "the tile mainloop returned is this block of A @ B" in text
-    assert text.count("every load and store inside, each exactly once") == 3  # programs (0, 1), (1, 0), (1, 1)
+    # programs (0, 1), (1, 0) and (1, 1) share a line in the default view, have one each with --wide
+    assert "   (0, 1), (1, 0), (1, 1): every load and store inside, each exactly once" in text
 
 
 def test_unmasked_k_tail_reads_outside_a(cli):
@@ -119,7 +129,8 @@ def test_stub_says_not_written_yet(cli):
     out = cli["stub"]
     stub_line = re.search(r'NotImplementedError\("(T4\.2 mainloop[^"]*)"', pristine_stub(T4)).group(1)
     assert out.returncode == 1, out.stdout + out.stderr
-    assert out.stderr.strip().endswith(stub_line) and "not written yet" in out.stderr
+    assert " ".join(out.stderr.split()).endswith(" ".join(stub_line.split())), out.stderr  # wrapped, never cut
+    assert "not written yet" in out.stderr
     assert "Traceback" not in out.stderr and out.stdout == ""
 
 
@@ -185,3 +196,118 @@ def test_picture_is_the_same_twice(tmp_path):
     first = (tmp_path / "a.png").read_bytes()
     assert first.startswith(b"\x89PNG") and first == (tmp_path / "b.png").read_bytes()
     assert b"Software" not in first
+
+
+# ------------------------------------------------------------------------------------------------
+# A 100-column terminal, and the learner's language on every line
+# ------------------------------------------------------------------------------------------------
+def test_the_default_view_fits_100_columns_and_wide_draws_every_cell(cli):
+    for name in ("reference", "planted", "large", "large planted zh", "stub zh"):
+        out = cli[name]
+        assert out.returncode == (1 if "stub" in name else 0), out.stderr[-3000:]
+        lines = (out.stdout + out.stderr).splitlines()
+        widest = max(lines, key=display_width)
+        assert display_width(widest) <= loads.WIDTH, f"{name}: {display_width(widest)} columns:\n{widest}"
+    large, wide = cli["large"].stdout, cli["large wide"].stdout
+    assert len(large.splitlines()) < 80 < 700 < len(wide.splitlines())  # 5 K steps of 64 x 130 and 130 x 16
+    assert max(map(display_width, wide.splitlines())) > 250  # --wide: every cell, A beside B
+    # the compact grid of A at the last K step: columns 128-129 loaded by rows 0-31, 130-159 masked
+    # (B's grid beside it)
+    assert re.search(r"(?m)^\s+0-127 128-129 130-159 ", large) and re.search(r"(?m)^\s+0-31\s+-\s+#\s+\. ", large)
+    for sentence in ("the 4160 elements this tile needs, each loaded exactly once", "(1, 0): every load and store"):
+        assert sentence in large and sentence in wide
+
+
+# English words of make loads' sentences, not inside a name such as every-other-column
+ENGLISH_ONLY = re.compile(r"(?<![-\w])(loaded|masked|written|step|Program|programs|every|outside|line|the)(?![-\w])")
+
+
+def test_every_line_is_in_the_learners_language(cli):
+    """In Chinese, no line of make loads is an English sentence: what English is left is names
+    (mainloop, stride, lane, row-major), numbers, the "(not written yet)" the grader looks for, and
+    the stub's own text, quoted after 'stub 原文'."""
+    for name in ("large planted zh", "stub zh"):
+        out = cli[name]
+        said = (out.stdout + out.stderr.split("stub 原文")[0]).replace(NOT_WRITTEN["zh"], "")
+        for line in said.splitlines():
+            assert not ENGLISH_ONLY.search(line), f"{name}: {line}"
+    assert "还没写（not written yet）" in cli["stub zh"].stderr and "stub 原文" in cli["stub zh"].stderr
+    assert "其他程序" in cli["large planted zh"].stdout and "!! K 第 4 步" in cli["large planted zh"].stdout
+
+
+def expand(lines):
+    """{(row, col): mark} of every cell of a compact grid (the labels "a-b" spread out again)."""
+
+    def cells(label):
+        a, _, b = label.partition("-")
+        return range(int(a), int(b or a) + 1)
+
+    header, out = lines[0], {}
+    cols = [(m.end(), m[0]) for m in re.finditer(r"\d+(?:-\d+)?", header)]
+    for line in lines[1:]:
+        row = re.match(r"\s*(\d+(?:-\d+)?)", line)
+        for end, label in cols:
+            for r in cells(row[1]):
+                for c in cells(label):
+                    out[(r, c)] = line[end - 1] if end - 1 < len(line) else " "
+    return out
+
+
+def test_a_compact_grid_holds_the_same_marks_as_the_full_one():
+    t = tracked("row-major", rows=6, cols=40)
+    sm, sk = t.view.stride()
+    lanes = [(m, k) for m in range(1, 5) for k in range(30, 44)]  # past the last column: 40 to 43
+    addrs = [t.view.data_ptr() + (m * sm + k * sk) * t.esize for m, k in lanes]
+    call = loads.Call("load", (0, 0), 70, addrs, [k < 42 for _, k in lanes])
+    cells = loads.marks(t, loads.see(call, t, [t]))
+    full = loads.grid_lines(t, cells)
+    compact = loads_text.compact_grid_lines(t, cells, 60)
+    assert len(compact) < len(full) and max(map(len, compact)) <= 60 < max(map(len, full))
+    want = {(r, c): cells.get((r, c), "-" if t.inside((r, c)) else " ") for r in range(6) for c in range(44)}
+    assert expand(compact) == want
+    assert compact[0].split() == ["0-29", "30-39", "40-41", "42-43"]
+
+
+# ------------------------------------------------------------------------------------------------
+# The patch of Triton's private interpreter methods
+# ------------------------------------------------------------------------------------------------
+class NewBuilder:
+    """An InterpreterBuilder whose masked load takes other arguments than make loads wraps."""
+
+    def create_masked_load(self, pointers, mask, other):
+        pass
+
+    def create_masked_store(self, ptrs, value, mask, cache_policy):
+        pass
+
+    def set_grid_idx(self, x, y, z):
+        pass
+
+
+class SameBuilder(NewBuilder):
+    def create_masked_load(self, ptrs, mask, other, cache_modifier, eviction_policy, is_volatile):
+        pass
+
+
+@pytest.mark.parametrize("lang", ["zh", "en"])
+def test_another_triton_is_refused_in_the_learners_language(monkeypatch, capsys, lang):
+    import triton
+    from triton.runtime import interpreter
+
+    monkeypatch.setenv("COURSE_LANG", lang)
+    monkeypatch.setattr(triton, "__version__", "4.0.0")
+    monkeypatch.setattr(interpreter, "InterpreterBuilder", NewBuilder)
+    with pytest.raises(SystemExit) as stop:
+        loads_guard.wrap_loads_and_stores(lambda *a: None)
+    said = str(stop.value.code)
+    assert "Triton 4.0.0" in said and "Triton 3.9" in said and "create_masked_load" in said, said
+    assert ("没法" in said) == (lang == "zh") and ("cannot run" in said) == (lang == "en"), said
+    monkeypatch.setattr(interpreter, "InterpreterBuilder", SameBuilder)
+    monkeypatch.setattr(loads_guard, "_warned", [])
+    original = SameBuilder.__dict__["create_masked_load"]
+    restore = loads_guard.wrap_loads_and_stores(lambda *a: None)  # the same arguments: a note, and on
+    assert SameBuilder.__dict__["create_masked_load"] is not original
+    restore()
+    assert SameBuilder.__dict__["create_masked_load"] is original
+    note = capsys.readouterr().err
+    assert "Triton 4.0.0" in note and ("注意" in note) == (lang == "zh"), note
