@@ -9,8 +9,8 @@ that order, round the ring) after each atomic and each volatile load, which is w
 waits for a flag spins.  A higher program can then wait while a lower one publishes, a partial can
 be read before it is written, and flags can come up out of id order.
 
-It also records, per program, the memory operations in the order they ran: ("store" | "load" |
-"atomic" | "barrier", lowest address, highest address, memory semantic), so a test can check the
+It also records, per program, the memory operations in the order they ran (Event: load, store,
+atomic or barrier; the addresses; an atomic's memory semantic and operands), so a test can check the
 structure a CPU cannot show in numbers (a barrier between a partial's store and its flag; release and
 acquire semantics).
 
@@ -21,14 +21,29 @@ create_* methods); `check_api()` names what is missing when a Triton release has
 import contextlib
 import random
 import threading
+from typing import NamedTuple
 
 import triton
 
 CHECKED_WITH = ("3.9",)  # the Triton releases whose interpreter this module was written against
-BUILDER_HOOKS = ("create_masked_load", "create_masked_store", "create_atomic_rmw", "create_atomic_cas", "create_barrier")
+BUILDER_HOOKS = (
+    "create_masked_load",
+    "create_masked_store",
+    "create_atomic_rmw",
+    "create_atomic_cas",
+    "create_barrier",
+)
 EXECUTOR_PARTS = ("_init_args_hst", "_restore_args_dev")
 MODULE_PARTS = ("GridExecutor", "interpreter_builder", "_patch_lang", "_implicit_cvt", "InterpreterError")
 MAX_TURNS_PER_PROGRAM = 20000  # hand-overs before the launch is called stuck: no correct fix-up comes near
+
+
+class Event(NamedTuple):
+    kind: str  # "load", "store", "atomic" or "barrier"
+    lo: int  # the lowest and highest address touched (0 for a barrier)
+    hi: int
+    sem: str | None  # an atomic's memory semantic: "relaxed", "acquire", "release" or "acq_rel"
+    values: list | None  # an atomic's operand values
 
 
 class InterpreterApiChanged(RuntimeError):
@@ -103,7 +118,7 @@ class Run:
         try:
             self._wait_for_turn(pid, builder)
             body(pid, 0, 0)
-        except BaseException as e:  # the first error ends the launch: the others stop at their next turn
+        except BaseException as e:  # noqa: BLE001 (any error in a program thread) the first error ends the launch: the others stop at their next turn
             with self.cond:
                 self.error = self.error or e
         finally:
@@ -138,10 +153,10 @@ class Run:
             self.cond.notify_all()
         self._wait_for_turn(pid, builder)
 
-    def record(self, kind, ptrs, sem=None):
+    def record(self, kind, ptrs, sem=None, values=None):
         pid = getattr(self.local, "pid", None)
         if pid is not None and ptrs.size:
-            self.events[pid].append((kind, int(ptrs.min()), int(ptrs.max()), sem))
+            self.events[pid].append(Event(kind, int(ptrs.min()), int(ptrs.max()), sem, values))
 
 
 def _sem_name(sem):
@@ -171,13 +186,13 @@ def programs_run(order):
         return hooked["create_masked_store"](ptrs, value, mask, cache_policy)
 
     def atomic_rmw(op, ptr, val, mask, sem, scope):
-        run.record("atomic", ptr.data[mask.data], _sem_name(sem))
+        run.record("atomic", ptr.data[mask.data], _sem_name(sem), val.data[mask.data].tolist())
         out = hooked["create_atomic_rmw"](op, ptr, val, mask, sem, scope)
         run.pass_turn(builder)  # after the atomic: a flag just raised can be seen before the next store
         return out
 
     def atomic_cas(ptr, cmp, val, sem, scope):
-        run.record("atomic", ptr.data, _sem_name(sem))
+        run.record("atomic", ptr.data, _sem_name(sem), val.data.tolist())
         out = hooked["create_atomic_cas"](ptr, cmp, val, sem, scope)
         run.pass_turn(builder)
         return out
@@ -185,7 +200,7 @@ def programs_run(order):
     def barrier():
         pid = getattr(run.local, "pid", None)
         if pid is not None:
-            run.events[pid].append(("barrier", 0, 0, None))
+            run.events[pid].append(Event("barrier", 0, 0, None, None))
         return hooked["create_barrier"]()
 
     def call(executor, *args_dev, **kwargs):
