@@ -115,11 +115,20 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                 step_section,
             )
         if (pm, pn) != order[tile]:
+            # name a cause only when the place is one a known mistake gives
+            row_major = all((m, n) == divmod(t, num_pid_n) for t, (_, _, _, m, n) in enumerate(rows) if t in done)
+            swapped = all((n, m) == order[t] for t, (_, _, _, m, n) in enumerate(rows) if t in done)
             fail(
-                f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}："
-                "用 tile_coords(tile_id, ...)",
-                f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}: "
-                "use tile_coords(tile_id, ...)",
+                f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}"
+                + ("：pid_m 和 pid_n 拿反了" if swapped else "")
+                + ("：每个 tile 都按行优先拆开了，没有经过 tile_coords(tile_id, ...)" if row_major else ""),
+                f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}"
+                + (": pid_m and pid_n are the other way round" if swapped else "")
+                + (
+                    ": every tile was split row-major, not passed through tile_coords(tile_id, ...)"
+                    if row_major
+                    else ""
+                ),
                 step_section,
             )
         if owner is not None and prog != owner(tile):
@@ -561,7 +570,8 @@ def test_matmul_whole_tile_with_bias_and_gelu(t5, mode):
     M, N, K = 45, 70, 96
     a, b = padded(M, K, torch.float16)[0], padded(K, N, torch.float16)[0]
     bias = padded(1, 2 * N, torch.float16)[0][0, ::2]
-    c = t5.matmul(a, b, bias=bias, activation="gelu", config=cfg(t5, mode=mode), num_programs=3)
+    case = f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=1, mode={mode}, bias + GELU"
+    c = run_matmul(t5, case, "3.3", a, b, bias=bias, activation="gelu", config=cfg(t5, mode=mode), num_programs=3)
     ref = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
     err = rel_err(c, ref)
     if c.isnan().any() or err > OUT_RTOL[torch.float16]:
@@ -569,6 +579,53 @@ def test_matmul_whole_tile_with_bias_and_gelu(t5, mode):
             f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=1，mode={mode}，bias + GELU：相对误差 {err:.2e}",
             f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=1, mode={mode}, bias + GELU: relative error {err:.2e}",
             "3.3",
+        )
+
+
+def crash_site(exc):
+    """(frame, innermost exception) of a crash: the deepest frame in TensorDescriptor or in the
+    lessons' files (mine/ or solutions/) along the exception's chain, else the deepest of all."""
+    import traceback
+
+    ours = ("tensor_descriptor.py", "t5_persistent.py", "t4_matmul.py")
+    site, inner, seen = None, exc, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames = traceback.extract_tb(exc.__traceback__)
+        chosen = [f for f in frames if f.filename.endswith(ours)] or frames
+        if chosen:
+            site, inner = chosen[-1], exc
+        exc = exc.__cause__ or exc.__context__
+    return site, inner
+
+
+def run_matmul(t5, case, section, *args, **kwargs):
+    """t5.matmul; a crash inside TensorDescriptor or inside the kernel becomes a failure that says
+    what broke, where, and what to read.  A body not written yet still fails as one."""
+    from triton.runtime.errors import InterpreterError
+
+    try:
+        return t5.matmul(*args, **kwargs)
+    except (AssertionError, InterpreterError, triton.CompilationError) as e:
+        site, inner = crash_site(e)
+        said = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
+        if "NotImplementedError" in repr(e) or site is None:
+            raise
+        where = f"{os.path.basename(site.filename)} line {site.lineno} ({site.name})"
+        if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
+            fail(
+                f"{case}：TensorDescriptor 不接受传给它的张量（{said}）：make_descriptors 用的 a、b 和 C 都要满足 "
+                "TMA 的规矩，tma_ready 要把违规的操作数换成 aligned_copy()",
+                f"{case}: TensorDescriptor refused a tensor ({said}): every tensor make_descriptors builds a "
+                "descriptor on must keep TMA's rules, so tma_ready must replace an operand that breaks one "
+                "with aligned_copy()",
+                "3.2",
+            )
+        fail(
+            f"{case}：matmul 在 {where} 崩溃了：{said}。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
+            f"{case}: matmul crashed at {where}: {said}. The kernel there runs on your descriptors (their boxes "
+            "come from make_descriptors) and calls your functions",
+            section,
         )
 
 
@@ -583,7 +640,9 @@ def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
     out, _ = padded(M, N, dtype)
     tiles = triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N)
     tr = new_trace(tiles) if trace else None
-    c = t5.matmul(a, b, config=config, num_programs=progs, out=out, trace=tr)
+    blocks = f"{config.BLOCK_M}x{config.BLOCK_N}x{config.BLOCK_K}"
+    case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode={config.mode}, BLOCK {blocks}"
+    c = run_matmul(t5, case, "3.1", a, b, config=config, num_programs=progs, out=out, trace=tr)
     return c, a, b, (trace_rows(tr) if trace else None)
 
 
@@ -673,7 +732,8 @@ def test_matmul_refuses_or_copies_both_ways(t5):
 @pytest.mark.t5_2
 @pytest.mark.parametrize("M, N, K", [(6, 5, 0), (40, 33, 0)])
 def test_empty_k_gives_zeros(t5, M, N, K):
-    c = t5.matmul(random((M, K), torch.float16), random((K, N), torch.float16), config=cfg(t5))
+    case = f"{M}x{K} @ {K}x{N}"
+    c = run_matmul(t5, case, "3.1", random((M, K), torch.float16), random((K, N), torch.float16), config=cfg(t5))
     if tuple(c.shape) != (M, N) or not torch.equal(c, torch.zeros_like(c)):
         fail(f"{M}x{K} @ {K}x{N}：应当是 ({M}, {N}) 的全零", f"{M}x{K} @ {K}x{N}: expected ({M}, {N}) zeros", "3.1")
 
@@ -772,10 +832,21 @@ def test_stream_k_every_tile_once(probes):
             done=range(sk_tiles),
         )
         if flags.any():
+            # every publisher's flag still at 1, and no other: the owners added the partials (every tile
+            # was right above) and left the flags up
+            base, extra = divmod(total, progs)
+            ends = [(p + 1) * base + min(p + 1, extra) for p in range(progs)]
+            published = [int(p < total and ends[p] % k_blocks != 0) for p in range(progs)]
+            left_up = flags.cpu().tolist() == published
             fail(
-                f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}：owner 用完一个 partial 要把它的 flag 置回 0",
-                f"{case}: flags left raised {flags.cpu().tolist()}: the owner puts each flag back to 0 after "
-                "adding its partial",
+                f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}"
+                + ("：发布过 partial 的程序的 flag 都还是 1，owner 加完 partial 没有把它放回 0" if left_up else ""),
+                f"{case}: flags left raised {flags.cpu().tolist()}"
+                + (
+                    ": every publisher's flag is still 1; the owner did not put it back to 0 after adding"
+                    if left_up
+                    else ""
+                ),
                 "4.2",
             )
 
@@ -1124,20 +1195,20 @@ def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
             continue
         if raised[0] < stores[-1]:
             problems.append(
-                (f"程序 {p} 先举了 flag，后存 partial", f"program {p} raised its flag before it stored its partial")
+                (f"程序 {p} 先举 flag 后存 partial", f"program {p}: its flag was raised before the partial is stored")
             )
         elif not any(e.kind == "barrier" for e in mine[stores[-1] : raised[0]]):
             problems.append(
                 (
-                    f"程序 {p} 存完 partial 和举 flag 之间没有 tl.debug_barrier()",
-                    f"program {p} has no tl.debug_barrier() between storing its partial and raising its flag",
+                    f"程序 {p} 存 partial 和举 flag 之间没有 tl.debug_barrier()",
+                    f"program {p}: no tl.debug_barrier() between storing the partial and raising the flag",
                 )
             )
         if mine[raised[0]].sem not in ("release", "acq_rel"):
             problems.append(
                 (
-                    f"程序 {p} 举 flag 的原子操作是 sem=\"{mine[raised[0]].sem}\"，应当是 \"release\"",
-                    f"program {p} raises its flag with sem=\"{mine[raised[0]].sem}\", not \"release\"",
+                    f"程序 {p} 举 flag 的原子操作是 sem=\"{mine[raised[0]].sem}\"，不是 release 语义",
+                    f"program {p} raises its flag with sem=\"{mine[raised[0]].sem}\", without release semantics",
                 )
             )
     mine = events[owner]
@@ -1151,11 +1222,11 @@ def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
                     f"the owner loads program {p}'s partial without first waiting for its flag with an atomic",
                 )
             )
-        elif loads and mine[reads[-1]].sem not in ("acquire", "acq_rel"):
+        elif loads and (sem := mine[reads[-1]].sem) not in ("acquire", "acq_rel"):
             problems.append(
                 (
-                    f"owner 等程序 {p} 的 flag 用的是 sem=\"{mine[reads[-1]].sem}\"，应当是 \"acquire\"",
-                    f"the owner waits for program {p}'s flag with sem=\"{mine[reads[-1]].sem}\", not \"acquire\"",
+                    f"owner 等程序 {p} 的 flag 用的是 sem=\"{sem}\"，不是 acquire 语义",
+                    f"the owner waits for program {p}'s flag with sem=\"{sem}\", without acquire semantics",
                 )
             )
     return problems
@@ -1172,23 +1243,23 @@ def ttir_problems(ttir, role):
         if not at["tt.store"] or not atomics:
             return [("publish_probe 里没有 store 或没有原子操作", "publish_probe has no store or no atomic")]
         if atomics[0][0] < at["tt.store"][-1]:
-            problems.append(("先举了 flag，后存 partial", "the flag is raised before the partial is stored"))
+            problems.append(("先举 flag 后存 partial", "the flag was raised before the partial is stored"))
         elif not any(at["tt.store"][-1] < i < atomics[0][0] for i in at["gpu.barrier"]):
             problems.append(
                 (
-                    "存完 partial 和举 flag 之间没有 barrier",
-                    "no barrier between storing the partial and raising the flag",
+                    "存 partial 和举 flag 之间没有 tl.debug_barrier()",
+                    "no tl.debug_barrier() between storing the partial and raising the flag",
                 )
             )
         if not any(s in atomics[0][1] for s in (" release,", " acq_rel,")):
-            problems.append(("举 flag 的原子操作不是 release", "the flag is raised without release semantics"))
+            problems.append(("举 flag 的原子操作不是 release 语义", "the flag is raised without release semantics"))
     else:
         waits = [i for i, line in atomics if " acquire," in line or " acq_rel," in line]
         if not waits or not at["tt.load"] or waits[0] > at["tt.load"][-1]:
             problems.append(
                 (
-                    "读 partial 之前没有 acquire 的原子操作等 flag",
-                    "no acquire atomic waits for a flag before a partial is read",
+                    "读 partial 之前没有原子操作等 flag，或者等的不是 acquire 语义",
+                    "no atomic waits for a flag before a partial is read, or it waits without acquire semantics",
                 )
             )
     return problems
@@ -1251,17 +1322,50 @@ def test_store_tile_subtiled_bias_per_half(probes, activation):
     M, N = 37, 45
     bias = padded(1, 2 * N, torch.float32)[0][0, ::2]  # stride 2, NaN between and around
     c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 2, bias=bias, activation=activation)
-    want = acc[:M, :N] + bias[None, :]
-    want = gelu(want) if activation == "gelu" else want
+    want = halves_with_bias(acc[:M, :N], bias, 32, lambda n: 2 * n, lambda n: 2 * n + 1, activation)
     err = rel_err(c, want)
     if c.isnan().any() or err > 1e-5:
+        seen = {
+            k: rel_err(c, halves_with_bias(acc[:M, :N], bias, 32, left, right, activation)) <= 1e-5
+            for k, (left, right) in HALF_MISTAKES.items()
+        }
         fail(
             f"C {M}x{N}，子块 epilogue，bias 步长 2，activation={activation}：相对误差 {err:.1e}"
-            "：右半块的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 列开始",
-            f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}: relative error {err:.1e}: "
-            "the right half's bias starts at column pid_n * BLOCK_N + BLOCK_N // 2",
+            + "".join(f"：{HALF_CAUSES[k][0]}" for k, hit in seen.items() if hit),
+            f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}: relative error {err:.1e}"
+            + "".join(f": {HALF_CAUSES[k][1]}" for k, hit in seen.items() if hit),
             "5",
         )
+
+
+def halves_with_bias(acc, bias, bn, left, right, activation):
+    """act(acc + bias) with each half-tile's bias read as T4 reads a tile's: half number left(pid_n)
+    or right(pid_n), BLOCK_N // 2 wide, columns past N adding 0."""
+    M, N = acc.shape
+    cols = torch.arange(N, device=DEVICE)
+    half = bn // 2
+    tile, side, j = cols // bn, (cols % bn) // half, cols % half
+    number = torch.where(side == 0, left(tile), right(tile))
+    at = number * half + j
+    b = torch.where(at < N, bias[at.clamp(max=N - 1)], 0.0)
+    out = acc + b[None, :]
+    return gelu(out) if activation == "gelu" else out
+
+
+HALF_MISTAKES = {
+    "right-half-bias": (lambda n: 2 * n, lambda n: n),
+    "left-half-bias": (lambda n: n, lambda n: 2 * n + 1),
+}
+HALF_CAUSES = {
+    "right-half-bias": (
+        "右半块的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 列开始",
+        "the right half's bias starts at column pid_n * BLOCK_N + BLOCK_N // 2",
+    ),
+    "left-half-bias": (
+        "左半块的 bias 从第 pid_n * BLOCK_N 列开始（半块编号 2 * pid_n）",
+        "the left half's bias starts at column pid_n * BLOCK_N (half number 2 * pid_n)",
+    ),
+}
 
 
 @pytest.mark.t5_4
@@ -1272,7 +1376,10 @@ def test_matmul_subtiled_with_bias_and_gelu(t5, mode):
     M, N, K = 45, 70, 96
     a, b = padded(M, K, torch.float16)[0], padded(K, N, torch.float16)[0]
     bias = padded(1, 2 * N, torch.float16)[0][0, ::2]
-    c = t5.matmul(a, b, bias=bias, activation="gelu", config=cfg(t5, subtile=2, mode=mode), num_programs=3)
+    case = f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=2, mode={mode}, bias + GELU"
+    c = run_matmul(
+        t5, case, "5", a, b, bias=bias, activation="gelu", config=cfg(t5, subtile=2, mode=mode), num_programs=3
+    )
     ref = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
     err = rel_err(c, ref)
     if c.isnan().any() or err > OUT_RTOL[torch.float16]:
