@@ -1233,10 +1233,12 @@ def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
 
 
 def ttir_problems(ttir, role):
-    """The same structure in a compiled probe's TTIR (GPU): publish_probe stores, then gpu.barrier,
-    then a release atomic; collect_probe reads its flags with an acquire atomic before its last load."""
+    """The same structure in a compiled probe's TTIR (GPU): publish_probe stores, then a barrier
+    (gpu.barrier; ttg.barrier in newer Triton), then a release atomic; collect_probe reads its flags
+    with an acquire atomic before its last load."""
     lines = ttir.splitlines()
-    at = {op: [i for i, line in enumerate(lines) if op in line] for op in ("tt.store", "gpu.barrier", "tt.load")}
+    at = {op: [i for i, line in enumerate(lines) if op in line] for op in ("tt.store", "tt.load")}
+    at["barrier"] = [i for i, line in enumerate(lines) if "gpu.barrier" in line or "ttg.barrier" in line]
     atomics = [(i, line) for i, line in enumerate(lines) if "tt.atomic_rmw" in line or "tt.atomic_cas" in line]
     problems = []
     if role == "publish":
@@ -1244,7 +1246,7 @@ def ttir_problems(ttir, role):
             return [("publish_probe 里没有 store 或没有原子操作", "publish_probe has no store or no atomic")]
         if atomics[0][0] < at["tt.store"][-1]:
             problems.append(("先举 flag 后存 partial", "the flag was raised before the partial is stored"))
-        elif not any(at["tt.store"][-1] < i < atomics[0][0] for i in at["gpu.barrier"]):
+        elif not any(at["tt.store"][-1] < i < atomics[0][0] for i in at["barrier"]):
             problems.append(
                 (
                     "存 partial 和举 flag 之间没有 tl.debug_barrier()",
