@@ -35,7 +35,7 @@ BUILDER_HOOKS = (
 )
 EXECUTOR_PARTS = ("_init_args_hst", "_restore_args_dev")
 MODULE_PARTS = ("GridExecutor", "interpreter_builder", "_patch_lang", "_implicit_cvt", "InterpreterError")
-MAX_TURNS_PER_PROGRAM = 20000  # hand-overs before the launch is called stuck: no correct fix-up comes near
+MAX_TURNS_PER_PROGRAM = 5000  # hand-overs before the launch is called stuck: the tests' fix-ups take tens
 
 
 class Event(NamedTuple):
@@ -108,8 +108,14 @@ class Run:
         threads = [threading.Thread(target=self._program, args=(p, body, builder), daemon=True) for p in pids]
         for t in threads:
             t.start()
-        for t in threads:
-            t.join()
+        try:
+            for t in threads:
+                t.join()
+        except BaseException:  # noqa: BLE001 (a timeout's signal, say): stop the threads at their next turn
+            with self.cond:
+                self.error = self.error or ProgramsStuck("the launch was interrupted")
+                self.cond.notify_all()
+            raise
         if self.error is not None:
             raise self.error
 
@@ -142,6 +148,8 @@ class Run:
             return
         with self.cond:
             self.turns += 1
+            if self.error is not None:
+                raise ProgramsStuck("another program failed")
             if self.turns > MAX_TURNS_PER_PROGRAM * max(1, len(self.events)):
                 self.error = self.error or ProgramsStuck(
                     f"programs run in the order {self.order} waited on each other for "

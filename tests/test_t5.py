@@ -1056,6 +1056,25 @@ def check_pair(out, flags, want, case, wanted):
 
 
 ORDERS = ["reversed", "shuffled"]
+
+
+def in_order(order, launch):
+    """launch() with the interpreter running its programs in `order`, taking turns (§4.2); programs
+    that wait for each other for good fail with a message instead of hanging."""
+    from course.interpreter_order import ProgramsStuck, programs_run
+
+    try:
+        with programs_run(order):
+            return launch()
+    except ProgramsStuck as e:
+        fail(
+            f"程序按 {order} 的顺序轮流运行时互相等个不停（{e}）：有程序在等一面永远没人举的旗",
+            f"with the programs run in turns in the order {order}, they waited on each other for good ({e}): "
+            "a program waits for a flag that nobody raises",
+            "4.2",
+        )
+
+
 IN_ORDER = ("按程序号顺序把 partial 加起来的结果", "the partials added in program order")
 
 
@@ -1069,11 +1088,10 @@ def test_fix_up_waits_and_adds_in_program_order(probes, order):
     n = 7
     src, partials, flags, out, want = pair_case(n)
     if INTERPRETING:
-        from course.interpreter_order import orders, programs_run
+        from course.interpreter_order import orders
 
         chosen = orders(n, int(torch.randint(0, 2**31, (1,))))[order]
-        with programs_run(chosen):
-            probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN)
+        in_order(chosen, lambda: probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN))
         case = say(
             zh=f"程序 0..{n - 2} 发布、程序 {n - 1} 收集，按 {chosen} 的顺序轮流运行",
             en=f"programs 0..{n - 2} publish, program {n - 1} collects, run in turns in the order {chosen}",
@@ -1095,7 +1113,7 @@ def test_fix_up_waits_and_adds_in_program_order(probes, order):
 def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
     """The whole kernel, all stream-K, in float32, with the workspace filled with NaN: run in id
     order, then reversed or shuffled (course/interpreter_order.py); the same bits every time."""
-    from course.interpreter_order import orders, programs_run
+    from course.interpreter_order import orders
 
     config = cfg(t5, mode="sk")
     a, b = random((M, K), torch.float32), random((K, N), torch.float32)
@@ -1104,8 +1122,7 @@ def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
     first = t5.matmul(a, b, config=config, num_programs=progs)
     chosen = orders(progs, int(torch.randint(0, 2**31, (1,))))[order]
     partials.fill_(float("nan"))
-    with programs_run(chosen):
-        again = t5.matmul(a, b, config=config, num_programs=progs)
+    again = in_order(chosen, lambda: t5.matmul(a, b, config=config, num_programs=progs))
     case = say(
         zh=f"{M}x{K} @ {K}x{N} fp32，全部 stream-K，{progs} 个程序按 {chosen} 的顺序轮流运行",
         en=f"{M}x{K} @ {K}x{N} fp32, all stream-K, {progs} programs run in turns in the order {chosen}",

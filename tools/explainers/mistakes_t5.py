@@ -3,9 +3,9 @@
 Each is a text substitution in solutions/t5_persistent.py and the one test of tests/test_t5.py that
 must catch it on the interpreter; tools/explainers/mistakes.py makes each one, with the reference
 of T4 in mine/ beside it (T5 imports tile_coords and bias_and_activation from it), and runs that
-test.  After the table's mistakes come mutants of our own (table=False), which make check runs but §8
-does not show: the holes the suite once let through, and the fix-up's ordering mistakes, caught on
-the CPU by running the programs in other orders (course/interpreter_order.py).
+test.  After the classic mistakes come the fix-up's ordering mistakes, caught on the CPU by running
+the programs in other orders (course/interpreter_order.py): five shown in §8 (row), the rest, with the
+holes the suite once let through, mutants of our own (own: table=False) that only make check runs.
 """
 
 from tools.explainers.mistakes import Mistake
@@ -204,15 +204,21 @@ ARRIVAL = (
 )
 
 
+def row(key, step, zh, en, section, old, new, test, cause=""):
+    """One of the fix-up's mistakes the CPU now catches, shown in §8 like the classic ones."""
+    return Mistake(key, step, zh, en, section, old, new, test, cause)
+
+
 def own(key, step, en, section, old, new, test, cause=""):
     """A mutant of our own: make check runs it, §8 does not show it (the words are for make check's report)."""
     return Mistake(key, step, en, en, section, old, new, test, cause, table=False)
 
 
 OWN = (
-    own(
+    row(
         "sk-owner-sums-alone",
         "T5.3",
+        "每个 tile 的 owner 自己把全部 k-block 算完，不发布也不收集 partial",
         "each tile's owner sums all its k-blocks alone; no partials published or collected",
         "4.1",
         SEGMENT + FINISH + ELSE,
@@ -222,9 +228,10 @@ OWN = (
         "test_each_stream_k_program_sums_its_own_run",
         "owner-alone",
     ),
-    own(
+    row(
         "sk-no-wait",
         "T5.3",
+        "owner 不等旗就读 partial",
         "the owner reads each partial without waiting for its flag",
         "4.2",
         WAIT,
@@ -232,18 +239,20 @@ OWN = (
         "test_fix_up_waits_and_adds_in_program_order[reversed]",
         "read-early",
     ),
-    own(
+    row(
         "sk-arrival-order",
         "T5.3",
+        "owner 按旗举起来的先后把 partial 加起来",
         "the owner adds the partials in the order their flags come up",
         "4.2",
         COLLECT,
         ARRIVAL,
         "test_fix_up_waits_and_adds_in_program_order[reversed]",
     ),
-    own(
+    row(
         "sk-flag-before-store",
         "T5.3",
+        "先举旗，后存 partial",
         "the flag is raised before the partial is stored",
         "4.2",
         PUBLISH,
@@ -271,9 +280,10 @@ OWN = (
         "test_publish_and_collect_memory_order",
         "not-release",
     ),
-    own(
+    row(
         "sk-wait-relaxed",
         "T5.3",
+        "owner 等旗用 relaxed 语义，而不是 acquire",
         "the owner waits with relaxed semantics, not acquire",
         "4.2",
         WAIT,
