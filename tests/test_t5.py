@@ -1197,56 +1197,60 @@ def test_each_stream_k_program_sums_its_own_run(probes):
 
 
 def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
-    """The fix-up's structure in the interpreter's record, as (zh, en) sentences: each publisher stores
-    its partial, then a barrier, then a release atomic on its flag; the owner reads each flag with an
-    acquire atomic before it loads that partial."""
-    problems = []
+    """The fix-up's structure in the interpreter's record, as (zh, en) sentences, one per kind of
+    problem with the programs it was seen in: each publisher stores its partial, then a barrier, then
+    a release atomic on its flag; the owner reads each flag with an acquire atomic before it loads
+    that partial."""
+    seen = {}  # (zh, en) with {who} and {sem} left open: [(program, sem), ...]
+
+    def saw(zh, en, p, sem=None):
+        seen.setdefault((zh, en), []).append((p, sem))
+
     for p in publishers:
         mine = events[p]
         stores = [i for i, e in enumerate(mine) if e.kind == "store" and partial_slot(e) == p]
         raised = [i for i, e in enumerate(mine) if e.kind == "atomic" and flag_at(e) == p]
         if not stores or not raised:
-            problems.append(
-                (f"程序 {p} 没有存 partial 或没有举 flag", f"program {p} stored no partial or raised no flag")
-            )
+            saw("程序 {who} 没有存 partial 或没有举 flag", "{who}: no partial stored or no flag raised", p)
             continue
         if raised[0] < stores[-1]:
-            problems.append(
-                (f"程序 {p} 先举 flag 后存 partial", f"program {p}: its flag was raised before the partial is stored")
-            )
+            saw("程序 {who} 先举 flag 后存 partial", "{who}: flag was raised before the partial is stored", p)
         elif not any(e.kind == "barrier" for e in mine[stores[-1] : raised[0]]):
-            problems.append(
-                (
-                    f"程序 {p} 存 partial 和举 flag 之间没有 tl.debug_barrier()",
-                    f"program {p}: no tl.debug_barrier() between storing the partial and raising the flag",
-                )
+            saw(
+                "程序 {who} 存 partial 和举 flag 之间没有 tl.debug_barrier()",
+                "{who}: no tl.debug_barrier() between storing the partial and raising the flag",
+                p,
             )
         if mine[raised[0]].sem not in ("release", "acq_rel"):
-            problems.append(
-                (
-                    f"程序 {p} 举 flag 的原子操作是 sem=\"{mine[raised[0]].sem}\"，不是 release 语义",
-                    f"program {p} raises its flag with sem=\"{mine[raised[0]].sem}\", without release semantics",
-                )
+            saw(
+                '程序 {who} 举 flag 用的是 sem="{sem}"，不是 release 语义',
+                '{who}: flag raised with sem="{sem}", without release semantics',
+                p,
+                mine[raised[0]].sem,
             )
     mine = events[owner]
     for p in publishers:
         loads = [i for i, e in enumerate(mine) if e.kind == "load" and partial_slot(e) == p]
         reads = [i for i, e in enumerate(mine) if e.kind == "atomic" and flag_at(e) == p and loads and i < loads[0]]
         if loads and not reads:
-            problems.append(
-                (
-                    f"owner 读程序 {p} 的 partial 之前没有用原子操作等它的 flag",
-                    f"the owner loads program {p}'s partial without first waiting for its flag with an atomic",
-                )
+            saw(
+                "owner 读程序 {who} 的 partial 之前没有用原子操作等它的 flag",
+                "the owner loads the partial of {who} without first waiting for its flag with an atomic",
+                p,
             )
-        elif loads and (sem := mine[reads[-1]].sem) not in ("acquire", "acq_rel"):
-            problems.append(
-                (
-                    f"owner 等程序 {p} 的 flag 用的是 sem=\"{sem}\"，不是 acquire 语义",
-                    f"the owner waits for program {p}'s flag with sem=\"{sem}\", without acquire semantics",
-                )
+        elif loads and mine[reads[-1]].sem not in ("acquire", "acq_rel"):
+            saw(
+                'owner 等程序 {who} 的 flag 用的是 sem="{sem}"，不是 acquire 语义',
+                'the owner waits for the flag of {who} with sem="{sem}", without acquire semantics',
+                p,
+                mine[reads[-1]].sem,
             )
-    return problems
+    said = []
+    for (zh, en), where in seen.items():
+        ids = ", ".join(str(p) for p, _ in where)
+        who_en = f"program{'s' if len(where) > 1 else ''} {ids}"
+        said.append((zh.format(who=ids, sem=where[0][1]), en.format(who=who_en, sem=where[0][1])))
+    return said
 
 
 def ttir_problems(ttir, role):
