@@ -5,9 +5,10 @@ every flag a stream-K program raises is up before any higher program waits for i
 reads a partial without waiting, or adds partials in the order they arrive, gives the right bits
 there.  Inside `programs_run(order)` a launch runs its programs cooperatively instead: each in its
 own thread, one at a time, starting in `order`; a program hands the turn to the next live one (in
-that order, round the ring) after each atomic and each volatile load, which is where a program that
-waits for a flag spins.  A higher program can then wait while a lower one publishes, a partial can
-be read before it is written, and flags can come up out of id order.
+that order, round the ring) after each atomic, each volatile load and each load that repeats the
+one before it, which is where a program that waits for a flag spins.  A higher program can then
+wait while a lower one publishes, a partial can be read before it is written, and flags can come
+up out of id order.
 
 It also records, per program, the memory operations in the order they ran (Event: load, store,
 atomic or barrier; the addresses; an atomic's memory semantic and operands), so a test can check the
@@ -142,7 +143,7 @@ class Run:
         builder.grid_idx = (pid, 0, 0)
 
     def pass_turn(self, builder):
-        """Called by the running program after an atomic or a volatile load: the next live program runs."""
+        """Called by the running program where it may be spinning: the next live program runs."""
         pid = getattr(self.local, "pid", None)
         if pid is None:
             return
@@ -160,6 +161,11 @@ class Run:
             self.turn = self._next_after(pid)
             self.cond.notify_all()
         self._wait_for_turn(pid, builder)
+
+    def same_load_again(self):
+        """Whether the running program's last two events are loads of the same addresses."""
+        mine = self.events.get(getattr(self.local, "pid", None), [])
+        return len(mine) > 1 and mine[-1].kind == mine[-2].kind == "load" and mine[-1][1:3] == mine[-2][1:3]
 
     def record(self, kind, ptrs, sem=None, values=None):
         pid = getattr(self.local, "pid", None)
@@ -185,7 +191,7 @@ def programs_run(order):
     def masked_load(ptrs, mask, other, cache_policy, is_volatile):
         run.record("load", ptrs.data[mask.data])
         out = hooked["create_masked_load"](ptrs, mask, other, cache_policy, is_volatile)
-        if is_volatile:
+        if is_volatile or run.same_load_again():  # a plain load read twice running is a spin too
             run.pass_turn(builder)
         return out
 
