@@ -1,7 +1,8 @@
 """Small kernels that call one of lesson T5's device functions from the graded file, so that each
 step is tested on its own: the tile loop (T5.1) and the stream-K split (T5.3) in count-only mode
 (TRACE = 2: no loads, no stores, so no TMA step needed), the k loop and the store (T5.2, T5.4)
-on one tile per program.  The suite (tests/test_t5.py) launches them."""
+on one tile per program, and the fix-up's two halves, publish and collect (T5.3), alone and as
+a pair.  The suite (tests/test_t5.py) launches them."""
 
 import triton
 import triton.language as tl
@@ -18,6 +19,8 @@ sk_run = _t5.sk_run
 sk_program_of = _t5.sk_program_of
 k_block_loop = _t5.k_block_loop
 store_tile = _t5.store_tile
+sk_publish_partial = _t5.sk_publish_partial
+sk_collect_partials = _t5.sk_collect_partials
 
 COUNT_ONLY = 2  # TRACE mode of the graded file: count epilogues and k-blocks, compute nothing
 
@@ -167,3 +170,41 @@ def store_tile_probe(
     store_tile(
         c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n, BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION
     )
+
+
+@triton.jit
+def tile_offsets(BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    return tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+
+
+@triton.jit
+def publish_probe(src_ptr, partials_ptr, flags_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """Program p publishes tile p of src (tiles of BLOCK_M x BLOCK_N float32, end to end)."""
+    pid = tl.program_id(0)
+    acc = tl.load(src_ptr + pid * BLOCK_M * BLOCK_N + tile_offsets(BLOCK_M, BLOCK_N))
+    sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N)
+
+
+@triton.jit
+def collect_probe(
+    acc_ptr, partials_ptr, flags_ptr, out_ptr, first_pid, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr
+):
+    """One program, standing for program `pid`: collects the partials of first_pid .. pid-1 onto acc."""
+    offs = tile_offsets(BLOCK_M, BLOCK_N)
+    acc = sk_collect_partials(tl.load(acc_ptr + offs), partials_ptr, flags_ptr, first_pid, pid, BLOCK_M, BLOCK_N)
+    tl.store(out_ptr + offs, acc)
+
+
+@triton.jit
+def publish_collect_probe(src_ptr, partials_ptr, flags_ptr, out_ptr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
+    """The pair at work: programs 0 .. n-2 publish tile p of src; the last program, n-1, owns the
+    tile: it adds their partials onto its own tile n-1 and writes the sum to out."""
+    pid = tl.program_id(0)
+    last = tl.num_programs(0) - 1
+    offs = tile_offsets(BLOCK_M, BLOCK_N)
+    acc = tl.load(src_ptr + pid * BLOCK_M * BLOCK_N + offs)
+    if pid < last:
+        sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N)
+    else:
+        acc = sk_collect_partials(acc, partials_ptr, flags_ptr, 0, pid, BLOCK_M, BLOCK_N)
+        tl.store(out_ptr + offs, acc)

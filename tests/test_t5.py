@@ -115,11 +115,20 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                 step_section,
             )
         if (pm, pn) != order[tile]:
+            # name a cause only when the place is one a known mistake gives
+            row_major = all((m, n) == divmod(t, num_pid_n) for t, (_, _, _, m, n) in enumerate(rows) if t in done)
+            swapped = all((n, m) == order[t] for t, (_, _, _, m, n) in enumerate(rows) if t in done)
             fail(
-                f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}："
-                "用 tile_coords(tile_id, ...)",
-                f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}: "
-                "use tile_coords(tile_id, ...)",
+                f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}"
+                + ("：pid_m 和 pid_n 拿反了" if swapped else "")
+                + ("：每个 tile 都按行优先拆开了，没有经过 tile_coords(tile_id, ...)" if row_major else ""),
+                f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}"
+                + (": pid_m and pid_n are the other way round" if swapped else "")
+                + (
+                    ": every tile was split row-major, not passed through tile_coords(tile_id, ...)"
+                    if row_major
+                    else ""
+                ),
                 step_section,
             )
         if owner is not None and prog != owner(tile):
@@ -207,10 +216,11 @@ def test_a_program_does_several_tiles(probes):
 # ================================================================================================
 # T5.2 TMA tensor descriptors
 # ================================================================================================
-def unaligned(rows, cols, dtype):
-    """A row-major tensor whose base is 2 elements past a 16-byte boundary."""
+def unaligned(rows, cols, dtype, off_bytes=4):
+    """A row-major tensor whose base is off_bytes past a 16-byte boundary."""
     flat = torch.zeros(rows * cols + 16, dtype=dtype, device=DEVICE)
-    return flat[2 : 2 + rows * cols].view(rows, cols)
+    off = off_bytes // flat.element_size()
+    return flat[off : off + rows * cols].view(rows, cols)
 
 
 RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
@@ -226,6 +236,9 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
         ("contiguous", "stride 1", "stride(1)"),
     ),
     ("base 4 bytes past 16", lambda: unaligned(8, 32, torch.float16), ("align", "base", "address")),
+    # 8 bytes off: a check against 8 bytes, not 16, passes the 4-byte case and lets this one through
+    ("fp16 base 8 bytes past 16", lambda: unaligned(8, 32, torch.float16, 8), ("align", "base", "address")),
+    ("fp32 base 8 bytes past 16", lambda: unaligned(4, 8, torch.float32, 8), ("align", "base", "address")),
 ]
 
 
@@ -291,6 +304,14 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
         ("fp16 with odd K = 33", lambda: random((20, 33), torch.float16), lambda: random((33, 16), torch.float16), "a"),
         ("fp16 with odd N = 21", lambda: random((20, 32), torch.float16), lambda: random((32, 21), torch.float16), "b"),
         ("column-major a", lambda: random((48, 20), torch.float16).t(), lambda: random((48, 16), torch.float16), "a"),
+        # b = W.t() with W an fp16 (48, 45): column-major, but W's rows are 90 bytes apart, so W itself
+        # breaks rule 2 and cannot be read K-major either: b is copied (a, a padded view, keeps the rules)
+        (
+            "b = W.t(), W fp16 (48, 45)",
+            lambda: padded(20, 45, torch.float16)[0],
+            lambda: random((48, 45), torch.float16).t(),
+            "b",
+        ),
     ],
 )
 def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
@@ -298,11 +319,19 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
     ValueError naming the tensor that breaks a rule."""
     a, b = make_a(), make_b()
     a2, b2, kmajor = t5.tma_ready(a, b, True)
-    for name, got, want in (("a", a2, a), ("b", b2.t() if kmajor else b2, b)):
-        if t5.tma_problem(got, name) is not None and not (name == "b" and kmajor):
+    # read K-major, the b returned is the (N, K) tensor the descriptor is built on: it keeps the rules too
+    for name, got, want, read in (("a", a2, a, a2), ("b", b2.t() if kmajor else b2, b, b2)):
+        problem = t5.tma_problem(read, name)
+        if problem is not None:
             fail(
-                f"{what}：tma_ready 返回的 {name} 仍然违反规矩",
-                f"{what}: the {name} tma_ready returns still breaks a rule",
+                f"{what}：tma_ready 返回的 {name}"
+                + ("（按 K-major 读的 (N, K) 张量，b_kmajor=True）" if name == "b" and kmajor else "")
+                + f" 仍然违反规矩：{problem}"
+                + ("。只有 b.t() 本身合规时才能按 K-major 读" if name == "b" and kmajor else ""),
+                f"{what}: the {name} tma_ready returns"
+                + (" (the (N, K) tensor read K-major, b_kmajor=True)" if name == "b" and kmajor else "")
+                + f" still breaks a rule: {problem}"
+                + (". Read b K-major only when b.t() itself keeps the rules" if name == "b" and kmajor else ""),
                 "3.2",
             )
         if not torch.equal(got, want):
@@ -477,6 +506,129 @@ def test_store_tile(probes, dtype, M, N):
     check_stored(c, buf, before, acc[:M, :N].to(dtype), f"C {M}x{N} {dtype}", "3.3")
 
 
+def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
+    """What store_tile's epilogue would give with each mistake the whole-tile epilogue has been seen to
+    make, as {cause: C}: the bias left out, the activation left out, the bias indexed by pid_m."""
+    act = gelu if activation == "gelu" else (lambda x: x)
+    rows = torch.arange(M, device=DEVICE)[:, None]
+    cols = torch.arange(N, device=DEVICE)[None, :]
+    by_pid_m = (rows // bm) * bn + cols % bn  # the bias column pid_m * BLOCK_N + j instead of pid_n * BLOCK_N + j
+    bias_m = torch.where(by_pid_m < N, bias[by_pid_m.clamp(max=N - 1)], 0.0)
+    found = {"no-bias": act(acc), "bias-by-pid-m": act(acc + bias_m)}
+    if activation != "none":
+        found["no-activation"] = acc + bias[None, :]
+    return found
+
+
+EPILOGUE_CAUSES = {
+    "no-bias": ("bias 没有加上", "the bias was not added"),
+    "no-activation": ("没有做 activation", "the activation was not applied"),
+    "bias-by-pid-m": (
+        "bias 是按 pid_m 取的列，应当按 pid_n",
+        "the bias columns were taken at pid_m * BLOCK_N, not pid_n * BLOCK_N",
+    ),
+}
+
+
+def check_epilogue(c, acc, bias, M, N, activation, case, section, bm=32, bn=32):
+    """C against act(acc + bias); on a miss, name the mistake whose result C is, if it is one of them."""
+    want = acc + bias[None, :]
+    want = gelu(want) if activation == "gelu" else want
+    err = rel_err(c, want)
+    if not c.isnan().any() and err <= 1e-5:
+        return
+    found = [k for k, v in epilogue_candidates(acc, bias, M, N, bm, bn, activation).items() if rel_err(c, v) <= 1e-5]
+    fail(
+        f"{case}：相对误差 {err:.1e}" + "".join(f"：{EPILOGUE_CAUSES[k][0]}" for k in found),
+        f"{case}: relative error {err:.1e}" + "".join(f": {EPILOGUE_CAUSES[k][1]}" for k in found),
+        section,
+    )
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("activation", ["none", "gelu"])
+def test_store_tile_bias_and_activation(probes, activation):
+    """The whole-tile epilogue (EPILOGUE_SUBTILE = 1, the interpreter's and most tuned configs) adds the
+    bias of its own columns and applies the activation.  2 x 3 tiles: pid_m and pid_n differ in most
+    of them; the bias, read with stride 2, is NaN between and around its values."""
+    M, N = 40, 72
+    bias = padded(1, 2 * N, torch.float32)[0][0, ::2]
+    c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 1, bias=bias, activation=activation)
+    case = say(
+        zh=f"C {M}x{N}，整块 epilogue（EPILOGUE_SUBTILE=1），bias 步长 2，activation={activation}",
+        en=f"C {M}x{N}, whole-tile epilogue (EPILOGUE_SUBTILE=1), bias with stride 2, activation={activation}",
+    )
+    check_epilogue(c, acc[:M, :N], bias, M, N, activation, case, "3.3")
+    check_stored(c, buf, before, c, case, "3.3")
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("mode", ["dp", "swap"])
+def test_matmul_whole_tile_with_bias_and_gelu(t5, mode):
+    """The whole kernel with EPILOGUE_SUBTILE = 1, bias and GELU: data-parallel tiles, or the
+    turned-around tiles of a decode step (§6.3); 2 x 3 tiles of 32 (of 16 x 32 for swap)."""
+    M, N, K = 45, 70, 96
+    a, b = padded(M, K, torch.float16)[0], padded(K, N, torch.float16)[0]
+    bias = padded(1, 2 * N, torch.float16)[0][0, ::2]
+    case = f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=1, mode={mode}, bias + GELU"
+    c = run_matmul(t5, case, "3.3", a, b, bias=bias, activation="gelu", config=cfg(t5, mode=mode), num_programs=3)
+    ref = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
+    err = rel_err(c, ref)
+    if c.isnan().any() or err > OUT_RTOL[torch.float16]:
+        fail(
+            f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=1，mode={mode}，bias + GELU：相对误差 {err:.2e}",
+            f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=1, mode={mode}, bias + GELU: relative error {err:.2e}",
+            "3.3",
+        )
+
+
+def crash_site(exc):
+    """(frame, innermost exception) of a crash: the deepest frame in TensorDescriptor or in the
+    lessons' files (mine/ or solutions/) along the exception's chain, else the deepest of all."""
+    import traceback
+
+    ours = ("tensor_descriptor.py", "t5_persistent.py", "t4_matmul.py")
+    site, inner, seen = None, exc, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames = traceback.extract_tb(exc.__traceback__)
+        chosen = [f for f in frames if f.filename.endswith(ours)] or frames
+        if chosen:
+            site, inner = chosen[-1], exc
+        exc = exc.__cause__ or exc.__context__
+    return site, inner
+
+
+def run_matmul(t5, case, section, *args, **kwargs):
+    """t5.matmul; a crash inside TensorDescriptor or inside the kernel becomes a failure that says
+    what broke, where, and what to read.  A body not written yet still fails as one."""
+    from triton.runtime.errors import InterpreterError
+
+    try:
+        return t5.matmul(*args, **kwargs)
+    except (AssertionError, InterpreterError, triton.CompilationError) as e:
+        site, inner = crash_site(e)
+        said = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
+        if "NotImplementedError" in repr(e) or site is None:
+            raise
+        where = f"{os.path.basename(site.filename)} line {site.lineno} ({site.name})"
+        if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
+            fail(
+                f"{case}：TensorDescriptor 不接受传给它的张量（{said}）：make_descriptors 用的 a、b 和 C 都要满足 "
+                "TMA 的规矩，tma_ready 要把违规的操作数换成 aligned_copy()",
+                f"{case}: TensorDescriptor refused a tensor ({said}): every tensor make_descriptors builds a "
+                "descriptor on must keep TMA's rules, so tma_ready must replace an operand that breaks one "
+                "with aligned_copy()",
+                "3.2",
+            )
+        fail(
+            f"{case}：matmul 在 {where} 崩溃了：{said}。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
+            f"{case}: matmul crashed at {where}: {said}. The kernel there runs on your descriptors (their boxes "
+            "come from make_descriptors) and calls your functions",
+            section,
+        )
+
+
 def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
     """matmul into a padded C; A and B inside NaN.  Returns (c, a, b, trace rows)."""
     a, _ = padded(M, K, dtype)
@@ -488,7 +640,9 @@ def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
     out, _ = padded(M, N, dtype)
     tiles = triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N)
     tr = new_trace(tiles) if trace else None
-    c = t5.matmul(a, b, config=config, num_programs=progs, out=out, trace=tr)
+    blocks = f"{config.BLOCK_M}x{config.BLOCK_N}x{config.BLOCK_K}"
+    case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode={config.mode}, BLOCK {blocks}"
+    c = run_matmul(t5, case, "3.1", a, b, config=config, num_programs=progs, out=out, trace=tr)
     return c, a, b, (trace_rows(tr) if trace else None)
 
 
@@ -578,7 +732,8 @@ def test_matmul_refuses_or_copies_both_ways(t5):
 @pytest.mark.t5_2
 @pytest.mark.parametrize("M, N, K", [(6, 5, 0), (40, 33, 0)])
 def test_empty_k_gives_zeros(t5, M, N, K):
-    c = t5.matmul(random((M, K), torch.float16), random((K, N), torch.float16), config=cfg(t5))
+    case = f"{M}x{K} @ {K}x{N}"
+    c = run_matmul(t5, case, "3.1", random((M, K), torch.float16), random((K, N), torch.float16), config=cfg(t5))
     if tuple(c.shape) != (M, N) or not torch.equal(c, torch.zeros_like(c)):
         fail(f"{M}x{K} @ {K}x{N}：应当是 ({M}, {N}) 的全零", f"{M}x{K} @ {K}x{N}: expected ({M}, {N}) zeros", "3.1")
 
@@ -632,6 +787,13 @@ SK_CASES = [  # (num_pid_m, num_pid_n, k_blocks, sk_tiles, programs)
 ]
 
 
+def sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs):
+    return say(
+        zh=f"{num_pid_m} x {num_pid_n} 个 tile，每个 {k_blocks} 个 k-block，{sk_tiles} 个走 stream-K，{progs} 个程序",
+        en=f"{num_pid_m} x {num_pid_n} tiles, {k_blocks} k-blocks each, {sk_tiles} stream-K tiles, {progs} programs",
+    )
+
+
 @pytest.mark.t5_3
 def test_stream_k_every_tile_once(probes):
     """Count-only: every stream-K tile gets all its k-blocks and one epilogue, by the program that
@@ -656,12 +818,7 @@ def test_stream_k_every_tile_once(probes):
         probes.stream_k_probe[(progs,)](
             trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
         )
-        case = say(
-            zh=f"{num_pid_m} x {num_pid_n} 个 tile，每个 {k_blocks} 个 k-block，"
-            f"{sk_tiles} 个走 stream-K，{progs} 个程序",
-            en=f"{num_pid_m} x {num_pid_n} tiles, {k_blocks} k-blocks each, "
-            f"{sk_tiles} stream-K tiles, {progs} programs",
-        )
+        case = sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)
         total = sk_tiles * k_blocks
         check_trace(
             trace_rows(trace),
@@ -675,10 +832,21 @@ def test_stream_k_every_tile_once(probes):
             done=range(sk_tiles),
         )
         if flags.any():
+            # every publisher's flag still at 1, and no other: the owners added the partials (every tile
+            # was right above) and left the flags up
+            base, extra = divmod(total, progs)
+            ends = [(p + 1) * base + min(p + 1, extra) for p in range(progs)]
+            published = [int(p < total and ends[p] % k_blocks != 0) for p in range(progs)]
+            left_up = flags.cpu().tolist() == published
             fail(
-                f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}：owner 用完一个 partial 要把它的 flag 置回 0",
-                f"{case}: flags left raised {flags.cpu().tolist()}: the owner puts each flag back to 0 after "
-                "adding its partial",
+                f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}"
+                + ("：发布过 partial 的程序的 flag 都还是 1，owner 加完 partial 没有把它放回 0" if left_up else ""),
+                f"{case}: flags left raised {flags.cpu().tolist()}"
+                + (
+                    ": every publisher's flag is still 1; the owner did not put it back to 0 after adding"
+                    if left_up
+                    else ""
+                ),
                 "4.2",
             )
 
@@ -695,6 +863,8 @@ def test_stream_k_every_tile_once(probes):
         (10, 1, 132, "auto", (0, 10)),  # one k-block: nothing to split
         (10, 4, 132, "sk", (10, 40)),  # no more programs than k-blocks
         (10, 4, 132, "dp", (0, 10)),
+        (66, 8, 132, "auto", (0, 66)),  # exactly half full: data-parallel (an even SM count shows >= from >)
+        (65, 8, 132, "auto", (65, 132)),  # one tile under half: stream-K
     ],
 )
 def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
@@ -764,6 +934,395 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
             )
 
 
+# The fix-up's two halves alone, then as a pair run in other program orders (§4.2).  On the CPU the
+# interpreter runs programs one after another in id order, so every flag is up before anyone
+# waits: course/interpreter_order.py runs them cooperatively in a chosen order instead, and records
+# what each program did, for the checks numbers cannot make on a CPU (barrier, release, acquire).
+FIX_BM, FIX_BN = (16, 16) if INTERPRETING else (64, 64)  # larger on a GPU: a partial takes longer to store
+
+
+def spread_tiles(n, bm=FIX_BM, bn=FIX_BN):
+    """n float32 tiles whose values span seven orders of magnitude: added in another order, their
+    sum comes out with other bits in many cells."""
+    scale = 10.0 ** torch.randint(-3, 4, (n, bm, bn), device=DEVICE)
+    return (torch.randn(n, bm, bn, device=DEVICE) * scale).contiguous()
+
+
+def in_order_sum(acc, partials, first, last):
+    """acc + partials[first] + ... + partials[last - 1], added in that order in float32."""
+    for p in range(first, last):
+        acc = acc + partials[p]
+    return acc
+
+
+@pytest.mark.t5_3
+def test_sk_publish_partial_alone(probes):
+    """Each of 4 programs publishes its tile: its slot holds the tile, its flag is 1; the slot past
+    the last program's is never written."""
+    n = 4
+    src = spread_tiles(n)
+    partials = torch.full((n + 1, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
+    flags = torch.zeros(n + 1, dtype=torch.int32, device=DEVICE)
+    probes.publish_probe[(n,)](src, partials, flags, FIX_BM, FIX_BN)
+    for p in range(n):
+        wrong = (partials[p] != src[p]).sum().item()
+        if wrong:
+            fail(
+                f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
+                f"有 {wrong} 个格子不等于它的 partial",
+                f"sk_publish_partial: {wrong} cells of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
+                "of the workspace) differ from its partial",
+                "4.2",
+            )
+    if not partials[n].isnan().all():
+        fail(
+            f"sk_publish_partial：{n} 个程序发布，第 {n} 个槽（没有程序的）被写了",
+            f"sk_publish_partial: {n} programs published, yet slot {n} (no program's) was written",
+            "4.2",
+        )
+    if flags.cpu().tolist() != [1] * n + [0]:
+        fail(
+            f"sk_publish_partial：发布之后 flag 应当是 {[1] * n + [0]}（每个程序把自己的 flag 置为 1），"
+            f"得到 {flags.cpu().tolist()}",
+            f"sk_publish_partial: after publishing, flags {[1] * n + [0]} expected (each program raises its "
+            f"own flag to 1), got {flags.cpu().tolist()}",
+            "4.2",
+        )
+
+
+@pytest.mark.t5_3
+def test_sk_collect_partials_alone(probes):
+    """Program 6 owns a tile whose other segments are programs 2..5's: it adds their partials onto
+    its acc in that order, each flag put back to 0; flags outside 2..5 (other tiles') untouched."""
+    n, first, pid = 8, 2, 6
+    acc, partials = spread_tiles(1)[0], spread_tiles(n)
+    flags = torch.ones(n, dtype=torch.int32, device=DEVICE)
+    out = torch.full_like(acc, float("nan"))
+    probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, FIX_BM, FIX_BN)
+    want = in_order_sum(acc, partials, first, pid)
+    if not torch.equal(out, want):
+        backwards = in_order_sum(acc, partials.flip(0), n - pid, n - first)
+        fail(
+            f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
+            f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
+            + ("：这是倒着加的结果" if torch.equal(out, backwards) else ""),
+            f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
+            f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
+            + (": this is their sum added backwards" if torch.equal(out, backwards) else ""),
+            "4.2",
+        )
+    want_flags = [0 if first <= p < pid else 1 for p in range(n)]
+    if flags.cpu().tolist() != want_flags:
+        fail(
+            f"sk_collect_partials(first_pid={first}, pid={pid})：结束时 flag 是 {flags.cpu().tolist()}，"
+            f"应当是 {want_flags}：加过的 partial 的 flag 放回 0，别的程序的不碰",
+            f"sk_collect_partials(first_pid={first}, pid={pid}): flags {flags.cpu().tolist()} at the end, "
+            f"{want_flags} expected: the flags of the partials added go back to 0, no other flag changes",
+            "4.2",
+        )
+
+
+def pair_case(n):
+    """Inputs of publish_collect_probe: n tiles, a workspace of NaN, flags down, out of NaN; the sum wanted."""
+    src = spread_tiles(n)
+    partials = torch.full((n, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
+    flags = torch.zeros(n, dtype=torch.int32, device=DEVICE)
+    out = torch.full((FIX_BM, FIX_BN), float("nan"), device=DEVICE)
+    return src, partials, flags, out, in_order_sum(src[n - 1], src, 0, n - 1)
+
+
+def check_pair(out, flags, want, case, wanted):
+    """The owner's sum against `want`, bit for bit; wanted: (zh, en) words for what want is."""
+    if out.isnan().any():
+        fail(
+            f"{case}：结果里有 {out.isnan().sum().item()} 个 NaN：owner 读到了还没写进来的 partial"
+            "（workspace 事先填的是 NaN）",
+            f"{case}: {out.isnan().sum().item()} NaN in the result: the owner read a partial before that partial "
+            "was written (the workspace was filled with NaN)",
+            "4.2",
+        )
+    if not torch.equal(out, want):
+        fail(
+            f"{case}：结果有 {(out != want).sum().item()} 个格子和{wanted[0]}不是同样的比特",
+            f"{case}: {(out != want).sum().item()} cells of the result differ in their bits from {wanted[1]}",
+            "4.2",
+        )
+    if flags.any():
+        fail(
+            f"{case}：结束时 flag 是 {flags.cpu().tolist()}，应当全是 0",
+            f"{case}: flags {flags.cpu().tolist()} at the end, all 0 expected",
+            "4.2",
+        )
+
+
+ORDERS = ["reversed", "shuffled"]
+
+
+def in_order(order, launch):
+    """launch() with the interpreter running its programs in `order`, taking turns (§4.2); programs
+    that wait for each other for good fail with a message instead of hanging."""
+    from course.interpreter_order import ProgramsStuck, programs_run
+
+    try:
+        with programs_run(order):
+            return launch()
+    except ProgramsStuck as e:
+        fail(
+            f"程序按 {order} 的顺序轮流运行时互相等个不停（{e}）：有程序在等一面永远没人举的旗",
+            f"with the programs run in turns in the order {order}, they waited on each other for good ({e}): "
+            "a program waits for a flag that nobody raises",
+            "4.2",
+        )
+
+
+IN_ORDER = ("按程序号顺序把 partial 加起来的结果", "the partials added in program order")
+
+
+@pytest.mark.t5_3
+@pytest.mark.parametrize("order", ORDERS if INTERPRETING else ["GPU, 500 launches"])
+def test_fix_up_waits_and_adds_in_program_order(probes, order):
+    """Programs 0..5 publish, program 6 collects.  On the CPU the programs run in this order, taking
+    turns at each atomic: the owner can be first, and flags can come up in any order.  On a GPU, 500
+    launches with the workspace filled with NaN before each.  Either way the owner's sum must be the
+    partials added in program order, bit for bit, with no NaN."""
+    n = 7
+    src, partials, flags, out, want = pair_case(n)
+    if INTERPRETING:
+        from course.interpreter_order import orders
+
+        chosen = orders(n, int(torch.randint(0, 2**31, (1,))))[order]
+        in_order(chosen, lambda: probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN))
+        case = say(
+            zh=f"程序 0..{n - 2} 发布、程序 {n - 1} 收集，按 {chosen} 的顺序轮流运行",
+            en=f"programs 0..{n - 2} publish, program {n - 1} collects, run in turns in the order {chosen}",
+        )
+        check_pair(out, flags, want, case, IN_ORDER)
+        return
+    for launch in range(500):
+        partials.fill_(float("nan"))
+        out.fill_(float("nan"))
+        probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN)
+        case = say(zh=f"第 {launch + 1} 次启动（共 500 次）", en=f"launch {launch + 1} of 500")
+        check_pair(out, flags, want, f"{n} programs, {case}", IN_ORDER)
+
+
+@pytest.mark.t5_3
+@pytest.mark.skipif(not INTERPRETING, reason="CPU only: the order of the interpreter's programs")
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("M, N, K, progs", [(32, 32, 320, 5), (64, 64, 160, 6)])
+def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
+    """The whole kernel, all stream-K, in float32, with the workspace filled with NaN: run in id
+    order, then reversed or shuffled (course/interpreter_order.py); the same bits every time."""
+    from course.interpreter_order import orders
+
+    config = cfg(t5, mode="sk")
+    a, b = random((M, K), torch.float32), random((K, N), torch.float32)
+    partials = t5.workspace(a.device, progs, 32, 32)[0]
+    partials.fill_(float("nan"))
+    first = t5.matmul(a, b, config=config, num_programs=progs)
+    chosen = orders(progs, int(torch.randint(0, 2**31, (1,))))[order]
+    partials.fill_(float("nan"))
+    again = in_order(chosen, lambda: t5.matmul(a, b, config=config, num_programs=progs))
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} fp32，全部 stream-K，{progs} 个程序按 {chosen} 的顺序轮流运行",
+        en=f"{M}x{K} @ {K}x{N} fp32, all stream-K, {progs} programs run in turns in the order {chosen}",
+    )
+    check_product(first, a, b, torch.float32, case, "4.2")
+    check_pair(
+        again, t5.workspace(a.device, progs, 32, 32)[1], first, case, ("按程序号顺序运行时", "the run in id order")
+    )
+
+
+def sk_share(tile, k_blocks, run):
+    """How many of the tile's k-blocks lie in the run [begin, end)."""
+    return max(0, min(run[1], (tile + 1) * k_blocks) - max(run[0], tile * k_blocks))
+
+
+@pytest.mark.t5_3
+@pytest.mark.skipif(not INTERPRETING, reason="CPU only: the interpreter tells which program did what")
+def test_each_stream_k_program_sums_its_own_run(probes):
+    """Count-only, with each program's trace updates recorded: program p sums exactly the k-blocks
+    of its run (sk_run), tile by tile, and no others.  The trace alone cannot tell this from an
+    owner that sums its whole tile itself: the tile's total is the same."""
+    from course.interpreter_order import programs_run
+
+    for num_pid_m, num_pid_n, k_blocks, sk_tiles, progs in SK_CASES:
+        tiles = num_pid_m * num_pid_n
+        trace = new_trace(tiles)
+        partials = torch.zeros(progs * 16 * 16, device=DEVICE)
+        flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
+        with programs_run(range(progs)) as run:
+            probes.stream_k_probe[(progs,)](
+                trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
+            )
+        got = {}  # (program, tile): k-blocks summed
+        for p, events in run.events.items():
+            for e in events:
+                offset = (e.lo - trace.data_ptr()) // 4
+                if e.kind == "atomic" and e.lo == e.hi and 0 <= offset < trace.numel() and offset % TRACE_INTS == 1:
+                    got[p, offset // TRACE_INTS] = got.get((p, offset // TRACE_INTS), 0) + sum(e.values)
+        total = sk_tiles * k_blocks
+        base, extra = divmod(total, progs)
+        runs = [(p * base + min(p, extra), (p + 1) * base + min(p + 1, extra)) for p in range(progs)]
+        shown = [f"[{lo}, {hi})" for lo, hi in runs]
+        want = {(p, t): sk_share(t, k_blocks, runs[p]) for p in range(progs) for t in range(sk_tiles)}
+        want = {key: n for key, n in want.items() if n}
+        got = {key: n for key, n in got.items() if n}
+        if got == want:
+            continue
+        owners_alone = (
+            all(got.get((sk_owner(t, k_blocks, total, progs), t)) == k_blocks for t in range(sk_tiles))
+            and len(got) == sk_tiles
+        )
+        case = sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)
+        (p, t), n = next((key, n) for key, n in sorted(got.items() | want.items()) if got.get(key) != want.get(key))
+        fail(
+            f"{case}：程序 {p} 在 tile {t} 上算了 {got.get((p, t), 0)} 个 k-block，它的段 {shown[p]} 里"
+            f"只有 {want.get((p, t), 0)} 个是这个 tile 的"
+            + (
+                "：每个 tile 都由 owner 自己把全部 k-block 算完了。每个程序只算自己那一段，别的段交给 partial"
+                if owners_alone
+                else ""
+            ),
+            f"{case}: program {p} summed {got.get((p, t), 0)} k-blocks of tile {t}; its run {shown[p]} holds "
+            f"{want.get((p, t), 0)} of that tile's"
+            + (
+                ": every tile's owner summed all its k-blocks itself. Each program sums its own run only, and "
+                "the other segments come as partials"
+                if owners_alone
+                else ""
+            ),
+            "4.1",
+        )
+
+
+def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
+    """The fix-up's structure in the interpreter's record, as (zh, en) sentences, one per kind of
+    problem with the programs it was seen in: each publisher stores its partial, then a barrier, then
+    a release atomic on its flag; the owner reads each flag with an acquire atomic before it loads
+    that partial."""
+    seen = {}  # (zh, en) with {who} and {sem} left open: [(program, sem), ...]
+
+    def saw(zh, en, p, sem=None):
+        seen.setdefault((zh, en), []).append((p, sem))
+
+    for p in publishers:
+        mine = events[p]
+        stores = [i for i, e in enumerate(mine) if e.kind == "store" and partial_slot(e) == p]
+        raised = [i for i, e in enumerate(mine) if e.kind == "atomic" and flag_at(e) == p]
+        if not stores or not raised:
+            saw("程序 {who} 没有存 partial 或没有举 flag", "{who}: no partial stored or no flag raised", p)
+            continue
+        if raised[0] < stores[-1]:
+            saw("程序 {who} 先举 flag 后存 partial", "{who}: flag was raised before the partial is stored", p)
+        elif not any(e.kind == "barrier" for e in mine[stores[-1] : raised[0]]):
+            saw(
+                "程序 {who} 存 partial 和举 flag 之间没有 tl.debug_barrier()",
+                "{who}: no tl.debug_barrier() between storing the partial and raising the flag",
+                p,
+            )
+        if mine[raised[0]].sem not in ("release", "acq_rel"):
+            saw(
+                '程序 {who} 举 flag 用的是 sem="{sem}"，不是 release 语义',
+                '{who}: flag raised with sem="{sem}", without release semantics',
+                p,
+                mine[raised[0]].sem,
+            )
+    mine = events[owner]
+    for p in publishers:
+        loads = [i for i, e in enumerate(mine) if e.kind == "load" and partial_slot(e) == p]
+        reads = [i for i, e in enumerate(mine) if e.kind == "atomic" and flag_at(e) == p and loads and i < loads[0]]
+        if loads and not reads:
+            saw(
+                "owner 读程序 {who} 的 partial 之前没有用原子操作等它的 flag",
+                "the owner loads the partial of {who} without first waiting for its flag with an atomic",
+                p,
+            )
+        elif loads and mine[reads[-1]].sem not in ("acquire", "acq_rel"):
+            saw(
+                'owner 等程序 {who} 的 flag 用的是 sem="{sem}"，不是 acquire 语义',
+                'the owner waits for the flag of {who} with sem="{sem}", without acquire semantics',
+                p,
+                mine[reads[-1]].sem,
+            )
+    said = []
+    for (zh, en), where in seen.items():
+        ids = ", ".join(str(p) for p, _ in where)
+        who_en = f"program{'s' if len(where) > 1 else ''} {ids}"
+        said.append((zh.format(who=ids, sem=where[0][1]), en.format(who=who_en, sem=where[0][1])))
+    return said
+
+
+def ttir_problems(ttir, role):
+    """The same structure in a compiled probe's TTIR (GPU): publish_probe stores, then a barrier
+    (gpu.barrier; ttg.barrier in newer Triton), then a release atomic; collect_probe reads its flags
+    with an acquire atomic before its last load."""
+    lines = ttir.splitlines()
+    at = {op: [i for i, line in enumerate(lines) if op in line] for op in ("tt.store", "tt.load")}
+    at["barrier"] = [i for i, line in enumerate(lines) if "gpu.barrier" in line or "ttg.barrier" in line]
+    atomics = [(i, line) for i, line in enumerate(lines) if "tt.atomic_rmw" in line or "tt.atomic_cas" in line]
+    problems = []
+    if role == "publish":
+        if not at["tt.store"] or not atomics:
+            return [("publish_probe 里没有 store 或没有原子操作", "publish_probe has no store or no atomic")]
+        if atomics[0][0] < at["tt.store"][-1]:
+            problems.append(("先举 flag 后存 partial", "the flag was raised before the partial is stored"))
+        elif not any(at["tt.store"][-1] < i < atomics[0][0] for i in at["barrier"]):
+            problems.append(
+                (
+                    "存 partial 和举 flag 之间没有 tl.debug_barrier()",
+                    "no tl.debug_barrier() between storing the partial and raising the flag",
+                )
+            )
+        if not any(s in atomics[0][1] for s in (" release,", " acq_rel,")):
+            problems.append(("举 flag 的原子操作不是 release 语义", "the flag is raised without release semantics"))
+    else:
+        waits = [i for i, line in atomics if " acquire," in line or " acq_rel," in line]
+        if not waits or not at["tt.load"] or waits[0] > at["tt.load"][-1]:
+            problems.append(
+                (
+                    "读 partial 之前没有原子操作等 flag，或者等的不是 acquire 语义",
+                    "no atomic waits for a flag before a partial is read, or it waits without acquire semantics",
+                )
+            )
+    return problems
+
+
+@pytest.mark.t5_3
+def test_publish_and_collect_memory_order(probes):
+    """What numbers cannot show on a CPU and show only sometimes on a GPU: the partial is stored, then a
+    barrier, then the flag goes up with release semantics; the owner waits with acquire semantics
+    before it reads a partial.  On the CPU from the interpreter's record of each program; on a GPU
+    from the compiled kernels' TTIR."""
+    n = 4
+    src, partials, flags, out, _ = pair_case(n)
+    if INTERPRETING:
+        from course.interpreter_order import programs_run
+
+        slot_bytes = FIX_BM * FIX_BN * 4
+
+        def partial_slot(e):
+            slot = (e.lo - partials.data_ptr()) // slot_bytes
+            return slot if 0 <= e.lo - partials.data_ptr() < n * slot_bytes else None
+
+        def flag_at(e):
+            return (e.lo - flags.data_ptr()) // 4 if 0 <= e.lo - flags.data_ptr() < 4 * n else None
+
+        with programs_run(range(n)) as run:
+            probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN)
+        problems = memory_order_problems(run.events, partial_slot, flag_at, range(n - 1), n - 1)
+    else:
+        publish = probes.publish_probe[(n,)](src, partials, flags, FIX_BM, FIX_BN)
+        collect = probes.collect_probe[(1,)](src[0], partials, flags, out, 0, n, FIX_BM, FIX_BN)
+        problems = ttir_problems(publish.asm["ttir"], "publish") + ttir_problems(collect.asm["ttir"], "collect")
+    if problems:
+        fail(
+            "sk_publish_partial / sk_collect_partials 的内存顺序：" + "；".join(zh for zh, _ in problems),
+            "sk_publish_partial / sk_collect_partials, memory order: " + "; ".join(en for _, en in problems),
+            "4.2",
+        )
+
+
 # ================================================================================================
 # T5.4 (advanced) epilogue subtiling, with T4's fused bias and GELU
 # ================================================================================================
@@ -786,17 +1345,50 @@ def test_store_tile_subtiled_bias_per_half(probes, activation):
     M, N = 37, 45
     bias = padded(1, 2 * N, torch.float32)[0][0, ::2]  # stride 2, NaN between and around
     c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 2, bias=bias, activation=activation)
-    want = acc[:M, :N] + bias[None, :]
-    want = gelu(want) if activation == "gelu" else want
+    want = halves_with_bias(acc[:M, :N], bias, 32, lambda n: 2 * n, lambda n: 2 * n + 1, activation)
     err = rel_err(c, want)
     if c.isnan().any() or err > 1e-5:
+        seen = {
+            k: rel_err(c, halves_with_bias(acc[:M, :N], bias, 32, left, right, activation)) <= 1e-5
+            for k, (left, right) in HALF_MISTAKES.items()
+        }
         fail(
             f"C {M}x{N}，子块 epilogue，bias 步长 2，activation={activation}：相对误差 {err:.1e}"
-            "：右半块的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 列开始",
-            f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}: relative error {err:.1e}: "
-            "the right half's bias starts at column pid_n * BLOCK_N + BLOCK_N // 2",
+            + "".join(f"：{HALF_CAUSES[k][0]}" for k, hit in seen.items() if hit),
+            f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}: relative error {err:.1e}"
+            + "".join(f": {HALF_CAUSES[k][1]}" for k, hit in seen.items() if hit),
             "5",
         )
+
+
+def halves_with_bias(acc, bias, bn, left, right, activation):
+    """act(acc + bias) with each half-tile's bias read as T4 reads a tile's: half number left(pid_n)
+    or right(pid_n), BLOCK_N // 2 wide, columns past N adding 0."""
+    M, N = acc.shape
+    cols = torch.arange(N, device=DEVICE)
+    half = bn // 2
+    tile, side, j = cols // bn, (cols % bn) // half, cols % half
+    number = torch.where(side == 0, left(tile), right(tile))
+    at = number * half + j
+    b = torch.where(at < N, bias[at.clamp(max=N - 1)], 0.0)
+    out = acc + b[None, :]
+    return gelu(out) if activation == "gelu" else out
+
+
+HALF_MISTAKES = {
+    "right-half-bias": (lambda n: 2 * n, lambda n: n),
+    "left-half-bias": (lambda n: n, lambda n: 2 * n + 1),
+}
+HALF_CAUSES = {
+    "right-half-bias": (
+        "右半块的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 列开始",
+        "the right half's bias starts at column pid_n * BLOCK_N + BLOCK_N // 2",
+    ),
+    "left-half-bias": (
+        "左半块的 bias 从第 pid_n * BLOCK_N 列开始（半块编号 2 * pid_n）",
+        "the left half's bias starts at column pid_n * BLOCK_N (half number 2 * pid_n)",
+    ),
+}
 
 
 @pytest.mark.t5_4
@@ -807,7 +1399,10 @@ def test_matmul_subtiled_with_bias_and_gelu(t5, mode):
     M, N, K = 45, 70, 96
     a, b = padded(M, K, torch.float16)[0], padded(K, N, torch.float16)[0]
     bias = padded(1, 2 * N, torch.float16)[0][0, ::2]
-    c = t5.matmul(a, b, bias=bias, activation="gelu", config=cfg(t5, subtile=2, mode=mode), num_programs=3)
+    case = f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=2, mode={mode}, bias + GELU"
+    c = run_matmul(
+        t5, case, "5", a, b, bias=bias, activation="gelu", config=cfg(t5, subtile=2, mode=mode), num_programs=3
+    )
     ref = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
     err = rel_err(c, ref)
     if c.isnan().any() or err > OUT_RTOL[torch.float16]:

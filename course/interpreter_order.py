@@ -1,0 +1,260 @@
+"""Run an interpreted launch's programs in an order the test chooses, and record what each did.
+
+Triton's interpreter (TRITON_INTERPRET=1) runs a grid's programs one after another in id order, so
+every flag a stream-K program raises is up before any higher program waits for it: a fix-up that
+reads a partial without waiting, or adds partials in the order they arrive, gives the right bits
+there.  Inside `programs_run(order)` a launch runs its programs cooperatively instead: each in its
+own thread, one at a time, starting in `order`; a program hands the turn to the next live one (in
+that order, round the ring) after each atomic, each volatile load and each load that repeats the
+one before it, which is where a program that waits for a flag spins.  A higher program can then
+wait while a lower one publishes, a partial can be read before it is written, and flags can come
+up out of id order.
+
+It also records, per program, the memory operations in the order they ran (Event: load, store,
+atomic or barrier; the addresses; an atomic's memory semantic and operands), so a test can check the
+structure a CPU cannot show in numbers (a barrier between a partial's store and its flag; release and
+acquire semantics).
+
+This drives the interpreter through its private API (GridExecutor's helpers, the builder's
+create_* methods); `check_api()` names what is missing when a Triton release has changed it.
+"""
+
+import contextlib
+import random
+import threading
+from typing import NamedTuple
+
+import triton
+
+CHECKED_WITH = ("3.9",)  # the Triton releases whose interpreter this module was written against
+BUILDER_HOOKS = (
+    "create_masked_load",
+    "create_masked_store",
+    "create_atomic_rmw",
+    "create_atomic_cas",
+    "create_barrier",
+)
+EXECUTOR_PARTS = ("_init_args_hst", "_restore_args_dev")
+MODULE_PARTS = ("GridExecutor", "interpreter_builder", "_patch_lang", "_implicit_cvt", "InterpreterError")
+MAX_TURNS_PER_PROGRAM = 5000  # hand-overs before the launch is called stuck: the tests' fix-ups take tens
+
+
+class Event(NamedTuple):
+    kind: str  # "load", "store", "atomic" or "barrier"
+    lo: int  # the lowest and highest address touched (0 for a barrier)
+    hi: int
+    sem: str | None  # an atomic's memory semantic: "relaxed", "acquire", "release" or "acq_rel"
+    values: list | None  # an atomic's operand values
+
+
+class InterpreterApiChanged(RuntimeError):
+    pass
+
+
+class ProgramsStuck(RuntimeError):
+    pass
+
+
+def check_api():
+    """The interpreter module, or InterpreterApiChanged saying which private part this Triton lacks."""
+    from triton.runtime import interpreter
+
+    missing = [n for n in MODULE_PARTS if not hasattr(interpreter, n)]
+    if not missing:
+        missing += [f"GridExecutor.{n}" for n in EXECUTOR_PARTS if not hasattr(interpreter.GridExecutor, n)]
+        missing += [f"InterpreterBuilder.{n}" for n in BUILDER_HOOKS if not hasattr(interpreter.interpreter_builder, n)]
+    version = ".".join(triton.__version__.split(".")[:2])
+    if missing or version not in CHECKED_WITH:
+        raise InterpreterApiChanged(
+            f"course/interpreter_order.py drives Triton's interpreter through its private API, written for "
+            f"triton {', '.join(CHECKED_WITH)}; this is triton {triton.__version__}"
+            + (f", which lacks {', '.join(missing)}" if missing else "")
+            + ": install the version in requirements.txt, or update course/interpreter_order.py"
+        )
+    return interpreter
+
+
+def orders(n, seed):
+    """The orders the tests use for n programs: id order, reversed, and a seeded shuffle."""
+    shuffled = list(range(n))
+    random.Random(seed).shuffle(shuffled)
+    return {"in id order": list(range(n)), "reversed": list(range(n))[::-1], "shuffled": shuffled}
+
+
+class Run:
+    """One launch's programs, taking turns.  events[pid]: what program pid did, in order."""
+
+    def __init__(self, order):
+        self.order = list(order)
+        self.events = {}
+        self.turn = None
+        self.live = []
+        self.turns = 0
+        self.error = None
+        self.cond = threading.Condition()
+        self.local = threading.local()
+
+    def _next_after(self, pid):
+        at = self.live.index(pid) if pid in self.live else -1
+        return self.live[(at + 1) % len(self.live)] if self.live else None
+
+    def launch(self, grid, body, builder):
+        """Run body(x, y, z) for every program of the grid, x in self.order (y = z = 0 only)."""
+        if grid[1:] != (1, 1):
+            raise ValueError("programs_run orders 1-D grids only")
+        pids = self.order if sorted(self.order) == list(range(grid[0])) else list(range(grid[0]))
+        self.live = list(pids)
+        self.events = {p: [] for p in pids}
+        self.turn = pids[0]
+        threads = [threading.Thread(target=self._program, args=(p, body, builder), daemon=True) for p in pids]
+        for t in threads:
+            t.start()
+        try:
+            for t in threads:
+                t.join()
+        except BaseException:  # noqa: BLE001 (a timeout's signal, say): stop the threads at their next turn
+            with self.cond:
+                self.error = self.error or ProgramsStuck("the launch was interrupted")
+                self.cond.notify_all()
+            raise
+        if self.error is not None:
+            raise self.error
+
+    def _program(self, pid, body, builder):
+        self.local.pid = pid
+        try:
+            self._wait_for_turn(pid, builder)
+            body(pid, 0, 0)
+        except BaseException as e:  # noqa: BLE001 (any error in a program thread) the first error ends the launch: the others stop at their next turn
+            with self.cond:
+                self.error = self.error or e
+        finally:
+            with self.cond:
+                nxt = self._next_after(pid)
+                self.live.remove(pid)
+                self.turn = nxt if self.live and nxt != pid else (self.live[0] if self.live else None)
+                self.cond.notify_all()
+
+    def _wait_for_turn(self, pid, builder):
+        with self.cond:
+            self.cond.wait_for(lambda: self.turn == pid or self.error is not None)
+            if self.error is not None:
+                raise ProgramsStuck("another program failed")
+        builder.grid_idx = (pid, 0, 0)
+
+    def pass_turn(self, builder):
+        """Called by the running program where it may be spinning: the next live program runs."""
+        pid = getattr(self.local, "pid", None)
+        if pid is None:
+            return
+        with self.cond:
+            self.turns += 1
+            if self.error is not None:
+                raise ProgramsStuck("another program failed")
+            if self.turns > MAX_TURNS_PER_PROGRAM * max(1, len(self.events)):
+                self.error = self.error or ProgramsStuck(
+                    f"programs run in the order {self.order} waited on each other for "
+                    f"{self.turns} turns: a flag that is never raised?"
+                )
+                self.cond.notify_all()
+                raise self.error
+            self.turn = self._next_after(pid)
+            self.cond.notify_all()
+        self._wait_for_turn(pid, builder)
+
+    def same_load_again(self):
+        """Whether the running program's last two events are loads of the same addresses."""
+        mine = self.events.get(getattr(self.local, "pid", None), [])
+        return len(mine) > 1 and mine[-1].kind == mine[-2].kind == "load" and mine[-1][1:3] == mine[-2][1:3]
+
+    def record(self, kind, ptrs, sem=None, values=None):
+        pid = getattr(self.local, "pid", None)
+        if pid is not None and ptrs.size:
+            self.events[pid].append(Event(kind, int(ptrs.min()), int(ptrs.max()), sem, values))
+
+
+def _sem_name(sem):
+    name = getattr(sem, "name", str(sem)).lower()
+    return {"acquire_release": "acq_rel"}.get(name, name)
+
+
+@contextlib.contextmanager
+def programs_run(order):
+    """Within it, each interpreted launch runs its programs cooperatively, starting in `order`
+    (a permutation of the program ids; a launch of another size runs in id order).  Yields the Run,
+    whose `events` hold the last launch's record."""
+    interp = check_api()
+    builder = interp.interpreter_builder
+    run = Run(order)
+    hooked = {name: getattr(builder, name) for name in BUILDER_HOOKS}
+
+    def masked_load(ptrs, mask, other, cache_policy, is_volatile):
+        run.record("load", ptrs.data[mask.data])
+        out = hooked["create_masked_load"](ptrs, mask, other, cache_policy, is_volatile)
+        if is_volatile or run.same_load_again():  # a plain load read twice running is a spin too
+            run.pass_turn(builder)
+        return out
+
+    def masked_store(ptrs, value, mask, cache_policy):
+        run.record("store", ptrs.data[mask.data])
+        return hooked["create_masked_store"](ptrs, value, mask, cache_policy)
+
+    def atomic_rmw(op, ptr, val, mask, sem, scope):
+        run.record("atomic", ptr.data[mask.data], _sem_name(sem), val.data[mask.data].tolist())
+        out = hooked["create_atomic_rmw"](op, ptr, val, mask, sem, scope)
+        run.pass_turn(builder)  # after the atomic: a flag just raised can be seen before the next store
+        return out
+
+    def atomic_cas(ptr, cmp, val, sem, scope):
+        run.record("atomic", ptr.data, _sem_name(sem), val.data.tolist())
+        out = hooked["create_atomic_cas"](ptr, cmp, val, sem, scope)
+        run.pass_turn(builder)
+        return out
+
+    def barrier():
+        pid = getattr(run.local, "pid", None)
+        if pid is not None:
+            run.events[pid].append(Event("barrier", 0, 0, None, None))
+        return hooked["create_barrier"]()
+
+    def call(executor, *args_dev, **kwargs):
+        # GridExecutor.__call__ with the loop over programs replaced by run.launch
+        import inspect
+
+        spec = inspect.getfullargspec(executor.fn)
+        kwargs = {k: v for k, v in kwargs.items() if k in spec.args or k in spec.kwonlyargs}
+        args_hst, kwargs_hst = executor._init_args_hst(args_dev, kwargs)
+        for hook in executor.pre_run_hooks:
+            hook(*args_hst, **kwargs_hst)
+        scope = interp._patch_lang(executor.fn)
+        try:
+            args = inspect.getcallargs(executor.fn, *args_hst, **kwargs_hst)
+            args = {n: a if n in executor.constexprs else interp._implicit_cvt(a) for n, a in args.items()}
+            grid = executor.grid(args) if callable(executor.grid) else executor.grid
+            grid = tuple(grid) + (1,) * (3 - len(grid))
+            builder.set_grid_dim(*grid)
+
+            def body(x, y, z):
+                builder.set_grid_idx(x, y, z)
+                executor.fn(**args)
+
+            try:
+                run.launch(grid, body, builder)
+            except (InterpreterApiChanged, ProgramsStuck):
+                raise
+            except Exception as e:
+                raise interp.InterpreterError(repr(e)) from e
+        finally:
+            scope.restore()
+        executor._restore_args_dev(args_dev, args_hst, kwargs, kwargs_hst)
+
+    original_call = interp.GridExecutor.__call__
+    for name, fn in zip(BUILDER_HOOKS, (masked_load, masked_store, atomic_rmw, atomic_cas, barrier), strict=True):
+        setattr(builder, name, fn)
+    interp.GridExecutor.__call__ = call
+    try:
+        yield run
+    finally:
+        interp.GridExecutor.__call__ = original_call
+        for name in BUILDER_HOOKS:
+            delattr(builder, name)  # the class's own methods show through again
