@@ -952,8 +952,8 @@ class LaunchWatch:
 
 
 def check_operand(got, given, name, case):
-    """Fail unless the launch got the caller's tensor itself: same memory, shape and strides (§3.1:
-    the strides are passed so that no operand needs a copy)."""
+    """Fail unless the launch got the caller's tensor itself: same memory, shape and strides (the
+    kernel takes strides so that no operand needs a copy)."""
     if same_tensor(got, given):
         return
     if isinstance(got, torch.Tensor) and got.shape == given.shape and torch.equal(got.cpu(), given.cpu()):
