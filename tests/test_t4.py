@@ -1390,7 +1390,7 @@ WRONG_BIAS_TILES = {
         en="tl.program_id(0), which is not pid_n in grouped order",
     ),
     "zero": say(zh="0，每个 tile 都拿第 0 到 BLOCK_N - 1 列的", en="0: every tile takes columns 0 to BLOCK_N - 1"),
-    "pid_m": say(zh="pid_m", en="pid_m"),
+    "pid_m": say(zh="pid_m（tile 的行号）", en="pid_m, the tile's row"),
 }
 
 
