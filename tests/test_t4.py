@@ -445,7 +445,7 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
                 en=f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
                 f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration",
             )
-        elif dtype == torch.float16 and is_the_model(acc[:M, :N], blockwise(a, b, bk, round_partials=True), err):
+        elif is_the_model(acc[:M, :N], blockwise(a, b, bk, round_partials=True), err):
             sections = ("4.2",)
             hint = say(
                 zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：乘积保持 float32，不做类型转换就加进 acc",
