@@ -76,10 +76,76 @@ def random(shape, dtype, device=DEVICE):
     return torch.randn(shape, dtype=torch.float32, device=device).to(dtype)
 
 
+def spans(indices, limit=4):
+    """Sorted indices as ranges, "0-15, 32-47"; more than `limit` ranges end with "…"."""
+    runs = []
+    for i in indices:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    text = ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs[:limit])
+    return text + (", …" if len(runs) > limit else "")
+
+
+def wrong_cells(out, want, rtol):
+    """Which cells of a 2-D result are wrong, and by how much, in words: what a message says when
+    it has not detected why.  A cell is wrong when it is off by more than 10 * rtol times the
+    result's root mean square, well above any rounding a correct kernel makes."""
+    out, want = out.double().cpu(), want.double().cpu()
+    diff = (out - want).abs().nan_to_num(nan=float("inf"))
+    rms = want.norm().item() / max(want.numel(), 1) ** 0.5
+    bad = diff > 10 * rtol * max(rms, 1e-30)
+    n, total = int(bad.sum()), bad.numel()
+    i, j = divmod(int(diff.flatten().argmax()), want.shape[1])
+    worst = say(
+        zh=f"差得最多的是 ({i}, {j})：{out[i, j].item():.4g}，应为 {want[i, j].item():.4g}",
+        en=f"the largest difference is at ({i}, {j}): {out[i, j].item():.4g} instead of {want[i, j].item():.4g}",
+    )
+    if n == 0:
+        return say(
+            zh=f"误差分散在所有单元里，没有哪个单元错得特别多；{worst}",
+            en=f"the error is spread over all cells, none far off; {worst}",
+        )
+    rows, cols = bad.any(1).nonzero().flatten().tolist(), bad.any(0).nonzero().flatten().tolist()
+    r = (
+        say(zh="每一行", en="every row")
+        if len(rows) == want.shape[0]
+        else say(zh=f"第 {spans(rows)} 行", en=f"rows {spans(rows)}")
+    )
+    c = (
+        say(zh="每一列", en="every column")
+        if len(cols) == want.shape[1]
+        else say(zh=f"第 {spans(cols)} 列", en=f"columns {spans(cols)}")
+    )
+    return say(
+        zh=f"{total} 个单元里有 {n} 个错了，在{r}、{c}；{worst}",
+        en=f"{n} of {total} cells are wrong, in {r} and {c}; {worst}",
+    )
+
+
 # A, B and C live inside larger buffers full of NaN: an unmasked read outside them puts a NaN
 # in the result, and a stray write changes a cell that must stay NaN.
 LAYOUTS = ("row-major", "column-major", "every-other-column")
 PAD = 72  # more than any block the poisoned tests use, so a read past an edge lands in the padding
+
+
+class Layouts(str):
+    """A's layout, as a test's id reads it ("row-major"), with B's alongside in .b, so that a case's
+    label names the layout of each operand: case_words(layout="A {0}, B {0.b}")."""
+
+    def __new__(cls, a, b):
+        made = super().__new__(cls, a)
+        made.b = b
+        return made
+
+
+def layout_pairs(shift):
+    """Each layout for A, with B's the one `shift` places after it: A and B always differ."""
+    return [Layouts(a, LAYOUTS[(i + shift) % 3]) for i, a in enumerate(LAYOUTS)]
+
+
+BOTH_LAYOUTS = say(zh="A 为 {0}，B 为 {0.b}", en="A {0}, B {0.b}")  # a case's label
 
 
 def poisoned_view(rows, cols, layout, dtype, fill=float("nan"), pad=PAD):
@@ -267,6 +333,32 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
     return None
 
 
+def right_when_row_major(probes, a, b, blocks, dtype):
+    """Whether the loop gets this product right with A and B stored row-major, inside NaN padding
+    as before: then what goes wrong in the case itself depends on the layout, that is on the strides."""
+    a2, _ = poisoned_view(*a.shape, "row-major", a.dtype)
+    b2, _ = poisoned_view(*b.shape, "row-major", b.dtype)
+    a2.copy_(a), b2.copy_(b)
+    acc = run_mainloop(probes, a2, b2, blocks)[: a.shape[0], : b.shape[1]]
+    return not acc.isnan().any() and rel_err(acc, a.double() @ b.double()) <= ACC_RTOL[dtype]
+
+
+def layout_dependent(what):
+    """The message for a loop that is right on row-major A and B only; what: what went wrong."""
+    return say(
+        zh=f"同样的 A、B 换成 row-major 存放时结果是对的，所以错误取决于布局（{what}）："
+        f"两个指针块要用上全部四个 stride，永远不要假定某个 stride 为 1",
+        en=f"the same A and B stored row-major give the right result, so what goes wrong depends on the "
+        f"layout ({what}): both pointer blocks must use all four strides; never assume a stride is 1",
+    )
+
+
+def is_the_model(acc, model, err):
+    """Whether acc is what a model of a wrong loop computes: as close to it as a right loop comes to
+    the exact product (1e-5), and at least 4 times closer to it than to the exact product (err)."""
+    return rel_err(acc, model) <= min(1e-5, err / 4)
+
+
 def blockwise(a, b, bk, round_partials):
     """What two wrong loops compute, in float64: each K-block's product rounded to fp16 before it
     is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator)."""
@@ -279,18 +371,19 @@ def blockwise(a, b, bk, round_partials):
 
 @pytest.mark.t4_2
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("layout", layout_pairs(1))
 @pytest.mark.parametrize("M, N, K, bm, bn, bk", MAINLOOP_CASES)
-@pytest.mark.case_words(layout=say(zh="A 为 {}", en="A {}"))  # the case's label
+@pytest.mark.case_words(layout=BOTH_LAYOUTS)
 def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
-    layout_b = LAYOUTS[(LAYOUTS.index(layout) + 1) % 3]  # A and B differ
+    layout_b = layout.b
     a, _ = poisoned_view(M, K, layout, dtype)
     b, _ = poisoned_view(K, N, layout_b, dtype)
     acc = run_mainloop(probes, a, b, (bm, bn, bk))
     case = say(
-        zh=f"M={M} N={N} K={K}，BLOCK {bm}x{bn}x{bk}，A 为 {layout}，{dtype}，"
+        zh=f"M={M} N={N} K={K}，BLOCK {bm}x{bn}x{bk}，A 为 {layout}、B 为 {layout_b}，{dtype}，"
         f"A 的 stride {a.stride()}、B 的 {b.stride()}",
-        en=f"M={M} N={N} K={K}, BLOCK {bm}x{bn}x{bk}, A {layout}, {dtype}, strides A {a.stride()} B {b.stride()}",
+        en=f"M={M} N={N} K={K}, BLOCK {bm}x{bn}x{bk}, A {layout}, B {layout_b}, {dtype}, "
+        f"strides A {a.stride()} B {b.stride()}",
     )
     loads = see_loads(M, N, K, bm, bn, bk, dtype, layout=layout, layout_b=layout_b)
     if acc.isnan().any():
@@ -314,6 +407,18 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
                 ),
                 pytrace=False,
             )
+        if right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
+            nan = say(
+                zh="累加器里有 NaN，说明某次 load 读到了 A 或 B 之外",
+                en="the accumulator holds NaN, so a load read outside A or B",
+            )
+            pytest.fail(
+                say(
+                    zh=f"{case}：{layout_dependent(nan)}；{where('T4.2', '3.1')}。{loads}",
+                    en=f"{case}: {layout_dependent(nan)}; {where('T4.2', '3.1')}. {loads}",
+                ),
+                pytrace=False,
+            )
         pytest.fail(
             say(
                 zh=f"{case}：累加器里有 NaN，说明某次 load 读到了 A 或 B 之外（这里它们被 NaN 填充包着）："
@@ -330,10 +435,8 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
         sections = ("3", "4")
-        hint = say(
-            zh="检查 K 循环是否覆盖了整个 K，以及两个指针块是否四个 stride 都用上了",
-            en="check that the K loop covers all of K and that both pointer blocks use all four strides",
-        )
+        hint = wrong_cells(acc[:M, :N], ref, ACC_RTOL[dtype])  # what is wrong, where no cause is found below
+        whole = K // bk * bk  # the K-blocks that are whole: a loop that stops before the tail sums these only
         if K > bk and rel_err(acc[:M, :N], first_block_only(a, b, bk)) < ACC_RTOL[dtype]:
             sections = ("4.3",)
             hint = say(
@@ -342,19 +445,24 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
                 en=f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
                 f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration",
             )
-        elif rel_err(acc[:M, :N], blockwise(a, b, bk, round_partials=True)) < err / 4:
+        elif is_the_model(acc[:M, :N], blockwise(a, b, bk, round_partials=True), err):
             sections = ("4.2",)
             hint = say(
                 zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：乘积保持 float32，不做类型转换就加进 acc",
                 en="it matches each tl.dot(a, b) rounded to fp16 before it is added: keep the product "
                 "float32 and add it into acc without a cast",
             )
-        elif layout != "row-major":
-            sections = ("3",)
-            hint += say(
-                zh="（这种布局在 row-major 的 stride 为 1 的地方不是 1：永远不要假定 stride 为 1）",
-                en=" (this layout has no unit stride where row-major has one: never assume a stride is 1)",
+        elif whole < K and rel_err(acc[:M, :N], a[:, :whole].double() @ b[:whole].double()) < ACC_RTOL[dtype]:
+            sections = ("4.1",)
+            hint = say(
+                zh=f"结果等于只算了前 {whole} 个 k、漏掉 K 尾部 {K - whole} 个 k 的乘积：循环要跑 "
+                f"tl.cdiv(K, BLOCK_K) 次，最后一块用掩码遮住 K 之外的部分",
+                en=f"it equals the product over the first {whole} k only, without the K tail of {K - whole}: "
+                f"the loop must run tl.cdiv(K, BLOCK_K) times, the last block masked past K",
             )
+        elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
+            sections = ("3", "3.1")
+            hint = layout_dependent(hint)
         pytest.fail(
             say(
                 zh=f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.1e}；{hint}；{where('T4.2', *sections)}。{loads}",
@@ -374,11 +482,14 @@ def test_mainloop_accumulates_in_fp32(probes):
     a = torch.rand(32, K, device=DEVICE).to(torch.float16)
     b = torch.rand(K, 32, device=DEVICE).to(torch.float16)
     acc = run_mainloop(probes, a, b, (16, 16, bk))[:32, :32]
-    err = rel_err(acc, a.double() @ b.double())
+    ref = a.double() @ b.double()
+    err = rel_err(acc, ref)
     if err < 1e-5:
         return
-    why = say(zh="循环里有某一步把精度降到了 fp32 以下", en="something in the loop rounds below fp32")
-    if rel_err(acc, blockwise(a, b, bk, round_partials=True)) < err / 4:
+    # Precision is blamed only where the result is one of the two rounded loops, not the exact product.
+    why, sections = wrong_cells(acc, ref, 1e-5), ("3", "4")
+    if is_the_model(acc, blockwise(a, b, bk, round_partials=True), err):
+        sections = ("4.2",)
         why = say(
             zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：部分积上的 .to(tl.float16) 在这里"
             "把低位丢了 8 次。把 float32 的乘积原样加进 acc，不要做类型转换",
@@ -386,15 +497,16 @@ def test_mainloop_accumulates_in_fp32(probes):
             "partial product throws away its low bits 8 times here. Add the float32 product into acc "
             "as it is, without a cast",
         )
-    elif rel_err(acc, blockwise(a, b, bk, round_partials=False)) < err / 4:
+    elif is_the_model(acc, blockwise(a, b, bk, round_partials=False), err):
+        sections = ("4.2",)
         why = say(
             zh="结果和 fp16 累加器一致：用 acc = tl.zeros(..., dtype=tl.float32) 起步，并一直保持 float32",
             en="it matches an fp16 accumulator: start acc = tl.zeros(..., dtype=tl.float32) and keep it float32",
         )
     pytest.fail(
         say(
-            zh=f"K = {K}、fp16、BLOCK_K = {bk}：相对误差 {err:.1e} > 1e-5；{why}；{where('T4.2', '4.2')}",
-            en=f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {where('T4.2', '4.2')}",
+            zh=f"K = {K}、fp16、BLOCK_K = {bk}：相对误差 {err:.1e} > 1e-5；{why}；{where('T4.2', *sections)}",
+            en=f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {where('T4.2', *sections)}",
         ),
         pytrace=False,
     )
@@ -423,12 +535,24 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     loads = see_loads(M, N, 16, bm, bn, 16, dtype, layout_c=layout)
     inside = torch.zeros(buf.shape, dtype=torch.bool, device=DEVICE)
     inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)  # C's cells in buf
-    stray = ((buf != before) & ~inside).sum().item()
+    written_outside = (buf != before) & ~inside
+    stray = written_outside.sum().item()
+    if stray and overhang_only(written_outside, c, grid, bm, bn):
+        pytest.fail(
+            say(
+                zh=f"{case}：C 之外有 {stray} 个单元被写了，全都在边上的 tile 伸出 C 的位置（第 M 行、第 N 列以外）："
+                f"写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{where('T4.3')}。{loads}",
+                en=f"{case}: {stray} cells outside C were written, all of them where edge tiles stick out of C past "
+                f"row M or column N: store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); "
+                f"{where('T4.3')}. {loads}",
+            ),
+            pytrace=False,
+        )
     assert stray == 0, say(
-        zh=f"{case}：C 之外有 {stray} 个单元被写了。边上的 tile 会伸出 C："
-        f"写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{where('T4.3')}。{loads}",
-        en=f"{case}: {stray} cells outside C were written. Edge tiles stick out of C: "
-        f"store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); {where('T4.3')}. {loads}",
+        zh=f"{case}：C 之外有 {stray} 个单元被写了，有些不在任何 tile 伸出 C 的位置上：C 的地址不对，"
+        f"按 stride_cm、stride_cn 给 C 寻址；{where('T4.3')}。{loads}",
+        en=f"{case}: {stray} cells outside C were written, some where no tile of C reaches even past its "
+        f"edges: C's addresses are off; address C with stride_cm and stride_cn; {where('T4.3')}. {loads}",
     )
     unwritten = (c == sentinel).sum().item()
     assert unwritten == 0, say(
@@ -436,13 +560,37 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
         en=f"{case}: {unwritten} of {M * N} cells of C were never written; {where('T4.3')}. {loads}",
     )
     want = acc[:M, :N].to(dtype)
-    differ = (c != want).sum().item()
-    assert torch.equal(c, want), say(
-        zh=f"{case}：C 和转换成 {dtype} 的 acc 有 {differ} 个单元不同；用 stride_cm 和 stride_cn 给 C 寻址，"
-        f"写回 acc.to(c_ptr.dtype.element_ty)；{where('T4.3')}。{loads}",
-        en=f"{case}: C differs from acc cast to {dtype} in {differ} cells; address C with stride_cm and "
-        f"stride_cn, and store acc.to(c_ptr.dtype.element_ty); {where('T4.3')}. {loads}",
+    if torch.equal(c, want):
+        return
+    for other in (d for d in (torch.float16, torch.bfloat16) if d != dtype):
+        if torch.equal(c, acc[:M, :N].to(other).to(dtype)):
+            pytest.fail(
+                say(
+                    zh=f"{case}：C 里是 acc 舍入成 {other} 的值，不是 {dtype}：写回 acc.to(c_ptr.dtype.element_ty)，"
+                    f"转换成 C 自己的 dtype；{where('T4.3')}。{loads}",
+                    en=f"{case}: C holds acc rounded to {other}, not to {dtype}: store acc.to(c_ptr.dtype.element_ty), "
+                    f"C's own dtype; {where('T4.3')}. {loads}",
+                ),
+                pytrace=False,
+            )
+    pytest.fail(
+        say(
+            zh=f"{case}：C 和转换成 {dtype} 的 acc 不一样：{wrong_cells(c, want, 0)}；{where('T4.3')}。{loads}",
+            en=f"{case}: C differs from acc cast to {dtype}: {wrong_cells(c, want, 0)}; {where('T4.3')}. {loads}",
+        ),
+        pytrace=False,
     )
+
+
+def overhang_only(written, c, grid, bm, bn):
+    """Whether every cell written outside C (a boolean tensor over C's buffer) lies where the grid's
+    tiles stick out of C: C's own addresses, continued past row M and column N."""
+    rows = torch.arange(grid[0] * bm, device=written.device)
+    cols = torch.arange(grid[1] * bn, device=written.device)
+    at = (c.storage_offset() + rows[:, None] * c.stride(0) + cols[None, :] * c.stride(1)).flatten()
+    overhang = torch.zeros(written.numel(), dtype=torch.bool, device=written.device)
+    overhang[at[(at >= 0) & (at < written.numel())]] = True
+    return not (written.flatten() & ~overhang).any()
 
 
 # ================================================================================================
@@ -487,13 +635,27 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
         zh=f"N={N}，BLOCK_N={bn}，HAS_BIAS={has_bias}，ACTIVATION={activation!r}，bias 为 {dtype}、stride 为 2",
         en=f"N={N}, BLOCK_N={bn}, HAS_BIAS={has_bias}, ACTIVATION={activation!r}, bias {dtype} with stride 2",
     )
-    if out[:, :N].isnan().any():
+    nan_columns = out[:, :N].isnan().any(0).cpu()
+    if nan_columns.any():
+        # bias[n] sits at 2 * n, NaN between: a load with stride 1 takes NaN in exactly the odd columns.
+        if torch.equal(nan_columns, torch.arange(N) % 2 == 1):
+            pytest.fail(
+                say(
+                    zh=f"{case}：NaN 正好出现在列号 < N 的奇数列，和按 stride 1 读 bias 一样（bias 的元素之间"
+                    f"这里是 NaN）：按 bias_ptr + offs_n * stride_bias 寻址；{where('T4.5')}",
+                    en=f"{case}: NaN in exactly the odd columns < N, as a bias read with stride 1 gets (between "
+                    f"the bias's elements is NaN here): address it as bias_ptr + offs_n * stride_bias; "
+                    f"{where('T4.5')}",
+                ),
+                pytrace=False,
+            )
+        columns = spans(nan_columns.nonzero().flatten().tolist())
         pytest.fail(
             say(
-                zh=f"{case}：列号 < N 的地方出现了 NaN，说明 bias 读到了相邻元素之间（这里那些位置是 NaN）："
-                f"按 bias_ptr + offs_n * stride_bias 寻址；{where('T4.5')}",
-                en=f"{case}: NaN in the columns < N, so the bias was read between its elements (they "
-                f"are NaN here): address it as bias_ptr + offs_n * stride_bias; {where('T4.5')}",
+                zh=f"{case}：第 {columns} 列（都 < N）出现了 NaN：那里的 bias 不是从 bias 的元素读的，而是读到了"
+                f"它周围的 NaN 填充；{where('T4.5')}",
+                en=f"{case}: NaN in columns {columns}, all < N: the bias added there was read from the NaN "
+                f"padding around the bias, not from its elements; {where('T4.5')}",
             ),
             pytrace=False,
         )
@@ -515,7 +677,7 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
     err = rel_err(out[:, :N], want)
     if err <= 1e-5:
         return
-    hint = say(zh="用 float32 返回 act(acc + bias[None, :])", en="return act(acc + bias[None, :]) in float32")
+    hint = wrong_cells(out[:, :N], want, 1e-5)
     if has_bias and activation == "gelu" and rel_err(out[:, :N], gelu(acc[:, :N].double()) + bias.double()) <= 1e-5:
         hint = say(
             zh="bias 是在 GELU 之后加的：先加 bias，gelu(acc + bias)",
@@ -600,6 +762,19 @@ def test_autotune_configs_fit_hopper_shared_memory(t4):
         f"加一个小一点的配置；{where('T4.4', '4.4', '6.1')}",
         en=f"no config fits {H100_SMEM:,} B with 4-byte fp32 inputs, so fp32 could not run on an H100; "
         f"add a smaller one; {where('T4.4', '4.4', '6.1')}",
+    )
+
+
+@pytest.mark.t4_4
+def test_autotune_configs_use_the_grouped_order(t4):
+    """GROUP_M = 1 is row-major order: with it in every config, T4.1's grouped order never runs on a GPU."""
+    require_configs(t4)
+    groups = sorted({cfg.kwargs.get("GROUP_M") for cfg in t4.AUTOTUNE_CONFIGS}, key=str)
+    assert any(isinstance(g, int) and g > 1 for g in groups), say(
+        zh=f"AUTOTUNE_CONFIGS 里的 GROUP_M 只有 {groups}：GROUP_M = 1 就是按行的顺序，T4.1 的分组顺序在 GPU 上"
+        f"一次也不会用到。至少一个配置要用 GROUP_M > 1（如 8）；{where('T4.4', '2.3', '6.1')}",
+        en=f"the AUTOTUNE_CONFIGS have GROUP_M {groups} only: GROUP_M = 1 is row-major order, so T4.1's grouped "
+        f"order would never run on a GPU. Give at least one config GROUP_M > 1 (8, say); {where('T4.4', '2.3', '6.1')}",
     )
 
 
@@ -693,12 +868,13 @@ def no_torch_matmul(monkeypatch):
 
 class LaunchWatch:
     """Stands in for matmul_kernel and matmul_kernel_autotuned while matmul runs, so the suite sees
-    what was launched, with which arguments, into which tensor.  Right before the kernel runs, C
-    (its c_ptr argument) is filled with NaN; right after, a copy of what the kernel left there is
-    kept.  So C can hold only what that one launch wrote, and anything done to it later shows."""
+    what was launched, with which arguments and grid, into which tensor.  Right before the kernel
+    runs, C (its c_ptr argument) is filled with UNWRITTEN (-1234.0); right after, a copy of what the
+    kernel left there is kept.  So C can hold only what that one launch wrote, and anything done to
+    it later shows."""
 
     def __init__(self, t4, monkeypatch, run_tuned=True):
-        self.launches = []  # (kernel name, {argument: value}, C as the kernel left it)
+        self.launches = []  # (kernel name, {argument: value}, C as the kernel left it, grid)
         arg_names = list(t4.matmul_kernel.arg_names)  # the scaffold's kernel: the same in every file
         for name, run in (("matmul_kernel", True), ("matmul_kernel_autotuned", run_tuned)):
             kernel = getattr(t4, name)
@@ -708,8 +884,9 @@ class LaunchWatch:
     def count(self, name):
         return sum(launch[0] == name for launch in self.launches)
 
-    def check(self, c, bias, activation, case, step):
-        """Fail unless C came whole from one launch that got this call's bias and flags."""
+    def check(self, c, a, b, bias, activation, case, step):
+        """Fail unless C came whole from one launch that got this call's a, b (not copies), bias and
+        flags, with a program for every tile."""
         if not self.launches and isinstance(c, torch.Tensor) and c.numel() == 0:
             return  # nothing to compute, nothing to launch
         if len(self.launches) != 1:
@@ -722,17 +899,19 @@ class LaunchWatch:
                 ),
                 pytrace=False,
             )
-        _, args, left = self.launches[0]
+        _, args, left, grid = self.launches[0]
+        for name, given in (("a", a), ("b", b)):
+            check_operand(args.get(f"{name}_ptr"), given, name, case)
         for flag, want in (("HAS_BIAS", bias is not None), ("ACTIVATION", activation or "none")):
             if args.get(flag) != want:
                 pytest.fail(
                     say(
                         zh=f"{case}：这次调用需要 {flag}={want!r}，launch 收到的却是 {flag}={args.get(flag)!r}："
-                        f"bias 和激活要在内核里做（bias_and_activation），不要在内核之后交给 torch；"
-                        f"{launch_where(step)}",
+                        f"按调用的 bias 和 activation 设 HAS_BIAS 和 ACTIVATION，bias 和激活在内核里做"
+                        f"（bias_and_activation）；{launch_where(step)}",
                         en=f"{case}: the launch got {flag}={args.get(flag)!r} for this call, which needs "
-                        f"{flag}={want!r}: bias and activation belong inside the kernel "
-                        f"(bias_and_activation), not in torch after it; {launch_where(step)}",
+                        f"{flag}={want!r}: set HAS_BIAS and ACTIVATION from the call's bias and activation; the "
+                        f"kernel adds the bias and applies the activation (bias_and_activation); {launch_where(step)}",
                     ),
                     pytrace=False,
                 )
@@ -769,6 +948,61 @@ class LaunchWatch:
                 ),
                 pytrace=False,
             )
+        check_grid(grid, args, c, case)
+
+
+def check_operand(got, given, name, case):
+    """Fail unless the launch got the caller's tensor itself: same memory, shape and strides (the
+    kernel takes strides so that no operand needs a copy)."""
+    if same_tensor(got, given):
+        return
+    if isinstance(got, torch.Tensor) and got.shape == given.shape and torch.equal(got.cpu(), given.cpu()):
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 收到的 {name}_ptr 是调用者的 {name} 的一份拷贝（stride {tuple(given.stride())} → "
+                f"{tuple(got.stride())}），不是 {name} 本身：把 {name} 连同它自己的 stride 原样传给内核；"
+                f"拷贝（如 .contiguous()）要把整个 {name} 再读写一遍，而传 stride 正是为了省掉它；"
+                f"{where('T4.4', '3.1', '6.2')}",
+                en=f"{case}: the launch's {name}_ptr is a copy of the caller's {name} (strides "
+                f"{tuple(given.stride())} -> {tuple(got.stride())}), not {name} itself: pass {name} as it is, "
+                f"with its own strides; a copy (.contiguous(), say) reads and writes all of {name} once more, "
+                f"which passing the strides is there to avoid; {where('T4.4', '3.1', '6.2')}",
+            ),
+            pytrace=False,
+        )
+    pytest.fail(
+        say(
+            zh=f"{case}：launch 的 {name}_ptr 不是调用者传进来的 {name}（也不是它的拷贝）：把 {name} 本身传给内核；"
+            f"{where('T4.4', '6.2')}",
+            en=f"{case}: the launch's {name}_ptr is not the caller's {name} (nor a copy of it): pass {name} "
+            f"itself; {where('T4.4', '6.2')}",
+        ),
+        pytrace=False,
+    )
+
+
+def check_grid(grid, args, c, case):
+    """Fail when the launch of the plain kernel has fewer programs than C has tiles under its config."""
+    if not all(isinstance(args.get(k), int) for k in ("BLOCK_M", "BLOCK_N")) or not isinstance(c, torch.Tensor):
+        return  # the autotuned kernel: the config is the autotuner's choice
+    try:
+        dims = grid(dict(args)) if callable(grid) else grid
+        programs = math.prod(int(d) for d in dims)
+    except Exception:  # noqa: BLE001 - a grid this cannot read is judged by what C holds
+        return
+    bm, bn = args["BLOCK_M"], args["BLOCK_N"]
+    tiles = triton.cdiv(c.shape[0], bm) * triton.cdiv(c.shape[1], bn)
+    if programs < tiles:
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 的网格只有 {programs} 个程序，比这个配置下 C 的 {tiles} 个 {bm}x{bn} tile 少："
+                f"网格要用 meta[\"BLOCK_M\"] 和 meta[\"BLOCK_N\"] 来算；{where('T4.4', '6.2')}",
+                en=f"{case}: the launch's grid has {programs} programs, fewer than the {tiles} tiles of {bm}x{bn} "
+                f"that C has under this config: compute the grid from meta[\"BLOCK_M\"] and meta[\"BLOCK_N\"]; "
+                f"{where('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
 
 
 def launch_where(step):
@@ -792,7 +1026,7 @@ class _Spy:
             if isinstance(c, torch.Tensor) and c.is_floating_point():
                 c.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch
             result = self.kernel[grid](*args, **kwargs) if self.run else None
-            self.watch.launches.append((self.name, bound, c.clone() if isinstance(c, torch.Tensor) else None))
+            self.watch.launches.append((self.name, bound, c.clone() if isinstance(c, torch.Tensor) else None, grid))
             return result
 
         return launch
@@ -817,10 +1051,10 @@ def watched(t4, monkeypatch):
     """matmul under a LaunchWatch: watched(a, b, step=..., **kwargs) returns C once its launch checks out."""
 
     def call(a, b, step="T4.4", **kwargs):
-        watch = LaunchWatch(t4, monkeypatch)
+        call.watch = watch = LaunchWatch(t4, monkeypatch)  # the last call's, for a test that asks what ran
         c = t4.matmul(a, b, **kwargs)
         case = f"{tuple(a.shape)} @ {tuple(b.shape)} {a.dtype}"
-        watch.check(c, kwargs.get("bias"), kwargs.get("activation"), case, step)
+        watch.check(c, a, b, kwargs.get("bias"), kwargs.get("activation"), case, step)
         return c
 
     return call
@@ -845,12 +1079,17 @@ def check_product(c, a, b, dtype, case):
         en=f"{case}: C must be on {a.device}, got {c.device}; {where('T4.4', '6.2')}",
     )
     unwritten = (c == UNWRITTEN).sum().item()
-    assert not unwritten, say(
-        zh=f"{case}：C 有 {unwritten} 个元素从没被写过（launch 之前它们被填成 {UNWRITTEN}）；"
-        f"网格是按当前配置的 BLOCK_M 和 BLOCK_N 算的吗？{where('T4.4', '6.2')}",
-        en=f"{case}: {unwritten} cells of C were never written (they are set to {UNWRITTEN} before the launch); "
-        f"is the grid computed from the config's BLOCK_M and BLOCK_N? {where('T4.4', '6.2')}",
-    )
+    if unwritten:
+        rows, cols = (spans((c == UNWRITTEN).any(d).nonzero().flatten().tolist()) for d in (1, 0))
+        pytest.fail(
+            say(
+                zh=f"{case}：C 有 {unwritten} 个元素从没被写过（launch 之前它们被填成 {UNWRITTEN}），"
+                f"在第 {rows} 行、第 {cols} 列；{where('T4.4', '6.2')}",
+                en=f"{case}: {unwritten} cells of C were never written (they are set to {UNWRITTEN} before the "
+                f"launch), in rows {rows} and columns {cols}; {where('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
     computed_nan = c.isnan().sum().item()
     assert not computed_nan, say(
         zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN：kernel 读到了 A 或 B 外面的 NaN 填充，"
@@ -858,24 +1097,28 @@ def check_product(c, a, b, dtype, case):
         en=f"{case}: {computed_nan} cells of C came out NaN: the kernel read the NaN padding outside A or B; "
         f"get T4.2 passing first (make test STEP=T4.2); {where('T4.2', '4.1')}",
     )
-    err = rel_err(c, a.double() @ b.double())
+    ref = a.double() @ b.double()
+    err = rel_err(c, ref)
     assert err <= OUT_RTOL[dtype], say(
-        zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；launch 传的 stride 和 M、N、K 对吗？"
+        zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{wrong_cells(c, ref, OUT_RTOL[dtype])}；"
         f"{where('T4.4', '6.2')}",
-        en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; does the launch pass the right strides "
-        f"and M, N, K? {where('T4.4', '6.2')}",
+        en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {wrong_cells(c, ref, OUT_RTOL[dtype])}; "
+        f"{where('T4.4', '6.2')}",
     )
 
 
 @pytest.mark.t4_4
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
-@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("layout", layout_pairs(2))
 @pytest.mark.parametrize("M, N, K", MATMUL_SHAPES)
-@pytest.mark.case_words(layout=say(zh="A 为 {}", en="A {}"))  # the case's label
+@pytest.mark.case_words(layout=BOTH_LAYOUTS)
 def test_matmul(t4, watched, poisoned_allocations, dtype, layout, M, N, K):
     a, _ = poisoned_view(M, K, layout, dtype)
-    b, _ = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 2) % 3], dtype)
-    case = say(zh=f"{M}x{K} @ {K}x{N} {dtype}，A 为 {layout}", en=f"{M}x{K} @ {K}x{N} {dtype}, A {layout}")
+    b, _ = poisoned_view(K, N, layout.b, dtype)
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} {dtype}，A 为 {layout}、B 为 {layout.b}",
+        en=f"{M}x{K} @ {K}x{N} {dtype}, A {layout}, B {layout.b}",
+    )
     check_product(watched(a, b, config=quick(t4)), a, b, dtype, case)
 
 
@@ -949,7 +1192,7 @@ def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
         en=f"the launch got {got} from a config with num_warps=2, num_stages=3: pass **config.all_kwargs(), "
         f"which holds them, not **config.kwargs; {where('T4.4', '6.2')}",
     )
-    watch.check(c, None, None, "40x30 @ 30x20", "T4.4")
+    watch.check(c, a, b, None, None, "40x30 @ 30x20", "T4.4")
 
 
 @pytest.mark.t4_4
@@ -991,6 +1234,9 @@ def bad_inputs():
         ),
         ("mixed dtypes", f16(2, 3), torch.randn(3, 2), {}, TypeError, ["float16", "float32"]),
         ("3-D a", f16(2, 3, 4), f16(4, 2), {}, ValueError, ["(2, 3, 4)"]),
+        ("1-D a", f16(3), f16(3, 2), {}, ValueError, ["(3,)"]),
+        ("3-D b", f16(4, 3), f16(3, 5, 2), {}, ValueError, ["(3, 5, 2)"]),
+        ("1-D b", f16(4, 3), f16(3), {}, ValueError, ["(3,)"]),
         ("inner dims differ", f16(4, 5), f16(6, 3), {}, ValueError, ["(4, 5)", "(6, 3)"]),
         ("bias shape", f16(4, 5), f16(5, 3), {"bias": f16(4)}, ValueError, ["(4,)"]),
         ("bias dtype", f16(4, 5), f16(5, 3), {"bias": torch.randn(3)}, TypeError, ["float32"]),
@@ -1114,6 +1360,15 @@ def test_bf16_is_never_silently_wrong_on_the_interpreter(t4):
             en=f"say why bf16 is refused (name bf16 or bfloat16): {e}; {where('T4.4', '6.3')}",
         )
         return
+    err = rel_err(c, a.double() @ b.double()) if isinstance(c, torch.Tensor) and c.shape == (20, 12) else None
+    assert err is None or err <= OUT_RTOL[torch.bfloat16], say(
+        zh=f"bf16 在解释器上跑了，结果是错的（相对误差 {err:.2e}）：解释器的 tl.dot 把 bf16 的位模式当数乘"
+        f"（triton issue 11584）。在 check_inputs 里拒绝它：TRITON_INTERPRET 下遇到 bf16 抛出 TypeError；"
+        f"{where('T4.4', '6.3')}",
+        en=f"bf16 ran on the interpreter and came out wrong (relative error {err:.2e}): the interpreter's tl.dot "
+        f"multiplies bf16 bit patterns (triton issue 11584). Refuse it in check_inputs: raise TypeError for "
+        f"bf16 under TRITON_INTERPRET; {where('T4.4', '6.3')}",
+    )
     check_product(c, a, b, torch.bfloat16, say(zh="解释器下的 bf16", en="bf16 under the interpreter"))
 
 
@@ -1125,6 +1380,46 @@ def fused_reference(a, b, bias, activation):
     if bias is not None:
         out = out + bias.double()
     return torch.nn.functional.gelu(out) if activation == "gelu" else out
+
+
+# Tile indices a bias load may take in place of pid_n, in words: each program's C tile gets the bias
+# of other columns then.  (The interpreter numbers programs by pid, as tl.program_id(0) does.)
+WRONG_BIAS_TILES = {
+    "pid": say(
+        zh="tl.program_id(0)（分组顺序下它不是 pid_n）",
+        en="tl.program_id(0), which is not pid_n in grouped order",
+    ),
+    "zero": say(zh="0，每个 tile 都拿第 0 到 BLOCK_N - 1 列的", en="0: every tile takes columns 0 to BLOCK_N - 1"),
+    "pid_m": say(zh="pid_m（tile 的行号）", en="pid_m, the tile's row"),
+}
+
+
+def bias_of_other_columns(c, a, b, bias, activation, watch, rtol):
+    """What to say when C is what the kernel computes with the bias offsets built from another tile
+    index than pid_n (WRONG_BIAS_TILES), from the launch's own block sizes; None when it is not."""
+    if len(watch.launches) != 1 or not all(k in watch.launches[0][1] for k in BLOCK_KEYS):
+        return None
+    cfg = watch.launches[0][1]
+    (M, N), bm, bn = c.shape, cfg["BLOCK_M"], cfg["BLOCK_N"]
+    order = grouped_order(triton.cdiv(M, bm), triton.cdiv(N, bn), cfg["GROUP_M"])
+    product, values = a.double() @ b.double(), bias.double().cpu()
+    for index, words in WRONG_BIAS_TILES.items():
+        added = torch.zeros(M, N, dtype=torch.float64)
+        for pid, (pid_m, pid_n) in enumerate(order):
+            tile = {"pid": pid, "zero": 0, "pid_m": pid_m}[index]
+            read = torch.arange(tile * bn, tile * bn + bn)
+            cols = torch.arange(pid_n * bn, min(pid_n * bn + bn, N))
+            got = torch.where(read < N, values[read.clamp(max=N - 1)], 0.0)[: len(cols)]
+            added[pid_m * bm : (pid_m + 1) * bm, cols] = got
+        x = product + added.to(product.device)
+        if rel_err(c, torch.nn.functional.gelu(x) if activation == "gelu" else x) <= rtol:
+            return say(
+                zh=f"C 正好是每个 tile 加上了别的列的 bias 的结果：bias 的偏移按 {words} 算，而不是按 pid_n；"
+                f"应该是 pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+                en=f"C is exactly what the kernel computes when each tile adds the bias of other columns: "
+                f"offsets from {words}, not from pid_n; they must be pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+            )
+    return None
 
 
 @pytest.mark.t4_5
@@ -1144,16 +1439,19 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
     err = rel_err(c, ref)
     if err <= OUT_RTOL[dtype] and not c.isnan().any():
         return
-    hint = say(
-        zh="在转换类型之前，用 float32 算 gelu(A @ B + bias)",
-        en="compute gelu(A @ B + bias) in float32 before the cast",
-    )
+    hint = wrong_cells(c, ref, OUT_RTOL[dtype])
     x = fused_reference(a, b, bias, None)  # before the activation, in float64
+    shifted = with_bias and bias_of_other_columns(c, a, b, bias, activation, watched.watch, OUT_RTOL[dtype])
     if c.isnan().any():
+        # A and B hold no NaN here; the bias sits in NaN padding, so a NaN came from around the bias.
+        columns = spans(c.isnan().any(0).nonzero().flatten().tolist())
         hint = say(
-            zh="结果里有 NaN：bias 的 load 要用 offs_n < N 做掩码，并用上 stride_bias",
-            en="the result holds NaN: mask the bias load with offs_n < N and use stride_bias",
+            zh=f"第 {columns} 列有 NaN：那里加上的 bias 是从 bias 周围的 NaN 填充读来的，不是它的元素",
+            en=f"NaN in columns {columns}: the bias added there was read from the NaN padding around the "
+            f"bias, not from its elements",
         )
+    elif shifted:
+        hint = shifted
     elif (
         with_bias and activation and rel_err(c, fused_reference(a, b, None, "gelu") + bias.double()) <= OUT_RTOL[dtype]
     ):
@@ -1161,7 +1459,7 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
             zh="bias 是在 GELU 之后加的：先加 bias，C = gelu(A @ B + bias)",
             en="the bias was added after the GELU: add it first, C = gelu(A @ B + bias)",
         )
-    elif activation == "gelu" and rel_err(c, tanh_gelu(x)) < err:
+    elif activation == "gelu" and rel_err(c, tanh_gelu(x)) <= OUT_RTOL[dtype]:  # the bias right, the GELU tanh's
         hint = tanh_gelu_hint(x)
     pytest.fail(
         say(

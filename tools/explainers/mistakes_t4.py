@@ -1,10 +1,14 @@
-"""Lesson T4's classic mistakes, for its explainer §8 table (python -m tools.explainers.mistakes --lesson T4).
+"""Lesson T4's classic mistakes, for its explainer §8 table (python -m tools.explainers.mistakes --lesson T4),
+and mutants of our own that only `make check` runs (table=False).
 
 Each is a text substitution in solutions/t4_matmul.py and the one test of tests/test_t4.py that
-must catch it; tools/explainers/mistakes.py makes each one and runs that test.
+must catch it; tools/explainers/mistakes.py makes each one and runs that test.  A mistake's cause
+is a key of CAUSES: its message must say those words, and no other mistake's message may (make
+check: each_mistake_names_its_own_cause_and_no_other).
 """
 
 from tools.explainers.mistakes import Mistake
+from tools.explainers.own_mutants_t4 import OWN
 
 # bias_and_activation's two blocks, as in the reference: the bias-after-gelu mistake swaps them.
 BIAS_BLOCK = (
@@ -24,7 +28,42 @@ LAUNCH = '''    if config is None:
         matmul_kernel[grid](*args, **config.all_kwargs(), **flags)
 '''
 
-MISTAKES = (
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+CAUSES = {
+    "short-last-group": ("最后一组只有", "The last group has only"),
+    "partials-rounded": (
+        "结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致",
+        "it matches each tl.dot(a, b) rounded to fp16",
+    ),
+    "fp16-accumulator": ("结果和 fp16 累加器一致", "it matches an fp16 accumulator"),
+    "acc-not-fp32": ("mainloop 必须返回 float32 累加器", "mainloop must return a float32 accumulator"),
+    "wrong-advance": ("在循环里按错的 stride 前进", "by the wrong stride (along M or N instead of along K)"),
+    "pointers-stay": ("结果等于第 0 个 K 块被累加了", "it equals K-block 0 summed"),
+    "k-tail-dropped": ("漏掉 K 尾部", "without the K tail of"),
+    "layout-dependent": ("换成 row-major 存放时结果是对的", "stored row-major give the right result"),
+    "store-unmasked": ("全都在边上的 tile 伸出 C 的位置", "all of them where edge tiles stick out of C"),
+    "c-addresses": ("C 的地址不对", "C's addresses are off"),
+    "wrong-cast": ("C 里是 acc 舍入成", "C holds acc rounded to"),
+    "grid-too-small": ("个程序，比这个配置下 C 的", "programs, fewer than the"),
+    "torch-product": ("包装函数调用了", "the wrapper called"),
+    "changed-after-launch": ("返回之后，C 里还有", "changed after matmul_kernel returned"),
+    "not-the-launched-c": (
+        "matmul 返回的张量不是内核写入的那个",
+        "matmul returned a tensor the kernel did not write into",
+    ),
+    "copied-operand": ("的一份拷贝", "a copy of the caller's"),
+    "escape": ("被评分的代码不许 skip、xfail 或中途结束检查", "the graded code may not skip, xfail or end a check"),
+    "config-kwargs": ("**config.kwargs 不带", "not **config.kwargs"),
+    "bf16-accepted": ("bf16 在解释器上跑了", "bf16 ran on the interpreter"),
+    "bias-past-end": ("说明 bias 的 load 读过了末尾", "so the bias load read past its end"),
+    "bias-unit-stride": ("按 stride 1 读 bias", "a bias read with stride 1"),
+    "bias-after-gelu": ("bias 是在 GELU 之后加的", "the bias was added after the GELU"),
+    "tanh-gelu": ("这是 GELU 的 tanh 近似", "this is the tanh approximation of GELU"),
+    "bias-by-row": ("说明 bias 是沿行方向加的", "so the bias went down the rows"),
+    "bias-wrong-tile": ("别的列的 bias", "the bias of other columns"),
+}
+
+TABLE = (
     Mistake(
         "modulo-group-m",
         "T4.1",
@@ -34,6 +73,7 @@ MISTAKES = (
         "pid_m = first_pid_m + pid_in_group % group_size_m\n    pid_n = pid_in_group // group_size_m",
         "pid_m = first_pid_m + pid_in_group % GROUP_M\n    pid_n = pid_in_group // GROUP_M",
         "test_tile_coords_exact_map[5-3-2]",
+        cause="short-last-group",
     ),
     Mistake(
         "k-unmasked",
@@ -54,6 +94,7 @@ MISTAKES = (
         "acc = tl.dot(a, b, acc)",
         "acc += tl.dot(a, b).to(tl.float16)",
         "test_mainloop_accumulates_in_fp32",
+        cause="partials-rounded",
     ),
     Mistake(
         "fp16-acc",
@@ -64,6 +105,7 @@ MISTAKES = (
         "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)",
         "acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)",
         "test_mainloop_accumulates_in_fp32",
+        cause="acc-not-fp32",
     ),
     Mistake(
         "unit-stride",
@@ -74,6 +116,7 @@ MISTAKES = (
         "offs_k[None, :] * stride_ak",
         "offs_k[None, :]",
         "test_mainloop[32-32-64-16-16-16-column-major-torch.float16]",
+        cause="layout-dependent",
     ),
     Mistake(
         "advance-wrong-stride",
@@ -84,6 +127,7 @@ MISTAKES = (
         "        a_ptrs += BLOCK_K * stride_ak\n",
         "        a_ptrs += BLOCK_K * stride_am\n",
         "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
+        cause="wrong-advance",
     ),
     Mistake(
         "pointers-stay",
@@ -94,6 +138,7 @@ MISTAKES = (
         "        a_ptrs += BLOCK_K * stride_ak\n        b_ptrs += BLOCK_K * stride_bk\n",
         "",
         "test_mainloop[64-16-130-32-16-32-row-major-torch.float16]",
+        cause="pointers-stay",
     ),
     Mistake(
         "store-unmasked",
@@ -104,6 +149,7 @@ MISTAKES = (
         "tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)",
         "tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty))",
         "test_epilogue[37-45-16-32-row-major-torch.float16]",
+        cause="store-unmasked",
     ),
     Mistake(
         "c-strides",
@@ -114,6 +160,7 @@ MISTAKES = (
         "c_ptrs = c_ptr + offs_m[:, None] * stride_cm",
         "c_ptrs = c_ptr + offs_m[:, None] * N",
         "test_epilogue[37-45-16-32-every-other-column-torch.float16]",
+        cause="c-addresses",
     ),
     Mistake(
         "fixed-grid",
@@ -124,6 +171,7 @@ MISTAKES = (
         'grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)',
         "grid = (triton.cdiv(M, 64) * triton.cdiv(N, 64),)",
         "test_grid_follows_the_config",
+        cause="grid-too-small",
     ),
     Mistake(
         "fp32-output",
@@ -144,6 +192,7 @@ MISTAKES = (
         "matmul_kernel[grid](*args, **config.all_kwargs(), **flags)",
         "c.copy_(a @ b)",
         "test_wrapper_launches_the_kernel",
+        cause="torch-product",
     ),
     Mistake(
         "torch-after-launch",
@@ -157,6 +206,7 @@ MISTAKES = (
             "    c.copy_((a[:, :, None].float() * b[None].float()).sum(1))\n"
         ),
         "test_matmul[45-37-83-row-major-torch.float16]",
+        cause="changed-after-launch",
     ),
     Mistake(
         "scratch-buffer",
@@ -167,6 +217,7 @@ MISTAKES = (
         "args = (a, b, c, bias,",
         "args = (a, b, torch.empty_like(c), bias,",
         "test_matmul[45-37-83-row-major-torch.float16]",
+        cause="not-the-launched-c",
     ),
     Mistake(
         "skip-from-code",
@@ -177,6 +228,7 @@ MISTAKES = (
         "    tensors = {",
         "    __import__('pytest').skip('later')\n    tensors = {",
         "test_input_validation[activation]",
+        cause="escape",
     ),
     Mistake(
         "exit-from-code",
@@ -187,6 +239,7 @@ MISTAKES = (
         "    tensors = {",
         "    __import__('sys').exit(0)\n    tensors = {",
         "test_matmul[45-37-83-row-major-torch.float16]",
+        cause="escape",
     ),
     Mistake(
         "kwargs-not-all",
@@ -197,6 +250,7 @@ MISTAKES = (
         "matmul_kernel[grid](*args, **config.all_kwargs(), **flags)",
         "matmul_kernel[grid](*args, **config.kwargs, **flags)",
         "test_wrapper_launches_the_kernel",
+        cause="config-kwargs",
     ),
     Mistake(
         "interpreter-autotunes",
@@ -267,6 +321,7 @@ MISTAKES = (
         "    if a.dtype == torch.bfloat16 and INTERPRETING:\n",
         "    if False:\n",
         "test_bf16_is_never_silently_wrong_on_the_interpreter",
+        cause="bf16-accepted",
     ),
     Mistake(
         "bias-in-torch",
@@ -287,6 +342,7 @@ MISTAKES = (
         "bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)",
         "bias = tl.load(bias_ptr + offs_n * stride_bias)",
         "test_bias_and_activation[70-32-True-none-torch.float16]",
+        cause="bias-past-end",
     ),
     Mistake(
         "bias-after-gelu",
@@ -297,6 +353,7 @@ MISTAKES = (
         BIAS_BLOCK + GELU_BLOCK,
         GELU_BLOCK + BIAS_BLOCK,
         "test_bias_and_gelu[48-48-40-True-gelu-torch.float16]",
+        cause="bias-after-gelu",
     ),
     Mistake(
         "tanh-gelu",
@@ -307,6 +364,7 @@ MISTAKES = (
         "acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))",
         "acc = acc * tl.sigmoid(1.5957691216057308 * (acc + 0.044715 * acc * acc * acc))",
         "test_bias_and_gelu[48-48-40-True-gelu-torch.float32]",
+        cause="tanh-gelu",
     ),
     Mistake(
         "bias-by-row",
@@ -317,6 +375,7 @@ MISTAKES = (
         "acc = acc + bias.to(tl.float32)[None, :]",
         "acc = acc + bias.to(tl.float32)[:, None]",
         "test_bias_is_one_value_per_column",
+        cause="bias-by-row",
     ),
     Mistake(
         "bias-stride",
@@ -327,5 +386,8 @@ MISTAKES = (
         "bias_ptr + offs_n * stride_bias",
         "bias_ptr + offs_n",
         "test_bias_and_activation[70-32-True-none-torch.float16]",
+        cause="bias-unit-stride",
     ),
 )
+
+MISTAKES = TABLE + OWN  # make check runs them all; §8 shows TABLE

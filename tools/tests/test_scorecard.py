@@ -150,6 +150,6 @@ def test_every_case_of_the_suite_has_words():
     ]
     assert labels["test_mainloop[45-37-83-16-32-16-column-major-torch.float32]"] == [
         "M=45 N=37 K=83 BLOCK 16x32x16",
-        "A column-major",
+        "A column-major, B every-other-column",
         "float32",
     ]
