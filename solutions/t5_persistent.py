@@ -17,9 +17,11 @@ The kernel computes C = act(A @ B + bias), with a fixed number of programs inste
 A decode step (M <= 64, mode "swap") takes the same tiles with acc = (B_box^T @ A_box^T)^T  # §6.3  swap_ab_tiles
 """
 import copy
+import json
+import math
 import os
 import threading
-from dataclasses import dataclass, replace
+from dataclasses import astuple, dataclass, replace
 
 import torch
 import triton
@@ -460,6 +462,85 @@ def rule_config(M, N, K, dtype, sms):
 
 
 # ----------------------------------------------------------------------------------------------
+# §6 Configs for shapes nobody measured: tuned on first use, per shape bucket (given)
+# ----------------------------------------------------------------------------------------------
+# With T5_AUTOTUNE=1 the first call in a shape bucket times a few candidates on its own operands
+# and keeps the fastest for the whole bucket, on disk (T5_TUNE_CACHE) for the next run; with
+# T5_TUNE_FROZEN=1 it tunes nothing new and reads the cache only (held-out timing, content/t5.perf.md
+# §3).  A bucket: the operand width, B's layout, M up to 16, 64 or 256 (a decode step) or else log2 of
+# M rounded, and log2 of N and of K rounded.  Without T5_AUTOTUNE, or inside a CUDA graph capture, pick_config decides.
+AUTOTUNE = os.environ.get("T5_AUTOTUNE") == "1"
+TUNE_FROZEN = os.environ.get("T5_TUNE_FROZEN") == "1"
+TUNE_CACHE = os.path.expanduser(os.environ.get("T5_TUNE_CACHE", "~/.cache/t5-gemm/tuned.json"))
+_tuned = None  # bucket -> Config, read from TUNE_CACHE on first use
+
+
+def shape_bucket(M, N, K, dtype, b_kmajor):
+    def log2(x):
+        return round(math.log2(x))
+
+    m = next((f"M<={top}" for top in (16, 64, 256) if M <= top), log2(M))
+    return f"{torch.finfo(dtype).bits}-bit {'W.t()' if b_kmajor else 'row-major'} M {m} N {log2(N)} K {log2(K)}"
+
+
+def tune_candidates(M, N, K, dtype, sms):
+    """A few configs for the shape, pruned by M: the rules' own, and the ones that won somewhere in §6."""
+    C = Config
+    if M <= 64:
+        bm = max(16, triton.next_power_of_2(M))
+        found = [C(bm, 64, 256, 1, 4, 4, 1, False, "swap"), C(bm, 64, 256, 1, 4, 3, 1, False, "swap"),
+                 C(bm, 64, 128, 1, 4, 6, 1, False, "swap"), C(16, 64, 256, 1, 4, 4, 1, False, "auto")]
+    elif M <= 256 or M * N <= 1536 * 1536:
+        found = [C(64, 128, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
+        found += [C(64, 64, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
+    else:
+        found = [C(128, 128, 64, 8, 4, 3, 2, True, mode, 2) for mode in ("dp", "auto")]
+        found += [C(128, 128, 64, 8, 4, 5, 1, True, mode) for mode in ("dp", "auto")]
+        found += [C(128, 256, 64, 8, 8, 4, 2, True, "tail")]
+    if dtype == torch.float32:
+        found = [replace(c, BLOCK_K=max(16, c.BLOCK_K // 2)) for c in found if c.mode != "swap"]
+    return list(dict.fromkeys([rule_config(M, N, K, dtype, sms), *found]))
+
+
+def tuned_config(a, b, b_kmajor, bias, activation, sms):
+    """The bucket's config (tuning it now if T5_AUTOTUNE allows), or None: then pick_config decides."""
+    global _tuned
+    if not AUTOTUNE or INTERPRETING or 0 in (*a.shape, b.shape[1]):
+        return None
+    from triton.testing import do_bench
+
+    if _tuned is None:
+        try:
+            with open(TUNE_CACHE) as f:
+                _tuned = {k: Config(*v) for k, v in json.load(f).items()}
+        except (OSError, ValueError, TypeError):
+            _tuned = {}
+    M, K = a.shape
+    N = b.shape[1]
+    bucket = shape_bucket(M, N, K, a.dtype, b_kmajor)
+    if bucket not in _tuned and not TUNE_FROZEN and not torch.cuda.is_current_stream_capturing():
+        scratch = torch.empty((M, N), device=a.device, dtype=a.dtype)
+        times = {}
+        for cfg in tune_candidates(M, N, K, a.dtype, sms):
+            def call(cfg=cfg):
+                matmul(a, b, bias=bias, activation=activation, config=cfg, num_programs=sms, out=scratch)
+            try:
+                times[cfg] = do_bench(call, warmup=5, rep=25, return_mode="median")
+            except Exception:  # noqa: BLE001 - a candidate that does not compile here is not a winner
+                continue
+        if times:
+            _tuned[bucket] = min(times, key=times.get)
+            os.makedirs(os.path.dirname(TUNE_CACHE), exist_ok=True)
+            with open(TUNE_CACHE + ".tmp", "w") as f:
+                json.dump({k: list(astuple(c)) for k, c in _tuned.items()}, f)
+            os.replace(TUNE_CACHE + ".tmp", TUNE_CACHE)
+    cfg = _tuned.get(bucket)
+    if cfg is not None and cfg.mode == "swap":  # BLOCK_M fits M, as in rule_config
+        cfg = replace(cfg, BLOCK_M=max(16, triton.next_power_of_2(M)))
+    return None if cfg is None else replace(cfg, pdl=M <= 64 or M * N * K <= 2048**3)  # as pick_config (§6.4)
+
+
+# ----------------------------------------------------------------------------------------------
 # §1 The host wrapper (given)
 # ----------------------------------------------------------------------------------------------
 # An eager call must cost about what torch.matmul's does (content/t5.perf.md §2), so matmul does the
@@ -518,7 +599,7 @@ def workspace(device, programs, block_m, block_n):
     elif torch.cuda.is_current_stream_capturing():
         return fresh()
     else:
-        stream = torch.cuda.current_stream(device).cuda_stream
+        stream = driver.active.get_current_stream(device.index)  # the raw handle, as Triton's launch reads it
     key = (device, stream, programs, block_m, block_n)
     if key not in _workspaces:
         _workspaces[key] = fresh()
@@ -572,8 +653,8 @@ def first_call(key, a, b, bias, activation, config, num_programs, out, trace, tm
                                                                                   dtype=a.dtype), 1
         key = None
     sms = num_programs or num_sms(a.device)
-    cfg = config or pick_config(M, N, K, a.dtype, sms)
     a, b, b_kmajor = tma_ready(a, b, tma_fallback)
+    cfg = config or tuned_config(a_in, b_in, b_kmajor, bias, activation, sms) or pick_config(M, N, K, a.dtype, sms)
     # A TMA store writes whole 16-byte chunks: measured on the H200 (triton 3.6, 2026-11-30), one into a
     # 37 x 45 view wrote columns 45-47 too.  So C's rows must be whole chunks, or C goes through a copy.
     whole_chunks = c.shape[1] * c.element_size() % 16 == 0
@@ -647,7 +728,7 @@ class Plan:
             stream = current_stream(self.device.index)
             grid = (self.programs, 1, 1)
             hooks = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
-            run(self.programs, 1, 1, stream, function, packed, metadata(grid, stream, *values, *rest), *hooks,
-                *values, *rest)
+            meta = None if hooks[0] is None else metadata(grid, stream, *values, *rest)  # for a profiler's hook
+            run(self.programs, 1, 1, stream, function, packed, meta, *hooks, *values, *rest)
         a_desc.base = b_desc.base = c_desc.base = None
         return c

@@ -7,7 +7,7 @@ Each shape is timed four ways: B row-major or given as W.t() (an nn.Linear weigh
   another, the L2 flushed between them;
 and the host's own cost per call is timed apart (host_cost), on a product too small to keep the GPU busy.
 
-The held-out shapes (HELDOUT) and the shapes the configs were chosen on (TUNING, tools/gpu/sweep.py)
+The held-out shapes (HELDOUT) and the shapes the configs were chosen on (TUNING, tools/gpu/tune.py)
 are kept apart: no shape of one is in the other or in the bench grid; the test
 tools/tests/test_bench.py::test_heldout_shapes_are_apart proves it.
 """
