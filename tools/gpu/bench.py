@@ -112,6 +112,7 @@ def main(argv=None):
     p.add_argument("--lessons", nargs="+", default=[lesson.id for lesson in LESSONS], help="whose matmul to time")
     p.add_argument("--layouts", nargs="+", default=list(LAYOUTS), choices=LAYOUTS, help="how B lies in memory")
     p.add_argument("--heldout", action="store_true", help="T5 on the held-out shapes, graph-timed and eager")
+    p.add_argument("--heldout-only", nargs="+", default=[], metavar="MxNxK", help="with --heldout: only these")
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
     p.add_argument("--out", default="bench-results")
@@ -213,7 +214,9 @@ def bench_heldout(args, dtypes, out_dir, torch, triton):
     from solutions import t5_persistent
     from tools.gpu import heldout
 
-    rows = heldout.run(t5_persistent, dtypes, args.rounds, graph_timer, input_sets, torch, triton)
+    only = {parse_shape(s) for s in args.heldout_only}
+    shapes = [s for s in heldout.HELDOUT if not only or s[1:] in only]
+    rows = heldout.run(t5_persistent, dtypes, args.rounds, graph_timer, input_sets, torch, triton, shapes)
     write_csv(rows, out_dir / "heldout.csv")
     heldout.summary(rows)
 

@@ -68,11 +68,11 @@ def host_cost(call, torch, calls=3000):
     return statistics.median(loops)
 
 
-def run(t5, dtypes, rounds, graph_timer, input_sets, torch, triton):
+def run(t5, dtypes, rounds, graph_timer, input_sets, torch, triton, shapes=HELDOUT):
     """Rows of (dtype, kind, M, N, K, layout, timing, kernel, ms, vs_torch): graph-timed and eager."""
     rows = []
     for dname, dtype in dtypes.items():
-        for kind, M, N, K in HELDOUT:
+        for kind, M, N, K in shapes:
             for layout in LAYOUTS:
                 makers = {"torch": lambda a, b: lambda: torch.matmul(a, b), "T5": lambda a, b: lambda: t5.matmul(a, b)}
                 sets = input_sets(M, N, K, dtype, torch, layout)

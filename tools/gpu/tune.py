@@ -1,6 +1,6 @@
 """Fill T5's tuning cache from the TUNING shapes only (content/t5.perf.md §3), never the held-out ones.
 
-    T5_AUTOTUNE=1 T5_TUNE_CACHE=tuned.json python -m tools.gpu.tune
+    T5_AUTOTUNE=1 T5_TUNE_CACHE=tuned.json python -m tools.gpu.tune [MxNxK ...: retune only these]
 
 Each shape, in both layouts of B, is one first call: matmul times its bucket's candidates there and
 keeps the fastest (solutions/t5_persistent.py, tuned_config).  Then time the held-out set with
@@ -8,6 +8,7 @@ T5_TUNE_FROZEN=1, so that a bucket the tuning set left empty falls back to the r
 being tuned on a held-out shape.  fp16 tunes the buckets of both 16-bit types.
 """
 
+import json
 import os
 import sys
 
@@ -58,9 +59,16 @@ def main():
     if os.environ.get("T5_AUTOTUNE") != "1" or os.environ.get("T5_TUNE_FROZEN") == "1":
         sys.exit("set T5_AUTOTUNE=1 (and not T5_TUNE_FROZEN) to tune")
     from solutions import t5_persistent as t5
+    from tools.gpu.bench import parse_shape
 
+    only = {parse_shape(s) for s in sys.argv[1:]}  # retune these shapes' buckets (a cache holds the rest)
     for _, M, N, K in TUNING:
+        if only and (M, N, K) not in only:
+            continue
         for layout in ("row-major", "W.t()"):
+            if t5._tuned is None:  # the cache as tuned_config reads it, so that the other buckets stay
+                t5._tuned = {k: t5.Config(*v) for k, v in json.load(open(t5.TUNE_CACHE)).items()} if only else {}
+            t5._tuned.pop(t5.shape_bucket(M, N, K, torch.float16, layout == "W.t()"), None)
             a = torch.randn(M, K, device="cuda", dtype=torch.float16)
             b = torch.randn(N, K, device="cuda", dtype=torch.float16)
             b = b.t() if layout == "W.t()" else b.reshape(K, N)
