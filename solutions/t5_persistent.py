@@ -484,24 +484,19 @@ def shape_bucket(M, N, K, dtype, b_kmajor):
 
 
 def tune_candidates(M, N, K, dtype, sms):
-    """A few configs, pruned by M, the same for every shape of a bucket: the ones that won somewhere in
-    §6, and the rules' own for this shape."""
+    """A few configs for the shape, pruned by M: the rules' own, and the ones that won somewhere in §6."""
     C = Config
-    small = [C(64, 128, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
-    small += [C(64, 64, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
-    large = [C(128, 128, 64, 8, 4, 3, 2, True, mode, 2) for mode in ("dp", "auto")]
-    large += [C(128, 128, 64, 8, 4, 5, 1, True, mode) for mode in ("dp", "auto")]
     if M <= 64:
         bm = max(16, triton.next_power_of_2(M))
         found = [C(bm, 64, 256, 1, 4, 4, 1, False, "swap"), C(bm, 64, 256, 1, 4, 3, 1, False, "swap"),
                  C(bm, 64, 128, 1, 4, 6, 1, False, "swap"), C(16, 64, 256, 1, 4, 4, 1, False, "auto")]
-    elif M <= 256:  # a few rows of tiles: stream-K can spread a thin wave's k-blocks over every SM
-        found = small + [C(128, 128, 64, 8, 4, 4, 1, True, "auto"), C(128, 64, 64, 8, 4, 4, 1, True, "auto"),
-                         C(128, 64, 128, 1, 4, 4, 1, False, "swap")]
-    elif M < 2896:  # up to bucket 11 (about 2048): small tiles can fill the SMs better than large ones
-        found = small + large
+    elif M <= 256 or M * N <= 1536 * 1536:
+        found = [C(64, 128, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
+        found += [C(64, 64, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
     else:
-        found = large + [C(128, 256, 64, 8, 8, 4, 2, True, "tail")]
+        found = [C(128, 128, 64, 8, 4, 3, 2, True, mode, 2) for mode in ("dp", "auto")]
+        found += [C(128, 128, 64, 8, 4, 5, 1, True, mode) for mode in ("dp", "auto")]
+        found += [C(128, 256, 64, 8, 8, 4, 2, True, "tail")]
     if dtype == torch.float32:
         found = [replace(c, BLOCK_K=max(16, c.BLOCK_K // 2)) for c in found if c.mode != "swap"]
     return list(dict.fromkeys([rule_config(M, N, K, dtype, sms), *found]))
