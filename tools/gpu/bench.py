@@ -31,6 +31,7 @@ from course.registry import LESSONS, T4
 
 SQUARE = [512, 1024, 2048, 4096, 8192]
 LLM = ["8192x8192x1024", "4096x11008x4096", "16x8192x8192"]  # MxNxK; the last is one decode step
+LAYOUTS = ("row-major", "W.t()")  # B as a (K, N) row-major tensor, or as nn.Linear's weight W (N, K) seen as W.t()
 
 
 def parse_shape(text):
@@ -58,10 +59,15 @@ def with_group(cfg, group_m, triton):
 L2_BYTES = H200_L2_BYTES  # the largest L2 the course measures on (course/hardware.py)
 
 
-def input_sets(M, N, K, dtype, torch):
+def input_sets(M, N, K, dtype, torch, layout="row-major"):
     """Enough (a, b) pairs to span twice the L2, so that cycling through them misses in L2."""
     pair = (M * K + K * N) * torch.finfo(dtype).bits // 8
     count = max(1, min(64, -(-2 * L2_BYTES // pair)))
+    if layout == "W.t()":
+        return [
+            (torch.randn(M, K, device="cuda", dtype=dtype), torch.randn(N, K, device="cuda", dtype=dtype).t())
+            for _ in range(count)
+        ]
     return [
         (torch.randn(M, K, device="cuda", dtype=dtype), torch.randn(K, N, device="cuda", dtype=dtype))
         for _ in range(count)
@@ -104,6 +110,9 @@ def main(argv=None):
     p.add_argument("--shapes", nargs="+", default=[str(s) for s in SQUARE] + LLM, help="N for N x N x N, or MxNxK")
     p.add_argument("--side", choices=["solutions", "mine", "both"], default="both")
     p.add_argument("--lessons", nargs="+", default=[lesson.id for lesson in LESSONS], help="whose matmul to time")
+    p.add_argument("--layouts", nargs="+", default=list(LAYOUTS), choices=LAYOUTS, help="how B lies in memory")
+    p.add_argument("--heldout", action="store_true", help="T5 on the held-out shapes, graph-timed and eager")
+    p.add_argument("--heldout-only", nargs="+", default=[], metavar="MxNxK", help="with --heldout: only these")
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
     p.add_argument("--out", default="bench-results")
@@ -135,6 +144,8 @@ def main(argv=None):
         f"# {gpu}, torch {torch.__version__}, triton {triton.__version__}, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, median of {args.rounds} interleaved rounds"
     )
+    if args.heldout:
+        return bench_heldout(args, {d: dtypes[d] for d in args.dtype}, out_dir, torch, triton)
     rows = []
     for dname in args.dtype:
         dtype = dtypes[dname]
@@ -147,9 +158,9 @@ def main(argv=None):
                     print(f"# {label} skipped for {dname}: {why}")
                 else:
                     modules[label] = mod
-        for text in args.shapes:
+        for text, layout in [(t, lay) for t in args.shapes for lay in args.layouts]:
             M, N, K = parse_shape(text)
-            sets = input_sets(M, N, K, dtype, torch)
+            sets = input_sets(M, N, K, dtype, torch, layout)
             makers = {"torch": lambda a, b: lambda: torch.matmul(a, b)}
             for side, mod in modules.items():
                 makers[side] = (lambda m: lambda a, b: lambda: m.matmul(a, b))(mod)
@@ -178,6 +189,7 @@ def main(argv=None):
                         M=M,
                         N=N,
                         K=K,
+                        layout=layout,
                         kernel=name,
                         ms=round(t, 5),
                         tflops=round(flops / t * 1e-9, 1),
@@ -189,12 +201,24 @@ def main(argv=None):
             line = "  ".join(
                 f"{r['kernel']} {r['tflops']:6.1f} ({r['vs_torch']:.2f})"
                 for r in rows
-                if (r["dtype"], r["M"], r["N"], r["K"]) == (dname, M, N, K)
+                if (r["dtype"], r["M"], r["N"], r["K"], r["layout"]) == (dname, M, N, K, layout)
             )
-            print(f"{dname} {M:>5}x{N:<5}x{K:<5} TFLOP/s (x torch): {line}", flush=True)
+            print(f"{dname} {M:>5}x{N:<5}x{K:<5} {layout:9} TFLOP/s (x torch): {line}", flush=True)
     write_csv(rows, out_dir / "bench.csv")
     plot(rows, out_dir / "bench.png", gpu)
     summary(rows)
+
+
+def bench_heldout(args, dtypes, out_dir, torch, triton):
+    """--heldout: T5's reference against torch.matmul on tools/gpu/heldout.py's shapes, both timings."""
+    from solutions import t5_persistent
+    from tools.gpu import heldout
+
+    only = {parse_shape(s) for s in args.heldout_only}
+    shapes = [s for s in heldout.HELDOUT if not only or s[1:] in only]
+    rows = heldout.run(t5_persistent, dtypes, args.rounds, graph_timer, input_sets, torch, triton, shapes)
+    write_csv(rows, out_dir / "heldout.csv")
+    heldout.summary(rows)
 
 
 def write_csv(rows, path):
@@ -222,16 +246,30 @@ def print_table(path):
     kernels = list(dict.fromkeys(r["kernel"] for r in rows))
     print(say(zh="| 数据类型 | M x N x K | ", en="| dtype | M x N x K | ") + " | ".join(kernels) + " |")
     print("| --- | --- | " + " | ".join("---:" for _ in kernels) + " |")
-    for key in dict.fromkeys((r["dtype"], r["M"], r["N"], r["K"]) for r in rows):
-        cells = {r["kernel"]: r for r in rows if (r["dtype"], r["M"], r["N"], r["K"]) == key}
+    for key in dict.fromkeys(shape_key(r) for r in rows):
+        cells = {r["kernel"]: r for r in rows if shape_key(r) == key}
         line = [f"{cells[k]['tflops']} ({float(cells[k]['vs_torch']):.2f})" if k in cells else "" for k in kernels]
-        print(f"| {key[0]} | {key[1]} x {key[2]} x {key[3]} | " + " | ".join(line) + " |")
+        where = "" if key[4] == "row-major" else f", B = {key[4]}"
+        print(f"| {key[0]} | {key[1]} x {key[2]} x {key[3]}{where} | " + " | ".join(line) + " |")
+
+
+def shape_key(r):
+    """(dtype, M, N, K, layout); CSVs from before the layout column are row-major."""
+    return r["dtype"], r["M"], r["N"], r["K"], r.get("layout") or "row-major"
 
 
 def summary(rows, prefix="# "):
     """The headline figures of content/benchmarks.md: the geometric mean over the shapes with
     M, N, K >= 2048, and the minimum."""
     references = [k for k in dict.fromkeys(r["kernel"] for r in rows) if k.endswith("solutions")]
+    layouts = list(dict.fromkeys(shape_key(r)[4] for r in rows))
+    for layout in layouts:
+        if len(layouts) > 1:
+            print(f"{prefix}B {layout}:")
+        summary_of([r for r in rows if shape_key(r)[4] == layout], references, prefix)
+
+
+def summary_of(rows, references, prefix):
     for dname in sorted({r["dtype"] for r in rows}):
         for kernel in references:
             big = [
@@ -288,11 +326,14 @@ def plot(rows, path, gpu):
     fig, axes = plt.subplots(1, len(dnames), figsize=(6.5 * len(dnames), 4.5), squeeze=False)
     for ax, dname in zip(axes[0], dnames, strict=False):
         mine = [r for r in rows if r["dtype"] == dname]
-        shapes = list(dict.fromkeys((r["M"], r["N"], r["K"]) for r in mine))
-        labels = [f"{m}x{n}x{k}" if not m == n == k else str(m) for m, n, k in shapes]
+        shapes = list(dict.fromkeys(shape_key(r)[1:] for r in mine))
+        labels = [
+            (f"{m}x{n}x{k}" if not m == n == k else str(m)) + ("" if lay == "row-major" else " W.t()")
+            for m, n, k, lay in shapes
+        ]
         for kernel in dict.fromkeys(r["kernel"] for r in mine):
             ys = [
-                next((r["tflops"] for r in mine if r["kernel"] == kernel and (r["M"], r["N"], r["K"]) == s), None)
+                next((r["tflops"] for r in mine if r["kernel"] == kernel and shape_key(r)[1:] == s), None)
                 for s in shapes
             ]
             ax.plot(range(len(shapes)), ys, marker="o", label=kernel)

@@ -1,4 +1,4 @@
-"""Nsight Compute counters of every lesson's reference at the same shape: T4 against T5 (content/t5.md §6).
+"""Nsight Compute counters of every lesson's reference at the same shape: T4 against T5 (content/t5.perf.md §7).
 
     python -m tools.gpu.ncu_lessons --shapes 1024 8192 --dtype fp16     # runs ncu, prints a table
     python -m tools.gpu.ncu_lessons --launch 1024 --dtype fp16          # what ncu profiles (no table)

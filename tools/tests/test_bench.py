@@ -82,3 +82,18 @@ def test_saved_run_in_each_language(monkeypatch, capsys, lang, words):
     out = capsys.readouterr().out
     assert all(w in out for w in words), out
     assert "T5 solutions" in out and "16x8192x8192" in out
+
+
+def test_heldout_shapes_are_apart():
+    """The held-out set is at least 30 shapes of every kind issue 18 names, and shares no shape with
+    the tuning set, the bench grid or TUNED: no held-out figure comes from a shape something was tuned on."""
+    from solutions import t5_persistent
+    from tools.gpu import heldout, tune
+
+    held = {shape[1:] for shape in heldout.HELDOUT}
+    assert len(held) == len(heldout.HELDOUT) >= 30
+    assert {kind for kind, *_ in heldout.HELDOUT} == {"square", "llm", "decode", "small"}
+    grid = {bench.parse_shape(s) for s in [*map(str, bench.SQUARE), *bench.LLM]}
+    tuned = {key[1:] for key in t5_persistent.TUNED}
+    for name, other in (("tune.TUNING", {s[1:] for s in tune.TUNING}), ("the bench grid", grid), ("TUNED", tuned)):
+        assert not held & other, f"held-out shapes also in {name}: {held & other}"

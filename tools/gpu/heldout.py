@@ -1,0 +1,133 @@
+"""`make bench ARGS=--heldout`: T5 against torch.matmul on shapes nothing was tuned on (issue 18).
+
+Each shape is timed four ways: B row-major or given as W.t() (an nn.Linear weight), and
+- graph-timed, as the bench grid is (tools/gpu/bench.py: launches replayed from a CUDA graph, the
+  inputs cycled through twice the L2), which leaves the host's launch cost out;
+- eager, with triton.testing.do_bench, the way a PyTorch model calls a kernel: one call after
+  another, the L2 flushed between them;
+and the host's own cost per call is timed apart (host_cost), on a product too small to keep the GPU busy.
+
+The held-out shapes (HELDOUT) and the shapes the configs were chosen on (TUNING, tools/gpu/tune.py)
+are kept apart: no shape of one is in the other or in the bench grid; the test
+tools/tests/test_bench.py::test_heldout_shapes_are_apart proves it.
+"""
+
+import statistics
+import time
+
+# (kind, M, N, K).  LLM layers at a 2048-4096 token prefill: M tokens, N outputs, K inputs.
+HELDOUT = [
+    *[("square", s, s, s) for s in (1536, 2304, 3072, 3584, 5120, 6144)],
+    ("llm", 2048, 6144, 4096),  # Llama-3-8B q, k, v together
+    ("llm", 3072, 4096, 4096),  # an attention output projection
+    ("llm", 4096, 14336, 4096),  # Llama-3-8B MLP up
+    ("llm", 2048, 4096, 14336),  # Llama-3-8B MLP down
+    ("llm", 4096, 12288, 4096),  # Llama-2-7B q, k, v together
+    ("llm", 2048, 4096, 11008),  # Llama-2-7B MLP down
+    ("llm", 3072, 18944, 3584),  # Qwen2-7B MLP up
+    ("llm", 4096, 3584, 18944),  # Qwen2-7B MLP down
+    ("llm", 2048, 10240, 2560),  # phi-2 MLP up
+    ("llm", 4096, 2560, 10240),  # phi-2 MLP down
+    ("llm", 2560, 5120, 5120),  # a 13B model's output projection
+    ("llm", 2048, 13824, 5120),  # Llama-2-13B MLP up
+    *[
+        ("decode", m, n, k)
+        for m, n, k in (
+            (1, 4096, 4096),
+            (2, 12288, 4096),
+            (4, 6144, 4096),
+            (8, 14336, 4096),
+            (16, 4096, 11008),
+            (32, 4096, 14336),
+            (48, 5120, 5120),
+            (64, 4096, 4096),
+            (96, 3584, 18944),
+            (128, 11008, 4096),
+            (200, 4096, 4096),
+            (256, 4096, 4096),
+        )
+    ],
+    ("small", 768, 768, 768),
+]
+LAYOUTS = ("row-major", "W.t()")
+
+
+def host_cost(call, torch, calls=3000):
+    """Host µs per call: a tight loop of launches on a product too small to keep the GPU busy, so
+    the loop runs at the speed of the host code (the median of 5 loops)."""
+    for _ in range(50):
+        call()
+    torch.cuda.synchronize()
+    loops = []
+    for _ in range(5):
+        start = time.perf_counter()
+        for _ in range(calls):
+            call()
+        loops.append((time.perf_counter() - start) / calls * 1e6)
+        torch.cuda.synchronize()
+    return statistics.median(loops)
+
+
+def run(t5, dtypes, rounds, graph_timer, input_sets, torch, triton, shapes=HELDOUT):
+    """Rows of (dtype, kind, M, N, K, layout, timing, kernel, ms, vs_torch): graph-timed and eager."""
+    rows = []
+    for dname, dtype in dtypes.items():
+        for kind, M, N, K in shapes:
+            for layout in LAYOUTS:
+                makers = {"torch": lambda a, b: lambda: torch.matmul(a, b), "T5": lambda a, b: lambda: t5.matmul(a, b)}
+                sets = input_sets(M, N, K, dtype, torch, layout)
+                graph = {name: graph_timer(make, sets, torch) for name, make in makers.items()}
+                a, b = sets[0]
+                eager = {name: make(a, b) for name, make in makers.items()}
+                times = {(t, n): [] for t in ("graph", "eager") for n in makers}
+                for r in range(rounds):
+                    for name in list(makers)[r % 2 :] + list(makers)[: r % 2]:
+                        times["graph", name].append(graph[name]())
+                        times["eager", name].append(triton.testing.do_bench(eager[name], warmup=5, rep=20))
+                del graph, eager, sets
+                for timing in ("graph", "eager"):
+                    base = statistics.median(times[timing, "torch"])
+                    for name in makers:
+                        t = statistics.median(times[timing, name])
+                        rows.append(
+                            dict(
+                                dtype=dname,
+                                kind=kind,
+                                M=M,
+                                N=N,
+                                K=K,
+                                layout=layout,
+                                timing=timing,
+                                kernel=name,
+                                ms=round(t, 5),
+                                vs_torch=round(base / t, 3),
+                            )
+                        )
+                line = "  ".join(f"{r['timing']} {r['vs_torch']:.2f}" for r in rows[-4:] if r["kernel"] == "T5")
+                print(f"{dname} {kind:6} {M:>5}x{N:<5}x{K:<5} {layout:9} T5/torch: {line}", flush=True)
+        torch.cuda.empty_cache()
+    return rows
+
+
+def summary(rows, prefix="# "):
+    """Geometric means of T5/torch per dtype and timing, the lowest, and the decode and 768³ rows."""
+    for dname in sorted({r["dtype"] for r in rows}):
+        for timing in ("graph", "eager"):
+            mine = [r for r in rows if r["dtype"] == dname and r["timing"] == timing and r["kernel"] == "T5"]
+            if not mine:
+                continue
+            ratios = [r["vs_torch"] for r in mine]
+            low = min(mine, key=lambda r: r["vs_torch"])
+            where = f"{low['M']}x{low['N']}x{low['K']} {low['layout']}"
+            geo = statistics.geometric_mean(ratios)
+            print(
+                f"{prefix}{dname} held-out {timing}: T5/torch geometric mean {geo:.3f} over {len(ratios)}, "
+                f"lowest {low['vs_torch']:.2f} at {where}"
+            )
+            for layout in LAYOUTS:
+                sub = [r["vs_torch"] for r in mine if r["layout"] == layout]
+                small = [r["vs_torch"] for r in mine if r["layout"] == layout and r["kind"] in ("decode", "small")]
+                print(
+                    f"{prefix}  {layout}: geometric mean {statistics.geometric_mean(sub):.3f}; decode and 768³: "
+                    f"lowest {min(small):.2f}"
+                )

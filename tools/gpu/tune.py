@@ -1,0 +1,82 @@
+"""Fill T5's tuning cache from the TUNING shapes only (content/t5.perf.md §3), never the held-out ones.
+
+    T5_AUTOTUNE=1 T5_TUNE_CACHE=tuned.json python -m tools.gpu.tune [MxNxK ...: retune only these]
+
+Each shape, in both layouts of B, is one first call: matmul times its bucket's candidates there and
+keeps the fastest (solutions/t5_persistent.py, tuned_config).  Then time the held-out set with
+T5_TUNE_FROZEN=1, so that a bucket the tuning set left empty falls back to the rules instead of
+being tuned on a held-out shape.  fp16 tunes the buckets of both 16-bit types.
+"""
+
+import json
+import os
+import sys
+
+# (kind, M, N, K): the same kinds as tools/gpu/heldout.py's HELDOUT, other shapes.
+TUNING = [
+    *[("square", s, s, s) for s in (1280, 1792, 2560, 3328, 4608, 6656)],
+    ("llm", 2048, 5120, 5120),
+    ("llm", 4096, 6144, 4096),
+    ("llm", 3072, 14336, 4096),
+    ("llm", 4096, 4096, 14336),
+    ("llm", 2048, 3584, 18944),
+    ("llm", 3072, 2560, 10240),
+    ("llm", 2048, 28672, 4096),
+    ("llm", 4096, 5120, 13824),
+    ("llm", 2048, 8192, 4096),
+    ("llm", 2048, 5120, 10240),
+    ("llm", 2048, 11008, 2560),
+    ("llm", 2048, 16384, 4096),
+    *[
+        ("decode", m, n, k)
+        for m, n, k in (
+            (1, 5120, 5120),
+            (3, 4096, 14336),
+            (6, 11008, 4096),
+            (12, 16384, 4096),
+            (10, 4096, 10240),
+            (24, 14336, 4096),
+            (40, 4096, 16384),
+            (60, 5120, 5120),
+            (80, 4096, 4096),
+            (112, 4096, 16384),
+            (144, 11008, 4096),
+            (160, 4096, 11008),
+            (192, 14336, 4096),
+            (240, 9216, 4096),
+        )
+    ],
+    ("small", 640, 640, 640),
+    ("small", 1024, 768, 768),
+]
+
+
+def main():
+    import torch
+
+    if not torch.cuda.is_available():
+        sys.exit("tune needs a CUDA GPU")
+    if os.environ.get("T5_AUTOTUNE") != "1" or os.environ.get("T5_TUNE_FROZEN") == "1":
+        sys.exit("set T5_AUTOTUNE=1 (and not T5_TUNE_FROZEN) to tune")
+    from solutions import t5_persistent as t5
+    from tools.gpu.bench import parse_shape
+
+    only = {parse_shape(s) for s in sys.argv[1:]}  # retune these shapes' buckets (a cache holds the rest)
+    for _, M, N, K in TUNING:
+        if only and (M, N, K) not in only:
+            continue
+        for layout in ("row-major", "W.t()"):
+            if t5._tuned is None:  # the cache as tuned_config reads it, so that the other buckets stay
+                t5._tuned = {k: t5.Config(*v) for k, v in json.load(open(t5.TUNE_CACHE)).items()} if only else {}
+            t5._tuned.pop(t5.shape_bucket(M, N, K, torch.float16, layout == "W.t()"), None)
+            a = torch.randn(M, K, device="cuda", dtype=torch.float16)
+            b = torch.randn(N, K, device="cuda", dtype=torch.float16)
+            b = b.t() if layout == "W.t()" else b.reshape(K, N)
+            t5.matmul(a, b)
+            bucket = t5.shape_bucket(M, N, K, torch.float16, layout == "W.t()")
+            print(f"{M}x{N}x{K} {layout}: {bucket}: {t5._tuned.get(bucket)}", flush=True)
+    print(f"# wrote {t5.TUNE_CACHE}: {len(t5._tuned)} buckets")
+
+
+if __name__ == "__main__":
+    main()
