@@ -52,6 +52,7 @@ class Row:
     kinds: dict = field(default_factory=dict)  # {test: the type of the exception that failed it}
     cases: tuple = ()  # (test, parametrize ids, passed) for every check counted, for the pass/fail pattern
     labels: dict = field(default_factory=dict)  # {test: its parametrize ids in words, one label per id}
+    skipped: tuple = ()  # (test, the suite's reason) for every check the suite's own marks skip here
     broke: bool = False  # crashed or timed out
     blocker: str = ""  # why no test could run at all (no import, no pytest), in a few lines
 
@@ -212,7 +213,9 @@ def row_of(s, report, rc, output):
         for c in mine
         if c["test"] in results  # a test that never ran (after a timeout or a crash) shows no pattern
     )
-    row.labels = {c["test"]: c["labels"] for c in mine if len(c.get("labels", ())) == len(c.get("ids", ()))}
+    skipped = [c for c in report["collected"] if c["step"] == s.id and c["suite_skip"]]
+    row.skipped = tuple((c["test"], c.get("skip_reason", "")) for c in skipped)
+    row.labels = {c["test"]: c["labels"] for c in mine + skipped if len(c.get("labels", ())) == len(c.get("ids", ()))}
     unfinished = [t for t in counted if t not in results]
     if report.get("timed_out"):  # the tests after it were never run: they count as not passed
         row.broke, row.reason, row.detail = True, report["timed_out"], report.get("timed_out_at", "")
@@ -240,8 +243,12 @@ def row_of(s, report, rc, output):
             )
     elif rc not in (0, 5):
         row.reason = f"pytest stopped with exit status {rc}"
+    if row.total == 0 and row.skipped and not row.reason:  # not a pass: nothing was checked
+        row.reason = scorecard.not_run_line(row) + say(
+            zh="：这一步在这里一个检查都没有", en=": no check of this step runs here"
+        )
     if row.total == 0 and not row.reason:
-        row.reason = "no test of this step ran"
+        row.reason = say(zh="这一步没有一个检查运行", en="no test of this step ran")
     return row
 
 

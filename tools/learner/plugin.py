@@ -5,8 +5,9 @@ to the JSON file named by COURSE_REPORT.
 
 The file is rewritten after every event, so when the process dies (a crash, an exit, a hang that
 had to be killed) it still says what was collected and which test was running.  It holds:
-    collected   [{test, step, suite_skip, ids, labels}]: every test selected, with its step, whether
-                the suite itself skips it here (a skip or skipif mark: bf16 under the interpreter),
+    collected   [{test, step, suite_skip, skip_reason, ids, labels}]: every test selected, with its
+                step, whether the suite itself skips it here and the mark's reason (a skip or skipif
+                mark: "GPU only: ..." under the interpreter, bf16 on a GPU),
                 its parametrize ids, one per parametrize mark (["32-32-64", "row-major",
                 "torch.float16"]), and the same cases in words, one label per id (["M=32 N=32 K=64",
                 "A row-major", "float16"]; case_labels below)
@@ -74,9 +75,13 @@ def source_line(graded, lineno):
     return f"{graded} line {lineno}: {text}"
 
 
-def _suite_skips(item):
-    """Whether the suite's own marks skip this test here (a skipif with a plain True condition)."""
-    return any(m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True) for m in item.iter_markers())
+def _suite_skip_reason(item):
+    """Why the suite's own marks skip this test here (a skip, or a skipif with a plain True
+    condition): the mark's reason, "skipped" when it gives none; None when the test runs here."""
+    for m in item.iter_markers():
+        if m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True):
+            return str(m.kwargs.get("reason") or (m.args[0] if m.name == "skip" and m.args else "") or "skipped")
+    return None
 
 
 def _reason(report):
@@ -107,7 +112,8 @@ def pytest_collection_finish(session):
     _state["collected"] = [
         dict(
             test=item.nodeid,
-            suite_skip=_suite_skips(item),
+            suite_skip=_suite_skip_reason(item) is not None,
+            skip_reason=_suite_skip_reason(item) or "",
             step=next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None),
             ids=_ids(item),
             labels=case_labels(item),

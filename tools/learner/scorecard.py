@@ -32,12 +32,6 @@ def paint(text, code):
     return f"\033[{code}m{text}\033[0m" if COLOR else text
 
 
-def fit(text, indent):
-    text = " ".join(text.split())
-    room = WIDTH - indent
-    return " " * indent + (text if len(text) <= room else text[: room - 3] + "...")
-
-
 def bar(row, width=10):
     filled = round(width * row.passed / row.total) if row.total else 0
     if row.total and row.passed < row.total:
@@ -57,6 +51,52 @@ def blocker(rows):
     return found.pop() if len(found) == 1 else ""
 
 
+# The suite's reason for a check that needs a GPU (skipif INTERPRETING, reason="GPU only: ...").
+GPU_ONLY = re.compile(r"\s*GPU only\b", re.I)
+
+
+def not_run_line(row):
+    """What the suite did not check here, in the learner's words ("6 checks need a GPU and did not
+    run here"), from its own skip marks; "" when every check ran."""
+    gpu = sum(bool(GPU_ONLY.match(why)) for _, why in row.skipped)
+    other = len(row.skipped) - gpu
+    parts = []
+    if gpu:
+        parts.append(
+            say(
+                zh=f"{gpu} 个检查需要 GPU，这里没有运行",
+                en=f"{gpu} check{'s' * (gpu != 1)} need{'s' * (gpu == 1)} a GPU and did not run here",
+            )
+        )
+    if other:
+        parts.append(
+            say(
+                zh=f"{other} 个检查被测试套件在这里跳过",
+                en=f"{other} check{'s' * (other != 1)} the suite skips here did not run",
+            )
+        )
+    return say(zh="；", en="; ").join(parts)
+
+
+def not_run_listing(row):
+    """make test STEP=: the checks that did not run here, each named, and why (the suite's reason)."""
+    if not row.skipped:
+        return []
+    lines = [
+        paint(
+            f"{row.step.id}: {not_run_line(row)}" if i18n.lang() == "en" else f"{row.step.id}：{not_run_line(row)}", "1"
+        )
+    ]
+    for test, why in row.skipped:
+        said = (
+            say(zh="需要 GPU", en="needs a GPU")
+            if GPU_ONLY.match(why)
+            else say(zh=f"跳过：{why}", en=f"skipped: {why}")
+        )
+        lines += wrap(f"{case_name(row, test)}{say(zh='：', en=': ')}{said}", 6, first="  ")
+    return [*lines, ""]
+
+
 def rows_table(lesson, rows, blocked=""):
     titles = [r.step.name + say(zh="（进阶）", en=" (advanced)") * r.step.advanced for r in rows]
     title_width = max(map(i18n.display_width, titles))  # a CJK character takes two columns
@@ -74,16 +114,21 @@ def rows_table(lesson, rows, blocked=""):
         padded = title + " " * (title_width - i18n.display_width(title))
         lines.append(paint(f"  {mark} {r.step.id}  {padded}  {bar(r)} {r.passed:>3}/{r.total}", colour))
         if not r.done and not blocked:  # that one reason is printed once, above
-            lines.append(fit(r.reason, 10))
+            lines += wrap(r.reason, 10)
+        elif r.skipped:  # a pass of what ran: say what did not
+            lines += wrap(not_run_line(r), 10)
     if len(rows) > 1:
         required = [r for r in rows if not r.step.advanced]
         done, checks, total = sum(r.done for r in required), sum(r.passed for r in rows), sum(r.total for r in rows)
-        lines.append(
+        skipped = sum(len(r.skipped) for r in rows)
+        lines += wrap(
             say(
-                zh=f"  必做步骤完成 {done}/{len(required)}，检查通过 {checks}/{total}（进阶步骤可选）",
-                en=f"  {done} of {len(required)} required steps done, {checks} of {total} checks pass "
-                f"(advanced steps are optional)",
-            )
+                zh=f"必做步骤完成 {done}/{len(required)}，检查通过 {checks}/{total}（进阶步骤可选）"
+                + (f"；另有 {skipped} 个检查这里没有运行" if skipped else ""),
+                en=f"{done} of {len(required)} required steps done, {checks} of {total} checks pass "
+                f"(advanced steps are optional)" + (f"; {skipped} more did not run here" if skipped else ""),
+            ),
+            2,
         )
     return lines
 
@@ -372,7 +417,9 @@ def show(lesson, rows, seed, details, listing=False):
         out += [paint(title, "1;31"), *rest, ""]
     elif details:
         row = next((r for r in rows if r.step is next_step(lesson, rows)), None)
-        if row is not None and listing:  # one step: every failing check in full, and what passes
+        if listing:  # one step: what did not run here, every failing check in full, and what passes
+            out += [line for r in rows for line in not_run_listing(r)]
+        if row is not None and listing:
             out += first_failure(row) if row.broke and row.detail else []
             out += every_failure(row) + (which_pass(row) if row.cases and row.failures else [])
         else:
