@@ -21,6 +21,7 @@ had to be killed) it still says what was collected and which test was running.  
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -31,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from course import ROOT, seam
+from course.i18n import say
 from course.registry import LESSONS
 
 REPORT = "COURSE_REPORT"
@@ -109,6 +111,7 @@ def message_of(exc):
 
 
 def pytest_collection_finish(session):
+    _state["backend"] = "interpreter" if interpreting() else "gpu"  # conftest has chosen by now
     _state["collected"] = [
         dict(
             test=item.nodeid,
@@ -219,6 +222,62 @@ def _given_by_the_test(mark, values, id_):
     return plain and id_ != "-".join(map(str, values))
 
 
+# The learner runs' per-check limit in CPU seconds (tools/learner/grade.py sets these, and says why):
+# the check's own process's CPU time, which other programs on a busy machine do not use up, so a
+# slow check on a loaded machine is not taken for a hang.  pytest-timeout (PYTEST_TIMEOUT) stays,
+# with a long limit, for a hang that waits without computing.
+CPU_LIMIT = "COURSE_CPU_LIMIT_S"  # under the interpreter
+CPU_LIMIT_GPU = "COURSE_CPU_LIMIT_GPU_S"  # compiled for a GPU: compiling and autotuning take CPU time
+CPU_TIMEOUT = "Timeout (>{:g}s of CPU time)"
+
+
+def interpreting():
+    return os.environ.get("TRITON_INTERPRET") == "1"
+
+
+def cpu_limit():
+    """This run's per-check CPU-time limit in seconds, or None (no limit: make check's own runs)."""
+    said = os.environ.get(CPU_LIMIT if interpreting() else CPU_LIMIT_GPU) or os.environ.get(CPU_LIMIT)
+    try:
+        return float(said) if said and float(said) > 0 else None
+    except ValueError:
+        return None
+
+
+def _over_the_limit(signum, frame):
+    # pytest.fail, not an Exception: a check's own `except Exception` must not swallow it
+    pytest.fail(CPU_TIMEOUT.format(cpu_limit() or 0), pytrace=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    with _cpu_clock():
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    with _cpu_clock():
+        return (yield)
+
+
+class _cpu_clock:  # noqa: N801 - used as `with _cpu_clock():`
+    """SIGPROF after cpu_limit() seconds of this process's CPU time (ITIMER_PROF: every thread,
+    user and system), its handler failing the check where it is; nothing without a limit."""
+
+    def __enter__(self):
+        self.limit = cpu_limit()
+        if self.limit:
+            self.before = signal.signal(signal.SIGPROF, _over_the_limit)
+            signal.setitimer(signal.ITIMER_PROF, self.limit)
+
+    def __exit__(self, *exc):
+        if self.limit:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, self.before)
+        return False
+
+
 def pytest_runtest_logstart(nodeid):
     _state["running"] = nodeid  # if the process dies now, this names the test that killed it
     _save()
@@ -234,14 +293,9 @@ def pytest_runtest_makereport(item, call):
         found = graded_frames(call.excinfo.value)
         message = str(call.excinfo.value)
         if message.startswith("Timeout (>"):
-            # pytest-timeout's signal method failed this test; every later test would hang the same way.
+            # our CPU clock or pytest-timeout failed this test; every later test would hang the same way
             item.session.shouldstop = "a test timed out"
-            seconds = re.search(r">([\d.]+)s", message)
-            at = f" at {found[0]} line {found[1]}" if found else ""
-            _state["timed_out"] = (
-                f"{short(item.nodeid)} timed out after {float(seconds[1]) if seconds else 0:g} s"
-                f"{at} (an endless loop?); the step's later tests did not run"
-            )
+            _state["timed_out"] = timed_out(short(item.nodeid), message, found)
             _state["timed_out_at"] = source_line(*found[:2]) if found else ""
         elif (
             found
@@ -253,6 +307,23 @@ def pytest_runtest_makereport(item, call):
             report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
             report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
     return report
+
+
+def timed_out(test, message, found):
+    """The one line for a check stopped by a timeout ("Timeout (>10s of CPU time)" from our clock,
+    "Timeout (>300.0s)" from pytest-timeout), in the learner's language."""
+    seconds = re.search(r">([\d.]+)s", message)
+    n = f"{float(seconds[1]) if seconds else 0:g}"
+    cpu = "CPU time" in message
+    where = f"{found[0]} line {found[1]}" if found else ""
+    return say(
+        zh=f"{test} 超时：{'计算了' if cpu else '过了'} {n} s{'（CPU 时间）' if cpu else ''}还没结束"
+        + (f"，停在 {where}" if where else "")
+        + "（死循环？）；这一步后面的测试没有运行",
+        en=f"{test} timed out after {n} s{' of CPU time' if cpu else ''}"
+        + (f" at {where}" if where else "")
+        + " (an endless loop?); the step's later tests did not run",
+    )
 
 
 def pytest_runtest_logreport(report):

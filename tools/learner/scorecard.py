@@ -409,9 +409,20 @@ def which_pass(row, limit=6):
     return [*lines, ""]
 
 
-def show(lesson, rows, seed, details, listing=False):
+def finished_lines(lesson):
+    """A lesson whose required steps passed (state.finished_before): one green line (80 columns)."""
+    title = say(zh=lesson.title_zh or lesson.title, en=lesson.title)
+    said = say(
+        zh=f"[x] {lesson.id} 课 {title}：完成（再看一遍：make test LESSON={lesson.id}）",
+        en=f"[x] Lesson {lesson.id}, {title}: done (again: make test LESSON={lesson.id})",
+    )
+    return [paint(line, "32") for line in wrap(said, 6, first="  ")]
+
+
+def show(lesson, rows, seed, details, listing=False, finished=()):
+    """Print the scorecard of `lesson`'s rows; `finished`: earlier lessons done, one line each, first."""
     blocked = blocker(rows)
-    out = []
+    out = [line for done in finished for line in finished_lines(done)]
     if blocked:
         title, *rest = blocked.splitlines()
         out += [paint(title, "1;31"), *rest, ""]
