@@ -283,16 +283,45 @@ def case_values(row, tests):
     return sorted((w for w in words if len(w) > 1), key=len, reverse=True)
 
 
-def skeleton(message, words=()):
-    """A failure message with its case's own parts set aside (case_values and NUMBER): two checks
-    whose skeletons are equal say the same thing, each about its own case."""
+def _marked(message, words=()):
+    """message with its case's own parts (case_values, NUMBER, make loads' ARGS) each made "#"."""
     text = COMMAND_ARGS.sub('ARGS="#"', message)
     for w in words:
         text = re.sub(rf"(?<![\w.-]){re.escape(w)}(?![\w-])", "#", text)
     text = NUMBER.sub("#", text)
-    text = re.sub(r"# ([a-z]+?)s\b", r"# \1", text)  # 1 row, 3 rows
-    text = NUMBERS_ONLY.sub("#", text)
-    return NUMBER_RUN.sub("#", text)
+    return re.sub(r"# ([a-z]+?)s\b", r"# \1", text)  # 1 row, 3 rows
+
+
+def _runs(text):
+    """Runs of marks, and rows of a picture of pids, as one mark each."""
+    return NUMBER_RUN.sub("#", NUMBERS_ONLY.sub("#", text))
+
+
+def skeleton(message, words=()):
+    """A failure message with its case's own parts set aside (case_values and NUMBER): two checks
+    whose skeletons are equal say the same thing, each about its own case."""
+    return _runs(_marked(message, words))
+
+
+KEY_VALUE = re.compile(r"\b\w+: (?:#|None\b|True\b|False\b)")  # a config's repr: "BLOCK_M: #, num_warps: #"
+CASE_THEN = re.compile(r"^([^\n]*?)(?::\s|：)")  # what comes before a message's first colon
+TAIL_AT_LEAST = 60  # characters after the case: fewer say too little to share a block on
+
+
+def diagnosis(message, words=()):
+    """What a failure says, with the case it says it about set aside: its skeleton, and when the
+    message opens with a description of the case before a colon ("64x64 @ 64x64 torch.float16, A
+    row-major: ", "config BLOCK_M: 32, ...: ", "x @ W.t() without .contiguous(): "), only what
+    follows, provided that the description holds no sentence of its own and what follows is long
+    enough to name a cause.  One cause seen by several checks, each describing its case its own
+    way, then gives one key; a message that names another cause, one word apart, does not."""
+    text = KEY_VALUE.sub("#", _marked(message, words))
+    head = CASE_THEN.match(text)
+    if head and ("#" in head[1] or "@" in head[1]) and ". " not in head[1] and "。" not in head[1]:
+        tail = _runs(text[head.end() :]).strip()
+        if len(tail) >= TAIL_AT_LEAST:
+            return tail
+    return _runs(text)
 
 
 def case_name(row, test):
@@ -330,13 +359,14 @@ def same_failure(row, first, others, lines=2):
 
 def every_failure(row):
     """Every failing check of one step, one block each in full; checks that fail the same way,
-    each about its own case (skeleton), share the block of the first: one line counts the others
-    and names a few.  A message that says something else always gets its own block."""
+    each about its own case (diagnosis), share the block of the first, whichever test function
+    they belong to: one line counts the others and names a few.  A message that says something
+    else always gets its own block."""
     blocks = {}
+    words = case_values(row, {t for t, _, _ in row.cases})  # every case's words, so keys compare across checks
     for test, reason in row.failures:
         message = row.messages.get(test) or reason
-        key = skeleton(message, case_values(row, {t for t, _, _ in row.cases if short(t) == short(test)}))
-        blocks.setdefault(key, []).append((test, message))
+        blocks.setdefault(diagnosis(message, words), []).append((test, message))
     n = len(row.failures)
     lines = [
         paint(say(zh=f"{row.step.id}：{n} 个检查失败", en=f"{row.step.id}: {n} failing check{'s' * (n != 1)}"), "1")
