@@ -146,12 +146,15 @@ def run_step(s, seed, parallel=False, live=None, hangs=None):
         return False
 
     env = learner_env(seed, parallel)
-    report, rc, output = run_pytest(["-q", "--tb=short", "-m", s.marker], ROOT, env, STEP_LIMIT_S, progress)
+    # -s: what the checks print goes to the output at once (pytest would hold it, and lose it in a
+    # crash), so the last lines printed before a crash can be shown (printed_before)
+    args = ["-q", "-s", "--tb=short", "-m", s.marker]
+    report, rc, output = run_pytest(args, ROOT, env, STEP_LIMIT_S, progress)
     if report and report.get("timed_out") and report.get("backend") == "gpu" and not blocked:
         # compiled for a GPU: once more, with Triton's cache now holding what the first run compiled
         env = dict(env, **{k: str(2 * float(env[k])) for k in (CPU_LIMIT_GPU, "PYTEST_TIMEOUT")})
         first_try[0] = False
-        report, rc, output = run_pytest(["-q", "--tb=short", "-m", s.marker], ROOT, env, STEP_LIMIT_S, progress)
+        report, rc, output = run_pytest(args, ROOT, env, STEP_LIMIT_S, progress)
     row = row_of(s, report, rc, output)
     if hangs is not None:
         hangs.note(s, report)
@@ -238,8 +241,13 @@ def row_of(s, report, rc, output):
     row = Row(s)
     if report is None:  # not even collected: the suite could not start
         said = [line for line in output.splitlines() if line.strip()][-6:]
-        row.reason = f"pytest could not start (exit status {rc})"
-        row.blocker = "\n".join([f"{row.reason}, so no step can run:", *("    " + x for x in said)])
+        row.reason = say(zh=f"pytest 没能启动（退出状态 {rc}）", en=f"pytest could not start (exit status {rc})")
+        row.blocker = "\n".join(
+            [
+                say(zh=f"{row.reason}，所以哪一步都跑不了：", en=f"{row.reason}, so no step can run:"),
+                *("    " + x for x in said),
+            ]
+        )
         return row
     mine = [c for c in report["collected"] if c["step"] == s.id and not c["suite_skip"]]
     counted = [c["test"] for c in mine]
@@ -263,7 +271,12 @@ def row_of(s, report, rc, output):
         row.broke, row.reason, row.detail = True, report["timed_out"], report.get("timed_out_at", "")
     elif unfinished:  # the process died, or was stopped, before these tests reported
         row.broke = True
-        row.reason, row.detail = died(rc, report.get("running"), output)
+        row.reason, code = died(rc, report.get("running"), output)
+        if failed:
+            n = len(failed)
+            row.reason += say(zh=f"；在它之前已有 {n} 个检查失败", en=f"; {n} check{'s' * (n != 1)} failed before it")
+        printed = printed_before(output) if rc is not None else []
+        row.detail = crash_detail(row, report.get("running"), code, printed, failed, results)
     elif failed:
         first = results[failed[0]]
         row.reason = f"{short(failed[0])}: {row.failures[0][1]}"
@@ -278,13 +291,16 @@ def row_of(s, report, rc, output):
         ):  # course/seam.py's report: no import
             row.blocker = "\n".join(
                 [
-                    f"{graded} does not import, so no step can run:",
+                    say(
+                        zh=f"{graded} 没能导入，所以哪一步都跑不了：",
+                        en=f"{graded} does not import, so no step can run:",
+                    ),
                     "    " + first["reason"],
                     *first["text"].strip().splitlines()[1:2],
                 ]
             )
     elif rc not in (0, 5):
-        row.reason = f"pytest stopped with exit status {rc}"
+        row.reason = say(zh=f"pytest 以状态 {rc} 结束", en=f"pytest stopped with exit status {rc}")
     if row.total == 0 and row.skipped and not row.reason:  # not a pass: nothing was checked
         row.reason = scorecard.not_run_line(row) + say(
             zh="：这一步在这里一个检查都没有", en=": no check of this step runs here"
@@ -294,30 +310,91 @@ def row_of(s, report, rc, output):
     return row
 
 
+FAULT = re.compile(r"(?ms)^Fatal Python error:.*?(?:^Extension modules:[^\n]*\n|\Z)")  # faulthandler's report
+PROGRESS = re.compile(r"^[.FEsxX]+(?:\s+\[\s*\d+%\])?$")  # pytest -q's progress line
+DOTS_FIRST = re.compile(r"^[.FEsxX]{2,}(?=[a-z(\[<'\"/*])")  # progress, then what a C library wrote on its line
+
+
+def printed_before(output, limit=6):
+    """The last lines a crashed process printed before faulthandler's report (a C library's
+    complaint, your own print), pytest's progress dots left out."""
+    text = FAULT.sub("", output)
+    lines = (DOTS_FIRST.sub("", line.rstrip()) for line in text.splitlines())
+    said = [line for line in lines if line.strip() and not PROGRESS.match(line.strip())]
+    return said[-limit:]
+
+
 def died(rc, running, output):
     """One line for a process that never finished its report (crashed, exited, hung), and the code line."""
-    where = f" in {short(running)}" if running else ""
     graded = tuple(seam.path(lesson) for lesson in registry.LESSONS)
     # faulthandler (on in pytest) prints the stack of a crash, innermost frame first
     yours = re.search(r'File "[^"]*(' + "|".join(map(re.escape, graded)) + r')", line (\d+) in (\w+)', output)
-    if yours:
-        where += f" at {yours[1]} line {yours[2]} ({yours[3]})"
+    at = f"{yours[1]} line {yours[2]} ({yours[3]})" if yours else ""
+    where_en = (f" in {short(running)}" if running else "") + (f" at {at}" if at else "")
+    where_zh = (f"，在 {short(running)}" if running else "") + (f"，{at}" if at else "")
     code = source_line(yours[1], int(yours[2])) if yours else ""
     if rc is None:
         return (
-            f"still running after {STEP_LIMIT_S} s{where}: stopped (a hang the per-test timeout could not interrupt)",
+            say(
+                zh=f"运行 {STEP_LIMIT_S} s 后仍未结束{where_zh}：已停止（每个测试自己的超时没能打断它）",
+                en=f"still running after {STEP_LIMIT_S} s{where_en}: stopped (a hang the per-test timeout "
+                "could not interrupt)",
+            ),
             code,
         )
     if rc < 0:
-        name = signal.Signals(-rc).name
-        out_of_bounds = "a load or store far outside a tensor? check the masks and offsets"
+        signame = signal.Signals(-rc).name
+        out_of_bounds = say(
+            zh="是不是有一次 load 或 store 远远超出了张量？检查掩码和偏移",
+            en="a load or store far outside a tensor? check the masks and offsets",
+        )
         why = {
             "SIGSEGV": out_of_bounds,
             "SIGBUS": out_of_bounds,
-            "SIGABRT": "aborted (os.abort, or a failed check inside a C library)",
-        }.get(name, "killed")
-        return f"crashed ({name}){where}: {why}; later tests did not run", code
-    return f"the test process exited with status {rc}{where} before its checks ran: does your code call exit?", code
+            "SIGABRT": say(
+                zh="进程中止了（os.abort，或某个 C 库内部的检查失败，比如写坏了内存）",
+                en="aborted (os.abort, or a failed check inside a C library, such as memory written out of bounds)",
+            ),
+        }.get(signame, say(zh="进程被杀掉了", en="killed"))
+        return (
+            say(
+                zh=f"崩溃了（{signame}）{where_zh}：{why}；后面的测试没有运行",
+                en=f"crashed ({signame}){where_en}: {why}; later tests did not run",
+            ),
+            code,
+        )
+    return (
+        say(
+            zh=f"测试进程以状态 {rc} 退出{where_zh}，检查还没跑完：你的代码调用了 exit 吗？",
+            en=f"the test process exited with status {rc}{where_en} before its checks ran: does your code call exit?",
+        ),
+        code,
+    )
+
+
+def crash_detail(row, running, code, printed, failed, results):
+    """What a learner can act on after a crash: the check and its case, the line it died at, what
+    was printed just before, and the first check that failed before it, in full (a shape message)."""
+    parts = []
+    if running:
+        case = scorecard.case_name(row, running)
+        parts.append(say(zh=f"崩溃时正在运行：{case}", en=f"running when it crashed: {case}"))
+    parts += [code] if code else []
+    if printed:
+        parts.append(say(zh="崩溃之前打印的最后几行：", en="the last lines printed before the crash:"))
+        parts += ["    " + line for line in printed]
+    if failed:
+        first = failed[0]
+        n = len(failed)
+        parts.append(
+            say(
+                zh=f"崩溃之前已有 {n} 个检查失败，第一个是 {scorecard.case_name(row, first)}：",
+                en=f"before the crash, {n} check{'s' * (n != 1)} failed; the first, {scorecard.case_name(row, first)}:",
+            )
+        )
+        said = results[first].get("message") or results[first]["text"] or results[first]["reason"]
+        parts += ["    " + line for line in said.strip().splitlines()]
+    return "\n".join(parts)
 
 
 def run_steps(steps, seed, live=None):
@@ -370,7 +447,7 @@ def main(argv=None):
     try:
         rows = run_steps(steps, seed, Live())
     except KeyboardInterrupt:
-        print("\ninterrupted: no scorecard this time", file=sys.stderr)
+        print(say(zh="\n已中断：这次没有成绩单", en="\ninterrupted: no scorecard this time"), file=sys.stderr)
         return 130
     finished = [] if args.lesson or args.step else state.finished_before(lesson)
     scorecard.show(

@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from course import ROOT, seam
-from course.i18n import say
+from course.i18n import lang, say
 from course.registry import LESSONS
 
 REPORT = "COURSE_REPORT"
@@ -67,6 +67,115 @@ def graded_frames(exc):
             found = graded, frames[-1].lineno, f"{type(exc).__name__}: {exc}"
         exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
     return found
+
+
+MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b(?: \(([^)]*)\))?")  # a marked body (make check's layout)
+
+
+def bodies(graded):
+    """{line number: (step, its sections)} for every line inside a marked body of the graded file;
+    the sections are those the body's begin mark names ("# ---- T5.2 begin (§3.1) ----")."""
+    inside, found = None, {}
+    try:
+        lines = (ROOT / graded).read_text().splitlines()
+    except OSError:
+        return found
+    for n, line in enumerate(lines, 1):
+        m = MARK.match(line)
+        if m:
+            inside = (m[1], tuple(re.findall(r"§(\d+(?:\.\d+)*)", m[3] or ""))) if m[2] == "begin" else None
+        elif inside:
+            found[n] = inside
+    return found
+
+
+def where_for(step_id, sections=()):
+    """Where to read for a step: the sections given (those of a body's mark), else the step's own."""
+    from course.i18n import where_to_read
+    from course.registry import BY_ID
+
+    step = BY_ID[step_id]
+    sections = [n for n in sections if n in step.lesson.sections] or list(step.sections)
+    titled = [f"{n} {step.lesson.sections[n][0 if lang() == 'zh' else 1]}" for n in sections]
+    return f"{step_id}: " + where_to_read(step.lesson.explainers, titled)
+
+
+def shown_path(filename):
+    """A file as the learner reads it: the repo's files from its root, a library's from its package."""
+    path = Path(filename)
+    try:
+        return str(path.resolve().relative_to(ROOT.resolve()))
+    except ValueError:
+        parts = path.parts
+        at = max((i for i, p in enumerate(parts) if p in ("site-packages", "dist-packages")), default=None)
+        return "/".join(parts[at + 1 :]) if at is not None else path.name
+
+
+OUTCOMES = (pytest.fail.Exception, pytest.skip.Exception, pytest.xfail.Exception, pytest.exit.Exception)
+
+
+def _chain(exc):
+    """exc and the exceptions it was raised from or while handling, outermost first."""
+    found, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        found.append(exc)
+        exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
+    return found
+
+
+def given_code(exc, step_id, found):
+    """For an error raised in code the learner did not write (the graded file's scaffold, course/,
+    Triton, torch), and not by the check itself, one line of what is known, in the learner's
+    language: where it was raised, the learner's last line on the way there if any, and the step's
+    sections; (that line, the place); None for any other error.  found: graded_frames(exc)."""
+    if isinstance(exc, OUTCOMES + (NotImplementedError,)) or step_id is None:
+        return None
+    if any(type(e).__name__ == "CompilationError" for e in _chain(exc)):
+        return None  # a kernel that does not compile names the learner's own line itself
+    if found and found[1] in bodies(found[0]):
+        return None  # raised in, or called from, a body the learner writes: graded_frames names that line
+    frames = [f for e in _chain(exc) for f in traceback.extract_tb(e.__traceback__)]
+    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    if not inner or shown_path(inner[-1].filename).startswith(("tests/", "tools/")):
+        return None  # the check's own code: its message says what it checked
+    raised = inner[-1]
+    place = (
+        f"{found[0]} line {found[1]}"
+        if found
+        else f"{shown_path(raised.filename)} line {raised.lineno} ({raised.name})"
+    )
+    yours = [
+        f"{g} line {f.lineno}" for f in frames for g in _GRADED if f.filename.endswith(g) and f.lineno in bodies(g)
+    ]
+    return (
+        say(
+            zh=f"这个错误出自不是你写的代码（{place}），不在你的代码块里"
+            + (f"；途中经过你写的 {yours[-1]}" if yours else "")
+            + f"。{where_for(step_id)}",
+            en=f"this error was raised in code you did not write ({place}), outside your marked bodies"
+            + (f"; on the way there it went through your {yours[-1]}" if yours else "")
+            + f". {where_for(step_id)}",
+        ),
+        place,
+    )
+
+
+def library_note(exc, found):
+    """For an error a library raised (Triton, torch) when a line of the learner's body called it,
+    one line naming where it was raised and the body's sections; "" when the learner's file raised
+    it, or it says where to read already."""
+    if not found or found[1] not in bodies(found[0]) or "§" in str(exc):
+        return ""
+    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    if not inner or any(inner[-1].filename.endswith(g) for g in _GRADED):
+        return ""
+    step_id, sections = bodies(found[0])[found[1]]
+    place = f"{shown_path(inner[-1].filename)} line {inner[-1].lineno} ({inner[-1].name})"
+    return say(
+        zh=f"这个错误出自 {place}，由你这一行调用；{where_for(step_id, sections)}",
+        en=f"raised inside {place}, which your line called; {where_for(step_id, sections)}",
+    )
 
 
 def source_line(graded, lineno):
@@ -297,6 +406,11 @@ def pytest_runtest_makereport(item, call):
             item.session.shouldstop = "a test timed out"
             _state["timed_out"] = timed_out(short(item.nodeid), message, found)
             _state["timed_out_at"] = source_line(*found[:2]) if found else ""
+        elif given := given_code(call.excinfo.value, _step_of(item), found):
+            # raised in code the learner did not write: say so, and where to read, not "your line"
+            exc = call.excinfo.value
+            report.given_cause = f"{type(exc).__name__}: {_first_line(exc)} ({given[1]})"
+            report.given_message = f"{type(exc).__name__}: {str(exc).strip()}\n  {given[0]}"
         elif (
             found
             and "NotImplementedError" not in found[2]
@@ -306,7 +420,17 @@ def pytest_runtest_makereport(item, call):
             # one, say) says more than the error it caught, so it keeps its message
             report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
             report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
+            report.graded_note = library_note(call.excinfo.value, found)
     return report
+
+
+def _step_of(item):
+    return next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None)
+
+
+def _first_line(exc):
+    said = str(exc).strip()
+    return said.splitlines()[0] if said else ""
 
 
 def timed_out(test, message, found):
@@ -340,9 +464,13 @@ def pytest_runtest_logreport(report):
     cause = getattr(report, "graded_cause", "")
     if cause:  # the traceback from the test down through Triton's interpreter says no more
         text = f"{cause.split(': ', 1)[1]}\n  raised at {cause.split(': ', 1)[0]}: {report.graded_line}"
+        if getattr(report, "graded_note", ""):
+            text += f"\n  {report.graded_note}"
     message = getattr(report, "course_message", "") or (_reason(report) if report.failed else "")
     if cause:
         message = text
+    if getattr(report, "given_cause", ""):
+        cause, message = report.given_cause, report.given_message
     elif not report.passed and not message:  # a skip: its reason
         message = _reason(report)
     _state["results"][report.nodeid] = dict(
