@@ -421,6 +421,18 @@ def choose(args):
     return lesson, list(lesson.steps)
 
 
+def not_found(error, args):
+    """The registry's KeyError for a --lesson or --step that names nothing, in the learner's language."""
+    lessons = ", ".join(lesson.id for lesson in registry.LESSONS)
+    steps = ", ".join(registry.BY_ID)
+    if str(error.args[0]).startswith("no lesson"):
+        return say(
+            zh=f"没有 {args.lesson!r} 这一课；可选的课：{lessons}",
+            en=f"no lesson {args.lesson!r}; lessons are {lessons}",
+        )
+    return say(zh=f"没有 {args.step!r} 这一步；可选的步骤：{steps}", en=f"no step {args.step!r}; steps are {steps}")
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--lesson", default=os.environ.get("LESSON") or None, help="T4 (default: the first lesson)")
@@ -433,7 +445,7 @@ def main(argv=None):
     try:
         lesson, steps = choose(args)
     except KeyError as e:
-        print(e.args[0], file=sys.stderr)
+        print(not_found(e, args), file=sys.stderr)
         return 2
     seed = args.seed if args.seed is not None else int(os.environ.get("SEED") or random.randrange(10**6))
     if len(steps) > 1 and sys.stdout.isatty():
