@@ -13,7 +13,7 @@ import pytest
 
 from course import ROOT, i18n
 from course.registry import BY_ID, T4, T5
-from tools.learner import grade, reset, scorecard, state
+from tools.learner import grade, plugin, reset, scorecard, state
 from tools.learner.plugin import CPU_LIMIT, CPU_LIMIT_GPU
 
 GPU_ONLY = "GPU only: the tuned configs are the H200's"
@@ -276,3 +276,80 @@ def test_make_reset_speaks_the_learners_language(tmp_path, monkeypatch, capsys, 
     for line in lines:
         words = line.replace(f"mine/{T4.file}", "").replace("make reset", "").replace("HEAD", "")
         assert i18n.has_cjk(words) == (lang == "zh"), line
+
+
+# ------------------------------------------------------------------------------------------------
+# An error raised in code the learner did not write
+# ------------------------------------------------------------------------------------------------
+def at_lines(filename, functions):
+    """Functions compiled as if written in `filename` at the given lines: {name: (line, body)}, the
+    body one statement; a traceback through them names that file and those lines."""
+    space = {}
+    for name, (line, body) in functions.items():
+        source = "\n" * (line - 1) + f"def {name}(call=None):\n    {body}\n"
+        exec(compile(source, str(filename), "exec"), space)
+    return space
+
+
+def raised(call):
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the error under test, whatever it is
+        return e
+    raise AssertionError("nothing raised")
+
+
+@pytest.fixture
+def t4_lines(monkeypatch):
+    """(a line inside T4.1's marked body of mine/, two scaffold lines in a row outside any body)."""
+    monkeypatch.delenv("SOLUTION", raising=False)
+    graded = f"mine/{T4.file}"
+    inside = plugin.bodies(graded)
+    body = min(n for n, (step, _) in inside.items() if step == "T4.1")
+    scaffold = next(n for n in range(2, body - 2) if n not in inside and n + 1 not in inside)
+    return graded, body, scaffold
+
+
+LIBRARY = "/venv/lib/python3.11/site-packages/triton/tools/tensor_descriptor.py"
+
+
+def test_an_error_from_the_scaffold_says_it_is_not_the_learners_code(t4_lines, lang):
+    graded, body, scaffold = t4_lines
+    given = at_lines(ROOT / graded, {"given": (scaffold, "raise AssertionError('strides must be 16-byte aligned')")})
+    yours = at_lines(ROOT / graded, {"yours": (body - 1, "call()")})
+    error = raised(lambda: yours["yours"](given["given"]))
+    found = plugin.graded_frames(error)
+    said, place = plugin.given_code(error, "T4.1", found)
+    assert place == f"{graded} line {scaffold + 1}", place
+    assert f"{graded} line {body}" in said, said  # the learner's line on the way there
+    assert "§2" in said and T4.explainers[lang] in said, said
+    assert ("不是你写的代码" in said) if lang == "zh" else ("code you did not write" in said), said
+
+
+def test_an_error_from_a_library_named_with_the_bodys_sections(t4_lines, lang):
+    graded, body, _ = t4_lines
+    library = at_lines(LIBRARY, {"__post_init__": (22, "raise AssertionError('base must be 16-byte aligned')")})
+    yours = at_lines(ROOT / graded, {"yours": (body - 1, "call()")})
+    error = raised(lambda: yours["yours"](library["__post_init__"]))
+    found = plugin.graded_frames(error)
+    assert found[1] == body
+    assert plugin.given_code(error, "T4.1", found) is None  # the learner's line called it: theirs
+    note = plugin.library_note(error, found)
+    assert "triton/tools/tensor_descriptor.py line 23 (__post_init__)" in note, note
+    assert "T4.1" in note and "§2" in note, note
+    error = raised(lambda: library["__post_init__"]())  # called by the check itself, no graded frame
+    assert plugin.library_note(error, plugin.graded_frames(error)) == ""
+    said, place = plugin.given_code(error, "T4.1", None)
+    assert place.startswith("triton/tools/tensor_descriptor.py line 23"), place
+
+
+def test_errors_that_are_not_given_codes(t4_lines):
+    graded, body, _ = t4_lines
+    check = at_lines(ROOT / "tests" / "test_t4.py", {"check": (10, "raise TypeError('the check itself')")})
+    error = raised(check["check"])
+    assert plugin.given_code(error, "T4.1", plugin.graded_frames(error)) is None
+    yours = at_lines(ROOT / graded, {"yours": (body - 1, "raise ValueError('mine')")})
+    error = raised(yours["yours"])
+    assert plugin.given_code(error, "T4.1", plugin.graded_frames(error)) is None
+    stub = at_lines(LIBRARY, {"stub": (5, "raise NotImplementedError('T4.1 not written')")})
+    assert plugin.given_code(raised(stub["stub"]), "T4.1", None) is None
