@@ -132,6 +132,7 @@ def test_which_pass_names_the_cases_in_words(lang):
     assert "32-32-64" not in text and "torch." not in text, text
 
 
+@pytest.mark.timeout(300)  # a collection of both suites in a fresh process: a minute on a busy machine
 def test_every_case_of_the_suite_has_words():
     """No label of a parametrized case is pytest's id of numbers joined by "-" (17-50-70-0-3-True):
     the plugin puts each argument's name to its value, or the test gives its own words."""
