@@ -73,6 +73,7 @@ def stub_report(message, sections=None):
 
 
 _NO_LINE_START = set("。，、；：！？）」』》〉】”’.,;:!?)]}")
+_NO_LINE_END = set("（「『《〈【“‘")  # an opening bracket stays with what it opens
 
 
 def display_width(text):
@@ -89,7 +90,7 @@ def _pieces(text):
     pieces = []
     for ch in text:
         wide = display_width(ch) == 2
-        if pieces and ch in _NO_LINE_START:
+        if pieces and (ch in _NO_LINE_START or pieces[-1][-1] in _NO_LINE_END):
             pieces[-1] += ch
         elif ch == " " or wide or not pieces or pieces[-1] == " " or display_width(pieces[-1][-1]) == 2:
             pieces.append(ch)

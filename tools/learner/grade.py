@@ -310,9 +310,9 @@ def row_of(s, report, rc, output):
     return row
 
 
-FAULT = re.compile(r"(?ms)^Fatal Python error:.*?(?:^Extension modules:[^\n]*\n|\Z)")  # faulthandler's report
+FAULT = re.compile(r"(?s)Fatal Python error:.*?(?:Extension modules:[^\n]*|\Z)")  # faulthandler's report
 PROGRESS = re.compile(r"^[.FEsxX]+(?:\s+\[\s*\d+%\])?$")  # pytest -q's progress line
-DOTS_FIRST = re.compile(r"^[.FEsxX]{2,}(?=[a-z(\[<'\"/*])")  # progress, then what a C library wrote on its line
+DOTS_FIRST = re.compile(r"^(?=[FEsxX]*\.)[.FEsxX]{2,}(?=[a-z(\[<'\"/*])")  # progress, then a C library's words
 
 
 def printed_before(output, limit=6):

@@ -353,3 +353,10 @@ def test_errors_that_are_not_given_codes(t4_lines):
     assert plugin.given_code(error, "T4.1", plugin.graded_frames(error)) is None
     stub = at_lines(LIBRARY, {"stub": (5, "raise NotImplementedError('T4.1 not written')")})
     assert plugin.given_code(raised(stub["stub"]), "T4.1", None) is None
+
+
+def test_the_last_words_before_a_crash_leave_out_pytest_and_faulthandler():
+    glued = "..........FFFFFatal Python error: Aborted\n" + FAULT.split("Fatal Python error: Aborted\n", 1)[1]
+    assert grade.printed_before("free(): invalid pointer\n" + glued) == ["free(): invalid pointer"]
+    assert grade.printed_before(FAULT) == ["corrupted double-linked list"]
+    assert grade.printed_before("Extension of mine\n....F\n") == ["Extension of mine"]  # words, not progress
