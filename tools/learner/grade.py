@@ -6,7 +6,7 @@
     python -m tools.learner.grade --seed 1234    replay a run's random inputs exactly (make test SEED=1234)
 
 Each step runs in its own pytest process (`pytest -m t4_2 -p tools.learner.plugin`), so a file that
-does not import, a test that hangs (pytest-timeout, set in pytest.ini) or a kernel that crashes the
+does not import, a test that hangs (LEARNER_TIMEOUT_S below) or a kernel that crashes the
 interpreter costs that step only, and the scorecard is always printed.  The rows are read from the
 plugin's report (tools/learner/plugin.py); scorecard.py draws them, state.py remembers them.
 Exit status 0 once every required step passes (or, with --step, that step).
