@@ -78,18 +78,28 @@ class Row:
 
 
 def calibration_work(n=500_000):
-    """CPU seconds for a fixed piece of pure-Python work, the kind the interpreter runs."""
-    began, x = time.process_time(), 0
+    """CPU seconds of this thread for a fixed piece of pure-Python work, the kind the interpreter
+    runs (the thread's, not the process's: steps start side by side, in threads)."""
+    began, x = time.thread_time(), 0
     for i in range(n):
         x = (x * 31 + i) & 0xFFFF
-    return time.process_time() - began
+    return time.thread_time() - began
+
+
+_calibrating = threading.Lock()
 
 
 @functools.cache
-def machine_factor():
-    """How many times slower this machine computes than the one the limits were measured on."""
+def _factor():
     took = min(calibration_work() for _ in range(3))
     return min(MAX_FACTOR, max(1.0, took / CALIBRATION_S))
+
+
+def machine_factor():
+    """How many times slower this machine computes than the one the limits were measured on:
+    measured once per process, by one thread while the others wait."""
+    with _calibrating:
+        return _factor()
 
 
 def cpu_limit_s():

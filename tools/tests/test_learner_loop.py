@@ -360,3 +360,25 @@ def test_the_last_words_before_a_crash_leave_out_pytest_and_faulthandler():
     assert grade.printed_before("free(): invalid pointer\n" + glued) == ["free(): invalid pointer"]
     assert grade.printed_before(FAULT) == ["corrupted double-linked list"]
     assert grade.printed_before("Extension of mine\n....F\n") == ["Extension of mine"]  # words, not progress
+
+
+def test_the_calibration_counts_its_own_thread_only():
+    """Steps start side by side in threads: the process's CPU time would count them all, and
+    double the limit of a busy grader (a planted loop then took 19 s of CPU time to report)."""
+    import threading
+
+    solo = min(grade.calibration_work() for _ in range(3))
+    stop = threading.Event()
+
+    def busy():
+        while not stop.is_set():
+            sum(range(1000))
+
+    other = threading.Thread(target=busy)
+    other.start()
+    try:
+        beside = min(grade.calibration_work() for _ in range(3))
+    finally:
+        stop.set()
+        other.join()
+    assert beside < 1.5 * solo, (solo, beside)
