@@ -5,6 +5,7 @@ starts with "zh" gives Chinese, anything else English.  Every text the learner r
 twice, `say(zh=..., en=...)`, and `make check` proves both are there."""
 
 import os
+import re
 
 LANGS = ("zh", "en")
 
@@ -73,6 +74,7 @@ def stub_report(message, sections=None):
 
 
 _NO_LINE_START = set("。，、；：！？）」』》〉】”’.,;:!?)]}")
+_NO_LINE_END = set("（「『《〈【“‘")  # an opening bracket stays with what it opens
 
 
 def display_width(text):
@@ -89,7 +91,7 @@ def _pieces(text):
     pieces = []
     for ch in text:
         wide = display_width(ch) == 2
-        if pieces and ch in _NO_LINE_START:
+        if pieces and (ch in _NO_LINE_START or pieces[-1][-1] in _NO_LINE_END):
             pieces[-1] += ch
         elif ch == " " or wide or not pieces or pieces[-1] == " " or display_width(pieces[-1][-1]) == 2:
             pieces.append(ch)
@@ -98,19 +100,23 @@ def _pieces(text):
     return pieces
 
 
+LINE_NUMBER = re.compile(r"\b(line) (?=\d)")
+
+
 def wrap(text, width, first="", rest=""):
     """Lines of `text` (one paragraph) at most `width` columns, by display width, breaking at
     spaces and between CJK characters but never inside an identifier or a number: Chinese has no
     spaces to break at, and Python's textwrap would otherwise cut `stride_cn` in two."""
     lines, line = [], first
-    for piece in _pieces(" ".join(text.split())):
+    text = LINE_NUMBER.sub("\\1\u00a0", " ".join(text.split()))  # "line 38" stays whole, to be found
+    for piece in _pieces(text):
         if line.strip() and display_width(line + piece) > width:
-            lines.append(line.rstrip())
+            lines.append(line.rstrip().replace("\u00a0", " "))
             line = rest
             if piece == " ":
                 continue
         line += piece
-    return lines + [line.rstrip()]
+    return lines + [line.rstrip().replace("\u00a0", " ")]
 
 
 def add_lang_flag(parser):

@@ -68,7 +68,7 @@ def main(argv=None):
         lesson = state.current_lesson(args.lesson)
         s = registry.step(args.step, within=lesson.id) if args.step else first_unfinished_step(lesson)
     except KeyError as e:
-        print(e.args[0], file=sys.stderr)
+        print(grade.not_found(e, args), file=sys.stderr)
         return 2
     if s is None:
         print(

@@ -5,8 +5,9 @@ to the JSON file named by COURSE_REPORT.
 
 The file is rewritten after every event, so when the process dies (a crash, an exit, a hang that
 had to be killed) it still says what was collected and which test was running.  It holds:
-    collected   [{test, step, suite_skip, ids, labels}]: every test selected, with its step, whether
-                the suite itself skips it here (a skip or skipif mark: bf16 under the interpreter),
+    collected   [{test, step, suite_skip, skip_reason, ids, labels}]: every test selected, with its
+                step, whether the suite itself skips it here and the mark's reason (a skip or skipif
+                mark: "GPU only: ..." under the interpreter, bf16 on a GPU),
                 its parametrize ids, one per parametrize mark (["32-32-64", "row-major",
                 "torch.float16"]), and the same cases in words, one label per id (["M=32 N=32 K=64",
                 "A row-major", "float16"]; case_labels below)
@@ -20,6 +21,7 @@ had to be killed) it still says what was collected and which test was running.  
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 import tempfile
@@ -30,6 +32,7 @@ from pathlib import Path
 import pytest
 
 from course import ROOT, seam
+from course.i18n import lang, say
 from course.registry import LESSONS
 
 REPORT = "COURSE_REPORT"
@@ -66,6 +69,115 @@ def graded_frames(exc):
     return found
 
 
+MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b(?: \(([^)]*)\))?")  # a marked body (make check's layout)
+
+
+def bodies(graded):
+    """{line number: (step, its sections)} for every line inside a marked body of the graded file;
+    the sections are those the body's begin mark names ("# ---- T5.2 begin (§3.1) ----")."""
+    inside, found = None, {}
+    try:
+        lines = (ROOT / graded).read_text().splitlines()
+    except OSError:
+        return found
+    for n, line in enumerate(lines, 1):
+        m = MARK.match(line)
+        if m:
+            inside = (m[1], tuple(re.findall(r"§(\d+(?:\.\d+)*)", m[3] or ""))) if m[2] == "begin" else None
+        elif inside:
+            found[n] = inside
+    return found
+
+
+def where_for(step_id, sections=()):
+    """Where to read for a step: the sections given (those of a body's mark), else the step's own."""
+    from course.i18n import where_to_read
+    from course.registry import BY_ID
+
+    step = BY_ID[step_id]
+    sections = [n for n in sections if n in step.lesson.sections] or list(step.sections)
+    titled = [f"{n} {step.lesson.sections[n][0 if lang() == 'zh' else 1]}" for n in sections]
+    return f"{step_id}: " + where_to_read(step.lesson.explainers, titled)
+
+
+def shown_path(filename):
+    """A file as the learner reads it: the repo's files from its root, a library's from its package."""
+    path = Path(filename)
+    try:
+        return str(path.resolve().relative_to(ROOT.resolve()))
+    except ValueError:
+        parts = path.parts
+        at = max((i for i, p in enumerate(parts) if p in ("site-packages", "dist-packages")), default=None)
+        return "/".join(parts[at + 1 :]) if at is not None else path.name
+
+
+OUTCOMES = (pytest.fail.Exception, pytest.skip.Exception, pytest.xfail.Exception, pytest.exit.Exception)
+
+
+def _chain(exc):
+    """exc and the exceptions it was raised from or while handling, outermost first."""
+    found, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        found.append(exc)
+        exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
+    return found
+
+
+def given_code(exc, step_id, found):
+    """For an error raised in code the learner did not write (the graded file's scaffold, course/,
+    Triton, torch), and not by the check itself, one line of what is known, in the learner's
+    language: where it was raised, the learner's last line on the way there if any, and the step's
+    sections; (that line, the place); None for any other error.  found: graded_frames(exc)."""
+    if isinstance(exc, OUTCOMES + (NotImplementedError,)) or step_id is None:
+        return None
+    if any(type(e).__name__ == "CompilationError" for e in _chain(exc)):
+        return None  # a kernel that does not compile names the learner's own line itself
+    if found and found[1] in bodies(found[0]):
+        return None  # raised in, or called from, a body the learner writes: graded_frames names that line
+    frames = [f for e in _chain(exc) for f in traceback.extract_tb(e.__traceback__)]
+    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    if not inner or shown_path(inner[-1].filename).startswith(("tests/", "tools/")):
+        return None  # the check's own code: its message says what it checked
+    raised = inner[-1]
+    place = (
+        f"{found[0]} line {found[1]}"
+        if found
+        else f"{shown_path(raised.filename)} line {raised.lineno} ({raised.name})"
+    )
+    yours = [
+        f"{g} line {f.lineno}" for f in frames for g in _GRADED if f.filename.endswith(g) and f.lineno in bodies(g)
+    ]
+    return (
+        say(
+            zh=f"这个错误出自不是你写的代码（{place}），不在你的代码块里"
+            + (f"；途中经过你写的 {yours[-1]}" if yours else "")
+            + f"。{where_for(step_id)}",
+            en=f"this error was raised in code you did not write ({place}), outside your marked bodies"
+            + (f"; on the way there it went through your {yours[-1]}" if yours else "")
+            + f". {where_for(step_id)}",
+        ),
+        place,
+    )
+
+
+def library_note(exc, found):
+    """For an error a library raised (Triton, torch) when a line of the learner's body called it,
+    one line naming where it was raised and the body's sections; "" when the learner's file raised
+    it, or it says where to read already."""
+    if not found or found[1] not in bodies(found[0]) or "§" in str(exc):
+        return ""
+    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    if not inner or any(inner[-1].filename.endswith(g) for g in _GRADED):
+        return ""
+    step_id, sections = bodies(found[0])[found[1]]
+    place = f"{shown_path(inner[-1].filename)} line {inner[-1].lineno} ({inner[-1].name})"
+    return say(
+        zh=f"这个错误出自 {place}，由你这一行调用；{where_for(step_id, sections)}",
+        en=f"raised inside {place}, which your line called; {where_for(step_id, sections)}",
+    )
+
+
 def source_line(graded, lineno):
     try:
         text = (ROOT / graded).read_text().splitlines()[lineno - 1].strip()
@@ -74,9 +186,13 @@ def source_line(graded, lineno):
     return f"{graded} line {lineno}: {text}"
 
 
-def _suite_skips(item):
-    """Whether the suite's own marks skip this test here (a skipif with a plain True condition)."""
-    return any(m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True) for m in item.iter_markers())
+def _suite_skip_reason(item):
+    """Why the suite's own marks skip this test here (a skip, or a skipif with a plain True
+    condition): the mark's reason, "skipped" when it gives none; None when the test runs here."""
+    for m in item.iter_markers():
+        if m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True):
+            return str(m.kwargs.get("reason") or (m.args[0] if m.name == "skip" and m.args else "") or "skipped")
+    return None
 
 
 def _reason(report):
@@ -104,10 +220,12 @@ def message_of(exc):
 
 
 def pytest_collection_finish(session):
+    _state["backend"] = "interpreter" if interpreting() else "gpu"  # conftest has chosen by now
     _state["collected"] = [
         dict(
             test=item.nodeid,
-            suite_skip=_suite_skips(item),
+            suite_skip=_suite_skip_reason(item) is not None,
+            skip_reason=_suite_skip_reason(item) or "",
             step=next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None),
             ids=_ids(item),
             labels=case_labels(item),
@@ -213,6 +331,62 @@ def _given_by_the_test(mark, values, id_):
     return plain and id_ != "-".join(map(str, values))
 
 
+# The learner runs' per-check limit in CPU seconds (tools/learner/grade.py sets these, and says why):
+# the check's own process's CPU time, which other programs on a busy machine do not use up, so a
+# slow check on a loaded machine is not taken for a hang.  pytest-timeout (PYTEST_TIMEOUT) stays,
+# with a long limit, for a hang that waits without computing.
+CPU_LIMIT = "COURSE_CPU_LIMIT_S"  # under the interpreter
+CPU_LIMIT_GPU = "COURSE_CPU_LIMIT_GPU_S"  # compiled for a GPU: compiling and autotuning take CPU time
+CPU_TIMEOUT = "Timeout (>{:g}s of CPU time)"
+
+
+def interpreting():
+    return os.environ.get("TRITON_INTERPRET") == "1"
+
+
+def cpu_limit():
+    """This run's per-check CPU-time limit in seconds, or None (no limit: make check's own runs)."""
+    said = os.environ.get(CPU_LIMIT if interpreting() else CPU_LIMIT_GPU) or os.environ.get(CPU_LIMIT)
+    try:
+        return float(said) if said and float(said) > 0 else None
+    except ValueError:
+        return None
+
+
+def _over_the_limit(signum, frame):
+    # pytest.fail, not an Exception: a check's own `except Exception` must not swallow it
+    pytest.fail(CPU_TIMEOUT.format(cpu_limit() or 0), pytrace=True)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_setup(item):
+    with _cpu_clock():
+        return (yield)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item):
+    with _cpu_clock():
+        return (yield)
+
+
+class _cpu_clock:  # noqa: N801 - used as `with _cpu_clock():`
+    """SIGPROF after cpu_limit() seconds of this process's CPU time (ITIMER_PROF: every thread,
+    user and system), its handler failing the check where it is; nothing without a limit."""
+
+    def __enter__(self):
+        self.limit = cpu_limit()
+        if self.limit:
+            self.before = signal.signal(signal.SIGPROF, _over_the_limit)
+            signal.setitimer(signal.ITIMER_PROF, self.limit)
+
+    def __exit__(self, *exc):
+        if self.limit:
+            signal.setitimer(signal.ITIMER_PROF, 0)
+            signal.signal(signal.SIGPROF, self.before)
+        return False
+
+
 def pytest_runtest_logstart(nodeid):
     _state["running"] = nodeid  # if the process dies now, this names the test that killed it
     _save()
@@ -228,15 +402,15 @@ def pytest_runtest_makereport(item, call):
         found = graded_frames(call.excinfo.value)
         message = str(call.excinfo.value)
         if message.startswith("Timeout (>"):
-            # pytest-timeout's signal method failed this test; every later test would hang the same way.
+            # our CPU clock or pytest-timeout failed this test; every later test would hang the same way
             item.session.shouldstop = "a test timed out"
-            seconds = re.search(r">([\d.]+)s", message)
-            at = f" at {found[0]} line {found[1]}" if found else ""
-            _state["timed_out"] = (
-                f"{short(item.nodeid)} timed out after {float(seconds[1]) if seconds else 0:g} s"
-                f"{at} (an endless loop?); the step's later tests did not run"
-            )
+            _state["timed_out"] = timed_out(short(item.nodeid), message, found)
             _state["timed_out_at"] = source_line(*found[:2]) if found else ""
+        elif given := given_code(call.excinfo.value, _step_of(item), found):
+            # raised in code the learner did not write: say so, and where to read, not "your line"
+            exc = call.excinfo.value
+            report.given_cause = f"{type(exc).__name__}: {_first_line(exc)} ({given[1]})"
+            report.given_message = f"{type(exc).__name__}: {str(exc).strip()}\n  {given[0]}"
         elif (
             found
             and "NotImplementedError" not in found[2]
@@ -246,7 +420,34 @@ def pytest_runtest_makereport(item, call):
             # one, say) says more than the error it caught, so it keeps its message
             report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
             report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
+            report.graded_note = library_note(call.excinfo.value, found)
     return report
+
+
+def _step_of(item):
+    return next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None)
+
+
+def _first_line(exc):
+    said = str(exc).strip()
+    return said.splitlines()[0] if said else ""
+
+
+def timed_out(test, message, found):
+    """The one line for a check stopped by a timeout ("Timeout (>10s of CPU time)" from our clock,
+    "Timeout (>300.0s)" from pytest-timeout), in the learner's language."""
+    seconds = re.search(r">([\d.]+)s", message)
+    n = f"{float(seconds[1]) if seconds else 0:g}"
+    cpu = "CPU time" in message
+    where = f"{found[0]} line {found[1]}" if found else ""
+    return say(
+        zh=f"{test} 超时：{'计算了' if cpu else '过了'} {n} s{'（CPU 时间）' if cpu else ''}还没结束"
+        + (f"，停在 {where}" if where else "")
+        + "（死循环？）；这一步后面的测试没有运行",
+        en=f"{test} timed out after {n} s{' of CPU time' if cpu else ''}"
+        + (f" at {where}" if where else "")
+        + " (an endless loop?); the step's later tests did not run",
+    )
 
 
 def pytest_runtest_logreport(report):
@@ -263,9 +464,13 @@ def pytest_runtest_logreport(report):
     cause = getattr(report, "graded_cause", "")
     if cause:  # the traceback from the test down through Triton's interpreter says no more
         text = f"{cause.split(': ', 1)[1]}\n  raised at {cause.split(': ', 1)[0]}: {report.graded_line}"
+        if getattr(report, "graded_note", ""):
+            text += f"\n  {report.graded_note}"
     message = getattr(report, "course_message", "") or (_reason(report) if report.failed else "")
     if cause:
         message = text
+    if getattr(report, "given_cause", ""):
+        cause, message = report.given_cause, report.given_message
     elif not report.passed and not message:  # a skip: its reason
         message = _reason(report)
     _state["results"][report.nodeid] = dict(

@@ -12,6 +12,7 @@ import sys
 import time
 
 from course import ROOT, registry
+from course.i18n import say
 
 BACKUPS = ROOT / "mine" / "backups"
 
@@ -27,10 +28,16 @@ def reset(lesson):
     try:
         stub = committed(rel)
     except (subprocess.CalledProcessError, FileNotFoundError) as e:
-        print(f"make reset needs git and a commit holding {rel} ({e}); nothing changed.", file=sys.stderr)
+        print(
+            say(
+                zh=f"make reset 需要 git，以及一个含有 {rel} 的提交（{e}）；什么都没有改。",
+                en=f"make reset needs git and a commit holding {rel} ({e}); nothing changed.",
+            ),
+            file=sys.stderr,
+        )
         return 1
     if mine.exists() and mine.read_text() == stub:
-        print(f"{rel} is already as committed; nothing to do.")
+        print(say(zh=f"{rel} 和提交里的一样，不用重置。", en=f"{rel} is already as committed; nothing to do."))
         return 0
     if mine.exists():
         BACKUPS.mkdir(exist_ok=True)
@@ -40,18 +47,33 @@ def reset(lesson):
             backup, n = backup.with_name(f"{lesson.module}.{stamp}-{n}.py"), n + 1
         shutil.copy2(mine, backup)
         if backup.read_bytes() != mine.read_bytes():
-            print(f"could not keep a copy in {backup}; nothing changed.", file=sys.stderr)
+            print(
+                say(
+                    zh=f"没能在 {backup} 留一份副本；什么都没有改。",
+                    en=f"could not keep a copy in {backup}; nothing changed.",
+                ),
+                file=sys.stderr,
+            )
             return 1
-        print(f"your file is kept in {backup.relative_to(ROOT)}")
-        print(f"  (compare: diff {backup.relative_to(ROOT)} {rel})")
+        kept = backup.relative_to(ROOT)
+        print(say(zh=f"你的文件已保存在 {kept}", en=f"your file is kept in {kept}"))
+        print(say(zh=f"  （对比：diff {kept} {rel}）", en=f"  (compare: diff {kept} {rel})"))
     mine.write_text(stub)
-    print(f"{rel} is the stub again, as committed in HEAD.")
+    print(say(zh=f"{rel} 又是提交（HEAD）里的 stub 了。", en=f"{rel} is the stub again, as committed in HEAD."))
     return 0
 
 
 def main():
     chosen = os.environ.get("LESSON")
-    lessons = [registry.lesson(chosen)] if chosen else registry.LESSONS
+    try:
+        lessons = [registry.lesson(chosen)] if chosen else registry.LESSONS
+    except KeyError:
+        known = ", ".join(lesson.id for lesson in registry.LESSONS)
+        print(
+            say(zh=f"没有 {chosen!r} 这一课；可选的课：{known}", en=f"no lesson {chosen!r}; lessons are {known}"),
+            file=sys.stderr,
+        )
+        return 2
     return max(reset(lesson) for lesson in lessons)
 
 

@@ -32,12 +32,6 @@ def paint(text, code):
     return f"\033[{code}m{text}\033[0m" if COLOR else text
 
 
-def fit(text, indent):
-    text = " ".join(text.split())
-    room = WIDTH - indent
-    return " " * indent + (text if len(text) <= room else text[: room - 3] + "...")
-
-
 def bar(row, width=10):
     filled = round(width * row.passed / row.total) if row.total else 0
     if row.total and row.passed < row.total:
@@ -57,6 +51,52 @@ def blocker(rows):
     return found.pop() if len(found) == 1 else ""
 
 
+# The suite's reason for a check that needs a GPU (skipif INTERPRETING, reason="GPU only: ...").
+GPU_ONLY = re.compile(r"\s*GPU only\b", re.I)
+
+
+def not_run_line(row):
+    """What the suite did not check here, in the learner's words ("6 checks need a GPU and did not
+    run here"), from its own skip marks; "" when every check ran."""
+    gpu = sum(bool(GPU_ONLY.match(why)) for _, why in row.skipped)
+    other = len(row.skipped) - gpu
+    parts = []
+    if gpu:
+        parts.append(
+            say(
+                zh=f"{gpu} 个检查需要 GPU，这里没有运行",
+                en=f"{gpu} check{'s' * (gpu != 1)} need{'s' * (gpu == 1)} a GPU and did not run here",
+            )
+        )
+    if other:
+        parts.append(
+            say(
+                zh=f"{other} 个检查被测试套件在这里跳过",
+                en=f"{other} check{'s' * (other != 1)} the suite skips here did not run",
+            )
+        )
+    return say(zh="；", en="; ").join(parts)
+
+
+def not_run_listing(row):
+    """make test STEP=: the checks that did not run here, each named, and why (the suite's reason)."""
+    if not row.skipped:
+        return []
+    lines = [
+        paint(
+            f"{row.step.id}: {not_run_line(row)}" if i18n.lang() == "en" else f"{row.step.id}：{not_run_line(row)}", "1"
+        )
+    ]
+    for test, why in row.skipped:
+        said = (
+            say(zh="需要 GPU", en="needs a GPU")
+            if GPU_ONLY.match(why)
+            else say(zh=f"跳过：{why}", en=f"skipped: {why}")
+        )
+        lines += wrap(f"{case_name(row, test)}{say(zh='：', en=': ')}{said}", 6, first="  ")
+    return [*lines, ""]
+
+
 def rows_table(lesson, rows, blocked=""):
     titles = [r.step.name + say(zh="（进阶）", en=" (advanced)") * r.step.advanced for r in rows]
     title_width = max(map(i18n.display_width, titles))  # a CJK character takes two columns
@@ -74,16 +114,21 @@ def rows_table(lesson, rows, blocked=""):
         padded = title + " " * (title_width - i18n.display_width(title))
         lines.append(paint(f"  {mark} {r.step.id}  {padded}  {bar(r)} {r.passed:>3}/{r.total}", colour))
         if not r.done and not blocked:  # that one reason is printed once, above
-            lines.append(fit(r.reason, 10))
+            lines += wrap(r.reason, 10)
+        elif r.skipped:  # a pass of what ran: say what did not
+            lines += wrap(not_run_line(r), 10)
     if len(rows) > 1:
         required = [r for r in rows if not r.step.advanced]
         done, checks, total = sum(r.done for r in required), sum(r.passed for r in rows), sum(r.total for r in rows)
-        lines.append(
+        skipped = sum(len(r.skipped) for r in rows)
+        lines += wrap(
             say(
-                zh=f"  必做步骤完成 {done}/{len(required)}，检查通过 {checks}/{total}（进阶步骤可选）",
-                en=f"  {done} of {len(required)} required steps done, {checks} of {total} checks pass "
-                f"(advanced steps are optional)",
-            )
+                zh=f"必做步骤完成 {done}/{len(required)}，检查通过 {checks}/{total}（进阶步骤可选）"
+                + (f"；另有 {skipped} 个检查这里没有运行" if skipped else ""),
+                en=f"{done} of {len(required)} required steps done, {checks} of {total} checks pass "
+                f"(advanced steps are optional)" + (f"; {skipped} more did not run here" if skipped else ""),
+            ),
+            2,
         )
     return lines
 
@@ -238,16 +283,45 @@ def case_values(row, tests):
     return sorted((w for w in words if len(w) > 1), key=len, reverse=True)
 
 
-def skeleton(message, words=()):
-    """A failure message with its case's own parts set aside (case_values and NUMBER): two checks
-    whose skeletons are equal say the same thing, each about its own case."""
+def _marked(message, words=()):
+    """message with its case's own parts (case_values, NUMBER, make loads' ARGS) each made "#"."""
     text = COMMAND_ARGS.sub('ARGS="#"', message)
     for w in words:
         text = re.sub(rf"(?<![\w.-]){re.escape(w)}(?![\w-])", "#", text)
     text = NUMBER.sub("#", text)
-    text = re.sub(r"# ([a-z]+?)s\b", r"# \1", text)  # 1 row, 3 rows
-    text = NUMBERS_ONLY.sub("#", text)
-    return NUMBER_RUN.sub("#", text)
+    return re.sub(r"# ([a-z]+?)s\b", r"# \1", text)  # 1 row, 3 rows
+
+
+def _runs(text):
+    """Runs of marks, and rows of a picture of pids, as one mark each."""
+    return NUMBER_RUN.sub("#", NUMBERS_ONLY.sub("#", text))
+
+
+def skeleton(message, words=()):
+    """A failure message with its case's own parts set aside (case_values and NUMBER): two checks
+    whose skeletons are equal say the same thing, each about its own case."""
+    return _runs(_marked(message, words))
+
+
+KEY_VALUE = re.compile(r"\b\w+: (?:#|None\b|True\b|False\b)")  # a config's repr: "BLOCK_M: #, num_warps: #"
+CASE_THEN = re.compile(r"^([^\n]*?)(?::\s|：)")  # what comes before a message's first colon
+TAIL_AT_LEAST = 60  # characters after the case: fewer say too little to share a block on
+
+
+def diagnosis(message, words=()):
+    """What a failure says, with the case it says it about set aside: its skeleton, and when the
+    message opens with a description of the case before a colon ("64x64 @ 64x64 torch.float16, A
+    row-major: ", "config BLOCK_M: 32, ...: ", "x @ W.t() without .contiguous(): "), only what
+    follows, provided that the description holds no sentence of its own and what follows is long
+    enough to name a cause.  One cause seen by several checks, each describing its case its own
+    way, then gives one key; a message that names another cause, one word apart, does not."""
+    text = KEY_VALUE.sub("#", _marked(message, words))
+    head = CASE_THEN.match(text)
+    if head and ("#" in head[1] or "@" in head[1]) and ". " not in head[1] and "。" not in head[1]:
+        tail = _runs(text[head.end() :]).strip()
+        if len(tail) >= TAIL_AT_LEAST:
+            return tail
+    return _runs(text)
 
 
 def case_name(row, test):
@@ -285,13 +359,14 @@ def same_failure(row, first, others, lines=2):
 
 def every_failure(row):
     """Every failing check of one step, one block each in full; checks that fail the same way,
-    each about its own case (skeleton), share the block of the first: one line counts the others
-    and names a few.  A message that says something else always gets its own block."""
+    each about its own case (diagnosis), share the block of the first, whichever test function
+    they belong to: one line counts the others and names a few.  A message that says something
+    else always gets its own block."""
     blocks = {}
+    words = case_values(row, {t for t, _, _ in row.cases})  # every case's words, so keys compare across checks
     for test, reason in row.failures:
         message = row.messages.get(test) or reason
-        key = skeleton(message, case_values(row, {t for t, _, _ in row.cases if short(t) == short(test)}))
-        blocks.setdefault(key, []).append((test, message))
+        blocks.setdefault(diagnosis(message, words), []).append((test, message))
     n = len(row.failures)
     lines = [
         paint(say(zh=f"{row.step.id}：{n} 个检查失败", en=f"{row.step.id}: {n} failing check{'s' * (n != 1)}"), "1")
@@ -364,15 +439,28 @@ def which_pass(row, limit=6):
     return [*lines, ""]
 
 
-def show(lesson, rows, seed, details, listing=False):
+def finished_lines(lesson):
+    """A lesson whose required steps passed (state.finished_before): one green line (80 columns)."""
+    title = say(zh=lesson.title_zh or lesson.title, en=lesson.title)
+    said = say(
+        zh=f"[x] {lesson.id} 课 {title}：完成（再看一遍：make test LESSON={lesson.id}）",
+        en=f"[x] Lesson {lesson.id}, {title}: done (again: make test LESSON={lesson.id})",
+    )
+    return [paint(line, "32") for line in wrap(said, 6, first="  ")]
+
+
+def show(lesson, rows, seed, details, listing=False, finished=()):
+    """Print the scorecard of `lesson`'s rows; `finished`: earlier lessons done, one line each, first."""
     blocked = blocker(rows)
-    out = []
+    out = [line for done in finished for line in finished_lines(done)]
     if blocked:
         title, *rest = blocked.splitlines()
         out += [paint(title, "1;31"), *rest, ""]
     elif details:
         row = next((r for r in rows if r.step is next_step(lesson, rows)), None)
-        if row is not None and listing:  # one step: every failing check in full, and what passes
+        if listing:  # one step: what did not run here, every failing check in full, and what passes
+            out += [line for r in rows for line in not_run_listing(r)]
+        if row is not None and listing:
             out += first_failure(row) if row.broke and row.detail else []
             out += every_failure(row) + (which_pass(row) if row.cases and row.failures else [])
         else:

@@ -132,6 +132,7 @@ def test_which_pass_names_the_cases_in_words(lang):
     assert "32-32-64" not in text and "torch." not in text, text
 
 
+@pytest.mark.timeout(300)  # a collection of both suites in a fresh process: a minute on a busy machine
 def test_every_case_of_the_suite_has_words():
     """No label of a parametrized case is pytest's id of numbers joined by "-" (17-50-70-0-3-True):
     the plugin puts each argument's name to its value, or the test gives its own words."""
@@ -153,3 +154,102 @@ def test_every_case_of_the_suite_has_words():
         "A column-major, B every-other-column",
         "float32",
     ]
+
+
+def failing_row(failures, step="T4.4"):
+    """A row whose checks [(test, ids, message)] all fail."""
+    row = Row(BY_ID[step])
+    row.failures = tuple((t, m.splitlines()[0]) for t, _, m in failures)
+    row.messages = {t: m for t, _, m in failures}
+    row.cases = tuple((t, ids, False) for t, ids, _ in failures)
+    row.total = len(failures)
+    return row
+
+
+NEVER_WRITTEN = {
+    "en": "{n} cells of C were never written (they are set to -1234.0 before the launch); is the grid computed "
+    "from the config's BLOCK_M and BLOCK_N? read content/t4.en.md §6.2 (Chinese: content/t4.md)",
+    "zh": "C 里有 {n} 个格子从没被写过（launch 之前它们被设成 -1234.0）；网格是按配置的 BLOCK_M 和 BLOCK_N "
+    "算的吗？详见 content/t4.md §6.2（English: content/t4.en.md）",
+}
+
+
+def test_one_cause_seen_by_several_checks_is_one_block(lang):
+    """The same diagnosis from four test functions, each describing its case its own way before a
+    colon (a product, a config's repr, words), is one block counting the other cases."""
+    colon = "：" if lang == "zh" else ": "
+    said = NEVER_WRITTEN[lang]
+    failures = [
+        (
+            f"tests/test_t4.py::test_matmul[{m}-{m}-{m}-{lay}-torch.float16]",
+            [f"{m}-{m}-{m}", lay, "torch.float16"],
+            f"{m}x{m} @ {m}x{m} torch.float16, A {lay}{colon}" + said.format(n=m * m // 2),
+        )
+        for m in (64, 45)
+        for lay in LAYOUTS
+    ]
+    failures += [
+        (
+            "tests/test_t4.py::test_matmul_of_plain_tensors",
+            [],
+            f"x @ W.t() without .contiguous(){colon}" + said.format(n=192),
+        ),
+        ("tests/test_t4.py::test_grid_follows_the_config", [], f"config BLOCK 16x16x16{colon}" + said.format(n=7976)),
+        (
+            "tests/test_t4.py::test_every_autotune_config_runs",
+            [],
+            "config BLOCK_M: 32, BLOCK_N: 64, BLOCK_K: 128, GROUP_M: 8, num_warps: 4, num_ctas: 1, num_stages: 4, "
+            f"maxnreg: None, ir_override: None{colon}" + said.format(n=175),
+        ),
+    ]
+    lines = scorecard.every_failure(failing_row(failures))
+    text = "\n".join(lines)
+    assert len(block_heads(lines)) == 1, text
+    assert text.count("BLOCK_N") == 1, text  # the message once
+    assert ("同样的失败还有 8 个用例" if lang == "zh" else "the same failure in 8 more cases:") in text, text
+
+
+def test_causes_one_word_apart_stay_apart_whatever_the_case_says(lang):
+    colon = "：" if lang == "zh" else ": "
+    failures = [
+        (
+            "tests/test_t4.py::test_matmul[64-64-64]",
+            ["64-64-64"],
+            f"64x64 @ 64x64{colon}" + NEVER_WRITTEN[lang].format(n=3),
+        ),
+        (
+            "tests/test_t4.py::test_grid_follows_the_config",
+            [],
+            f"config BLOCK 16x16x16{colon}" + NEVER_WRITTEN[lang].format(n=3).replace("BLOCK_N", "BLOCK_K"),
+        ),
+        # a short tail after the case says too little to share a block with another short one
+        ("tests/test_t4.py::test_a", [], f"64x64 @ 64x64{colon}relative error 0.5 > 1e-5"),
+        ("tests/test_t4.py::test_b", [], f"64x64 @ 64x64{colon}3 cells differ"),
+        # a colon after a sentence: the sentence is the diagnosis, kept
+        (
+            "tests/test_t4.py::test_c",
+            [],
+            "wrong tile order for a 5 x 3 grid. The last group has only 1 row: use group_size_m",
+        ),
+        ("tests/test_t4.py::test_d", [], "wrong tile order for a 5 x 3 grid. The ids run row first: use group_size_m"),
+    ]
+    lines = scorecard.every_failure(failing_row(failures))
+    assert len(block_heads(lines)) == 6, "\n".join(lines)
+
+
+def test_diagnosis_sets_the_case_aside():
+    same = [
+        (
+            "64x64 @ 64x64 torch.float16, A row-major: " + NEVER_WRITTEN["en"],
+            "config BLOCK 16x16x16: " + NEVER_WRITTEN["en"],
+        ),
+        (
+            "M=45 N=37 K=83: " + NEVER_WRITTEN["en"].format(n=3),
+            "BLOCK_M: 32, num_warps: 4, maxnreg: None: " + NEVER_WRITTEN["en"].format(n=9),
+        ),
+    ]
+    for a, b in same:
+        assert scorecard.diagnosis(a, ["row-major", "torch.float16"]) == scorecard.diagnosis(b), (a, b)
+    assert scorecard.diagnosis("x: " + NEVER_WRITTEN["en"]) != scorecard.diagnosis(
+        "y: " + NEVER_WRITTEN["en"]
+    )  # words, no case

@@ -34,6 +34,7 @@ def pytest_says(repo, seed):
     return out.stdout
 
 
+@pytest.mark.timeout(600)  # three pytest runs, each importing torch
 def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo):
     first, again, other = pytest_says(repo, 11), pytest_says(repo, 11), pytest_says(repo, 12)
     error = lambda out: re.search(r"relative error (\S+) > 1e-5", out)[1]  # noqa: E731 - the part inputs change
@@ -55,6 +56,7 @@ def grader_says(repo, seed):
     ).stdout
 
 
+@pytest.mark.timeout(600)  # three make test runs of a step, each importing torch: minutes on a busy machine
 def test_make_test_prints_the_seed_and_replays_with_it(repo):
     first, again, other = grader_says(repo, 11), grader_says(repo, 11), grader_says(repo, 12)
     assert "these random inputs again: make test SEED=11 STEP=T4.2" in first

@@ -1,0 +1,384 @@
+"""The learner's loop around the suite (tools/learner/): what the scorecard says it did not check,
+the finished lesson kept in sight, timeouts that count the check's own CPU time, crash rows a
+learner can act on, and every line in the learner's language.  Fake reports where a fake will do;
+the only real pytest runs here are tiny ones of the plugin's CPU clock."""
+
+import json
+import os
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from course import ROOT, i18n
+from course.registry import BY_ID, T4, T5
+from tools.learner import grade, plugin, reset, scorecard, state
+from tools.learner.plugin import CPU_LIMIT, CPU_LIMIT_GPU
+
+GPU_ONLY = "GPU only: the tuned configs are the H200's"
+
+
+@pytest.fixture(params=["en", "zh"])
+def lang(request, monkeypatch):
+    monkeypatch.setenv("COURSE_LANG", request.param)
+    monkeypatch.setattr(scorecard, "COLOR", False)
+    return request.param
+
+
+def collected(test, step, skip="", ids=(), labels=()):
+    return dict(test=test, step=step, suite_skip=bool(skip), skip_reason=skip, ids=list(ids), labels=list(labels))
+
+
+def result(outcome="passed", message="", cause=""):
+    first = message.splitlines()[0] if message else ""
+    return dict(outcome=outcome, reason=first, text=message, message=message, kind="", cause=cause)
+
+
+def t5_4_report(ran=2, skipped=6):
+    tests = [f"tests/test_t5.py::test_runs_{i}" for i in range(ran)]
+    gpu = [f"tests/test_t5.py::test_gpu_{i}[M={i}]" for i in range(skipped)]
+    return dict(
+        collected=[collected(t, "T5.4") for t in tests]
+        + [collected(t, "T5.4", GPU_ONLY, [f"M={i}"], [f"M={i}"]) for i, t in enumerate(gpu)],
+        results={t: result() for t in tests} | {t: result("skipped", GPU_ONLY) for t in gpu},
+    )
+
+
+# ------------------------------------------------------------------------------------------------
+# What was not checked here
+# ------------------------------------------------------------------------------------------------
+def test_the_scorecard_says_which_checks_need_a_gpu(lang):
+    row = grade.row_of(BY_ID["T5.4"], t5_4_report(), 0, "")
+    assert row.done and row.total == 2 and len(row.skipped) == 6
+    table = "\n".join(scorecard.rows_table(T5, [row]))
+    said = "6 个检查需要 GPU，这里没有运行" if lang == "zh" else "6 checks need a GPU and did not run here"
+    assert said in table, table
+    listing = "\n".join(scorecard.not_run_listing(row))
+    assert listing.count("test_gpu_") == 6 and "[M=5]" in listing, listing
+
+
+def test_the_total_counts_the_checks_that_did_not_run(lang):
+    rows = [grade.row_of(BY_ID["T5.4"], t5_4_report(), 0, "")]
+    other = grade.row_of(BY_ID["T5.1"], dict(collected=[collected("t::a", "T5.1")], results={"t::a": result()}), 0, "")
+    text = " ".join(" ".join(scorecard.rows_table(T5, [other, *rows])).split())  # wrapped lines joined
+    assert (
+        "另有 6 个检查这里没有运行"
+        if lang == "zh"
+        else "3 of 3 checks pass (advanced steps are optional); 6 more did not run here"
+    ) in text, text
+
+
+def test_a_step_whose_every_check_is_skipped_does_not_pass(lang):
+    row = grade.row_of(BY_ID["T5.4"], t5_4_report(ran=0), 0, "")
+    assert not row.done and row.total == 0
+    table = "\n".join(scorecard.rows_table(T5, [row]))
+    assert "[ ] T5.4" in table and "[x]" not in table, table
+    assert ("这一步在这里一个检查都没有" if lang == "zh" else "no check of this step runs here") in table, table
+
+
+# ------------------------------------------------------------------------------------------------
+# The finished lesson stays in sight
+# ------------------------------------------------------------------------------------------------
+def test_a_finished_lesson_is_one_green_line_above_the_next_card(lang, monkeypatch, capsys):
+    monkeypatch.setattr(state, "remembered", lambda lesson: {s.id: lesson is T4 for s in lesson.steps})
+    monkeypatch.setattr(state, "remember", lambda lesson, done: None)
+    assert state.current_lesson() is T5 and state.finished_before(T5) == [T4]
+    failing = dict(collected=[collected("t::a", "T5.1")], results={"t::a": result("failed", "wrong")})
+    monkeypatch.setattr(
+        grade, "run_steps", lambda steps, seed, live=None: [grade.row_of(s, failing, 1, "") for s in steps]
+    )
+    assert grade.main(["--seed", "1"]) == 1
+    out = capsys.readouterr().out.splitlines()
+    first = out.index(next(line for line in out if "T5" in line))
+    lines = [line for line in out[:first] if "T4" in line]
+    assert len(lines) == 1 and lines[0].startswith("  [x] ") and "LESSON=T4" in lines[0], out
+    assert ("完成" in lines[0]) if lang == "zh" else ("done" in lines[0]), lines
+    assert grade.main(["--seed", "1", "--lesson", "T5"]) == 1  # a lesson asked for by name: its card alone
+    assert not any("LESSON=T4" in line for line in capsys.readouterr().out.splitlines())
+
+
+def test_an_unfinished_earlier_lesson_gets_no_line(monkeypatch):
+    monkeypatch.setattr(state, "remembered", lambda lesson: {s.id: s.id != "T4.2" for s in lesson.steps})
+    assert state.finished_before(T5) == [] and state.current_lesson() is T4
+
+
+# ------------------------------------------------------------------------------------------------
+# Timeouts: the check's own CPU time, not the clock's
+# ------------------------------------------------------------------------------------------------
+CLOCKED = '''
+import time
+
+def test_sleeps():  # waits without computing: a loaded machine looks like this to the clock
+    time.sleep(2.5)
+
+def test_loops():
+    while True:
+        pass
+'''
+
+
+def test_the_cpu_clock_stops_an_endless_loop_and_not_a_wait(tmp_path):
+    (tmp_path / "test_clocked.py").write_text(CLOCKED)
+    report = tmp_path / "report.json"
+    env = dict(
+        os.environ,
+        PYTHONPATH=str(ROOT),
+        COURSE_REPORT=str(report),
+        COURSE_LANG="en",
+        TRITON_INTERPRET="1",
+        **{CPU_LIMIT: "1", CPU_LIMIT_GPU: "30", "PYTEST_TIMEOUT": "60"},
+    )
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-p",
+            "tools.learner.plugin",
+            "-p",
+            "no:cacheprovider",
+            "test_clocked.py",
+        ],
+        cwd=tmp_path,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    said = json.loads(report.read_text())
+    results = said["results"]
+    assert results["test_clocked.py::test_sleeps"]["outcome"] == "passed", out.stdout  # 2.5 s on the clock
+    assert results["test_clocked.py::test_loops"]["outcome"] == "failed", out.stdout
+    assert said["timed_out"].startswith("test_loops timed out after 1 s of CPU time"), said
+    assert said["backend"] == "interpreter"
+
+
+def test_the_limits_a_learner_run_gets(monkeypatch):
+    for var in (CPU_LIMIT, CPU_LIMIT_GPU, "PYTEST_TIMEOUT"):
+        monkeypatch.delenv(var, raising=False)
+    env = grade.learner_env(1)
+    assert 1.0 <= grade.machine_factor() <= grade.MAX_FACTOR
+    assert grade.LEARNER_TIMEOUT_S <= float(env[CPU_LIMIT]) <= grade.LEARNER_TIMEOUT_S * grade.MAX_FACTOR
+    assert float(env[CPU_LIMIT_GPU]) >= 60  # pytest.ini's limit, under which the whole GPU suite ran
+    assert float(env["PYTEST_TIMEOUT"]) > float(env[CPU_LIMIT_GPU])  # the clock is only a backstop
+    monkeypatch.setenv(CPU_LIMIT, "3")
+    assert grade.learner_env(1)[CPU_LIMIT] == "3"  # the learner's own choice stays
+
+
+@pytest.mark.parametrize("backend, runs", [("gpu", 2), ("interpreter", 1)])
+def test_a_gpu_timeout_is_run_once_more_before_it_is_called_a_hang(monkeypatch, backend, runs):
+    calls = []
+    hung = dict(collected=[collected("t::a", "T4.1")], results={}, backend=backend, timed_out="t::a timed out")
+    passed = dict(collected=[collected("t::a", "T4.1")], results={"t::a": result()}, backend=backend)
+
+    def fake(args, cwd, env, timeout, progress=None):
+        calls.append(dict(env))
+        return (hung if len(calls) == 1 else passed), 0, ""
+
+    monkeypatch.setattr(grade, "run_pytest", fake)
+    row = grade.run_step(BY_ID["T4.1"], seed=1, hangs=grade.Hangs())
+    assert len(calls) == runs
+    assert row.done == (backend == "gpu")
+    if runs == 2:
+        assert float(calls[1][CPU_LIMIT_GPU]) == 2 * float(calls[0][CPU_LIMIT_GPU])
+
+
+# ------------------------------------------------------------------------------------------------
+# A crash: the check, the line, the last words, and what failed before it
+# ------------------------------------------------------------------------------------------------
+FAULT = textwrap.dedent(
+    """\
+    ..........FFcorrupted double-linked list
+    Fatal Python error: Aborted
+
+    Current thread 0x00007f (most recent call first):
+      File "/x/site-packages/triton/runtime/interpreter.py", line 1481 in _restore_args_dev
+      File "/x/tests/test_t4.py", line 794 in launch
+      File "/x/mine/t4_matmul.py", line 228 in matmul
+      File "/x/tests/test_t4.py", line 879 in test_matmul
+
+    Extension modules: numpy._core._multiarray_umath, torch._C (total: 2)
+    """
+)
+
+
+def test_a_crash_shows_what_the_learner_can_act_on(lang):
+    shape = "45x83 @ 83x37: matmul must return a (45, 37) tensor, got (45, 83)"
+    tests = ["tests/test_t4.py::test_matmul[45]", "tests/test_t4.py::test_matmul[33]", "tests/test_t4.py::test_later"]
+    report = dict(
+        collected=[collected(t, "T4.4", ids=[t[-3:-1]], labels=[f"M={t[-3:-1]}"]) for t in tests[:2]]
+        + [collected(tests[2], "T4.4")],
+        results={tests[0]: result("failed", shape)},
+        running=tests[1],
+    )
+    row = grade.row_of(BY_ID["T4.4"], report, -6, FAULT)
+    assert row.broke and not row.done
+    assert "SIGABRT" in row.reason and "test_matmul" in row.reason and "mine/t4_matmul.py line 228" in row.reason
+    assert ("1 个检查失败" in row.reason) if lang == "zh" else ("1 check failed before it" in row.reason), row.reason
+    assert "test_matmul [M=33]" in row.detail, row.detail  # the check running, its case in words
+    assert "corrupted double-linked list" in row.detail and "....." not in row.detail, row.detail
+    assert shape in row.detail and "test_matmul [M=45]" in row.detail, row.detail  # the shape message, whole
+    assert "Extension modules" not in row.detail and "_restore_args_dev" not in row.detail, row.detail
+    if lang == "zh":
+        assert "崩溃" in row.reason and "later tests" not in row.reason, row.reason
+    shown = "\n".join(scorecard.first_failure(row))
+    assert shape.split(": ")[1] in " ".join(shown.split()), shown
+
+
+def test_reasons_are_wrapped_never_cut(lang):
+    long = "crashed (SIGSEGV) in test_matmul at mine/t4_matmul.py line 228 (matmul): " + "word " * 60 + "END"
+    row = grade.Row(BY_ID["T4.4"], total=3, reason=long)
+    table = scorecard.rows_table(T4, [row])
+    assert "END" in table[-1] or any(line.rstrip().endswith("END") for line in table), table
+    assert not any(line.rstrip().endswith("...") for line in table), table
+    assert all(i18n.display_width(line) <= max(scorecard.WIDTH, 30) for line in table), table
+
+
+# ------------------------------------------------------------------------------------------------
+# Every line in the learner's language
+# ------------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("rc", [None, -11, -6, 3])
+def test_crash_and_hang_rows_speak_the_learners_language(monkeypatch, rc):
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    reason, _ = grade.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)
+    assert i18n.has_cjk(reason), reason
+    english = {None: "still running", -11: "a load or store", -6: "aborted", 3: "exited with status"}[rc]
+    assert english not in reason, reason
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert english in grade.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)[0]
+
+
+def test_unknown_steps_and_lessons_are_refused_in_the_learners_language(monkeypatch, capsys):
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert grade.main(["--step", "T9.9"]) == 2
+    said = capsys.readouterr().err
+    assert "没有 'T9.9' 这一步" in said and "T4.1" in said, said
+    assert grade.main(["--lesson", "T9"]) == 2
+    assert "没有 'T9' 这一课" in capsys.readouterr().err
+
+
+def test_make_reset_speaks_the_learners_language(tmp_path, monkeypatch, capsys, lang):
+    (tmp_path / "mine").mkdir()
+    monkeypatch.setattr(reset, "ROOT", tmp_path)
+    monkeypatch.setattr(reset, "BACKUPS", tmp_path / "mine" / "backups")
+    monkeypatch.setattr(reset, "committed", lambda rel: "stub\n")
+    mine = tmp_path / "mine" / T4.file
+    mine.write_text("mine\n")
+    assert reset.reset(T4) == 0
+    out = capsys.readouterr().out
+    assert mine.read_text() == "stub\n" and len(list((tmp_path / "mine" / "backups").iterdir())) == 1
+    assert reset.reset(T4) == 0
+    out += capsys.readouterr().out
+    lines = [line for line in out.splitlines() if line.strip()]
+    assert len(lines) == 4, out
+    for line in lines:
+        words = line.replace(f"mine/{T4.file}", "").replace("make reset", "").replace("HEAD", "")
+        assert i18n.has_cjk(words) == (lang == "zh"), line
+
+
+# ------------------------------------------------------------------------------------------------
+# An error raised in code the learner did not write
+# ------------------------------------------------------------------------------------------------
+def at_lines(filename, functions):
+    """Functions compiled as if written in `filename` at the given lines: {name: (line, body)}, the
+    body one statement; a traceback through them names that file and those lines."""
+    space = {}
+    for name, (line, body) in functions.items():
+        source = "\n" * (line - 1) + f"def {name}(call=None):\n    {body}\n"
+        exec(compile(source, str(filename), "exec"), space)
+    return space
+
+
+def raised(call):
+    try:
+        call()
+    except Exception as e:  # noqa: BLE001 - the error under test, whatever it is
+        return e
+    raise AssertionError("nothing raised")
+
+
+@pytest.fixture
+def t4_lines(monkeypatch):
+    """(a line inside T4.1's marked body of mine/, two scaffold lines in a row outside any body)."""
+    monkeypatch.delenv("SOLUTION", raising=False)
+    graded = f"mine/{T4.file}"
+    inside = plugin.bodies(graded)
+    body = min(n for n, (step, _) in inside.items() if step == "T4.1")
+    scaffold = next(n for n in range(2, body - 2) if n not in inside and n + 1 not in inside)
+    return graded, body, scaffold
+
+
+LIBRARY = "/venv/lib/python3.11/site-packages/triton/tools/tensor_descriptor.py"
+
+
+def test_an_error_from_the_scaffold_says_it_is_not_the_learners_code(t4_lines, lang):
+    graded, body, scaffold = t4_lines
+    given = at_lines(ROOT / graded, {"given": (scaffold, "raise AssertionError('strides must be 16-byte aligned')")})
+    yours = at_lines(ROOT / graded, {"yours": (body - 1, "call()")})
+    error = raised(lambda: yours["yours"](given["given"]))
+    found = plugin.graded_frames(error)
+    said, place = plugin.given_code(error, "T4.1", found)
+    assert place == f"{graded} line {scaffold + 1}", place
+    assert f"{graded} line {body}" in said, said  # the learner's line on the way there
+    assert "§2" in said and T4.explainers[lang] in said, said
+    assert ("不是你写的代码" in said) if lang == "zh" else ("code you did not write" in said), said
+
+
+def test_an_error_from_a_library_named_with_the_bodys_sections(t4_lines, lang):
+    graded, body, _ = t4_lines
+    library = at_lines(LIBRARY, {"__post_init__": (22, "raise AssertionError('base must be 16-byte aligned')")})
+    yours = at_lines(ROOT / graded, {"yours": (body - 1, "call()")})
+    error = raised(lambda: yours["yours"](library["__post_init__"]))
+    found = plugin.graded_frames(error)
+    assert found[1] == body
+    assert plugin.given_code(error, "T4.1", found) is None  # the learner's line called it: theirs
+    note = plugin.library_note(error, found)
+    assert "triton/tools/tensor_descriptor.py line 23 (__post_init__)" in note, note
+    assert "T4.1" in note and "§2" in note, note
+    error = raised(lambda: library["__post_init__"]())  # called by the check itself, no graded frame
+    assert plugin.library_note(error, plugin.graded_frames(error)) == ""
+    said, place = plugin.given_code(error, "T4.1", None)
+    assert place.startswith("triton/tools/tensor_descriptor.py line 23"), place
+
+
+def test_errors_that_are_not_given_codes(t4_lines):
+    graded, body, _ = t4_lines
+    check = at_lines(ROOT / "tests" / "test_t4.py", {"check": (10, "raise TypeError('the check itself')")})
+    error = raised(check["check"])
+    assert plugin.given_code(error, "T4.1", plugin.graded_frames(error)) is None
+    yours = at_lines(ROOT / graded, {"yours": (body - 1, "raise ValueError('mine')")})
+    error = raised(yours["yours"])
+    assert plugin.given_code(error, "T4.1", plugin.graded_frames(error)) is None
+    stub = at_lines(LIBRARY, {"stub": (5, "raise NotImplementedError('T4.1 not written')")})
+    assert plugin.given_code(raised(stub["stub"]), "T4.1", None) is None
+
+
+def test_the_last_words_before_a_crash_leave_out_pytest_and_faulthandler():
+    glued = "..........FFFFFatal Python error: Aborted\n" + FAULT.split("Fatal Python error: Aborted\n", 1)[1]
+    assert grade.printed_before("free(): invalid pointer\n" + glued) == ["free(): invalid pointer"]
+    assert grade.printed_before(FAULT) == ["corrupted double-linked list"]
+    assert grade.printed_before("Extension of mine\n....F\n") == ["Extension of mine"]  # words, not progress
+
+
+def test_the_calibration_counts_its_own_thread_only():
+    """Steps start side by side in threads: the process's CPU time would count them all, and
+    double the limit of a busy grader (a planted loop then took 19 s of CPU time to report)."""
+    import threading
+
+    solo = min(grade.calibration_work() for _ in range(3))
+    stop = threading.Event()
+
+    def busy():
+        while not stop.is_set():
+            sum(range(1000))
+
+    other = threading.Thread(target=busy)
+    other.start()
+    try:
+        beside = min(grade.calibration_work() for _ in range(3))
+    finally:
+        stop.set()
+        other.join()
+    assert beside < 1.5 * solo, (solo, beside)
