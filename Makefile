@@ -27,9 +27,11 @@ help:
 	@echo "   also: SEED=n replays a run's random inputs; LESSON=T4 picks a lesson"
 
 setup: $(SETUP)
+# --no-compile: byte-compiling every module of torch at install was half of pip's time; Python
+# compiles the modules it imports on first use instead (README, "make check": the set-up's time).
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-compile -r requirements.txt
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
 	touch $@
 

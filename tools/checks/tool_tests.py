@@ -7,9 +7,10 @@ one pytest run for all of them, each failing test reported as one problem."""
 import subprocess
 import sys
 
-from tools.checks.common import ROOT
+from tools.checks.common import ROOT, costly
 
 
+@costly(65)
 def check_tools_tests_pass():
     out = subprocess.run(
         [
