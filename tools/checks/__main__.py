@@ -45,6 +45,7 @@ def run_isolated(fn):
     """fn's problems, with os.environ restored afterwards whatever fn did to it.  A check that
     raises fails with its traceback, and the runs it read are not kept (common.forget_used)."""
     saved = dict(os.environ)
+    common.forget_used(keep=True)  # what earlier checks of this process read is theirs
     try:
         problems = list(fn())
     except Exception:  # noqa: BLE001 - any error of a check is its failure, reported with its traceback

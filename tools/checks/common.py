@@ -200,10 +200,13 @@ def shared_many(kind, keys, compute):
     return found
 
 
-def forget_used():
-    """Drop the kept runs this process read: its check failed, and the next make check runs them again."""
+def forget_used(keep=False):
+    """Drop the kept runs this process's check read: it failed, and the next make check runs them
+    again (keep: only stop counting them, for the next check)."""
     while _used:
-        _used.pop().unlink(missing_ok=True)
+        path = _used.pop()
+        if not keep:
+            path.unlink(missing_ok=True)
 
 
 def suite_run(mine_texts=None, solution=False, args=(), **env):
