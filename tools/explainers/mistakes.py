@@ -15,11 +15,14 @@ Each mistaken copy becomes mine/<module>.py of a scratch repo whose mine/ holds 
 the lessons before it (T5 imports tile_coords and bias_and_activation from the same side's T4), and
 one test runs on Triton's interpreter, the way a learner without a GPU runs it, with COURSE_LANG
 set to the table's language, so each table quotes the messages a learner reading that language
-sees.  To keep `make check` quick, a few worker processes each import torch and triton once and
-run their share of the mistakes one pytest session after another, and what they saw is kept in the
-temp folder under a hash of everything it depends on and the language, so the tables and `make
-check`'s message check (tools/checks/messages.py) share the runs.  A substitution that no longer
-matches the reference is an error, so the table cannot quietly describe code that has changed.
+sees.  To keep `make check` quick, a worker process per core imports torch and triton once and
+runs its share of the mistakes one pytest session after another, each mistake in every language
+(the tables of both explainers and make check's message checks want both), and what each mistake
+showed in each language is kept (tools/checks/common.py, shared_many) under a hash of what its run
+reads and of the mistake itself: the tables and make check's message checks
+(tools/checks/messages.py) share the runs, and a mistake added to a lesson's file runs alone.
+A substitution that no longer matches the reference is an error, so the table cannot quietly
+describe code that has changed.
 Numbers that vary from run to run (relative errors of random inputs) print as x.xe-xx.
 """
 
