@@ -209,10 +209,16 @@ def forget_used(keep=False):
             path.unlink(missing_ok=True)
 
 
+def reads_of(solution):
+    """RUN_READS, less mine/ for a run of solutions/ (SOLUTION=1 grades solutions/ alone, T5 on the
+    same side's T4): a learner's edit does not cost the reference's kept runs."""
+    return tuple(r for r in RUN_READS if r != "mine") if solution else RUN_READS
+
+
 def suite_run(mine_texts=None, solution=False, args=(), **env):
     """run_suite's (report, output), shared: one run per side (solutions/, the stubs, the variants,
     a language) for every check that reads it."""
     texts = {lesson: mine_texts[lesson] for lesson in LESSONS if lesson in (mine_texts or {})}
-    key = fingerprint("suite", solution, list(args), sorted(env.items()), mine_texts=texts)
+    key = fingerprint("suite", solution, list(args), sorted(env.items()), reads=reads_of(solution), mine_texts=texts)
     report, output = shared("suite", key, lambda: list(run_suite(texts or None, solution, args, **env)))
     return report, output

@@ -16,6 +16,7 @@ from tools.checks.common import (
     earlier_lessons_written,
     fingerprint,
     pristine_stub,
+    reads_of,
     scratch_repo,
     shared,
     solution_file,
@@ -63,7 +64,9 @@ def timed_grade(lesson, mine_text=None, solution=False, args=("--details",), **e
     texts = earlier_lessons_written(lesson)
     if mine_text is not None:
         texts[lesson] = mine_text
-    key = fingerprint("grade", lesson.id, solution, list(args), sorted(env.items()), mine_texts=texts)
+    key = fingerprint(
+        "grade", lesson.id, solution, list(args), sorted(env.items()), reads=reads_of(solution), mine_texts=texts
+    )
     rc, output, rows, took = shared("grade", key, lambda: run_grader(lesson, texts, solution, args, env))
     return rc, output, rows, took
 

@@ -151,7 +151,7 @@ def worker(jobs_path):
     lesson = lesson_by_id(given["lesson"])
     suite_module = Path(lesson.suite).stem
     seen = {}
-    for n, (job, (test, source, lang)) in enumerate(given["jobs"].items()):
+    for i, (job, (test, source, lang)) in enumerate(given["jobs"].items()):
         Path(f"mine/{lesson.file}").write_text(source)
         # all of course/ too: `from course import t4_probes` would find the old probes as an attribute
         for name in [
@@ -161,7 +161,7 @@ def worker(jobs_path):
         ]:
             del sys.modules[name]  # the next session imports the mistaken file afresh
         os.environ["COURSE_LANG"] = lang
-        os.environ[plugin.REPORT] = report = os.path.abspath(f"report-{n}.json")
+        os.environ[plugin.REPORT] = report = os.path.abspath(f"report-{i}.json")
         pytest.main([f"{lesson.suite}::{test}", "-q", "--tb=no", "-p", plugin.__name__])
         results = json.loads(Path(report).read_text())["results"] if Path(report).exists() else {}
         if len(results) != 1:
@@ -182,7 +182,10 @@ def saw_before(lesson, m, lang):
     suite, what it imports, the reference and the earlier lessons' in mine/, this machinery, the
     versions of Python and the packages, the environment) and of the mistake itself, so any change
     that could alter its message misses it, and a mistake added to a lesson's file runs alone."""
-    return fingerprint("mistake", lang, repr(m), reads=MISTAKE_READS, mine_texts=earlier_references(lesson) or None)
+    # mine/ as the run has it: the earlier references, and this lesson's file made from its reference
+    # and the mistake (hashed both), whatever the learner's own file says
+    texts = {**earlier_references(lesson), lesson: solution_file(lesson).read_text()}
+    return fingerprint("mistake", lang, repr(m), reads=MISTAKE_READS, mine_texts=texts)
 
 
 def seen_by_learner(lesson, chosen, lang):
