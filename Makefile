@@ -27,10 +27,15 @@ help:
 	@echo "   also: SEED=n replays a run's random inputs; LESSON=T4 picks a lesson"
 
 setup: $(SETUP)
+# --no-compile: byte-compiling every module of torch at install was half of pip's time.  One import
+# of what the course uses compiles those modules instead, once, even where PYTHONDONTWRITEBYTECODE is
+# set (each of make check's processes would compile them again otherwise); the rest compile on first use.
 $(VENV)/.installed: requirements.txt pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(VENV)/bin/python -m pip install -q --disable-pip-version-check -r requirements.txt
+	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-compile -r requirements.txt
 	$(VENV)/bin/python -m pip install -q --disable-pip-version-check --no-deps -e .
+	env -u PYTHONDONTWRITEBYTECODE $(VENV)/bin/python -c \
+	  "import torch, triton, triton.language, triton.runtime.interpreter, numpy, pytest, pytest_timeout, matplotlib.pyplot"
 	touch $@
 
 # Each step runs in its own pytest process, so a crash or a hang costs one row (tools/learner/grade.py).

@@ -2,10 +2,13 @@
 the tools produce now, and every section that a step or a failure message names exists, under
 the title course/registry.py gives it."""
 
+import os
 import re
+from concurrent.futures import ThreadPoolExecutor
 
 from course import ROOT
 from course.registry import BY_ID, LESSON_BY_ID, LESSONS
+from tools.checks.common import costly
 from tools.explainers import docs
 
 HEADING = re.compile(r"^#{2,4} (\d+(?:\.\d+)*)\.? (.*?)\s*$", re.M)
@@ -16,8 +19,14 @@ def check_citations_quote_the_code():
     return [p for d in docs.DOCS for p in docs.citation_problems(d)]
 
 
+@costly(45)
 def check_generated_blocks_and_pictures_are_current():
-    ran = {}  # a command both pages embed runs once
+    """Every command runs once (a command both pages embed too), as many at once as there are cores,
+    before the pages are compared with what they printed."""
+    ran = {}
+    commands = dict.fromkeys(m["cmd"] for d in docs.DOCS for m in docs.GENERATED.finditer(d.read_text()))
+    with ThreadPoolExecutor(max_workers=os.cpu_count() or 1) as pool:
+        list(pool.map(lambda cmd: docs.fresh(cmd, ROOT, ran), commands))
     return [p for d in docs.DOCS for p in docs.generated_problems(d, cache=ran) + docs.image_problems(d)]
 
 

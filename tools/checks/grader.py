@@ -11,7 +11,16 @@ import sys
 import time
 
 from course.registry import LESSONS
-from tools.checks.common import earlier_lessons_written, pristine_stub, scratch_repo, solution_file
+from tools.checks.common import (
+    costly,
+    earlier_lessons_written,
+    fingerprint,
+    pristine_stub,
+    reads_of,
+    scratch_repo,
+    shared,
+    solution_file,
+)
 from tools.checks.layout import split_bodies
 
 ONE_SCREEN = 40  # lines
@@ -44,10 +53,25 @@ def grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
     """Run the grader on a lesson in a scratch copy; return (exit status, output, {step: row is green}).
 
     The lessons before it are written (their solutions in mine/): a learner at T5 has done T4, and
-    T5 imports the learner's own T4 pieces."""
+    T5 imports the learner's own T4 pieces.  One run per input, shared by the checks that read it
+    and kept (tools/checks/common.py, shared)."""
+    return timed_grade(lesson, mine_text, solution, args, **env)[:3]
+
+
+def timed_grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
+    """grade()'s answer and the seconds the run took (kept with it, so a kept run keeps its time)."""
     texts = earlier_lessons_written(lesson)
     if mine_text is not None:
         texts[lesson] = mine_text
+    key = fingerprint(
+        "grade", lesson.id, solution, list(args), sorted(env.items()), reads=reads_of(solution), mine_texts=texts
+    )
+    rc, output, rows, took = shared("grade", key, lambda: run_grader(lesson, texts, solution, args, env))
+    return rc, output, rows, took
+
+
+def run_grader(lesson, texts, solution, args, env):
+    began = time.monotonic()
     with scratch_repo(texts or None) as tmp:
         env = dict(os.environ, SOLUTION="1" if solution else "0", COLUMNS="100", **dict(dict(COURSE_LANG="en"), **env))
         env.pop("NO_COLOR", None)  # colour must stay off anyway: stdout is a pipe, as in CI
@@ -61,7 +85,7 @@ def grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
         )
     output = proc.stdout + proc.stderr
     rows = {m[2]: m[1] == "x" for line in output.splitlines() for m in [ROW.match(line)] if m}
-    return proc.returncode, output, rows
+    return proc.returncode, output, rows, time.monotonic() - began
 
 
 def expect(name, lesson, got, rc_zero, green, must_say=(), once=(), screen=ONE_SCREEN):
@@ -85,6 +109,7 @@ def expect(name, lesson, got, rc_zero, green, must_say=(), once=(), screen=ONE_S
     return [f"{name}: {p}\n{output[-3000:]}" for p in problems[:1]] + [f"{name}: {p}" for p in problems[1:]]
 
 
+@costly(40)
 def check_scorecard_is_green_on_solutions_and_red_on_the_stub():
     problems = []
     for lesson in LESSONS:
@@ -107,6 +132,7 @@ def check_scorecard_is_green_on_solutions_and_red_on_the_stub():
     return problems
 
 
+@costly(25)
 def check_scorecard_turns_green_step_by_step():
     """Midway, the first two steps written: exactly those rows green, and the third is next."""
     problems = []
@@ -129,13 +155,13 @@ def check_scorecard_turns_green_step_by_step():
     return problems
 
 
+@costly(60)
 def check_planted_failures_give_one_short_report():
     problems = []
     for lesson in LESSONS:
         solution, graded = solution_file(lesson).read_text(), re.escape(f"mine/{lesson.file}")
         first = lesson.steps[0].id
         syntax, syntax_at = plant(solution, first, ["    this is = = not python\n"])
-        loop, loop_at = plant(solution, first, ["    while True:\n", "        pass\n"])
         stored = next((step for step, body in split_bodies(solution) if step and "tl.store(" in "".join(body)), None)
         problems += expect(
             "planted syntax error",
@@ -146,28 +172,8 @@ def check_planted_failures_give_one_short_report():
             [rf"{graded} line {syntax_at}: SyntaxError", "does not import"],
             once=["SyntaxError"],
         )
-        began = time.monotonic()
-        looped = grade(lesson, loop)  # the learner runs' own per-test timeout
-        took = time.monotonic() - began
-        problems += expect(
-            "planted endless loop",
-            lesson,
-            looped,
-            False,
-            None,
-            [
-                rf"(?m)^  \[ \] {re.escape(first)} ",
-                # a row's reason wraps now (never cut): any run of whitespace between its words
-                rf"test_\w+\s+timed\s+out\s+after\s+\d+\s+s\s+of\s+CPU\s+time\s+at\s+{graded}\s+line\s+"
-                rf"({loop_at}|{loop_at + 1})",
-            ],
-        )
-        if took > LOOP_REPORT_S:
-            problems.append(
-                f"{lesson.id} planted endless loop: reported after {took:.0f} s, more than {LOOP_REPORT_S} s"
-            )
         skipping, _ = plant(solution, first, ["    __import__('pytest').skip('later')\n"])
-        full = grade(lesson, solution=True, args=("--step", first))[1]
+        full = grade(lesson, solution=True)[1]  # the scorecard's run on solutions/, the first step's row
         total = re.search(rf"(?m)^  \[x\] {re.escape(first)} .* (\d+)/\1$", full)
         problems += expect(
             "planted pytest.skip",
@@ -198,6 +204,35 @@ def check_planted_failures_give_one_short_report():
     return problems
 
 
+@costly(40, alone=True)  # its limit is a promise for an idle machine: nothing else runs beside it
+def check_planted_endless_loop_is_reported_within_30_s():
+    problems = []
+    for lesson in LESSONS:
+        solution, graded = solution_file(lesson).read_text(), re.escape(f"mine/{lesson.file}")
+        first = lesson.steps[0].id
+        loop, loop_at = plant(solution, first, ["    while True:\n", "        pass\n"])
+        *looped, took = timed_grade(lesson, loop)  # the learner runs' own per-test timeout
+        problems += expect(
+            "planted endless loop",
+            lesson,
+            looped,
+            False,
+            None,
+            [
+                rf"(?m)^  \[ \] {re.escape(first)} ",
+                # a row's reason wraps now (never cut): any run of whitespace between its words
+                rf"test_\w+\s+timed\s+out\s+after\s+\d+\s+s\s+of\s+CPU\s+time\s+at\s+{graded}\s+line\s+"
+                rf"({loop_at}|{loop_at + 1})",
+            ],
+        )
+        if took > LOOP_REPORT_S:
+            problems.append(
+                f"{lesson.id} planted endless loop: reported after {took:.0f} s, more than {LOOP_REPORT_S} s"
+            )
+    return problems
+
+
+@costly(8)
 def check_one_step_shows_every_failure_in_full_and_which_cases_pass():
     """make test STEP= on a mainloop that assumes A's K stride is 1: row-major A passes, the other
     layouts fail; every failing check's message whole, without pytest's rewriting, and the split."""

@@ -11,11 +11,10 @@ failure the learner sees is Chinese in zh and has no Chinese in en.
 """
 
 import ast
-import os
 
 from course import ROOT, i18n
 from course.registry import LESSONS
-from tools.checks.common import earlier_lessons_written, pristine_stubs, scratch_repo
+from tools.checks.common import costly, earlier_lessons_written, pristine_stubs, suite_run
 
 # Where the suite's messages are written: the rules every check keeps, and each lesson's section
 # of the suite and its probes.
@@ -153,6 +152,7 @@ def language_problems(lang, source, reason):
     return []
 
 
+@costly(50)  # its runs are the §8 tables' too (docs): whichever asks first makes them
 def check_the_mistakes_speak_the_learners_language():
     """Each classic mistake of §8 of every lesson that has them (tools/explainers/mistakes_<lesson>.py),
     made in a copy of the reference, under each language."""
@@ -173,40 +173,55 @@ def check_the_mistakes_speak_the_learners_language():
     return problems
 
 
+def stub_runs(lesson, lang):
+    """(report, output) of the untouched stub of `lesson` under lang, the lessons before it written:
+    for the first lesson that is every stub untouched, the whole suite's run that suite.py's check
+    reads too (its own tests picked out of it); for a later one, a run of its tests alone."""
+    from tools.checks.suite import stub_run
+
+    earlier = earlier_lessons_written(lesson)
+    if not earlier:
+        report, output = stub_run(lang)
+        its = lambda test: test.startswith(lesson.suite + "::")  # noqa: E731 - the lesson marker is its file's
+        report = {
+            "collected": [c for c in report.get("collected", []) if its(c["test"])],
+            "results": {t: r for t, r in report.get("results", {}).items() if its(t)},
+        }
+        return report, output
+    return suite_run({**pristine_stubs(), **earlier}, args=("-m", lesson.marker), COURSE_LANG=lang)
+
+
+@costly(25)
 def check_the_untouched_stub_speaks_the_learners_language():
     """The untouched stub, every check of every lesson, under each language: "not written yet" in
     that language, the learner's explainer named first.  The lessons before it are written: T5
     calls the learner's T4, whose stub would otherwise speak first."""
-    from tools.learner.plugin import run_pytest
-
     problems = []
     for lesson in LESSONS:
-        with scratch_repo({**pristine_stubs(), **earlier_lessons_written(lesson)}) as tmp:
-            for lang in i18n.LANGS:
-                env = dict(os.environ, SOLUTION="0", COURSE_LANG=lang, SEED="0")
-                report, _, output = run_pytest(["-q", "--tb=no", "-m", lesson.marker], tmp, env, timeout=600)
-                collected = [c for c in (report or {}).get("collected", []) if not c["suite_skip"]]
-                results = {t: r for t, r in (report or {}).get("results", {}).items() if r["outcome"] != "skipped"}
-                if not collected or len(results) != len(collected):
+        for lang in i18n.LANGS:
+            report, output = stub_runs(lesson, lang)
+            collected = [c for c in (report or {}).get("collected", []) if not c["suite_skip"]]
+            results = {t: r for t, r in (report or {}).get("results", {}).items() if r["outcome"] != "skipped"}
+            if not collected or len(results) != len(collected):
+                problems.append(
+                    f"COURSE_LANG={lang}: {lesson.id}: ran {len(results)} of {len(collected)} stub checks:\n"
+                    f"{output[-1500:]}"
+                )
+            explainer = lesson.explainers[lang]
+            for test, result in results.items():
+                reason = result.get("reason", "")
+                problems += language_problems(lang, f"the stub, {test}", reason)
+                if not reason.startswith(i18n.NOT_WRITTEN[lang]):
                     problems.append(
-                        f"COURSE_LANG={lang}: {lesson.id}: ran {len(results)} of {len(collected)} stub checks:\n"
-                        f"{output[-1500:]}"
+                        f"COURSE_LANG={lang}, the stub, {test}: does not start with "
+                        f"{i18n.NOT_WRITTEN[lang]!r}: {reason!r}"
                     )
-                explainer = lesson.explainers[lang]
-                for test, result in results.items():
-                    reason = result.get("reason", "")
-                    problems += language_problems(lang, f"the stub, {test}", reason)
-                    if not reason.startswith(i18n.NOT_WRITTEN[lang]):
-                        problems.append(
-                            f"COURSE_LANG={lang}, the stub, {test}: does not start with "
-                            f"{i18n.NOT_WRITTEN[lang]!r}: {reason!r}"
-                        )
-                    elif explainer not in reason or reason.index(explainer) != min(
-                        reason.find(e) for e in lesson.explainers.values() if e in reason
-                    ):
-                        problems.append(
-                            f"COURSE_LANG={lang}, the stub, {test}: does not name {explainer} first: {reason!r}"
-                        )
+                elif explainer not in reason or reason.index(explainer) != min(
+                    reason.find(e) for e in lesson.explainers.values() if e in reason
+                ):
+                    problems.append(
+                        f"COURSE_LANG={lang}, the stub, {test}: does not name {explainer} first: {reason!r}"
+                    )
     return problems
 
 
@@ -233,6 +248,7 @@ def cause_problems(lesson, mistakes, causes, lang, found):
     return problems
 
 
+@costly(1)  # reads the runs of the check above
 def check_each_mistake_names_its_own_cause_and_no_other():
     """Every mistake and mutant of every lesson (tools/explainers/mistakes_<lesson>.py), in each language."""
     from tools.explainers.mistakes import causes_of, lessons_with_mistakes, mistakes_of, seen_by_learner

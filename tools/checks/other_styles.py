@@ -5,12 +5,13 @@ every check."""
 
 from course import ROOT
 from course.registry import LESSONS
-from tools.checks.common import run_suite
+from tools.checks.common import costly, suite_run
 from tools.checks.suite import outcomes
 
 VARIANTS = ROOT / "tools" / "checks" / "variants"
 
 
+@costly(30)
 def check_a_solution_in_another_style_passes_every_check():
     """One suite run with every lesson's variant in mine/ (a later lesson imports the earlier ones),
     its outcomes read per lesson."""
@@ -19,7 +20,7 @@ def check_a_solution_in_another_style_passes_every_check():
         f"{lesson.id} has no solution in another style at tools/checks/variants/{lesson.file}" for lesson in missing
     ]
     texts = {lesson: (VARIANTS / lesson.file).read_text() for lesson in LESSONS if lesson not in missing}
-    report, output = run_suite(mine_texts=texts)
+    report, output = suite_run(texts)
     for lesson in texts:
         seen = [o for o in outcomes(report) if o[1] and o[1].startswith(lesson.id + ".")]
         if not seen:

@@ -14,6 +14,7 @@ import sys
 from course import ROOT
 from course.hardware import BYTES_PER_ELEMENT, SMEM_LIMITS, shared_memory
 from course.registry import LESSONS
+from tools.checks.common import costly
 
 ENOUGH = {"fp16": 3, "fp32": 2}  # configs each GPU must keep, per input dtype
 READ = (
@@ -40,6 +41,7 @@ def reference_blocks(lesson):
     return [tuple(b) for b in json.loads(out.stdout.strip().splitlines()[-1])]
 
 
+@costly(4)
 def check_every_common_gpu_keeps_several_configs():
     problems = []
     for lesson in LESSONS:

@@ -7,10 +7,27 @@ one pytest run for all of them, each failing test reported as one problem."""
 import subprocess
 import sys
 
-from tools.checks.common import ROOT
+from tools.checks.common import ROOT, costly, fingerprint, shared
+
+# What the tools' tests read: the whole repo as committed or edited (test_docs reads content/ and
+# README.md, test_bench the CSVs under content/bench/), nothing of .git or .venv.
+TOOL_TESTS_READ = (
+    "course",
+    "tests",
+    "tools",
+    "mine",
+    "solutions",
+    "content",
+    "README.md",
+    "Makefile",
+    "pytest.ini",
+    "pyproject.toml",
+    "requirements.txt",
+    ".ci",
+)
 
 
-def check_tools_tests_pass():
+def run_tools_tests():
     out = subprocess.run(
         [
             sys.executable,
@@ -32,7 +49,15 @@ def check_tools_tests_pass():
         text=True,
         timeout=900,
     )
-    if out.returncode == 0:
+    return out.returncode, out.stdout, out.stderr
+
+
+@costly(65)
+def check_tools_tests_pass():
+    """One run, kept (common.shared) under a hash of all the repo that it reads."""
+    key = fingerprint("tools/tests", reads=TOOL_TESTS_READ)
+    returncode, stdout, stderr = shared("tool-tests", key, run_tools_tests)
+    if returncode == 0:
         return []
-    failed = [line for line in out.stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
-    return failed or [f"tools/tests did not run (exit {out.returncode}):\n{(out.stdout + out.stderr)[-2000:]}"]
+    failed = [line for line in stdout.splitlines() if line.startswith(("FAILED", "ERROR"))]
+    return failed or [f"tools/tests did not run (exit {returncode}):\n{(stdout + stderr)[-2000:]}"]

@@ -15,16 +15,18 @@ Each mistaken copy becomes mine/<module>.py of a scratch repo whose mine/ holds 
 the lessons before it (T5 imports tile_coords and bias_and_activation from the same side's T4), and
 one test runs on Triton's interpreter, the way a learner without a GPU runs it, with COURSE_LANG
 set to the table's language, so each table quotes the messages a learner reading that language
-sees.  To keep `make check` quick, a few worker processes each import torch and triton once and
-run their share of the mistakes one pytest session after another, and what they saw is kept in the
-temp folder under a hash of everything it depends on and the language, so the tables and `make
-check`'s message check (tools/checks/messages.py) share the runs.  A substitution that no longer
-matches the reference is an error, so the table cannot quietly describe code that has changed.
+sees.  To keep `make check` quick, a worker process per core imports torch and triton once and
+runs its share of the mistakes one pytest session after another, each mistake in every language
+(the tables of both explainers and make check's message checks want both), and what each mistake
+showed in each language is kept (tools/checks/common.py, shared_many) under a hash of what its run
+reads and of the mistake itself: the tables and make check's message checks
+(tools/checks/messages.py) share the runs, and a mistake added to a lesson's file runs alone.
+A substitution that no longer matches the reference is an error, so the table cannot quietly
+describe code that has changed.
 Numbers that vary from run to run (relative errors of random inputs) print as x.xe-xx.
 """
 
 import argparse
-import hashlib
 import importlib
 import importlib.util
 import json
@@ -32,15 +34,14 @@ import os
 import re
 import subprocess
 import sys
-import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
-from course import ROOT
+from course import i18n
 from course.registry import LESSONS
 from course.registry import lesson as lesson_by_id
-from tools.checks.common import scratch_repo, solution_file
+from tools.checks.common import RUN_READS, fingerprint, scratch_repo, shared_many, solution_file
 from tools.study import common as study
 
 
@@ -109,24 +110,30 @@ def earlier_references(lesson):
     return {done: solution_file(done).read_text() for done in LESSONS[: LESSONS.index(lesson)]}
 
 
-def run_in_worker(lesson, chosen, reference, lang):
-    """{key: (outcome, first line, first line as printed)} for these mistakes, run by one worker
-    process in its own copy with COURSE_LANG=lang."""
+def run_in_worker(lesson, jobs):
+    """{job: (outcome, first line, first line as printed, message)} for jobs {job: (mistake, lang)},
+    run one after another by one worker process in its own copy, each under COURSE_LANG=lang."""
+    reference = solution_file(lesson).read_text()
     with scratch_repo(earlier_references(lesson) or None) as tmp:
-        jobs = Path(tmp) / "jobs.json"
-        jobs.write_text(
+        given = Path(tmp) / "jobs.json"
+        given.write_text(
             json.dumps(
-                {"lesson": lesson.id, "jobs": {m.key: [m.test, mistaken_source(lesson, m, reference)] for m in chosen}}
+                {
+                    "lesson": lesson.id,
+                    "jobs": {
+                        job: [m.test, mistaken_source(lesson, m, reference), lang] for job, (m, lang) in jobs.items()
+                    },
+                }
             )
         )
         # `-m` from the scratch copy: its packages come first on sys.path, ahead of the checkout's.
         proc = subprocess.run(
-            [sys.executable, "-m", "tools.explainers.mistakes", "--worker", str(jobs)],
+            [sys.executable, "-m", "tools.explainers.mistakes", "--worker", str(given)],
             cwd=tmp,
             capture_output=True,
             text=True,
             timeout=900,
-            env=dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", SEED="0", COURSE_LANG=lang),
+            env=dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", SEED="0"),
         )
         out = Path(tmp) / "seen.json"
         if not out.exists():
@@ -135,7 +142,7 @@ def run_in_worker(lesson, chosen, reference, lang):
 
 
 def worker(jobs_path):
-    """Inside a scratch repo: one pytest session per mistake, in this one process."""
+    """Inside a scratch repo: one pytest session per job (a mistake in a language), in this one process."""
     import pytest
 
     from tools.learner import plugin
@@ -144,7 +151,7 @@ def worker(jobs_path):
     lesson = lesson_by_id(given["lesson"])
     suite_module = Path(lesson.suite).stem
     seen = {}
-    for key, (test, source) in given["jobs"].items():
+    for i, (job, (test, source, lang)) in enumerate(given["jobs"].items()):
         Path(f"mine/{lesson.file}").write_text(source)
         # all of course/ too: `from course import t4_probes` would find the old probes as an attribute
         for name in [
@@ -153,51 +160,68 @@ def worker(jobs_path):
             if n.split(".")[0] in ("mine", "course", "conftest", suite_module) or n == plugin.__name__
         ]:
             del sys.modules[name]  # the next session imports the mistaken file afresh
-        os.environ[plugin.REPORT] = report = os.path.abspath(f"report-{key}.json")
+        os.environ["COURSE_LANG"] = lang
+        os.environ[plugin.REPORT] = report = os.path.abspath(f"report-{i}.json")
         pytest.main([f"{lesson.suite}::{test}", "-q", "--tb=no", "-p", plugin.__name__])
         results = json.loads(Path(report).read_text())["results"] if Path(report).exists() else {}
         if len(results) != 1:
-            raise SystemExit(f"mistake {key!r}: expected one result for {test}, got {results}")
+            raise SystemExit(f"mistake {job!r}: expected one result for {test}, got {results}")
         (result,) = results.values()
         reason = VARYING.sub("x.xe-xx", LOADS.sub("", WHERE.sub("", result["reason"]))).strip()
-        seen[key] = (result["outcome"], reason, result["reason"], result.get("message") or result.get("text", ""))
+        seen[job] = (result["outcome"], reason, result["reason"], result.get("message") or result.get("text", ""))
     Path("seen.json").write_text(json.dumps(seen))
 
 
-def saw_before(lesson, keys, reference, lang):
-    """The cache file for these mistakes: a hash of the reference and the earlier lessons' (mine/
-    holds them), the suite, the tools that run it, the versions of Python, torch and triton and the
-    language, so any change to what could alter a message misses it."""
-    from importlib import metadata
+# What a mistake's run reads besides the suite's inputs (tools/checks/common.py, RUN_READS): this
+# file, which runs it.  Its data file is not read: the mistake itself (its text) is hashed instead.
+MISTAKE_READS = RUN_READS + ("tools/explainers/mistakes.py",)
 
-    h = hashlib.sha256(reference.encode())
-    for text in earlier_references(lesson).values():
-        h.update(text.encode())
-    for part in ("course", "tests", "tools"):
-        for f in sorted((ROOT / part).rglob("*.py")):
-            h.update(f.read_bytes())
-    for pkg in ("torch", "triton", "numpy", "pytest"):
-        h.update(metadata.version(pkg).encode())
-    h.update((sys.version + ",".join(sorted(keys)) + lang).encode())
-    return Path(tempfile.gettempdir()) / f"{lesson.id.lower()}-mistakes-{h.hexdigest()[:20]}.json"
+
+def saw_before(lesson, m, lang):
+    """The key under which what mistake m showed in lang is kept: a hash of what the run reads (the
+    suite, what it imports, the reference and the earlier lessons' in mine/, this machinery, the
+    versions of Python and the packages, the environment) and of the mistake itself, so any change
+    that could alter its message misses it, and a mistake added to a lesson's file runs alone."""
+    # mine/ as the run has it: the earlier references, and this lesson's file made from its reference
+    # and the mistake (hashed both), whatever the learner's own file says
+    texts = {**earlier_references(lesson), lesson: solution_file(lesson).read_text()}
+    return fingerprint("mistake", lang, repr(m), reads=MISTAKE_READS, mine_texts=texts)
 
 
 def seen_by_learner(lesson, chosen, lang):
     """{key: (outcome, first line without its pointers, first line as printed, the message whole)} for these
-    mistakes of the lesson, each run under COURSE_LANG=lang; cached (saw_before)."""
+    mistakes of the lesson, each run under COURSE_LANG=lang.  Each mistake runs in every language at
+    once (the tables and make check's message checks want both), and what it showed is kept
+    (tools/checks/common.py, shared) under saw_before's key; a lock per lesson lets a second
+    caller wait for the first one's runs instead of making its own."""
     # TRITON_INTERPRET=1 in the workers: the same messages on every machine, the learner's CPU path.
     reference = solution_file(lesson).read_text()
     for m in chosen:
-        mistaken_source(lesson, m, reference)  # refuse a stale substitution even when the cache would answer
-    cache = saw_before(lesson, [m.key for m in chosen], reference, lang)
-    if cache.exists():
-        return json.loads(cache.read_text())
-    n = min(len(chosen), os.cpu_count() or 2)
-    with ThreadPoolExecutor(max_workers=n) as pool:
-        shares = pool.map(lambda i: run_in_worker(lesson, chosen[i::n], reference, lang), range(n))
-        found = {k: v for share in shares for k, v in share.items()}
-    cache.write_text(json.dumps(found))
-    return found
+        mistaken_source(lesson, m, reference)  # refuse a stale substitution even when a kept run would answer
+    keys = {f"{m.key}|{la}": saw_before(lesson, m, la) for m in chosen for la in i18n.LANGS}
+    by_key = {m.key: m for m in chosen}
+
+    def run(missing):
+        # Each worker takes whole mistakes, its languages one after the other; the workers share them out.
+        wanted = list(dict.fromkeys(job.split("|")[0] for job in missing))
+        n = min(len(wanted), os.cpu_count() or 2)
+        shares = [
+            {
+                job: (by_key[job.split("|")[0]], job.split("|")[1])
+                for job in missing
+                if job.split("|")[0] in wanted[i::n]
+            }
+            for i in range(n)
+        ]
+        with ThreadPoolExecutor(max_workers=n) as pool:
+            return {
+                job: seen
+                for share in pool.map(lambda jobs: run_in_worker(lesson, jobs), shares)
+                for job, seen in share.items()
+            }
+
+    found = shared_many(f"mistake-{lesson.id.lower()}", keys, run)
+    return {m.key: found[f"{m.key}|{lang}"] for m in chosen}
 
 
 def parser():
