@@ -102,11 +102,13 @@ T4 = Lesson(
     },
     note=(
         "T4.4 和 T4.5 会盯住那次 launch：C 必须就是 matmul_kernel 写进去的那个 tensor，launch 之后谁也不能再改它，"
-        "launch 拿到的 bias 和 flag 必须是这次调用传进来的；torch.matmul 及其同类一调就报错。"
+        "launch 拿到的 a、b、bias 必须就是这次调用传进来的那几个 tensor（不能是拷贝），flag 也必须是这次调用的；"
+        "torch.matmul 及其同类一调就报错。"
         "把活交给 torch 算一律不通过，因为这一课练的是你自己的 kernel。",
         "T4.4 and T4.5 watch the launch: C must be the tensor matmul_kernel wrote into, nothing may "
-        "touch it after the launch, the launch must get the bias and the flags of the call, and "
-        "torch.matmul and its relatives raise. Work done in torch fails, because the point is your kernel.",
+        "touch it after the launch, the launch must get the caller's own a, b and bias (no copies) and the "
+        "flags of the call, and torch.matmul and its relatives raise. Work done in torch fails, because the "
+        "point is your kernel.",
     ),
     note_steps=("T4.4", "T4.5"),
     steps=(
