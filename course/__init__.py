@@ -5,7 +5,9 @@
     toolchain.py    refuses a torch / triton / numpy mix known to break the lessons
     hardware.py     the GPU facts the lessons compute with (shared memory, the H200's L2 and SMs)
     tile_order.py   a CPU model of the grouped tile order, the oracle of T4.1
-    t4_probes.py    tiny kernels that call one of lesson T4's device functions, so a step is tested alone
+    lessons/        one data module per lesson (<id>.py defines LESSON) and the lesson's probes
+                    (<id>_probes.py): tiny kernels that call one device function, so a step is tested alone
+    interpreter_order.py  the interpreter's programs run in a chosen order, each one's memory ops recorded
 
 Neither tests/ nor tools/ imports the other; both import this package.
 """

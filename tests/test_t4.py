@@ -18,8 +18,10 @@ import triton
 from course import ROOT, seam
 from course.hardware import H100_SMEM, smem_bytes
 from course.i18n import say, stub_report, where_to_read
-from course.registry import BY_ID, T4
+from course.registry import BY_ID, lesson
 from course.tile_order import grouped_order
+
+T4 = lesson("T4")
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
 
@@ -45,7 +47,7 @@ def t4(graded_module):
 
 @pytest.fixture(scope="session")
 def probes(t4):
-    from course import t4_probes  # its kernels call the graded module's functions, so it loads after `t4`
+    from course.lessons import t4_probes  # its kernels call the graded module's functions, so it loads after `t4`
 
     return t4_probes
 

@@ -15,8 +15,10 @@ import torch
 import triton
 
 from course.i18n import say
-from course.registry import T5
+from course.registry import lesson
 from course.tile_order import grouped_order
+
+T5 = lesson("T5")
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
@@ -37,7 +39,7 @@ def t5(graded_module):
 
 @pytest.fixture(scope="session")
 def probes(t5):
-    from course import t5_probes  # its kernels call the graded module's functions, so it loads after `t5`
+    from course.lessons import t5_probes  # its kernels call the graded module's functions, so it loads after `t5`
 
     return t5_probes
 

@@ -17,8 +17,10 @@ import argparse
 
 from course import registry
 from course.hardware import BYTES_PER_ELEMENT
-from course.registry import T4
+from course.registry import lesson
 from tools.study import common as study
+
+T4 = lesson("T4")
 
 MIB = 2**20
 

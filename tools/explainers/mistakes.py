@@ -153,7 +153,7 @@ def worker(jobs_path):
     seen = {}
     for i, (job, (test, source, lang)) in enumerate(given["jobs"].items()):
         Path(f"mine/{lesson.file}").write_text(source)
-        # all of course/ too: `from course import t4_probes` would find the old probes as an attribute
+        # all of course/ too: `from course.lessons import t4_probes` would find the old probes as an attribute
         for name in [
             n
             for n in sys.modules

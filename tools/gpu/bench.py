@@ -27,7 +27,9 @@ from pathlib import Path
 from course import registry
 from course.hardware import H200_DRAM_BYTES_PER_S, H200_L2_BYTES
 from course.i18n import add_lang_flag, say, use_lang
-from course.registry import LESSONS, T4
+from course.registry import LESSONS, lesson
+
+T4 = lesson("T4")
 
 SQUARE = [512, 1024, 2048, 4096, 8192]
 LLM = ["8192x8192x1024", "4096x11008x4096", "16x8192x8192"]  # MxNxK; the last is one decode step
@@ -150,10 +152,10 @@ def main(argv=None):
     for dname in args.dtype:
         dtype = dtypes[dname]
         modules = {}  # kernel label: module; the first lesson's keep the plain side names of older CSVs
-        for lesson in [registry.lesson(x) for x in args.lessons]:
+        for each in [registry.lesson(x) for x in args.lessons]:
             for side in sides:
-                label = side if lesson is LESSONS[0] else f"{lesson.id} {side}"
-                mod, why = load_side(side, torch, dtype, lesson)
+                label = side if each is LESSONS[0] else f"{each.id} {side}"
+                mod, why = load_side(side, torch, dtype, each)
                 if mod is None:
                     print(f"# {label} skipped for {dname}: {why}")
                 else:

@@ -9,7 +9,9 @@ from pathlib import Path
 
 from course import seam, toolchain
 from course.i18n import display_width, not_written, say
-from course.registry import T4
+from course.registry import lesson
+
+T4 = lesson("T4")
 
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
 

@@ -2,7 +2,7 @@
 lanes its masks switch off, and which cells of C its epilogue writes (explainer §3, §4, §5.1).
 
 This runs YOUR mainloop and epilogue (mine/t4_matmul.py, or the reference with --solution) through
-the suite's probe kernels (course/t4_probes.py) under Triton's interpreter, always, even on a GPU
+the suite's probe kernels (course/lessons/t4_probes.py) under Triton's interpreter, always, even on a GPU
 machine: there tl.load and tl.store are Python, so make loads can note the address and the mask
 of every lane of every tl.load / tl.store your file makes, without changing your code.  Each
 address is mapped back to A[m, k], B[k, n] or C[m, n] through the tensor's data_ptr and strides.
@@ -48,12 +48,14 @@ import sys
 from dataclasses import dataclass
 
 from course.i18n import say, stub_report, wrap
-from course.registry import T4
+from course.registry import lesson
 from tools.study import common as study
 from tools.study.loads_picture import draw
 from tools.study.loads_record import Call, Recorder, Tracked, padded
 from tools.study.loads_text import WIDTH, grid_lines, marks, report
 from tools.study.loads_verdict import Program, needed, programs, see, verdict
+
+T4 = lesson("T4")
 
 # What the tests and other tools use from make loads, wherever it is defined.
 __all__ = [
@@ -97,7 +99,8 @@ def observe(args):
     import torch
     import triton
 
-    from course import seam, t4_probes  # its kernels call the graded module's mainloop and epilogue
+    from course import seam
+    from course.lessons import t4_probes  # its kernels call the graded module's mainloop and epilogue
 
     dtype = {"fp16": torch.float16, "fp32": torch.float32}[args.dtype]
     bm, bn, bk = args.block

@@ -20,8 +20,10 @@ import sys
 from dataclasses import dataclass
 
 from course.i18n import say
-from course.registry import T5
+from course.registry import lesson
 from tools.study import common as study
+
+T5 = lesson("T5")
 
 PROGRAM_SHADES = ("#dbe9f6", "#fde3c3", "#d9f0d3", "#f2d7ee", "#fff2b3", "#e0e0e0", "#cfe8e6", "#f6d5d5")
 

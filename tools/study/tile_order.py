@@ -1,7 +1,7 @@
 """Which program computes which tile of C: row-major order beside grouped order (explainer §2).
 
 This runs YOUR tile_coords (mine/t4_matmul.py, or the reference with --solution) through the
-suite's own probe kernel, course/t4_probes.py's tile_coords_probe, on the GPU or, without one, through
+suite's own probe kernel, course/lessons/t4_probes.py's tile_coords_probe, on the GPU or, without one, through
 Triton's interpreter: the maps are what your code does, not what it should do.  Row-major is your
 tile_coords with GROUP_M = 1.
 
@@ -29,7 +29,8 @@ def run_tile_coords(num_pid_m, num_pid_n, group_m, solution):
     study.load_graded(solution)
     import torch
 
-    from course import seam, t4_probes  # its kernel calls the graded module's tile_coords
+    from course import seam
+    from course.lessons import t4_probes  # its kernel calls the graded module's tile_coords
 
     device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
     out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=device)

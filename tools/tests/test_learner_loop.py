@@ -12,9 +12,12 @@ import textwrap
 import pytest
 
 from course import ROOT, i18n
-from course.registry import BY_ID, T4, T5
+from course.registry import BY_ID, lesson
 from tools.learner import grade, plugin, reset, scorecard, state
 from tools.learner.plugin import CPU_LIMIT, CPU_LIMIT_GPU
+
+T4 = lesson("T4")
+T5 = lesson("T5")
 
 GPU_ONLY = "GPU only: the tuned configs are the H200's"
 

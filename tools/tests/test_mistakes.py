@@ -7,9 +7,12 @@ import ast
 import pytest
 
 from course import ROOT
-from course.registry import BY_ID, T4, T5
+from course.registry import BY_ID, lesson
 from tools.checks.common import solution_file
 from tools.explainers import mistakes
+
+T4 = lesson("T4")
+T5 = lesson("T5")
 
 
 def test_each_lesson_s_file_is_found_and_a_lesson_without_one_has_none():

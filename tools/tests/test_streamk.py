@@ -11,8 +11,10 @@ import re
 import pytest
 
 from course import ROOT
-from course.registry import T5
+from course.registry import lesson
 from tools.checks.common import pristine_stub, scratch_repo
+
+T5 = lesson("T5")
 
 # (M, N, K, BLOCK_M, BLOCK_N, BLOCK_K, num_sms, mode): §4.1's example, a hybrid split, all
 # stream-K with programs that do not divide the k-blocks, fewer k-blocks than programs, data-parallel.

@@ -13,10 +13,12 @@ from types import SimpleNamespace
 import pytest
 
 from course import ROOT, hardware
-from course.registry import T4
+from course.registry import lesson
 from tools.checks.common import pristine_stub, scratch_repo
 from tools.study import common as study
 from tools.study import l2sim, smem, tile_order
+
+T4 = lesson("T4")
 
 pytestmark = pytest.mark.usefixtures("english")
 
