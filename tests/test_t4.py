@@ -1333,7 +1333,8 @@ def test_cpu_tensors_need_the_interpreter(t4):
         return
     # Already interpreting here, so ask a fresh process without it.
     code = (
-        "import torch\nfrom course import seam\nfrom course.registry import T4\nt4 = seam.load(T4)\ntry:\n"
+        "import torch\nfrom course import seam\nfrom course.registry import lesson\n"
+        "t4 = seam.load(lesson('T4'))\ntry:\n"
         "    t4.matmul(torch.ones(4, 5).half(), torch.ones(5, 3).half())\n"
         "    print('NO ERROR')\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
     )
