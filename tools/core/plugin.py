@@ -34,6 +34,7 @@ import pytest
 from course import ROOT, seam
 from course.i18n import lang, say
 from course.registry import LESSONS
+from tools.core.bodies import MARK
 
 REPORT = "COURSE_REPORT"
 _MARKERS = {s.marker: s.id for lesson in LESSONS for s in lesson.steps}
@@ -67,9 +68,6 @@ def graded_frames(exc):
             found = graded, frames[-1].lineno, f"{type(exc).__name__}: {exc}"
         exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
     return found
-
-
-MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b(?: \(([^)]*)\))?")  # a marked body (make check's layout)
 
 
 def bodies(graded):

@@ -473,7 +473,13 @@ def main(argv=None):
         return 130
     finished = [] if args.lesson or args.step else state.finished_before(lesson)
     scorecard.show(
-        lesson, rows, seed, details=args.details or bool(args.step), listing=bool(args.step), finished=finished
+        lesson,
+        rows,
+        seed,
+        details=args.details or bool(args.step),
+        listing=bool(args.step),
+        finished=finished,
+        whole=not args.step,
     )
     state.remember(lesson, {r.step.id: r.done for r in rows})
     return 0 if all(r.done for r in rows if not r.step.advanced or args.step) else 1

@@ -24,7 +24,6 @@ import argparse
 import hashlib
 import os
 import random
-import re
 import signal
 import sys
 import tempfile
@@ -35,11 +34,11 @@ from pathlib import Path
 
 from course import ROOT, registry, seam, toolchain
 from course.i18n import say
+from tools.core.bodies import MARK
 from tools.core.plugin import REPORT, read_report
 from tools.learner import grade, scorecard, state
 
 POLL_S = 0.1
-MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")  # as tools/core/bodies.py reads them
 
 
 # ------------------------------------------------------------------------------------------------
