@@ -65,7 +65,7 @@ ENTRIES = {
                     f"step {n}, {name}",
                     (str(n),),
                     (name,),
-                    ((f"{name}：看 §{n}。", f"{name}: see §{n}."),),
+                    ((f"{name}：看 §{n}。", f"{name}: see §{n}."), (f"{name}：一行就够。", f"{name}: one line.")),
                     advanced=n == 5,
                     title_zh=f"第 {n} 步：{name}",
                     needs=("X5.4",) if n == 5 else (),
