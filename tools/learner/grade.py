@@ -336,7 +336,7 @@ def printed_before(output, limit=6):
 
 def died(rc, running, output):
     """One line for a process that never finished its report (crashed, exited, hung), and the code line."""
-    graded = tuple(seam.path(lesson) for lesson in registry.LESSONS)
+    graded = seam.graded_paths()
     # faulthandler (on in pytest) prints the stack of a crash, innermost frame first
     yours = re.search(r'File "[^"]*(' + "|".join(map(re.escape, graded)) + r')", line (\d+) in (\w+)', output)
     at = f"{yours[1]} line {yours[2]} ({yours[3]})" if yours else ""
