@@ -422,6 +422,16 @@ def run_steps(steps, seed, live=None):
             live.close()
 
 
+def lesson_flags(parser, step_help):
+    """--lesson and --step, as make test, make watch and make hint take them (LESSON=, STEP=)."""
+    parser.add_argument(
+        "--lesson",
+        default=os.environ.get("LESSON") or None,
+        help="a lesson's id (default: the first lesson whose required steps have not all passed)",
+    )
+    parser.add_argument("--step", help=f"{step_help}: a step's id, in any case, or its number in the lesson")
+
+
 def choose(args):
     """(lesson, steps to run) from --step and --lesson."""
     lesson = state.current_lesson(args.lesson)
@@ -445,8 +455,7 @@ def not_found(error, args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lesson", default=os.environ.get("LESSON") or None, help="T4 (default: the first lesson)")
-    parser.add_argument("--step", help="one step: T4.2, t4.2 or 2")
+    lesson_flags(parser, "grade this step alone")
     parser.add_argument("--details", action="store_true", help="show the next step's first failure in full")
     parser.add_argument(
         "--seed", type=int, default=None, help="the seed of every random input (default: SEED, else random)"
