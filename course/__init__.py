@@ -1,6 +1,8 @@
 """The course's shared core: what both the suite (tests/) and the tools (tools/) import.
 
     registry.py     the lessons, their steps, explainer sections and hints: the one list
+    i18n.py         the learner's language: say(zh=..., en=...), display width, wrapping
+    messages.py     the one way a message says "read §x.y": read(), fail(), stub_report()
     seam.py         which file is graded (mine/ or, with SOLUTION=1, solutions/) and loading it
     toolchain.py    refuses a torch / triton / numpy mix known to break the lessons
     hardware.py     the GPU facts the lessons compute with (shared memory, the H200's L2 and SMs)

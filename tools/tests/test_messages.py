@@ -4,6 +4,7 @@ message written in one language only."""
 import ast
 
 from course import i18n
+from course.messages import stub_report
 from tools.checks import messages
 
 
@@ -20,11 +21,11 @@ def test_the_language_follows_course_lang_then_the_locale(monkeypatch):
 def test_the_stub_report_names_the_step_and_the_learners_explainer_first(monkeypatch):
     stub = "T4.4 check_inputs: refuse bad inputs; read §6.3 in content/t4.md or content/t4.en.md"
     monkeypatch.setenv("COURSE_LANG", "en")
-    en = i18n.stub_report(stub)
+    en = stub_report(stub)
     assert en.startswith("not written yet: T4.4 (check_inputs); read content/t4.en.md §6.3 Input checks")
     assert en.endswith(stub) and not i18n.has_cjk(en.replace(stub, ""))
     monkeypatch.setenv("COURSE_LANG", "zh")
-    zh = i18n.stub_report(stub)
+    zh = stub_report(stub)
     assert zh.startswith("还没写（not written yet）：T4.4（check_inputs）。详见 content/t4.md §6.3 输入检查")
 
 
