@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from course import ROOT
 from course.registry import BY_ID, LESSON_BY_ID, LESSONS
 from tools.checks.common import costly
-from tools.explainers import docs
+from tools.core import docs
 
 HEADING = re.compile(r"^#{2,4} (\d+(?:\.\d+)*)\.? (.*?)\s*$", re.M)
 SECTION_REF = re.compile(r"§(\d+(?:\.\d+)*)")
@@ -112,7 +112,7 @@ def check_every_lesson_with_mistakes_shows_their_table():
     table in each explainer, in that explainer's language; the generated-blocks check keeps it current."""
     import shlex
 
-    from tools.explainers.docs import GENERATED
+    from tools.core.docs import GENERATED
     from tools.explainers.mistakes import lessons_with_mistakes, parser
 
     problems = []
@@ -147,7 +147,7 @@ def body_lines(text):
     """{code: line number} of every line of code inside a marked body, whitespace collapsed.
 
     A line of punctuation alone (a closing `]`) says nothing and is left out."""
-    from tools.checks.layout import split_bodies
+    from tools.core.bodies import split_bodies
 
     found, number = {}, 0
     for step, lines in split_bodies(text):

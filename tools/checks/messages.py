@@ -18,8 +18,9 @@ import ast
 
 from course import ROOT, i18n
 from course.registry import LESSON_BY_ID, LESSONS
-from tools.checks.common import costly, earlier_lessons_written, pristine_stubs, suite_run
+from tools.checks.common import costly, suite_run
 from tools.checks.message_code import Source, say_problems, section_references, speakers, unspoken_messages
+from tools.core.repo import earlier_lessons_written, pristine_stubs
 
 
 def sources():

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 
 from course.i18n import say
 from course.registry import lesson
+from tools.core.tables import table
 from tools.study import common as study
 
 T5 = lesson("T5")
@@ -254,9 +255,9 @@ def program_headers():
 
 
 def report(s, markdown):
-    parts = [headline(s), study.table(tile_headers(s), tile_rows(s), markdown)]
+    parts = [headline(s), table(tile_headers(s), tile_rows(s), markdown)]
     if s.runs or s.num_tiles > s.sk_tiles:
-        parts.append(study.table(program_headers(), program_rows(s), markdown))
+        parts.append(table(program_headers(), program_rows(s), markdown))
     problems = s.problems()
     if problems:
         parts.append(

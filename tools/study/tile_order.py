@@ -19,6 +19,7 @@ import argparse
 import os
 
 from course.i18n import add_lang_flag, say, use_lang
+from tools.core.tables import ljust, table
 from tools.study import common as study
 
 GROUP_SHADES = ("#dbe9f6", "#fde3c3")  # alternate groups: blue, orange
@@ -82,7 +83,7 @@ def as_text(maps, wave):
         ]
         blocks.append([title(group_m)] + rows)
     width = max(study.display_width(line) for line in blocks[0]) + 6
-    lines = [study.ljust(blocks[0][i], width) + blocks[1][i] for i in range(len(blocks[0]))]
+    lines = [ljust(blocks[0][i], width) + blocks[1][i] for i in range(len(blocks[0]))]
     if wave:
         lines.append(
             say(
@@ -93,7 +94,7 @@ def as_text(maps, wave):
         pad = max(study.display_width(title(g)) for g, _ in maps) + 2
         lines += [
             "  "
-            + study.ljust(title(g) + say(zh="：", en=":"), pad)
+            + ljust(title(g) + say(zh="：", en=":"), pad)
             + say(
                 zh=f"A 的 {rows} 个行块和 B 的 {cols} 个列块",
                 en=f"{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B",
@@ -123,7 +124,7 @@ def as_markdown(maps, wave):
             [f"pid_m = {m}"] + [f"**{label(p)}**" if in_wave(p, wave) else label(p) for p in row]
             for m, row in enumerate(grid)
         ]
-        tables.append(study.table(headers, rows, markdown=True))
+        tables.append(table(headers, rows, markdown=True))
     return "\n\n".join(tables)
 
 

@@ -9,9 +9,9 @@ import time
 
 from course import ROOT
 from course.registry import lesson
-from tools.checks import common
 from tools.checks.__main__ import main
 from tools.checks.common import costly
+from tools.core import cache
 
 T4 = lesson("T4")
 
@@ -87,6 +87,29 @@ def test_a_check_that_raises_or_dies_fails_and_the_others_still_run(capsys):
         assert f"check: 1 passed, {len(checks) - 1} failed" in out
 
 
+def test_a_check_that_reads_past_a_short_lesson_or_a_module_that_does_not_import_is_a_failure(monkeypatch, capsys):
+    def past_the_steps():
+        return [s.id for s in T4.steps[len(T4.steps)]]  # the IndexError a step count assumed gives
+
+    assert main([], checks=[("a.past", past_the_steps)], jobs=1) == 1
+    out = capsys.readouterr().out
+    assert "FAIL a.past" in out and "IndexError" in out and "check: 0 passed, 1 failed" in out
+
+    import tools.checks.__main__ as runner
+
+    real = runner.importlib.import_module
+
+    def broken(name):
+        if name == "tools.checks.layering":
+            raise ImportError("a planted import error")
+        return real(name)
+
+    monkeypatch.setattr(runner.importlib, "import_module", broken)
+    found = dict(runner.all_checks())
+    assert "layering.imports" in found and "a planted import error" in found["layering.imports"]()[0]
+    assert "layout.every_step_has_marked_bodies" in found  # the other modules' checks are still there
+
+
 def test_checks_run_side_by_side_and_one_marked_alone_runs_with_nothing_beside_it(tmp_path, capsys):
     def timed(name, alone=False, cost=0):
         def check():
@@ -120,14 +143,14 @@ def make_once(count_file):
 
 
 def test_a_shared_run_is_made_once_for_checks_side_by_side_and_forgotten_when_a_check_fails(tmp_path, monkeypatch):
-    monkeypatch.setattr(common, "CACHE", tmp_path / "kept")
+    monkeypatch.setattr(cache, "CACHE", tmp_path / "kept")
     count = tmp_path / "count"
 
     def reads():
-        return [] if common.shared("test", "k1", make_once(count)) == {"answer": 42} else ["wrong value"]
+        return [] if cache.shared("test", "k1", make_once(count)) == {"answer": 42} else ["wrong value"]
 
     def fails():
-        common.shared("test", "k2", make_once(count))
+        cache.shared("test", "k2", make_once(count))
         return ["this check failed"]
 
     assert main([], checks=[("a.reads", reads), ("b.reads", reads), ("c.reads", reads)], jobs=3) == 0
@@ -140,17 +163,17 @@ def test_a_shared_run_is_made_once_for_checks_side_by_side_and_forgotten_when_a_
 
 
 def test_a_kept_run_is_keyed_on_what_it_reads():
-    base = common.fingerprint("suite")
-    assert common.fingerprint("suite") == base
-    assert common.fingerprint("suite", True) != base  # its own arguments
-    assert common.fingerprint("suite", mine_texts={T4: "changed"}) != base  # a graded file
-    assert common.fingerprint("suite", reads=("tests",)) != base
+    base = cache.fingerprint("suite")
+    assert cache.fingerprint("suite") == base
+    assert cache.fingerprint("suite", True) != base  # its own arguments
+    assert cache.fingerprint("suite", mine_texts={T4: "changed"}) != base  # a graded file
+    assert cache.fingerprint("suite", reads=("tests",)) != base
     saved = os.environ.get("COURSE_LANG")
     try:
         os.environ["COURSE_LANG"] = "zh" if saved != "zh" else "en"
-        assert common.fingerprint("suite") != base  # the environment it reads
+        assert cache.fingerprint("suite") != base  # the environment it reads
     finally:
         os.environ.pop("COURSE_LANG")
         if saved is not None:
             os.environ["COURSE_LANG"] = saved
-    assert common.fingerprint("suite", reads=common.RUN_READS + ("content",)) != base
+    assert cache.fingerprint("suite", reads=cache.RUN_READS + ("content",)) != base

@@ -13,8 +13,9 @@ import pytest
 
 from course import ROOT, i18n
 from course.registry import BY_ID, lesson
-from tools.learner import grade, plugin, reset, scorecard, state
-from tools.learner.plugin import CPU_LIMIT, CPU_LIMIT_GPU
+from tools.core import plugin
+from tools.core.plugin import CPU_LIMIT, CPU_LIMIT_GPU
+from tools.learner import grade, reset, scorecard, state
 
 T4 = lesson("T4")
 T5 = lesson("T5")
@@ -64,7 +65,7 @@ def test_the_scorecard_says_which_checks_need_a_gpu(lang):
 def test_the_total_counts_the_checks_that_did_not_run(lang):
     rows = [grade.row_of(BY_ID["T5.4"], t5_4_report(), 0, "")]
     other = grade.row_of(BY_ID["T5.1"], dict(collected=[collected("t::a", "T5.1")], results={"t::a": result()}), 0, "")
-    text = " ".join(" ".join(scorecard.rows_table(T5, [other, *rows])).split())  # wrapped lines joined
+    text = " ".join(" ".join(scorecard.rows_table(T5, [other, *rows], whole=True)).split())  # wrapped lines joined
     assert (
         "另有 6 个检查这里没有运行"
         if lang == "zh"
@@ -139,7 +140,7 @@ def test_the_cpu_clock_stops_an_endless_loop_and_not_a_wait(tmp_path):
             "pytest",
             "-q",
             "-p",
-            "tools.learner.plugin",
+            "tools.core.plugin",
             "-p",
             "no:cacheprovider",
             "test_clocked.py",
