@@ -3,6 +3,8 @@ message written in one language only."""
 
 import ast
 
+import pytest
+
 from course import ROOT, i18n
 from course.messages import stub_report
 from tools.checks import message_code, messages
@@ -114,3 +116,28 @@ def test_a_section_the_check_cannot_follow_is_a_problem():
     text = (ROOT / "tests/test_t5.py").read_text() + '\n\ndef later(x):\n    fail(T5, "错", "wrong", x.section)\n'
     found = section_problems("tests/test_t5.py", text)
     assert len(found) == 1 and "cannot tell which sections" in found[0], found
+
+
+def test_read_is_the_one_way_to_say_where_to_read(monkeypatch):
+    from course.messages import read
+    from course.registry import lesson, step
+
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert read("T4.4", "6.2") == "read content/t4.en.md §6.2 (Chinese: content/t4.md)"
+    assert read(step("T4.2")) == read("t4_2") == "read content/t4.en.md §3, §4 (Chinese: content/t4.md)"
+    assert read(lesson("T5"), "3.1", titled=True).startswith("read content/t5.en.md §3.1 ")
+    assert not i18n.has_cjk(read("T4.1", titled=True))  # the hint's old English said "(中文: ...)"
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert read("T4.4", "6.2", "6.3") == "详见 content/t4.md §6.2、§6.3（English: content/t4.en.md）"
+    with pytest.raises(ValueError):
+        read("T5")  # a lesson has no sections of its own: name them
+
+
+def test_fail_says_what_is_wrong_then_where_to_read(monkeypatch):
+    from course.messages import fail
+
+    for lang, said in (("zh", "错了；详见 content/t5.md §2.2（English: content/t5.en.md）"), ("en", "wrong; read")):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        with pytest.raises(pytest.fail.Exception) as failed:
+            fail("T5", "错了", "wrong", "2.2")
+        assert str(failed.value).startswith(said), str(failed.value)
