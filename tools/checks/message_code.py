@@ -7,6 +7,7 @@ and which sections a call sends the learner to are all read from the code and th
 
 import ast
 import inspect
+import re
 
 from course import i18n, messages
 
@@ -290,3 +291,19 @@ def section_references(source):
         at = source.values(call.args[0]) if call.args else None
         found.append((call.lineno, at, source.rest(call, API[name].index("sections"))))
     return found
+
+
+EXPLAINER = re.compile(r"content/[\w./-]+\.md")
+
+
+def explainers_named_by_hand(tree, rel):
+    """Each text of the file (docstrings aside) that names an explainer itself, as a helper of its own
+    that says where to read would: the check above could not see the sections it names."""
+    docstrings = {id(n.value) for n in ast.walk(tree) if isinstance(n, ast.Expr)}
+    return [
+        f"{rel} line {n.lineno}: names {EXPLAINER.search(n.value)[0]} itself; say where to read with "
+        f"course.messages.read or fail, whose sections make check can follow"
+        for n in ast.walk(tree)
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) and id(n) not in docstrings
+        if EXPLAINER.search(n.value)
+    ]

@@ -19,7 +19,14 @@ import ast
 from course import ROOT, i18n
 from course.registry import LESSON_BY_ID, LESSONS
 from tools.checks.common import costly, suite_run
-from tools.checks.message_code import Source, say_problems, section_references, speakers, unspoken_messages
+from tools.checks.message_code import (
+    Source,
+    explainers_named_by_hand,
+    say_problems,
+    section_references,
+    speakers,
+    unspoken_messages,
+)
 from tools.core.repo import earlier_lessons_written, pristine_stubs
 
 
@@ -71,7 +78,8 @@ def section_problems(rel, source, own, headings_of):
 def check_every_section_a_message_names_exists():
     """Each section a read(), fail() or stub_report() of the suite names, followed back through the
     parameters it arrives by, is a heading of both explainers of the lesson it names, for every
-    lesson's tests: a "4.1" changed to "4.9" shows."""
+    lesson's tests: a "4.1" changed to "4.9" shows.  A file that names an explainer in a text of its
+    own (a helper that says where to read by itself) is a problem too: its sections go unchecked."""
     from tools.checks.docs import headings
 
     def headings_of(lesson):
@@ -79,7 +87,8 @@ def check_every_section_a_message_names_exists():
 
     problems = []
     for rel, own in sources().items():
-        problems += section_problems(rel, Source(ast.parse((ROOT / rel).read_text())), own, headings_of)
+        tree = ast.parse((ROOT / rel).read_text())
+        problems += section_problems(rel, Source(tree), own, headings_of) + explainers_named_by_hand(tree, rel)
     return problems
 
 

@@ -141,3 +141,13 @@ def test_fail_says_what_is_wrong_then_where_to_read(monkeypatch):
         with pytest.raises(pytest.fail.Exception) as failed:
             fail("T5", "错了", "wrong", "2.2")
         assert str(failed.value).startswith(said), str(failed.value)
+
+
+def test_a_helper_of_its_own_that_says_where_to_read_is_a_problem():
+    """The old T5 helper: it wrote the explainer's path itself, so no check saw its sections."""
+    text = (
+        'def fail(zh, en, section):\n    """read content/t5.md: a docstring may name it"""\n'
+        '    read = say(zh=f"详见 content/t5.md §{section}", en=f"read content/t5.en.md §{section}")\n'
+    )
+    found = message_code.explainers_named_by_hand(ast.parse(text), "t.py")
+    assert len(found) == 2 and all("line 3" in p for p in found), found
