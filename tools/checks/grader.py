@@ -217,15 +217,16 @@ def check_planted_endless_loop_is_reported_within_30_s():
 
 def partial_failure(lesson, report):
     """(step, {failing node ids}, label) for a failure of some cases only, planted by rule: in the
-    first test of the lesson (in step order) whose cases share a parameter's value (two or more of
-    them, not all), the cases with its first case's value fail.  None if no test has such cases."""
+    first test of the lesson (its steps in order, each step's tests as collected) whose cases share
+    a parameter's value (two or more of them, not all), the cases with its first case's value fail.
+    None if no test has such cases."""
     steps = [s.id for s in lesson.steps]
     passed = {t for t, r in report["results"].items() if r.get("outcome") == "passed"}
-    by_function = {}
+    by_function = {}  # in the order pytest collected them, the lesson's steps in order
     for c in report["collected"]:
         if c["step"] in steps and c["test"] in passed and c["ids"]:
-            by_function.setdefault((steps.index(c["step"]), c["step"], c["test"].split("[")[0]), []).append(c)
-    for (_, step, _), cases in sorted(by_function.items()):
+            by_function.setdefault((c["step"], c["test"].split("[")[0]), []).append(c)
+    for (step, _), cases in sorted(by_function.items(), key=lambda kv: steps.index(kv[0][0])):
         for at, first in enumerate(cases[0]["ids"]):
             failing = {c["test"] for c in cases if len(c["ids"]) > at and c["ids"][at] == first}
             if 2 <= len(failing) < len(cases):
