@@ -1,7 +1,8 @@
 """The course's shared core: what both the suite (tests/) and the tools (tools/) import.
 
     registry.py     the lessons' types, and the search for them (one data module each in lessons/)
-    i18n.py         the learner's language: say(zh=, en=), where to read, widths on a terminal
+    i18n.py         the learner's language: say(zh=, en=), widths and wrapping on a terminal
+    messages.py     the one way a message says "read §x.y": read(), fail(), stub_report()
     seam.py         which file is graded (mine/ or, with SOLUTION=1, solutions/) and loading it
     skips.py        which skips are the suite's own (its conftest and the grader's plugin ask)
     toolchain.py    refuses a torch / triton / numpy mix known to break the lessons

@@ -40,39 +40,6 @@ def has_cjk(text):
     return any("\u4e00" <= ch <= "\u9fff" or "\u3000" <= ch <= "\u303f" or "\uff00" <= ch <= "\uffef" for ch in text)
 
 
-def where_to_read(explainers, sections):
-    """Where to read, the learner's explainer first: explainers {"zh": path, "en": path}, sections
-    a list of numbers ("6.2"); the other language's file follows in brackets."""
-    if lang() == "zh":
-        secs = "、".join("§" + s for s in sections)
-        return f"详见 {explainers['zh']} {secs}（English: {explainers['en']}）"
-    secs = ", ".join("§" + s for s in sections)
-    return f"read {explainers['en']} {secs} (Chinese: {explainers['zh']})"
-
-
-def stub_report(message, sections=None):
-    """What a check says when it reaches a body not written yet: "not written yet" in the learner's
-    language, the step (the stub message's leading "T4.x"), where to read (the sections the stub
-    names, else the step's), then the stub's own text."""
-    import re
-
-    from course import registry
-
-    found = re.match(r"\s*([A-Za-z]+\d+\.\d+)\b", message)
-    step = registry.BY_ID.get(found[1].upper()) if found else None
-    if step is None:
-        return f"{not_written()}: {message}" if lang() == "en" else f"{not_written()}：{message}"
-    named = [n for n in re.findall(r"§(\d+(?:\.\d+)*)", message) if n in step.lesson.sections]
-    sections = list(sections or dict.fromkeys(named) or step.sections)
-    titled = [f"{n} {step.lesson.sections[n][0 if lang() == 'zh' else 1]}" for n in sections]
-    place = where_to_read(step.lesson.explainers, titled)
-    what = ", ".join(step.writes if len(step.writes) < 3 else [w for w in step.writes if w in message] or step.writes)
-    return say(
-        zh=f"{not_written()}：{step.id}（{what}）。{place}。stub 原文：{message}",
-        en=f"{not_written()}: {step.id} ({what}); {place}. The stub says: {message}",
-    )
-
-
 _NO_LINE_START = set("。，、；：！？）」』》〉】”’.,;:!?)]}")
 _NO_LINE_END = set("（「『《〈【“‘")  # an opening bracket stays with what it opens
 

@@ -9,7 +9,7 @@ add those files and course/lessons/<id>.py defining LESSON; the machinery reads 
 
 from dataclasses import dataclass
 
-from course.i18n import say, where_to_read
+from course.i18n import say
 
 
 @dataclass(frozen=True)
@@ -35,10 +35,6 @@ class Step:
     def name(self):
         """The step's title in the learner's language."""
         return say(zh=self.title_zh or self.title, en=self.title)
-
-    def where_to_read(self):
-        """Its sections, in the explainer of the learner's language first."""
-        return where_to_read(self.lesson.explainers, self.sections)
 
 
 @dataclass(frozen=True, eq=False)  # compared and hashed by identity: one object per lesson

@@ -19,7 +19,8 @@ import pytest
 import torch
 
 from course import seam, toolchain
-from course.i18n import say, stub_report
+from course.i18n import say
+from course.messages import stub_report
 from course.registry import BY_ID, LESSONS
 
 toolchain.choose_backend()  # before triton is first imported

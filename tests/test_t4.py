@@ -17,27 +17,37 @@ import triton
 
 from course import ROOT, seam
 from course.hardware import H100_SMEM, smem_bytes
-from course.i18n import say, stub_report, where_to_read
-from course.registry import BY_ID, lesson
+from course.i18n import say
+from course.messages import read, stub_report
+from course.registry import lesson
 from course.tile_order import grouped_order
+
+from support import (
+    ACC_RTOL,
+    BOTH_LAYOUTS,
+    DEVICE,
+    DTYPES,
+    INTERPRETING,
+    LAYOUTS,
+    OUT_RTOL,
+    PAD,
+    UNWRITTEN,
+    HandedToTorch,
+    LaunchWatch,
+    layout_pairs,
+    poison_allocations,
+    poisoned_view,
+    random,
+    refuse_torch_products,
+    rel_err,
+    same_tensor,
+    spans,
+    wrong_cells,
+)
 
 T4 = lesson("T4")
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
-
-INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
-DEVICE = "cpu" if INTERPRETING else "cuda"
-# bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
-DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
-
-# Tolerances on ||out - ref|| / ||ref||, ref in float64 from the same rounded inputs.
-# The sum is accumulated in fp32 (relative error ~1e-6), so what remains is rounding C to its
-# dtype: at most half an ulp, 2**-11 = 4.9e-4 for fp16 and 2**-8 = 3.9e-3 for bf16, and about a
-# third of that over a whole matrix. fp32 inputs on a GPU go through tf32 in tl.dot (10-bit
-# mantissa), about 3e-4; on the CPU the interpreter multiplies in fp32.
-OUT_RTOL = {torch.float16: 1.5e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
-# The accumulator itself, before any cast: fp32 sums of exact fp16/bf16 products.
-ACC_RTOL = {torch.float16: 1e-5, torch.bfloat16: 1e-5, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
 
 
 @pytest.fixture(scope="session")
@@ -52,13 +62,6 @@ def probes(t4):
     return t4_probes
 
 
-def where(step_id, *sections):
-    """Where the fix of a failure of step_id is explained, in the learner's explainer first: the
-    subsections named (T4.4's grid: "6.2"), else all of the step's sections."""
-    s = BY_ID[step_id]
-    return where_to_read(s.lesson.explainers, sections or s.sections)
-
-
 def see_loads(M, N, K, bm, bn, bk, dtype, **layouts):
     """The `make loads` line that draws this case's loads and stores with the learner's own code;
     layouts: layout (of A), layout_b, layout_c, each given only when it is not row-major."""
@@ -67,102 +70,6 @@ def see_loads(M, N, K, bm, bn, bk, dtype, **layouts):
     flags += " --dtype fp32" if dtype == torch.float32 else ""
     command = f'make loads ARGS="{flags}"'
     return say(zh=f"用 {command} 看看你自己的代码加载和写回了哪些元素", en=f"see your own loads: {command}")
-
-
-def rel_err(out, ref):
-    out, ref = out.double().cpu(), ref.double().cpu()
-    return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
-
-
-def random(shape, dtype, device=DEVICE):
-    return torch.randn(shape, dtype=torch.float32, device=device).to(dtype)
-
-
-def spans(indices, limit=4):
-    """Sorted indices as ranges, "0-15, 32-47"; more than `limit` ranges end with "…"."""
-    runs = []
-    for i in indices:
-        if runs and i == runs[-1][1] + 1:
-            runs[-1][1] = i
-        else:
-            runs.append([i, i])
-    text = ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs[:limit])
-    return text + (", …" if len(runs) > limit else "")
-
-
-def wrong_cells(out, want, rtol):
-    """Which cells of a 2-D result are wrong, and by how much, in words: what a message says when
-    it has not detected why.  A cell is wrong when it is off by more than 10 * rtol times the
-    result's root mean square, well above any rounding a correct kernel makes."""
-    out, want = out.double().cpu(), want.double().cpu()
-    diff = (out - want).abs().nan_to_num(nan=float("inf"))
-    rms = want.norm().item() / max(want.numel(), 1) ** 0.5
-    bad = diff > 10 * rtol * max(rms, 1e-30)
-    n, total = int(bad.sum()), bad.numel()
-    i, j = divmod(int(diff.flatten().argmax()), want.shape[1])
-    worst = say(
-        zh=f"差得最多的是 ({i}, {j})：{out[i, j].item():.4g}，应为 {want[i, j].item():.4g}",
-        en=f"the largest difference is at ({i}, {j}): {out[i, j].item():.4g} instead of {want[i, j].item():.4g}",
-    )
-    if n == 0:
-        return say(
-            zh=f"误差分散在所有单元里，没有哪个单元错得特别多；{worst}",
-            en=f"the error is spread over all cells, none far off; {worst}",
-        )
-    rows, cols = bad.any(1).nonzero().flatten().tolist(), bad.any(0).nonzero().flatten().tolist()
-    r = (
-        say(zh="每一行", en="every row")
-        if len(rows) == want.shape[0]
-        else say(zh=f"第 {spans(rows)} 行", en=f"rows {spans(rows)}")
-    )
-    c = (
-        say(zh="每一列", en="every column")
-        if len(cols) == want.shape[1]
-        else say(zh=f"第 {spans(cols)} 列", en=f"columns {spans(cols)}")
-    )
-    return say(
-        zh=f"{total} 个单元里有 {n} 个错了，在{r}、{c}；{worst}",
-        en=f"{n} of {total} cells are wrong, in {r} and {c}; {worst}",
-    )
-
-
-# A, B and C live inside larger buffers full of NaN: an unmasked read outside them puts a NaN
-# in the result, and a stray write changes a cell that must stay NaN.
-LAYOUTS = ("row-major", "column-major", "every-other-column")
-PAD = 72  # more than any block the poisoned tests use, so a read past an edge lands in the padding
-
-
-class Layouts(str):
-    """A's layout, as a test's id reads it ("row-major"), with B's alongside in .b, so that a case's
-    label names the layout of each operand: case_words(layout="A {0}, B {0.b}")."""
-
-    def __new__(cls, a, b):
-        made = super().__new__(cls, a)
-        made.b = b
-        return made
-
-
-def layout_pairs(shift):
-    """Each layout for A, with B's the one `shift` places after it: A and B always differ."""
-    return [Layouts(a, LAYOUTS[(i + shift) % 3]) for i, a in enumerate(LAYOUTS)]
-
-
-BOTH_LAYOUTS = say(zh="A 为 {0}，B 为 {0.b}", en="A {0}, B {0.b}")  # a case's label
-
-
-def poisoned_view(rows, cols, layout, dtype, fill=float("nan"), pad=PAD):
-    """A (rows, cols) tensor of random values stored as `layout`, and the buffer around it."""
-    if layout == "row-major":
-        buf = torch.full((rows + 2 * pad, cols + 2 * pad), fill, dtype=dtype, device=DEVICE)
-        view = buf[pad : pad + rows, pad : pad + cols]
-    elif layout == "column-major":  # what x.t() of a contiguous tensor looks like
-        buf = torch.full((cols + 2 * pad, rows + 2 * pad), fill, dtype=dtype, device=DEVICE)
-        view = buf[pad : pad + cols, pad : pad + rows].t()
-    else:  # no stride is 1
-        buf = torch.full((rows + 2 * pad, 2 * cols + 2 * pad), fill, dtype=dtype, device=DEVICE)
-        view = buf[pad : pad + rows, pad : pad + 2 * cols : 2]
-    view.copy_(random((rows, cols), dtype))
-    return view, buf
 
 
 # ================================================================================================
@@ -189,9 +96,9 @@ def test_tile_coords_worked_example(probes):
     coords = run_tile_coords(probes, 4, 4, 2)
     assert coords[5] == (1, 2), say(
         zh=f"4 x 4 的网格、GROUP_M = 2 时，pid 5 应该算 tile (1, 2)，实际是 {coords[5]}。\n"
-        f"手算一遍：num_pid_in_group = 8，group_id = 0，first_pid_m = 0，group_size_m = 2；{where('T4.1')}",
+        f"手算一遍：num_pid_in_group = 8，group_id = 0，first_pid_m = 0，group_size_m = 2；{read('T4.1')}",
         en=f"pid 5 of a 4 x 4 grid with GROUP_M = 2 must compute tile (1, 2), got {coords[5]}.\n"
-        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {where('T4.1')}",
+        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {read('T4.1')}",
     )
 
 
@@ -227,10 +134,10 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
             say(
                 zh=f"{num_pid_m} x {num_pid_n} 的网格、GROUP_M = {group_m} 时 tile 的顺序不对。{short}\n"
                 f"  每个 tile 由哪个 pid 计算，你的：\n{yours}\n  应该是：\n{expected}\n"
-                f"  （'?' = 没有程序算这个 tile，'!' = 不止一个程序算它）；{where('T4.1', '2', '2.2')}",
+                f"  （'?' = 没有程序算这个 tile，'!' = 不止一个程序算它）；{read('T4.1', '2', '2.2')}",
                 en=f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
                 f"  which pid computes each tile, yours:\n{yours}\n  expected:\n{expected}\n"
-                f"  ('?' = no program computes that tile, '!' = more than one); {where('T4.1', '2', '2.2')}",
+                f"  ('?' = no program computes that tile, '!' = more than one); {read('T4.1', '2', '2.2')}",
             ),
             pytrace=False,
         )
@@ -251,10 +158,10 @@ def test_tile_coords_is_a_bijection(probes):
         assert not (missing or repeated or outside), say(
             zh=f"{num_pid_m} x {num_pid_n} 的网格、GROUP_M = {group_m}：每个 tile 必须恰好算一次。\n"
             f"  没人算的：{missing[:6]}\n  算了两次及以上的：{repeated[:6]}\n"
-            f"  落在网格外的：{outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{where('T4.1')}",
+            f"  落在网格外的：{outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{read('T4.1')}",
             en=f"{num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}: every tile must be computed exactly once.\n"
             f"  never computed: {missing[:6]}\n  computed twice or more: {repeated[:6]}\n"
-            f"  outside the grid: {outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{where('T4.1')}",
+            f"  outside the grid: {outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{read('T4.1')}",
         )
 
 
@@ -401,11 +308,11 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
                 say(
                     zh=f"{case}：累加器里有 NaN，而且结果正好等于 {advance} 在循环里按错的 stride 前进"
                     f"（沿 M 或 N 走，而不是沿 K 走）：指针块本身建对了，错在每次迭代的移动，应该是 {fix}；"
-                    f"{where('T4.2', '4.3')}。{loads}",
+                    f"{read('T4.2', '4.3')}。{loads}",
                     en=f"{case}: the accumulator holds NaN, and it is exactly what the loop computes when "
                     f"{advance} advance{'s' if ',' not in advance else ''} by the wrong stride (along M or N "
                     f"instead of along K): the blocks are built right, the move in each iteration is wrong; move "
-                    f"{fix}; {where('T4.2', '4.3')}. {loads}",
+                    f"{fix}; {read('T4.2', '4.3')}. {loads}",
                 ),
                 pytrace=False,
             )
@@ -416,8 +323,8 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
             )
             pytest.fail(
                 say(
-                    zh=f"{case}：{layout_dependent(nan)}；{where('T4.2', '3.1')}。{loads}",
-                    en=f"{case}: {layout_dependent(nan)}; {where('T4.2', '3.1')}. {loads}",
+                    zh=f"{case}：{layout_dependent(nan)}；{read('T4.2', '3.1')}。{loads}",
+                    en=f"{case}: {layout_dependent(nan)}; {read('T4.2', '3.1')}. {loads}",
                 ),
                 pytrace=False,
             )
@@ -425,11 +332,11 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
             say(
                 zh=f"{case}：累加器里有 NaN，说明某次 load 读到了 A 或 B 之外（这里它们被 NaN 填充包着）："
                 f"要么少了掩码（行 >= M、列 >= N、K 尾部 offs_k < K - k * BLOCK_K，且 other=0.0），"
-                f"要么某个指针块用错了 stride；{where('T4.2', '3', '4.1')}。{loads}",
+                f"要么某个指针块用错了 stride；{read('T4.2', '3', '4.1')}。{loads}",
                 en=f"{case}: the accumulator holds NaN, so a load read outside A or B (they sit inside NaN "
                 f"padding here): either a mask is missing (rows >= M, columns >= N, the K tail offs_k < "
                 f"K - k * BLOCK_K, with other=0.0) or a pointer block uses the wrong stride; "
-                f"{where('T4.2', '3', '4.1')}. {loads}",
+                f"{read('T4.2', '3', '4.1')}. {loads}",
             ),
             pytrace=False,
         )
@@ -467,8 +374,8 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
             hint = layout_dependent(hint)
         pytest.fail(
             say(
-                zh=f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.1e}；{hint}；{where('T4.2', *sections)}。{loads}",
-                en=f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.1e}; {hint}; {where('T4.2', *sections)}. "
+                zh=f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.1e}；{hint}；{read('T4.2', *sections)}。{loads}",
+                en=f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.1e}; {hint}; {read('T4.2', *sections)}. "
                 f"{loads}",
             ),
             pytrace=False,
@@ -507,8 +414,8 @@ def test_mainloop_accumulates_in_fp32(probes):
         )
     pytest.fail(
         say(
-            zh=f"K = {K}、fp16、BLOCK_K = {bk}：相对误差 {err:.1e} > 1e-5；{why}；{where('T4.2', *sections)}",
-            en=f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {where('T4.2', *sections)}",
+            zh=f"K = {K}、fp16、BLOCK_K = {bk}：相对误差 {err:.1e} > 1e-5；{why}；{read('T4.2', *sections)}",
+            en=f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {read('T4.2', *sections)}",
         ),
         pytrace=False,
     )
@@ -543,23 +450,23 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
         pytest.fail(
             say(
                 zh=f"{case}：C 之外有 {stray} 个单元被写了，全都在边上的 tile 伸出 C 的位置（第 M 行、第 N 列以外）："
-                f"写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{where('T4.3')}。{loads}",
+                f"写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{read('T4.3')}。{loads}",
                 en=f"{case}: {stray} cells outside C were written, all of them where edge tiles stick out of C past "
                 f"row M or column N: store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); "
-                f"{where('T4.3')}. {loads}",
+                f"{read('T4.3')}. {loads}",
             ),
             pytrace=False,
         )
     assert stray == 0, say(
         zh=f"{case}：C 之外有 {stray} 个单元被写了，有些不在任何 tile 伸出 C 的位置上：C 的地址不对，"
-        f"按 stride_cm、stride_cn 给 C 寻址；{where('T4.3')}。{loads}",
+        f"按 stride_cm、stride_cn 给 C 寻址；{read('T4.3')}。{loads}",
         en=f"{case}: {stray} cells outside C were written, some where no tile of C reaches even past its "
-        f"edges: C's addresses are off; address C with stride_cm and stride_cn; {where('T4.3')}. {loads}",
+        f"edges: C's addresses are off; address C with stride_cm and stride_cn; {read('T4.3')}. {loads}",
     )
     unwritten = (c == sentinel).sum().item()
     assert unwritten == 0, say(
-        zh=f"{case}：C 的 {M * N} 个单元里有 {unwritten} 个从没被写过；{where('T4.3')}。{loads}",
-        en=f"{case}: {unwritten} of {M * N} cells of C were never written; {where('T4.3')}. {loads}",
+        zh=f"{case}：C 的 {M * N} 个单元里有 {unwritten} 个从没被写过；{read('T4.3')}。{loads}",
+        en=f"{case}: {unwritten} of {M * N} cells of C were never written; {read('T4.3')}. {loads}",
     )
     want = acc[:M, :N].to(dtype)
     if torch.equal(c, want):
@@ -569,16 +476,16 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
             pytest.fail(
                 say(
                     zh=f"{case}：C 里是 acc 舍入成 {other} 的值，不是 {dtype}：写回 acc.to(c_ptr.dtype.element_ty)，"
-                    f"转换成 C 自己的 dtype；{where('T4.3')}。{loads}",
+                    f"转换成 C 自己的 dtype；{read('T4.3')}。{loads}",
                     en=f"{case}: C holds acc rounded to {other}, not to {dtype}: store acc.to(c_ptr.dtype.element_ty), "
-                    f"C's own dtype; {where('T4.3')}. {loads}",
+                    f"C's own dtype; {read('T4.3')}. {loads}",
                 ),
                 pytrace=False,
             )
     pytest.fail(
         say(
-            zh=f"{case}：C 和转换成 {dtype} 的 acc 不一样：{wrong_cells(c, want, 0)}；{where('T4.3')}。{loads}",
-            en=f"{case}: C differs from acc cast to {dtype}: {wrong_cells(c, want, 0)}; {where('T4.3')}. {loads}",
+            zh=f"{case}：C 和转换成 {dtype} 的 acc 不一样：{wrong_cells(c, want, 0)}；{read('T4.3')}。{loads}",
+            en=f"{case}: C differs from acc cast to {dtype}: {wrong_cells(c, want, 0)}; {read('T4.3')}. {loads}",
         ),
         pytrace=False,
     )
@@ -644,10 +551,10 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
             pytest.fail(
                 say(
                     zh=f"{case}：NaN 正好出现在列号 < N 的奇数列，和按 stride 1 读 bias 一样（bias 的元素之间"
-                    f"这里是 NaN）：按 bias_ptr + offs_n * stride_bias 寻址；{where('T4.5')}",
+                    f"这里是 NaN）：按 bias_ptr + offs_n * stride_bias 寻址；{read('T4.5')}",
                     en=f"{case}: NaN in exactly the odd columns < N, as a bias read with stride 1 gets (between "
                     f"the bias's elements is NaN here): address it as bias_ptr + offs_n * stride_bias; "
-                    f"{where('T4.5')}",
+                    f"{read('T4.5')}",
                 ),
                 pytrace=False,
             )
@@ -655,9 +562,9 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
         pytest.fail(
             say(
                 zh=f"{case}：第 {columns} 列（都 < N）出现了 NaN：那里的 bias 不是从 bias 的元素读的，而是读到了"
-                f"它周围的 NaN 填充；{where('T4.5')}",
+                f"它周围的 NaN 填充；{read('T4.5')}",
                 en=f"{case}: NaN in columns {columns}, all < N: the bias added there was read from the NaN "
-                f"padding around the bias, not from its elements; {where('T4.5')}",
+                f"padding around the bias, not from its elements; {read('T4.5')}",
             ),
             pytrace=False,
         )
@@ -666,11 +573,11 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
             say(
                 zh=f"{case}：tile 里列号 >= N 的部分是 NaN，说明 bias 的 load 读过了末尾（这里是 NaN 填充；"
                 f"在 GPU 上这种读是未定义行为，可能直接出错）。写回时这些列被掩掉了，别的测试看不出来："
-                f"load 时加 mask=offs_n < N, other=0.0；{where('T4.5')}",
+                f"load 时加 mask=offs_n < N, other=0.0；{read('T4.5')}",
                 en=f"{case}: the tile's columns >= N hold NaN, so the bias load read past its end (NaN "
                 f"padding here; on a GPU that read is undefined and can fault). The store masks those "
                 f"columns off, so no other test sees it: load with mask=offs_n < N, other=0.0; "
-                f"{where('T4.5')}",
+                f"{read('T4.5')}",
             ),
             pytrace=False,
         )
@@ -689,8 +596,8 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
         hint = tanh_gelu_hint(x)
     pytest.fail(
         say(
-            zh=f"{case}：相对误差 {err:.2e} > 1e-5；{hint}；{where('T4.5')}",
-            en=f"{case}: relative error {err:.2e} > 1e-5; {hint}; {where('T4.5')}",
+            zh=f"{case}：相对误差 {err:.2e} > 1e-5；{hint}；{read('T4.5')}",
+            en=f"{case}: relative error {err:.2e} > 1e-5; {hint}; {read('T4.5')}",
         ),
         pytrace=False,
     )
@@ -742,8 +649,8 @@ def test_autotune_configs_are_well_formed(t4):
     found = {str(cfg): config_problems(cfg) for cfg in t4.AUTOTUNE_CONFIGS}
     found = {k: v for k, v in found.items() if v}
     assert not found, say(
-        zh=f"这些配置写得不对：{found}；{where('T4.4', '6.1')}",
-        en=f"malformed configs: {found}; {where('T4.4', '6.1')}",
+        zh=f"这些配置写得不对：{found}；{read('T4.4', '6.1')}",
+        en=f"malformed configs: {found}; {read('T4.4', '6.1')}",
     )
 
 
@@ -754,16 +661,16 @@ def test_autotune_configs_fit_hopper_shared_memory(t4):
     assert not too_big, say(
         zh=f"这些配置需要的共享内存超过了 H100/H200 上一个 block 能用的 {H100_SMEM:,} B"
         f"（fp16 下是 num_stages * (BM*BK + BK*BN) * 2 B），autotuner 在那里会悄悄跳过它们："
-        f"{too_big}；{where('T4.4', '4.4', '6.1')}",
+        f"{too_big}；{read('T4.4', '4.4', '6.1')}",
         en=f"these configs need more than the {H100_SMEM:,} B of shared memory an H100/H200 block may "
         f"use (num_stages * (BM*BK + BK*BN) * 2 B in fp16), so the autotuner would silently skip them "
-        f"there: {too_big}; {where('T4.4', '4.4', '6.1')}",
+        f"there: {too_big}; {read('T4.4', '4.4', '6.1')}",
     )
     assert any(smem_bytes(cfg, 4) <= H100_SMEM for cfg in t4.AUTOTUNE_CONFIGS), say(
         zh=f"输入是 4 字节的 fp32 时，没有一个配置能放进 {H100_SMEM:,} B，fp32 在 H100 上就跑不了；"
-        f"加一个小一点的配置；{where('T4.4', '4.4', '6.1')}",
+        f"加一个小一点的配置；{read('T4.4', '4.4', '6.1')}",
         en=f"no config fits {H100_SMEM:,} B with 4-byte fp32 inputs, so fp32 could not run on an H100; "
-        f"add a smaller one; {where('T4.4', '4.4', '6.1')}",
+        f"add a smaller one; {read('T4.4', '4.4', '6.1')}",
     )
 
 
@@ -774,9 +681,9 @@ def test_autotune_configs_use_the_grouped_order(t4):
     groups = sorted({cfg.kwargs.get("GROUP_M") for cfg in t4.AUTOTUNE_CONFIGS}, key=str)
     assert any(isinstance(g, int) and g > 1 for g in groups), say(
         zh=f"AUTOTUNE_CONFIGS 里的 GROUP_M 只有 {groups}：GROUP_M = 1 就是按行的顺序，T4.1 的分组顺序在 GPU 上"
-        f"一次也不会用到。至少一个配置要用 GROUP_M > 1（如 8）；{where('T4.4', '2.3', '6.1')}",
+        f"一次也不会用到。至少一个配置要用 GROUP_M > 1（如 8）；{read('T4.4', '2.3', '6.1')}",
         en=f"the AUTOTUNE_CONFIGS have GROUP_M {groups} only: GROUP_M = 1 is row-major order, so T4.1's grouped "
-        f"order would never run on a GPU. Give at least one config GROUP_M > 1 (8, say); {where('T4.4', '2.3', '6.1')}",
+        f"order would never run on a GPU. Give at least one config GROUP_M > 1 (8, say); {read('T4.4', '2.3', '6.1')}",
     )
 
 
@@ -785,13 +692,13 @@ def test_interpret_config(t4):
     cfg = t4.INTERPRET_CONFIG
     if cfg is None:
         pytest.fail(stub_report("T4.4 INTERPRET_CONFIG is None", sections=("6.1",)), pytrace=False)
-    assert not config_problems(cfg), f"INTERPRET_CONFIG: {config_problems(cfg)}; {where('T4.4', '6.1')}"
+    assert not config_problems(cfg), f"INTERPRET_CONFIG: {config_problems(cfg)}; {read('T4.4', '6.1')}"
     tile = cfg.kwargs["BLOCK_M"] * cfg.kwargs["BLOCK_N"]
     assert tile <= 64 * 64, say(
         zh=f"INTERPRET_CONFIG 应该小一点（BLOCK_M * BLOCK_N <= 4096，现在是 {tile}）："
-        f"解释器用 numpy 逐个跑每个程序；{where('T4.4', '6.1')}",
+        f"解释器用 numpy 逐个跑每个程序；{read('T4.4', '6.1')}",
         en=f"INTERPRET_CONFIG should be small (BLOCK_M * BLOCK_N <= 4096, got {tile}): "
-        f"the interpreter runs every program in numpy; {where('T4.4', '6.1')}",
+        f"the interpreter runs every program in numpy; {read('T4.4', '6.1')}",
     )
 
 
@@ -801,23 +708,23 @@ def test_autotuned_kernel(t4):
     tuned = t4.matmul_kernel_autotuned
     wanted = "triton.autotune(configs=AUTOTUNE_CONFIGS, key=[...])(matmul_kernel)"
     assert isinstance(tuned, triton.runtime.Autotuner), say(
-        zh=f"matmul_kernel_autotuned 应该是 {wanted}，实际是 {tuned!r}；{where('T4.4', '6.1')}",
-        en=f"matmul_kernel_autotuned must be {wanted}, got {tuned!r}; {where('T4.4', '6.1')}",
+        zh=f"matmul_kernel_autotuned 应该是 {wanted}，实际是 {tuned!r}；{read('T4.4', '6.1')}",
+        en=f"matmul_kernel_autotuned must be {wanted}, got {tuned!r}; {read('T4.4', '6.1')}",
     )
     assert tuned.fn is t4.matmul_kernel, say(
-        zh=f"matmul_kernel_autotuned 必须包的是 matmul_kernel 本身；{where('T4.4', '6.1')}",
-        en=f"matmul_kernel_autotuned must wrap matmul_kernel itself; {where('T4.4', '6.1')}",
+        zh=f"matmul_kernel_autotuned 必须包的是 matmul_kernel 本身；{read('T4.4', '6.1')}",
+        en=f"matmul_kernel_autotuned must wrap matmul_kernel itself; {read('T4.4', '6.1')}",
     )
     assert list(tuned.configs) == list(t4.AUTOTUNE_CONFIGS), say(
-        zh=f"要在全部 AUTOTUNE_CONFIGS 上调优，一个都不能少；{where('T4.4', '6.1')}",
-        en=f"autotune over AUTOTUNE_CONFIGS, all of them; {where('T4.4', '6.1')}",
+        zh=f"要在全部 AUTOTUNE_CONFIGS 上调优，一个都不能少；{read('T4.4', '6.1')}",
+        en=f"autotune over AUTOTUNE_CONFIGS, all of them; {read('T4.4', '6.1')}",
     )
     missing = [k for k in ("M", "N", "K") if k not in tuned.keys]
     assert not missing, say(
         zh=f"autotune 的 key {tuned.keys} 缺了 {missing}：为一种形状调出来的配置会被其他所有形状沿用"
-        f"（K 一变，最好的 BLOCK_K 就变）；{where('T4.4', '6.1')}",
+        f"（K 一变，最好的 BLOCK_K 就变）；{read('T4.4', '6.1')}",
         en=f"the autotune key {tuned.keys} lacks {missing}: a config tuned for one shape "
-        f"would be reused for every other (K changes the best BLOCK_K); {where('T4.4', '6.1')}",
+        f"would be reused for every other (K changes the best BLOCK_K); {read('T4.4', '6.1')}",
     )
 
 
@@ -827,83 +734,26 @@ MATMUL_SHAPES = [(64, 64, 64), (45, 37, 83), (1, 50, 70), (50, 1, 33), (33, 40, 
 @pytest.fixture
 def poisoned_allocations(monkeypatch):
     """Every new floating tensor starts as NaN, so a tile the kernel never writes cannot pass."""
-
-    def poisoned(make):
-        def wrapper(*args, **kwargs):
-            t = make(*args, **kwargs)
-            return t.fill_(float("nan")) if t.is_floating_point() else t
-
-        return wrapper
-
-    for name in ("empty", "empty_like", "empty_strided"):
-        monkeypatch.setattr(torch, name, poisoned(getattr(torch, name)))
-    monkeypatch.setattr(torch.Tensor, "new_empty", poisoned(torch.Tensor.new_empty))
-
-
-class HandedToTorch(AssertionError):
-    pass
+    poison_allocations(monkeypatch)
 
 
 @pytest.fixture
 def no_torch_matmul(monkeypatch):
     """Make torch's own products fail, so only the kernel can compute C."""
-
-    def refuse(name):
-        def refused(*args, **kwargs):
-            raise HandedToTorch(
-                say(
-                    zh=f"包装函数调用了 {name}：乘积必须由 matmul_kernel 算出来",
-                    en=f"the wrapper called {name}: the product must come from matmul_kernel",
-                )
-            )
-
-        return refused
-
-    for mod, names in (
-        (torch, ("matmul", "mm", "bmm", "addmm", "einsum", "tensordot", "mv")),
-        (torch.nn.functional, ("linear",)),
-        (torch.Tensor, ("__matmul__", "__rmatmul__", "matmul", "mm", "addmm")),
-    ):
-        for name in names:
-            monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
+    refuse_torch_products(monkeypatch, "matmul_kernel")
 
 
-class LaunchWatch:
-    """Stands in for matmul_kernel and matmul_kernel_autotuned while matmul runs, so the suite sees
-    what was launched, with which arguments and grid, into which tensor.  Right before the kernel
-    runs, C (its c_ptr argument) is filled with UNWRITTEN (-1234.0); right after, a copy of what the
-    kernel left there is kept.  So C can hold only what that one launch wrote, and anything done to
-    it later shows."""
+def launch_watch(t4, monkeypatch, run_tuned=True):
+    """matmul's two kernels under a LaunchWatch (tests/support.py)."""
+    kernels = {"matmul_kernel": True, "matmul_kernel_autotuned": run_tuned}
+    return LaunchWatch(t4, monkeypatch, kernels, wrapper="matmul")
 
-    def __init__(self, t4, monkeypatch, run_tuned=True):
-        self.launches = []  # (kernel name, {argument: value}, C as the kernel left it, grid)
-        arg_names = list(t4.matmul_kernel.arg_names)  # the scaffold's kernel: the same in every file
-        for name, run in (("matmul_kernel", True), ("matmul_kernel_autotuned", run_tuned)):
-            kernel = getattr(t4, name)
-            if kernel is not None:
-                monkeypatch.setattr(t4, name, _Spy(self, name, kernel, arg_names, run))
 
-    def count(self, name):
-        return sum(launch[0] == name for launch in self.launches)
+def check_launch(watch, c, a, b, bias, activation, case, step):
+    """Fail unless C came whole from one launch that got this call's a, b (not copies), bias and
+    flags, with a program for every tile."""
 
-    def check(self, c, a, b, bias, activation, case, step):
-        """Fail unless C came whole from one launch that got this call's a, b (not copies), bias and
-        flags, with a program for every tile."""
-        if not self.launches and isinstance(c, torch.Tensor) and c.numel() == 0:
-            return  # nothing to compute, nothing to launch
-        if len(self.launches) != 1:
-            pytest.fail(
-                say(
-                    zh=f"{case}：matmul 启动了 {len(self.launches)} 次内核，应该只启动一次："
-                    f"一次 matmul_kernel 的 launch 算出整个 C；{where('T4.4', '6.2')}",
-                    en=f"{case}: matmul launched the kernel {len(self.launches)} times, expected once: one "
-                    f"launch of matmul_kernel computes all of C; {where('T4.4', '6.2')}",
-                ),
-                pytrace=False,
-            )
-        _, args, left, grid = self.launches[0]
-        for name, given in (("a", a), ("b", b)):
-            check_operand(args.get(f"{name}_ptr"), given, name, case)
+    def flags_and_bias(args):
         for flag, want in (("HAS_BIAS", bias is not None), ("ACTIVATION", activation or "none")):
             if args.get(flag) != want:
                 pytest.fail(
@@ -927,125 +777,14 @@ class LaunchWatch:
                 ),
                 pytrace=False,
             )
-        if not same_tensor(c, args.get("c_ptr")):
-            pytest.fail(
-                say(
-                    zh=f"{case}：matmul 返回的张量不是内核写入的那个（内核的 c_ptr 是另一个）：返回你 launch 时"
-                    f"传进去的 C；C 必须来自内核，而不是 torch 在另一块缓冲区上算出来的；{launch_where(step)}",
-                    en=f"{case}: matmul returned a tensor the kernel did not write into (its c_ptr was "
-                    f"another): return the C you launched on; C must come from the kernel, not from torch "
-                    f"work on another buffer; {launch_where(step)}",
-                ),
-                pytrace=False,
-            )
-        changed = (~((c == left) | (c.isnan() & left.isnan()))).sum().item()
-        if changed:
-            pytest.fail(
-                say(
-                    zh=f"{case}：matmul_kernel 返回之后，C 里还有 {changed} 个单元被改过：C 的每个值都必须来自"
-                    f"内核（bias 和 GELU 也一样），launch 之后不能再用 torch 对 C 做运算；{launch_where(step)}",
-                    en=f"{case}: {changed} cell{'s' if changed != 1 else ''} of C changed after matmul_kernel "
-                    f"returned: every value of C must come from the kernel (the bias and GELU too), with no "
-                    f"torch arithmetic on C after the launch; {launch_where(step)}",
-                ),
-                pytrace=False,
-            )
-        check_grid(grid, args, c, case)
 
-
-def check_operand(got, given, name, case):
-    """Fail unless the launch got the caller's tensor itself: same memory, shape and strides (the
-    kernel takes strides so that no operand needs a copy)."""
-    if same_tensor(got, given):
-        return
-    if isinstance(got, torch.Tensor) and got.shape == given.shape and torch.equal(got.cpu(), given.cpu()):
-        pytest.fail(
-            say(
-                zh=f"{case}：launch 收到的 {name}_ptr 是调用者的 {name} 的一份拷贝（stride {tuple(given.stride())} → "
-                f"{tuple(got.stride())}），不是 {name} 本身：把 {name} 连同它自己的 stride 原样传给内核；"
-                f"拷贝（如 .contiguous()）要把整个 {name} 再读写一遍，而传 stride 正是为了省掉它；"
-                f"{where('T4.4', '3.1', '6.2')}",
-                en=f"{case}: the launch's {name}_ptr is a copy of the caller's {name} (strides "
-                f"{tuple(given.stride())} -> {tuple(got.stride())}), not {name} itself: pass {name} as it is, "
-                f"with its own strides; a copy (.contiguous(), say) reads and writes all of {name} once more, "
-                f"which passing the strides is there to avoid; {where('T4.4', '3.1', '6.2')}",
-            ),
-            pytrace=False,
-        )
-    pytest.fail(
-        say(
-            zh=f"{case}：launch 的 {name}_ptr 不是调用者传进来的 {name}（也不是它的拷贝）：把 {name} 本身传给内核；"
-            f"{where('T4.4', '6.2')}",
-            en=f"{case}: the launch's {name}_ptr is not the caller's {name} (nor a copy of it): pass {name} "
-            f"itself; {where('T4.4', '6.2')}",
-        ),
-        pytrace=False,
-    )
-
-
-def check_grid(grid, args, c, case):
-    """Fail when the launch of the plain kernel has fewer programs than C has tiles under its config."""
-    if not all(isinstance(args.get(k), int) for k in ("BLOCK_M", "BLOCK_N")) or not isinstance(c, torch.Tensor):
-        return  # the autotuned kernel: the config is the autotuner's choice
-    try:
-        dims = grid(dict(args)) if callable(grid) else grid
-        programs = math.prod(int(d) for d in dims)
-    except Exception:  # noqa: BLE001 - a grid this cannot read is judged by what C holds
-        return
-    bm, bn = args["BLOCK_M"], args["BLOCK_N"]
-    tiles = triton.cdiv(c.shape[0], bm) * triton.cdiv(c.shape[1], bn)
-    if programs < tiles:
-        pytest.fail(
-            say(
-                zh=f"{case}：launch 的网格只有 {programs} 个程序，比这个配置下 C 的 {tiles} 个 {bm}x{bn} tile 少："
-                f"网格要用 meta[\"BLOCK_M\"] 和 meta[\"BLOCK_N\"] 来算；{where('T4.4', '6.2')}",
-                en=f"{case}: the launch's grid has {programs} programs, fewer than the {tiles} tiles of {bm}x{bn} "
-                f"that C has under this config: compute the grid from meta[\"BLOCK_M\"] and meta[\"BLOCK_N\"]; "
-                f"{where('T4.4', '6.2')}",
-            ),
-            pytrace=False,
-        )
+    launch, copy = read("T4.4", "6.2"), read("T4.4", "3.1", "6.2")
+    watch.check(c, {"a": a, "b": b}, case, launch, copy, launch_where(step), also=flags_and_bias)
 
 
 def launch_where(step):
     """The launch is §6.2's for T4.4; for T4.5, what belongs in the kernel is §5.2's."""
-    return where(step, "6.2") if step == "T4.4" else where(step)
-
-
-# What C holds before the launch: exact in every dtype here, and far from any product of these inputs,
-# so a cell still holding it was never written, and a NaN was computed (a load outside A or B).
-UNWRITTEN = -1234.0
-
-
-class _Spy:
-    def __init__(self, watch, name, kernel, arg_names, run):
-        self.watch, self.name, self.kernel, self.arg_names, self.run = watch, name, kernel, arg_names, run
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            bound = dict(zip(self.arg_names, args, strict=False), **kwargs)
-            c = bound.get("c_ptr")
-            if isinstance(c, torch.Tensor) and c.is_floating_point():
-                c.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch
-            result = self.kernel[grid](*args, **kwargs) if self.run else None
-            self.watch.launches.append((self.name, bound, c.clone() if isinstance(c, torch.Tensor) else None, grid))
-            return result
-
-        return launch
-
-    def __getattr__(self, name):
-        return getattr(self.kernel, name)
-
-
-def same_tensor(x, y):
-    return (
-        isinstance(x, torch.Tensor)
-        and isinstance(y, torch.Tensor)
-        and x.data_ptr() == y.data_ptr()
-        and x.shape == y.shape
-        and x.stride() == y.stride()
-        and x.dtype == y.dtype
-    )
+    return read(step, "6.2") if step == "T4.4" else read(step)
 
 
 @pytest.fixture
@@ -1053,10 +792,10 @@ def watched(t4, monkeypatch):
     """matmul under a LaunchWatch: watched(a, b, step=..., **kwargs) returns C once its launch checks out."""
 
     def call(a, b, step="T4.4", **kwargs):
-        call.watch = watch = LaunchWatch(t4, monkeypatch)  # the last call's, for a test that asks what ran
+        call.watch = watch = launch_watch(t4, monkeypatch)  # the last call's, for a test that asks what ran
         c = t4.matmul(a, b, **kwargs)
         case = f"{tuple(a.shape)} @ {tuple(b.shape)} {a.dtype}"
-        watch.check(c, a, b, kwargs.get("bias"), kwargs.get("activation"), case, step)
+        check_launch(watch, c, a, b, kwargs.get("bias"), kwargs.get("activation"), case, step)
         return c
 
     return call
@@ -1073,12 +812,12 @@ def check_product(c, a, b, dtype, case):
     shape = (a.shape[0], b.shape[1])
     got = f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}"
     assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == shape, say(
-        zh=f"{case}：matmul 应该返回 {shape}、{dtype} 的张量，实际是 {got}；{where('T4.4', '6.2')}",
-        en=f"{case}: matmul must return a {shape} tensor of {dtype}, got {got}; {where('T4.4', '6.2')}",
+        zh=f"{case}：matmul 应该返回 {shape}、{dtype} 的张量，实际是 {got}；{read('T4.4', '6.2')}",
+        en=f"{case}: matmul must return a {shape} tensor of {dtype}, got {got}; {read('T4.4', '6.2')}",
     )
     assert c.device == a.device, say(
-        zh=f"{case}：C 应该在 {a.device} 上，实际在 {c.device}；{where('T4.4', '6.2')}",
-        en=f"{case}: C must be on {a.device}, got {c.device}; {where('T4.4', '6.2')}",
+        zh=f"{case}：C 应该在 {a.device} 上，实际在 {c.device}；{read('T4.4', '6.2')}",
+        en=f"{case}: C must be on {a.device}, got {c.device}; {read('T4.4', '6.2')}",
     )
     unwritten = (c == UNWRITTEN).sum().item()
     if unwritten:
@@ -1086,26 +825,26 @@ def check_product(c, a, b, dtype, case):
         pytest.fail(
             say(
                 zh=f"{case}：C 有 {unwritten} 个元素从没被写过（launch 之前它们被填成 {UNWRITTEN}），"
-                f"在第 {rows} 行、第 {cols} 列；{where('T4.4', '6.2')}",
+                f"在第 {rows} 行、第 {cols} 列；{read('T4.4', '6.2')}",
                 en=f"{case}: {unwritten} cells of C were never written (they are set to {UNWRITTEN} before the "
-                f"launch), in rows {rows} and columns {cols}; {where('T4.4', '6.2')}",
+                f"launch), in rows {rows} and columns {cols}; {read('T4.4', '6.2')}",
             ),
             pytrace=False,
         )
     computed_nan = c.isnan().sum().item()
     assert not computed_nan, say(
         zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN：kernel 读到了 A 或 B 外面的 NaN 填充，"
-        f"先让 T4.2（make test STEP=T4.2）通过；{where('T4.2', '4.1')}",
+        f"先让 T4.2（make test STEP=T4.2）通过；{read('T4.2', '4.1')}",
         en=f"{case}: {computed_nan} cells of C came out NaN: the kernel read the NaN padding outside A or B; "
-        f"get T4.2 passing first (make test STEP=T4.2); {where('T4.2', '4.1')}",
+        f"get T4.2 passing first (make test STEP=T4.2); {read('T4.2', '4.1')}",
     )
     ref = a.double() @ b.double()
     err = rel_err(c, ref)
     assert err <= OUT_RTOL[dtype], say(
         zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{wrong_cells(c, ref, OUT_RTOL[dtype])}；"
-        f"{where('T4.4', '6.2')}",
+        f"{read('T4.4', '6.2')}",
         en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {wrong_cells(c, ref, OUT_RTOL[dtype])}; "
-        f"{where('T4.4', '6.2')}",
+        f"{read('T4.4', '6.2')}",
     )
 
 
@@ -1158,67 +897,66 @@ def test_empty_dimensions(t4, watched, poisoned_allocations, M, N, K):
     c = watched(a, b)
     assert tuple(c.shape) == (M, N) and c.dtype == torch.float16, say(
         zh=f"{M}x{K} @ {K}x{N}：应该得到 {(M, N)}、torch.float16，实际是 {tuple(c.shape)} {c.dtype}；"
-        f"{where('T4.4', '6.2')}",
-        en=f"{M}x{K} @ {K}x{N}: expected {(M, N)} torch.float16, got {tuple(c.shape)} {c.dtype}; "
-        f"{where('T4.4', '6.2')}",
+        f"{read('T4.4', '6.2')}",
+        en=f"{M}x{K} @ {K}x{N}: expected {(M, N)} torch.float16, got {tuple(c.shape)} {c.dtype}; {read('T4.4', '6.2')}",
     )
     assert torch.equal(c, torch.zeros_like(c)), say(
-        zh=f"K = 0 时结果必须全是 0，实际是 {c}；{where('T4.4', '6.2')}",
-        en=f"K = 0 must give zeros, got {c}; {where('T4.4', '6.2')}",
+        zh=f"K = 0 时结果必须全是 0，实际是 {c}；{read('T4.4', '6.2')}",
+        en=f"K = 0 must give zeros, got {c}; {read('T4.4', '6.2')}",
     )
 
 
 @pytest.mark.t4_4
 def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
     """Handing the product to torch would pass every numeric test, and teach nothing."""
-    watch = LaunchWatch(t4, monkeypatch)
+    watch = launch_watch(t4, monkeypatch)
     a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
     cfg = triton.Config(dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2), num_warps=2, num_stages=3)
     try:
         c = t4.matmul(a, b, config=cfg)
     except HandedToTorch as e:
-        pytest.fail(f"{e}; {where('T4.4', '6.2')}", pytrace=False)
+        pytest.fail(f"{e}; {read('T4.4', '6.2')}", pytrace=False)
     times = watch.count("matmul_kernel")
     assert times == 1, say(
         zh=f"matmul(config=...) 启动了 {times} 次 matmul_kernel，应该只启动一次：一次 launch 算出整个 C；"
-        f"{where('T4.4', '6.2')}",
+        f"{read('T4.4', '6.2')}",
         en=f"matmul(config=...) launched matmul_kernel {times} times, expected once: one "
-        f"launch computes all of C; {where('T4.4', '6.2')}",
+        f"launch computes all of C; {read('T4.4', '6.2')}",
     )
     # The interpreter ignores num_warps and num_stages, so only this can tell config.kwargs (which
     # drops them) from config.all_kwargs().
     got = {k: watch.launches[0][1].get(k) for k in ("num_warps", "num_stages")}
     assert got == {"num_warps": 2, "num_stages": 3}, say(
         zh=f"配置是 num_warps=2, num_stages=3，launch 收到的却是 {got}：传 **config.all_kwargs()，它带着这两项；"
-        f"**config.kwargs 不带；{where('T4.4', '6.2')}",
+        f"**config.kwargs 不带；{read('T4.4', '6.2')}",
         en=f"the launch got {got} from a config with num_warps=2, num_stages=3: pass **config.all_kwargs(), "
-        f"which holds them, not **config.kwargs; {where('T4.4', '6.2')}",
+        f"which holds them, not **config.kwargs; {read('T4.4', '6.2')}",
     )
-    watch.check(c, a, b, None, None, "40x30 @ 30x20", "T4.4")
+    check_launch(watch, c, a, b, None, None, "40x30 @ 30x20", "T4.4")
 
 
 @pytest.mark.t4_4
 def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
     """Interpreter: INTERPRET_CONFIG on the plain kernel, never autotune. GPU: the autotuned kernel."""
     # Under the interpreter the autotuner would fail ("0 active drivers") before we could say why.
-    watch = LaunchWatch(t4, monkeypatch, run_tuned=not INTERPRETING)
+    watch = launch_watch(t4, monkeypatch, run_tuned=not INTERPRETING)
     a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
     t4.matmul(a, b)
     plain, tuned = watch.count("matmul_kernel"), watch.count("matmul_kernel_autotuned")
     if INTERPRETING:
         assert (plain, tuned) == (1, 0), say(
             zh=f"在 TRITON_INTERPRET 下，matmul 必须用 INTERPRET_CONFIG 启动 matmul_kernel（没有 GPU 驱动，"
-            f"autotune 跑不起来）；实际启动了普通内核 {plain} 次、autotune 版 {tuned} 次；{where('T4.4', '6.2')}",
+            f"autotune 跑不起来）；实际启动了普通内核 {plain} 次、autotune 版 {tuned} 次；{read('T4.4', '6.2')}",
             en=f"under TRITON_INTERPRET matmul must launch matmul_kernel with INTERPRET_CONFIG (autotune cannot "
             f"run without a GPU driver); it launched the plain kernel {plain} and the autotuned "
-            f"one {tuned} times; {where('T4.4', '6.2')}",
+            f"one {tuned} times; {read('T4.4', '6.2')}",
         )
     else:
         assert (plain, tuned) == (0, 1), say(
             zh=f"在 GPU 上，不带 config 的 matmul 必须启动 matmul_kernel_autotuned；实际启动了普通内核 {plain} 次、"
-            f"autotune 版 {tuned} 次；{where('T4.4', '6.2')}",
+            f"autotune 版 {tuned} 次；{read('T4.4', '6.2')}",
             en=f"on a GPU matmul without config must launch matmul_kernel_autotuned; it launched the plain "
-            f"kernel {plain} and the autotuned one {tuned} times; {where('T4.4', '6.2')}",
+            f"kernel {plain} and the autotuned one {tuned} times; {read('T4.4', '6.2')}",
         )
 
 
@@ -1289,8 +1027,8 @@ def test_input_validation(t4, monkeypatch, case):
             monkeypatch.setattr(t4, kernel, _NoLaunch(getattr(t4, kernel)))
     accepted = say(
         zh=f"{name}：matmul 接受了这个输入{{}}；它应该抛出 {exc.__name__}，并在信息里写明 {words}；"
-        f"{where('T4.4', '6.3')}",
-        en=f"{name}: matmul accepted it{{}}; it must raise {exc.__name__} naming {words}; {where('T4.4', '6.3')}",
+        f"{read('T4.4', '6.3')}",
+        en=f"{name}: matmul accepted it{{}}; it must raise {exc.__name__} naming {words}; {read('T4.4', '6.3')}",
     )
     try:
         t4.matmul(a, b, **kwargs)
@@ -1313,14 +1051,14 @@ def test_input_validation(t4, monkeypatch, case):
     else:
         pytest.fail(accepted.format(""), pytrace=False)
     assert isinstance(caught, exc), say(
-        zh=f"{name}：应该抛出 {exc.__name__}，实际是 {type(caught).__name__}: {caught}；{where('T4.4', '6.3')}",
-        en=f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {where('T4.4', '6.3')}",
+        zh=f"{name}：应该抛出 {exc.__name__}，实际是 {type(caught).__name__}: {caught}；{read('T4.4', '6.3')}",
+        en=f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {read('T4.4', '6.3')}",
     )
     missing = [w for w in words if not mentions(str(caught), w)]
     assert not missing, say(
-        zh=f"{name}：报错信息应该写明 {missing}，调用者才知道错在哪；实际是 {str(caught)!r}；{where('T4.4', '6.3')}",
+        zh=f"{name}：报错信息应该写明 {missing}，调用者才知道错在哪；实际是 {str(caught)!r}；{read('T4.4', '6.3')}",
         en=f"{name}: the message should name {missing} so the caller sees what is wrong; "
-        f"got {str(caught)!r}; {where('T4.4', '6.3')}",
+        f"got {str(caught)!r}; {read('T4.4', '6.3')}",
     )
 
 
@@ -1345,9 +1083,9 @@ def test_cpu_tensors_need_the_interpreter(t4):
         pytest.fail(stub_report(said[0].split(" ", 1)[1]), pytrace=False)
     assert said[0].startswith("ValueError") and "TRITON_INTERPRET" in said[0], say(
         zh=f"没开 TRITON_INTERPRET=1 时传入 CPU 张量，必须抛出 ValueError，并说明怎么打开它；"
-        f"实际是：{said[0]}；{where('T4.4', '6.3')}",
+        f"实际是：{said[0]}；{read('T4.4', '6.3')}",
         en=f"CPU tensors without TRITON_INTERPRET=1 must raise ValueError saying how to switch it on; "
-        f"got: {said[0]}; {where('T4.4', '6.3')}",
+        f"got: {said[0]}; {read('T4.4', '6.3')}",
     )
 
 
@@ -1359,18 +1097,18 @@ def test_bf16_is_never_silently_wrong_on_the_interpreter(t4):
         c = t4.matmul(a, b)
     except (TypeError, ValueError) as e:
         assert "bf16" in str(e) or "bfloat16" in str(e), say(
-            zh=f"拒绝 bf16 时要说明原因（信息里写出 bf16 或 bfloat16）：{e}；{where('T4.4', '6.3')}",
-            en=f"say why bf16 is refused (name bf16 or bfloat16): {e}; {where('T4.4', '6.3')}",
+            zh=f"拒绝 bf16 时要说明原因（信息里写出 bf16 或 bfloat16）：{e}；{read('T4.4', '6.3')}",
+            en=f"say why bf16 is refused (name bf16 or bfloat16): {e}; {read('T4.4', '6.3')}",
         )
         return
     err = rel_err(c, a.double() @ b.double()) if isinstance(c, torch.Tensor) and c.shape == (20, 12) else None
     assert err is None or err <= OUT_RTOL[torch.bfloat16], say(
         zh=f"bf16 在解释器上跑了，结果是错的（相对误差 {err:.2e}）：解释器的 tl.dot 把 bf16 的位模式当数乘"
         f"（triton issue 11584）。在 check_inputs 里拒绝它：TRITON_INTERPRET 下遇到 bf16 抛出 TypeError；"
-        f"{where('T4.4', '6.3')}",
+        f"{read('T4.4', '6.3')}",
         en=f"bf16 ran on the interpreter and came out wrong (relative error {err:.2e}): the interpreter's tl.dot "
         f"multiplies bf16 bit patterns (triton issue 11584). Refuse it in check_inputs: raise TypeError for "
-        f"bf16 under TRITON_INTERPRET; {where('T4.4', '6.3')}",
+        f"bf16 under TRITON_INTERPRET; {read('T4.4', '6.3')}",
     )
     check_product(c, a, b, torch.bfloat16, say(zh="解释器下的 bf16", en="bf16 under the interpreter"))
 
@@ -1410,9 +1148,9 @@ def bias_of_other_columns(c, a, b, bias, activation, watch, rtol):
         added = torch.zeros(M, N, dtype=torch.float64)
         for pid, (pid_m, pid_n) in enumerate(order):
             tile = {"pid": pid, "zero": 0, "pid_m": pid_m}[index]
-            read = torch.arange(tile * bn, tile * bn + bn)
+            taken = torch.arange(tile * bn, tile * bn + bn)
             cols = torch.arange(pid_n * bn, min(pid_n * bn + bn, N))
-            got = torch.where(read < N, values[read.clamp(max=N - 1)], 0.0)[: len(cols)]
+            got = torch.where(taken < N, values[taken.clamp(max=N - 1)], 0.0)[: len(cols)]
             added[pid_m * bm : (pid_m + 1) * bm, cols] = got
         x = product + added.to(product.device)
         if rel_err(c, torch.nn.functional.gelu(x) if activation == "gelu" else x) <= rtol:
@@ -1466,8 +1204,8 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
         hint = tanh_gelu_hint(x)
     pytest.fail(
         say(
-            zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{hint}；{where('T4.5')}",
-            en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {hint}; {where('T4.5')}",
+            zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{hint}；{read('T4.5')}",
+            en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {hint}; {read('T4.5')}",
         ),
         pytrace=False,
     )
@@ -1494,8 +1232,8 @@ def test_bias_is_one_value_per_column(t4, watched, poisoned_allocations):
     )
     pytest.fail(
         say(
-            zh=f"K = 0，C 为 {M}x{N}，带 bias：{hint}；{where('T4.5')}",
-            en=f"K = 0, C {M}x{N} with a bias: {hint}; {where('T4.5')}",
+            zh=f"K = 0，C 为 {M}x{N}，带 bias：{hint}；{read('T4.5')}",
+            en=f"K = 0, C {M}x{N} with a bias: {hint}; {read('T4.5')}",
         ),
         pytrace=False,
     )

@@ -15,20 +15,16 @@ import torch
 import triton
 
 from course.i18n import say
+from course.messages import fail
 from course.registry import lesson
 from course.tile_order import grouped_order
+
+from support import ACC_RTOL, DEVICE, DTYPES, INTERPRETING, OUT_RTOL, padded, random, rel_err
 
 T5 = lesson("T5")
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
-INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
-DEVICE = "cpu" if INTERPRETING else "cuda"
-# bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
-DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
-# ||C - ref|| / ||ref|| with ref in float64: rounding C to its dtype (see T4's suite); tf32 on a GPU.
-OUT_RTOL = {torch.float16: 1.5e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
-ACC_RTOL = {torch.float16: 1e-5, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
 TRACE_INTS = 5  # per tile: epilogues, k-blocks, program that finished it, pid_m, pid_n
 
 
@@ -42,38 +38,6 @@ def probes(t5):
     from course.lessons import t5_probes  # its kernels call the graded module's functions, so it loads after `t5`
 
     return t5_probes
-
-
-def fail(zh, en, section):
-    """Fail in the learner's language, naming the subsection of content/t5.md to read."""
-    read = say(
-        zh=f"详见 content/t5.md §{section}（English: content/t5.en.md）",
-        en=f"read content/t5.en.md §{section} (Chinese: content/t5.md)",
-    )
-    pytest.fail(f"{say(zh=zh, en=en)}; {read}", pytrace=False)
-
-
-def rel_err(out, ref):
-    out, ref = out.double().cpu(), ref.double().cpu()
-    return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
-
-
-def random(shape, dtype):
-    return torch.randn(shape, dtype=torch.float32, device=DEVICE).to(dtype)
-
-
-PAD_ROWS, PAD_COLS = 8, 16  # 16 elements: 32 or 64 bytes, so a view's base stays 16-byte aligned
-
-
-def padded(rows, cols, dtype, fill=float("nan"), values=True):
-    """A TMA-legal (rows, cols) view inside a larger buffer of `fill`: its row pitch is a multiple of
-    16 elements, so the view keeps every TMA rule while whatever surrounds it is poison."""
-    width = -(-(cols + 2 * PAD_COLS) // 16) * 16
-    buf = torch.full((rows + 2 * PAD_ROWS, width), fill, dtype=dtype, device=DEVICE)
-    view = buf[PAD_ROWS : PAD_ROWS + rows, PAD_COLS : PAD_COLS + cols]
-    if values:
-        view.copy_(random((rows, cols), dtype))
-    return view, buf
 
 
 def cfg(t5, bm=32, bn=32, bk=32, group_m=4, subtile=1, mode="dp", flatten=False):
@@ -97,6 +61,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
         if tile not in done:
             if epilogues or kbs:
                 fail(
+                    T5,
                     f"{case}：tile {tile} 不归这段代码管，却被做了（epilogue {epilogues} 次，k-block {kbs} 个）",
                     f"{case}: tile {tile} is not this loop's, yet it was done ({epilogues} epilogues, {kbs} k-blocks)",
                     step_section,
@@ -104,6 +69,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             continue
         if epilogues != 1:
             fail(
+                T5,
                 f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次"
                 + ("（0 次：有的 tile 没人做；多次：步长或起点错了）" if epilogues != 1 else ""),
                 f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected "
@@ -112,6 +78,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             )
         if kbs != k_blocks:
             fail(
+                T5,
                 f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个",
                 f"{case}: tile {tile} summed {kbs} k-blocks, {k_blocks} expected",
                 step_section,
@@ -121,6 +88,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             row_major = all((m, n) == divmod(t, num_pid_n) for t, (_, _, _, m, n) in enumerate(rows) if t in done)
             swapped = all((n, m) == order[t] for t, (_, _, _, m, n) in enumerate(rows) if t in done)
             fail(
+                T5,
                 f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}"
                 + ("：pid_m 和 pid_n 拿反了" if swapped else "")
                 + ("：每个 tile 都按行优先拆开了，没有经过 tile_coords(tile_id, ...)" if row_major else ""),
@@ -135,6 +103,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             )
         if owner is not None and prog != owner(tile):
             fail(
+                T5,
                 f"{case}：tile {tile} 由程序 {prog} 收尾，应当是程序 {owner(tile)}",
                 f"{case}: tile {tile} was finished by program {prog}, program {owner(tile)} expected",
                 step_section,
@@ -150,6 +119,7 @@ def test_persistent_grid(t5, tiles, sms, want):
     got = t5.persistent_grid(tiles, sms)
     if got != want:
         fail(
+            T5,
             f"{tiles} 个 tile、{sms} 个 SM：应当启动 {want} 个常驻程序，得到 {got}",
             f"{tiles} tiles on {sms} SMs: {want} persistent programs expected, got {got}",
             "2.2",
@@ -207,6 +177,7 @@ def test_a_program_does_several_tiles(probes):
     per_program = [sum(1 for r in trace_rows(trace) if r[0] and r[2] == p) for p in range(3)]
     if per_program != [4, 4, 4]:
         fail(
+            T5,
             f"12 个 tile、3 个程序：每个程序应当做 4 个 tile，实际是 {per_program}："
             "循环从 first_tile + pid 开始，步长 NUM_PROGS",
             f"12 tiles, 3 programs: each program must finish 4 tiles, got {per_program}: start the loop at "
@@ -254,6 +225,7 @@ def test_tma_problem_accepts_legal_tensors(t5):
         problem = t5.tma_problem(t, "x")
         if problem is not None:
             fail(
+                T5,
                 f"{what}（stride {tuple(t.stride())}）满足 TMA 的三条规矩，tma_problem 却说：{problem}",
                 f"{what} (strides {tuple(t.stride())}) keeps TMA's three rules, yet tma_problem says: {problem}",
                 "3.2",
@@ -268,12 +240,14 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
     problem = t5.tma_problem(t, "tensor_q")
     if problem is None:
         fail(
+            T5,
             f"{what}（stride {tuple(t.stride())}）违反 TMA 的规矩，tma_problem 却返回 None",
             f"{what} (strides {tuple(t.stride())}) breaks a TMA rule, yet tma_problem returned None",
             "3.2",
         )
     if "tensor_q" not in problem or not any(w in problem for w in words):
         fail(
+            T5,
             f"{what}：说明里要有张量名 tensor_q 和违反的规矩（含 {' / '.join(words)} 之一），得到 {problem!r}",
             f"{what}: the message must name the tensor (tensor_q) and the rule (one of {' / '.join(words)}), "
             f"got {problem!r}",
@@ -289,6 +263,7 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
         a2, b2, kmajor = t5.tma_ready(a, w.t(), fallback)
         if not kmajor or b2.data_ptr() != w.data_ptr() or tuple(b2.shape) != (24, 64):
             fail(
+                T5,
                 f"b = W.t()，W 是行主序的 (24, 64)：应当按 K-major 直接读 W（b_kmajor=True，返回的 b 就是 W，"
                 f"不复制）；得到 b_kmajor={kmajor}，shape {tuple(b2.shape)}",
                 f"b = W.t() with W a row-major (24, 64): read W K-major as it is (b_kmajor=True, the b returned "
@@ -296,7 +271,7 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
                 "3.2",
             )
         if a2.data_ptr() != a.data_ptr():
-            fail("a 本来就合规，不该复制", "a keeps the rules already: it must not be copied", "3.2")
+            fail(T5, "a 本来就合规，不该复制", "a keeps the rules already: it must not be copied", "3.2")
 
 
 @pytest.mark.t5_2
@@ -326,6 +301,7 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
         problem = t5.tma_problem(read, name)
         if problem is not None:
             fail(
+                T5,
                 f"{what}：tma_ready 返回的 {name}"
                 + ("（按 K-major 读的 (N, K) 张量，b_kmajor=True）" if name == "b" and kmajor else "")
                 + f" 仍然违反规矩：{problem}"
@@ -338,6 +314,7 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
             )
         if not torch.equal(got, want):
             fail(
+                T5,
                 f"{what}：tma_ready 返回的 {name} 数值变了",
                 f"{what}: the {name} tma_ready returns holds other values",
                 "3.2",
@@ -347,12 +324,18 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
     except ValueError as e:
         if f"{bad}:" not in str(e) and f"{bad} " not in str(e):
             fail(
+                T5,
                 f"{what}：ValueError 要写出违规的张量 {bad}，得到 {e}",
                 f"{what}: the ValueError must name {bad}, got {e}",
                 "3.2",
             )
         return
-    fail(f"{what}：fallback=False 时应当抛 ValueError", f"{what}: with fallback=False it must raise ValueError", "3.2")
+    fail(
+        T5,
+        f"{what}：fallback=False 时应当抛 ValueError",
+        f"{what}: with fallback=False it must raise ValueError",
+        "3.2",
+    )
 
 
 def descriptor(t, box):
@@ -394,6 +377,7 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     )
     if acc.isnan().any():
         fail(
+            T5,
             f"{case}：累加器里有 NaN：读到了张量外面（这里是 NaN）。用描述符 load，不要用指针",
             f"{case}: NaN in the accumulator, so a load read outside A or B (NaN there): load through the "
             "descriptors, not through pointers",
@@ -404,6 +388,7 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
         fail(
+            T5,
             f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}：只加 kb_begin..kb_end-1 这几个 k-block，"
             "偏移是 kb * BLOCK_K" + ("；K-major 时 box 是 [BLOCK_N, BLOCK_K]，load 后 .T" if kmajor else ""),
             f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.0e}: add k-blocks kb_begin..kb_end-1 only, at "
@@ -440,6 +425,7 @@ def test_make_descriptors_boxes(t5):
             transposed = name == "b_desc" and kmajor
             if list(desc.block_shape) != box:
                 fail(
+                    T5,
                     f"{case}：{name} 的 box 是 {list(desc.block_shape)}，应当是 {box}"
                     + ("（K-major 时读的是 Bᵀ，box 是 [BLOCK_N, BLOCK_K]）" if transposed else ""),
                     f"{case}: {name}'s box is {list(desc.block_shape)}, {box} expected"
@@ -448,6 +434,7 @@ def test_make_descriptors_boxes(t5):
                 )
             if list(desc.shape) != list(t.shape):
                 fail(
+                    T5,
                     f"{case}：{name} 的形状是 {list(desc.shape)}，应当是张量自己的 {list(t.shape)}",
                     f"{case}: {name}'s shape is {list(desc.shape)}, the tensor's own {list(t.shape)} expected",
                     "3.1",
@@ -483,15 +470,17 @@ def check_stored(c, buf, before, want, case, section):
     stray = ((buf != before) & ~inside).sum().item()
     if stray:
         fail(
+            T5,
             f"{case}：C 外面有 {stray} 个格子被写了：存储要经过 c_desc，越界部分由它裁掉",
             f"{case}: {stray} cells outside C were written: store through c_desc, which clips what sticks out",
             section,
         )
     unwritten = (c == -1234.0).sum().item()
     if unwritten:
-        fail(f"{case}：C 有 {unwritten} 个格子没写", f"{case}: {unwritten} cells of C were never written", section)
+        fail(T5, f"{case}：C 有 {unwritten} 个格子没写", f"{case}: {unwritten} cells of C were never written", section)
     if not torch.equal(c, want):
         fail(
+            T5,
             f"{case}：C 有 {(c != want).sum().item()} 个格子不等于 acc 转成 {c.dtype} 的值",
             f"{case}: {(c != want).sum().item()} cells of C differ from acc cast to {c.dtype}",
             section,
@@ -541,6 +530,7 @@ def check_epilogue(c, acc, bias, M, N, activation, case, section, bm=32, bn=32):
         return
     found = [k for k, v in epilogue_candidates(acc, bias, M, N, bm, bn, activation).items() if rel_err(c, v) <= 1e-5]
     fail(
+        T5,
         f"{case}：相对误差 {err:.1e}" + "".join(f"：{EPILOGUE_CAUSES[k][0]}" for k in found),
         f"{case}: relative error {err:.1e}" + "".join(f": {EPILOGUE_CAUSES[k][1]}" for k in found),
         section,
@@ -578,6 +568,7 @@ def test_matmul_whole_tile_with_bias_and_gelu(t5, mode):
     err = rel_err(c, ref)
     if c.isnan().any() or err > OUT_RTOL[torch.float16]:
         fail(
+            T5,
             f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=1，mode={mode}，bias + GELU：相对误差 {err:.2e}",
             f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=1, mode={mode}, bias + GELU: relative error {err:.2e}",
             "3.3",
@@ -616,6 +607,7 @@ def run_matmul(t5, case, section, *args, **kwargs):
         where = f"{os.path.basename(site.filename)} line {site.lineno} ({site.name})"
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
             fail(
+                T5,
                 f"{case}：TensorDescriptor 不接受传给它的张量（{said}）：make_descriptors 用的 a、b 和 C 都要满足 "
                 "TMA 的规矩，tma_ready 要把违规的操作数换成 aligned_copy()",
                 f"{case}: TensorDescriptor refused a tensor ({said}): every tensor make_descriptors builds a "
@@ -624,6 +616,7 @@ def run_matmul(t5, case, section, *args, **kwargs):
                 "3.2",
             )
         fail(
+            T5,
             f"{case}：matmul 在 {where} 崩溃了：{said}。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
             f"{case}: matmul crashed at {where}: {said}. The kernel there runs on your descriptors (their boxes "
             "come from make_descriptors) and calls your functions",
@@ -650,9 +643,10 @@ def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
 
 def check_product(c, a, b, dtype, case, section):
     if not isinstance(c, torch.Tensor) or tuple(c.shape) != (a.shape[0], b.shape[1]):
-        fail(f"{case}：结果形状不对", f"{case}: the result has the wrong shape", section)
+        fail(T5, f"{case}：结果形状不对", f"{case}: the result has the wrong shape", section)
     if c.isnan().any():
         fail(
+            T5,
             f"{case}：C 里有 {c.isnan().sum().item()} 个 NaN：有 tile 没写，或读到了 A、B 外面",
             f"{case}: {c.isnan().sum().item()} NaN in C: a tile was never written, or a load read outside A or B",
             section,
@@ -660,6 +654,7 @@ def check_product(c, a, b, dtype, case, section):
     err = rel_err(c, a.double() @ b.double())
     if err > OUT_RTOL[dtype]:
         fail(
+            T5,
             f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}",
             f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}",
             section,
@@ -719,12 +714,14 @@ def test_matmul_refuses_or_copies_both_ways(t5):
     except ValueError as e:
         if "a" not in str(e) or "16" not in str(e):
             fail(
+                T5,
                 f"ValueError 要写出张量 a 和 16 字节的规矩，得到 {e}",
                 f"the ValueError must name a and the 16-byte rule, got {e}",
                 "3.2",
             )
         return
     fail(
+        T5,
         "fp16、K = 33、tma_fallback=False：应当抛 ValueError",
         "fp16, K = 33, tma_fallback=False: expected a ValueError",
         "3.2",
@@ -737,7 +734,7 @@ def test_empty_k_gives_zeros(t5, M, N, K):
     case = f"{M}x{K} @ {K}x{N}"
     c = run_matmul(t5, case, "3.1", random((M, K), torch.float16), random((K, N), torch.float16), config=cfg(t5))
     if tuple(c.shape) != (M, N) or not torch.equal(c, torch.zeros_like(c)):
-        fail(f"{M}x{K} @ {K}x{N}：应当是 ({M}, {N}) 的全零", f"{M}x{K} @ {K}x{N}: expected ({M}, {N}) zeros", "3.1")
+        fail(T5, f"{M}x{K} @ {K}x{N}：应当是 ({M}, {N}) 的全零", f"{M}x{K} @ {K}x{N}: expected ({M}, {N}) zeros", "3.1")
 
 
 # ================================================================================================
@@ -757,6 +754,7 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
         at = want[-1][1]
     if got != want:
         fail(
+            T5,
             f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接、前 {extra} 段多一个：期望 {want}，得到 {got}",
             f"{total} k-blocks over {progs} programs: the runs lie end to end, the first {extra} one longer: "
             f"expected {want}, got {got}",
@@ -765,6 +763,7 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
     want_owner = [p for p, (lo, hi) in enumerate(want) for _ in range(lo, hi)]
     if owners.cpu().tolist() != want_owner:
         fail(
+            T5,
             f"sk_program_of 和 sk_run 对不上：k-block 的归属期望 {want_owner}，得到 {owners.cpu().tolist()}",
             f"sk_program_of disagrees with sk_run: expected owners {want_owner}, got {owners.cpu().tolist()}",
             "4.1",
@@ -841,6 +840,7 @@ def test_stream_k_every_tile_once(probes):
             published = [int(p < total and ends[p] % k_blocks != 0) for p in range(progs)]
             left_up = flags.cpu().tolist() == published
             fail(
+                T5,
                 f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}"
                 + ("：发布过 partial 的程序的 flag 都还是 1，owner 加完 partial 没有把它放回 0" if left_up else ""),
                 f"{case}: flags left raised {flags.cpu().tolist()}"
@@ -873,6 +873,7 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
     got = tuple(t5.stream_k_split(tiles, k_blocks, sms, mode))
     if got != want:
         fail(
+            T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
             f"期望 (sk_tiles, programs) = {want}，得到 {got}",
             f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
@@ -920,6 +921,7 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
             c.view(torch.int32 if dtype == torch.float32 else torch.int16),
         ):
             fail(
+                T5,
                 f"{case}：第 {run + 2} 次运行的结果和第 1 次不是同样的比特：partial 要按固定顺序相加，不用浮点 atomic",
                 f"{case}: run {run + 2} differs in its bits from run 1: add the partials in a fixed order, "
                 "with no float atomics",
@@ -930,6 +932,7 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
         flags = t5.workspace(a.device, programs, 32, 32)[1]
         if flags.any():
             fail(
+                T5,
                 f"{case}：kernel 结束后 workspace 的 flag 没有归零：{flags.cpu().tolist()}",
                 f"{case}: the workspace's flags are not back at 0 after the kernel: {flags.cpu().tolist()}",
                 "4.2",
@@ -970,6 +973,7 @@ def test_sk_publish_partial_alone(probes):
         wrong = (partials[p] != src[p]).sum().item()
         if wrong:
             fail(
+                T5,
                 f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
                 f"有 {wrong} 个格子不等于它的 partial",
                 f"sk_publish_partial: {wrong} cells of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
@@ -978,12 +982,14 @@ def test_sk_publish_partial_alone(probes):
             )
     if not partials[n].isnan().all():
         fail(
+            T5,
             f"sk_publish_partial：{n} 个程序发布，第 {n} 个槽（没有程序的）被写了",
             f"sk_publish_partial: {n} programs published, yet slot {n} (no program's) was written",
             "4.2",
         )
     if flags.cpu().tolist() != [1] * n + [0]:
         fail(
+            T5,
             f"sk_publish_partial：发布之后 flag 应当是 {[1] * n + [0]}（每个程序把自己的 flag 置为 1），"
             f"得到 {flags.cpu().tolist()}",
             f"sk_publish_partial: after publishing, flags {[1] * n + [0]} expected (each program raises its "
@@ -1005,6 +1011,7 @@ def test_sk_collect_partials_alone(probes):
     if not torch.equal(out, want):
         backwards = in_order_sum(acc, partials.flip(0), n - pid, n - first)
         fail(
+            T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
             f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
             + ("：这是倒着加的结果" if torch.equal(out, backwards) else ""),
@@ -1016,6 +1023,7 @@ def test_sk_collect_partials_alone(probes):
     want_flags = [0 if first <= p < pid else 1 for p in range(n)]
     if flags.cpu().tolist() != want_flags:
         fail(
+            T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：结束时 flag 是 {flags.cpu().tolist()}，"
             f"应当是 {want_flags}：加过的 partial 的 flag 放回 0，别的程序的不碰",
             f"sk_collect_partials(first_pid={first}, pid={pid}): flags {flags.cpu().tolist()} at the end, "
@@ -1037,6 +1045,7 @@ def check_pair(out, flags, want, case, wanted):
     """The owner's sum against `want`, bit for bit; wanted: (zh, en) words for what want is."""
     if out.isnan().any():
         fail(
+            T5,
             f"{case}：结果里有 {out.isnan().sum().item()} 个 NaN：owner 读到了还没写进来的 partial"
             "（workspace 事先填的是 NaN）",
             f"{case}: {out.isnan().sum().item()} NaN in the result: the owner read a partial before that partial "
@@ -1045,12 +1054,14 @@ def check_pair(out, flags, want, case, wanted):
         )
     if not torch.equal(out, want):
         fail(
+            T5,
             f"{case}：结果有 {(out != want).sum().item()} 个格子和{wanted[0]}不是同样的比特",
             f"{case}: {(out != want).sum().item()} cells of the result differ in their bits from {wanted[1]}",
             "4.2",
         )
     if flags.any():
         fail(
+            T5,
             f"{case}：结束时 flag 是 {flags.cpu().tolist()}，应当全是 0",
             f"{case}: flags {flags.cpu().tolist()} at the end, all 0 expected",
             "4.2",
@@ -1070,6 +1081,7 @@ def in_order(order, launch):
             return launch()
     except ProgramsStuck as e:
         fail(
+            T5,
             f"程序按 {order} 的顺序轮流运行时互相等个不停（{e}）：有程序在等一面永远没人举的旗",
             f"with the programs run in turns in the order {order}, they waited on each other for good ({e}): "
             "a program waits for a flag that nobody raises",
@@ -1179,6 +1191,7 @@ def test_each_stream_k_program_sums_its_own_run(probes):
         case = sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)
         (p, t), n = next((key, n) for key, n in sorted(got.items() | want.items()) if got.get(key) != want.get(key))
         fail(
+            T5,
             f"{case}：程序 {p} 在 tile {t} 上算了 {got.get((p, t), 0)} 个 k-block，它的段 {shown[p]} 里"
             f"只有 {want.get((p, t), 0)} 个是这个 tile 的"
             + (
@@ -1319,6 +1332,7 @@ def test_publish_and_collect_memory_order(probes):
         problems = ttir_problems(publish.asm["ttir"], "publish") + ttir_problems(collect.asm["ttir"], "collect")
     if problems:
         fail(
+            T5,
             "sk_publish_partial / sk_collect_partials 的内存顺序：" + "；".join(zh for zh, _ in problems),
             "sk_publish_partial / sk_collect_partials, memory order: " + "; ".join(en for _, en in problems),
             "4.2",
@@ -1355,6 +1369,7 @@ def test_store_tile_subtiled_bias_per_half(probes, activation):
             for k, (left, right) in HALF_MISTAKES.items()
         }
         fail(
+            T5,
             f"C {M}x{N}，子块 epilogue，bias 步长 2，activation={activation}：相对误差 {err:.1e}"
             + "".join(f"：{HALF_CAUSES[k][0]}" for k, hit in seen.items() if hit),
             f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}: relative error {err:.1e}"
@@ -1409,6 +1424,7 @@ def test_matmul_subtiled_with_bias_and_gelu(t5, mode):
     err = rel_err(c, ref)
     if c.isnan().any() or err > OUT_RTOL[torch.float16]:
         fail(
+            T5,
             f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=2，mode={mode}，bias + GELU：相对误差 {err:.2e}",
             f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=2, mode={mode}, bias + GELU: relative error {err:.2e}",
             "5",
@@ -1427,6 +1443,7 @@ def test_h200_config_fits_only_subtiled(t5, dtype):
     err = rel_err(c, a.double() @ b.double())
     if err > OUT_RTOL[dtype]:
         fail(
+            T5,
             f"2048³ {dtype}，128x256x64/s4/子块 2：相对误差 {err:.2e}",
             f"2048³ {dtype}, 128x256x64/s4/subtile 2: relative error {err:.2e}",
             "5",
@@ -1444,7 +1461,7 @@ def test_products_launched_early_wait_for_their_inputs(t5, M, N, K):
     if not t5.launches_early(torch.device("cuda")):
         pytest.skip("a GPU older than Hopper (compute capability 9.0) has no programmatic dependent launch")
     if not t5.pick_config(M, N, K, torch.float16).pdl:
-        fail(f"pick_config({M}, {N}, {K}) 没有 pdl", f"pick_config({M}, {N}, {K}) has no pdl", "6.4")
+        fail(T5, f"pick_config({M}, {N}, {K}) 没有 pdl", f"pick_config({M}, {N}, {K}) has no pdl", "6.4")
     torch.manual_seed(0)
     a, b, b2 = random((M, K), torch.float16), random((K, N), torch.float16) / 8, random((N, N), torch.float16) / 8
     outs = [torch.empty((M, N), device=DEVICE, dtype=torch.float16) for _ in range(3)]
@@ -1464,6 +1481,7 @@ def test_products_launched_early_wait_for_their_inputs(t5, M, N, K):
         err = rel_err(c, x.double() @ y.double())
         if c.isnan().any() or not err <= OUT_RTOL[torch.float16]:
             fail(
+                T5,
                 f"{M}x{N}x{K}，链上第 {i + 1} 个乘积：{c.isnan().sum().item()} 个 NaN，相对误差 {err:.2e}",
                 f"{M}x{N}x{K}, product {i + 1} of the chain: {c.isnan().sum().item()} NaN, relative error {err:.2e}",
                 "6.4",
@@ -1483,6 +1501,7 @@ def test_every_tuned_config_is_right(t5):
             err = rel_err(t5.matmul(a, b, config=cfg, num_programs=5), a.double() @ b.double())
             if not err <= OUT_RTOL[dtype]:
                 fail(
+                    T5,
                     f"{cfg}，{M}x{N}x{K} {dtype}：相对误差 {err:.2e}",
                     f"{cfg}, {M}x{N}x{K} {dtype}: relative error {err:.2e}",
                     "6",
@@ -1535,6 +1554,7 @@ def test_stream_k_on_two_streams_at_once(t5):
     for i, event in enumerate(done):
         if not finished_within(event, 60):
             fail(
+                T5,
                 f"两个 stream 同时做 stream-K（{size}³，{programs} 个 program）：stream {i} 60 秒后仍未完成",
                 f"two streams running stream-K at once ({size}³, {programs} programs): stream {i} has not "
                 "finished after 60 s",
@@ -1543,6 +1563,7 @@ def test_stream_k_on_two_streams_at_once(t5):
     counts = [int(bad) for bad in wrong]
     if any(counts):
         fail(
+            T5,
             f"两个 stream 同时做 stream-K（{size}³，{rounds} 轮）：与单独计算不同的元素数 {counts}",
             f"two streams running stream-K at once ({size}³, {rounds} rounds): elements that differ from the "
             f"product computed alone, per stream: {counts}",
@@ -1593,6 +1614,7 @@ def test_products_in_a_cuda_graph_are_right_on_every_replay(t5):
         side_done.record(side)
         if not (finished_within(done, 60) and finished_within(side_done, 60)):
             fail(
+                T5,
                 f"CUDA graph 第 {replay + 1} 次重放（另一个 stream 上同时做 stream-K）60 秒后仍未完成",
                 f"replay {replay + 1} of the CUDA graph (stream-K running eagerly on another stream) has not "
                 "finished after 60 s",
@@ -1602,6 +1624,7 @@ def test_products_in_a_cuda_graph_are_right_on_every_replay(t5):
             err = rel_err(c, a.double() @ b.double())
             if c.isnan().any() or not err <= OUT_RTOL[torch.float16]:
                 fail(
+                    T5,
                     f"CUDA graph 第 {replay + 1} 次重放，{M}x{N}x{K} {layout}：{c.isnan().sum().item()} 个 NaN，"
                     f"相对误差 {err:.2e}",
                     f"replay {replay + 1} of the CUDA graph, {M}x{N}x{K} {layout}: {c.isnan().sum().item()} NaN, "
@@ -1610,6 +1633,7 @@ def test_products_in_a_cuda_graph_are_right_on_every_replay(t5):
                 )
     if int(eager_bad):
         fail(
+            T5,
             f"CUDA graph 重放时另一个 stream 上的 stream-K 乘积有 {int(eager_bad)} 个元素与单独计算不同",
             f"stream-K products on another stream during the replays: {int(eager_bad)} elements differ from "
             "the product computed alone",

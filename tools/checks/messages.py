@@ -1,146 +1,94 @@
 """Every message the suite can show a learner exists in Chinese and in English, and points at a
 section that exists.
 
-Proved twice.  By reading the code: every failure message of the suite (each `pytest.fail(...)`
-and each `assert ..., message` in tests/, each `tl.static_assert` of the probes) goes through
-course.i18n (`say(zh=..., en=...)` or a helper built on it), and the text of each `say` is Chinese
-where it says zh and free of Chinese where it says en.  By behaviour: the classic mistakes of
-§8 of every lesson that has them (tools/explainers/mistakes.py, whose runs are cached and shared
-with the §8 tables) and the untouched stub run under COURSE_LANG=zh and COURSE_LANG=en, and each
-failure the learner sees is Chinese in zh and has no Chinese in en.
+Proved twice.  By reading the code of every file of tests/ and of every lesson's probes: each
+`pytest.fail(...)`, each `assert ..., message` and each `tl.static_assert` message goes through the
+message API (course.messages: read, fail, stub_report; course.i18n.say), directly, through a name
+assigned from it, or through a function of those files whose every message it returns does; the
+text of each `say` (and of each call that hands zh and en on, such as `fail`) is Chinese where it
+says zh and free of Chinese where it says en; and each section a `read`, `fail` or `stub_report`
+call names, followed back through the parameters it arrives by, is a heading of both explainers of
+its lesson.  By behaviour: the classic mistakes of §8 of every lesson that has them
+(tools/explainers/mistakes.py, whose runs are cached and shared with the §8 tables) and the
+untouched stub run under COURSE_LANG=zh and COURSE_LANG=en, and each failure the learner sees is
+Chinese in zh and has no Chinese in en.
 """
 
 import ast
 
 from course import ROOT, i18n
-from course.registry import LESSONS
+from course.registry import LESSON_BY_ID, LESSONS
 from tools.checks.common import costly, suite_run
+from tools.checks.message_code import (
+    Source,
+    explainers_named_by_hand,
+    say_problems,
+    section_references,
+    speakers,
+    unspoken_messages,
+)
 from tools.core.repo import earlier_lessons_written, pristine_stubs
 
-# Where the suite's messages are written: the rules every check keeps, and each lesson's section
-# of the suite and its probes.
-SOURCES = ("tests/conftest.py",) + tuple(rel for lesson in LESSONS for rel in (lesson.suite, lesson.probes) if rel)
-# Calls whose result is already in the learner's language (defined on top of say).
-SPEAKERS = {"say", "stub_report", "where", "launch_where", "tanh_gelu_hint", "see_loads", "_later_stub_report", "fail"}
 
-
-def _texts(node):
-    """The literal text of a message expression: its string constants and f-string parts."""
-    return "".join(n.value for n in ast.walk(node) if isinstance(n, ast.Constant) and isinstance(n.value, str))
-
-
-def _calls(node):
-    return {
-        n.func.id if isinstance(n.func, ast.Name) else n.func.attr
-        for n in ast.walk(node)
-        if isinstance(n, ast.Call) and isinstance(n.func, (ast.Name, ast.Attribute))
-    }
-
-
-def forwarders(tree):
-    """Functions of the file that take (zh, en, ...) and hand them to say(): their call sites are
-    checked as say()'s are, and their own say(zh=zh, en=en) is not."""
-    return {
-        f.name
-        for f in ast.walk(tree)
-        if isinstance(f, ast.FunctionDef) and [a.arg for a in f.args.args[:2]] == ["zh", "en"]
-    }
-
-
-def say_problems(tree, rel):
-    """Each say() gives zh and en, Chinese text in zh and none in en (and so does each call of a
-    function that forwards its zh and en to say)."""
-    problems = []
-    passing = forwarders(tree)
-    for node in ast.walk(tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)):
-            continue
-        if node.func.id in passing:
-            given = dict(zip(("zh", "en"), node.args[:2], strict=False)) | {k.arg: k.value for k in node.keywords}
-        elif node.func.id == "say":
-            given = {k.arg: k.value for k in node.keywords}
-            if all(isinstance(v, ast.Name) and v.id == k for k, v in given.items()) and set(given) == {"zh", "en"}:
-                continue  # say(zh=zh, en=en) inside a forwarder: its callers are checked
-        else:
-            continue
-        given = {k: v for k, v in given.items() if k in ("zh", "en")}
-        if set(given) != {"zh", "en"}:
-            problems.append(f"{rel} line {node.lineno}: say() needs zh= and en=, got {sorted(given)}")
-            continue
-        if not i18n.has_cjk(_texts(given["zh"])):
-            problems.append(f"{rel} line {node.lineno}: the zh text of say() has no Chinese: {_texts(given['zh'])!r}")
-        if i18n.has_cjk(_texts(given["en"])):
-            problems.append(f"{rel} line {node.lineno}: the en text of say() holds Chinese: {_texts(given['en'])!r}")
-    return problems
-
-
-def spoken(node, speaking_names):
-    """Whether a message expression is in the learner's language: it calls say or a helper built
-    on it, or uses a name assigned from one."""
-    names = {n.id for n in ast.walk(node) if isinstance(n, ast.Name)}
-    return bool(_calls(node) & SPEAKERS) or bool(names & speaking_names)
-
-
-def unspoken_messages(tree, rel):
-    """Every pytest.fail, assert message and static_assert message that does not go through i18n."""
-    speaking = {
-        t.id
-        for n in ast.walk(tree)
-        if isinstance(n, ast.Assign) and _calls(n.value) & SPEAKERS
-        for t in n.targets
-        if isinstance(t, ast.Name)
-    }
-    problems = []
-    for node in ast.walk(tree):
-        message, what = None, None
-        if isinstance(node, ast.Assert):
-            message, what = node.msg, "assert"
-            if message is None:
-                problems.append(f"{rel} line {node.lineno}: an assert without a message (the learner sees only code)")
-                continue
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.args:
-            if node.func.attr == "fail" and isinstance(node.func.value, ast.Name) and node.func.value.id == "pytest":
-                message, what = node.args[0], "pytest.fail"
-            elif node.func.attr == "static_assert" and len(node.args) > 1:
-                message, what = node.args[1], "tl.static_assert"
-        if message is not None and not spoken(message, speaking):
-            problems.append(f"{rel} line {node.lineno}: a {what} message not written with say(zh=..., en=...)")
-    return problems
+def sources():
+    """{file: its lesson or None}: every file of tests/ (the rules every check keeps, the shared
+    helpers, each lesson's section of the suite) and each lesson's probes."""
+    found = {str(p.relative_to(ROOT)): None for p in sorted((ROOT / "tests").glob("*.py"))}
+    return found | {rel: lesson for lesson in LESSONS for rel in (lesson.suite, lesson.probes) if rel}
 
 
 def check_every_message_of_the_suite_is_written_in_both_languages():
+    trees = {rel: ast.parse((ROOT / rel).read_text()) for rel in sources()}
+    speaking = speakers(trees.values())  # a helper of tests/support.py speaks in the tests that import it
+    return [p for rel, tree in trees.items() for p in say_problems(tree, rel) + unspoken_messages(tree, rel, speaking)]
+
+
+def section_problems(rel, source, own, headings_of):
+    """What is wrong with the sections the calls of the message API in one file name: each must be
+    a heading of both explainers of the lesson the call names (else of `own`, the file's lesson)."""
     problems = []
-    for rel in SOURCES:
-        tree = ast.parse((ROOT / rel).read_text())
-        problems += say_problems(tree, rel) + unspoken_messages(tree, rel)
+    for line, at, sections in section_references(source):
+        if sections is None:
+            problems.append(
+                f"{rel} line {line}: cannot tell which sections this message names: give them as literals, "
+                f"at the call or at the calls of the function they are passed down from"
+            )
+            continue
+        ids = at if at is not None else [(own.id, line)] if own is not None else None
+        if ids is None:
+            problems.append(f"{rel} line {line}: cannot tell which lesson this message sends the learner to")
+            continue
+        for lesson_or_step, at_line in ids:
+            lesson = LESSON_BY_ID.get(lesson_or_step.upper().replace("_", ".").split(".")[0])
+            if lesson is None:
+                problems.append(f"{rel} line {at_line}: {lesson_or_step!r} is no lesson and no step of one")
+                continue
+            if not sections and "." not in lesson_or_step:
+                problems.append(f"{rel} line {line}: read() of a lesson ({lesson.id}) must name its sections")
+            for number, number_line in sections:
+                through = f" (through line {number_line})" if number_line != line else ""
+                problems += [
+                    f"{rel} line {line}{through} sends the learner to §{number}, which {explainer} lacks"
+                    for explainer, numbers in headings_of(lesson).items()
+                    if number not in numbers
+                ]
     return problems
 
 
-def where_sections(tree):
-    """(line, section) of every literal section a message sends the learner to: where("T4.4", "6.2")."""
-    return [
-        (node.lineno, arg.value)
-        for node in ast.walk(tree)
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "where"
-        for arg in node.args[1:]
-        if isinstance(arg, ast.Constant) and isinstance(arg.value, str)
-    ]
-
-
-def check_every_subsection_a_message_names_exists():
-    """A message that names a subsection (§6.2, §4.3) names a heading both explainers have."""
+def check_every_section_a_message_names_exists():
+    """Each section a read(), fail() or stub_report() of the suite names, followed back through the
+    parameters it arrives by, is a heading of both explainers of the lesson it names, for every
+    lesson's tests: a "4.1" changed to "4.9" shows.  A file that names an explainer in a text of its
+    own (a helper that says where to read by itself) is a problem too: its sections go unchecked."""
     from tools.checks.docs import headings
 
+    def headings_of(lesson):
+        return {rel: set(headings((ROOT / rel).read_text())) for rel in lesson.explainers.values()}
+
     problems = []
-    for lesson in LESSONS:
-        found = {rel: set(headings((ROOT / rel).read_text())) for rel in lesson.explainers.values()}
-        tree = ast.parse((ROOT / lesson.suite).read_text())
-        for line, number in where_sections(tree):
-            problems += [
-                f"{lesson.suite} line {line} sends the learner to §{number}, which {rel} lacks"
-                for rel, numbers in found.items()
-                if number not in numbers
-            ]
+    for rel, own in sources().items():
+        tree = ast.parse((ROOT / rel).read_text())
+        problems += section_problems(rel, Source(tree), own, headings_of) + explainers_named_by_hand(tree, rel)
     return problems
 
 

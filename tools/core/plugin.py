@@ -32,7 +32,7 @@ from pathlib import Path
 import pytest
 
 from course import ROOT, seam
-from course.i18n import lang, say
+from course.i18n import say
 from course.registry import LESSONS
 from course.skips import suite_skip_reason
 from tools.core.bodies import MARK
@@ -88,13 +88,11 @@ def bodies(graded):
 
 def where_for(step_id, sections=()):
     """Where to read for a step: the sections given (those of a body's mark), else the step's own."""
-    from course.i18n import where_to_read
+    from course.messages import read
     from course.registry import BY_ID
 
     step = BY_ID[step_id]
-    sections = [n for n in sections if n in step.lesson.sections] or list(step.sections)
-    titled = [f"{n} {step.lesson.sections[n][0 if lang() == 'zh' else 1]}" for n in sections]
-    return f"{step_id}: " + where_to_read(step.lesson.explainers, titled)
+    return f"{step_id}: " + read(step, *(n for n in sections if n in step.lesson.sections), titled=True)
 
 
 def shown_path(filename):

@@ -15,6 +15,7 @@ import sys
 from course import registry
 from course.i18n import display_width, lang, say
 from course.i18n import wrap as i18n_wrap
+from course.messages import read
 from tools.learner import grade, state
 from tools.learner.scorecard import WIDTH
 
@@ -37,16 +38,6 @@ def first_unfinished_step(lesson):
         if not done[s.id]:
             break
     return lesson.next_step(done)
-
-
-def where_to_read(s):
-    """The step, what it writes, and the sections to read, in the learner's explainer first."""
-    secs = ", ".join("§" + sec for sec in s.sections)
-    zh, en = s.lesson.explainers["zh"], s.lesson.explainers["en"]
-    return say(
-        zh=f"{s.id} {s.name}（{', '.join(s.writes)}）；先读 {zh} {secs}（English: {en}）",
-        en=f"{s.id} {s.name} ({', '.join(s.writes)}); read {en} {secs} (中文: {zh})",
-    )
 
 
 def fill(text, label):
@@ -82,7 +73,8 @@ def main(argv=None):
     state.see_hints(seen)
 
     column = 0 if lang() == "zh" else 1  # each hint is a (Chinese, English) pair
-    print(where_to_read(s))
+    writes = ", ".join(s.writes)
+    print(say(zh=f"{s.id} {s.name}（{writes}）；{read(s)}", en=f"{s.id} {s.name} ({writes}); {read(s)}"))
     for n in range(1 if args.all else count, count + 1):
         label = say(zh=f"  提示 {n}/{len(s.hints)}：", en=f"  hint {n} of {len(s.hints)}: ")
         print(fill(s.hints[n - 1][column], label))

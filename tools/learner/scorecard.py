@@ -12,6 +12,7 @@ from itertools import combinations
 
 from course import i18n, seam
 from course.i18n import say
+from course.messages import read
 from tools.core.plugin import short
 
 COLOR = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
@@ -138,12 +139,6 @@ def rows_table(lesson, rows, blocked="", whole=False):
     return lines
 
 
-def where_to_read(s):
-    """The step's sections, in the learner's explainer first, the other language's in brackets."""
-    titled = [f"{n} {s.lesson.sections[n][0 if i18n.lang() == 'zh' else 1]}" for n in s.sections]
-    return i18n.where_to_read(s.lesson.explainers, titled)
-
-
 # A failure about handing the work to torch (point of the lesson's note): the suite's fixture that
 # makes torch's products raise (HandedToTorch), a torch product named, or "torch" as a word on its
 # own (" torch 的运算", "not in torch after it"); "torch.float16" in a case's name is not one.
@@ -186,9 +181,9 @@ def advice(lesson, rows, blocked, seed, whole=False):
             paint(
                 say(
                     zh=f"  下一课：{after.id}（{after.title_zh or after.title}），直接 make test 就会给它评分；"
-                    f"{where_to_read(after.steps[0])}",
+                    f"{read(after.steps[0], titled=True)}",
                     en=f"  Next lesson: {after.id}, {after.title}: make test now grades it; "
-                    f"{where_to_read(after.steps[0])}",
+                    f"{read(after.steps[0], titled=True)}",
                 ),
                 "1",
             )
@@ -226,7 +221,7 @@ def advice(lesson, rows, blocked, seed, whole=False):
     )
     lines += [paint(line, "1") for line in wrap(nxt, 8, first="  ")]
     alone = say(zh=f"    只跑这一步：make test STEP={s.id}", en=f"    this step alone: make test STEP={s.id}")
-    lines += wrap(where_to_read(s), 8)
+    lines += wrap(read(s, titled=True), 8)
     lines.append(
         say(zh=f"        卡住了？make hint STEP={s.id}", en=f"        stuck? make hint STEP={s.id}")
         + (alone if whole else "")

@@ -47,7 +47,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-from course.i18n import say, stub_report, wrap
+from course.i18n import say, wrap
+from course.messages import stub_report
 from course.registry import lesson
 from tools.study import common as study
 from tools.study.loads_picture import draw

@@ -22,6 +22,7 @@ import sys
 
 from course.hardware import BYTES_PER_ELEMENT, SMEM_LIMITS, blocks_of, fits, shared_memory
 from course.i18n import add_lang_flag, say, use_lang
+from course.messages import read
 from course.registry import BY_ID
 from tools.core.tables import table
 from tools.study import common as study  # light: torch and triton load only with the graded file
@@ -46,9 +47,9 @@ def graded_blocks(solution):
     if not t4.AUTOTUNE_CONFIGS:
         study.not_written_yet(
             say(
-                zh=f"AUTOTUNE_CONFIGS 还是空的；{BY_ID['T4.4'].where_to_read()}。"
+                zh=f"AUTOTUNE_CONFIGS 还是空的；{read(BY_ID['T4.4'])}。"
                 f"在那之前可以用 --solution，或 --config BM BN BK STAGES",
-                en=f"AUTOTUNE_CONFIGS is empty; {BY_ID['T4.4'].where_to_read()}. "
+                en=f"AUTOTUNE_CONFIGS is empty; {read(BY_ID['T4.4'])}. "
                 f"Meanwhile: --solution, or --config BM BN BK STAGES",
             )
         )

@@ -3,8 +3,12 @@ message written in one language only."""
 
 import ast
 
-from course import i18n
-from tools.checks import messages
+import pytest
+
+from course import ROOT, i18n
+from course.messages import stub_report
+from tools.checks import message_code, messages
+from tools.checks.docs import headings
 
 
 def test_the_language_follows_course_lang_then_the_locale(monkeypatch):
@@ -20,17 +24,17 @@ def test_the_language_follows_course_lang_then_the_locale(monkeypatch):
 def test_the_stub_report_names_the_step_and_the_learners_explainer_first(monkeypatch):
     stub = "T4.4 check_inputs: refuse bad inputs; read §6.3 in content/t4.md or content/t4.en.md"
     monkeypatch.setenv("COURSE_LANG", "en")
-    en = i18n.stub_report(stub)
+    en = stub_report(stub)
     assert en.startswith("not written yet: T4.4 (check_inputs); read content/t4.en.md §6.3 Input checks")
     assert en.endswith(stub) and not i18n.has_cjk(en.replace(stub, ""))
     monkeypatch.setenv("COURSE_LANG", "zh")
-    zh = i18n.stub_report(stub)
+    zh = stub_report(stub)
     assert zh.startswith("还没写（not written yet）：T4.4（check_inputs）。详见 content/t4.md §6.3 输入检查")
 
 
 def problems_of(source):
     tree = ast.parse(source)
-    return messages.say_problems(tree, "t.py") + messages.unspoken_messages(tree, "t.py")
+    return message_code.say_problems(tree, "t.py") + message_code.unspoken_messages(tree, "t.py")
 
 
 def test_the_check_passes_messages_in_both_languages():
@@ -38,7 +42,11 @@ def test_the_check_passes_messages_in_both_languages():
         'x = say(zh=f"错了 {n}", en=f"wrong {n}")\n'
         "pytest.fail(x)\n"
         'assert ok, say(zh="不对", en="not so")\n'
-        "pytest.fail(f\"{e}; {where('T4.4', '6.2')}\")\n"
+        "pytest.fail(f\"{e}; {read('T4.4', '6.2')}\")\n"
+        'fail(T5, "错了", "wrong", "2.2")\n'
+        "def hint(x):\n"  # a helper of the file built on say speaks too, without a list of names
+        '    if x:\n        return None\n    return say(zh="提示", en="a hint")\n'
+        "assert ok, hint(x)\n"
     )
 
 
@@ -57,6 +65,89 @@ def test_the_check_catches_a_message_in_one_language():
     assert any("static_assert" in p for p in found) and any("needs zh= and en=" in p for p in found)
 
 
-def test_the_suite_names_subsections_by_where():
-    tree = ast.parse("where('T4.4', '6.2')\nwhere('T4.2')\n")
-    assert messages.where_sections(tree) == [(1, "6.2")]
+def test_the_check_knows_no_helper_by_name():
+    found = problems_of('def hint(x):\n    return f"plain {x}"\nassert ok, hint(x)\nfail(T5, "wrong", "错了", "2.2")\n')
+    assert len(found) == 3, found  # the helper returns plain text; fail's zh has no Chinese and its en has
+    assert any("assert" in p for p in found) and any("zh text" in p for p in found)
+
+
+def section_problems(rel, text):
+    """The section check on one file's text, as make check runs it on the file at rel."""
+    own = dict(messages.sources())[rel]
+
+    def headings_of(lesson):
+        return {r: set(headings((ROOT / r).read_text())) for r in lesson.explainers.values()}
+
+    return messages.section_problems(rel, message_code.Source(ast.parse(text)), own, headings_of)
+
+
+def mutant(rel, old, new):
+    """The file's text with the first `old` (which must be there) made `new`."""
+    text = (ROOT / rel).read_text()
+    assert old in text, (rel, old)
+    return text.replace(old, new, 1)
+
+
+def test_the_suite_names_only_sections_its_explainers_have():
+    for rel in ("tests/test_t4.py", "tests/test_t5.py"):
+        assert section_problems(rel, (ROOT / rel).read_text()) == []
+
+
+def test_a_changed_section_number_is_caught_in_every_lesson():
+    """Mutants of the suite's sections, one site each: a literal at fail() (the issue's "4.1" to
+    "4.9"), one passed down through a parameter (check_trace's "2.2"), a step's at read(), a tuple
+    of stub_report's, one in a tuple spread into read()."""
+    t5, t4 = "tests/test_t5.py", "tests/test_t4.py"
+    at_fail = 'got {got}",\n            "4.1",'
+    passed_down = 'case,\n            "2.2",\n            owner='
+    cases = [
+        (t5, mutant(t5, at_fail, at_fail.replace("4.1", "4.9")), "4.9"),
+        (t5, mutant(t5, passed_down, passed_down.replace("2.2", "2.9")), "2.9"),
+        (t4, mutant(t4, "{read('T4.4', '6.3')}", "{read('T4.4', '6.9')}"), "6.9"),
+        (t4, mutant(t4, 'sections=("6.1",)', 'sections=("6.7",)'), "6.7"),
+        (t4, mutant(t4, 'sections = ("3", "3.1")', 'sections = ("3", "3.8")'), "3.8"),
+    ]
+    for rel, text, wrong in cases:
+        found = section_problems(rel, text)
+        assert found and all(f"§{wrong}" in p for p in found), (rel, wrong, found)
+
+
+def test_a_section_the_check_cannot_follow_is_a_problem():
+    text = (ROOT / "tests/test_t5.py").read_text() + '\n\ndef later(x):\n    fail(T5, "错", "wrong", x.section)\n'
+    found = section_problems("tests/test_t5.py", text)
+    assert len(found) == 1 and "cannot tell which sections" in found[0], found
+
+
+def test_read_is_the_one_way_to_say_where_to_read(monkeypatch):
+    from course.messages import read
+    from course.registry import lesson, step
+
+    monkeypatch.setenv("COURSE_LANG", "en")
+    assert read("T4.4", "6.2") == "read content/t4.en.md §6.2 (Chinese: content/t4.md)"
+    assert read(step("T4.2")) == read("t4_2") == "read content/t4.en.md §3, §4 (Chinese: content/t4.md)"
+    assert read(lesson("T5"), "3.1", titled=True).startswith("read content/t5.en.md §3.1 ")
+    assert not i18n.has_cjk(read("T4.1", titled=True))  # the hint's old English said "(中文: ...)"
+    monkeypatch.setenv("COURSE_LANG", "zh")
+    assert read("T4.4", "6.2", "6.3") == "详见 content/t4.md §6.2、§6.3（English: content/t4.en.md）"
+    with pytest.raises(ValueError):
+        read("T5")  # a lesson has no sections of its own: name them
+
+
+def test_fail_says_what_is_wrong_then_where_to_read(monkeypatch):
+    from course.messages import fail
+
+    for lang, said in (("zh", "错了；详见 content/t5.md §2.2（English: content/t5.en.md）"), ("en", "wrong; read")):
+        monkeypatch.setenv("COURSE_LANG", lang)
+        with pytest.raises(pytest.fail.Exception) as failed:
+            fail("T5", "错了", "wrong", "2.2")
+        assert str(failed.value).startswith(said), str(failed.value)
+
+
+def test_a_helper_of_its_own_that_says_where_to_read_is_a_problem():
+    """The old T5 helper: it wrote the explainer's path itself, so no check saw its sections."""
+    text = (
+        'def fail(zh, en, section):\n    """read content/t5.md: a docstring may name it"""\n'
+        '    read = say(zh=f"详见 content/t5.md §{section}", en=f"read content/t5.en.md §{section}")\n'
+    )
+    found = message_code.explainers_named_by_hand(ast.parse(text), "t.py")
+    assert len(found) == 2 and all("line 3" in p for p in found), found

@@ -1,0 +1,77 @@
+"""The one way a message sends the learner to the explainer, in the learner's language.
+
+    read(at, *sections, titled=False)
+        "read content/t4.en.md §6.2 (Chinese: content/t4.md)" in English,
+        "详见 content/t4.md §6.2（English: content/t4.en.md）" in Chinese: the learner's explainer
+        first, the other language's in brackets.  `at` is a lesson or a step, or its id ("T5",
+        "T4.4"); `sections` are numbers of that lesson's explainer ("6.2"); with none, the step's
+        own.  titled=True adds each section's title ("§6.2 The grid").
+    fail(at, zh, en, *sections)
+        pytest.fail with say(zh=zh, en=en) and, after it, read(at, *sections): a test's failure.
+    stub_report(message, sections=None)
+        what a check says when it reaches a body not written yet.
+
+Tests, hints, the scorecard and the tools all say "read §x.y" through read(); `say` (course.i18n)
+writes everything else.  `make check` (tools/checks/messages.py) reads every call of read() and
+fail() in tests/ and in the lessons' probes, and proves that each section it names is a heading of
+both explainers of its lesson.  So name the lesson (or step) and the sections as literals at the
+call, or pass them down through a function's parameters from calls that name them as literals:
+the check follows parameters within a file, and reports a call whose sections it cannot tell.
+"""
+
+import re
+
+from course import registry
+from course.i18n import lang, not_written, say
+
+__all__ = ["read", "fail", "stub_report"]
+
+
+def place(at):
+    """(lesson, step or None) of a lesson, a step, or an id of either ("T5", "T4.4", "t4_4")."""
+    if isinstance(at, registry.Lesson):
+        return at, None
+    if isinstance(at, registry.Step):
+        return at.lesson, at
+    if "." in at or "_" in at:
+        found = registry.step(at)
+        return found.lesson, found
+    return registry.lesson(at), None
+
+
+def read(at, *sections, titled=False):
+    """Where to read, in the learner's explainer first (see the module's docstring)."""
+    lesson, step = place(at)
+    numbers = sections or (step.sections if step else ())
+    if not numbers:
+        raise ValueError(f"read({at!r}): name the sections of a lesson; only a step has its own")
+    column = 0 if lang() == "zh" else 1
+    named = [f"{n} {lesson.sections[n][column]}" if titled and n in lesson.sections else n for n in numbers]
+    zh, en = lesson.explainers["zh"], lesson.explainers["en"]
+    if lang() == "zh":
+        return f"详见 {zh} {'、'.join('§' + n for n in named)}（English: {en}）"
+    return f"read {en} {', '.join('§' + n for n in named)} (Chinese: {zh})"
+
+
+def fail(at, zh, en, *sections):
+    """Fail the running test: what is wrong, in the learner's language, then where to read."""
+    import pytest
+
+    pytest.fail(say(zh=f"{zh}；{read(at, *sections)}", en=f"{en}; {read(at, *sections)}"), pytrace=False)
+
+
+def stub_report(message, sections=None):
+    """What a check says when it reaches a body not written yet: "not written yet" in the learner's
+    language, the step (the stub message's leading "T4.x"), where to read (the sections given, else
+    the ones the stub names, else the step's), then the stub's own text."""
+    found = re.match(r"\s*([A-Za-z]+\d+\.\d+)\b", message)
+    step = registry.BY_ID.get(found[1].upper()) if found else None
+    if step is None:
+        return f"{not_written()}: {message}" if lang() == "en" else f"{not_written()}：{message}"
+    named = [n for n in re.findall(r"§(\d+(?:\.\d+)*)", message) if n in step.lesson.sections]
+    where = read(step, *(sections or dict.fromkeys(named) or step.sections), titled=True)
+    what = ", ".join(step.writes if len(step.writes) < 3 else [w for w in step.writes if w in message] or step.writes)
+    return say(
+        zh=f"{not_written()}：{step.id}（{what}）。{where}。stub 原文：{message}",
+        en=f"{not_written()}: {step.id} ({what}); {where}. The stub says: {message}",
+    )

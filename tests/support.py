@@ -1,0 +1,352 @@
+"""What every lesson's tests share: the device and its tolerances, random and padded operands,
+what a message says about wrong cells, and the defences against shortcuts (a tensor the kernel
+never wrote, torch computing the product, a launch into another tensor).  Lesson-neutral: it names
+no lesson, no section and no graded function; a lesson's tests hand it the names of their kernels
+and the "read §x.y" texts (course.messages.read) its messages end with.
+
+    DEVICE, INTERPRETING, DTYPES     where the suite runs, and the dtypes it can check there
+    OUT_RTOL, ACC_RTOL               tolerances of a product and of an fp32 accumulator
+    rel_err, random, spans, wrong_cells
+    poisoned_view, layout_pairs, Layouts, LAYOUTS, PAD     operands in NaN, in three layouts
+    padded                           a TMA-legal view inside NaN (rows 16-element aligned)
+    poison_allocations(monkeypatch)  every new floating tensor starts as NaN
+    refuse_torch_products(monkeypatch, kernel)   torch's products raise HandedToTorch
+    LaunchWatch, same_tensor, UNWRITTEN          what a wrapper launched, into which tensor
+"""
+
+import math
+import os
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+
+INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
+DEVICE = "cpu" if INTERPRETING else "cuda"
+# bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
+DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
+
+# Tolerances on ||out - ref|| / ||ref||, ref in float64 from the same rounded inputs.
+# The sum is accumulated in fp32 (relative error ~1e-6), so what remains is rounding C to its
+# dtype: at most half an ulp, 2**-11 = 4.9e-4 for fp16 and 2**-8 = 3.9e-3 for bf16, and about a
+# third of that over a whole matrix. fp32 inputs on a GPU go through tf32 in tl.dot (10-bit
+# mantissa), about 3e-4; on the CPU the interpreter multiplies in fp32.
+OUT_RTOL = {torch.float16: 1.5e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
+# The accumulator itself, before any cast: fp32 sums of exact fp16/bf16 products.
+ACC_RTOL = {torch.float16: 1e-5, torch.bfloat16: 1e-5, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
+
+
+def rel_err(out, ref):
+    out, ref = out.double().cpu(), ref.double().cpu()
+    return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def random(shape, dtype, device=DEVICE):
+    return torch.randn(shape, dtype=torch.float32, device=device).to(dtype)
+
+
+def spans(indices, limit=4):
+    """Sorted indices as ranges, "0-15, 32-47"; more than `limit` ranges end with "…"."""
+    runs = []
+    for i in indices:
+        if runs and i == runs[-1][1] + 1:
+            runs[-1][1] = i
+        else:
+            runs.append([i, i])
+    text = ", ".join(f"{a}-{b}" if b > a else f"{a}" for a, b in runs[:limit])
+    return text + (", …" if len(runs) > limit else "")
+
+
+def wrong_cells(out, want, rtol):
+    """Which cells of a 2-D result are wrong, and by how much, in words: what a message says when
+    it has not detected why.  A cell is wrong when it is off by more than 10 * rtol times the
+    result's root mean square, well above any rounding a correct kernel makes."""
+    out, want = out.double().cpu(), want.double().cpu()
+    diff = (out - want).abs().nan_to_num(nan=float("inf"))
+    rms = want.norm().item() / max(want.numel(), 1) ** 0.5
+    bad = diff > 10 * rtol * max(rms, 1e-30)
+    n, total = int(bad.sum()), bad.numel()
+    i, j = divmod(int(diff.flatten().argmax()), want.shape[1])
+    worst = say(
+        zh=f"差得最多的是 ({i}, {j})：{out[i, j].item():.4g}，应为 {want[i, j].item():.4g}",
+        en=f"the largest difference is at ({i}, {j}): {out[i, j].item():.4g} instead of {want[i, j].item():.4g}",
+    )
+    if n == 0:
+        return say(
+            zh=f"误差分散在所有单元里，没有哪个单元错得特别多；{worst}",
+            en=f"the error is spread over all cells, none far off; {worst}",
+        )
+    rows, cols = bad.any(1).nonzero().flatten().tolist(), bad.any(0).nonzero().flatten().tolist()
+    r = (
+        say(zh="每一行", en="every row")
+        if len(rows) == want.shape[0]
+        else say(zh=f"第 {spans(rows)} 行", en=f"rows {spans(rows)}")
+    )
+    c = (
+        say(zh="每一列", en="every column")
+        if len(cols) == want.shape[1]
+        else say(zh=f"第 {spans(cols)} 列", en=f"columns {spans(cols)}")
+    )
+    return say(
+        zh=f"{total} 个单元里有 {n} 个错了，在{r}、{c}；{worst}",
+        en=f"{n} of {total} cells are wrong, in {r} and {c}; {worst}",
+    )
+
+
+# A, B and C live inside larger buffers full of NaN: an unmasked read outside them puts a NaN
+# in the result, and a stray write changes a cell that must stay NaN.
+LAYOUTS = ("row-major", "column-major", "every-other-column")
+PAD = 72  # more than any block the poisoned tests use, so a read past an edge lands in the padding
+
+
+class Layouts(str):
+    """A's layout, as a test's id reads it ("row-major"), with B's alongside in .b, so that a case's
+    label names the layout of each operand: case_words(layout="A {0}, B {0.b}")."""
+
+    def __new__(cls, a, b):
+        made = super().__new__(cls, a)
+        made.b = b
+        return made
+
+
+def layout_pairs(shift):
+    """Each layout for A, with B's the one `shift` places after it: A and B always differ."""
+    return [Layouts(a, LAYOUTS[(i + shift) % 3]) for i, a in enumerate(LAYOUTS)]
+
+
+BOTH_LAYOUTS = say(zh="A 为 {0}，B 为 {0.b}", en="A {0}, B {0.b}")  # a case's label
+
+
+def poisoned_view(rows, cols, layout, dtype, fill=float("nan"), pad=PAD):
+    """A (rows, cols) tensor of random values stored as `layout`, and the buffer around it."""
+    if layout == "row-major":
+        buf = torch.full((rows + 2 * pad, cols + 2 * pad), fill, dtype=dtype, device=DEVICE)
+        view = buf[pad : pad + rows, pad : pad + cols]
+    elif layout == "column-major":  # what x.t() of a contiguous tensor looks like
+        buf = torch.full((cols + 2 * pad, rows + 2 * pad), fill, dtype=dtype, device=DEVICE)
+        view = buf[pad : pad + cols, pad : pad + rows].t()
+    else:  # no stride is 1
+        buf = torch.full((rows + 2 * pad, 2 * cols + 2 * pad), fill, dtype=dtype, device=DEVICE)
+        view = buf[pad : pad + rows, pad : pad + 2 * cols : 2]
+    view.copy_(random((rows, cols), dtype))
+    return view, buf
+
+
+PAD_ROWS, PAD_COLS = 8, 16  # 16 elements: 32 or 64 bytes, so a view's base stays 16-byte aligned
+
+
+def padded(rows, cols, dtype, fill=float("nan"), values=True):
+    """A TMA-legal (rows, cols) view inside a larger buffer of `fill`: its row pitch is a multiple of
+    16 elements, so the view keeps every TMA rule while whatever surrounds it is poison."""
+    width = -(-(cols + 2 * PAD_COLS) // 16) * 16
+    buf = torch.full((rows + 2 * PAD_ROWS, width), fill, dtype=dtype, device=DEVICE)
+    view = buf[PAD_ROWS : PAD_ROWS + rows, PAD_COLS : PAD_COLS + cols]
+    if values:
+        view.copy_(random((rows, cols), dtype))
+    return view, buf
+
+
+# ================================================================================================
+# Defences against shortcuts
+# ================================================================================================
+def poison_allocations(monkeypatch):
+    """Every new floating tensor starts as NaN, so a tile the kernel never writes cannot pass."""
+
+    def poisoned(make):
+        def wrapper(*args, **kwargs):
+            t = make(*args, **kwargs)
+            return t.fill_(float("nan")) if t.is_floating_point() else t
+
+        return wrapper
+
+    for name in ("empty", "empty_like", "empty_strided"):
+        monkeypatch.setattr(torch, name, poisoned(getattr(torch, name)))
+    monkeypatch.setattr(torch.Tensor, "new_empty", poisoned(torch.Tensor.new_empty))
+
+
+class HandedToTorch(AssertionError):
+    pass
+
+
+def refuse_torch_products(monkeypatch, kernel):
+    """Make torch's own products fail, so only the kernel (named in the message) can compute C."""
+
+    def refuse(name):
+        def refused(*args, **kwargs):
+            raise HandedToTorch(
+                say(
+                    zh=f"包装函数调用了 {name}：乘积必须由 {kernel} 算出来",
+                    en=f"the wrapper called {name}: the product must come from {kernel}",
+                )
+            )
+
+        return refused
+
+    for mod, names in (
+        (torch, ("matmul", "mm", "bmm", "addmm", "einsum", "tensordot", "mv")),
+        (torch.nn.functional, ("linear",)),
+        (torch.Tensor, ("__matmul__", "__rmatmul__", "matmul", "mm", "addmm")),
+    ):
+        for name in names:
+            monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
+
+
+# What C holds before the launch: exact in every dtype here, and far from any product of these inputs,
+# so a cell still holding it was never written, and a NaN was computed (a load outside A or B).
+UNWRITTEN = -1234.0
+
+
+class LaunchWatch:
+    """Stands in for a wrapper's kernels while it runs, so the suite sees what was launched, with
+    which arguments and grid, into which tensor.  kernels: {attribute of the graded module: whether
+    the real kernel runs}; the first is the plain kernel, whose argument names all of them share
+    (its output argument is c_ptr).  Right before a kernel runs, C (its c_ptr argument) is filled
+    with UNWRITTEN (-1234.0); right after, a copy of what the kernel left there is kept.  So C can
+    hold only what that one launch wrote, and anything done to it later shows."""
+
+    def __init__(self, module, monkeypatch, kernels, wrapper):
+        self.launches = []  # (kernel name, {argument: value}, C as the kernel left it, grid)
+        self.kernel, self.wrapper = next(iter(kernels)), wrapper
+        arg_names = list(getattr(module, self.kernel).arg_names)  # the scaffold's kernel: the same in every file
+        for name, run in kernels.items():
+            kernel = getattr(module, name)
+            if kernel is not None:
+                monkeypatch.setattr(module, name, _Spy(self, name, kernel, arg_names, run))
+
+    def count(self, name):
+        return sum(launch[0] == name for launch in self.launches)
+
+    def check(self, c, operands, case, read_launch, read_copy, read_result, also=None):
+        """Fail unless C came whole from one launch that got this call's operands ({"a": a, ...},
+        passed as a_ptr, ...; not copies), with a program for every tile.  also(arguments) checks
+        the lesson's own arguments (flags, a bias) before C is.  The read_* texts end the messages:
+        read_launch those about the launch and its grid, read_copy the one about a copied operand,
+        read_result those about what C holds."""
+        if not self.launches and isinstance(c, torch.Tensor) and c.numel() == 0:
+            return  # nothing to compute, nothing to launch
+        if len(self.launches) != 1:
+            pytest.fail(
+                say(
+                    zh=f"{case}：{self.wrapper} 启动了 {len(self.launches)} 次内核，应该只启动一次："
+                    f"一次 {self.kernel} 的 launch 算出整个 C；{read_launch}",
+                    en=f"{case}: {self.wrapper} launched the kernel {len(self.launches)} times, expected once: one "
+                    f"launch of {self.kernel} computes all of C; {read_launch}",
+                ),
+                pytrace=False,
+            )
+        _, args, left, grid = self.launches[0]
+        for name, given in operands.items():
+            check_operand(args.get(f"{name}_ptr"), given, name, case, read_launch, read_copy)
+        if also is not None:
+            also(args)
+        if not same_tensor(c, args.get("c_ptr")):
+            pytest.fail(
+                say(
+                    zh=f"{case}：{self.wrapper} 返回的张量不是内核写入的那个（内核的 c_ptr 是另一个）：返回你 launch 时"
+                    f"传进去的 C；C 必须来自内核，而不是 torch 在另一块缓冲区上算出来的；{read_result}",
+                    en=f"{case}: {self.wrapper} returned a tensor the kernel did not write into (its c_ptr was "
+                    f"another): return the C you launched on; C must come from the kernel, not from torch "
+                    f"work on another buffer; {read_result}",
+                ),
+                pytrace=False,
+            )
+        changed = (~((c == left) | (c.isnan() & left.isnan()))).sum().item()
+        if changed:
+            pytest.fail(
+                say(
+                    zh=f"{case}：{self.kernel} 返回之后，C 里还有 {changed} 个单元被改过：C 的每个值都必须来自"
+                    f"内核（bias 和 GELU 也一样），launch 之后不能再用 torch 对 C 做运算；{read_result}",
+                    en=f"{case}: {changed} cell{'s' if changed != 1 else ''} of C changed after {self.kernel} "
+                    f"returned: every value of C must come from the kernel (the bias and GELU too), with no "
+                    f"torch arithmetic on C after the launch; {read_result}",
+                ),
+                pytrace=False,
+            )
+        check_grid(grid, args, c, case, read_launch)
+
+
+def check_operand(got, given, name, case, read_launch, read_copy):
+    """Fail unless the launch got the caller's tensor itself: same memory, shape and strides (the
+    kernel takes strides so that no operand needs a copy)."""
+    if same_tensor(got, given):
+        return
+    if isinstance(got, torch.Tensor) and got.shape == given.shape and torch.equal(got.cpu(), given.cpu()):
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 收到的 {name}_ptr 是调用者的 {name} 的一份拷贝（stride {tuple(given.stride())} → "
+                f"{tuple(got.stride())}），不是 {name} 本身：把 {name} 连同它自己的 stride 原样传给内核；"
+                f"拷贝（如 .contiguous()）要把整个 {name} 再读写一遍，而传 stride 正是为了省掉它；"
+                f"{read_copy}",
+                en=f"{case}: the launch's {name}_ptr is a copy of the caller's {name} (strides "
+                f"{tuple(given.stride())} -> {tuple(got.stride())}), not {name} itself: pass {name} as it is, "
+                f"with its own strides; a copy (.contiguous(), say) reads and writes all of {name} once more, "
+                f"which passing the strides is there to avoid; {read_copy}",
+            ),
+            pytrace=False,
+        )
+    pytest.fail(
+        say(
+            zh=f"{case}：launch 的 {name}_ptr 不是调用者传进来的 {name}（也不是它的拷贝）：把 {name} 本身传给内核；"
+            f"{read_launch}",
+            en=f"{case}: the launch's {name}_ptr is not the caller's {name} (nor a copy of it): pass {name} "
+            f"itself; {read_launch}",
+        ),
+        pytrace=False,
+    )
+
+
+def check_grid(grid, args, c, case, read_launch):
+    """Fail when the launch of the plain kernel has fewer programs than C has tiles under its config."""
+    if not all(isinstance(args.get(k), int) for k in ("BLOCK_M", "BLOCK_N")) or not isinstance(c, torch.Tensor):
+        return  # the autotuned kernel: the config is the autotuner's choice
+    try:
+        dims = grid(dict(args)) if callable(grid) else grid
+        programs = math.prod(int(d) for d in dims)
+    except Exception:  # noqa: BLE001 - a grid this cannot read is judged by what C holds
+        return
+    bm, bn = args["BLOCK_M"], args["BLOCK_N"]
+    tiles = triton.cdiv(c.shape[0], bm) * triton.cdiv(c.shape[1], bn)
+    if programs < tiles:
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 的网格只有 {programs} 个程序，比这个配置下 C 的 {tiles} 个 {bm}x{bn} tile 少："
+                f"网格要用 meta[\"BLOCK_M\"] 和 meta[\"BLOCK_N\"] 来算；{read_launch}",
+                en=f"{case}: the launch's grid has {programs} programs, fewer than the {tiles} tiles of {bm}x{bn} "
+                f"that C has under this config: compute the grid from meta[\"BLOCK_M\"] and meta[\"BLOCK_N\"]; "
+                f"{read_launch}",
+            ),
+            pytrace=False,
+        )
+
+
+class _Spy:
+    def __init__(self, watch, name, kernel, arg_names, run):
+        self.watch, self.name, self.kernel, self.arg_names, self.run = watch, name, kernel, arg_names, run
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            bound = dict(zip(self.arg_names, args, strict=False), **kwargs)
+            c = bound.get("c_ptr")
+            if isinstance(c, torch.Tensor) and c.is_floating_point():
+                c.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch
+            result = self.kernel[grid](*args, **kwargs) if self.run else None
+            self.watch.launches.append((self.name, bound, c.clone() if isinstance(c, torch.Tensor) else None, grid))
+            return result
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+def same_tensor(x, y):
+    return (
+        isinstance(x, torch.Tensor)
+        and isinstance(y, torch.Tensor)
+        and x.data_ptr() == y.data_ptr()
+        and x.shape == y.shape
+        and x.stride() == y.stride()
+        and x.dtype == y.dtype
+    )
