@@ -11,7 +11,7 @@ and with -j above 1 each check runs in its own forked process, so no check's set
 processes it starts (pytest, the grader, the tools), so checks side by side keep both cores busy.
 The slowest start first (a check's `cost`, tools/checks/common.py); a check marked `alone` (it
 times something against a limit meant for an idle machine) runs with nothing beside it.  The runs
-that several checks read are shared and kept (common.shared): see README, "make check".
+that several checks read are shared and kept (tools/core/cache.py, shared): see README, "make check".
 """
 
 import argparse
@@ -26,7 +26,7 @@ import traceback
 from multiprocessing.connection import wait
 
 import tools.checks
-from tools.checks import common
+from tools.core import cache
 
 NOT_CHECKS = ("common", "time_suite")  # helpers and benchmarks, no invariants
 
@@ -43,9 +43,9 @@ def all_checks():
 
 def run_isolated(fn):
     """fn's problems, with os.environ restored afterwards whatever fn did to it.  A check that
-    raises fails with its traceback, and the runs it read are not kept (common.forget_used)."""
+    raises fails with its traceback, and the runs it read are not kept (tools/core/cache.py, forget_used)."""
     saved = dict(os.environ)
-    common.forget_used(keep=True)  # what earlier checks of this process read is theirs
+    cache.forget_used(keep=True)  # what earlier checks of this process read is theirs
     try:
         problems = list(fn())
     except Exception:  # noqa: BLE001 - any error of a check is its failure, reported with its traceback
@@ -54,7 +54,7 @@ def run_isolated(fn):
         os.environ.clear()
         os.environ.update(saved)
     if problems:  # a failure may be the machine's (a timeout under load): the next make check runs it again
-        common.forget_used()
+        cache.forget_used()
     return problems
 
 
@@ -127,7 +127,7 @@ def main(selected, checks=None, jobs=1):
     print(f"\nmake check: {'all invariants hold' if not failed else 'some invariants do not hold'}")
     print(
         f"({len(chosen)} checks, {jobs} at once: {time.time() - began:.0f} s, {cpu_seconds() - cpu:.0f} s of CPU; "
-        f"runs kept in {common.CACHE})"
+        f"runs kept in {cache.CACHE})"
     )
     print(f"check: {passed} passed, {failed} failed")  # the closing line CI reads
     return 1 if failed else 0

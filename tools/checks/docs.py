@@ -147,7 +147,7 @@ def body_lines(text):
     """{code: line number} of every line of code inside a marked body, whitespace collapsed.
 
     A line of punctuation alone (a closing `]`) says nothing and is left out."""
-    from tools.checks.layout import split_bodies
+    from tools.core.bodies import split_bodies
 
     found, number = {}, 0
     for step, lines in split_bodies(text):

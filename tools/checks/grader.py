@@ -11,17 +11,10 @@ import sys
 import time
 
 from course.registry import LESSONS
-from tools.checks.common import (
-    costly,
-    earlier_lessons_written,
-    fingerprint,
-    pristine_stub,
-    reads_of,
-    scratch_repo,
-    shared,
-    solution_file,
-)
-from tools.checks.layout import split_bodies
+from tools.checks.common import costly
+from tools.core.bodies import fill_in, plant, split_bodies
+from tools.core.cache import fingerprint, reads_of, shared
+from tools.core.repo import earlier_lessons_written, pristine_stub, scratch_repo, solution_file
 
 ONE_SCREEN = 40  # lines
 # A planted endless loop in the first step's body: the whole make test reports it within this
@@ -32,29 +25,12 @@ NOISE = ("+  where", "<built-in method", "\nassert ", "E   assert")
 ROW = re.compile(r"^  \[([x ])\] (T\d+\.\d+) ")
 
 
-def fill_in(stub, solution, step_ids):
-    """The stub with the marked bodies of `step_ids` taken from the solution: a learner midway."""
-    return "".join(
-        "".join(sol if step in step_ids else mine)
-        for (step, mine), (_, sol) in zip(split_bodies(stub), split_bodies(solution), strict=False)
-    )
-
-
-def plant(text, step_id, lines):
-    """text with `lines` put at the start of step_id's first marked body; (new text, first line number)."""
-    parts = split_bodies(text)
-    at = next(i for i, (step, _) in enumerate(parts) if step == step_id)
-    lineno = sum(len(body) for _, body in parts[:at]) + 1
-    parts[at] = (step_id, list(lines) + parts[at][1])
-    return "".join("".join(body) for _, body in parts), lineno
-
-
 def grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
     """Run the grader on a lesson in a scratch copy; return (exit status, output, {step: row is green}).
 
     The lessons before it are written (their solutions in mine/): a learner at T5 has done T4, and
     T5 imports the learner's own T4 pieces.  One run per input, shared by the checks that read it
-    and kept (tools/checks/common.py, shared)."""
+    and kept (tools/core/cache.py, shared)."""
     return timed_grade(lesson, mine_text, solution, args, **env)[:3]
 
 

@@ -1,33 +1,9 @@
 """mine/ and solutions/ stay line-aligned: outside the marked bodies each lesson's two files are
 the same, so `diff mine/X.py solutions/X.py` shows only what a learner writes."""
 
-import re
-
 from course.registry import LESSONS
-from tools.checks.common import pristine_stub, solution_file
-
-MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")
-
-
-def split_bodies(text):
-    """[(step, lines)]: the scaffold (step None, marker lines included) and each marked body."""
-    parts, lines, inside = [], [], None
-    for line in text.splitlines(keepends=True):
-        m = MARK.match(line)
-        if m and m.group(2) == "begin":
-            parts.append((None, lines + [line]))
-            lines, inside = [], m.group(1)
-        elif m:
-            parts.append((inside, lines))
-            lines, inside = [line], None
-        else:
-            lines.append(line)
-    return parts + [(None, lines)]
-
-
-def scaffold(text):
-    """The file with every marked body removed, and the docstring's first line dropped."""
-    return [line.rstrip("\n") for step, lines in split_bodies(text) if step is None for line in lines][1:]
+from tools.core.bodies import MARK, scaffold
+from tools.core.repo import pristine_stub, solution_file
 
 
 def check_stub_and_solution_differ_only_inside_marked_bodies():

@@ -14,7 +14,8 @@ import ast
 
 from course import ROOT, i18n
 from course.registry import LESSONS
-from tools.checks.common import costly, earlier_lessons_written, pristine_stubs, suite_run
+from tools.checks.common import costly, suite_run
+from tools.core.repo import earlier_lessons_written, pristine_stubs
 
 # Where the suite's messages are written: the rules every check keeps, and each lesson's section
 # of the suite and its probes.

@@ -4,7 +4,7 @@ sections that exist, and names only functions that exist in both of its lesson's
 import re
 
 from course.registry import LESSONS
-from tools.checks.common import mine_file, solution_file
+from tools.core.repo import mine_file, solution_file
 
 
 def check_every_step_has_hints_and_sections():

@@ -13,7 +13,8 @@ import platform
 import statistics
 import time
 
-from tools.checks.common import pristine_stubs, run_suite
+from tools.checks.common import run_suite
+from tools.core.repo import pristine_stubs
 
 
 def main():

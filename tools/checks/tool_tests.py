@@ -7,7 +7,9 @@ one pytest run for all of them, each failing test reported as one problem."""
 import subprocess
 import sys
 
-from tools.checks.common import ROOT, costly, fingerprint, shared
+from course import ROOT
+from tools.checks.common import costly
+from tools.core.cache import fingerprint, shared
 
 # What the tools' tests read: the whole repo as committed or edited (test_docs reads content/ and
 # README.md, test_bench the CSVs under content/bench/), nothing of .git or .venv.
@@ -54,7 +56,7 @@ def run_tools_tests():
 
 @costly(65)
 def check_tools_tests_pass():
-    """One run, kept (common.shared) under a hash of all the repo that it reads."""
+    """One run, kept (tools/core/cache.py, shared) under a hash of all the repo that it reads."""
     key = fingerprint("tools/tests", reads=TOOL_TESTS_READ)
     returncode, stdout, stderr = shared("tool-tests", key, run_tools_tests)
     if returncode == 0:

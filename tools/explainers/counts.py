@@ -18,9 +18,8 @@ import argparse
 from course import registry
 from course.hardware import BYTES_PER_ELEMENT
 from course.i18n import LANGS
-from tools.study import common as study
-
-MIB = 2**20
+from tools.core.tables import table
+from tools.core.tiles import MIB, cdiv, coords
 
 
 def steps(lang, lesson):
@@ -35,25 +34,7 @@ def steps(lang, lesson):
         name = s.id + (" (进阶)" if lang == "zh" and s.advanced else " (advanced)" if s.advanced else "")
         read = "; ".join(f"§{n} {lesson.sections[n][col]}" for n in s.sections)
         rows.append((name, ", ".join(f"`{w}`" for w in s.writes), read, f"`make test STEP={s.id}`"))
-    return study.table(heads, rows, markdown=True)
-
-
-def cdiv(a, b):
-    return -(-a // b)
-
-
-def coords(pid, num_pid_m, num_pid_n, group_m, modulo_group_m=False):
-    """§2's arithmetic, one named value per line of tile_coords.  modulo_group_m: the mistake of
-    using GROUP_M where the last, shorter group needs group_size_m."""
-    v = {"pid": pid, "num_pid_in_group": group_m * num_pid_n}
-    v["group_id"] = pid // v["num_pid_in_group"]
-    v["first_pid_m"] = v["group_id"] * group_m
-    v["group_size_m"] = min(num_pid_m - v["first_pid_m"], group_m)
-    v["pid_in_group"] = pid % v["num_pid_in_group"]
-    rows = group_m if modulo_group_m else v["group_size_m"]
-    v["pid_m"] = v["first_pid_m"] + v["pid_in_group"] % rows
-    v["pid_n"] = v["pid_in_group"] // rows
-    return v
+    return table(heads, rows, markdown=True)
 
 
 COORDS_NOTE = {
@@ -102,7 +83,7 @@ def wave_table(M, N, K, bm, bn, wave, groups, dtype, lang):
         "zh": ("GROUP_M", "A 的行块", "B 的列块", "行块列块合计", "这一波要读的 MiB"),
         "en": ("GROUP_M", "A row-panels", "B column-panels", "panels", "MiB this wave reads"),
     }
-    return title[lang] + "\n\n" + study.table(heads[lang], rows, markdown=True)
+    return title[lang] + "\n\n" + table(heads[lang], rows, markdown=True)
 
 
 def coords_table(num_pid_m, num_pid_n, group_m, pids, modulo_group_m, lang):
@@ -119,7 +100,7 @@ def coords_table(num_pid_m, num_pid_n, group_m, pids, modulo_group_m, lang):
         title.format(m=num_pid_m, n=num_pid_n, g=group_m)
         + (wrong if modulo_group_m else "")
         + "\n\n"
-        + study.table(heads, rows, markdown=True)
+        + table(heads, rows, markdown=True)
     )
 
 
@@ -162,7 +143,7 @@ FUSION_ROWS = {
 def tiles(M, N, K, bm, bn, bk, lang):
     pm, pn = cdiv(M, bm), cdiv(N, bn)
     row = (f"{M} x {N} x {K}", f"{bm} x {bn} x {bk}", f"{pm} x {pn}", f"{pm * pn:,}", cdiv(K, bk))
-    return study.table(HEADS["tiles"][lang], [row], markdown=True)
+    return table(HEADS["tiles"][lang], [row], markdown=True)
 
 
 def reuse(bm, bn, bk, dtype, lang):
@@ -174,13 +155,13 @@ def reuse(bm, bn, bk, dtype, lang):
         f"2*{bm}*{bn}*{bk} = {flops:,}",
         f"{flops / moved:.1f}",
     )
-    return study.table([h.format(dtype=dtype) for h in HEADS["reuse"][lang]], [row], markdown=True)
+    return table([h.format(dtype=dtype) for h in HEADS["reuse"][lang]], [row], markdown=True)
 
 
 def flops(M, N, K, tflops, lang):
     total = 2 * M * N * K
     row = (f"{M} x {N} x {K}", f"{total:,}", tflops, f"{total / (tflops * 1e12) * 1e3:.3f} ms")
-    return study.table(HEADS["flops"][lang], [row], markdown=True)
+    return table(HEADS["flops"][lang], [row], markdown=True)
 
 
 def fusion(M, N, K, dtype, lang):
@@ -195,8 +176,7 @@ def fusion(M, N, K, dtype, lang):
     ]
     heads = [h.format(shape=f"{M} x {N} x {K}", dtype=dtype) for h in HEADS["fusion"][lang]]
     return (
-        study.table(heads, rows, markdown=True)
-        + f"\n\n{separate / MIB:,.2f} / {fused / MIB:,.2f} = {separate / fused:.2f}"
+        table(heads, rows, markdown=True) + f"\n\n{separate / MIB:,.2f} / {fused / MIB:,.2f} = {separate / fused:.2f}"
     )
 
 

@@ -18,7 +18,7 @@ set to the table's language, so each table quotes the messages a learner reading
 sees.  To keep `make check` quick, a worker process per core imports torch and triton once and
 runs its share of the mistakes one pytest session after another, each mistake in every language
 (the tables of both explainers and make check's message checks want both), and what each mistake
-showed in each language is kept (tools/checks/common.py, shared_many) under a hash of what its run
+showed in each language is kept (tools/core/cache.py, shared_many) under a hash of what its run
 reads and of the mistake itself: the tables and make check's message checks
 (tools/checks/messages.py) share the runs, and a mistake added to a lesson's file runs alone.
 A substitution that no longer matches the reference is an error, so the table cannot quietly
@@ -41,8 +41,9 @@ from pathlib import Path
 from course import i18n
 from course.registry import LESSONS
 from course.registry import lesson as lesson_by_id
-from tools.checks.common import RUN_READS, fingerprint, scratch_repo, shared_many, solution_file
-from tools.study import common as study
+from tools.core.cache import RUN_READS, fingerprint, shared_many
+from tools.core.repo import scratch_repo, solution_file
+from tools.core.tables import table
 
 
 @dataclass(frozen=True)
@@ -145,7 +146,7 @@ def worker(jobs_path):
     """Inside a scratch repo: one pytest session per job (a mistake in a language), in this one process."""
     import pytest
 
-    from tools.learner import plugin
+    from tools.core import plugin
 
     given = json.loads(Path(jobs_path).read_text())
     lesson = lesson_by_id(given["lesson"])
@@ -172,7 +173,7 @@ def worker(jobs_path):
     Path("seen.json").write_text(json.dumps(seen))
 
 
-# What a mistake's run reads besides the suite's inputs (tools/checks/common.py, RUN_READS): this
+# What a mistake's run reads besides the suite's inputs (tools/core/cache.py, RUN_READS): this
 # file, which runs it.  Its data file is not read: the mistake itself (its text) is hashed instead.
 MISTAKE_READS = RUN_READS + ("tools/explainers/mistakes.py",)
 
@@ -192,7 +193,7 @@ def seen_by_learner(lesson, chosen, lang):
     """{key: (outcome, first line without its pointers, first line as printed, the message whole)} for these
     mistakes of the lesson, each run under COURSE_LANG=lang.  Each mistake runs in every language at
     once (the tables and make check's message checks want both), and what it showed is kept
-    (tools/checks/common.py, shared) under saw_before's key; a lock per lesson lets a second
+    (tools/core/cache.py, shared) under saw_before's key; a lock per lesson lets a second
     caller wait for the first one's runs instead of making its own."""
     # TRITON_INTERPRET=1 in the workers: the same messages on every machine, the learner's CPU path.
     reference = solution_file(lesson).read_text()
@@ -257,7 +258,7 @@ def main():
         (getattr(m, args.lang), m.step, f"§{m.section}", f"`{m.test.split('[')[0]}`", reason.replace("|", "\\|"))
         for m, reason in caught
     ]
-    print(study.table(HEADS[args.lang], rows, markdown=True))
+    print(table(HEADS[args.lang], rows, markdown=True))
 
 
 if __name__ == "__main__":

@@ -5,10 +5,10 @@
     python -m tools.learner.grade --step T4.2    that step alone, every failing check listed (make test STEP=T4.2)
     python -m tools.learner.grade --seed 1234    replay a run's random inputs exactly (make test SEED=1234)
 
-Each step runs in its own pytest process (`pytest -m t4_2 -p tools.learner.plugin`), so a file that
+Each step runs in its own pytest process (`pytest -m t4_2 -p tools.core.plugin`), so a file that
 does not import, a test that hangs (LEARNER_TIMEOUT_S below) or a kernel that crashes the
 interpreter costs that step only, and the scorecard is always printed.  The rows are read from the
-plugin's report (tools/learner/plugin.py); scorecard.py draws them, state.py remembers them.
+plugin's report (tools/core/plugin.py); scorecard.py draws them, state.py remembers them.
 Exit status 0 once every required step passes (or, with --step, that step).
 """
 
@@ -26,8 +26,8 @@ from dataclasses import dataclass, field
 
 from course import ROOT, registry, seam
 from course.i18n import say
+from tools.core.plugin import CPU_LIMIT, CPU_LIMIT_GPU, run_pytest, short, source_line
 from tools.learner import scorecard, state
-from tools.learner.plugin import CPU_LIMIT, CPU_LIMIT_GPU, run_pytest, short, source_line
 
 STEP_LIMIT_S = 900  # a whole step; pytest-timeout stops a single test long before this
 

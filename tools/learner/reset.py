@@ -13,13 +13,9 @@ import time
 
 from course import ROOT, registry
 from course.i18n import say
+from tools.core.repo import committed
 
 BACKUPS = ROOT / "mine" / "backups"
-
-
-def committed(rel):
-    """A file as committed in HEAD; raises CalledProcessError or FileNotFoundError."""
-    return subprocess.run(["git", "show", f"HEAD:{rel}"], cwd=ROOT, check=True, capture_output=True, text=True).stdout
 
 
 def reset(lesson):

@@ -12,7 +12,7 @@ from itertools import combinations
 
 from course import i18n, seam
 from course.i18n import say
-from tools.learner.plugin import short
+from tools.core.plugin import short
 
 COLOR = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 WIDTH = min(120, shutil.get_terminal_size((100, 24)).columns)

@@ -35,11 +35,11 @@ from pathlib import Path
 
 from course import ROOT, registry, seam, toolchain
 from course.i18n import say
+from tools.core.plugin import REPORT, read_report
 from tools.learner import grade, scorecard, state
-from tools.learner.plugin import REPORT, read_report
 
 POLL_S = 0.1
-MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")  # as tools/checks/layout.py reads them
+MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")  # as tools/core/bodies.py reads them
 
 
 # ------------------------------------------------------------------------------------------------
@@ -118,7 +118,7 @@ def fork_step(s, seed, folder, parallel):
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         import pytest
 
-        code = int(pytest.main(["-q", "--tb=short", "-m", s.marker, "-p", "tools.learner.plugin"]))
+        code = int(pytest.main(["-q", "--tb=short", "-m", s.marker, "-p", "tools.core.plugin"]))
     except BaseException:  # noqa: BLE001 - whatever happens, the child must not return into the loop
         traceback.print_exc()
     finally:

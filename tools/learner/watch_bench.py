@@ -8,8 +8,8 @@ import time
 from pathlib import Path
 
 from course import registry
-from tools.checks.common import pristine_stub, scratch_repo, solution_file
-from tools.checks.grader import fill_in, plant
+from tools.core.bodies import fill_in, plant
+from tools.core.repo import pristine_stub, scratch_repo, solution_file
 
 BROKEN_T41 = ["    pid = pid + 1  # planted by --bench: every tile moves one program on\n"]
 

@@ -1,6 +1,6 @@
 """What the study tools (tile_order.py, smem.py, l2sim.py, streamk.py, loads.py) share: loading the
 graded file the way the suite does, the learner's language (--lang pins it for a generated block),
-printing a table as text or markdown, and pictures that come out the same pixel for pixel on every
+and pictures that come out the same pixel for pixel on every
 machine (tools/explainers/docs.py compares the committed PNGs with fresh ones)."""
 
 import os
@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 from course import seam, toolchain
-from course.i18n import display_width, not_written, say
+from course.i18n import not_written, say
 
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
 
@@ -58,26 +58,6 @@ def not_written_yet(message):
     """Say what the suite says about a body not written yet, and stop with status 1."""
     print(not_written() + say(zh="：", en=": ") + message, file=sys.stderr)
     sys.exit(1)
-
-
-def table(headers, rows, markdown):
-    """Rows of cells as a markdown table, or as plain columns right-aligned for a terminal."""
-    cells = [[str(c) for c in headers]] + [[str(c) for c in row] for row in rows]
-    if markdown:
-        lines = ["| " + " | ".join(row) + " |" for row in cells]
-        lines.insert(1, "|" + "|".join(" --- " for _ in headers) + "|")
-        return "\n".join(lines)
-    widths = [max(display_width(row[i]) for row in cells) for i in range(len(headers))]
-    return "\n".join("  ".join(rjust(c, w) for c, w in zip(row, widths, strict=False)).rstrip() for row in cells)
-
-
-def ljust(text, width):
-    """str.ljust by the columns a terminal gives the text (a Chinese character takes two)."""
-    return text + " " * (width - display_width(text))
-
-
-def rjust(text, width):
-    return " " * (width - display_width(text)) + text
 
 
 def figure(width_in, height_in, ncols=1):

@@ -54,8 +54,9 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from course.hardware import BYTES_PER_ELEMENT, H200_L2_BYTES
-from course.i18n import add_lang_flag, say, use_lang
-from tools.explainers.counts import MIB, cdiv, coords
+from course.i18n import add_lang_flag, display_width, say, use_lang
+from tools.core import tables
+from tools.core.tiles import MIB, cdiv, coords
 from tools.study import common as study
 
 EXAMPLE = dict(tiles=(4, 4), wave=4, group_m=2)  # the explainer's small example, §2
@@ -142,12 +143,12 @@ def example_text():
     ]
     names = {1: say(zh="行优先", en="row-major"), EXAMPLE["group_m"]: say(zh="分组", en="grouped")}
     labels = {g: say(zh=f"{name}（GROUP_M = {g}）：", en=f"{name} (GROUP_M = {g}):") for g, name in names.items()}
-    pad = max(study.display_width(label) for label in labels.values()) + 2
+    pad = max(display_width(label) for label in labels.values()) + 2
     for g, label in labels.items():
         a, b = example_panels(g)
         lines.append(
             "  "
-            + study.ljust(label, pad)
+            + tables.ljust(label, pad)
             + say(
                 zh=f"A 的 {a} 个行块 + B 的 {b} 个列块 = 从显存读 {a + b} 个块",
                 en=f"{a} row-panel{'s' * (a != 1)} of A + {b} column-panel{'s' * (b != 1)} of B "
@@ -240,7 +241,7 @@ def table(args, results, markdown):
         headers += say(zh=["实测（GB）", "模型 / 实测"], en=["measured (GB)", "model / measured"])
         for row, (_, t), measured in zip(rows, results, args.measured_dram_gb, strict=False):
             row += [f"{measured:.2f}", f"{t.dram_bytes / 1e9 / measured:.2f}"]
-    return study.table(headers, rows, markdown)
+    return tables.table(headers, rows, markdown)
 
 
 def preamble(args, results):

@@ -23,6 +23,7 @@ import sys
 from course.hardware import BYTES_PER_ELEMENT, SMEM_LIMITS, blocks_of, fits, shared_memory
 from course.i18n import add_lang_flag, say, use_lang
 from course.registry import step_writing
+from tools.core.tables import table
 from tools.study import common as study  # light: torch and triton load only with the graded file
 
 STUDIED = "AUTOTUNE_CONFIGS"  # what this tool reads; the step that writes it gives the lesson
@@ -38,7 +39,7 @@ def report(blocks, dtype, markdown):
     for b in blocks:
         nbytes = shared_memory(*b, BYTES_PER_ELEMENT[dtype])
         rows.append([*b, f"{nbytes:,}"] + [yes if ok else no for ok in fits(nbytes).values()])
-    return study.table(headers, rows, markdown)
+    return table(headers, rows, markdown)
 
 
 def graded_blocks(solution):

@@ -22,6 +22,7 @@ from dataclasses import dataclass
 
 from course.i18n import say
 from course.registry import lesson_writing, step_writing
+from tools.core.tables import table
 from tools.study import common as study
 
 STUDIED = "sk_run"  # with sk_program_of and stream_k_split; the step that writes it gives the lesson
@@ -255,9 +256,9 @@ def program_headers():
 
 
 def report(s, markdown):
-    parts = [headline(s), study.table(tile_headers(s), tile_rows(s), markdown)]
+    parts = [headline(s), table(tile_headers(s), tile_rows(s), markdown)]
     if s.runs or s.num_tiles > s.sk_tiles:
-        parts.append(study.table(program_headers(), program_rows(s), markdown))
+        parts.append(table(program_headers(), program_rows(s), markdown))
     problems = s.problems()
     if problems:
         parts.append(

@@ -21,6 +21,7 @@ import os
 
 from course.i18n import add_lang_flag, say, use_lang
 from course.registry import lesson_writing, step_writing
+from tools.core.tables import ljust, table
 from tools.study import common as study
 
 STUDIED = "tile_coords"  # the function this tool runs; its step's lesson is the one studied
@@ -87,7 +88,7 @@ def as_text(maps, wave):
         ]
         blocks.append([title(group_m)] + rows)
     width = max(study.display_width(line) for line in blocks[0]) + 6
-    lines = [study.ljust(blocks[0][i], width) + blocks[1][i] for i in range(len(blocks[0]))]
+    lines = [ljust(blocks[0][i], width) + blocks[1][i] for i in range(len(blocks[0]))]
     if wave:
         lines.append(
             say(
@@ -98,7 +99,7 @@ def as_text(maps, wave):
         pad = max(study.display_width(title(g)) for g, _ in maps) + 2
         lines += [
             "  "
-            + study.ljust(title(g) + say(zh="：", en=":"), pad)
+            + ljust(title(g) + say(zh="：", en=":"), pad)
             + say(
                 zh=f"A 的 {rows} 个行块和 B 的 {cols} 个列块",
                 en=f"{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B",
@@ -128,7 +129,7 @@ def as_markdown(maps, wave):
             [f"pid_m = {m}"] + [f"**{label(p)}**" if in_wave(p, wave) else label(p) for p in row]
             for m, row in enumerate(grid)
         ]
-        tables.append(study.table(headers, rows, markdown=True))
+        tables.append(table(headers, rows, markdown=True))
     return "\n\n".join(tables)
 
 

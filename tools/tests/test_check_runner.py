@@ -9,9 +9,9 @@ import time
 
 from course import ROOT
 from course.registry import lesson
-from tools.checks import common
 from tools.checks.__main__ import main
 from tools.checks.common import costly
+from tools.core import cache
 
 T4 = lesson("T4")
 
@@ -120,14 +120,14 @@ def make_once(count_file):
 
 
 def test_a_shared_run_is_made_once_for_checks_side_by_side_and_forgotten_when_a_check_fails(tmp_path, monkeypatch):
-    monkeypatch.setattr(common, "CACHE", tmp_path / "kept")
+    monkeypatch.setattr(cache, "CACHE", tmp_path / "kept")
     count = tmp_path / "count"
 
     def reads():
-        return [] if common.shared("test", "k1", make_once(count)) == {"answer": 42} else ["wrong value"]
+        return [] if cache.shared("test", "k1", make_once(count)) == {"answer": 42} else ["wrong value"]
 
     def fails():
-        common.shared("test", "k2", make_once(count))
+        cache.shared("test", "k2", make_once(count))
         return ["this check failed"]
 
     assert main([], checks=[("a.reads", reads), ("b.reads", reads), ("c.reads", reads)], jobs=3) == 0
@@ -140,17 +140,17 @@ def test_a_shared_run_is_made_once_for_checks_side_by_side_and_forgotten_when_a_
 
 
 def test_a_kept_run_is_keyed_on_what_it_reads():
-    base = common.fingerprint("suite")
-    assert common.fingerprint("suite") == base
-    assert common.fingerprint("suite", True) != base  # its own arguments
-    assert common.fingerprint("suite", mine_texts={T4: "changed"}) != base  # a graded file
-    assert common.fingerprint("suite", reads=("tests",)) != base
+    base = cache.fingerprint("suite")
+    assert cache.fingerprint("suite") == base
+    assert cache.fingerprint("suite", True) != base  # its own arguments
+    assert cache.fingerprint("suite", mine_texts={T4: "changed"}) != base  # a graded file
+    assert cache.fingerprint("suite", reads=("tests",)) != base
     saved = os.environ.get("COURSE_LANG")
     try:
         os.environ["COURSE_LANG"] = "zh" if saved != "zh" else "en"
-        assert common.fingerprint("suite") != base  # the environment it reads
+        assert cache.fingerprint("suite") != base  # the environment it reads
     finally:
         os.environ.pop("COURSE_LANG")
         if saved is not None:
             os.environ["COURSE_LANG"] = saved
-    assert common.fingerprint("suite", reads=common.RUN_READS + ("content",)) != base
+    assert cache.fingerprint("suite", reads=cache.RUN_READS + ("content",)) != base

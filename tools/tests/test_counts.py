@@ -4,6 +4,7 @@ order (the same oracle as the suite's) and with tools/study/l2sim.py's."""
 import pytest
 
 from course.tile_order import grouped_order
+from tools.core import tiles
 from tools.explainers import counts
 from tools.study import l2sim
 
@@ -11,14 +12,14 @@ from tools.study import l2sim
 @pytest.mark.parametrize("grid", [(4, 4, 2), (5, 3, 2), (3, 5, 4), (7, 2, 3), (9, 7, 4), (4, 4, 1)])
 def test_coords_walks_the_grouped_order(grid):
     m, n, g = grid
-    got = [(v["pid_m"], v["pid_n"]) for v in (counts.coords(p, m, n, g) for p in range(m * n))]
+    got = [(v["pid_m"], v["pid_n"]) for v in (tiles.coords(p, m, n, g) for p in range(m * n))]
     assert got == grouped_order(m, n, g)
     assert got == [l2sim.tile_of(p, m, n, g) for p in range(m * n)]
 
 
 def test_the_mistake_shown_in_section_2_really_is_one():
     m, n, g = 5, 3, 2
-    wrong = [(v["pid_m"], v["pid_n"]) for v in (counts.coords(p, m, n, g, modulo_group_m=True) for p in range(m * n))]
+    wrong = [(v["pid_m"], v["pid_n"]) for v in (tiles.coords(p, m, n, g, modulo_group_m=True) for p in range(m * n))]
     assert wrong != grouped_order(m, n, g)
     assert (5, 0) in wrong and (4, 2) not in wrong  # a tile outside the grid, a tile never computed
 

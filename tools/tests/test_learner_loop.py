@@ -13,8 +13,9 @@ import pytest
 
 from course import ROOT, i18n
 from course.registry import BY_ID, lesson
-from tools.learner import grade, plugin, reset, scorecard, state
-from tools.learner.plugin import CPU_LIMIT, CPU_LIMIT_GPU
+from tools.core import plugin
+from tools.core.plugin import CPU_LIMIT, CPU_LIMIT_GPU
+from tools.learner import grade, reset, scorecard, state
 
 T4 = lesson("T4")
 T5 = lesson("T5")
@@ -139,7 +140,7 @@ def test_the_cpu_clock_stops_an_endless_loop_and_not_a_wait(tmp_path):
             "pytest",
             "-q",
             "-p",
-            "tools.learner.plugin",
+            "tools.core.plugin",
             "-p",
             "no:cacheprovider",
             "test_clocked.py",

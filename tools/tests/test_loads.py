@@ -15,7 +15,7 @@ import pytest
 from course import ROOT
 from course.i18n import NOT_WRITTEN, display_width
 from course.registry import lesson
-from tools.checks.common import pristine_stub, scratch_repo, solution_file
+from tools.core.repo import pristine_stub, scratch_repo, solution_file
 from tools.study import loads, loads_guard, loads_text
 
 T4 = lesson("T4")

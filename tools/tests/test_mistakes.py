@@ -8,7 +8,7 @@ import pytest
 
 from course import ROOT
 from course.registry import BY_ID, lesson
-from tools.checks.common import solution_file
+from tools.core.repo import solution_file
 from tools.explainers import mistakes
 
 T4 = lesson("T4")

@@ -8,9 +8,9 @@ import pytest
 
 from course import ROOT
 from course.registry import BY_ID
+from tools.core.plugin import run_pytest
 from tools.learner import scorecard
 from tools.learner.grade import Row
-from tools.learner.plugin import run_pytest
 
 LAYOUTS = ("row-major", "column-major", "every-other-column")
 SHAPES = ((32, 32, 64, 16, 16, 16), (45, 37, 83, 16, 32, 16), (17, 50, 7, 16, 16, 32), (64, 16, 130, 32, 16, 32))

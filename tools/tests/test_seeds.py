@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from course.registry import lesson
-from tools.checks.common import scratch_repo, solution_file
+from tools.core.repo import scratch_repo, solution_file
 
 T4 = lesson("T4")
 

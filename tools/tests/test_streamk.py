@@ -12,7 +12,7 @@ import pytest
 
 from course import ROOT
 from course.registry import lesson
-from tools.checks.common import pristine_stub, scratch_repo
+from tools.core.repo import pristine_stub, scratch_repo
 
 T5 = lesson("T5")
 

@@ -14,7 +14,7 @@ import pytest
 
 from course import ROOT, hardware
 from course.registry import lesson
-from tools.checks.common import pristine_stub, scratch_repo
+from tools.core.repo import pristine_stub, scratch_repo
 from tools.study import common as study
 from tools.study import l2sim, smem, tile_order
 

@@ -9,8 +9,8 @@ import sys
 import time
 
 from course.registry import lesson
-from tools.checks.common import pristine_stub, scratch_repo, solution_file
-from tools.checks.grader import fill_in, plant
+from tools.core.bodies import fill_in, plant
+from tools.core.repo import pristine_stub, scratch_repo, solution_file
 from tools.learner import watch as watcher_module
 from tools.learner.grade import Row
 

@@ -1,7 +1,7 @@
 """The one pytest plugin of the grader and the checks: it writes what a pytest run did, as it goes,
 to the JSON file named by COURSE_REPORT.
 
-    python -m pytest -p tools.learner.plugin ...      (run_pytest() below does this)
+    python -m pytest -p tools.core.plugin ...      (run_pytest() below does this)
 
 The file is rewritten after every event, so when the process dies (a crash, an exit, a hang that
 had to be killed) it still says what was collected and which test was running.  It holds:
@@ -485,7 +485,7 @@ def pytest_runtest_logreport(report):
 
 
 def run_pytest(args, cwd, env, timeout, progress=None):
-    """Run `python -m pytest -p tools.learner.plugin ARGS` in a fresh process in cwd.
+    """Run `python -m pytest -p tools.core.plugin ARGS` in a fresh process in cwd.
 
     Returns (state, exit status, output): state is what this plugin wrote (None if the process
     could not even collect), exit status None if it ran past `timeout` seconds and was stopped.
@@ -494,7 +494,7 @@ def run_pytest(args, cwd, env, timeout, progress=None):
     with tempfile.TemporaryDirectory(prefix="course-report-") as tmp:
         report = Path(tmp) / "report.json"
         proc = subprocess.Popen(
-            [sys.executable, "-m", "pytest", "-p", "tools.learner.plugin", *args],
+            [sys.executable, "-m", "pytest", "-p", "tools.core.plugin", *args],
             cwd=cwd,
             env=dict(env, **{REPORT: str(report)}),
             stdout=subprocess.PIPE,

@@ -1,0 +1,12 @@
+"""What several folders of tools/ share, and nothing else: each folder serves one audience (learner/:
+the learner's commands; checks/: make check; explainers/ and study/: the explainers' numbers and
+pictures; gpu/: runs on an H200), and imports only from here and from course/.  tools/checks/
+layering.py holds that line.
+
+    repo.py     a lesson's two files, its stub as committed, scratch copies of the repo
+    cache.py    runs kept under a hash of all that they read (make check's checks, the mistakes table)
+    plugin.py   the pytest plugin that writes what a run did, and run_pytest() that runs pytest with it
+    bodies.py   the marked bodies of a graded file, and a learner midway (fill_in, plant)
+    tables.py   text and markdown tables measured in terminal columns
+    tiles.py    the tile arithmetic the explainers and the study tools both print
+"""
