@@ -19,7 +19,7 @@ import importlib.util
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
-MISTAKES_MODULE = "course.lessons.{id}_mistakes"  # .format(id="t5"): the module holding MISTAKES
+MISTAKES_MODULE = "course.lessons.{id}_mistakes"  # .format(id=lesson.id.lower()): the module holding MISTAKES
 OTHER_STYLE = "solutions/other_style"  # folder of the solutions in another style, one per lesson
 
 
