@@ -19,7 +19,7 @@ the picture is in English.
 import argparse
 import os
 
-from course.i18n import add_lang_flag, say, use_lang
+from course.i18n import add_lang_flag, display_width, say, use_lang
 from course.registry import lesson_writing, step_writing
 from tools.core.tables import ljust, table
 from tools.study import common as study
@@ -87,7 +87,7 @@ def as_text(maps, wave):
             "".join((f"[{label(p)}]" if in_wave(p, wave) else label(p)).rjust(width + 1) for p in row) for row in grid
         ]
         blocks.append([title(group_m)] + rows)
-    width = max(study.display_width(line) for line in blocks[0]) + 6
+    width = max(display_width(line) for line in blocks[0]) + 6
     lines = [ljust(blocks[0][i], width) + blocks[1][i] for i in range(len(blocks[0]))]
     if wave:
         lines.append(
@@ -96,7 +96,7 @@ def as_text(maps, wave):
                 en=f"\n[pid]: the first wave, {wave} programs running at the same time. They read",
             )
         )
-        pad = max(study.display_width(title(g)) for g, _ in maps) + 2
+        pad = max(display_width(title(g)) for g, _ in maps) + 2
         lines += [
             "  "
             + ljust(title(g) + say(zh="：", en=":"), pad)

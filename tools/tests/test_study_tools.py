@@ -13,9 +13,9 @@ from types import SimpleNamespace
 import pytest
 
 from course import ROOT, hardware
+from course.i18n import display_width
 from course.registry import lesson
 from tools.core.repo import pristine_stub, scratch_repo
-from tools.study import common as study
 from tools.study import l2sim, smem, tile_order
 
 T4 = lesson("T4")
@@ -247,7 +247,7 @@ def test_tile_order_speaks_chinese_with_its_columns_aligned(monkeypatch):
     # columns: each Chinese character takes two
     assert lines[0] == "GROUP_M = 1（行优先）      GROUP_M = 2（分组）"
     assert lines[1] == "  [0]  [1]  [2]              [0]  [2]    4"
-    assert study.display_width("GROUP_M = 1（行优先）      ") == len("  [0]  [1]  [2]            ")
+    assert display_width("GROUP_M = 1（行优先）      ") == len("  [0]  [1]  [2]            ")
     assert "  GROUP_M = 1（行优先）：A 的 2 个行块和 B 的 3 个列块" in lines
     assert "  GROUP_M = 2（分组）：  A 的 2 个行块和 B 的 2 个列块" in lines
     assert "| GROUP_M = 2（分组） | pid_n = 0 | pid_n = 1 | pid_n = 2 |" in tile_order.as_markdown(maps, wave=4)
@@ -273,7 +273,7 @@ def test_l2sim_and_smem_take_lang(capsys):
     lines = capsys.readouterr().out.splitlines()
     assert lines[0].startswith("共享内存 = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * 2 B（fp16）")
     assert lines[-1].split() == ["128", "256", "64", "3", "147,456", "放不下", "放不下", "放得下", "放得下"]
-    assert [study.display_width(line) for line in lines[-2:]] == [study.display_width(lines[-2])] * 2  # aligned
+    assert [display_width(line) for line in lines[-2:]] == [display_width(lines[-2])] * 2  # aligned
 
 
 def test_l2sim_example_in_chinese(capsys):
