@@ -1,7 +1,9 @@
 """The course's shared core: what both the suite (tests/) and the tools (tools/) import.
 
-    registry.py     the lessons, their steps, explainer sections and hints: the one list
+    registry.py     the lessons' types, and the search for them (one data module each in lessons/)
+    i18n.py         the learner's language: say(zh=, en=), where to read, widths on a terminal
     seam.py         which file is graded (mine/ or, with SOLUTION=1, solutions/) and loading it
+    skips.py        which skips are the suite's own (its conftest and the grader's plugin ask)
     toolchain.py    refuses a torch / triton / numpy mix known to break the lessons
     hardware.py     the GPU facts the lessons compute with (shared memory, the H200's L2 and SMs)
     tile_order.py   a CPU model of the grouped tile order, the oracle of T4.1

@@ -50,6 +50,11 @@ def graded_paths():
     return tuple(path(lesson) for lesson in LESSONS)
 
 
+def graded_file(filename):
+    """The graded file (as path() names it) that `filename`, a frame's file, is; None if none."""
+    return next((g for g in graded_paths() if str(filename).endswith(g)), None)
+
+
 def _not_implemented_raise(node):
     """The message of `raise NotImplementedError("...")` at this AST node, else None."""
     if not isinstance(node, ast.Raise) or not isinstance(node.exc, ast.Call):

@@ -24,8 +24,6 @@ store_tile = _t5.store_tile
 sk_publish_partial = _t5.sk_publish_partial
 sk_collect_partials = _t5.sk_collect_partials
 
-COUNT_ONLY = 2  # TRACE mode of the graded file: count epilogues and k-blocks, compute nothing
-
 # tl.static_assert's message is fixed when the kernel compiles: the language is chosen at import.
 ACC_NOT_FP32 = tl.constexpr(
     say(

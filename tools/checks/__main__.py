@@ -35,7 +35,12 @@ def all_checks():
     for info in sorted(pkgutil.iter_modules(tools.checks.__path__), key=lambda m: m.name):
         if info.name.startswith("_") or info.name in NOT_CHECKS:
             continue
-        module = importlib.import_module(f"tools.checks.{info.name}")
+        try:
+            module = importlib.import_module(f"tools.checks.{info.name}")
+        except Exception:  # noqa: BLE001 - a module that does not import is a failed check, not a crash
+            said = f"tools/checks/{info.name}.py does not import:\n{traceback.format_exc()}"
+            yield f"{info.name}.imports", lambda said=said: [said]
+            continue
         for name in sorted(vars(module)):
             if name.startswith("check_") and callable(getattr(module, name)):
                 yield f"{info.name}.{name[len('check_') :]}", getattr(module, name)

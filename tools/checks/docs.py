@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from course import ROOT
 from course.registry import BY_ID, LESSONS
 from tools.checks.common import costly
-from tools.explainers import docs
+from tools.core import docs
 
 HEADING = re.compile(r"^#{2,4} (\d+(?:\.\d+)*)\.? (.*?)\s*$", re.M)
 SECTION_REF = re.compile(r"§(\d+(?:\.\d+)*)")
@@ -114,8 +114,8 @@ def check_every_lesson_with_mistakes_shows_their_table():
     table in each explainer, in that explainer's language; the generated-blocks check keeps it current."""
     import shlex
 
+    from tools.core.docs import GENERATED
     from tools.core.mistakes import lessons_with_mistakes
-    from tools.explainers.docs import GENERATED
     from tools.explainers.mistakes import parser
 
     problems = []

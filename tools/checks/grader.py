@@ -11,8 +11,8 @@ import sys
 import time
 
 from course.registry import LESSONS
-from tools.checks.common import costly
-from tools.core.bodies import fill_in, plant, split_bodies
+from tools.checks.common import costly, suite_run
+from tools.core.bodies import STEP_ID, fill_in, plant, split_bodies
 from tools.core.cache import fingerprint, reads_of, shared
 from tools.core.repo import earlier_lessons_written, pristine_stub, scratch_repo, solution_file
 
@@ -22,7 +22,7 @@ ONE_SCREEN = 40  # lines
 LOOP_REPORT_S = 30
 # What pytest's assertion rewriting adds to a message, and must not reach the learner.
 NOISE = ("+  where", "<built-in method", "\nassert ", "E   assert")
-ROW = re.compile(r"^  \[([x ])\] (T\d+\.\d+) ")
+ROW = re.compile(rf"^  \[([x ])\] ({STEP_ID}) ")
 
 
 def grade(lesson, mine_text=None, solution=False, args=("--details",), **env):
@@ -108,17 +108,24 @@ def check_scorecard_is_green_on_solutions_and_red_on_the_stub():
     return problems
 
 
+def midway(lesson):
+    """(the steps a learner midway has written, the step next): the first two, or all but the last
+    of a shorter lesson; none of a one-step lesson, whose next step is its only one."""
+    done = [s.id for s in lesson.steps[: min(2, len(lesson.steps) - 1)]]
+    return done, lesson.steps[len(done)]
+
+
 @costly(25)
 def check_scorecard_turns_green_step_by_step():
-    """Midway, the first two steps written: exactly those rows green, and the third is next."""
+    """Midway (the first steps written): exactly those rows green, and the next step is next."""
     problems = []
     for lesson in LESSONS:
-        done, then = [s.id for s in lesson.steps[:2]], lesson.steps[2]
-        midway = fill_in(pristine_stub(lesson), solution_file(lesson).read_text(), set(done))
+        done, then = midway(lesson)
+        written = fill_in(pristine_stub(lesson), solution_file(lesson).read_text(), set(done))
         problems += expect(
-            f"{' and '.join(done)} filled in",
+            f"{' and '.join(done) or 'nothing'} filled in",
             lesson,
-            grade(lesson, midway),
+            grade(lesson, written),
             False,
             set(done),
             [
@@ -208,29 +215,63 @@ def check_planted_endless_loop_is_reported_within_30_s():
     return problems
 
 
+def partial_failure(lesson, report):
+    """(step, {failing node ids}, label) for a failure of some cases only, planted by rule: in the
+    first test of the lesson (its steps in order, each step's tests as collected) whose cases share
+    a parameter's value (two or more of them, not all), the cases with its first case's value fail.
+    None if no test has such cases."""
+    steps = [s.id for s in lesson.steps]
+    passed = {t for t, r in report["results"].items() if r.get("outcome") == "passed"}
+    by_function = {}  # in the order pytest collected them, the lesson's steps in order
+    for c in report["collected"]:
+        if c["step"] in steps and c["test"] in passed and c["ids"]:
+            by_function.setdefault((c["step"], c["test"].split("[")[0]), []).append(c)
+    for (step, _), cases in sorted(by_function.items(), key=lambda kv: steps.index(kv[0][0])):
+        for at, first in enumerate(cases[0]["ids"]):
+            failing = {c["test"] for c in cases if len(c["ids"]) > at and c["ids"][at] == first}
+            if 2 <= len(failing) < len(cases):
+                labels = cases[0]["labels"]
+                return step, failing, labels[at] if len(labels) == len(cases[0]["ids"]) else first
+    return None
+
+
+def fail_in(text, step, failing):
+    """text with a line put at the start of each of step's marked bodies (a test may run any one of
+    them) that fails in the named tests' cases alone: pytest names the running test in
+    PYTEST_CURRENT_TEST ("tests/test_x.py::test_y[ids] (call)")."""
+    line = f"assert __import__('os').environ['PYTEST_CURRENT_TEST'].split(' ')[0] not in {sorted(failing)!r}\n"
+    parts = split_bodies(text)
+    for i, (s, body) in enumerate(parts):
+        if s == step:  # indented as the body's begin marker, the last line before it
+            indent = parts[i - 1][1][-1][: -len(parts[i - 1][1][-1].lstrip())]
+            parts[i] = (s, [indent + line, *body])
+    return "".join("".join(body) for _, body in parts)
+
+
 @costly(8)
 def check_one_step_shows_every_failure_in_full_and_which_cases_pass():
-    """make test STEP= on a mainloop that assumes A's K stride is 1: row-major A passes, the other
-    layouts fail; every failing check's message whole, without pytest's rewriting, and the split."""
+    """make test STEP= on a step whose body fails for the cases of one parameter's value only: every
+    failing check's message whole, without pytest's rewriting, and which cases pass and fail."""
     problems = []
+    report, _ = suite_run(solution=True)  # the run suite.check_solutions_pass_every_step reads
     for lesson in LESSONS:
-        solution = solution_file(lesson).read_text()
-        unit = "offs_k[None, :] * stride_ak"
-        if unit not in solution:
-            continue
-        step = next(s for s, body in split_bodies(solution) if s and unit in "".join(body))
-        rc, output, rows = got = grade(lesson, solution.replace(unit, "offs_k[None, :]", 1), args=("--step", step))
+        picked = partial_failure(lesson, report)
+        if picked is None:
+            continue  # a lesson whose tests have no parameters: nothing to split
+        step, failing, label = picked
+        planted = fail_in(solution_file(lesson).read_text(), step, failing)
+        rc, output, rows = got = grade(lesson, planted, args=("--step", step))
         problems += expect(
-            f"make test STEP={step}, a unit stride assumed",
+            f"make test STEP={step}, {len(failing)} cases made to fail",
             lesson,
             got,
             False,
             None,
             [
-                rf"(?m)^{re.escape(step)}: \d+ failing checks$",
+                rf"(?m)^{re.escape(step)}: {len(failing)} failing checks?$",
                 r"which cases pass",
                 r"\d+ of \d+ pass",
-                r"fail: every case with",
+                rf"fail: every case with {re.escape(label)}",
             ],
             screen=0,
         )
@@ -241,6 +282,8 @@ def check_one_step_shows_every_failure_in_full_and_which_cases_pass():
 
 
 def check_hints_come_one_at_a_time_and_reset_keeps_a_backup():
+    """make hint on each lesson's first step with hints, once per hint and once more; make reset on
+    every lesson's file, each edited."""
     problems = []
     with scratch_repo() as tmp:
 
@@ -254,19 +297,22 @@ def check_hints_come_one_at_a_time_and_reset_keeps_a_backup():
                 timeout=120,
             ).stdout
 
-        lesson = LESSONS[0]
-        s = lesson.steps[0]
-        shown = [run("tools.learner.hint", "--step", s.id) for _ in range(len(s.hints) + 1)]
-        for n, out in enumerate(shown, 1):
-            if f"hint {min(n, len(s.hints))} of {len(s.hints)}" not in out:
-                problems.append(f"make hint call {n} for {s.id} did not show hint {min(n, len(s.hints))}:\n{out}")
-        every = run("tools.learner.hint", "--step", s.id, "--all")
-        if len(re.findall(r"hint \d of", every)) != len(s.hints):
-            problems.append(f"make hint ALL=1 did not show the {len(s.hints)} hints seen:\n{every}")
-        if json.loads((tmp / ".hints.json").read_text()).get(s.id) != len(s.hints):
-            problems.append(".hints.json does not count the hints seen")
+        for lesson in LESSONS:
+            s = next((s for s in lesson.steps if s.hints), None)
+            if s is None:
+                problems.append(f"{lesson.id} has no step with hints")
+                continue
+            shown = [run("tools.learner.hint", "--step", s.id) for _ in range(len(s.hints) + 1)]
+            for n, out in enumerate(shown, 1):
+                if f"hint {min(n, len(s.hints))} of {len(s.hints)}" not in out:
+                    problems.append(f"make hint call {n} for {s.id} did not show hint {min(n, len(s.hints))}:\n{out}")
+            every = run("tools.learner.hint", "--step", s.id, "--all")
+            if len(re.findall(r"hint \d+ of", every)) != len(s.hints):
+                problems.append(f"make hint ALL=1 for {s.id} did not show the {len(s.hints)} hints seen:\n{every}")
+            if json.loads((tmp / ".hints.json").read_text()).get(s.id) != len(s.hints):
+                problems.append(f".hints.json does not count the hints of {s.id} seen")
 
-        # reset: a git repo holding the stub, a learner's edit, then make reset
+        # reset: a git repo holding the stubs, a learner's edit of each, then make reset
         def git(*args):
             subprocess.run(
                 ["git", "-c", "user.name=check", "-c", "user.email=check@invalid", *args],
@@ -278,14 +324,17 @@ def check_hints_come_one_at_a_time_and_reset_keeps_a_backup():
         git("init", "-q")
         git("add", "mine")
         git("commit", "-q", "-m", "stub")
-        mine = tmp / "mine" / lesson.file
-        mine.write_text(mine.read_text() + "# the learner's work\n")
+        for lesson in LESSONS:
+            mine = tmp / "mine" / lesson.file
+            mine.write_text(mine.read_text() + "# the learner's work\n")
         said = run("tools.learner.reset")
-        backups = list((tmp / "mine" / "backups").glob(f"{lesson.module}.*.py"))
-        if len(backups) != 1 or not backups[0].read_text().endswith("# the learner's work\n"):
-            problems.append(f"make reset kept no copy of the learner's file in mine/backups/: {said}")
-        elif backups[0].name not in said:
-            problems.append(f"make reset does not say where the copy is: {said}")
-        if mine.read_text().endswith("# the learner's work\n"):
-            problems.append("make reset did not restore the stub")
+        for lesson in LESSONS:
+            mine = tmp / "mine" / lesson.file
+            backups = list((tmp / "mine" / "backups").glob(f"{lesson.module}.*.py"))
+            if len(backups) != 1 or not backups[0].read_text().endswith("# the learner's work\n"):
+                problems.append(f"make reset kept no copy of {lesson.file} in mine/backups/: {said}")
+            elif backups[0].name not in said:
+                problems.append(f"make reset does not say where the copy of {lesson.file} is: {said}")
+            if mine.read_text().endswith("# the learner's work\n"):
+                problems.append(f"make reset did not restore the stub of {lesson.file}")
     return problems

@@ -1,5 +1,5 @@
 """The tools tell the truth: every test under tools/tests passes (the drift detectors of
-tools/explainers/docs.py, the study tools, the counts the explainers quote, the toolchain check).
+tools/core/docs.py, the study tools, the counts the explainers quote, the toolchain check).
 
 Those tests live outside tests/, so the learner's suite never runs them; this check does,
 one pytest run for all of them, each failing test reported as one problem."""

@@ -9,4 +9,5 @@ layering.py holds that line.
     bodies.py   the marked bodies of a graded file, and a learner midway (fill_in, plant)
     tables.py   text and markdown tables measured in terminal columns
     tiles.py    the tile arithmetic the explainers and the study tools both print
+    docs.py     the explainers kept true to the code: citations and generated blocks (checked, mended)
 """

@@ -4,7 +4,10 @@ learner writes.  Split a file into them, and make a learner midway (fill_in) or 
 
 import re
 
-MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")
+# A step id is its lesson's id, a dot and a number ("T4.2"); the begin mark may name the body's
+# sections ("# ---- T5.2 begin (§3.1) ----").
+STEP_ID = r"[A-Za-z]\w*\.\d+"
+MARK = re.compile(rf"^\s*# ---- ({STEP_ID}) (begin|end)\b(?: \(([^)]*)\))?")
 
 
 def split_bodies(text):

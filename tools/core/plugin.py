@@ -34,10 +34,11 @@ import pytest
 from course import ROOT, seam
 from course.i18n import lang, say
 from course.registry import LESSONS
+from course.skips import suite_skip_reason
+from tools.core.bodies import MARK
 
 REPORT = "COURSE_REPORT"
 _MARKERS = {s.marker: s.id for lesson in LESSONS for s in lesson.steps}
-_GRADED = tuple(seam.path(lesson) for lesson in LESSONS)
 _state = {"collected": [], "results": {}}
 
 
@@ -61,15 +62,11 @@ def graded_frames(exc):
     found, seen = None, set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(_GRADED)]
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if seam.graded_file(f.filename)]
         if frames:
-            graded = next(g for g in _GRADED if frames[-1].filename.endswith(g))
-            found = graded, frames[-1].lineno, f"{type(exc).__name__}: {exc}"
+            found = seam.graded_file(frames[-1].filename), frames[-1].lineno, f"{type(exc).__name__}: {exc}"
         exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
     return found
-
-
-MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b(?: \(([^)]*)\))?")  # a marked body (make check's layout)
 
 
 def bodies(graded):
@@ -146,7 +143,7 @@ def given_code(exc, step_id, found):
         else f"{shown_path(raised.filename)} line {raised.lineno} ({raised.name})"
     )
     yours = [
-        f"{g} line {f.lineno}" for f in frames for g in _GRADED if f.filename.endswith(g) and f.lineno in bodies(g)
+        f"{g} line {f.lineno}" for f in frames for g in [seam.graded_file(f.filename)] if g and f.lineno in bodies(g)
     ]
     return (
         say(
@@ -168,7 +165,7 @@ def library_note(exc, found):
     if not found or found[1] not in bodies(found[0]) or "§" in str(exc):
         return ""
     inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
-    if not inner or any(inner[-1].filename.endswith(g) for g in _GRADED):
+    if not inner or seam.graded_file(inner[-1].filename):
         return ""
     step_id, sections = bodies(found[0])[found[1]]
     place = f"{shown_path(inner[-1].filename)} line {inner[-1].lineno} ({inner[-1].name})"
@@ -184,15 +181,6 @@ def source_line(graded, lineno):
     except (OSError, IndexError):
         return ""
     return f"{graded} line {lineno}: {text}"
-
-
-def _suite_skip_reason(item):
-    """Why the suite's own marks skip this test here (a skip, or a skipif with a plain True
-    condition): the mark's reason, "skipped" when it gives none; None when the test runs here."""
-    for m in item.iter_markers():
-        if m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True):
-            return str(m.kwargs.get("reason") or (m.args[0] if m.name == "skip" and m.args else "") or "skipped")
-    return None
 
 
 def _reason(report):
@@ -224,8 +212,8 @@ def pytest_collection_finish(session):
     _state["collected"] = [
         dict(
             test=item.nodeid,
-            suite_skip=_suite_skip_reason(item) is not None,
-            skip_reason=_suite_skip_reason(item) or "",
+            suite_skip=suite_skip_reason(item) is not None,
+            skip_reason=suite_skip_reason(item) or "",
             step=next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None),
             ids=_ids(item),
             labels=case_labels(item),

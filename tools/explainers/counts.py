@@ -10,7 +10,7 @@
     python -m tools.explainers.counts fusion 8192 8192 1024    # bytes through DRAM, fused or not
 
 Each prints a markdown table (or a few lines) that the explainers in content/ embed in generated
-blocks (tools/explainers/docs.py).
+blocks (tools/core/docs.py).
 """
 
 import argparse

@@ -336,7 +336,7 @@ def printed_before(output, limit=6):
 
 def died(rc, running, output):
     """One line for a process that never finished its report (crashed, exited, hung), and the code line."""
-    graded = tuple(seam.path(lesson) for lesson in registry.LESSONS)
+    graded = seam.graded_paths()
     # faulthandler (on in pytest) prints the stack of a crash, innermost frame first
     yours = re.search(r'File "[^"]*(' + "|".join(map(re.escape, graded)) + r')", line (\d+) in (\w+)', output)
     at = f"{yours[1]} line {yours[2]} ({yours[3]})" if yours else ""
@@ -422,6 +422,16 @@ def run_steps(steps, seed, live=None):
             live.close()
 
 
+def lesson_flags(parser, step_help):
+    """--lesson and --step, as make test, make watch and make hint take them (LESSON=, STEP=)."""
+    parser.add_argument(
+        "--lesson",
+        default=os.environ.get("LESSON") or None,
+        help="a lesson's id (default: the first lesson whose required steps have not all passed)",
+    )
+    parser.add_argument("--step", help=f"{step_help}: a step's id, in any case, or its number in the lesson")
+
+
 def choose(args):
     """(lesson, steps to run) from --step and --lesson."""
     lesson = state.current_lesson(args.lesson)
@@ -445,8 +455,7 @@ def not_found(error, args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lesson", default=os.environ.get("LESSON") or None, help="T4 (default: the first lesson)")
-    parser.add_argument("--step", help="one step: T4.2, t4.2 or 2")
+    lesson_flags(parser, "grade this step alone")
     parser.add_argument("--details", action="store_true", help="show the next step's first failure in full")
     parser.add_argument(
         "--seed", type=int, default=None, help="the seed of every random input (default: SEED, else random)"
@@ -473,7 +482,13 @@ def main(argv=None):
         return 130
     finished = [] if args.lesson or args.step else state.finished_before(lesson)
     scorecard.show(
-        lesson, rows, seed, details=args.details or bool(args.step), listing=bool(args.step), finished=finished
+        lesson,
+        rows,
+        seed,
+        details=args.details or bool(args.step),
+        listing=bool(args.step),
+        finished=finished,
+        whole=not args.step,
     )
     state.remember(lesson, {r.step.id: r.done for r in rows})
     return 0 if all(r.done for r in rows if not r.step.advanced or args.step) else 1

@@ -9,7 +9,6 @@ one step at a time, in order, up to the first failing).
 """
 
 import argparse
-import os
 import random
 import sys
 
@@ -59,8 +58,7 @@ def fill(text, label):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lesson", default=os.environ.get("LESSON") or None, help="T4 (default: the first lesson)")
-    parser.add_argument("--step", help="T4.2, t4.2 or 2; default: the step to work on")
+    grade.lesson_flags(parser, "the hints of this step (default: the step to work on)")
     parser.add_argument("--all", action="store_true", help="show every hint seen so far")
     parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # make passes SEED= to every command
     args = parser.parse_args(argv)

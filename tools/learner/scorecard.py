@@ -97,7 +97,9 @@ def not_run_listing(row):
     return [*lines, ""]
 
 
-def rows_table(lesson, rows, blocked=""):
+def rows_table(lesson, rows, blocked="", whole=False):
+    """The title and one line per row; whole: the rows are the whole lesson (make test), so a
+    line sums them up.  Else they are steps picked out of it (make test STEP=, make watch)."""
     titles = [r.step.name + say(zh="（进阶）", en=" (advanced)") * r.step.advanced for r in rows]
     title_width = max(map(i18n.display_width, titles))  # a CJK character takes two columns
     lines = [
@@ -117,16 +119,19 @@ def rows_table(lesson, rows, blocked=""):
             lines += wrap(r.reason, 10)
         elif r.skipped:  # a pass of what ran: say what did not
             lines += wrap(not_run_line(r), 10)
-    if len(rows) > 1:
+    if whole:
         required = [r for r in rows if not r.step.advanced]
         done, checks, total = sum(r.done for r in required), sum(r.passed for r in rows), sum(r.total for r in rows)
         skipped = sum(len(r.skipped) for r in rows)
+        optional = len(required) < len(rows)  # a lesson with an advanced step
         lines += wrap(
             say(
-                zh=f"必做步骤完成 {done}/{len(required)}，检查通过 {checks}/{total}（进阶步骤可选）"
+                zh=f"必做步骤完成 {done}/{len(required)}，检查通过 {checks}/{total}"
+                + ("（进阶步骤可选）" if optional else "")
                 + (f"；另有 {skipped} 个检查这里没有运行" if skipped else ""),
-                en=f"{done} of {len(required)} required steps done, {checks} of {total} checks pass "
-                f"(advanced steps are optional)" + (f"; {skipped} more did not run here" if skipped else ""),
+                en=f"{done} of {len(required)} required steps done, {checks} of {total} checks pass"
+                + (" (advanced steps are optional)" if optional else "")
+                + (f"; {skipped} more did not run here" if skipped else ""),
             ),
             2,
         )
@@ -162,7 +167,8 @@ def next_lesson(lesson):
     return LESSONS[at + 1] if at + 1 < len(LESSONS) else None
 
 
-def advice(lesson, rows, blocked, seed):
+def advice(lesson, rows, blocked, seed, whole=False):
+    """What to do next; whole: rows are the whole lesson (then a lesson done shows the next lesson)."""
     s = next_step(lesson, rows)
     if blocked:
         return [
@@ -174,7 +180,7 @@ def advice(lesson, rows, blocked, seed):
                 "1",
             )
         ]
-    after = next_lesson(lesson) if len(rows) > 1 else None
+    after = next_lesson(lesson) if whole else None
     then = (
         [
             paint(
@@ -191,18 +197,20 @@ def advice(lesson, rows, blocked, seed):
         else []
     )
     if s is None:
-        every = say(
-            zh="  所有步骤都通过了，进阶那一步也是。干得漂亮。",
-            en="  Every step passes, the advanced one included. Well done.",
-        )
-        return [
-            paint(
-                every if len(rows) > 1 else say(zh=f"  {rows[0].step.id} 通过。", en=f"  {rows[0].step.id} passes."),
-                "1;32",
+        if not whole:
+            passed = ", ".join(r.step.id for r in rows)
+            return [paint(say(zh=f"  {passed} 通过。", en=f"  {passed} passes."), "1;32")]
+        every = (
+            say(
+                zh="  所有步骤都通过了，进阶那一步也是。干得漂亮。",
+                en="  Every step passes, the advanced one included. Well done.",
             )
-        ] + then
+            if any(r.step.advanced for r in rows)
+            else say(zh="  所有步骤都通过了。干得漂亮。", en="  Every step passes. Well done.")
+        )
+        return [paint(every, "1;32")] + then
     lines = []
-    if s.advanced and len(rows) > 1:
+    if s.advanced and whole:
         lines.append(
             paint(
                 say(zh="  必做步骤全部通过：这一课完成了。", en="  Every required step passes: the lesson is done."),
@@ -210,7 +218,7 @@ def advice(lesson, rows, blocked, seed):
             )
         )
         lines += then
-    optional = s.advanced and len(rows) > 1
+    optional = s.advanced and whole
     writes = ", ".join(s.writes)
     nxt = say(
         zh=f"{'可选的下一步' if optional else '下一步'}：{s.id} {s.name}，在 {seam.path(lesson)} 里写 {writes}",
@@ -221,10 +229,10 @@ def advice(lesson, rows, blocked, seed):
     lines += wrap(where_to_read(s), 8)
     lines.append(
         say(zh=f"        卡住了？make hint STEP={s.id}", en=f"        stuck? make hint STEP={s.id}")
-        + (alone if len(rows) > 1 else "")
+        + (alone if whole else "")
     )
     if any(not r.done and not r.broke for r in rows):
-        again = f"make test SEED={seed}" + (f" STEP={s.id}" if len(rows) == 1 else "")
+        again = f"make test SEED={seed}" + ("" if whole else f" STEP={s.id}")
         lines.append(say(zh=f"        用同一组随机输入重跑：{again}", en=f"        these random inputs again: {again}"))
     if lesson.note and s.id in lesson.note_steps and about_torch(rows, s):
         note = (
@@ -449,8 +457,9 @@ def finished_lines(lesson):
     return [paint(line, "32") for line in wrap(said, 6, first="  ")]
 
 
-def show(lesson, rows, seed, details, listing=False, finished=()):
-    """Print the scorecard of `lesson`'s rows; `finished`: earlier lessons done, one line each, first."""
+def show(lesson, rows, seed, details, listing=False, finished=(), whole=False):
+    """Print the scorecard of `lesson`'s rows; `finished`: earlier lessons done, one line each, first;
+    whole: the rows are every step of the lesson (make test), not steps picked out (make test STEP=)."""
     blocked = blocker(rows)
     out = [line for done in finished for line in finished_lines(done)]
     if blocked:
@@ -465,9 +474,9 @@ def show(lesson, rows, seed, details, listing=False, finished=()):
             out += every_failure(row) + (which_pass(row) if row.cases and row.failures else [])
         else:
             out += first_failure(row) if row is not None and row.detail else []
-    out += rows_table(lesson, rows, blocked) + advice(lesson, rows, blocked, seed)
+    out += rows_table(lesson, rows, blocked, whole) + advice(lesson, rows, blocked, seed, whole)
     unfinished = [r for r in rows if not r.done and r.failures]
-    if len(rows) > 1 and unfinished and not blocked:
+    if whole and unfinished and not blocked:
         first = next((r for r in unfinished if r.step is next_step(lesson, rows)), unfinished[0])
         out.append(
             say(

@@ -24,7 +24,6 @@ import argparse
 import hashlib
 import os
 import random
-import re
 import signal
 import sys
 import tempfile
@@ -35,11 +34,11 @@ from pathlib import Path
 
 from course import ROOT, registry, seam, toolchain
 from course.i18n import say
+from tools.core.bodies import MARK
 from tools.core.plugin import REPORT, read_report
 from tools.learner import grade, scorecard, state
 
 POLL_S = 0.1
-MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")  # as tools/core/bodies.py reads them
 
 
 # ------------------------------------------------------------------------------------------------
@@ -376,11 +375,10 @@ class Watcher:
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--lesson", default=os.environ.get("LESSON") or None, help="T4 (default: the first lesson)")
-    parser.add_argument("--step", help="watch this step only: T4.2, t4.2 or 2 (default: the step in progress)")
+    grade.lesson_flags(parser, "watch this step only (default: the step in progress)")
     parser.add_argument("--seed", type=int, default=None, help="the seed of every random input (default: random)")
     parser.add_argument("--runs", type=int, default=0, help=argparse.SUPPRESS)  # tests: stop after N gradings
-    parser.add_argument("--bench", action="store_true", help="time save to verdict (T4.1, T4.2, a regression)")
+    parser.add_argument("--bench", action="store_true", help="time save to verdict (the first two steps, a regression)")
     args = parser.parse_args(argv)
     if args.bench:
         from tools.learner.watch_bench import bench
@@ -390,7 +388,7 @@ def main(argv=None):
     try:
         lesson = state.current_lesson(args.lesson)
         s = registry.step(args.step, within=lesson.id) if args.step else None
-        lesson = s.lesson if s else lesson  # STEP=T4.3 watches T4's file, whichever lesson is current
+        lesson = s.lesson if s else lesson  # a step of another lesson watches that lesson's file
     except KeyError as e:
         print(e.args[0], file=sys.stderr)
         return 2

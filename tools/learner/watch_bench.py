@@ -11,28 +11,32 @@ from course import registry
 from tools.core.bodies import fill_in, plant
 from tools.core.repo import pristine_stub, scratch_repo, solution_file
 
-BROKEN_T41 = ["    pid = pid + 1  # planted by --bench: every tile moves one program on\n"]
+# Planted at the start of the first step's first body: its checks fail there, whatever the lesson.
+BROKEN = ["    raise AssertionError('planted by --bench')\n"]
 
 
 def bench(repeats=3):
     """Save-to-verdict times: a watch process in a scratch copy, timed from the write to the line
-    that ends the save's output.  For T4.1 and T4.2 alone (--step), each save the reference's body
-    (passing) or the stub's (failing); then, watching T4.2, saves that break T4.1 (a regression,
-    shown first) and mend it, T4.1 and T4.2 graded side by side."""
+    that ends the save's output.  For the first lesson's first two steps alone (--step), each save
+    the reference's body (passing) or the stub's (failing); then, watching the second, saves that
+    break the first (a regression, shown first) and mend it, both graded side by side.  A lesson
+    of one step has no regression to time."""
     lesson = registry.lesson()
     stub, solution = pristine_stub(lesson), solution_file(lesson).read_text()
-    first, second = lesson.steps[:2]
     results = {}
-    for s in (first, second):
+    for s in lesson.steps[:2]:
         before = {x.id for x in lesson.steps[: lesson.steps.index(s)]}
         texts = [fill_in(stub, solution, before | {s.id}), fill_in(stub, solution, before)]
         saves = timed_saves(lesson, s, texts[1], texts * repeats)
         results[s.id] = [t for t, _, _ in saves]
         show_times(f"{s.id}", saves)
+    if len(lesson.steps) < 2:
+        return results
+    first, second = lesson.steps[:2]
     mended = fill_in(stub, solution, {first.id, second.id})
-    broken = fill_in(stub, plant(solution, first.id, BROKEN_T41)[0], {first.id, second.id})
+    broken = fill_in(stub, plant(solution, first.id, BROKEN)[0], {first.id, second.id})
     saves = timed_saves(lesson, second, mended, [broken] + [mended, broken] * repeats)
-    regressions = saves[2::2]  # T4.1 known to pass before each of these
+    regressions = saves[2::2]  # the first step known to pass before each of these
     missed = [said for _, _, said in regressions if f"Regression: {first.id}" not in said.split(f"-- {second.id}")[0]]
     if missed:
         raise RuntimeError("a regression save did not show the regression first:\n" + missed[0])

@@ -1,7 +1,7 @@
 """What the study tools (tile_order.py, smem.py, l2sim.py, streamk.py, loads.py) share: loading the
 graded file the way the suite does, the learner's language (--lang pins it for a generated block),
 and pictures that come out the same pixel for pixel on every
-machine (tools/explainers/docs.py compares the committed PNGs with fresh ones)."""
+machine (tools/core/docs.py compares the committed PNGs with fresh ones)."""
 
 import os
 import sys

@@ -87,6 +87,29 @@ def test_a_check_that_raises_or_dies_fails_and_the_others_still_run(capsys):
         assert f"check: 1 passed, {len(checks) - 1} failed" in out
 
 
+def test_a_check_that_reads_past_a_short_lesson_or_a_module_that_does_not_import_is_a_failure(monkeypatch, capsys):
+    def past_the_steps():
+        return [s.id for s in T4.steps[len(T4.steps)]]  # the IndexError a step count assumed gives
+
+    assert main([], checks=[("a.past", past_the_steps)], jobs=1) == 1
+    out = capsys.readouterr().out
+    assert "FAIL a.past" in out and "IndexError" in out and "check: 0 passed, 1 failed" in out
+
+    import tools.checks.__main__ as runner
+
+    real = runner.importlib.import_module
+
+    def broken(name):
+        if name == "tools.checks.layering":
+            raise ImportError("a planted import error")
+        return real(name)
+
+    monkeypatch.setattr(runner.importlib, "import_module", broken)
+    found = dict(runner.all_checks())
+    assert "layering.imports" in found and "a planted import error" in found["layering.imports"]()[0]
+    assert "layout.every_step_has_marked_bodies" in found  # the other modules' checks are still there
+
+
 def test_checks_run_side_by_side_and_one_marked_alone_runs_with_nothing_beside_it(tmp_path, capsys):
     def timed(name, alone=False, cost=0):
         def check():

@@ -1,4 +1,4 @@
-"""tools/explainers/docs.py must fail when the explainers drift from the code, and only then.
+"""tools/core/docs.py must fail when the explainers drift from the code, and only then.
 
 Each test builds a tiny repo in a scratch folder (a cited file, a tool, a page) and breaks one
 thing the way a real edit would: a line moves, a line changes, a tool prints something else, a
@@ -11,7 +11,7 @@ from types import SimpleNamespace
 import pytest
 
 from tools.checks import docs as docs_checks
-from tools.explainers import docs
+from tools.core import docs
 
 CODE = "def f(x):\n    y = x + 1\n    return y\n"
 TOOL = textwrap.dedent("""\

@@ -65,7 +65,7 @@ def test_the_scorecard_says_which_checks_need_a_gpu(lang):
 def test_the_total_counts_the_checks_that_did_not_run(lang):
     rows = [grade.row_of(BY_ID["T5.4"], t5_4_report(), 0, "")]
     other = grade.row_of(BY_ID["T5.1"], dict(collected=[collected("t::a", "T5.1")], results={"t::a": result()}), 0, "")
-    text = " ".join(" ".join(scorecard.rows_table(T5, [other, *rows])).split())  # wrapped lines joined
+    text = " ".join(" ".join(scorecard.rows_table(T5, [other, *rows], whole=True)).split())  # wrapped lines joined
     assert (
         "另有 6 个检查这里没有运行"
         if lang == "zh"

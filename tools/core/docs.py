@@ -9,7 +9,7 @@ Two kinds of block, both checked by `make check` (tools/checks/docs.py):
        ...those lines, verbatim...
        ```
 
-   When code moves but the quoted lines still exist unchanged, `python -m tools.explainers.docs fix`
+   When code moves but the quoted lines still exist unchanged, `python -m tools.core.docs fix`
    renumbers the citation; when the lines themselves changed, edit the text by hand.  To add a
    citation, write the marker and an empty fence (```python + ```): `fix` fills it in.
 
@@ -22,7 +22,7 @@ Two kinds of block, both checked by `make check` (tools/checks/docs.py):
    The output sits there as is (a markdown table, say), or inside one fence (```text ... ```)
    when it is plain text; regen keeps whichever form the block has.  A command that draws a
    picture takes `--png PATH`; the check draws it again into a scratch file and compares pixels
-   with the committed PATH.  `python -m tools.explainers.docs regen` reruns every command and rewrites the
+   with the committed PATH.  `python -m tools.core.docs regen` reruns every command and rewrites the
    blocks and pictures.
 
 Every function takes the repo root, so tools/tests/test_docs.py can run them on a scratch copy.
@@ -71,7 +71,7 @@ def citation_problems(doc, root=ROOT):
         if "".join(lines[first - 1 : last]) != code:
             problems.append(
                 f"{doc.name}: {path}:{first}-{last} no longer holds the quoted code "
-                f"(`python -m tools.explainers.docs fix` renumbers it if the code only moved)"
+                f"(`python -m tools.core.docs fix` renumbers it if the code only moved)"
             )
     return problems
 
@@ -169,11 +169,11 @@ def generated_problems(doc, root=ROOT, cache=None):
             problems.append(f"{doc.name}: {error}")
             continue
         if out != block_body(m["out"]):
-            problems.append(f"{doc.name}: the output of `{cmd}` changed (`python -m tools.explainers.docs regen`)")
+            problems.append(f"{doc.name}: the output of `{cmd}` changed (`python -m tools.core.docs regen`)")
         if same_picture_now is False:
             problems.append(
                 f"{doc.name}: {png_path(cmd, root).relative_to(root)} differs from what `{cmd}` "
-                f"draws now (`python -m tools.explainers.docs regen`)"
+                f"draws now (`python -m tools.core.docs regen`)"
             )
     return problems
 
