@@ -116,7 +116,7 @@ def check_every_lesson_with_mistakes_shows_their_table():
 
     from tools.core.docs import GENERATED
     from tools.core.mistakes import lessons_with_mistakes
-    from tools.explainers.mistakes import parser
+    from tools.core.mistakes import table_parser as parser
 
     problems = []
     for lesson in lessons_with_mistakes():

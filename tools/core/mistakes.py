@@ -13,6 +13,7 @@ mine/) and of the mistake itself, so an edit elsewhere (another lesson's suite o
 mistakes module) keeps it, and a mistake added to a lesson's module runs alone.
 """
 
+import argparse
 import ast
 import json
 import os
@@ -33,6 +34,20 @@ from tools.core.repo import earlier_lessons_written, scratch_repo, solution_file
 
 def lessons_with_mistakes():
     return [lesson for lesson in LESSONS if mistakes_of(lesson)]
+
+
+def table_parser(description=None):
+    """The command line of a §8 table (python -m tools.explainers.mistakes), here because make check
+    reads the tables' generated commands with it too.  --lesson defaults to the first lesson that
+    has mistakes, so a generated block without it shows that lesson's table."""
+    first = next(iter(lessons_with_mistakes()), lesson_by_id())
+    p = argparse.ArgumentParser(description=description, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument(
+        "--lesson", type=str.upper, default=first.id, help=f"whose mistakes (default {first.id}: the first with some)"
+    )
+    p.add_argument("--lang", choices=i18n.LANGS, default="zh")
+    p.add_argument("--only", nargs="+", metavar="KEY", help="these mistakes alone, by key")
+    return p
 
 
 VARYING = re.compile(r"\d\.\d+e[+-]\d+")  # relative errors of random inputs

@@ -19,11 +19,9 @@ reference is an error, so the table cannot quietly describe code that has change
 vary from run to run (relative errors of random inputs) print as x.xe-xx.
 """
 
-import argparse
-
 from course.lesson_data import mistakes_file, mistakes_of
 from course.registry import lesson as lesson_by_id
-from tools.core.mistakes import lessons_with_mistakes, seen_by_learner
+from tools.core.mistakes import lessons_with_mistakes, seen_by_learner, table_parser
 from tools.core.tables import table
 
 HEADS = {
@@ -32,21 +30,8 @@ HEADS = {
 }
 
 
-def parser():
-    """The command line; --lesson defaults to the first lesson that has mistakes (a generated block
-    without it shows that lesson's table)."""
-    first = next(iter(lessons_with_mistakes()), lesson_by_id())
-    p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument(
-        "--lesson", type=str.upper, default=first.id, help=f"whose mistakes (default {first.id}: the first with some)"
-    )
-    p.add_argument("--lang", choices=HEADS, default="zh")
-    p.add_argument("--only", nargs="+", metavar="KEY", help="these mistakes alone, by key")
-    return p
-
-
 def main():
-    p = parser()
+    p = table_parser(__doc__)
     args = p.parse_args()
     lesson = lesson_by_id(args.lesson)
     mistakes = mistakes_of(lesson)

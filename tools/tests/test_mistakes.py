@@ -11,7 +11,6 @@ from course import ROOT, lesson_data
 from course.registry import BY_ID, lesson
 from tools.core import mistakes as runs
 from tools.core.repo import solution_file
-from tools.explainers import mistakes
 
 T4 = lesson("T4")
 T5 = lesson("T5")
@@ -32,9 +31,9 @@ def test_each_lesson_s_file_is_found_and_a_lesson_without_one_has_none():
 
 
 def test_the_default_lesson_keeps_t4_s_generated_commands_working():
-    args = mistakes.parser().parse_args(["--lang", "en"])
+    args = runs.table_parser().parse_args(["--lang", "en"])
     assert (args.lesson, args.lang) == ("T4", "en")
-    assert mistakes.parser().parse_args(["--lesson", "t5"]).lesson == "T5"
+    assert runs.table_parser().parse_args(["--lesson", "t5"]).lesson == "T5"
 
 
 @pytest.mark.parametrize("lesson", runs.lessons_with_mistakes(), ids=lambda lesson: lesson.id)
