@@ -1,5 +1,7 @@
-"""GPU facts the lessons compute with, kept here once: the suite, the study tools, the
-benchmarks and the explainers' generated tables all read them from this file.
+"""GPU facts the course's machinery computes with, kept here once: the suite, the study tools, the
+benchmarks and the explainers' generated tables read them from this file.  A lesson's reference
+imports no course/ module (a learner's file need not), so it writes what it needs itself: its
+pick_config defaults to 132 SMs, H200_SMS below; the other-style solution imports H200_SMS.
 
 Shared memory: a pipelined matmul keeps num_stages A blocks (BLOCK_M x BLOCK_K) and num_stages
 B blocks (BLOCK_K x BLOCK_N) in shared memory at once (explainer §4), so

@@ -132,3 +132,18 @@ def step(step_id, within=None):
     if key not in by_id:
         raise KeyError(f"no step {step_id!r}; steps are {', '.join(by_id)}")
     return by_id[key]
+
+
+def step_writing(name):
+    """The first step that writes `name` (a function or constant of its lesson's file): how a tool that
+    studies one function finds its step, and so its lesson, without naming either."""
+    for each in __getattr__("LESSONS"):
+        for s in each.steps:
+            if name in s.writes:
+                return s
+    raise KeyError(f"no step writes {name!r}")
+
+
+def lesson_writing(name):
+    """The lesson whose steps write `name`: step_writing(name)'s lesson."""
+    return step_writing(name).lesson

@@ -7,7 +7,7 @@ import re
 from concurrent.futures import ThreadPoolExecutor
 
 from course import ROOT
-from course.registry import BY_ID, LESSON_BY_ID, LESSONS
+from course.registry import BY_ID, LESSONS
 from tools.checks.common import costly
 from tools.core import docs
 
@@ -86,12 +86,14 @@ def check_every_section_a_message_names_exists():
 def check_every_section_the_mistakes_table_names_exists():
     """The §8 table sends each mistake to a subsection: it must be a heading of both explainers, and
     the mistake's step a step of the lesson whose file holds it."""
-    from tools.explainers.mistakes import lessons_with_mistakes, mistakes_of
+    from course.lesson_data import mistakes_file, mistakes_of
+    from tools.core.mistakes import lessons_with_mistakes
 
+    named = {mistakes_file(lesson) for lesson in LESSONS}
     problems = [
-        f"tools/explainers/{f.name} holds mistakes of {f.stem[len('mistakes_') :].upper()}, which is no lesson"
-        for f in sorted((ROOT / "tools" / "explainers").glob("mistakes_*.py"))
-        if f.stem[len("mistakes_") :].upper() not in LESSON_BY_ID
+        f"{rel} looks like a lesson's mistakes, but no lesson's id makes that name ({', '.join(sorted(named))})"
+        for rel in sorted(str(f.relative_to(ROOT)) for f in (ROOT / "course" / "lessons").glob("*_mistakes.py"))
+        if rel not in named
     ]
     for lesson in lessons_with_mistakes():
         for m in mistakes_of(lesson):
@@ -108,12 +110,13 @@ def check_every_section_the_mistakes_table_names_exists():
 
 
 def check_every_lesson_with_mistakes_shows_their_table():
-    """A lesson with classic mistakes (tools/explainers/mistakes_<lesson>.py) shows their generated
+    """A lesson with classic mistakes (course/lessons/<id>_mistakes.py) shows their generated
     table in each explainer, in that explainer's language; the generated-blocks check keeps it current."""
     import shlex
 
     from tools.core.docs import GENERATED
-    from tools.explainers.mistakes import lessons_with_mistakes, parser
+    from tools.core.mistakes import lessons_with_mistakes
+    from tools.core.mistakes import table_parser as parser
 
     problems = []
     for lesson in lessons_with_mistakes():

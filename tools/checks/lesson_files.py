@@ -5,11 +5,8 @@ a new lesson is told which file it lacks before any other check trips over the g
 import sys
 
 from course import ROOT
+from course.lesson_data import other_style_file
 from course.registry import LESSONS
-
-# Where a lesson's solution in another style lives (make check's other_styles runs it).
-# TODO(lead): house-tools moves the variants beside solutions/; change this one line with them.
-VARIANT = "tools/checks/variants/{file}"
 
 
 def answers_of(explainer):
@@ -31,7 +28,7 @@ def files_of(lesson):
     files += [
         (f"mine/{lesson.file}", "the stub the learner fills in"),
         (f"solutions/{lesson.file}", "the reference"),
-        (VARIANT.format(file=lesson.file), "a solution in another style"),
+        (other_style_file(lesson), "a solution in another style (make check's other_styles runs it)"),
         (lesson.suite, "its section of the suite"),
     ]
     if lesson.probes:

@@ -103,9 +103,10 @@ def language_problems(lang, source, reason):
 
 @costly(50)  # its runs are the §8 tables' too (docs): whichever asks first makes them
 def check_the_mistakes_speak_the_learners_language():
-    """Each classic mistake of §8 of every lesson that has them (tools/explainers/mistakes_<lesson>.py),
+    """Each classic mistake of §8 of every lesson that has them (course/lessons/<id>_mistakes.py),
     made in a copy of the reference, under each language."""
-    from tools.explainers.mistakes import lessons_with_mistakes, mistakes_of, seen_by_learner
+    from course.lesson_data import mistakes_of
+    from tools.core.mistakes import lessons_with_mistakes, seen_by_learner
 
     problems = []
     for lesson in lessons_with_mistakes():
@@ -199,8 +200,9 @@ def cause_problems(lesson, mistakes, causes, lang, found):
 
 @costly(1)  # reads the runs of the check above
 def check_each_mistake_names_its_own_cause_and_no_other():
-    """Every mistake and mutant of every lesson (tools/explainers/mistakes_<lesson>.py), in each language."""
-    from tools.explainers.mistakes import causes_of, lessons_with_mistakes, mistakes_of, seen_by_learner
+    """Every mistake and mutant of every lesson (course/lessons/<id>_mistakes.py), in each language."""
+    from course.lesson_data import causes_of, mistakes_of
+    from tools.core.mistakes import lessons_with_mistakes, seen_by_learner
 
     problems = []
     for lesson in lessons_with_mistakes():

@@ -12,6 +12,7 @@ from importlib import metadata
 from pathlib import Path
 
 from course import ROOT
+from course.lesson_data import read_by_runs
 
 # Runs kept between checks and between make checks, each under a hash of all that it reads.
 # `rm -rf` it for a cold start; COURSE_CHECK_CACHE names another folder.
@@ -39,11 +40,16 @@ _used = []  # the kept runs this process read: forgotten if its check fails (for
 
 
 def _files(rel):
+    """The files under rel that a run can read: not caches, backups, or lesson data no run imports."""
     path = ROOT / rel
     if path.is_file():
         return [path]
     skip = ("__pycache__", "backups")
-    return sorted(f for f in path.rglob("*") if f.is_file() and not any(s in f.parts for s in skip))
+    return sorted(
+        f
+        for f in path.rglob("*")
+        if f.is_file() and not any(s in f.parts for s in skip) and read_by_runs(f.relative_to(ROOT).as_posix())
+    )
 
 
 def gpu_seen():

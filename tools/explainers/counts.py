@@ -9,22 +9,20 @@
     python -m tools.explainers.counts flops 8192 8192 8192 --tflops 637
     python -m tools.explainers.counts fusion 8192 8192 1024    # bytes through DRAM, fused or not
 
-Each prints a markdown table (or a few lines) that content/t4.md and content/t4.en.md embed in
-generated blocks (tools/core/docs.py).
+Each prints a markdown table (or a few lines) that the explainers in content/ embed in generated
+blocks (tools/core/docs.py).
 """
 
 import argparse
 
 from course import registry
 from course.hardware import BYTES_PER_ELEMENT
-from course.registry import lesson
+from course.i18n import LANGS
 from tools.core.tables import table
 from tools.core.tiles import MIB, cdiv, coords
 
-T4 = lesson("T4")
 
-
-def steps(lang, lesson=T4):
+def steps(lang, lesson):
     """The table of a lesson's steps, from the registry."""
     col = 0 if lang == "zh" else 1
     heads = {
@@ -185,7 +183,7 @@ def fusion(M, N, K, dtype, lang):
 def main():
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     sub = p.add_subparsers(dest="what", required=True)
-    sub.add_parser("steps").add_argument("--lesson", default="T4", help="whose steps (default T4)")
+    sub.add_parser("steps").add_argument("--lesson", help="whose steps (default: the first lesson)")
     c = sub.add_parser("coords")
     for name in ("num_pid_m", "num_pid_n", "GROUP_M"):
         c.add_argument(name, type=int)
@@ -213,7 +211,7 @@ def main():
         u.add_argument(name, type=int)
     u.add_argument("--dtype", choices=BYTES_PER_ELEMENT, default="fp16")
     for parser in sub.choices.values():
-        parser.add_argument("--lang", choices=T4.explainers, default="zh")
+        parser.add_argument("--lang", choices=LANGS, default="zh")
     a = p.parse_args()
     if a.what == "steps":
         print(steps(a.lang, registry.lesson(a.lesson)))

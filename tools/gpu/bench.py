@@ -27,9 +27,7 @@ from pathlib import Path
 from course import registry
 from course.hardware import H200_DRAM_BYTES_PER_S, H200_L2_BYTES
 from course.i18n import add_lang_flag, say, use_lang
-from course.registry import LESSONS, lesson
-
-T4 = lesson("T4")
+from course.registry import LESSONS
 
 SQUARE = [512, 1024, 2048, 4096, 8192]
 LLM = ["8192x8192x1024", "4096x11008x4096", "16x8192x8192"]  # MxNxK; the last is one decode step
@@ -41,7 +39,7 @@ def parse_shape(text):
     return tuple(parts * 3) if len(parts) == 1 else tuple(parts)
 
 
-def load_side(side, torch, dtype, lesson=T4):
+def load_side(side, torch, dtype, lesson):
     """The lesson's module on that side, or None with a reason if it does not compute a right product yet."""
     try:
         mod = importlib.import_module(f"{side}.{lesson.module}")
@@ -113,7 +111,11 @@ def main(argv=None):
     p.add_argument("--side", choices=["solutions", "mine", "both"], default="both")
     p.add_argument("--lessons", nargs="+", default=[lesson.id for lesson in LESSONS], help="whose matmul to time")
     p.add_argument("--layouts", nargs="+", default=list(LAYOUTS), choices=LAYOUTS, help="how B lies in memory")
-    p.add_argument("--heldout", action="store_true", help="T5 on the held-out shapes, graph-timed and eager")
+    p.add_argument(
+        "--heldout",
+        action="store_true",
+        help="the first lesson whose reference tunes per shape, on the held-out shapes, graph-timed and eager",
+    )
     p.add_argument("--heldout-only", nargs="+", default=[], metavar="MxNxK", help="with --heldout: only these")
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
@@ -212,13 +214,15 @@ def main(argv=None):
 
 
 def bench_heldout(args, dtypes, out_dir, torch, triton):
-    """--heldout: T5's reference against torch.matmul on tools/gpu/heldout.py's shapes, both timings."""
-    from solutions import t5_persistent
+    """--heldout: the reference that tunes per shape against torch.matmul on tools/gpu/heldout.py's
+    shapes, both timings."""
     from tools.gpu import heldout
+    from tools.gpu.references import TUNES_PER_SHAPE, first_with
 
+    tuned, ref = first_with(TUNES_PER_SHAPE)
     only = {parse_shape(s) for s in args.heldout_only}
     shapes = [s for s in heldout.HELDOUT if not only or s[1:] in only]
-    rows = heldout.run(t5_persistent, dtypes, args.rounds, graph_timer, input_sets, torch, triton, shapes)
+    rows = heldout.run(ref, tuned.id, dtypes, args.rounds, graph_timer, input_sets, torch, triton, shapes)
     write_csv(rows, out_dir / "heldout.csv")
     heldout.summary(rows)
 

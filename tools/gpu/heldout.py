@@ -1,4 +1,5 @@
-"""`make bench ARGS=--heldout`: T5 against torch.matmul on shapes nothing was tuned on (issue 18).
+"""`make bench ARGS=--heldout`: a lesson's reference that tunes its config per shape (the first such,
+tools/gpu/references.py) against torch.matmul on shapes nothing was tuned on (issue 18).
 
 Each shape is timed four ways: B row-major or given as W.t() (an nn.Linear weight), and
 - graph-timed, as the bench grid is (tools/gpu/bench.py: launches replayed from a CUDA graph, the
@@ -68,13 +69,15 @@ def host_cost(call, torch, calls=3000):
     return statistics.median(loops)
 
 
-def run(t5, dtypes, rounds, graph_timer, input_sets, torch, triton, shapes=HELDOUT):
-    """Rows of (dtype, kind, M, N, K, layout, timing, kernel, ms, vs_torch): graph-timed and eager."""
+def run(ref, label, dtypes, rounds, graph_timer, input_sets, torch, triton, shapes=HELDOUT):
+    """Rows of (dtype, kind, M, N, K, layout, timing, kernel, ms, vs_torch): graph-timed and eager; the
+    reference module ref's rows have kernel = label (its lesson's id)."""
     rows = []
     for dname, dtype in dtypes.items():
         for kind, M, N, K in shapes:
             for layout in LAYOUTS:
-                makers = {"torch": lambda a, b: lambda: torch.matmul(a, b), "T5": lambda a, b: lambda: t5.matmul(a, b)}
+                makers = {"torch": lambda a, b: lambda: torch.matmul(a, b)}
+                makers[label] = lambda a, b: lambda: ref.matmul(a, b)
                 sets = input_sets(M, N, K, dtype, torch, layout)
                 graph = {name: graph_timer(make, sets, torch) for name, make in makers.items()}
                 a, b = sets[0]
@@ -103,17 +106,22 @@ def run(t5, dtypes, rounds, graph_timer, input_sets, torch, triton, shapes=HELDO
                                 vs_torch=round(base / t, 3),
                             )
                         )
-                line = "  ".join(f"{r['timing']} {r['vs_torch']:.2f}" for r in rows[-4:] if r["kernel"] == "T5")
-                print(f"{dname} {kind:6} {M:>5}x{N:<5}x{K:<5} {layout:9} T5/torch: {line}", flush=True)
+                line = "  ".join(f"{r['timing']} {r['vs_torch']:.2f}" for r in rows[-4:] if r["kernel"] == label)
+                print(f"{dname} {kind:6} {M:>5}x{N:<5}x{K:<5} {layout:9} {label}/torch: {line}", flush=True)
         torch.cuda.empty_cache()
     return rows
 
 
 def summary(rows, prefix="# "):
-    """Geometric means of T5/torch per dtype and timing, the lowest, and the decode and 768³ rows."""
+    """Geometric means of each kernel/torch per dtype and timing, the lowest, and the decode and 768³ rows."""
+    for label in [k for k in dict.fromkeys(r["kernel"] for r in rows) if k != "torch"]:
+        summary_of(rows, label, prefix)
+
+
+def summary_of(rows, label, prefix):
     for dname in sorted({r["dtype"] for r in rows}):
         for timing in ("graph", "eager"):
-            mine = [r for r in rows if r["dtype"] == dname and r["timing"] == timing and r["kernel"] == "T5"]
+            mine = [r for r in rows if r["dtype"] == dname and r["timing"] == timing and r["kernel"] == label]
             if not mine:
                 continue
             ratios = [r["vs_torch"] for r in mine]
@@ -121,7 +129,7 @@ def summary(rows, prefix="# "):
             where = f"{low['M']}x{low['N']}x{low['K']} {low['layout']}"
             geo = statistics.geometric_mean(ratios)
             print(
-                f"{prefix}{dname} held-out {timing}: T5/torch geometric mean {geo:.3f} over {len(ratios)}, "
+                f"{prefix}{dname} held-out {timing}: {label}/torch geometric mean {geo:.3f} over {len(ratios)}, "
                 f"lowest {low['vs_torch']:.2f} at {where}"
             )
             for layout in LAYOUTS:

@@ -1,9 +1,9 @@
-"""Nsight Compute counters of every lesson's reference at the same shape: T4 against T5 (content/t5.perf.md §7).
+"""Nsight Compute counters of every lesson's reference at the same shape, side by side (content/t5.perf.md §7).
 
     python -m tools.gpu.ncu_lessons --shapes 1024 8192 --dtype fp16     # runs ncu, prints a table
     python -m tools.gpu.ncu_lessons --launch 1024 --dtype fp16          # what ncu profiles (no table)
 
-For each shape the child process lets T4's autotuner pick its config and compiles T5's kernel, then
+For each shape the child process lets each autotuner pick its config and compiles each kernel, then
 launches each lesson's `matmul` once inside the profiled range.  ncu runs with `--clock-control none`
 (the GPU keeps its own clocks, as in `make bench`) and its default cache control, which flushes the
 caches before each profiled kernel: every launch starts with a cold L2, as in `make bench`, where the
@@ -64,7 +64,7 @@ def launch(shape, dname):
 
 
 def config_of(mod, M, N, K, dtype):
-    """What the lesson's matmul ran at this shape: T4's autotuner winner, T5's picked Config."""
+    """What the lesson's matmul ran at this shape: its picked Config, else its autotuner's winner."""
     if hasattr(mod, "pick_config"):
         return mod.pick_config(M, N, K, dtype)
     tuner = getattr(mod, "matmul_kernel_autotuned", None)

@@ -1,4 +1,5 @@
-"""Fill T5's tuning cache from the TUNING shapes only (content/t5.perf.md §3), never the held-out ones.
+"""Fill the tuning cache of the first lesson whose reference tunes per shape (tools/gpu/references.py)
+from the TUNING shapes only (content/ref.perf.md §3), never the held-out ones.
 
     T5_AUTOTUNE=1 T5_TUNE_CACHE=tuned.json python -m tools.gpu.tune [MxNxK ...: retune only these]
 
@@ -9,7 +10,6 @@ being tuned on a held-out shape.  fp16 tunes the buckets of both 16-bit types.
 """
 
 import json
-import os
 import sys
 
 # (kind, M, N, K): the same kinds as tools/gpu/heldout.py's HELDOUT, other shapes.
@@ -56,26 +56,28 @@ def main():
 
     if not torch.cuda.is_available():
         sys.exit("tune needs a CUDA GPU")
-    if os.environ.get("T5_AUTOTUNE") != "1" or os.environ.get("T5_TUNE_FROZEN") == "1":
-        sys.exit("set T5_AUTOTUNE=1 (and not T5_TUNE_FROZEN) to tune")
-    from solutions import t5_persistent as t5
     from tools.gpu.bench import parse_shape
+    from tools.gpu.references import TUNES_PER_SHAPE, first_with
+
+    _, ref = first_with(TUNES_PER_SHAPE)
+    if not ref.AUTOTUNE or ref.TUNE_FROZEN:  # read from the environment when the reference was imported
+        sys.exit(f"{ref.__name__} does not tune: set its AUTOTUNE switch, not TUNE_FROZEN (tools/gpu/tune.py's usage)")
 
     only = {parse_shape(s) for s in sys.argv[1:]}  # retune these shapes' buckets (a cache holds the rest)
     for _, M, N, K in TUNING:
         if only and (M, N, K) not in only:
             continue
         for layout in ("row-major", "W.t()"):
-            if t5._tuned is None:  # the cache as tuned_config reads it, so that the other buckets stay
-                t5._tuned = {k: t5.Config(*v) for k, v in json.load(open(t5.TUNE_CACHE)).items()} if only else {}
-            t5._tuned.pop(t5.shape_bucket(M, N, K, torch.float16, layout == "W.t()"), None)
+            if ref._tuned is None:  # the cache as tuned_config reads it, so that the other buckets stay
+                ref._tuned = {k: ref.Config(*v) for k, v in json.load(open(ref.TUNE_CACHE)).items()} if only else {}
+            ref._tuned.pop(ref.shape_bucket(M, N, K, torch.float16, layout == "W.t()"), None)
             a = torch.randn(M, K, device="cuda", dtype=torch.float16)
             b = torch.randn(N, K, device="cuda", dtype=torch.float16)
             b = b.t() if layout == "W.t()" else b.reshape(K, N)
-            t5.matmul(a, b)
-            bucket = t5.shape_bucket(M, N, K, torch.float16, layout == "W.t()")
-            print(f"{M}x{N}x{K} {layout}: {bucket}: {t5._tuned.get(bucket)}", flush=True)
-    print(f"# wrote {t5.TUNE_CACHE}: {len(t5._tuned)} buckets")
+            ref.matmul(a, b)
+            bucket = ref.shape_bucket(M, N, K, torch.float16, layout == "W.t()")
+            print(f"{M}x{N}x{K} {layout}: {bucket}: {ref._tuned.get(bucket)}", flush=True)
+    print(f"# wrote {ref.TUNE_CACHE}: {len(ref._tuned)} buckets")
 
 
 if __name__ == "__main__":

@@ -9,25 +9,24 @@ from pathlib import Path
 
 from course import seam, toolchain
 from course.i18n import not_written, say
-from course.registry import lesson
-
-T4 = lesson("T4")
 
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
 
 
-def add_solution_flag(parser):
+def add_solution_flag(parser, lesson):
+    """--solution: the lesson's reference instead of the learner's file.  Each tool passes the lesson
+    of what it studies (course.registry.lesson_writing), so no tool names a lesson."""
     parser.add_argument(
         "--solution",
         action="store_true",
         help=say(
-            zh=f"用 solutions/{T4.file}（设 SOLUTION=1）代替 mine/{T4.file}",
-            en=f"use solutions/{T4.file} (sets SOLUTION=1) instead of mine/{T4.file}",
+            zh=f"用 solutions/{lesson.file}（设 SOLUTION=1）代替 mine/{lesson.file}",
+            en=f"use solutions/{lesson.file} (sets SOLUTION=1) instead of mine/{lesson.file}",
         ),
     )
 
 
-def load_graded(solution, lesson=T4):
+def load_graded(solution, lesson):
     """The graded module of a lesson, chosen by course/seam.py: mine/ unless --solution or SOLUTION=1.
 
     As the suite does: Triton's interpreter when there is no CUDA (before triton is first
@@ -42,9 +41,17 @@ def load_graded(solution, lesson=T4):
         sys.exit(say(zh=f"{seam.path(lesson)} 导入失败，没法运行：{e}", en=str(e)))
 
 
-def graded_path(lesson=T4):
+def graded_path(lesson):
     """The file load_graded() loaded (after --solution or SOLUTION=1)."""
     return seam.path(lesson)
+
+
+def probes(lesson):
+    """The lesson's probe kernels (course/lessons/<id>_probes.py), which call the graded file's device
+    functions; import it after load_graded, since it loads the graded file the same way."""
+    import importlib
+
+    return importlib.import_module(lesson.probes.removesuffix(".py").replace("/", "."))
 
 
 def not_written_yet(message):

@@ -53,7 +53,7 @@ import argparse
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from course.hardware import BYTES_PER_ELEMENT, H200_L2_BYTES
+from course.hardware import BYTES_PER_ELEMENT, H200_L2_BYTES, H200_SMS
 from course.i18n import add_lang_flag, display_width, say, use_lang
 from tools.core import tables
 from tools.core.tiles import MIB, cdiv, coords
@@ -83,7 +83,9 @@ class Traffic:
         return self.a_bytes + self.b_bytes
 
 
-def simulate(M, N, K, blocks, bytes_per_element, group_m, sms=132, per_sm=1, l2_bytes=H200_L2_BYTES, max_waves=None):
+def simulate(
+    M, N, K, blocks, bytes_per_element, group_m, sms=H200_SMS, per_sm=1, l2_bytes=H200_L2_BYTES, max_waves=None
+):
     """Traffic of A and B from DRAM under the model in this file's docstring."""
     bm, bn, bk = blocks
     num_pid_m, num_pid_n, k_steps = cdiv(M, bm), cdiv(N, bn), cdiv(K, bk)
@@ -276,7 +278,9 @@ def main(argv=None):
     parser.add_argument("--blocks", type=int, nargs=3, default=(128, 256, 64), metavar=("BM", "BN", "BK"))
     parser.add_argument("--dtype", choices=sorted(BYTES_PER_ELEMENT), default="fp16")
     parser.add_argument("--group-m", type=int, nargs="+", default=[1, 2, 4, 8, 16])
-    parser.add_argument("--sms", type=int, default=132, help="streaming multiprocessors (132: H100/H200 SXM)")
+    parser.add_argument(
+        "--sms", type=int, default=H200_SMS, help=f"streaming multiprocessors ({H200_SMS}: H100/H200 SXM)"
+    )
     parser.add_argument("--per-sm", type=int, default=1, help="programs one SM runs at a time")
     parser.add_argument("--l2-mib", type=float, default=H200_L2_BYTES / MIB, help="L2 size in MiB (60: the H200)")
     parser.add_argument("--format", choices=("text", "markdown"), default="text")

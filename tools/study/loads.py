@@ -1,8 +1,9 @@
 """See your own loads and stores: which elements of A and B each K step of one program loads, which
 lanes its masks switch off, and which cells of C its epilogue writes (explainer §3, §4, §5.1).
 
-This runs YOUR mainloop and epilogue (mine/t4_matmul.py, or the reference with --solution) through
-the suite's probe kernels (course/lessons/t4_probes.py) under Triton's interpreter, always, even on a GPU
+This runs YOUR mainloop and epilogue (in mine/, or the reference with --solution: the file of the lesson
+whose steps write them) through that lesson's probe kernels (course/lessons/<id>_probes.py, as the suite
+does) under Triton's interpreter, always, even on a GPU
 machine: there tl.load and tl.store are Python, so make loads can note the address and the mask
 of every lane of every tl.load / tl.store your file makes, without changing your code.  Each
 address is mapped back to A[m, k], B[k, n] or C[m, n] through the tensor's data_ptr and strides.
@@ -49,14 +50,14 @@ from dataclasses import dataclass
 
 from course.i18n import say, wrap
 from course.messages import stub_report
-from course.registry import lesson
+from course.registry import lesson_writing
 from tools.study import common as study
 from tools.study.loads_picture import draw
 from tools.study.loads_record import Call, Recorder, Tracked, padded
 from tools.study.loads_text import WIDTH, grid_lines, marks, report
 from tools.study.loads_verdict import Program, needed, programs, see, verdict
 
-T4 = lesson("T4")
+STUDIED = "mainloop"  # with epilogue: the lesson whose step writes it is the one studied
 
 # What the tests and other tools use from make loads, wherever it is defined.
 __all__ = [
@@ -73,7 +74,7 @@ __all__ = [
     "verdict",
 ]
 
-LAYOUTS = ("row-major", "column-major", "every-other-column")  # tests/test_t4.py's poisoned_view
+LAYOUTS = ("row-major", "column-major", "every-other-column")  # the suite's poisoned_view
 DTYPES = ("fp16", "fp32")
 MAX_DIM = 160  # wider grids wrap in a terminal; the suite's failing cases go up to K = 130
 
@@ -96,12 +97,14 @@ class Observed:
 def observe(args):
     """Run the graded mainloop, then epilogue, over the whole grid, watching every load and store."""
     os.environ["TRITON_INTERPRET"] = "1"  # before triton is imported: the interpreter, on any machine
-    study.load_graded(args.solution)
+    lesson = lesson_writing(STUDIED)
+    study.load_graded(args.solution, lesson)
     import torch
     import triton
 
     from course import seam
-    from course.lessons import t4_probes  # its kernels call the graded module's mainloop and epilogue
+
+    probes = study.probes(lesson)  # its kernels call the graded module's mainloop and epilogue
 
     dtype = {"fp16": torch.float16, "fp32": torch.float32}[args.dtype]
     bm, bn, bk = args.block
@@ -123,7 +126,7 @@ def observe(args):
     grid = [(m, n) for m in range(gm) for n in range(gn)]
 
     def launch(kernel, *kargs):
-        recorder = Recorder(seam.path(T4), tensors + scratch)
+        recorder = Recorder(seam.path(lesson), tensors + scratch)
         try:
             with recorder:
                 kernel[(gm, gn)](*kargs)
@@ -135,14 +138,14 @@ def observe(args):
         return recorder.calls, ""
 
     calls, stub = launch(
-        t4_probes.mainloop_probe,
+        probes.mainloop_probe,
         *(a, b, acc_out, args.m, args.n, args.k, *a.stride(), *b.stride(), acc_out.stride(0), bm, bn, bk),
     )
     loads = programs(calls or [], tensors, grid)
     acc_note = acc_verdict(acc_out, exact, args) if calls is not None else ""
     mainloop_stub = stub
     calls, epilogue_stub = launch(
-        t4_probes.epilogue_probe, acc_in, acc_in.stride(0), c, args.m, args.n, *c.stride(), bm, bn
+        probes.epilogue_probe, acc_in, acc_in.stride(0), c, args.m, args.n, *c.stride(), bm, bn
     )
     if mainloop_stub and epilogue_stub:
         not_written_yet(mainloop_stub, None if getattr(args, "wide", False) else WIDTH)  # nothing to show
@@ -280,7 +283,7 @@ def main(argv=None):
             en=f"draw every cell, A beside B, lines unwrapped (by default the text fits {WIDTH} columns)",
         ),
     )
-    study.add_solution_flag(parser)
+    study.add_solution_flag(parser, lesson_writing(STUDIED))
     args = parser.parse_args(argv)
     args.layout_b, args.layout_c = args.layout_b or args.layout, args.layout_c or args.layout
     if not all(1 <= d <= MAX_DIM for d in (args.m, args.n, args.k)) or min(args.block) < 1:
@@ -302,7 +305,7 @@ def main(argv=None):
     if args.png:
         draw(seen, args, args.png)
     else:
-        print(report(seen, args, study.graded_path(), width=None if args.wide else WIDTH))
+        print(report(seen, args, study.graded_path(lesson_writing(STUDIED)), width=None if args.wide else WIDTH))
     if seen.mainloop_stub or seen.epilogue_stub:
         not_written_yet(seen.mainloop_stub or seen.epilogue_stub, None if args.wide else WIDTH)
 

@@ -7,8 +7,8 @@ while tl.dot works on this one:
     shared memory = num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * bytes per element
 
 Triton refuses to launch a config that needs more than the GPU's per-block opt-in limit, and
-the autotuner skips such a config silently, so a list tuned on an H100 may leave a T4 with
-nothing.  The formula and the limits live in course/hardware.py, which the suite reads too.
+the autotuner skips such a config silently, so a list tuned on an H100 may leave an NVIDIA T4
+with nothing.  The formula and the limits live in course/hardware.py, which the suite reads too.
 
     python -m tools.study.smem                      # your AUTOTUNE_CONFIGS, fp16
     python -m tools.study.smem --solution --dtype fp32 --format markdown
@@ -23,9 +23,11 @@ import sys
 from course.hardware import BYTES_PER_ELEMENT, SMEM_LIMITS, blocks_of, fits, shared_memory
 from course.i18n import add_lang_flag, say, use_lang
 from course.messages import read
-from course.registry import BY_ID
+from course.registry import step_writing
 from tools.core.tables import table
 from tools.study import common as study  # light: torch and triton load only with the graded file
+
+STUDIED = "AUTOTUNE_CONFIGS"  # what this tool reads; the step that writes it gives the lesson
 
 
 def report(blocks, dtype, markdown):
@@ -43,25 +45,24 @@ def report(blocks, dtype, markdown):
 
 def graded_blocks(solution):
     """(BLOCK_M, BLOCK_N, BLOCK_K, num_stages) of each config in the graded AUTOTUNE_CONFIGS."""
-    t4 = study.load_graded(solution)
-    if not t4.AUTOTUNE_CONFIGS:
+    step = step_writing(STUDIED)
+    graded = study.load_graded(solution, step.lesson)
+    if not graded.AUTOTUNE_CONFIGS:
         study.not_written_yet(
             say(
-                zh=f"AUTOTUNE_CONFIGS 还是空的；{read(BY_ID['T4.4'])}。"
-                f"在那之前可以用 --solution，或 --config BM BN BK STAGES",
-                en=f"AUTOTUNE_CONFIGS is empty; {read(BY_ID['T4.4'])}. "
-                f"Meanwhile: --solution, or --config BM BN BK STAGES",
+                zh=f"AUTOTUNE_CONFIGS 还是空的；{read(step)}。在那之前可以用 --solution，或 --config BM BN BK STAGES",
+                en=f"AUTOTUNE_CONFIGS is empty; {read(step)}. Meanwhile: --solution, or --config BM BN BK STAGES",
             )
         )
     try:
-        return [blocks_of(c) for c in t4.AUTOTUNE_CONFIGS]
+        return [blocks_of(c) for c in graded.AUTOTUNE_CONFIGS]
     except (AttributeError, KeyError) as e:
         sys.exit(
             say(
                 zh=f"AUTOTUNE_CONFIGS：每一项都必须是 kwargs 里有 BLOCK_M、BLOCK_N、BLOCK_K 的 triton.Config"
-                f"（{type(e).__name__}: {e}）；`make test STEP=T4.4` 会说得更多",
+                f"（{type(e).__name__}: {e}）；`make test STEP={step.id}` 会说得更多",
                 en=f"AUTOTUNE_CONFIGS: every entry must be a triton.Config with BLOCK_M, BLOCK_N and "
-                f"BLOCK_K in its kwargs ({type(e).__name__}: {e}); `make test STEP=T4.4` says more",
+                f"BLOCK_K in its kwargs ({type(e).__name__}: {e}); `make test STEP={step.id}` says more",
             )
         )
 
@@ -77,7 +78,7 @@ def main(argv=None):
         metavar=("BM", "BN", "BK", "STAGES"),
         help="one hand-made config instead of AUTOTUNE_CONFIGS",
     )
-    study.add_solution_flag(parser)
+    study.add_solution_flag(parser, step_writing(STUDIED).lesson)
     add_lang_flag(parser)
     args = parser.parse_args(argv)
     use_lang(args)
@@ -86,7 +87,7 @@ def main(argv=None):
     blocks = [tuple(args.config)] if args.config else graded_blocks(args.solution)
     markdown = args.format == "markdown"
     if not markdown:
-        where = "--config" if args.config else study.graded_path()
+        where = "--config" if args.config else study.graded_path(step_writing(STUDIED).lesson)
         formula = f"num_stages * (BLOCK_M*BLOCK_K + BLOCK_K*BLOCK_N) * {BYTES_PER_ELEMENT[args.dtype]} B"
         print(
             say(

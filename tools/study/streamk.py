@@ -1,6 +1,7 @@
-"""Which program does which k-blocks of which tile: the stream-K split of lesson T5 (explainer §4).
+"""Which program does which k-blocks of which tile: the stream-K split (explainer §4 of the lesson
+whose step writes sk_run).
 
-This runs YOUR sk_run and sk_program_of (mine/t5_persistent.py, or the reference with --solution)
+This runs YOUR sk_run and sk_program_of (in mine/, or the reference with --solution)
 through a probe kernel of this file, on the GPU or, without one, through Triton's interpreter, and
 YOUR stream_k_split and persistent_grid on the host: the table is what your code does, not what it
 should do.  One row per tile, one column per k-block, each cell the program that sums that k-block;
@@ -20,11 +21,11 @@ import sys
 from dataclasses import dataclass
 
 from course.i18n import say
-from course.registry import lesson
+from course.registry import lesson_writing, step_writing
 from tools.core.tables import table
 from tools.study import common as study
 
-T5 = lesson("T5")
+STUDIED = "sk_run"  # with sk_program_of and stream_k_split; the step that writes it gives the lesson
 
 PROGRAM_SHADES = ("#dbe9f6", "#fde3c3", "#d9f0d3", "#f2d7ee", "#fff2b3", "#e0e0e0", "#cfe8e6", "#f6d5d5")
 
@@ -143,7 +144,7 @@ def _probe_kernel():
 
 def compute(M, N, K, block_m, block_n, block_k, num_sms, mode, solution):
     """The Split of the graded file for this problem."""
-    graded = study.load_graded(solution, lesson=T5)
+    graded = study.load_graded(solution, lesson_writing(STUDIED))
     globals()["sk_run"] = graded.sk_run  # the probe kernel's globals are this module's
     globals()["sk_program_of"] = graded.sk_program_of
     num_tiles = cdiv(M, block_m) * cdiv(N, block_n)
@@ -261,7 +262,10 @@ def report(s, markdown):
     problems = s.problems()
     if problems:
         parts.append(
-            say(zh="问题（`make test STEP=T5.3` 会说得更多）：", en="Problems (`make test STEP=T5.3` says more):")
+            say(
+                zh=f"问题（`make test STEP={step_writing(STUDIED).id}` 会说得更多）：",
+                en=f"Problems (`make test STEP={step_writing(STUDIED).id}` says more):",
+            )
             + "\n"
             + "\n".join(f"  - {line}" for line in problems)
         )
@@ -317,9 +321,7 @@ def main(argv=None):
     parser.add_argument("--mode", choices=("auto", "sk", "dp"), default="auto", help="stream_k_split's mode")
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
     parser.add_argument("--png", metavar="PATH", help="draw the tile x k-block map into PATH instead of printing")
-    parser.add_argument(
-        "--solution", action="store_true", help=f"use solutions/{T5.file} (sets SOLUTION=1) instead of mine/{T5.file}"
-    )
+    study.add_solution_flag(parser, lesson_writing(STUDIED))
     args = parser.parse_args(argv)
     if min(args.M, args.N, args.K, *args.block, args.programs) < 1:
         parser.error("M, N, K, the block sizes and --programs must be at least 1")

@@ -1,7 +1,8 @@
 """Which program computes which tile of C: row-major order beside grouped order (explainer §2).
 
-This runs YOUR tile_coords (mine/t4_matmul.py, or the reference with --solution) through the
-suite's own probe kernel, course/lessons/t4_probes.py's tile_coords_probe, on the GPU or, without one, through
+This runs YOUR tile_coords (in mine/, or the reference with --solution: the file of the lesson whose
+step writes it) through the suite's own probe kernel, that lesson's tile_coords_probe
+(course/lessons/<id>_probes.py), on the GPU or, without one, through
 Triton's interpreter: the maps are what your code does, not what it should do.  Row-major is your
 tile_coords with GROUP_M = 1.
 
@@ -19,24 +20,28 @@ import argparse
 import os
 
 from course.i18n import add_lang_flag, display_width, say, use_lang
+from course.registry import lesson_writing, step_writing
 from tools.core.tables import ljust, table
 from tools.study import common as study
 
+STUDIED = "tile_coords"  # the function this tool runs; its step's lesson is the one studied
 GROUP_SHADES = ("#dbe9f6", "#fde3c3")  # alternate groups: blue, orange
 
 
 def run_tile_coords(num_pid_m, num_pid_n, group_m, solution):
     """[(pid_m, pid_n) for pid in 0 .. num_pid_m * num_pid_n - 1], from the graded tile_coords."""
-    study.load_graded(solution)
+    lesson = lesson_writing(STUDIED)
+    study.load_graded(solution, lesson)
     import torch
 
     from course import seam
-    from course.lessons import t4_probes  # its kernel calls the graded module's tile_coords
+
+    probes = study.probes(lesson)  # its kernel calls the graded module's tile_coords
 
     device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
     out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=device)
     try:
-        t4_probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)
+        probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)
     except Exception as e:
         message = seam.stub_message(e)
         if message is None:
@@ -162,7 +167,7 @@ def main(argv=None):
     parser.add_argument("--wave", type=int, help="highlight pids 0 .. WAVE-1, the programs that run at once")
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
     parser.add_argument("--png", metavar="PATH", help="draw the two maps into PATH instead of printing them")
-    study.add_solution_flag(parser)
+    study.add_solution_flag(parser, lesson_writing(STUDIED))
     add_lang_flag(parser)
     args = parser.parse_args(argv)
     use_lang(args)
@@ -177,10 +182,11 @@ def main(argv=None):
         return
     print(as_markdown(maps, args.wave) if args.format == "markdown" else as_text(maps, args.wave))
     if any(p is None or p < 0 for _, grid in maps for row in grid for p in row):
+        step = step_writing(STUDIED).id
         print(
             say(
-                zh="\n?：没有程序算这个 tile；!：不止一个程序算它（`make test STEP=T4.1` 会说得更多）",
-                en="\n?: no program computes this tile; !: more than one does (`make test STEP=T4.1` says more)",
+                zh=f"\n?：没有程序算这个 tile；!：不止一个程序算它（`make test STEP={step}` 会说得更多）",
+                en=f"\n?: no program computes this tile; !: more than one does (`make test STEP={step}` says more)",
             )
         )
 

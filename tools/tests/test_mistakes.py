@@ -1,50 +1,81 @@
-"""The §8 mistakes are each lesson's own data (tools/explainers/mistakes_<lesson>.py), found by the
-machinery without naming a lesson, and each still fits the code it is made in.  Quick: nothing is
-run here; `make check` (docs, messages) runs the mistakes themselves."""
+"""The §8 mistakes are each lesson's own data (course/lessons/<id>_mistakes.py, found by
+course/lesson_data.py), found by the machinery without naming a lesson, and each still fits the code
+it is made in; each mistake's run is kept under what that run reads, not under every file.  Quick:
+nothing is run here; `make check` (docs, messages) runs the mistakes themselves."""
 
 import ast
 
 import pytest
 
-from course import ROOT
+from course import ROOT, lesson_data
 from course.registry import BY_ID, lesson
+from tools.core import mistakes as runs
 from tools.core.repo import solution_file
-from tools.explainers import mistakes
 
 T4 = lesson("T4")
 T5 = lesson("T5")
 
 
 def test_each_lesson_s_file_is_found_and_a_lesson_without_one_has_none():
-    assert [lesson.id for lesson in mistakes.lessons_with_mistakes()][:2] == ["T4", "T5"]
-    assert mistakes.mistakes_of(T4) and mistakes.mistakes_of(T5)
+    assert [lesson.id for lesson in runs.lessons_with_mistakes()][:2] == ["T4", "T5"]
+    assert lesson_data.mistakes_of(T4) and lesson_data.mistakes_of(T5)
+    assert lesson_data.mistakes_file(T5) == "course/lessons/t5_mistakes.py"
+    assert (ROOT / lesson_data.mistakes_file(T4)).is_file()
 
     class Later:  # a lesson with no mistakes file
         id = "T99"
+        file = "t99_later.py"
 
-    assert mistakes.mistakes_of(Later) == ()
+    assert lesson_data.mistakes_of(Later) == () and lesson_data.causes_of(Later) == {}
+    assert lesson_data.data_files(Later) == ["course/lessons/t99_mistakes.py", "solutions/other_style/t99_later.py"]
 
 
 def test_the_default_lesson_keeps_t4_s_generated_commands_working():
-    args = mistakes.parser().parse_args(["--lang", "en"])
+    args = runs.table_parser().parse_args(["--lang", "en"])
     assert (args.lesson, args.lang) == ("T4", "en")
-    assert mistakes.parser().parse_args(["--lesson", "t5"]).lesson == "T5"
+    assert runs.table_parser().parse_args(["--lesson", "t5"]).lesson == "T5"
 
 
-@pytest.mark.parametrize("lesson", mistakes.lessons_with_mistakes(), ids=lambda lesson: lesson.id)
+@pytest.mark.parametrize("lesson", runs.lessons_with_mistakes(), ids=lambda lesson: lesson.id)
 def test_each_mistake_fits_its_reference_and_names_a_test_of_its_suite(lesson):
     reference = solution_file(lesson).read_text()
     tests = {f.name for f in ast.walk(ast.parse((ROOT / lesson.suite).read_text())) if isinstance(f, ast.FunctionDef)}
-    found = mistakes.mistakes_of(lesson)
+    found = lesson_data.mistakes_of(lesson)
     assert len({m.key for m in found}) == len(found), "keys repeat"
     for m in found:
-        assert mistakes.mistaken_source(lesson, m, reference) != reference, m.key
+        assert runs.mistaken_source(lesson, m, reference) != reference, m.key
         assert m.test.split("[")[0] in tests, f"{m.key}: {m.test} is not a test of {lesson.suite}"
         assert BY_ID[m.step].lesson is lesson, f"{m.key}: {m.step} is not a step of {lesson.id}"
 
 
 def test_a_stale_substitution_is_refused():
-    m = mistakes.mistakes_of(T5)[0]
+    m = lesson_data.mistakes_of(T5)[0]
     stale = type(m)(**{**m.__dict__, "old": "text the reference does not hold"})
-    with pytest.raises(SystemExit, match="mistakes_t5.py"):
-        mistakes.mistaken_source(T5, stale, solution_file(T5).read_text())
+    with pytest.raises(SystemExit, match="course/lessons/t5_mistakes.py"):
+        runs.mistaken_source(T5, stale, solution_file(T5).read_text())
+
+
+def test_a_run_is_keyed_on_what_it_reads_and_nothing_else():
+    """T4's runs read T4's suite, the suite's support, the plugin, the runner and the course/ modules
+    these import; not T5's suite or probes, not the mistakes modules, not the tools that do not run."""
+    t4, t5 = set(runs.run_reads(T4)), set(runs.run_reads(T5))
+    for must in ("tests/test_t4.py", "tests/conftest.py", "tools/core/plugin.py", "tools/core/mistakes.py"):
+        assert must in t4
+    assert {"course/registry.py", "course/seam.py", "course/lessons/t4_probes.py", "pytest.ini"} <= t4
+    assert {f"course/lessons/{each.id.lower()}.py" for each in (T4, T5)} <= t4  # the registry imports each LESSON
+    assert "tests/test_t5.py" not in t4 and "course/lessons/t5_probes.py" not in t4
+    assert "tests/test_t5.py" in t5 and "tests/test_t4.py" not in t5
+    for other in (t4 | t5) - {"pytest.ini", "pyproject.toml"}:
+        assert not other.endswith("_mistakes.py") and not other.startswith(("tools/explainers", "tools/checks"))
+        assert (ROOT / other).is_file()
+
+
+def test_a_mistake_s_key_moves_with_what_its_run_reads(tmp_path):
+    """A change in a file the run reads gives a new key; the same inputs give the same key."""
+    m = lesson_data.mistakes_of(T4)[0]
+    reads = runs.run_reads(T4)
+    assert runs.saw_before(T4, m, "en", reads) == runs.saw_before(T4, m, "en", reads)
+    assert runs.saw_before(T4, m, "en", reads) != runs.saw_before(T4, m, "zh", reads)
+    other = lesson_data.mistakes_of(T4)[1]
+    assert runs.saw_before(T4, m, "en", reads) != runs.saw_before(T4, other, "en", reads)
+    assert runs.saw_before(T4, m, "en", reads) != runs.saw_before(T4, m, "en", reads[1:])

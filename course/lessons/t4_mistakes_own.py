@@ -2,10 +2,10 @@
 
 At least three per step, among them each hole and each message that named a cause not the
 learner's (issue 17).  Each must be caught by its test, whose message names its cause (a key of
-mistakes_t4.CAUSES) or, for cause "", none.
+t4_mistakes.CAUSES) or, for cause "", none.
 """
 
-from tools.explainers.mistakes import Mistake
+from course.lesson_data import Mistake
 
 
 def mutant(key, step, section, old, new, test, cause="", zh="", en=""):

@@ -8,7 +8,7 @@ the programs in other orders (course/interpreter_order.py): five shown in §8 (r
 holes the suite once let through, mutants of our own (own: table=False) that only make check runs.
 """
 
-from tools.explainers.mistakes import Mistake
+from course.lesson_data import Mistake
 
 # The words a T5 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.

@@ -7,8 +7,8 @@ is a key of CAUSES: its message must say those words, and no other mistake's mes
 check: each_mistake_names_its_own_cause_and_no_other).
 """
 
-from tools.explainers.mistakes import Mistake
-from tools.explainers.own_mutants_t4 import OWN
+from course.lesson_data import Mistake
+from course.lessons.t4_mistakes_own import OWN
 
 # bias_and_activation's two blocks, as in the reference: the bias-after-gelu mistake swaps them.
 BIAS_BLOCK = (
