@@ -87,9 +87,12 @@ ROUTE_CASES = [  # (kind, tokens, top_k, experts)
 ]
 
 
+KIND_ZH = {"balanced": "均匀", "one expert": "全给一个专家", "empty experts": "有空专家", "skewed": "偏斜（Zipf）"}
+
+
 def case_name(kind, tokens, top_k, experts):
     return say(
-        zh=f"{kind} 路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家",
+        zh=f"{KIND_ZH[kind]}的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家",
         en=f"{kind} routing, {tokens} tokens, top_k={top_k}, {experts} experts",
     )
 
@@ -115,10 +118,22 @@ def check_routing(r, ids, experts, case):
             f"{case}：offsets 应当是每个专家的行尾 {want_offsets.tolist()}（torch._grouped_mm 的 offs），得到 "
             f"{offsets.tolist()}" + ("：这是每个专家的行首（不含自身的前缀和），不是行尾" if starts else ""),
             f"{case}: offsets should be each expert's row end {want_offsets.tolist()} (torch._grouped_mm's offs), "
-            f"got {offsets.tolist()}" + (": these are the row starts (an exclusive sum), not the ends" if starts else ""),
+            f"got {offsets.tolist()}"
+            + (": these are the row starts (an exclusive sum), not the ends" if starts else ""),
             "2.1",
         )
     got = r.sorted_slots.cpu()
+    slots = want_sorted.numel()
+    if got.shape != want_sorted.shape or not torch.equal(got.sort().values, torch.arange(slots, dtype=got.dtype)):
+        outside = int(((got < 0) | (got >= slots)).sum()) if got.numel() else 0
+        seen = torch.bincount(got[(got >= 0) & (got < slots)].long(), minlength=slots) if got.numel() else got
+        fail(
+            f"{case}：sorted_slots 不是 0..{slots - 1} 的一个排列：{outside} 个值越界，"
+            f"{int((seen == 0).sum())} 个 slot 没有出现（有的位置没写，或两个 slot 写到了同一个位置）",
+            f"{case}: sorted_slots is not a permutation of 0..{slots - 1}: {outside} values out of range, "
+            f"{int((seen == 0).sum())} slots missing (positions never written, or two slots written to one)",
+            "2.1",
+        )
     if not torch.equal(got, want_sorted):
         bad = int((got != want_sorted).nonzero()[0])
         same_groups = got.numel() == want_sorted.numel() and torch.equal(flat[got.long()], flat[want_sorted.long()])
@@ -161,8 +176,11 @@ def test_route_is_a_stable_counting_sort(t6, kind, tokens, top_k, experts):
     for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
         t = getattr(r, name)
         if t.dtype != torch.int32:
-            fail(f"{case}：Routing.{name} 应当是 int32，得到 {t.dtype}", f"{case}: Routing.{name} must be int32, got {t.dtype}",
-                 "2.3")
+            fail(
+                f"{case}：Routing.{name} 应当是 int32，得到 {t.dtype}",
+                f"{case}: Routing.{name} must be int32, got {t.dtype}",
+                "2.3",
+            )
 
 
 @pytest.mark.t6_1
@@ -194,7 +212,9 @@ def test_route_in_any_program_order(t6):
             continue
         with programs_run(order):
             r = t6.route(ids, 5)
-        check_routing(r, ids, 5, say(zh=f"路由的各个程序按{order}的顺序运行", en=f"the routing programs run in order {order}"))
+        check_routing(
+            r, ids, 5, say(zh=f"路由的各个程序按{order}的顺序运行", en=f"the routing programs run in order {order}")
+        )
 
 
 BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
@@ -263,8 +283,9 @@ def run_schedule(probes, counts, bm, bn, n, progs, group_m):
     cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
     offs = cnt.cumsum(0).int()
     trace = torch.zeros(max(1, upper_bound(counts, bm, bn, n)) * TRACE_INTS, dtype=torch.int32, device=DEVICE)
-    probes.schedule_probe[(progs,)](cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m,
-                                    probes.e_block(len(counts)))
+    probes.schedule_probe[(progs,)](
+        cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
+    )
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
 
 
@@ -334,8 +355,7 @@ def test_every_tile_of_every_expert_once(probes):
     """Over many distributions: each tile of each expert exactly once, by program tile % programs,
     on its expert's rows only; no tile id past the total touched."""
     cases = SCHEDULE_CASES + [  # and two random ones, from the test's seed
-        ([int(c) for c in torch.randint(0, 20, (int(torch.randint(1, 9, (1,))),))], 8, 16, 32, 3, 2)
-        for _ in range(2)
+        ([int(c) for c in torch.randint(0, 20, (int(torch.randint(1, 9, (1,))),))], 8, 16, 32, 3, 2) for _ in range(2)
     ]
     for counts, bm, bn, n, progs, group_m in cases:
         rows = run_schedule(probes, counts, bm, bn, n, progs, group_m)
@@ -360,8 +380,10 @@ def test_tile_counts_and_places_alone(probes):
     probes.locate_probe[(tiles,)](cnt, found, len(counts), num_pid_n, bm, 2, probes.e_block(len(counts)))
     found = found.cpu().tolist()
     m_blocks, ends = found[3 * tiles : 3 * tiles + len(counts)], found[3 * tiles + len(counts) :]
-    case = say(zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N 方向 {num_pid_n} 块",
-               en=f"rows per expert {counts}, BLOCK_M={bm}, {num_pid_n} blocks along N")
+    case = say(
+        zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N 方向 {num_pid_n} 块",
+        en=f"rows per expert {counts}, BLOCK_M={bm}, {num_pid_n} blocks along N",
+    )
     if m_blocks != want_m or ends != want_ends:
         fail(
             f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}",
@@ -408,8 +430,24 @@ def test_gathered_product_alone(probes, x_sorted):
     acc = torch.full((bm, bn), UNWRITTEN, dtype=torch.float32, device=DEVICE)
     rows = torch.full((bm, 2), -1, dtype=torch.int32, device=DEVICE)
     begin, end, w_row = 5, 14, 32 + 16
-    probes.gather_probe[(1,)](x, descriptor(w2d, [bn, bk]), slots, acc, rows, begin, end, w_row, K, x.stride(0),
-                              x.stride(1), top_k, x_sorted, bm, bn, bk)
+    probes.gather_probe[(1,)](
+        x,
+        descriptor(w2d, [bn, bk]),
+        slots,
+        acc,
+        rows,
+        begin,
+        end,
+        w_row,
+        K,
+        x.stride(0),
+        x.stride(1),
+        top_k,
+        x_sorted,
+        bm,
+        bn,
+        bk,
+    )
     pos = torch.arange(begin, begin + bm)
     live = pos < end
     want_rows = pos if x_sorted else slots.cpu()[pos.clamp_max(39)].long() // top_k
@@ -436,8 +474,9 @@ def test_gathered_product_alone(probes, x_sorted):
 
 
 @pytest.mark.t6_3
-@pytest.mark.parametrize("weights, by_slot", [(False, False), (True, False), (True, True)],
-                         ids=["plain", "weighted", "weighted by slot"])
+@pytest.mark.parametrize(
+    "weights, by_slot", [(False, False), (True, False), (True, True)], ids=["plain", "weighted", "weighted by slot"]
+)
 def test_store_rows_alone(probes, weights, by_slot):
     """One tile's epilogue into a sentinel-filled output: rows 3..9 (an expert ending at row 10) and
     columns 16..27 of N=28, at the sorted row or at the slot, times weights[slot]."""
@@ -447,8 +486,9 @@ def test_store_rows_alone(probes, weights, by_slot):
     acc = torch.randn(bm, bn, device=DEVICE)
     w = torch.rand(rows_out, device=DEVICE)
     out = torch.full((rows_out, n), UNWRITTEN, dtype=torch.float16, device=DEVICE)
-    probes.store_probe[(1,)](out, acc, w, slots, begin, end, pid_n, n, out.stride(0), out.stride(1), weights,
-                             by_slot, bm, bn)
+    probes.store_probe[(1,)](
+        out, acc, w, slots, begin, end, pid_n, n, out.stride(0), out.stride(1), weights, by_slot, bm, bn
+    )
     want = torch.full((rows_out, n), UNWRITTEN, dtype=torch.float64)
     live = torch.arange(begin, end)
     at = slots.cpu()[live].long() if by_slot else live
@@ -639,7 +679,8 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
     if err > OUT_RTOL[dtype]:
         bad = (out.double().cpu() - want).abs().amax(1).argmax().item()
         fail(
-            f"{case}：和 float64 的结果差 {err:.2e}（相对），超过 {OUT_RTOL[dtype]:.0e}；差得最多的是排好序的第 {bad} 行",
+            f"{case}：和 float64 的结果差 {err:.2e}（相对），超过 {OUT_RTOL[dtype]:.0e}；"
+            f"差得最多的是排好序的第 {bad} 行",
             f"{case}: off from float64 by {err:.2e} (relative), over {OUT_RTOL[dtype]:.0e}; the worst is sorted "
             f"row {bad}",
             "4",
@@ -651,7 +692,9 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
             "4",
         )
     if not (torch.equal(x, before[0]) and torch.equal(w, before[1])):
-        fail(f"{case}：grouped_matmul 改动了调用者的 x 或 w", f"{case}: grouped_matmul changed the caller's x or w", "4")
+        fail(
+            f"{case}：grouped_matmul 改动了调用者的 x 或 w", f"{case}: grouped_matmul changed the caller's x or w", "4"
+        )
 
 
 @pytest.mark.t6_3
@@ -663,12 +706,17 @@ def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
     w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
     weights = torch.rand(tokens, top_k, device=DEVICE)
     r = t6.route(ids, experts)
-    case = say(zh=f"{tokens} 个 token，top_k={top_k}，带路由权重", en=f"{tokens} tokens, top_k={top_k}, routing weights")
+    case = say(
+        zh=f"{tokens} 个 token，top_k={top_k}，带路由权重", en=f"{tokens} tokens, top_k={top_k}, routing weights"
+    )
     out = watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, combine=combine)
     want = reference(x, w, ids, weights, combine=combine)
     if tuple(out.shape) != tuple(want.shape):
-        fail(f"{case}：结果的形状应当是 {tuple(want.shape)}，得到 {tuple(out.shape)}",
-             f"{case}: the result should have shape {tuple(want.shape)}, got {tuple(out.shape)}", "4.4")
+        fail(
+            f"{case}：结果的形状应当是 {tuple(want.shape)}，得到 {tuple(out.shape)}",
+            f"{case}: the result should have shape {tuple(want.shape)}, got {tuple(out.shape)}",
+            "4.4",
+        )
     err = rel_err(out, want)
     if err > OUT_RTOL[torch.float16]:
         unweighted = reference(x, w, ids, None, combine=combine)
@@ -790,8 +838,11 @@ def test_grouped_matmul_refuses_bad_input(t6):
             )
         for a, b in zip(args, before, strict=True):
             if b is not None and not torch.equal(a, b):
-                fail(f"{what}：grouped_matmul 改动了调用者的参数", f"{what}: grouped_matmul changed a caller's argument",
-                     "4")
+                fail(
+                    f"{what}：grouped_matmul 改动了调用者的参数",
+                    f"{what}: grouped_matmul changed a caller's argument",
+                    "4",
+                )
 
 
 # ================================================================================================

@@ -23,17 +23,55 @@ RECORD_ONLY = 2  # TRACE mode of the graded file: record each tile's place, comp
 
 
 @triton.jit
-def schedule_probe(counts_ptr, offsets_ptr, trace_ptr, N, num_experts, NUM_PROGS, TOP_K: tl.constexpr,
-                   BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr):
+def schedule_probe(
+    counts_ptr,
+    offsets_ptr,
+    trace_ptr,
+    N,
+    num_experts,
+    NUM_PROGS,
+    TOP_K: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    GROUP_M: tl.constexpr,
+    E_BLOCK: tl.constexpr,
+):
     """grouped_tiles, record-only: the trace says which program did which tile, where."""
-    grouped_tiles(trace_ptr, trace_ptr, trace_ptr, trace_ptr, trace_ptr, counts_ptr, offsets_ptr, trace_ptr,
-                  N, 16, num_experts, 0, 0, 0, 0, NUM_PROGS, TOP_K, BLOCK_M, BLOCK_N, 16, GROUP_M, E_BLOCK,
-                  False, False, False, "none", 2)
+    grouped_tiles(
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        trace_ptr,
+        counts_ptr,
+        offsets_ptr,
+        trace_ptr,
+        N,
+        16,
+        num_experts,
+        0,
+        0,
+        0,
+        0,
+        NUM_PROGS,
+        TOP_K,
+        BLOCK_M,
+        BLOCK_N,
+        16,
+        GROUP_M,
+        E_BLOCK,
+        False,
+        False,
+        False,
+        "none",
+        2,
+    )
 
 
 @triton.jit
-def locate_probe(counts_ptr, found_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr, GROUP_M: tl.constexpr,
-                 E_BLOCK: tl.constexpr):
+def locate_probe(
+    counts_ptr, found_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr, GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr
+):
     """Program p: found[p] = (expert, pid_m, pid_n) of global tile p, by expert_tile_counts and
     locate_tile; program 0 also writes m_blocks and tile_ends after the last tile's triple."""
     m_blocks, tile_ends = expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M, E_BLOCK)
@@ -50,9 +88,24 @@ def locate_probe(counts_ptr, found_ptr, num_experts, num_pid_n, BLOCK_M: tl.cons
 
 
 @triton.jit
-def gather_probe(x_ptr, w_desc, sorted_slots_ptr, acc_ptr, rows_ptr, row_begin, row_end, w_row, K, stride_xm,
-                 stride_xk, TOP_K: tl.constexpr, X_SORTED: tl.constexpr, BLOCK_M: tl.constexpr,
-                 BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
+def gather_probe(
+    x_ptr,
+    w_desc,
+    sorted_slots_ptr,
+    acc_ptr,
+    rows_ptr,
+    row_begin,
+    row_end,
+    w_row,
+    K,
+    stride_xm,
+    stride_xk,
+    TOP_K: tl.constexpr,
+    X_SORTED: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
     """One tile: rows[i] = (x row, live) by gathered_rows, acc = gathered_product (float32)."""
     x_rows, live = gathered_rows(sorted_slots_ptr, row_begin, row_end, TOP_K, X_SORTED, BLOCK_M)
     i = tl.arange(0, BLOCK_M)
@@ -64,15 +117,42 @@ def gather_probe(x_ptr, w_desc, sorted_slots_ptr, acc_ptr, rows_ptr, row_begin, 
 
 
 @triton.jit
-def store_probe(out_ptr, acc_ptr, weights_ptr, sorted_slots_ptr, row_begin, row_end, pid_n, N, stride_om,
-                stride_on, HAS_WEIGHTS: tl.constexpr, BY_SLOT: tl.constexpr, BLOCK_M: tl.constexpr,
-                BLOCK_N: tl.constexpr):
+def store_probe(
+    out_ptr,
+    acc_ptr,
+    weights_ptr,
+    sorted_slots_ptr,
+    row_begin,
+    row_end,
+    pid_n,
+    N,
+    stride_om,
+    stride_on,
+    HAS_WEIGHTS: tl.constexpr,
+    BY_SLOT: tl.constexpr,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+):
     """One tile's epilogue: store_rows of the float32 tile acc ([BLOCK_M, BLOCK_N], row-major)."""
     i = tl.arange(0, BLOCK_M)
     j = tl.arange(0, BLOCK_N)
     acc = tl.load(acc_ptr + i[:, None] * BLOCK_N + j[None, :])
-    store_rows(out_ptr, acc, weights_ptr, sorted_slots_ptr, row_begin, row_end, pid_n, N, stride_om, stride_on,
-               HAS_WEIGHTS, BY_SLOT, BLOCK_M, BLOCK_N)
+    store_rows(
+        out_ptr,
+        acc,
+        weights_ptr,
+        sorted_slots_ptr,
+        row_begin,
+        row_end,
+        pid_n,
+        N,
+        stride_om,
+        stride_on,
+        HAS_WEIGHTS,
+        BY_SLOT,
+        BLOCK_M,
+        BLOCK_N,
+    )
 
 
 def e_block(num_experts):
