@@ -59,8 +59,18 @@ SYNTHETIC = {
     "syn96": Moe("synthetic-96", 96, 4, 2560, 1280),
     "syn160": Moe("synthetic-160", 160, 6, 5120, 1536),
     "syn64s": Moe("synthetic-64-small", 64, 8, 1536, 768),
+    "syn128f": Moe("synthetic-128-few", 128, 8, 2560, 1024),
+    "syn48m": Moe("synthetic-48-mid", 48, 4, 3072, 2048),
 }
-SYNTHETIC_TOKENS = {"syn16": 2048, "syn32": 8192, "syn96": 1024, "syn160": 4096, "syn64s": 96}
+SYNTHETIC_TOKENS = {
+    "syn16": 2048,
+    "syn32": 8192,
+    "syn96": 1024,
+    "syn160": 4096,
+    "syn64s": 96,
+    "syn128f": 160,
+    "syn48m": 1536,
+}
 
 
 @dataclass(frozen=True)

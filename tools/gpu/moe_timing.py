@@ -23,15 +23,23 @@ def load(name):
         return None, f"{type(e).__name__}: {e}"[:160]
 
 
-def t6_calls(mod, x, w, ids, experts, torch):
-    """T6's grouped GEMM (sorted order, from the unsorted x and its routing), its route, and the two
-    together ("layer"), as solutions/t6_moe.py offers them."""
-    routing = mod.route(ids, experts)
-    return {
-        "T6": lambda: mod.grouped_matmul(x, w, routing),
-        "route T6": lambda: mod.route(ids, experts),
-        "layer": lambda: mod.grouped_matmul(x, w, mod.route(ids, experts)),
+def t6_calls(mod, x, w, ids, case, torch, gen):
+    """T6's grouped GEMM (sorted order, from the unsorted x and its routing), its route (the three
+    routing kernels; check_ids=False leaves out route's host-side look at the ids), and at 4096
+    tokens the whole layer, moe_mlp (gate and up with SwiGLU, down, the combine; 3x the FLOP)."""
+    moe = case.moe
+    routing = mod.route(ids, moe.experts)
+    calls = {
+        "T6": partial(mod.grouped_matmul, x, w, routing),
+        "route T6": partial(mod.route, ids, moe.experts, check_ids=False),
     }
+    if case.tokens == 4096:
+        dt = x.dtype
+        w_gate_up = torch.randn(moe.experts, 2 * moe.ffn, moe.hidden, device="cuda", dtype=dt, generator=gen)
+        w_down = torch.randn(moe.experts, moe.hidden, moe.ffn, device="cuda", dtype=dt, generator=gen)
+        weights = torch.softmax(torch.randn(ids.shape, device="cuda", generator=gen), -1)
+        calls["layer"] = partial(mod.moe_mlp, x, w_gate_up * moe.hidden**-0.5, w_down * moe.ffn**-0.5, ids, weights)
+    return calls
 
 
 def torch_route(ids, experts, torch):
@@ -83,7 +91,7 @@ def build_calls(case, args, torch):
                 calls[dname, kernel] = partial(per_expert_loop, mm, xs, w, out, bounds)
         if t6 is not None:
             try:
-                for kernel, call in t6_calls(t6, x, w, ids, moe.experts, torch).items():
+                for kernel, call in t6_calls(t6, x, w, ids, case, torch, gen).items():
                     calls[dname, kernel] = call
             except Exception as e:  # noqa: BLE001
                 notes.append(f"T6 {dname} skipped: {type(e).__name__}: {e}"[:200])
@@ -131,6 +139,7 @@ def rows_of(case, times, active):
         t = statistics.median(ts)
         base = times.get((("bf16", "grouped_mm"), timing))
         gemm = kernel in ("grouped_mm", "loop", "T5", "T6", "layer")
+        times3 = 3 if kernel == "layer" else 1  # gate, up and down
         rows.append(
             dict(
                 dtype=dname,
@@ -147,18 +156,17 @@ def rows_of(case, times, active):
                 timing=timing,
                 kernel=kernel,
                 ms=round(t, 5),
-                tflops=round(case.flops / t * 1e-9, 1) if gemm else "",
-                vs_gmm=round(statistics.median(base) / t, 3) if gemm and base else "",
-                weight_tbs=round(weight_bytes / t * 1e-9, 3) if gemm else "",
+                tflops=round(times3 * case.flops / t * 1e-9, 1) if gemm else "",
+                vs_gmm=round(statistics.median(base) / t, 3) if gemm and base and times3 == 1 else "",
+                weight_tbs=round(times3 * weight_bytes / t * 1e-9, 3) if gemm else "",
                 spread=round((max(ts) - min(ts)) / t, 3),
             )
         )
     for timing in dict.fromkeys(r["timing"] for r in rows):
-        line = "  ".join(
-            f"{r['dtype']} {r['kernel']} {r['tflops'] or r['ms'] * 1e3:.1f}"
-            + (f" ({r['vs_gmm']:.2f})" if r["vs_gmm"] else "us")
-            for r in rows
-            if r["timing"] == timing
-        )
-        print(f"{moe.name:14} {case.tokens:>5} {case.routing:8} {timing}: TFLOP/s (x bf16 gmm): {line}", flush=True)
+        cells = []
+        for r in (r for r in rows if r["timing"] == timing):
+            ratio = f" ({r['vs_gmm']:.2f})" if r["vs_gmm"] != "" else ""
+            value = f"{r['tflops']:.1f}{ratio}" if r["tflops"] != "" else f"{r['ms'] * 1e3:.1f}us"
+            cells.append(f"{r['dtype']} {r['kernel']} {value}")
+        print(f"{moe.name:14} {case.tokens:>5} {case.routing:8} {timing}: TFLOP/s (x bf16 gmm): {'  '.join(cells)}")
     return rows
