@@ -34,6 +34,23 @@ CANDIDATES = [
     (128, 256, 64, 8, 8, 3),
     (128, 128, 128, 8, 8, 3),
 ]
+# The second round, around the first round's winners (16/256/64, 64/256/64 and 128/256/64).
+CANDIDATES_2 = [
+    (16, 256, 64, 8, 4, 4),
+    (16, 256, 64, 8, 4, 5),
+    (16, 256, 128, 8, 4, 3),
+    (16, 256, 64, 8, 8, 4),
+    (32, 256, 64, 8, 4, 4),
+    (32, 256, 64, 8, 8, 4),
+    (64, 256, 64, 8, 8, 3),
+    (64, 256, 64, 8, 8, 4),
+    (64, 256, 64, 8, 4, 4),
+    (128, 256, 64, 8, 8, 3),
+    (128, 256, 64, 8, 8, 4),
+    (128, 256, 64, 4, 8, 3),
+    (128, 256, 64, 16, 8, 3),
+    (256, 128, 64, 8, 8, 3),
+]
 
 
 def bucket_blocks(per_expert):
@@ -42,7 +59,7 @@ def bucket_blocks(per_expert):
         return (16, 32)
     if per_expert <= 128:
         return (32, 64, 128)
-    return (64, 128)
+    return (64, 128, 256)
 
 
 def main(argv=None):
@@ -50,6 +67,7 @@ def main(argv=None):
     p.add_argument("--dtype", default="bf16", choices=["bf16", "fp16"])
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--round", type=int, default=1, choices=[1, 2], help="CANDIDATES or CANDIDATES_2")
     p.add_argument("--out", default="bench-results")
     args = p.parse_args(argv)
     import torch
@@ -72,7 +90,7 @@ def main(argv=None):
         want = base().float()
         routing = t6.route(ids_cpu.cuda(), moe.experts)
         calls = {"grouped_mm": base}
-        for c in CANDIDATES:
+        for c in CANDIDATES if args.round == 1 else CANDIDATES_2:
             if c[0] in bucket_blocks(case.tokens_per_expert):
                 cfg = t6.Config(*c)
                 got = t6.grouped_matmul(x, w, routing, config=cfg).float()
