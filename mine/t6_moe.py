@@ -338,7 +338,7 @@ CONFIGS = {
 }
 
 
-def pick_config(rows, N, K, num_experts, dtype, sms):
+def pick_config(rows, N, K, num_experts, dtype, sms, activation=None):
     """The block sizes for `rows` sorted rows over num_experts experts, N x K weights each."""
     if INTERPRETING:
         return CONFIGS["interpret"]
@@ -346,6 +346,8 @@ def pick_config(rows, N, K, num_experts, dtype, sms):
     cfg = CONFIGS["few" if per_expert <= 16 else "some" if per_expert <= 64 else "many"]
     if dtype == torch.float32:  # 4-byte elements: half the k-box in the same shared memory
         cfg = Config(cfg.BLOCK_M, cfg.BLOCK_N, max(32, cfg.BLOCK_K // 2), cfg.GROUP_M, cfg.num_warps, 3)
+    if activation == "swiglu":  # two accumulators (gate, up): half the columns keeps them in registers
+        cfg = Config(cfg.BLOCK_M, max(64, cfg.BLOCK_N // 2), cfg.BLOCK_K, cfg.GROUP_M, cfg.num_warps, cfg.num_stages)
     return cfg
 
 
@@ -365,7 +367,7 @@ def grouped_matmul(x, w, routing, topk_weights=None, *, combine=False, activatio
     slots = routing.sorted_slots.numel()
     out_rows = routing.num_tokens if combine else slots
     sms = num_programs or num_sms(x.device)
-    cfg = config or pick_config(slots, N, K, experts, x.dtype, sms)
+    cfg = config or pick_config(slots, N, K, experts, x.dtype, sms, activation)
     out = torch.empty((slots, N), device=x.device, dtype=torch.float32 if combine else x.dtype)
     if slots == 0 or N == 0 or K == 0:
         return torch.zeros((out_rows, N), device=x.device, dtype=x.dtype)
