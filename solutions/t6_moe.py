@@ -454,9 +454,9 @@ class Config:
 
 CONFIGS = {
     "interpret": Config(16, 32, 32, 2, 4, 1),  # the CPU: small boxes, several tiles per expert
-    "few": Config(16, 256, 64, 8, 4, 4),  # at most 16 rows per expert: read the weights fast
-    "some": Config(64, 256, 64, 8, 8, 3),  # at most 64 rows per expert
-    "many": Config(128, 256, 64, 8, 8, 3),  # measured: 128 x 256 tiles beat 128 x 128 by 1.3-1.4x
+    "few": Config(16, 256, 128, 8, 4, 3),  # at most 16 rows per expert: read the weights fast
+    "some": Config(64, 256, 64, 8, 8, 4),  # at most 64 rows per expert, or 64-row blocks waste less
+    "many": Config(128, 256, 64, 8, 8, 4),  # measured: 128 x 256 tiles beat 128 x 128 by 1.3-1.4x
 }
 
 
@@ -465,7 +465,9 @@ def pick_config(rows, N, K, num_experts, dtype, sms, activation=None):
     if INTERPRETING:
         return CONFIGS["interpret"]
     per_expert = rows / max(1, num_experts)
-    cfg = CONFIGS["few" if per_expert <= 16 else "some" if per_expert <= 64 else "many"]
+    padded = {bm: -(-per_expert // bm) * bm for bm in (64, 128)}  # an expert's rows in whole m-blocks
+    wide = per_expert > 64 and padded[128] <= 1.1 * padded[64]
+    cfg = CONFIGS["few" if per_expert <= 16 else "many" if wide else "some"]
     if dtype == torch.float32:  # 4-byte elements: half the k-box in the same shared memory
         cfg = Config(cfg.BLOCK_M, cfg.BLOCK_N, max(32, cfg.BLOCK_K // 2), cfg.GROUP_M, cfg.num_warps, 3)
     if activation == "swiglu":  # two accumulators (gate, up): half the columns keeps them in registers
