@@ -337,7 +337,7 @@ def grouped_tiles(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_
     num_pid_n = tl.cdiv(N, BLOCK_N)
     m_blocks, tile_ends = expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M, E_BLOCK)
     total = tl.max(tile_ends, axis=0)
-    for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=True):  # loads overlap epilogues
+    for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS):
         expert, pid_m, pid_n = locate_tile(tile_id, m_blocks, tile_ends, num_pid_n, GROUP_M, E_BLOCK)
         expert_end = tl.load(offsets_ptr + expert)
         row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M
