@@ -17,7 +17,7 @@ help:
 	@echo "make hint [STEP=T4.2]   the next hint for a step (ALL=1: every hint seen so far)"
 	@echo "make reset              the stub again; your file is kept in mine/backups/ first"
 	@echo "make check              the repo's invariants: what CI runs"
-	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (python -m tools.gpu.bench --help)"
+	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (python -m tools.gpu.bench --help; T6: ARGS=--moe)"
 	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (python -m tools.study.tile_order --help)"
 	@echo "make streamk [ARGS=...] T5 stream-K: which program sums which k-blocks of which tile (python -m tools.study.streamk --help)"
 	@echo "make smem [ARGS=...]    shared memory per autotune config, and the GPUs it fits (python -m tools.study.smem --help)"

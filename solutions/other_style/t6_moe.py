@@ -462,20 +462,24 @@ class Config:
 
 CONFIGS = {
     "interpret": Config(16, 32, 32, 2, 4, 1),  # the CPU: small boxes, several tiles per expert
-    "few": Config(16, 128, 128, 8, 4, 4),  # at most 16 rows per expert: read the weights fast
-    "some": Config(64, 128, 64, 8, 4, 4),  # at most 128 rows per expert
-    "many": Config(128, 128, 64, 8, 8, 3),
+    "few": Config(16, 256, 128, 8, 4, 3),  # at most 16 rows per expert: read the weights fast
+    "some": Config(64, 256, 64, 8, 8, 4),  # at most 64 rows per expert, or 64-row blocks waste less
+    "many": Config(128, 256, 64, 8, 8, 4),  # measured: 128 x 256 tiles beat 128 x 128 by 1.3-1.4x
 }
 
 
-def pick_config(rows, N, K, num_experts, dtype, sms):
+def pick_config(rows, N, K, num_experts, dtype, sms, activation=None):
     """The block sizes for `rows` sorted rows over num_experts experts, N x K weights each."""
     if INTERPRETING:
         return CONFIGS["interpret"]
     per_expert = rows / max(1, num_experts)
-    cfg = CONFIGS["few" if per_expert <= 16 else "some" if per_expert <= 128 else "many"]
+    padded = {bm: -(-per_expert // bm) * bm for bm in (64, 128)}  # an expert's rows in whole m-blocks
+    wide = per_expert > 64 and padded[128] <= 1.1 * padded[64]
+    cfg = CONFIGS["few" if per_expert <= 16 else "many" if wide else "some"]
     if dtype == torch.float32:  # 4-byte elements: half the k-box in the same shared memory
         cfg = Config(cfg.BLOCK_M, cfg.BLOCK_N, max(32, cfg.BLOCK_K // 2), cfg.GROUP_M, cfg.num_warps, 3)
+    if activation == "swiglu":  # two accumulators (gate, up): half the columns keeps them in registers
+        cfg = Config(cfg.BLOCK_M, max(64, cfg.BLOCK_N // 2), cfg.BLOCK_K, cfg.GROUP_M, cfg.num_warps, cfg.num_stages)
     return cfg
 
 
@@ -495,7 +499,7 @@ def grouped_matmul(x, w, routing, topk_weights=None, *, combine=False, activatio
     slots = routing.sorted_slots.numel()
     out_rows = routing.num_tokens if combine else slots
     sms = num_programs or num_sms(x.device)
-    cfg = config or pick_config(slots, N, K, experts, x.dtype, sms)
+    cfg = config or pick_config(slots, N, K, experts, x.dtype, sms, activation)
     out = torch.empty((slots, N), device=x.device, dtype=torch.float32 if combine else x.dtype)
     if slots == 0 or N == 0 or K == 0:
         return torch.zeros((out_rows, N), device=x.device, dtype=x.dtype)

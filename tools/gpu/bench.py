@@ -105,6 +105,11 @@ def graph_timer(make_call, sets, torch, target_ms=30.0):
 
 
 def main(argv=None):
+    argv = sys.argv[1:] if argv is None else list(argv)
+    if "--moe" in argv:  # T6: grouped GEMM on mixture-of-experts layers, its own options
+        from tools.gpu import moe_bench
+
+        return moe_bench.main([a for a in argv if a != "--moe"])
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--dtype", nargs="+", default=["fp16", "bf16"], choices=["fp16", "bf16"])
     p.add_argument("--shapes", nargs="+", default=[str(s) for s in SQUARE] + LLM, help="N for N x N x N, or MxNxK")
@@ -120,6 +125,7 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
     p.add_argument("--out", default="bench-results")
+    p.add_argument("--moe", action="store_true", help="T6 on MoE layers (tools/gpu/moe_bench.py; --moe --help)")
     p.add_argument("--table", metavar="CSV", help="print a bench.csv as a markdown table and exit (no GPU needed)")
     p.add_argument("--summary", metavar="CSV", help="print a bench.csv's geometric means as a list and exit (no GPU)")
     add_lang_flag(p)
