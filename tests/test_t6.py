@@ -1,0 +1,906 @@
+"""Lesson T6's suite: one section per step, each marked so that `make test STEP=T6.2` runs it alone.
+
+Routing (T6.1) is checked against a stable sort, over many distributions of the experts.  The tile
+schedule (T6.2) is recorded through a trace in record-only mode: per global tile, its epilogues,
+expert, place and rows, and the program that did it.  The grouped kernel (T6.3, T6.4) is checked
+against torch._grouped_mm (on the CPU) and a float64 loop, under a watch on its launch that fills
+the output with a sentinel first and makes torch's own products fail.  T6 imports the learner's own
+T5 and T4 (persistent_grid, tma_problem, tile_coords): one of their bodies not written yet fails
+these checks as "not written yet".
+"""
+
+import os
+
+import pytest
+import torch
+import triton
+
+from course import seam
+from course.i18n import say
+from course.registry import lesson
+
+T6 = lesson("T6")
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
+DEVICE = "cpu" if INTERPRETING else "cuda"
+# bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
+DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
+# ||out - ref|| / ||ref|| with ref in float64: rounding to the dtype; tf32 on a GPU.
+OUT_RTOL = {torch.float16: 2e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
+TRACE_INTS = 7  # per tile: epilogues, expert, pid_m, pid_n, first row, row end, program
+UNWRITTEN = -1234.0  # what the output holds before the launch: a cell still holding it was never written
+
+
+@pytest.fixture(scope="session")
+def t6(graded_module):
+    return graded_module(T6)
+
+
+@pytest.fixture(scope="session")
+def probes(t6):
+    from course.lessons import t6_probes  # its kernels call the graded module's functions, so it loads after `t6`
+
+    return t6_probes
+
+
+def fail(zh, en, section):
+    """Fail in the learner's language, naming the subsection of content/t6.md to read."""
+    read = say(
+        zh=f"详见 content/t6.md §{section}（English: content/t6.en.md）",
+        en=f"read content/t6.en.md §{section} (Chinese: content/t6.md)",
+    )
+    pytest.fail(f"{say(zh=zh, en=en)}; {read}", pytrace=False)
+
+
+def rel_err(out, ref):
+    out, ref = out.double().cpu(), ref.double().cpu()
+    return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+# ------------------------------------------------------------------------------------------------
+# Routings: the distributions every step is checked over
+# ------------------------------------------------------------------------------------------------
+def make_ids(kind, tokens, top_k, experts):
+    """topk_ids [tokens, top_k] (int64, as torch.topk gives them) of one kind of distribution."""
+    if kind == "balanced":
+        return torch.stack([torch.randperm(experts)[:top_k] for _ in range(tokens)]).to(DEVICE)
+    if kind == "one expert":
+        return torch.full((tokens, top_k), experts - 1, dtype=torch.int64, device=DEVICE)
+    if kind == "empty experts":  # only experts 1 and 3 (and E-1) get rows
+        few = torch.tensor([1, 3, experts - 1])
+        return few[torch.randint(0, 3, (tokens, top_k))].to(DEVICE)
+    if kind == "skewed":  # Zipf-like: expert e chosen with weight 1 / (e + 1)^1.5
+        p = 1.0 / torch.arange(1, experts + 1, dtype=torch.float64) ** 1.5
+        return torch.multinomial(p.expand(tokens, experts), top_k, replacement=False).to(DEVICE)
+    raise ValueError(kind)
+
+
+ROUTE_CASES = [  # (kind, tokens, top_k, experts)
+    ("balanced", 37, 2, 5),
+    ("one expert", 20, 1, 4),
+    ("empty experts", 29, 2, 6),
+    ("skewed", 150, 2, 9),  # 300 slots: three routing blocks of 128
+    ("balanced", 1, 1, 3),  # one row
+    ("skewed", 70, 4, 16),
+]
+
+
+KIND_ZH = {"balanced": "均匀", "one expert": "全给一个专家", "empty experts": "有空专家", "skewed": "偏斜（Zipf）"}
+
+
+def case_name(kind, tokens, top_k, experts):
+    return say(
+        zh=f"{KIND_ZH[kind]}的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家",
+        en=f"{kind} routing, {tokens} tokens, top_k={top_k}, {experts} experts",
+    )
+
+
+# ================================================================================================
+# T6.1 routing as a counting sort
+# ================================================================================================
+def check_routing(r, ids, experts, case):
+    flat = ids.reshape(-1).cpu()
+    want_counts = torch.bincount(flat, minlength=experts).int()
+    want_offsets = want_counts.cumsum(0).int()
+    want_sorted = torch.sort(flat, stable=True).indices.int()
+    counts, offsets = r.counts.cpu(), r.offsets.cpu()
+    if not torch.equal(counts, want_counts):
+        fail(
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}",
+            "2.1",
+        )
+    if not torch.equal(offsets, want_offsets):
+        starts = torch.equal(offsets, want_offsets - want_counts)
+        fail(
+            f"{case}：offsets 应当是每个专家的行尾 {want_offsets.tolist()}（torch._grouped_mm 的 offs），得到 "
+            f"{offsets.tolist()}" + ("：这是每个专家的行首（不含自身的前缀和），不是行尾" if starts else ""),
+            f"{case}: offsets should be each expert's row end {want_offsets.tolist()} (torch._grouped_mm's offs), "
+            f"got {offsets.tolist()}"
+            + (": these are the row starts (an exclusive sum), not the ends" if starts else ""),
+            "2.1",
+        )
+    got = r.sorted_slots.cpu()
+    slots = want_sorted.numel()
+    if got.shape != want_sorted.shape or not torch.equal(got.sort().values, torch.arange(slots, dtype=got.dtype)):
+        outside = int(((got < 0) | (got >= slots)).sum()) if got.numel() else 0
+        seen = torch.bincount(got[(got >= 0) & (got < slots)].long(), minlength=slots) if got.numel() else got
+        fail(
+            f"{case}：sorted_slots 不是 0..{slots - 1} 的一个排列：{outside} 个值越界，"
+            f"{int((seen == 0).sum())} 个 slot 没有出现（有的位置没写，或两个 slot 写到了同一个位置）",
+            f"{case}: sorted_slots is not a permutation of 0..{slots - 1}: {outside} values out of range, "
+            f"{int((seen == 0).sum())} slots missing (positions never written, or two slots written to one)",
+            "2.1",
+        )
+    if not torch.equal(got, want_sorted):
+        bad = int((got != want_sorted).nonzero()[0])
+        same_groups = got.numel() == want_sorted.numel() and torch.equal(flat[got.long()], flat[want_sorted.long()])
+        grouped_right = same_groups and all(
+            sorted(got[a:b].tolist()) == sorted(want_sorted[a:b].tolist())
+            for a, b in zip([0] + want_offsets.tolist()[:-1], want_offsets.tolist(), strict=True)
+        )
+        fail(
+            f"{case}：sorted_slots 从第 {bad} 个位置起不对：应当是 slot {int(want_sorted[bad])}，得到 {int(got[bad])}"
+            + ("：每个专家拿到的 slot 对了，但专家内的顺序不是 slot 的原顺序（散射不稳定）" if grouped_right else ""),
+            f"{case}: sorted_slots is wrong from position {bad} on: slot {int(want_sorted[bad])} expected, got "
+            f"{int(got[bad])}"
+            + (
+                ": each expert has the right slots, but not in the slots' own order (the scatter is not stable)"
+                if grouped_right
+                else ""
+            ),
+            "2.2" if grouped_right else "2.1",
+        )
+    inverse = torch.empty_like(want_sorted)
+    inverse[want_sorted.long()] = torch.arange(want_sorted.numel(), dtype=torch.int32)
+    if not torch.equal(r.slot_pos.cpu(), inverse):
+        fail(
+            f"{case}：slot_pos 不是 sorted_slots 的逆：slot_pos[sorted_slots[pos]] 应当等于 pos",
+            f"{case}: slot_pos is not the inverse of sorted_slots: slot_pos[sorted_slots[pos]] must be pos",
+            "2.1",
+        )
+
+
+@pytest.mark.t6_1
+@pytest.mark.parametrize("kind, tokens, top_k, experts", ROUTE_CASES)
+def test_route_is_a_stable_counting_sort(t6, kind, tokens, top_k, experts):
+    ids = make_ids(kind, tokens, top_k, experts)
+    before = ids.clone()
+    r = t6.route(ids, experts)
+    case = case_name(kind, tokens, top_k, experts)
+    check_routing(r, ids, experts, case)
+    if not torch.equal(ids, before):
+        fail(f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
+    for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
+        t = getattr(r, name)
+        if t.dtype != torch.int32:
+            fail(
+                f"{case}：Routing.{name} 应当是 int32，得到 {t.dtype}",
+                f"{case}: Routing.{name} must be int32, got {t.dtype}",
+                "2.3",
+            )
+
+
+@pytest.mark.t6_1
+def test_route_takes_int32_ids_and_repeats_its_bits(t6):
+    ids = make_ids("skewed", 90, 3, 7)
+    first = t6.route(ids.int(), 7)
+    check_routing(first, ids, 7, say(zh="int32 的 topk_ids", en="int32 topk_ids"))
+    again = t6.route(ids, 7)
+    for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
+        if not torch.equal(getattr(first, name), getattr(again, name)):
+            fail(
+                f"同一组 topk_ids 路由两次，Routing.{name} 不一样：路由必须每次给出同样的位",
+                f"the same topk_ids routed twice gave two different Routing.{name}: routing must give the same "
+                "bits every run",
+                "2.2",
+            )
+
+
+@pytest.mark.t6_1
+@pytest.mark.skipif(not INTERPRETING, reason="program orders are chosen through the interpreter")
+def test_route_in_any_program_order(t6):
+    """The interpreter runs programs in id order; here the blocks run in other orders too, so a
+    scatter that hands out places first come, first served shows as unstable."""
+    from course.interpreter_order import orders, programs_run
+
+    ids = make_ids("skewed", 200, 2, 5)  # 400 slots: four blocks
+    for name, order in orders(4, 1).items():
+        if name == "in id order":
+            continue
+        with programs_run(order):
+            r = t6.route(ids, 5)
+        check_routing(
+            r, ids, 5, say(zh=f"路由的各个程序按{order}的顺序运行", en=f"the routing programs run in order {order}")
+        )
+
+
+BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
+    ("an id >= num_experts", lambda: torch.tensor([[0, 4], [1, 2]]), 4, "topk_ids"),
+    ("a negative id", lambda: torch.tensor([[0, -1], [1, 2]]), 4, "topk_ids"),
+    ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
+    ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
+    ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
+]
+
+
+@pytest.mark.t6_1
+@pytest.mark.parametrize("what, make, experts, name", BAD_ROUTES, ids=[b[0] for b in BAD_ROUTES])
+def test_route_refuses_bad_input(t6, what, make, experts, name):
+    ids = make().to(DEVICE)
+    before = ids.clone()
+    try:
+        t6.route(ids, experts)
+    except (ValueError, TypeError) as e:
+        if name not in str(e):
+            fail(
+                f"{what}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}",
+                f"{what}: route raised {type(e).__name__}, but its message does not name the argument {name}: {e}",
+                "2.3",
+            )
+    else:
+        fail(
+            f"{what}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛",
+            f"{what}: route should raise a ValueError (or TypeError) naming {name}, and raised nothing",
+            "2.3",
+        )
+    if not torch.equal(ids, before):
+        fail(f"{what}：route 改动了调用者的 topk_ids", f"{what}: route changed the caller's topk_ids", "2.3")
+
+
+# ================================================================================================
+# T6.2 the tile schedule over ragged groups
+# ================================================================================================
+SCHEDULE_CASES = [  # (rows per expert, BLOCK_M, BLOCK_N, N, programs, GROUP_M)
+    ([5, 0, 9], 4, 16, 32, 3, 2),  # §3's picture
+    ([0, 0, 0, 7], 4, 16, 16, 2, 1),  # empty experts first
+    ([0, 0, 0], 4, 16, 48, 3, 2),  # nothing at all
+    ([33], 16, 16, 40, 3, 4),  # every row on one expert; N not a multiple of BLOCK_N
+    ([1], 16, 16, 16, 3, 1),  # one row
+    ([16, 32, 0, 48, 0], 16, 16, 32, 5, 2),  # multiples of BLOCK_M
+    ([3, 17, 1, 0, 30, 2, 0, 5, 12], 8, 16, 24, 4, 2),
+]
+
+
+def upper_bound(counts, bm, bn, n):
+    return (triton.cdiv(sum(counts), bm) + min(len(counts), sum(counts))) * triton.cdiv(n, bn)
+
+
+def expected_tiles(counts, bm, bn, n):
+    """{(expert, pid_m, pid_n): (row_begin, row_end)} of every tile the counts give."""
+    want, start = {}, 0
+    for e, c in enumerate(counts):
+        for pm in range(triton.cdiv(c, bm)):
+            for pn in range(triton.cdiv(n, bn)):
+                want[(e, pm, pn)] = (start + pm * bm, min(start + (pm + 1) * bm, start + c))
+        start += c
+    return want
+
+
+def run_schedule(probes, counts, bm, bn, n, progs, group_m):
+    cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
+    offs = cnt.cumsum(0).int()
+    trace = torch.zeros(max(1, upper_bound(counts, bm, bn, n)) * TRACE_INTS, dtype=torch.int32, device=DEVICE)
+    probes.schedule_probe[(progs,)](
+        cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
+    )
+    return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
+
+
+def check_schedule(rows, counts, bm, bn, n, progs, case):
+    want = expected_tiles(counts, bm, bn, n)
+    total = len(want)
+    seen = {}
+    for tile, (epilogues, e, pm, pn, begin, end, prog) in enumerate(rows):
+        if tile >= total:
+            if epilogues:
+                fail(
+                    f"{case}：一共只有 {total} 个 tile，tile 号 {tile} 却也被做了：循环要停在设备上读出的总数",
+                    f"{case}: there are {total} tiles, yet tile id {tile} was done too: the loop must stop at "
+                    "the total read on the device",
+                    "3.4",
+                )
+            continue
+        if epilogues != 1:
+            fail(
+                f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次",
+                f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected",
+                "3.4",
+            )
+        if prog != tile % progs:
+            fail(
+                f"{case}：tile {tile} 由程序 {prog} 做了，{progs} 个常驻程序里应当是程序 {tile % progs}",
+                f"{case}: tile {tile} was done by program {prog}; of {progs} persistent programs, program "
+                f"{tile % progs} should",
+                "3.4",
+            )
+        key = (e, pm, pn)
+        if key not in want:
+            fail(
+                f"{case}：tile {tile} 被放在专家 {e} 的 (pid_m={pm}, pid_n={pn})，这个专家没有这个 tile",
+                f"{case}: tile {tile} was placed at expert {e}, (pid_m={pm}, pid_n={pn}), which that expert does "
+                "not have",
+                "3.3",
+            )
+        if key in seen:
+            fail(
+                f"{case}：tile {seen[key]} 和 tile {tile} 做的是同一个 (专家 {e}, pid_m={pm}, pid_n={pn})",
+                f"{case}: tiles {seen[key]} and {tile} both did (expert {e}, pid_m={pm}, pid_n={pn})",
+                "3.3",
+            )
+        seen[key] = tile
+        if (begin, end) != want[key]:
+            a, b = want[key]
+            mixes = end > b and any(b <= s < end for s in (sum(counts[: x + 1]) for x in range(len(counts))))
+            fail(
+                f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是排好序的第 {begin}..{end - 1} 行，应当是 {a}..{b - 1}"
+                + ("：它越过了这个专家的最后一行，混进了下一个专家的行" if mixes else ""),
+                f"{case}: expert {e}'s tile (pid_m={pm}) covers sorted rows {begin}..{end - 1}, rows {a}..{b - 1} "
+                "expected" + (": it runs past the expert's last row into the next expert's" if mixes else ""),
+                "3.2",
+            )
+    missing = sorted(set(want) - set(seen))
+    if missing:
+        fail(
+            f"{case}：{len(missing)} 个 tile 没人做，例如 (专家, pid_m, pid_n) = {missing[0]}",
+            f"{case}: {len(missing)} tiles were not done, (expert, pid_m, pid_n) = {missing[0]} for one",
+            "3.3",
+        )
+
+
+@pytest.mark.t6_2
+def test_every_tile_of_every_expert_once(probes):
+    """Over many distributions: each tile of each expert exactly once, by program tile % programs,
+    on its expert's rows only; no tile id past the total touched."""
+    cases = SCHEDULE_CASES + [  # and two random ones, from the test's seed
+        ([int(c) for c in torch.randint(0, 20, (int(torch.randint(1, 9, (1,))),))], 8, 16, 32, 3, 2) for _ in range(2)
+    ]
+    for counts, bm, bn, n, progs, group_m in cases:
+        rows = run_schedule(probes, counts, bm, bn, n, progs, group_m)
+        case = say(
+            zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N={n}，BLOCK_N={bn}，{progs} 个程序",
+            en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
+        )
+        check_schedule(rows, counts, bm, bn, n, progs, case)
+
+
+@pytest.mark.t6_2
+def test_tile_counts_and_places_alone(probes):
+    """expert_tile_counts and locate_tile, without the loop: each global tile's expert, and every
+    tile of an expert exactly once."""
+    counts, bm, bn, n = [5, 0, 9, 1, 0], 4, 16, 32
+    num_pid_n = triton.cdiv(n, bn)
+    want_m = [triton.cdiv(c, bm) for c in counts]
+    want_ends = torch.tensor(want_m).mul(num_pid_n).cumsum(0).tolist()
+    tiles = want_ends[-1]
+    cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
+    found = torch.full((3 * tiles + 2 * len(counts),), -1, dtype=torch.int32, device=DEVICE)
+    probes.locate_probe[(tiles,)](cnt, found, len(counts), num_pid_n, bm, 2, probes.e_block(len(counts)))
+    found = found.cpu().tolist()
+    m_blocks, ends = found[3 * tiles : 3 * tiles + len(counts)], found[3 * tiles + len(counts) :]
+    case = say(
+        zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N 方向 {num_pid_n} 块",
+        en=f"rows per expert {counts}, BLOCK_M={bm}, {num_pid_n} blocks along N",
+    )
+    if m_blocks != want_m or ends != want_ends:
+        fail(
+            f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}",
+            f"{case}: expert_tile_counts should give m_blocks {want_m} and tile_ends {want_ends}, got {m_blocks} "
+            f"and {ends}",
+            "3.3",
+        )
+    want = expected_tiles(counts, bm, bn, n)
+    places = [tuple(found[3 * t : 3 * t + 3]) for t in range(tiles)]
+    for t, (e, pm, pn) in enumerate(places):
+        owner = sum(end <= t for end in want_ends)
+        if e != owner or (e, pm, pn) not in want:
+            fail(
+                f"{case}：全局 tile {t} 属于专家 {owner}，locate_tile 给出 (专家 {e}, pid_m={pm}, pid_n={pn})",
+                f"{case}: global tile {t} is expert {owner}'s; locate_tile gave (expert {e}, pid_m={pm}, pid_n={pn})",
+                "3.3",
+            )
+    if len(set(places)) != len(places):
+        fail(
+            f"{case}：locate_tile 把两个全局 tile 放到了同一个位置：{places}",
+            f"{case}: locate_tile put two global tiles at one place: {places}",
+            "3.3",
+        )
+
+
+# ================================================================================================
+# T6.3 the grouped kernel
+# ================================================================================================
+def descriptor(t, box):
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    return TensorDescriptor.from_tensor(t, box)
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("x_sorted", [False, True], ids=["gathered", "x sorted"])
+def test_gathered_product_alone(probes, x_sorted):
+    """One tile: rows 5..13 of a sorted order (9 live of 16), each reading x's row slot // top_k (or
+    the sorted row itself), times expert 1's weight rows 16..31 of w2d = w.view(E*N, K)."""
+    top_k, bm, bn, bk, K = 2, 16, 16, 16, 40
+    slots = torch.randperm(40).int().to(DEVICE)
+    x = torch.randn(40 if x_sorted else 20, K, device=DEVICE).half()
+    w2d = torch.randn(3 * 32, K, device=DEVICE).half()
+    acc = torch.full((bm, bn), UNWRITTEN, dtype=torch.float32, device=DEVICE)
+    rows = torch.full((bm, 2), -1, dtype=torch.int32, device=DEVICE)
+    begin, end, w_row = 5, 14, 32 + 16
+    probes.gather_probe[(1,)](
+        x,
+        descriptor(w2d, [bn, bk]),
+        slots,
+        acc,
+        rows,
+        begin,
+        end,
+        w_row,
+        K,
+        x.stride(0),
+        x.stride(1),
+        top_k,
+        x_sorted,
+        bm,
+        bn,
+        bk,
+    )
+    pos = torch.arange(begin, begin + bm)
+    live = pos < end
+    want_rows = pos if x_sorted else slots.cpu()[pos.clamp_max(39)].long() // top_k
+    got_rows, got_live = rows.cpu()[:, 0], rows.cpu()[:, 1].bool()
+    if not torch.equal(got_live, live) or not torch.equal(got_rows[live].long(), want_rows[live]):
+        fail(
+            f"gathered_rows：排好序的第 {begin}..{end - 1} 行应当读 x 的第 {want_rows[live].tolist()} 行（live 到 "
+            f"{end} 为止），得到 {got_rows[got_live].tolist()}",
+            f"gathered_rows: sorted rows {begin}..{end - 1} should read rows {want_rows[live].tolist()} of x (live "
+            f"up to {end}), got {got_rows[got_live].tolist()}",
+            "4.1",
+        )
+    want = torch.zeros(bm, bn, dtype=torch.float64)
+    want[live] = x.cpu().double()[want_rows[live]] @ w2d.cpu().double()[w_row : w_row + bn].T
+    err = rel_err(acc[live], want[live])
+    dead = acc.cpu()[~live]
+    if err > 1e-5 or (dead != 0).any():
+        fail(
+            f"gathered_product：live 行的相对误差 {err:.2e}，不 live 的行里有 {int((dead != 0).sum())} 个非零值",
+            f"gathered_product: relative error {err:.2e} on the live rows, {int((dead != 0).sum())} nonzero cells "
+            "in the rows that are not live",
+            "4.2",
+        )
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize(
+    "weights, by_slot", [(False, False), (True, False), (True, True)], ids=["plain", "weighted", "weighted by slot"]
+)
+def test_store_rows_alone(probes, weights, by_slot):
+    """One tile's epilogue into a sentinel-filled output: rows 3..9 (an expert ending at row 10) and
+    columns 16..27 of N=28, at the sorted row or at the slot, times weights[slot]."""
+    bm, bn, n, begin, end, pid_n = 16, 16, 28, 3, 10, 1
+    rows_out = 24
+    slots = torch.randperm(rows_out).int().to(DEVICE)
+    acc = torch.randn(bm, bn, device=DEVICE)
+    w = torch.rand(rows_out, device=DEVICE)
+    out = torch.full((rows_out, n), UNWRITTEN, dtype=torch.float16, device=DEVICE)
+    probes.store_probe[(1,)](
+        out, acc, w, slots, begin, end, pid_n, n, out.stride(0), out.stride(1), weights, by_slot, bm, bn
+    )
+    want = torch.full((rows_out, n), UNWRITTEN, dtype=torch.float64)
+    live = torch.arange(begin, end)
+    at = slots.cpu()[live].long() if by_slot else live
+    cols = torch.arange(pid_n * bn, n)
+    vals = acc.cpu().double()[: end - begin, : len(cols)]
+    if weights:
+        vals = vals * w.cpu().double()[slots.cpu()[live].long()][:, None]
+    want[at[:, None], cols[None, :]] = vals.half().double()
+    got = out.cpu().double()
+    stray = ((got != UNWRITTEN) & (want == UNWRITTEN)).sum().item()
+    unwritten = ((got == UNWRITTEN) & (want != UNWRITTEN)).sum().item()
+    if stray or unwritten:
+        fail(
+            f"store_rows：{stray} 个不该写的单元被写了（掩码要挡住 row_end={end} 及以后的行和 >= N 的列），"
+            f"{unwritten} 个该写的单元没写",
+            f"store_rows: {stray} cells written that must not be (the mask must stop rows at row_end={end} and "
+            f"columns at N), {unwritten} cells that should be written were not",
+            "4.3",
+        )
+    err = rel_err(got[want != UNWRITTEN], want[want != UNWRITTEN])
+    if err > 2e-3:
+        fail(
+            f"store_rows：写入的值相对误差 {err:.2e}" + ("（要乘上 weights[slot]）" if weights else ""),
+            f"store_rows: the stored values are off by {err:.2e} (relative)"
+            + (" (multiply by weights[slot])" if weights else ""),
+            "4.3",
+        )
+
+
+class Watch:
+    """Stands in for moe_kernel and combine_topk while grouped_matmul runs: each launch is recorded
+    with its arguments; before it runs, its output (out_ptr) is filled with UNWRITTEN; torch's own
+    products and T5's matmul fail while the watch is on."""
+
+    def __init__(self, t6, monkeypatch):
+        self.launches = []  # (name, {argument: value}, what the kernel returned)
+        for name in ("moe_kernel", "combine_topk"):
+            monkeypatch.setattr(t6, name, _Spy(self, name, getattr(t6, name)))
+
+        def refuse(what):
+            def refused(*args, **kwargs):
+                raise AssertionError(
+                    say(
+                        zh=f"grouped_matmul 调用了 {what}：每个专家的乘积都必须由 moe_kernel 的一次启动算出来",
+                        en=f"grouped_matmul called {what}: every expert's product must come from one launch of "
+                        "moe_kernel",
+                    )
+                )
+
+            return refused
+
+        for mod, names in (
+            (torch, ("matmul", "mm", "bmm", "addmm", "einsum", "_grouped_mm", "baddbmm")),
+            (torch.nn.functional, ("linear",)),
+            (torch.Tensor, ("__matmul__", "matmul", "mm", "bmm")),
+        ):
+            for name in names:
+                if hasattr(mod, name):
+                    monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
+        t5 = seam.load(lesson("T5"))
+        monkeypatch.setattr(t5, "matmul", refuse("T5 matmul"))
+        if hasattr(t6, "matmul"):
+            monkeypatch.setattr(t6, "matmul", refuse("T5 matmul"))
+
+    def of(self, name):
+        return [launch for launch in self.launches if launch[0] == name]
+
+
+class _Spy:
+    def __init__(self, watch, name, kernel):
+        self.watch, self.name, self.kernel = watch, name, kernel
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            bound = dict(zip(self.kernel.arg_names, args, strict=False), **kwargs)
+            out = bound.get("out_ptr")
+            if isinstance(out, torch.Tensor) and out.is_floating_point():
+                out.fill_(UNWRITTEN)
+            result = self.kernel[grid](*args, **kwargs)
+            self.watch.launches.append((self.name, bound, result))
+            return result
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+def same_memory(x, y):
+    return isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor) and x.data_ptr() == y.data_ptr()
+
+
+def reference(x, w, ids, weights=None, combine=False, activation=None):
+    """float64 loop: [T*top_k, N] in stable-sorted order, or [T, N] combined."""
+    xd, wd = x.double().cpu(), w.double().cpu()
+    tokens, top_k = ids.shape
+    flat = ids.reshape(-1).cpu()
+    rows = torch.zeros(tokens * top_k, wd.shape[1] // (2 if activation else 1), dtype=torch.float64)
+    for s in range(tokens * top_k):
+        h = wd[flat[s]] @ xd[s // top_k]
+        if activation:
+            gate, up = h.chunk(2)
+            h = torch.nn.functional.silu(gate) * up
+        rows[s] = h * (weights.reshape(-1)[s].double().cpu() if weights is not None else 1)
+    if combine:
+        return rows.view(tokens, top_k, -1).sum(1)
+    return rows[torch.sort(flat, stable=True).indices]
+
+
+def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs):
+    """grouped_matmul under a Watch: returns its result once the launch checks out."""
+    watch = Watch(t6, monkeypatch)
+    out = t6.grouped_matmul(x, w, r, weights, **kwargs)
+    monkeypatch.undo()
+    grouped = watch.of("moe_kernel")
+    if len(grouped) != 1:
+        fail(
+            f"{case}：grouped_matmul 启动了 {len(grouped)} 次 moe_kernel，应当恰好 1 次：一次启动做完所有专家",
+            f"{case}: grouped_matmul launched moe_kernel {len(grouped)} times, exactly once expected: one launch "
+            "does every expert",
+            "1.2",
+        )
+    _, args, compiled = grouped[0]
+    if not same_memory(args.get("x_ptr"), x):
+        fail(
+            f"{case}：moe_kernel 收到的 x_ptr 不是调用者的 x：按 sorted_slots 直接从 x 里 gather 行，不要拷贝",
+            f"{case}: moe_kernel's x_ptr is not the caller's x: gather the rows from x itself through sorted_slots, "
+            "no copy",
+            "4.1",
+        )
+    base = getattr(args.get("w_desc"), "base", None)
+    if not same_memory(base, w):
+        fail(
+            f"{case}：moe_kernel 的 w_desc 不是建在调用者的 w 上的（w 是连续的，不需要拷贝）",
+            f"{case}: moe_kernel's w_desc does not describe the caller's w (a contiguous w needs no copy)",
+            "4.2",
+        )
+    left = args["out_ptr"]
+    if (left == UNWRITTEN).any():
+        fail(
+            f"{case}：moe_kernel 结束后输出里还有 {int((left == UNWRITTEN).sum())} 个单元没写",
+            f"{case}: {int((left == UNWRITTEN).sum())} cells of the output were not written by moe_kernel",
+            "4.3",
+        )
+    if not kwargs.get("combine") and not (same_memory(out, left) and out.shape == left.shape):
+        fail(
+            f"{case}：grouped_matmul 返回的不是 moe_kernel 写入的那个张量",
+            f"{case}: grouped_matmul returned a tensor moe_kernel did not write into",
+            "4.3",
+        )
+    if not INTERPRETING and "fadd" in str(getattr(compiled, "asm", {}).get("ttir", "")):
+        fail(f"{case}：moe_kernel 里有浮点 atomic_add", f"{case}: moe_kernel holds a float atomic_add", "4.4")
+    return out
+
+
+MATMUL_CASES = [  # (kind, tokens, top_k, experts, K, N)
+    ("balanced", 37, 2, 5, 40, 24),
+    ("one expert", 20, 1, 4, 32, 40),
+    ("empty experts", 29, 2, 6, 24, 32),
+    ("skewed", 45, 2, 9, 40, 24),
+    ("balanced", 1, 1, 3, 32, 16),
+]
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("kind, tokens, top_k, experts, K, N", MATMUL_CASES)
+def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, top_k, experts, K, N):
+    ids = make_ids(kind, tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).to(dtype)
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).to(dtype)
+    r = t6.route(ids, experts)
+    case = case_name(kind, tokens, top_k, experts) + f", K={K}, N={N}, {dtype}"
+    want = reference(x, w, ids)
+    grouped = None
+    if DEVICE == "cpu" or dtype == torch.bfloat16:
+        gathered = x[(r.sorted_slots.long() // top_k)]
+        grouped = torch._grouped_mm(gathered, w.transpose(-2, -1), offs=r.offsets).double().cpu()
+    before = x.clone(), w.clone()
+    out = watched_call(t6, monkeypatch, case, "4", x, w, r)
+    if tuple(out.shape) != (tokens * top_k, N) or out.dtype != dtype:
+        fail(
+            f"{case}：结果应当是 {dtype} 的 [{tokens * top_k}, {N}]，得到 {out.dtype} {tuple(out.shape)}",
+            f"{case}: the result should be [{tokens * top_k}, {N}] in {dtype}, got {out.dtype} {tuple(out.shape)}",
+            "4",
+        )
+    err = rel_err(out, want)
+    if err > OUT_RTOL[dtype]:
+        bad = (out.double().cpu() - want).abs().amax(1).argmax().item()
+        fail(
+            f"{case}：和 float64 的结果差 {err:.2e}（相对），超过 {OUT_RTOL[dtype]:.0e}；"
+            f"差得最多的是排好序的第 {bad} 行",
+            f"{case}: off from float64 by {err:.2e} (relative), over {OUT_RTOL[dtype]:.0e}; the worst is sorted "
+            f"row {bad}",
+            "4",
+        )
+    if grouped is not None and rel_err(out, grouped) > OUT_RTOL[dtype]:
+        fail(
+            f"{case}：和 torch._grouped_mm 差 {rel_err(out, grouped):.2e}（相对）",
+            f"{case}: off from torch._grouped_mm by {rel_err(out, grouped):.2e} (relative)",
+            "4",
+        )
+    if not (torch.equal(x, before[0]) and torch.equal(w, before[1])):
+        fail(
+            f"{case}：grouped_matmul 改动了调用者的 x 或 w", f"{case}: grouped_matmul changed the caller's x or w", "4"
+        )
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("combine", [False, True], ids=["sorted", "combined"])
+def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
+    tokens, top_k, experts, K, N = 33, 3, 6, 32, 40
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    r = t6.route(ids, experts)
+    case = say(
+        zh=f"{tokens} 个 token，top_k={top_k}，带路由权重", en=f"{tokens} tokens, top_k={top_k}, routing weights"
+    )
+    out = watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, combine=combine)
+    want = reference(x, w, ids, weights, combine=combine)
+    if tuple(out.shape) != tuple(want.shape):
+        fail(
+            f"{case}：结果的形状应当是 {tuple(want.shape)}，得到 {tuple(out.shape)}",
+            f"{case}: the result should have shape {tuple(want.shape)}, got {tuple(out.shape)}",
+            "4.4",
+        )
+    err = rel_err(out, want)
+    if err > OUT_RTOL[torch.float16]:
+        unweighted = reference(x, w, ids, None, combine=combine)
+        fail(
+            f"{case}：和 float64 的结果差 {err:.2e}（相对）"
+            + ("：结果没有乘路由权重" if rel_err(out, unweighted) < OUT_RTOL[torch.float16] else ""),
+            f"{case}: off from float64 by {err:.2e} (relative)"
+            + (": the routing weights were not applied" if rel_err(out, unweighted) < OUT_RTOL[torch.float16] else ""),
+            "4.4" if combine else "4.3",
+        )
+
+
+@pytest.mark.t6_3
+def test_combine_is_deterministic_without_float_atomics(t6, monkeypatch):
+    """The same call twice gives the same bits, and (on the CPU, where the interpreter runs the
+    programs one by one and any order of adds would repeat) no float atomic ran."""
+    tokens, top_k, experts, K, N = 24, 2, 4, 32, 24
+    ids = make_ids("balanced", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = torch.randn(experts, N, K, device=DEVICE).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    r = t6.route(ids, experts)
+    float_atomics = []
+    if INTERPRETING:
+        from triton.runtime import interpreter
+
+        builder = interpreter.interpreter_builder
+        rmw = builder.create_atomic_rmw
+
+        def watched_rmw(op, ptr, val, mask, sem, scope):
+            if val.data.dtype.kind == "f":
+                float_atomics.append(str(val.data.dtype))
+            return rmw(op, ptr, val, mask, sem, scope)
+
+        monkeypatch.setattr(builder, "create_atomic_rmw", watched_rmw, raising=False)
+    first = t6.grouped_matmul(x, w, r, weights, combine=True)
+    monkeypatch.undo()
+    again = t6.grouped_matmul(x, w, r, weights, combine=True)
+    if float_atomics:
+        fail(
+            f"combine 里用了 {len(float_atomics)} 次浮点 atomic_add（{float_atomics[0]}）：它们相加的顺序每次不同，"
+            "结果的位也就不同；先按 slot 写出每一行，再按 j 的顺序加起来",
+            f"the combine used {len(float_atomics)} float atomic adds ({float_atomics[0]}): their order varies "
+            "from run to run, and so do the bits; write each row at its slot, then add them in j order",
+            "4.4",
+        )
+    if not torch.equal(first, again):
+        fail(
+            f"同一个调用跑两次，结果有 {int((first != again).sum())} 个单元的位不一样",
+            f"the same call run twice gave {int((first != again).sum())} cells with other bits",
+            "4.4",
+        )
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(not INTERPRETING, reason="program orders are chosen through the interpreter")
+def test_expert_ends_hold_in_any_program_order(t6):
+    """Experts ending inside a tile, the programs run in reverse: a tile that writes past its
+    expert's last row then overwrites the next expert's rows after they were done."""
+    from course.interpreter_order import programs_run
+
+    counts = [5, 11, 3, 9]
+    ids = torch.cat([torch.full((c,), e) for e, c in enumerate(counts)])[torch.randperm(sum(counts))]
+    ids = ids.view(-1, 1).to(DEVICE)
+    x = torch.randn(len(ids), 32, device=DEVICE).half()
+    w = torch.randn(len(counts), 32, 32, device=DEVICE).half()
+    r = t6.route(ids, len(counts))
+    cfg = t6.Config(16, 32, 32, 1, 4, 1)
+    for order in ([2, 1, 0], [1, 2, 0]):
+        with programs_run(order):
+            out = t6.grouped_matmul(x, w, r, config=cfg, num_programs=3)
+        err = rel_err(out, reference(x, w, ids))
+        if err > OUT_RTOL[torch.float16]:
+            fail(
+                f"每个专家的行数 {counts}，BLOCK_M=16，程序按 {order} 的顺序运行：结果差 {err:.2e}（相对）",
+                f"rows per expert {counts}, BLOCK_M=16, programs run in order {order}: off by {err:.2e} (relative)",
+                "4.3",
+            )
+
+
+def bad_inputs(t6):
+    """(what, call, the argument the error must name), each on a fresh small problem."""
+    x = torch.randn(6, 32, device=DEVICE).half()
+    w = torch.randn(3, 16, 32, device=DEVICE).half()
+    r = t6.route(torch.tensor([[0, 1], [2, 0], [1, 1], [0, 2], [2, 2], [1, 0]], device=DEVICE), 3)
+    bad_offsets = t6.Routing(r.counts, r.offsets.flip(0).contiguous(), r.sorted_slots, r.slot_pos, 6, 2)
+    short_offsets = t6.Routing(r.counts, r.offsets - 1, r.sorted_slots, r.slot_pos, 6, 2)
+    return [
+        ("x and w of two dtypes", (x, w.float(), r), "w"),
+        ("w 2-D", (x, w[0], r), "w"),
+        ("w's K differs from x's", (x, w[:, :, :16].contiguous(), r), "w"),
+        ("w with 4 experts for a routing of 3", (x, torch.randn(4, 16, 32, device=DEVICE).half(), r), "w"),
+        ("x with 5 rows for 6 tokens", (x[:5], w, r), "x"),
+        ("topk_weights [6, 3] for top_k 2", (x, w, r, torch.rand(6, 3, device=DEVICE)), "topk_weights"),
+        ("offsets not monotone", (x, w, bad_offsets), "offsets"),
+        ("offsets not ending at the rows", (x, w, short_offsets), "offsets"),
+        ("x and w on two devices", (x, w.to("meta"), r), "device"),
+    ]
+
+
+@pytest.mark.t6_3
+def test_grouped_matmul_refuses_bad_input(t6):
+    for what, args, name in bad_inputs(t6):
+        before = [a.clone() if isinstance(a, torch.Tensor) and a.device.type != "meta" else None for a in args]
+        try:
+            t6.grouped_matmul(*args)
+        except (ValueError, TypeError) as e:
+            if name not in str(e):
+                fail(
+                    f"{what}：grouped_matmul 抛出了 {type(e).__name__}，但信息没有说出 {name}：{e}",
+                    f"{what}: grouped_matmul raised {type(e).__name__}, but its message does not name {name}: {e}",
+                    "4",
+                )
+        else:
+            fail(
+                f"{what}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛",
+                f"{what}: grouped_matmul should raise a ValueError (or TypeError) naming {name}, and raised nothing",
+                "4",
+            )
+        for a, b in zip(args, before, strict=True):
+            if b is not None and not torch.equal(a, b):
+                fail(
+                    f"{what}：grouped_matmul 改动了调用者的参数",
+                    f"{what}: grouped_matmul changed a caller's argument",
+                    "4",
+                )
+
+
+# ================================================================================================
+# T6.4 (advanced) the expert MLP in two launches
+# ================================================================================================
+@pytest.mark.t6_4
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
+    tokens, top_k, experts, K, F = 21, 2, 5, 32, 24  # F not a multiple of BLOCK_N: gate boxes reach up's rows
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).to(dtype)
+    w = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).to(dtype)
+    r = t6.route(ids, experts)
+    case = say(zh=f"gate/up，F={F}，{dtype}", en=f"gate/up, F={F}, {dtype}")
+    out = watched_call(t6, monkeypatch, case, "5.1", x, w, r, activation="swiglu")
+    want = reference(x, w, ids, activation="swiglu")
+    err = rel_err(out, want) if out.shape == want.shape else float("inf")
+    if err > OUT_RTOL[dtype]:
+        fail(
+            f"{case}：结果应当是 [{tokens * top_k}, {F}] 的 silu(gate) * up，和 float64 差 {err:.2e}（相对）",
+            f"{case}: the result should be silu(gate) * up, [{tokens * top_k}, {F}]; off from float64 by {err:.2e} "
+            "(relative)",
+            "5.1",
+        )
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_in_two_launches(t6, monkeypatch):
+    tokens, top_k, experts, K, F = 19, 2, 4, 32, 16
+    ids = make_ids("balanced", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
+    w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    watch = Watch(t6, monkeypatch)
+    y = t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+    monkeypatch.undo()
+    launched = watch.of("moe_kernel")
+    kinds = [(a.get("ACTIVATION"), bool(a.get("BY_SLOT"))) for _, a, _ in launched]
+    if kinds != [("swiglu", False), ("none", True)]:
+        fail(
+            f"moe_mlp 应当启动 moe_kernel 两次：先 gate/up（ACTIVATION=swiglu），再 down（按 slot 写出、合并），"
+            f"得到 {kinds}",
+            f"moe_mlp should launch moe_kernel twice: gate/up (ACTIVATION=swiglu), then down (written by slot and "
+            f"combined), got {kinds}",
+            "5",
+        )
+    hidden = reference(x, w_gate_up, ids, activation="swiglu", combine=False)
+    flat = ids.reshape(-1).cpu()
+    by_slot = torch.empty_like(hidden)
+    by_slot[torch.sort(flat, stable=True).indices] = hidden
+    want = torch.zeros(tokens, K, dtype=torch.float64)
+    for s in range(tokens * top_k):
+        want[s // top_k] += weights.reshape(-1)[s].double().cpu() * (w_down[flat[s]].double().cpu() @ by_slot[s])
+    err = rel_err(y, want) if y.shape == want.shape else float("inf")
+    if err > 4e-3:
+        fail(
+            f"moe_mlp：和 float64 的结果差 {err:.2e}（相对）",
+            f"moe_mlp: off from float64 by {err:.2e} (relative)",
+            "5.2",
+        )

@@ -1,0 +1,187 @@
+"""Lesson T6's classic mistakes, for its explainer §8 table (python -m tools.explainers.mistakes --lesson T6).
+
+Each is a text substitution in solutions/t6_moe.py and the one test of tests/test_t6.py that must
+catch it on the interpreter; tools/explainers/mistakes.py makes each one, with the references of T4
+and T5 in mine/ beside it (T6 imports persistent_grid, tma_problem and tile_coords from them), and
+runs that test.  Mistakes that would write outside a tensor on the CPU (an offset shifted past the
+rows, say) are left out: the interpreter does not stop such a store, and the run would prove nothing.
+"""
+
+from tools.explainers.mistakes import Mistake
+
+# The words a T6 message says when, and only when, it has detected the cause (make check:
+# each_mistake_names_its_own_cause): {key: (Chinese, English)}.
+CAUSES = {
+    "unstable": ("散射不稳定", "the scatter is not stable"),
+    "offsets-are-starts": ("这是每个专家的行首", "these are the row starts"),
+    "past-total": ("循环要停在设备上读出的总数", "the loop must stop at the total read on the device"),
+    "mixes-experts": ("混进了下一个专家的行", "into the next expert's"),
+    "weights-missing": ("结果没有乘路由权重", "the routing weights were not applied"),
+    "float-atomics": ("浮点 atomic_add", "float atomic add"),
+}
+
+# The block_base line of scan_counts: the running sum of the blocks before this one.
+BASE = "before = running[None, :] + tl.cumsum(here, axis=0) - here"
+RANK = "(lane[None, :] < lane[:, None])"
+LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS):"
+CUT = "row_end = tl.minimum(row_begin + BLOCK_M, expert_end)"
+STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])"
+COMBINE_STORE = "tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
+
+MISTAKES = (
+    Mistake(
+        "base-misses-batch",
+        "T6.1",
+        "block_base 只加了之前各批的和，漏了同一批里排在前面的块",
+        "block_base holds the earlier batches only, not the earlier blocks of its own batch",
+        "2.1",
+        BASE,
+        "before = running[None, :] + here * 0",
+        "test_route_is_a_stable_counting_sort[skewed-150-2-9]",
+    ),
+    Mistake(
+        "rank-reversed",
+        "T6.1",
+        "块内名次数的是后面的同专家 slot：同一专家内的顺序反了（不稳定）",
+        "the rank in the block counts the later slots of the expert: the order within an expert is reversed (unstable)",
+        "2.2",
+        RANK,
+        "(lane[None, :] > lane[:, None])",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "unstable",
+    ),
+    Mistake(
+        "scan-no-carry",
+        "T6.1",
+        "scan_counts 没有把前面各批块的和带到下一批（running 没有累加）",
+        "scan_counts does not carry the sum of earlier blocks into the next batch (running never grows)",
+        "2.1",
+        "        running += tl.sum(here, axis=0)\n",
+        "",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+    ),
+    Mistake(
+        "ids-unchecked",
+        "T6.1",
+        "check_routing_inputs 不查专家号的范围",
+        "check_routing_inputs does not check the range of the expert ids",
+        "2.3",
+        "        if lo < 0 or hi >= num_experts:",
+        "        if False:",
+        "test_route_refuses_bad_input[an id >= num_experts]",
+    ),
+    Mistake(
+        "m-blocks-floor",
+        "T6.2",
+        "每个专家的 m-block 数用了 counts // BLOCK_M，丢了最后不满的一块",
+        "each expert's m-blocks taken as counts // BLOCK_M, losing the last partial block",
+        "3.3",
+        "m_blocks = tl.cdiv(counts, BLOCK_M)",
+        "m_blocks = counts // BLOCK_M",
+        "test_every_tile_of_every_expert_once",
+    ),
+    Mistake(
+        "locate-strict",
+        "T6.2",
+        "locate_tile 数的是 tile_ends < tile_id：专家的第一个 tile 被算给了前一个专家",
+        "locate_tile counts tile_ends < tile_id: an expert's first tile goes to the expert before",
+        "3.3",
+        "expert = tl.sum((tile_ends <= tile_id).to(tl.int32), axis=0)",
+        "expert = tl.sum((tile_ends < tile_id).to(tl.int32), axis=0)",
+        "test_tile_counts_and_places_alone",
+    ),
+    Mistake(
+        "loop-past-total",
+        "T6.2",
+        "循环跑到上界（多一轮 N 方向的 tile），没有停在设备上读出的总数",
+        "the loop runs on past the total read on the device (one more row of tiles)",
+        "3.4",
+        LOOP,
+        "for tile_id in tl.range(tl.program_id(0), total + num_pid_n, NUM_PROGS):",
+        "test_every_tile_of_every_expert_once",
+        "past-total",
+    ),
+    Mistake(
+        "rows-not-cut",
+        "T6.2",
+        "tile 的行没有在专家的最后一行截断：一个 tile 混进了下一个专家的行",
+        "a tile's rows not cut at the expert's last row: the tile mixes in the next expert's rows",
+        "3.2",
+        CUT,
+        "row_end = row_begin + BLOCK_M",
+        "test_every_tile_of_every_expert_once",
+        "mixes-experts",
+    ),
+    Mistake(
+        "gather-ignores-permutation",
+        "T6.3",
+        "A 的行按排好序的位置 // top_k 取，没有经过 sorted_slots",
+        "A's rows taken as the sorted position // top_k, not through sorted_slots",
+        "4.1",
+        "x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0) // TOP_K",
+        "x_rows = tl.where(live, rows, 0) // TOP_K",
+        "test_gathered_product_alone[gathered]",
+    ),
+    Mistake(
+        "no-row-mask",
+        "T6.3",
+        "store 的掩码只挡列，不挡专家最后一行之后的行",
+        "the store's mask stops the columns only, not the rows past the expert's last",
+        "4.3",
+        STORE_MASK,
+        "acc.to(out_ptr.dtype.element_ty), mask=(cols < N)[None, :] & (rows >= 0)[:, None])",
+        "test_store_rows_alone[plain]",
+    ),
+    Mistake(
+        "no-weights",
+        "T6.3",
+        "epilogue 没有乘路由权重",
+        "the epilogue does not multiply by the routing weights",
+        "4.3",
+        "    if HAS_WEIGHTS:\n        acc = acc *",
+        "    if HAS_WEIGHTS:\n        acc = acc + 0 *",
+        "test_routing_weights_and_the_combine[sorted]",
+        "weights-missing",
+    ),
+    Mistake(
+        "atomic-combine",
+        "T6.3",
+        "combine 用浮点 atomic_add 把 top_k 行加进结果",
+        "the combine adds the top_k rows into the result with a float atomic_add",
+        "4.4",
+        COMBINE_STORE,
+        "tl.atomic_add(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)",
+        "test_combine_is_deterministic_without_float_atomics",
+        "float-atomics",
+    ),
+    Mistake(
+        "k-unchecked",
+        "T6.3",
+        "check_expert_inputs 不查 w 的 K 是否等于 x 的 K",
+        "check_expert_inputs does not check that w's K equals x's",
+        "4",
+        "    if w.shape[2] != x.shape[1]:",
+        "    if False:",
+        "test_grouped_matmul_refuses_bad_input",
+    ),
+    Mistake(
+        "swiglu-swapped",
+        "T6.4",
+        "SwiGLU 写成了 silu(up) * gate",
+        "SwiGLU written as silu(up) * gate",
+        "5.1",
+        "return gate * tl.sigmoid(gate) * up",
+        "return up * tl.sigmoid(up) * gate",
+        "test_gate_up_with_swiglu[torch.float16]",
+    ),
+    Mistake(
+        "down-unweighted",
+        "T6.4",
+        "down 那次没有传 topk_weights",
+        "the down launch is not given topk_weights",
+        "5.2",
+        "return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True",
+        "return grouped_matmul(hidden, w_down, routing, None, combine=True",
+        "test_moe_mlp_in_two_launches",
+    ),
+)
