@@ -33,7 +33,7 @@ from .t5_persistent import aligned_copy, num_sms, persistent_grid, tma_problem  
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ROUTE_BLOCK = 128  # slots per program of the routing kernels
 SCAN_ROWS = 16  # per-block histograms summed at once by scan_counts
-TRACE_INTS = 7  # per tile: epilogues, expert, pid_m, pid_n, first row, row end, program
+TRACE_INTS = tl.constexpr(7)  # per tile: epilogues, expert, pid_m, pid_n, first row, row end, program
 
 
 @dataclass(frozen=True)

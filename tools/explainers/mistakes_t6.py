@@ -26,6 +26,16 @@ RANK = "(lane[None, :] < lane[:, None])"
 LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS):"
 CUT = "row_end = tl.minimum(row_begin + BLOCK_M, expert_end)"
 STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])"
+LAUNCH = "    moe_kernel[(programs,)](\n"
+# A loop over the experts in place of the launch (whose call is kept, on a function that does nothing).
+LOOP_OF = (
+    "    start = 0\n"
+    "    for e, end in enumerate(routing.offsets.tolist()):\n"
+    "        rows = routing.sorted_slots[start:end].long() // routing.top_k\n"
+    "        out[start:end] = {product}\n"
+    "        start = end\n"
+    "    (lambda *args, **kwargs: None)(\n"
+)
 COMBINE_STORE = "tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
 
 MISTAKES = (
@@ -183,5 +193,41 @@ MISTAKES = (
         "return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True",
         "return grouped_matmul(hidden, w_down, routing, None, combine=True",
         "test_moe_mlp_in_two_launches",
+    ),
+    # Shortcuts, mutants of our own (not in §8): numbers cannot tell them from the kernel, the watch on
+    # the launch can.
+    Mistake(
+        "shortcut-grouped-mm",
+        "T6.3",
+        "结果换成 torch._grouped_mm 算的",
+        "the result replaced by torch._grouped_mm's",
+        "1.2",
+        "    if not combine:\n        return out\n",
+        "    if not combine:\n        xs = x[routing.sorted_slots.long() // routing.top_k]\n"
+        "        return torch._grouped_mm(xs, w.transpose(-2, -1), offs=routing.offsets)\n",
+        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
+        table=False,
+    ),
+    Mistake(
+        "shortcut-matmul-loop",
+        "T6.3",
+        "每个专家一次 torch 的矩阵乘，代替一次启动",
+        "one torch product per expert instead of the launch",
+        "1.2",
+        LAUNCH,
+        LOOP_OF.format(product="x[rows] @ w[e].t()"),
+        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
+        table=False,
+    ),
+    Mistake(
+        "shortcut-t5-per-expert",
+        "T6.3",
+        "每个专家调用一次 T5 的 matmul，代替一次启动",
+        "T5's matmul called per expert instead of the launch",
+        "1.2",
+        LAUNCH,
+        LOOP_OF.format(product="__import__('mine.t5_persistent').t5_persistent.matmul(x[rows].contiguous(), w[e].t())"),
+        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
+        table=False,
     ),
 )
