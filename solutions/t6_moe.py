@@ -124,7 +124,7 @@ def check_routing_inputs(topk_ids, num_experts, check_ids=True):
     if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:
         raise ValueError(f"route: num_experts must be a positive int, got {num_experts!r}")
     if check_ids and topk_ids.numel():
-        lo, hi = int(topk_ids.min()), int(topk_ids.max())
+        lo, hi = (int(v) for v in torch.aminmax(topk_ids))  # one look at the ids: a host sync
         if lo < 0 or hi >= num_experts:
             bad = lo if lo < 0 else hi
             raise ValueError(f"route: topk_ids holds expert {bad}, outside [0, {num_experts}) for num_experts")

@@ -795,6 +795,42 @@ def test_expert_ends_hold_in_any_program_order(t6):
             )
 
 
+@pytest.mark.t6_3
+@pytest.mark.skipif(INTERPRETING, reason="CUDA graphs need a GPU")
+def test_routing_and_launch_under_a_cuda_graph(t6):
+    """route (check_ids=False) and grouped_matmul with the combine, captured in one CUDA graph: a host
+    sync anywhere (reading a count, the total of tiles, an offset) makes the capture fail.  Replayed
+    on other ids, the graph gives what an eager call gives."""
+    tokens, top_k, experts, K, N = 64, 2, 8, 64, 64
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = torch.randn(experts, N, K, device=DEVICE).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    ids = make_ids("skewed", tokens, top_k, experts)
+    t6.grouped_matmul(x, w, t6.route(ids, experts), weights, combine=True)  # compile outside the capture
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph):
+            y = t6.grouped_matmul(x, w, t6.route(ids, experts, check_ids=False), weights, combine=True)
+    except Exception as e:  # noqa: BLE001 - any failure of the capture is what this reports
+        fail(
+            f"route 加 grouped_matmul 没能被 CUDA graph 捕获（{type(e).__name__}: {str(e)[:200]}）："
+            "调用里有和主机的同步，比如读了 counts、offsets 或 tile 总数的值",
+            f"route and grouped_matmul could not be captured in a CUDA graph ({type(e).__name__}: "
+            f"{str(e)[:200]}): the call syncs with the host somewhere, reading a count, an offset or the "
+            "total of tiles, say",
+            "3.4",
+        )
+    ids.copy_(make_ids("one expert", tokens, top_k, experts))
+    graph.replay()
+    want = t6.grouped_matmul(x, w, t6.route(ids, experts), weights, combine=True)
+    if not torch.equal(y, want):
+        fail(
+            f"CUDA graph 重放（新的路由）和直接调用的结果有 {int((y != want).sum())} 个单元不同",
+            f"the CUDA graph replayed on new routing differs from an eager call in {int((y != want).sum())} cells",
+            "3.4",
+        )
+
+
 def bad_inputs(t6):
     """(what, call, the argument the error must name), each on a fresh small problem."""
     x = torch.randn(6, 32, device=DEVICE).half()
