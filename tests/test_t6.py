@@ -9,25 +9,23 @@ T5 and T4 (persistent_grid, tma_problem, tile_coords): one of their bodies not w
 these checks as "not written yet".
 """
 
-import os
-
 import pytest
 import torch
 import triton
 
 from course import seam
 from course.i18n import say
+from course.messages import fail
 from course.registry import lesson
+
+from support import DEVICE, DTYPES, INTERPRETING, rel_err
 
 T6 = lesson("T6")
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
-INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
-DEVICE = "cpu" if INTERPRETING else "cuda"
-# bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
-DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
-# ||out - ref|| / ||ref|| with ref in float64: rounding to the dtype; tf32 on a GPU.
+# ||out - ref|| / ||ref|| with ref in float64: rounding to the dtype; tf32 on a GPU.  T6's own
+# table: fp16 at 2e-3, where tests/support.py's OUT_RTOL, which T4 and T5 use, has 1.5e-3.
 OUT_RTOL = {torch.float16: 2e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
 TRACE_INTS = 7  # per tile: epilogues, expert, pid_m, pid_n, first row, row end, program
 UNWRITTEN = -1234.0  # what the output holds before the launch: a cell still holding it was never written
@@ -38,25 +36,32 @@ def t6(graded_module):
     return graded_module(T6)
 
 
+UNSET = -1  # what a new integer tensor holds in these tests: an index the routing never wrote
+
+
+@pytest.fixture(autouse=True)
+def integers_start_unset():
+    """torch.empty's integer tensors start as UNSET, not as whatever memory held: a position the
+    routing never writes then reads the same in every run, and so does its message (§8's table)."""
+
+    def unset(make):
+        def wrapper(*args, **kwargs):
+            t = make(*args, **kwargs)
+            return t if t.is_floating_point() or t.dtype == torch.bool else t.fill_(UNSET)
+
+        return wrapper
+
+    with pytest.MonkeyPatch.context() as patch:  # its own: watched_call undoes the test's monkeypatch
+        for name in ("empty", "empty_like"):
+            patch.setattr(torch, name, unset(getattr(torch, name)))
+        yield
+
+
 @pytest.fixture(scope="session")
 def probes(t6):
     from course.lessons import t6_probes  # its kernels call the graded module's functions, so it loads after `t6`
 
     return t6_probes
-
-
-def fail(zh, en, section):
-    """Fail in the learner's language, naming the subsection of content/t6.md to read."""
-    read = say(
-        zh=f"详见 content/t6.md §{section}（English: content/t6.en.md）",
-        en=f"read content/t6.en.md §{section} (Chinese: content/t6.md)",
-    )
-    pytest.fail(f"{say(zh=zh, en=en)}; {read}", pytrace=False)
-
-
-def rel_err(out, ref):
-    out, ref = out.double().cpu(), ref.double().cpu()
-    return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
 
 
 # ------------------------------------------------------------------------------------------------
@@ -108,6 +113,7 @@ def check_routing(r, ids, experts, case):
     counts, offsets = r.counts.cpu(), r.offsets.cpu()
     if not torch.equal(counts, want_counts):
         fail(
+            T6,
             f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}",
             f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}",
             "2.1",
@@ -115,6 +121,7 @@ def check_routing(r, ids, experts, case):
     if not torch.equal(offsets, want_offsets):
         starts = torch.equal(offsets, want_offsets - want_counts)
         fail(
+            T6,
             f"{case}：offsets 应当是每个专家的行尾 {want_offsets.tolist()}（torch._grouped_mm 的 offs），得到 "
             f"{offsets.tolist()}" + ("：这是每个专家的行首（不含自身的前缀和），不是行尾" if starts else ""),
             f"{case}: offsets should be each expert's row end {want_offsets.tolist()} (torch._grouped_mm's offs), "
@@ -128,6 +135,7 @@ def check_routing(r, ids, experts, case):
         outside = int(((got < 0) | (got >= slots)).sum()) if got.numel() else 0
         seen = torch.bincount(got[(got >= 0) & (got < slots)].long(), minlength=slots) if got.numel() else got
         fail(
+            T6,
             f"{case}：sorted_slots 不是 0..{slots - 1} 的一个排列：{outside} 个值越界，"
             f"{int((seen == 0).sum())} 个 slot 没有出现（有的位置没写，或两个 slot 写到了同一个位置）",
             f"{case}: sorted_slots is not a permutation of 0..{slots - 1}: {outside} values out of range, "
@@ -142,6 +150,7 @@ def check_routing(r, ids, experts, case):
             for a, b in zip([0] + want_offsets.tolist()[:-1], want_offsets.tolist(), strict=True)
         )
         fail(
+            T6,
             f"{case}：sorted_slots 从第 {bad} 个位置起不对：应当是 slot {int(want_sorted[bad])}，得到 {int(got[bad])}"
             + ("：每个专家拿到的 slot 对了，但专家内的顺序不是 slot 的原顺序（散射不稳定）" if grouped_right else ""),
             f"{case}: sorted_slots is wrong from position {bad} on: slot {int(want_sorted[bad])} expected, got "
@@ -157,6 +166,7 @@ def check_routing(r, ids, experts, case):
     inverse[want_sorted.long()] = torch.arange(want_sorted.numel(), dtype=torch.int32)
     if not torch.equal(r.slot_pos.cpu(), inverse):
         fail(
+            T6,
             f"{case}：slot_pos 不是 sorted_slots 的逆：slot_pos[sorted_slots[pos]] 应当等于 pos",
             f"{case}: slot_pos is not the inverse of sorted_slots: slot_pos[sorted_slots[pos]] must be pos",
             "2.1",
@@ -172,11 +182,12 @@ def test_route_is_a_stable_counting_sort(t6, kind, tokens, top_k, experts):
     case = case_name(kind, tokens, top_k, experts)
     check_routing(r, ids, experts, case)
     if not torch.equal(ids, before):
-        fail(f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
+        fail(T6, f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
     for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
         t = getattr(r, name)
         if t.dtype != torch.int32:
             fail(
+                T6,
                 f"{case}：Routing.{name} 应当是 int32，得到 {t.dtype}",
                 f"{case}: Routing.{name} must be int32, got {t.dtype}",
                 "2.3",
@@ -192,6 +203,7 @@ def test_route_takes_int32_ids_and_repeats_its_bits(t6):
     for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
         if not torch.equal(getattr(first, name), getattr(again, name)):
             fail(
+                T6,
                 f"同一组 topk_ids 路由两次，Routing.{name} 不一样：路由必须每次给出同样的位",
                 f"the same topk_ids routed twice gave two different Routing.{name}: routing must give the same "
                 "bits every run",
@@ -236,18 +248,20 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
     except (ValueError, TypeError) as e:
         if name not in str(e):
             fail(
+                T6,
                 f"{what}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}",
                 f"{what}: route raised {type(e).__name__}, but its message does not name the argument {name}: {e}",
                 "2.3",
             )
     else:
         fail(
+            T6,
             f"{what}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛",
             f"{what}: route should raise a ValueError (or TypeError) naming {name}, and raised nothing",
             "2.3",
         )
     if not torch.equal(ids, before):
-        fail(f"{what}：route 改动了调用者的 topk_ids", f"{what}: route changed the caller's topk_ids", "2.3")
+        fail(T6, f"{what}：route 改动了调用者的 topk_ids", f"{what}: route changed the caller's topk_ids", "2.3")
 
 
 # ================================================================================================
@@ -297,6 +311,7 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
         if tile >= total:
             if epilogues:
                 fail(
+                    T6,
                     f"{case}：一共只有 {total} 个 tile，tile 号 {tile} 却也被做了：循环要停在设备上读出的总数",
                     f"{case}: there are {total} tiles, yet tile id {tile} was done too: the loop must stop at "
                     "the total read on the device",
@@ -305,12 +320,14 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
             continue
         if epilogues != 1:
             fail(
+                T6,
                 f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次",
                 f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected",
                 "3.4",
             )
         if prog != tile % progs:
             fail(
+                T6,
                 f"{case}：tile {tile} 由程序 {prog} 做了，{progs} 个常驻程序里应当是程序 {tile % progs}",
                 f"{case}: tile {tile} was done by program {prog}; of {progs} persistent programs, program "
                 f"{tile % progs} should",
@@ -319,6 +336,7 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
         key = (e, pm, pn)
         if key not in want:
             fail(
+                T6,
                 f"{case}：tile {tile} 被放在专家 {e} 的 (pid_m={pm}, pid_n={pn})，这个专家没有这个 tile",
                 f"{case}: tile {tile} was placed at expert {e}, (pid_m={pm}, pid_n={pn}), which that expert does "
                 "not have",
@@ -326,6 +344,7 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
             )
         if key in seen:
             fail(
+                T6,
                 f"{case}：tile {seen[key]} 和 tile {tile} 做的是同一个 (专家 {e}, pid_m={pm}, pid_n={pn})",
                 f"{case}: tiles {seen[key]} and {tile} both did (expert {e}, pid_m={pm}, pid_n={pn})",
                 "3.3",
@@ -335,6 +354,7 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
             a, b = want[key]
             mixes = end > b and any(b <= s < end for s in (sum(counts[: x + 1]) for x in range(len(counts))))
             fail(
+                T6,
                 f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是排好序的第 {begin}..{end - 1} 行，应当是 {a}..{b - 1}"
                 + ("：它越过了这个专家的最后一行，混进了下一个专家的行" if mixes else ""),
                 f"{case}: expert {e}'s tile (pid_m={pm}) covers sorted rows {begin}..{end - 1}, rows {a}..{b - 1} "
@@ -344,6 +364,7 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
     missing = sorted(set(want) - set(seen))
     if missing:
         fail(
+            T6,
             f"{case}：{len(missing)} 个 tile 没人做，例如 (专家, pid_m, pid_n) = {missing[0]}",
             f"{case}: {len(missing)} tiles were not done, (expert, pid_m, pid_n) = {missing[0]} for one",
             "3.3",
@@ -386,6 +407,7 @@ def test_tile_counts_and_places_alone(probes):
     )
     if m_blocks != want_m or ends != want_ends:
         fail(
+            T6,
             f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}",
             f"{case}: expert_tile_counts should give m_blocks {want_m} and tile_ends {want_ends}, got {m_blocks} "
             f"and {ends}",
@@ -397,12 +419,14 @@ def test_tile_counts_and_places_alone(probes):
         owner = sum(end <= t for end in want_ends)
         if e != owner or (e, pm, pn) not in want:
             fail(
+                T6,
                 f"{case}：全局 tile {t} 属于专家 {owner}，locate_tile 给出 (专家 {e}, pid_m={pm}, pid_n={pn})",
                 f"{case}: global tile {t} is expert {owner}'s; locate_tile gave (expert {e}, pid_m={pm}, pid_n={pn})",
                 "3.3",
             )
     if len(set(places)) != len(places):
         fail(
+            T6,
             f"{case}：locate_tile 把两个全局 tile 放到了同一个位置：{places}",
             f"{case}: locate_tile put two global tiles at one place: {places}",
             "3.3",
@@ -454,6 +478,7 @@ def test_gathered_product_alone(probes, x_sorted):
     got_rows, got_live = rows.cpu()[:, 0], rows.cpu()[:, 1].bool()
     if not torch.equal(got_live, live) or not torch.equal(got_rows[live].long(), want_rows[live]):
         fail(
+            T6,
             f"gathered_rows：排好序的第 {begin}..{end - 1} 行应当读 x 的第 {want_rows[live].tolist()} 行（live 到 "
             f"{end} 为止），得到 {got_rows[got_live].tolist()}",
             f"gathered_rows: sorted rows {begin}..{end - 1} should read rows {want_rows[live].tolist()} of x (live "
@@ -466,6 +491,7 @@ def test_gathered_product_alone(probes, x_sorted):
     dead = acc.cpu()[~live]
     if err > 1e-5 or (dead != 0).any():
         fail(
+            T6,
             f"gathered_product：live 行的相对误差 {err:.2e}，不 live 的行里有 {int((dead != 0).sum())} 个非零值",
             f"gathered_product: relative error {err:.2e} on the live rows, {int((dead != 0).sum())} nonzero cells "
             "in the rows that are not live",
@@ -502,6 +528,7 @@ def test_store_rows_alone(probes, weights, by_slot):
     unwritten = ((got == UNWRITTEN) & (want != UNWRITTEN)).sum().item()
     if stray or unwritten:
         fail(
+            T6,
             f"store_rows：{stray} 个不该写的单元被写了（掩码要挡住 row_end={end} 及以后的行和 >= N 的列），"
             f"{unwritten} 个该写的单元没写",
             f"store_rows: {stray} cells written that must not be (the mask must stop rows at row_end={end} and "
@@ -511,6 +538,7 @@ def test_store_rows_alone(probes, weights, by_slot):
     err = rel_err(got[want != UNWRITTEN], want[want != UNWRITTEN])
     if err > 2e-3:
         fail(
+            T6,
             f"store_rows：写入的值相对误差 {err:.2e}" + ("（要乘上 weights[slot]）" if weights else ""),
             f"store_rows: the stored values are off by {err:.2e} (relative)"
             + (" (multiply by weights[slot])" if weights else ""),
@@ -530,7 +558,8 @@ class Watch:
 
         def refuse(what):
             def refused(*args, **kwargs):
-                fail(  # pytest's Failed is no Exception: a learner's `except Exception` cannot swallow it
+                fail(
+                    T6,  # pytest's Failed is no Exception: a learner's `except Exception` cannot swallow it
                     f"grouped_matmul 调用了 {what}：每个专家的乘积都必须由 moe_kernel 的一次启动算出来",
                     f"grouped_matmul called {what}: every expert's product must come from one launch of moe_kernel",
                     "1.2",
@@ -604,6 +633,7 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
     grouped = watch.of("moe_kernel")
     if len(grouped) != 1:
         fail(
+            T6,
             f"{case}：grouped_matmul 启动了 {len(grouped)} 次 moe_kernel，应当恰好 1 次：一次启动做完所有专家",
             f"{case}: grouped_matmul launched moe_kernel {len(grouped)} times, exactly once expected: one launch "
             "does every expert",
@@ -612,6 +642,7 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
     _, args, compiled = grouped[0]
     if not same_memory(args.get("x_ptr"), x):
         fail(
+            T6,
             f"{case}：moe_kernel 收到的 x_ptr 不是调用者的 x：按 sorted_slots 直接从 x 里 gather 行，不要拷贝",
             f"{case}: moe_kernel's x_ptr is not the caller's x: gather the rows from x itself through sorted_slots, "
             "no copy",
@@ -620,6 +651,7 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
     base = getattr(args.get("w_desc"), "base", None)
     if not same_memory(base, w):
         fail(
+            T6,
             f"{case}：moe_kernel 的 w_desc 不是建在调用者的 w 上的（w 是连续的，不需要拷贝）",
             f"{case}: moe_kernel's w_desc does not describe the caller's w (a contiguous w needs no copy)",
             "4.2",
@@ -627,18 +659,20 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
     left = args["out_ptr"]
     if (left == UNWRITTEN).any():
         fail(
+            T6,
             f"{case}：moe_kernel 结束后输出里还有 {int((left == UNWRITTEN).sum())} 个单元没写",
             f"{case}: {int((left == UNWRITTEN).sum())} cells of the output were not written by moe_kernel",
             "4.3",
         )
     if not kwargs.get("combine") and not (same_memory(out, left) and out.shape == left.shape):
         fail(
+            T6,
             f"{case}：grouped_matmul 返回的不是 moe_kernel 写入的那个张量",
             f"{case}: grouped_matmul returned a tensor moe_kernel did not write into",
             "4.3",
         )
     if not INTERPRETING and "fadd" in str(getattr(compiled, "asm", {}).get("ttir", "")):
-        fail(f"{case}：moe_kernel 里有浮点 atomic_add", f"{case}: moe_kernel holds a float atomic_add", "4.4")
+        fail(T6, f"{case}：moe_kernel 里有浮点 atomic_add", f"{case}: moe_kernel holds a float atomic_add", "4.4")
     return out
 
 
@@ -669,6 +703,7 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
     out = watched_call(t6, monkeypatch, case, "4", x, w, r)
     if tuple(out.shape) != (tokens * top_k, N) or out.dtype != dtype:
         fail(
+            T6,
             f"{case}：结果应当是 {dtype} 的 [{tokens * top_k}, {N}]，得到 {out.dtype} {tuple(out.shape)}",
             f"{case}: the result should be [{tokens * top_k}, {N}] in {dtype}, got {out.dtype} {tuple(out.shape)}",
             "4",
@@ -677,6 +712,7 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
     if err > OUT_RTOL[dtype]:
         bad = (out.double().cpu() - want).abs().amax(1).argmax().item()
         fail(
+            T6,
             f"{case}：和 float64 的结果差 {err:.2e}（相对），超过 {OUT_RTOL[dtype]:.0e}；"
             f"差得最多的是排好序的第 {bad} 行",
             f"{case}: off from float64 by {err:.2e} (relative), over {OUT_RTOL[dtype]:.0e}; the worst is sorted "
@@ -685,13 +721,17 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
         )
     if grouped is not None and rel_err(out, grouped) > OUT_RTOL[dtype]:
         fail(
+            T6,
             f"{case}：和 torch._grouped_mm 差 {rel_err(out, grouped):.2e}（相对）",
             f"{case}: off from torch._grouped_mm by {rel_err(out, grouped):.2e} (relative)",
             "4",
         )
     if not (torch.equal(x, before[0]) and torch.equal(w, before[1])):
         fail(
-            f"{case}：grouped_matmul 改动了调用者的 x 或 w", f"{case}: grouped_matmul changed the caller's x or w", "4"
+            T6,
+            f"{case}：grouped_matmul 改动了调用者的 x 或 w",
+            f"{case}: grouped_matmul changed the caller's x or w",
+            "4",
         )
 
 
@@ -711,6 +751,7 @@ def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
     want = reference(x, w, ids, weights, combine=combine)
     if tuple(out.shape) != tuple(want.shape):
         fail(
+            T6,
             f"{case}：结果的形状应当是 {tuple(want.shape)}，得到 {tuple(out.shape)}",
             f"{case}: the result should have shape {tuple(want.shape)}, got {tuple(out.shape)}",
             "4.4",
@@ -719,6 +760,7 @@ def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
     if err > OUT_RTOL[torch.float16]:
         unweighted = reference(x, w, ids, None, combine=combine)
         fail(
+            T6,
             f"{case}：和 float64 的结果差 {err:.2e}（相对）"
             + ("：结果没有乘路由权重" if rel_err(out, unweighted) < OUT_RTOL[torch.float16] else ""),
             f"{case}: off from float64 by {err:.2e} (relative)"
@@ -755,6 +797,7 @@ def test_combine_is_deterministic_without_float_atomics(t6, monkeypatch):
     again = t6.grouped_matmul(x, w, r, weights, combine=True)
     if float_atomics:
         fail(
+            T6,
             f"combine 里用了 {len(float_atomics)} 次浮点 atomic_add（{float_atomics[0]}）：它们相加的顺序每次不同，"
             "结果的位也就不同；先按 slot 写出每一行，再按 j 的顺序加起来",
             f"the combine used {len(float_atomics)} float atomic adds ({float_atomics[0]}): their order varies "
@@ -763,6 +806,7 @@ def test_combine_is_deterministic_without_float_atomics(t6, monkeypatch):
         )
     if not torch.equal(first, again):
         fail(
+            T6,
             f"同一个调用跑两次，结果有 {int((first != again).sum())} 个单元的位不一样",
             f"the same call run twice gave {int((first != again).sum())} cells with other bits",
             "4.4",
@@ -789,6 +833,7 @@ def test_expert_ends_hold_in_any_program_order(t6):
         err = rel_err(out, reference(x, w, ids))
         if err > OUT_RTOL[torch.float16]:
             fail(
+                T6,
                 f"每个专家的行数 {counts}，BLOCK_M=16，程序按 {order} 的顺序运行：结果差 {err:.2e}（相对）",
                 f"rows per expert {counts}, BLOCK_M=16, programs run in order {order}: off by {err:.2e} (relative)",
                 "4.3",
@@ -813,6 +858,7 @@ def test_routing_and_launch_under_a_cuda_graph(t6):
             y = t6.grouped_matmul(x, w, t6.route(ids, experts, check_ids=False), weights, combine=True)
     except Exception as e:  # noqa: BLE001 - any failure of the capture is what this reports
         fail(
+            T6,
             f"route 加 grouped_matmul 没能被 CUDA graph 捕获（{type(e).__name__}: {str(e)[:200]}）："
             "调用里有和主机的同步，比如读了 counts、offsets 或 tile 总数的值",
             f"route and grouped_matmul could not be captured in a CUDA graph ({type(e).__name__}: "
@@ -825,6 +871,7 @@ def test_routing_and_launch_under_a_cuda_graph(t6):
     want = t6.grouped_matmul(x, w, t6.route(ids, experts), weights, combine=True)
     if not torch.equal(y, want):
         fail(
+            T6,
             f"CUDA graph 重放（新的路由）和直接调用的结果有 {int((y != want).sum())} 个单元不同",
             f"the CUDA graph replayed on new routing differs from an eager call in {int((y != want).sum())} cells",
             "3.4",
@@ -860,12 +907,14 @@ def test_grouped_matmul_refuses_bad_input(t6):
         except (ValueError, TypeError) as e:
             if name not in str(e):
                 fail(
+                    T6,
                     f"{what}：grouped_matmul 抛出了 {type(e).__name__}，但信息没有说出 {name}：{e}",
                     f"{what}: grouped_matmul raised {type(e).__name__}, but its message does not name {name}: {e}",
                     "4",
                 )
         else:
             fail(
+                T6,
                 f"{what}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛",
                 f"{what}: grouped_matmul should raise a ValueError (or TypeError) naming {name}, and raised nothing",
                 "4",
@@ -873,6 +922,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
         for a, b in zip(args, before, strict=True):
             if b is not None and not torch.equal(a, b):
                 fail(
+                    T6,
                     f"{what}：grouped_matmul 改动了调用者的参数",
                     f"{what}: grouped_matmul changed a caller's argument",
                     "4",
@@ -896,6 +946,7 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     err = rel_err(out, want) if out.shape == want.shape else float("inf")
     if err > OUT_RTOL[dtype]:
         fail(
+            T6,
             f"{case}：结果应当是 [{tokens * top_k}, {F}] 的 silu(gate) * up，和 float64 差 {err:.2e}（相对）",
             f"{case}: the result should be silu(gate) * up, [{tokens * top_k}, {F}]; off from float64 by {err:.2e} "
             "(relative)",
@@ -918,6 +969,7 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     kinds = [(a.get("ACTIVATION"), bool(a.get("BY_SLOT"))) for _, a, _ in launched]
     if kinds != [("swiglu", False), ("none", True)]:
         fail(
+            T6,
             f"moe_mlp 应当启动 moe_kernel 两次：先 gate/up（ACTIVATION=swiglu），再 down（按 slot 写出、合并），"
             f"得到 {kinds}",
             f"moe_mlp should launch moe_kernel twice: gate/up (ACTIVATION=swiglu), then down (written by slot and "
@@ -934,6 +986,7 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     err = rel_err(y, want) if y.shape == want.shape else float("inf")
     if err > 4e-3:
         fail(
+            T6,
             f"moe_mlp：和 float64 的结果差 {err:.2e}（相对）",
             f"moe_mlp: off from float64 by {err:.2e} (relative)",
             "5.2",
