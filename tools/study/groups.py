@@ -202,7 +202,9 @@ def tile_table(s, markdown):
             rows.append([str(t), "?", "?", "?", "?", say(zh="没人做", en="none")])
             continue
         ragged = end - begin < s.block_m
-        done = str(prog) + (say(zh=f"（{epilogues} 次）", en=f" ({epilogues}x)") if epilogues > 1 else "")
+        done = str(prog)
+        if epilogues > 1:  # the trace keeps the program of the last epilogue only
+            done = say(zh=f"{epilogues} 次，最后是 {prog}", en=f"{epilogues}x, last {prog}")
         rows.append([str(t), str(e), str(pm), str(pn), rows_label(begin, end, ragged), done])
     headers = [
         "tile",
@@ -229,7 +231,16 @@ def program_table(s, markdown):
         by_program.setdefault(row[6], []).append(t)
     rows = [[str(p), str(len(ts)), program_tiles(ts, s.programs)] for p, ts in sorted(by_program.items())]
     headers = [say(zh="程序", en="program"), say(zh="tile 数", en="tiles"), say(zh="做的 tile", en="tile ids")]
-    return table(headers, rows, markdown)
+    text = table(headers, rows, markdown)
+    if any(row[0] > 1 for _, row in s.done_tiles()):
+        text += "\n" + paragraph(
+            say(
+                zh="（做了不止一次的 tile 只记在最后做它的程序名下：trace 只留最后一个）",
+                en="(a tile done more than once counts for the last program that did it: the trace keeps only "
+                "that one)",
+            )
+        )
+    return text
 
 
 def report(s, routing, group_m, markdown):

@@ -183,8 +183,8 @@ class Schedule:
             e, pm, pn = missing[0]
             out.append(
                 say(
-                    zh=f"{len(missing)} 个 tile 没人做，例如 (专家 {e}, m-block {pm}, n-block {pn})",
-                    en=f"{len(missing)} tiles were never done, (expert {e}, m-block {pm}, n-block {pn}) for one",
+                    zh=f"{len(missing)} 个 (专家, m-block, n-block) 没有 tile 去做，例如 ({e}, {pm}, {pn})",
+                    en=f"{len(missing)} places (expert, m-block, n-block) got no tile, ({e}, {pm}, {pn}) for one",
                 )
             )
         return out
