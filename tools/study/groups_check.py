@@ -24,6 +24,11 @@ def ranges(numbers):
     return ", ".join(out) or "-"
 
 
+def tiles_were(numbers):
+    """'tile 3 was' or 'tiles 0-2, 5 were'."""
+    return f"tile {numbers[0]} was" if len(numbers) == 1 else f"tiles {ranges(numbers)} were"
+
+
 def expected_tiles(counts, block_m, block_n, n):
     """{(expert, pid_m, pid_n): (row_begin, row_end)} of every tile the counts give: each expert's
     rows in whole m-blocks, the last cut at the expert's last row, times the n-blocks."""
@@ -166,16 +171,14 @@ class Schedule:
                     )
                 )
         if never:
-            out.insert(0, say(zh=f"tile {ranges(never)} 没人做", en=f"tiles {ranges(never)} were never done"))
+            out.insert(0, say(zh=f"tile {ranges(never)} 没人做", en=f"{tiles_were(never)} never done"))
         if twice:
-            out.insert(
-                0, say(zh=f"tile {ranges(twice)} 做了不止一次", en=f"tiles {ranges(twice)} were done more than once")
-            )
+            out.insert(0, say(zh=f"tile {ranges(twice)} 做了不止一次", en=f"{tiles_were(twice)} done more than once"))
         if elsewhere:
             out.append(
                 say(
                     zh=f"tile {ranges(elsewhere)} 不是由程序 tile 号 mod {self.programs} 做的",
-                    en=f"tiles {ranges(elsewhere)} were not done by program (tile id mod {self.programs})",
+                    en=f"{tiles_were(elsewhere)} not done by program (tile id mod {self.programs})",
                 )
             )
         missing = sorted(set(want) - set(seen))
@@ -184,7 +187,8 @@ class Schedule:
             out.append(
                 say(
                     zh=f"{len(missing)} 个 (专家, m-block, n-block) 没有 tile 去做，例如 ({e}, {pm}, {pn})",
-                    en=f"{len(missing)} places (expert, m-block, n-block) got no tile, ({e}, {pm}, {pn}) for one",
+                    en=f"{len(missing)} place{'s' * (len(missing) > 1)} (expert, m-block, n-block) got no tile, "
+                    f"({e}, {pm}, {pn}) for one",
                 )
             )
         return out
