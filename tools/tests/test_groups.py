@@ -72,10 +72,13 @@ def mutant(name):
 @pytest.fixture(scope="module")
 def cli(run_cli):
     """{name: CompletedProcess}, in English unless told: the dump and the example on the reference,
-    each planted mistake, and the untouched stub, each in its own scratch copy of the repo."""
+    the example on the solution in another style and on each planted mistake, and the untouched
+    stub, each in its own scratch copy of the repo."""
     written = earlier_lessons_written(LESSON)
+    other = {each: (ROOT / "solutions" / "other_style" / each.file).read_text() for each in [*written, LESSON]}
     with (
         scratch_repo({LESSON: pristine_stub(LESSON)}) as stub_repo,
+        scratch_repo(other) as other_repo,
         scratch_repo({**written, LESSON: mutant("uncut")}) as uncut_repo,
         scratch_repo({**written, LESSON: mutant("from zero")}) as zero_repo,
     ):
@@ -83,6 +86,7 @@ def cli(run_cli):
             {
                 "dump": (["-c", DUMP, json.dumps(ROUTINGS)], ROOT, dict(SOLUTION="1")),
                 "example": ([*EXAMPLE, "--solution"], ROOT, dict(SOLUTION="1")),
+                "other style": (EXAMPLE, other_repo, dict(SOLUTION="0")),
                 "uncut": (EXAMPLE, uncut_repo, dict(SOLUTION="0")),
                 "from zero": (EXAMPLE, zero_repo, dict(SOLUTION="0")),
                 "stub": (["-m", "tools.study.groups"], stub_repo, dict(SOLUTION="0")),
@@ -139,6 +143,11 @@ def test_both_languages_fit_80_columns(dumps, lang):
             assert "没有发现问题" in d["texts"]["zh"]
 
 
+def tile_rows(stdout):
+    """The rows of the table of global tiles: tile, expert, m-block, n-block, sorted rows, program."""
+    return [row for row in (line.split() for line in stdout.splitlines()) if len(row) == 6 and row[0].isdigit()]
+
+
 def test_the_hand_drawn_example(cli):
     out = cli["example"]
     assert out.returncode == 0, out.stderr[-3000:]
@@ -146,8 +155,7 @@ def test_the_hand_drawn_example(cli):
     assert ["1", "37", "0..36", "2x16", "+", "1x5*", "0-5"] in lines  # 37 rows: two full m-blocks, one of 5
     assert ["3", "16", "40..55", "1x16", "8-9"] in lines  # 16 rows: one whole m-block, not ragged
     assert ["0", "0", "-", "0", "-"] in lines and ["4", "0", "-", "0", "-"] in lines  # no rows, no tiles
-    tiles = [row for row in lines if len(row) == 6 and row[0].isdigit()]
-    assert tiles == [
+    assert tile_rows(out.stdout) == [
         ["0", "1", "0", "0", "0..15", "0"],
         ["1", "1", "1", "0", "16..31", "1"],
         ["2", "1", "0", "1", "0..15", "2"],  # GROUP_M = 2: down the group's two m-blocks, then along n
@@ -160,6 +168,16 @@ def test_the_hand_drawn_example(cli):
         ["9", "3", "0", "1", "40..55", "1"],
     ]
     assert ["0", "3", "0,", "4,", "8"] in lines and ["3", "2", "3,", "7"] in lines  # program: tiles, ids
+
+
+def test_a_solution_in_another_style_draws_no_problem(cli):
+    """solutions/other_style/ (a while loop, the total summed from m_blocks, its own order of an
+    expert's tiles): the same tiles, each by program tile % 4, and no problem."""
+    out, ref = cli["other style"], cli["example"]
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert out.stdout.rstrip().endswith("No problems: every tile of every expert was done exactly once.")
+    assert sorted(row[1:5] for row in tile_rows(out.stdout)) == sorted(row[1:5] for row in tile_rows(ref.stdout))
+    assert [row[5] for row in tile_rows(out.stdout)] == [str(t % 4) for t in range(10)]
 
 
 def test_a_block_not_cut_at_the_experts_end_mixes_rows(cli):
