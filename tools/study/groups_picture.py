@@ -30,7 +30,7 @@ def draw(s, path):
             if not here:
                 label_row.append("?")
                 fill_row.append("white")
-            elif len(here) > 1 or here[0][1] > 1:  # two tile ids, or one tile done twice
+            elif len(here) > 1 or here[0][1] > 1 or here[0][3:] != want.get((e, pm, pn)):  # twice, or wrong rows
                 label_row.append("+".join(str(t) for t, *_ in here) + "!")
                 fill_row.append("white")
             else:
@@ -42,8 +42,11 @@ def draw(s, path):
         fills.append(fill_row)
         bold.append(bold_row)
         begin, end = want.get((e, pm, 0), (None, None))
-        sides.append(f"rows {begin}..{end - 1}" if begin is not None else "not a tile")
-    fig, axes = study.figure(0.8 * cols + 3.6, 0.5 * len(rows) + 2.0)
+        if begin is None:
+            sides.append("not a tile")
+        else:
+            sides.append(f"row {begin}" if end - begin == 1 else f"rows {begin}..{end - 1}")
+    fig, axes = study.figure(max(6.4, 0.8 * cols + 3.6), 0.5 * len(rows) + 2.0)  # room for the title and notes
     ax = axes[0][0]
     study.draw_grid(ax, 0, 0, labels, fills, bold)
     for r, ((e, pm), side) in enumerate(zip(rows, sides, strict=True)):
@@ -64,7 +67,7 @@ def draw(s, path):
     ax.axis("off")
     note = (
         "cells: global tile id, shaded by the program that did it; thick edges: a ragged last m-block\n"
-        "?: no tile done here; a!: done more than once; a+b!: two tiles at one place"
+        "?: no tile done here; a!: done more than once, or on the wrong rows; a+b!: two tiles at one place"
     )
     from matplotlib.patches import Patch
 
