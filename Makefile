@@ -9,7 +9,7 @@ SETUP  := $(if $(filter $(VENV)/bin/python,$(PY)),$(VENV)/.installed)
 PICK   := $(if $(STEP),--step $(STEP)) $(if $(LESSON),--lesson $(LESSON)) $(if $(SEED),--seed $(SEED))
 
 .PHONY: watch
-.PHONY: help setup test grade hint reset check lint format bench tiles streamk smem l2sim loads clean
+.PHONY: help setup test grade hint reset check lint format bench tiles streamk groups smem l2sim loads clean
 help:
 	@echo "make test [STEP=T4.2]   grade your file: the first failure, then the scorecard (SOLUTION=1: solutions/)"
 	@echo "make grade [STEP=T4.2]  the scorecard alone: which steps pass, what to read next"
@@ -20,6 +20,7 @@ help:
 	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (python -m tools.gpu.bench --help; T6: ARGS=--moe)"
 	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (python -m tools.study.tile_order --help)"
 	@echo "make streamk [ARGS=...] T5 stream-K: which program sums which k-blocks of which tile (python -m tools.study.streamk --help)"
+	@echo "make groups [ARGS=...]  T6 grouped GEMM: which program does which tile of which expert (python -m tools.study.groups --help)"
 	@echo "make smem [ARGS=...]    shared memory per autotune config, and the GPUs it fits (python -m tools.study.smem --help)"
 	@echo "make l2sim [ARGS=...]   DRAM bytes in row-major vs grouped order, an L2 model (python -m tools.study.l2sim --help)"
 	@echo "make loads [ARGS=...]   what your mainloop loads and your epilogue stores, per K step (python -m tools.study.loads --help)"
@@ -71,6 +72,8 @@ tiles: $(SETUP)
 	$(PY) -m tools.study.tile_order $(ARGS)
 streamk: $(SETUP)
 	$(PY) -m tools.study.streamk $(ARGS)
+groups: $(SETUP)
+	$(PY) -m tools.study.groups $(ARGS)
 smem: $(SETUP)
 	$(PY) -m tools.study.smem $(ARGS)
 l2sim: $(SETUP)
