@@ -1,7 +1,7 @@
 """Drawing the scorecard: a row per step, the first failure of the step to work on, the next
 step and where to read; for one step (make test STEP=T4.2) every failing check in full, those that
 fail the same way about their own cases once with a line counting the rest, and which cases pass,
-named in words (plugin.case_labels).  Plain text, colour only on a terminal that wants it; Chinese
+named in words (tools/core/case_labels.py).  Plain text, colour only on a terminal that wants it; Chinese
 or English as course.i18n chooses (COURSE_LANG=zh|en, else the locale)."""
 
 import os
@@ -13,7 +13,7 @@ from itertools import combinations
 from course import i18n, seam
 from course.i18n import say
 from course.messages import read
-from tools.core.plugin import short
+from tools.core.failure_words import short
 
 COLOR = sys.stdout.isatty() and not os.environ.get("NO_COLOR") and os.environ.get("TERM") != "dumb"
 WIDTH = min(120, shutil.get_terminal_size((100, 24)).columns)

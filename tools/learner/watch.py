@@ -16,7 +16,7 @@ One process stays warm: it has imported torch and triton once, and for each step
 forks a child that runs pytest on the step's marker with the grader's plugin, and imports your
 file afresh (the warm parent never imports it).  The steps of one save run side by side.  A crash
 or a hang costs that child, and so one row, never the loop: the per-test timeout of learner runs
-(grade.LEARNER_TIMEOUT_S) stops a hung check, and a child still running after grade.STEP_LIMIT_S
+(time_limits.LEARNER_TIMEOUT_S) stops a hung check, and a child still running after time_limits.STEP_LIMIT_S
 is killed.  The file is polled (its mtime), no dependency.
 """
 
@@ -35,8 +35,11 @@ from pathlib import Path
 from course import ROOT, registry, seam, toolchain
 from course.i18n import say
 from tools.core.bodies import MARK
-from tools.core.plugin import REPORT, read_report
+from tools.core.pytest_run import REPORT, read_report
 from tools.learner import grade, scorecard, state
+from tools.learner.step_row import Row, row_of
+from tools.learner.step_runs import Live
+from tools.learner.time_limits import STEP_LIMIT_S, learner_env
 
 POLL_S = 0.1
 
@@ -99,7 +102,7 @@ def warm_up():
 
 def fork_step(s, seed, folder, parallel):
     """Start step s in a forked child; its report and output go into folder.  Returns the pid."""
-    env = grade.learner_env(seed, parallel)
+    env = learner_env(seed, parallel)
     sys.stdout.flush()
     sys.stderr.flush()
     pid = os.fork()
@@ -126,7 +129,7 @@ def fork_step(s, seed, folder, parallel):
         os._exit(code)
 
 
-def run_forked(steps, seed, live=None, limit=grade.STEP_LIMIT_S):
+def run_forked(steps, seed, live=None, limit=STEP_LIMIT_S):
     """{step id: Row} of steps, each in its own forked child, as many at once as there are cores
     (at least two: the step in progress beside an earlier one); a child past `limit` is killed."""
     width = max(2, os.cpu_count() or 1)
@@ -155,7 +158,7 @@ def run_forked(steps, seed, live=None, limit=grade.STEP_LIMIT_S):
                         continue
                     log = folder / "output.txt"
                     output = log.read_text(errors="replace") if log.exists() else ""
-                    rows[s.id] = grade.row_of(s, report, rc, output)
+                    rows[s.id] = row_of(s, report, rc, output)
                     if live:
                         live.finish(s, rows[s.id])
                     del running[pid]
@@ -212,15 +215,13 @@ class Watcher:
         self.parts = regions(self.text())  # the file as it was at the last grading (or at the start)
         remembered = (state.remembered(lesson) or {}) if keep else {}
         self.known = {  # the steps make test last saw pass, for the file as it is now
-            s.id: Known(fingerprint(s, self.parts), grade.Row(s, 1, 1), "")
-            for s in lesson.steps
-            if remembered.get(s.id)
+            s.id: Known(fingerprint(s, self.parts), Row(s, 1, 1), "") for s in lesson.steps if remembered.get(s.id)
         }
         self.step = step or lesson.next_step(self.done()) or lesson.steps[0]
 
     def forked(self, steps, seed):
         tty = sys.stdout.isatty()
-        live = grade.Live(tty=True) if tty else None
+        live = Live(tty=True) if tty else None
         try:
             return run_forked(steps, seed, live)
         finally:

@@ -1,5 +1,5 @@
 """make test STEP=: failures that say the same thing about their own cases share one block, and the
-pass/fail pattern names cases in words (tools/learner/scorecard.py, plugin.case_labels)."""
+pass/fail pattern names cases in words (tools/learner/scorecard.py, tools/core/case_labels.py)."""
 
 import os
 import re
@@ -8,9 +8,9 @@ import pytest
 
 from course import ROOT
 from course.registry import BY_ID
-from tools.core.plugin import run_pytest
+from tools.core.pytest_run import run_pytest
 from tools.learner import scorecard
-from tools.learner.grade import Row
+from tools.learner.step_row import Row
 
 LAYOUTS = ("row-major", "column-major", "every-other-column")
 SHAPES = ((32, 32, 64, 16, 16, 16), (45, 37, 83, 16, 32, 16), (17, 50, 7, 16, 16, 32), (64, 16, 130, 32, 16, 32))
