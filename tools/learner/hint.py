@@ -17,8 +17,8 @@ from course.i18n import display_width, lang, say
 from course.i18n import wrap as i18n_wrap
 from course.messages import read
 from tools.learner import grade, state
-from tools.learner.scorecard import WIDTH
 from tools.learner.step_runs import run_step
+from tools.learner.terminal import WIDTH
 
 
 def first_unfinished_step(lesson):

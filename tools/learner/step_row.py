@@ -12,6 +12,7 @@ from course import seam
 from course.i18n import say
 from tools.core.failure_words import short, source_line
 from tools.learner import scorecard
+from tools.learner.failure_blocks import case_name
 from tools.learner.time_limits import STEP_LIMIT_S
 
 
@@ -178,7 +179,7 @@ def crash_detail(row, running, code, printed, failed, results):
     was printed just before, and the first check that failed before it, in full (a shape message)."""
     parts = []
     if running:
-        case = scorecard.case_name(row, running)
+        case = case_name(row, running)
         parts.append(say(zh=f"崩溃时正在运行：{case}", en=f"running when it crashed: {case}"))
     parts += [code] if code else []
     if printed:
@@ -189,8 +190,8 @@ def crash_detail(row, running, code, printed, failed, results):
         n = len(failed)
         parts.append(
             say(
-                zh=f"崩溃之前已有 {n} 个检查失败，第一个是 {scorecard.case_name(row, first)}：",
-                en=f"before the crash, {n} check{'s' * (n != 1)} failed; the first, {scorecard.case_name(row, first)}:",
+                zh=f"崩溃之前已有 {n} 个检查失败，第一个是 {case_name(row, first)}：",
+                en=f"before the crash, {n} check{'s' * (n != 1)} failed; the first, {case_name(row, first)}:",
             )
         )
         said = results[first].get("message") or results[first]["text"] or results[first]["reason"]

@@ -13,7 +13,7 @@ from course import ROOT
 from course.i18n import say
 from tools.core.cpu_clock import CPU_LIMIT_GPU
 from tools.core.pytest_run import run_pytest
-from tools.learner import scorecard
+from tools.learner import terminal
 from tools.learner.step_row import row_of
 from tools.learner.time_limits import STEP_LIMIT_S, learner_env
 
@@ -133,7 +133,7 @@ class Live:
     def _tick(self):
         while not self.stopped.wait(0.5):
             with self.lock:
-                text = self.line()[: max(20, scorecard.WIDTH - 1)]
+                text = self.line()[: max(20, terminal.WIDTH - 1)]
                 sys.stdout.write("\r\033[K" + text)
                 sys.stdout.flush()
                 self.shown = bool(text)

@@ -15,7 +15,7 @@ from course import ROOT, i18n
 from course.registry import BY_ID, lesson
 from tools.core import failure_words
 from tools.core.cpu_clock import CPU_LIMIT, CPU_LIMIT_GPU
-from tools.learner import grade, reset, scorecard, state, step_row, step_runs, time_limits
+from tools.learner import grade, reset, scorecard, state, step_row, step_runs, terminal, time_limits
 
 T4 = lesson("T4")
 T5 = lesson("T5")
@@ -26,7 +26,7 @@ GPU_ONLY = "GPU only: the tuned configs are the H200's"
 @pytest.fixture(params=["en", "zh"])
 def lang(request, monkeypatch):
     monkeypatch.setenv("COURSE_LANG", request.param)
-    monkeypatch.setattr(scorecard, "COLOR", False)
+    monkeypatch.setattr(terminal, "COLOR", False)
     return request.param
 
 
@@ -241,7 +241,7 @@ def test_reasons_are_wrapped_never_cut(lang):
     table = scorecard.rows_table(T4, [row])
     assert "END" in table[-1] or any(line.rstrip().endswith("END") for line in table), table
     assert not any(line.rstrip().endswith("...") for line in table), table
-    assert all(i18n.display_width(line) <= max(scorecard.WIDTH, 30) for line in table), table
+    assert all(i18n.display_width(line) <= max(terminal.WIDTH, 30) for line in table), table
 
 
 # ------------------------------------------------------------------------------------------------
