@@ -1,6 +1,7 @@
 """The course's shared core: what both the suite (tests/) and the tools (tools/) import.
 
     registry.py     the lessons' types, and the search for them (one data module each in lessons/)
+    lesson_data.py  where a lesson's data beyond its LESSON lives: its mistakes, its other-style solution
     i18n.py         the learner's language: say(zh=, en=), widths and wrapping on a terminal
     messages.py     the one way a message says "read §x.y": read(), fail(), stub_report()
     seam.py         which file is graded (mine/ or, with SOLUTION=1, solutions/) and loading it

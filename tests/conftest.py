@@ -38,7 +38,7 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "case_words(name=template): how a parametrize argument reads in the case's label, the value "
-        "put in for {} (make test STEP=: which cases pass; tools/core/plugin.py case_labels)",
+        "put in for {} (make test STEP=: which cases pass; tools/core/case_labels.py)",
     )
 
 

@@ -5,6 +5,7 @@ import os
 
 from course.registry import LESSONS
 from tools.core.cache import fingerprint, reads_of, shared
+from tools.core.pytest_run import run_pytest
 from tools.core.repo import scratch_repo
 
 
@@ -13,8 +14,6 @@ def run_suite(mine_texts=None, solution=False, args=(), **env):
     with env added to the environment; return (report, output).
 
     report is tools/core/plugin.py's: {"collected": [...], "results": {test: {...}}}."""
-    from tools.core.plugin import run_pytest  # here: make reset's python3 may lack pytest
-
     with scratch_repo(mine_texts) as tmp:
         env = dict(os.environ, SOLUTION="1" if solution else "0", **env)
         report, _, output = run_pytest(["-q", "--tb=no", *args], tmp, env, timeout=900)

@@ -17,7 +17,8 @@ from course.i18n import display_width, lang, say
 from course.i18n import wrap as i18n_wrap
 from course.messages import read
 from tools.learner import grade, state
-from tools.learner.scorecard import WIDTH
+from tools.learner.step_runs import run_step
+from tools.learner.terminal import WIDTH
 
 
 def first_unfinished_step(lesson):
@@ -32,7 +33,7 @@ def first_unfinished_step(lesson):
                 ),
                 flush=True,
             )
-            row = grade.run_step(s, seed=random.randrange(10**6))
+            row = run_step(s, seed=random.randrange(10**6))
             state.remember(lesson, {s.id: row.done})
             done[s.id] = row.done
         if not done[s.id]:

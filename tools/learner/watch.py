@@ -16,29 +16,27 @@ One process stays warm: it has imported torch and triton once, and for each step
 forks a child that runs pytest on the step's marker with the grader's plugin, and imports your
 file afresh (the warm parent never imports it).  The steps of one save run side by side.  A crash
 or a hang costs that child, and so one row, never the loop: the per-test timeout of learner runs
-(grade.LEARNER_TIMEOUT_S) stops a hung check, and a child still running after grade.STEP_LIMIT_S
-is killed.  The file is polled (its mtime), no dependency.
+(time_limits.LEARNER_TIMEOUT_S) stops a hung check, and a child still running after
+time_limits.STEP_LIMIT_S is killed (forked_steps.py).  The file is polled (its mtime), no dependency.
 """
 
 import argparse
 import hashlib
-import os
 import random
 import signal
 import sys
-import tempfile
 import time
-import traceback
 from dataclasses import dataclass
 from pathlib import Path
 
-from course import ROOT, registry, seam, toolchain
+from course import ROOT, registry, seam
 from course.i18n import say
 from tools.core.bodies import MARK
-from tools.core.plugin import REPORT, read_report
 from tools.learner import grade, scorecard, state
-
-POLL_S = 0.1
+from tools.learner.failure_blocks import which_pass
+from tools.learner.forked_steps import POLL_S, run_forked, warm_up
+from tools.learner.step_row import Row
+from tools.learner.step_runs import Live
 
 
 # ------------------------------------------------------------------------------------------------
@@ -86,91 +84,6 @@ class Known:
 
 
 # ------------------------------------------------------------------------------------------------
-# Running steps: one forked child each, side by side
-# ------------------------------------------------------------------------------------------------
-def warm_up():
-    """Import what every run needs, once: the backend first (TRITON_INTERPRET), then torch, triton
-    and pytest.  Never the learner's file: each child imports it fresh."""
-    toolchain.choose_backend()
-    import pytest  # noqa: F401
-    import torch  # noqa: F401
-    import triton  # noqa: F401
-
-
-def fork_step(s, seed, folder, parallel):
-    """Start step s in a forked child; its report and output go into folder.  Returns the pid."""
-    env = grade.learner_env(seed, parallel)
-    sys.stdout.flush()
-    sys.stderr.flush()
-    pid = os.fork()
-    if pid:
-        return pid
-    code = 3  # the child: pytest on the step's marker, its output into the log
-    try:
-        fd = os.open(folder / "output.txt", os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
-        os.dup2(fd, 1)
-        os.dup2(fd, 2)
-        os.chdir(ROOT)
-        os.environ.clear()
-        os.environ.update(env, **{REPORT: str(folder / "report.json")})
-        signal.signal(signal.SIGINT, signal.SIG_DFL)
-        signal.signal(signal.SIGTERM, signal.SIG_DFL)
-        import pytest
-
-        code = int(pytest.main(["-q", "--tb=short", "-m", s.marker, "-p", "tools.core.plugin"]))
-    except BaseException:  # noqa: BLE001 - whatever happens, the child must not return into the loop
-        traceback.print_exc()
-    finally:
-        sys.stdout.flush()
-        sys.stderr.flush()
-        os._exit(code)
-
-
-def run_forked(steps, seed, live=None, limit=grade.STEP_LIMIT_S):
-    """{step id: Row} of steps, each in its own forked child, as many at once as there are cores
-    (at least two: the step in progress beside an earlier one); a child past `limit` is killed."""
-    width = max(2, os.cpu_count() or 1)
-    waiting, running, rows = list(steps), {}, {}
-    with tempfile.TemporaryDirectory(prefix="course-watch-") as tmp:
-        try:
-            while waiting or running:
-                while waiting and len(running) < width:
-                    s = waiting.pop(0)
-                    folder = Path(tmp) / s.id
-                    folder.mkdir()
-                    if live:
-                        live.start(s)
-                    running[fork_step(s, seed, folder, len(steps) > 1)] = (s, folder, time.monotonic() + limit)
-                for pid, (s, folder, deadline) in list(running.items()):
-                    done, status = os.waitpid(pid, os.WNOHANG)
-                    rc = os.waitstatus_to_exitcode(status) if done else None
-                    if not done and time.monotonic() > deadline:
-                        os.kill(pid, signal.SIGKILL)
-                        os.waitpid(pid, 0)
-                        done = True
-                    report = read_report(folder / "report.json")
-                    if not done:
-                        if live:
-                            live.update(s, report)
-                        continue
-                    log = folder / "output.txt"
-                    output = log.read_text(errors="replace") if log.exists() else ""
-                    rows[s.id] = grade.row_of(s, report, rc, output)
-                    if live:
-                        live.finish(s, rows[s.id])
-                    del running[pid]
-                time.sleep(POLL_S)
-        finally:  # stopped (Ctrl-C, kill): no child outlives the loop
-            for pid in running:
-                try:
-                    os.kill(pid, signal.SIGKILL)
-                    os.waitpid(pid, 0)
-                except (ProcessLookupError, ChildProcessError):
-                    pass
-    return rows
-
-
-# ------------------------------------------------------------------------------------------------
 # What a save shows
 # ------------------------------------------------------------------------------------------------
 def verdict(lesson, row, seed):
@@ -179,7 +92,7 @@ def verdict(lesson, row, seed):
     if row.detail and not row.done:
         out += scorecard.first_failure(row)
     if row.cases and row.failures and not row.broke:
-        out += scorecard.which_pass(row)
+        out += which_pass(row)
     out += scorecard.rows_table(lesson, [row]) + scorecard.advice(lesson, [row], "", seed)
     if row.failures and len(row.failures) > 1:
         out.append(
@@ -212,15 +125,13 @@ class Watcher:
         self.parts = regions(self.text())  # the file as it was at the last grading (or at the start)
         remembered = (state.remembered(lesson) or {}) if keep else {}
         self.known = {  # the steps make test last saw pass, for the file as it is now
-            s.id: Known(fingerprint(s, self.parts), grade.Row(s, 1, 1), "")
-            for s in lesson.steps
-            if remembered.get(s.id)
+            s.id: Known(fingerprint(s, self.parts), Row(s, 1, 1), "") for s in lesson.steps if remembered.get(s.id)
         }
         self.step = step or lesson.next_step(self.done()) or lesson.steps[0]
 
     def forked(self, steps, seed):
         tty = sys.stdout.isatty()
-        live = grade.Live(tty=True) if tty else None
+        live = Live(tty=True) if tty else None
         try:
             return run_forked(steps, seed, live)
         finally:

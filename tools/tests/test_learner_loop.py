@@ -13,9 +13,9 @@ import pytest
 
 from course import ROOT, i18n
 from course.registry import BY_ID, lesson
-from tools.core import plugin
-from tools.core.plugin import CPU_LIMIT, CPU_LIMIT_GPU
-from tools.learner import grade, reset, scorecard, state
+from tools.core import failure_words
+from tools.core.cpu_clock import CPU_LIMIT, CPU_LIMIT_GPU
+from tools.learner import grade, reset, scorecard, state, step_row, step_runs, terminal, time_limits
 
 T4 = lesson("T4")
 T5 = lesson("T5")
@@ -26,7 +26,7 @@ GPU_ONLY = "GPU only: the tuned configs are the H200's"
 @pytest.fixture(params=["en", "zh"])
 def lang(request, monkeypatch):
     monkeypatch.setenv("COURSE_LANG", request.param)
-    monkeypatch.setattr(scorecard, "COLOR", False)
+    monkeypatch.setattr(terminal, "COLOR", False)
     return request.param
 
 
@@ -53,7 +53,7 @@ def t5_4_report(ran=2, skipped=6):
 # What was not checked here
 # ------------------------------------------------------------------------------------------------
 def test_the_scorecard_says_which_checks_need_a_gpu(lang):
-    row = grade.row_of(BY_ID["T5.4"], t5_4_report(), 0, "")
+    row = step_row.row_of(BY_ID["T5.4"], t5_4_report(), 0, "")
     assert row.done and row.total == 2 and len(row.skipped) == 6
     table = "\n".join(scorecard.rows_table(T5, [row]))
     said = "6 个检查需要 GPU，这里没有运行" if lang == "zh" else "6 checks need a GPU and did not run here"
@@ -63,8 +63,10 @@ def test_the_scorecard_says_which_checks_need_a_gpu(lang):
 
 
 def test_the_total_counts_the_checks_that_did_not_run(lang):
-    rows = [grade.row_of(BY_ID["T5.4"], t5_4_report(), 0, "")]
-    other = grade.row_of(BY_ID["T5.1"], dict(collected=[collected("t::a", "T5.1")], results={"t::a": result()}), 0, "")
+    rows = [step_row.row_of(BY_ID["T5.4"], t5_4_report(), 0, "")]
+    other = step_row.row_of(
+        BY_ID["T5.1"], dict(collected=[collected("t::a", "T5.1")], results={"t::a": result()}), 0, ""
+    )
     text = " ".join(" ".join(scorecard.rows_table(T5, [other, *rows], whole=True)).split())  # wrapped lines joined
     assert (
         "另有 6 个检查这里没有运行"
@@ -74,7 +76,7 @@ def test_the_total_counts_the_checks_that_did_not_run(lang):
 
 
 def test_a_step_whose_every_check_is_skipped_does_not_pass(lang):
-    row = grade.row_of(BY_ID["T5.4"], t5_4_report(ran=0), 0, "")
+    row = step_row.row_of(BY_ID["T5.4"], t5_4_report(ran=0), 0, "")
     assert not row.done and row.total == 0
     table = "\n".join(scorecard.rows_table(T5, [row]))
     assert "[ ] T5.4" in table and "[x]" not in table, table
@@ -90,7 +92,7 @@ def test_a_finished_lesson_is_one_green_line_above_the_next_card(lang, monkeypat
     assert state.current_lesson() is T5 and state.finished_before(T5) == [T4]
     failing = dict(collected=[collected("t::a", "T5.1")], results={"t::a": result("failed", "wrong")})
     monkeypatch.setattr(
-        grade, "run_steps", lambda steps, seed, live=None: [grade.row_of(s, failing, 1, "") for s in steps]
+        grade, "run_steps", lambda steps, seed, live=None: [step_row.row_of(s, failing, 1, "") for s in steps]
     )
     assert grade.main(["--seed", "1"]) == 1
     out = capsys.readouterr().out.splitlines()
@@ -162,13 +164,15 @@ def test_the_cpu_clock_stops_an_endless_loop_and_not_a_wait(tmp_path):
 def test_the_limits_a_learner_run_gets(monkeypatch):
     for var in (CPU_LIMIT, CPU_LIMIT_GPU, "PYTEST_TIMEOUT"):
         monkeypatch.delenv(var, raising=False)
-    env = grade.learner_env(1)
-    assert 1.0 <= grade.machine_factor() <= grade.MAX_FACTOR
-    assert grade.LEARNER_TIMEOUT_S <= float(env[CPU_LIMIT]) <= grade.LEARNER_TIMEOUT_S * grade.MAX_FACTOR
+    env = time_limits.learner_env(1)
+    assert 1.0 <= time_limits.machine_factor() <= time_limits.MAX_FACTOR
+    assert (
+        time_limits.LEARNER_TIMEOUT_S <= float(env[CPU_LIMIT]) <= time_limits.LEARNER_TIMEOUT_S * time_limits.MAX_FACTOR
+    )
     assert float(env[CPU_LIMIT_GPU]) >= 60  # pytest.ini's limit, under which the whole GPU suite ran
     assert float(env["PYTEST_TIMEOUT"]) > float(env[CPU_LIMIT_GPU])  # the clock is only a backstop
     monkeypatch.setenv(CPU_LIMIT, "3")
-    assert grade.learner_env(1)[CPU_LIMIT] == "3"  # the learner's own choice stays
+    assert time_limits.learner_env(1)[CPU_LIMIT] == "3"  # the learner's own choice stays
 
 
 @pytest.mark.parametrize("backend, runs", [("gpu", 2), ("interpreter", 1)])
@@ -181,8 +185,8 @@ def test_a_gpu_timeout_is_run_once_more_before_it_is_called_a_hang(monkeypatch, 
         calls.append(dict(env))
         return (hung if len(calls) == 1 else passed), 0, ""
 
-    monkeypatch.setattr(grade, "run_pytest", fake)
-    row = grade.run_step(BY_ID["T4.1"], seed=1, hangs=grade.Hangs())
+    monkeypatch.setattr(step_runs, "run_pytest", fake)
+    row = step_runs.run_step(BY_ID["T4.1"], seed=1, hangs=step_runs.Hangs())
     assert len(calls) == runs
     assert row.done == (backend == "gpu")
     if runs == 2:
@@ -217,7 +221,7 @@ def test_a_crash_shows_what_the_learner_can_act_on(lang):
         results={tests[0]: result("failed", shape)},
         running=tests[1],
     )
-    row = grade.row_of(BY_ID["T4.4"], report, -6, FAULT)
+    row = step_row.row_of(BY_ID["T4.4"], report, -6, FAULT)
     assert row.broke and not row.done
     assert "SIGABRT" in row.reason and "test_matmul" in row.reason and "mine/t4_matmul.py line 228" in row.reason
     assert ("1 个检查失败" in row.reason) if lang == "zh" else ("1 check failed before it" in row.reason), row.reason
@@ -233,11 +237,11 @@ def test_a_crash_shows_what_the_learner_can_act_on(lang):
 
 def test_reasons_are_wrapped_never_cut(lang):
     long = "crashed (SIGSEGV) in test_matmul at mine/t4_matmul.py line 228 (matmul): " + "word " * 60 + "END"
-    row = grade.Row(BY_ID["T4.4"], total=3, reason=long)
+    row = step_row.Row(BY_ID["T4.4"], total=3, reason=long)
     table = scorecard.rows_table(T4, [row])
     assert "END" in table[-1] or any(line.rstrip().endswith("END") for line in table), table
     assert not any(line.rstrip().endswith("...") for line in table), table
-    assert all(i18n.display_width(line) <= max(scorecard.WIDTH, 30) for line in table), table
+    assert all(i18n.display_width(line) <= max(terminal.WIDTH, 30) for line in table), table
 
 
 # ------------------------------------------------------------------------------------------------
@@ -246,12 +250,12 @@ def test_reasons_are_wrapped_never_cut(lang):
 @pytest.mark.parametrize("rc", [None, -11, -6, 3])
 def test_crash_and_hang_rows_speak_the_learners_language(monkeypatch, rc):
     monkeypatch.setenv("COURSE_LANG", "zh")
-    reason, _ = grade.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)
+    reason, _ = step_row.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)
     assert i18n.has_cjk(reason), reason
     english = {None: "still running", -11: "a load or store", -6: "aborted", 3: "exited with status"}[rc]
     assert english not in reason, reason
     monkeypatch.setenv("COURSE_LANG", "en")
-    assert english in grade.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)[0]
+    assert english in step_row.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)[0]
 
 
 def test_unknown_steps_and_lessons_are_refused_in_the_learners_language(monkeypatch, capsys):
@@ -308,7 +312,7 @@ def t4_lines(monkeypatch):
     """(a line inside T4.1's marked body of mine/, two scaffold lines in a row outside any body)."""
     monkeypatch.delenv("SOLUTION", raising=False)
     graded = f"mine/{T4.file}"
-    inside = plugin.bodies(graded)
+    inside = failure_words.bodies(graded)
     body = min(n for n, (step, _) in inside.items() if step == "T4.1")
     scaffold = next(n for n in range(2, body - 2) if n not in inside and n + 1 not in inside)
     return graded, body, scaffold
@@ -322,8 +326,8 @@ def test_an_error_from_the_scaffold_says_it_is_not_the_learners_code(t4_lines, l
     given = at_lines(ROOT / graded, {"given": (scaffold, "raise AssertionError('strides must be 16-byte aligned')")})
     yours = at_lines(ROOT / graded, {"yours": (body - 1, "call()")})
     error = raised(lambda: yours["yours"](given["given"]))
-    found = plugin.graded_frames(error)
-    said, place = plugin.given_code(error, "T4.1", found)
+    found = failure_words.graded_frames(error)
+    said, place = failure_words.given_code(error, "T4.1", found)
     assert place == f"{graded} line {scaffold + 1}", place
     assert f"{graded} line {body}" in said, said  # the learner's line on the way there
     assert "§2" in said and T4.explainers[lang] in said, said
@@ -335,15 +339,15 @@ def test_an_error_from_a_library_named_with_the_bodys_sections(t4_lines, lang):
     library = at_lines(LIBRARY, {"__post_init__": (22, "raise AssertionError('base must be 16-byte aligned')")})
     yours = at_lines(ROOT / graded, {"yours": (body - 1, "call()")})
     error = raised(lambda: yours["yours"](library["__post_init__"]))
-    found = plugin.graded_frames(error)
+    found = failure_words.graded_frames(error)
     assert found[1] == body
-    assert plugin.given_code(error, "T4.1", found) is None  # the learner's line called it: theirs
-    note = plugin.library_note(error, found)
+    assert failure_words.given_code(error, "T4.1", found) is None  # the learner's line called it: theirs
+    note = failure_words.library_note(error, found)
     assert "triton/tools/tensor_descriptor.py line 23 (__post_init__)" in note, note
     assert "T4.1" in note and "§2" in note, note
     error = raised(lambda: library["__post_init__"]())  # called by the check itself, no graded frame
-    assert plugin.library_note(error, plugin.graded_frames(error)) == ""
-    said, place = plugin.given_code(error, "T4.1", None)
+    assert failure_words.library_note(error, failure_words.graded_frames(error)) == ""
+    said, place = failure_words.given_code(error, "T4.1", None)
     assert place.startswith("triton/tools/tensor_descriptor.py line 23"), place
 
 
@@ -351,19 +355,19 @@ def test_errors_that_are_not_given_codes(t4_lines):
     graded, body, _ = t4_lines
     check = at_lines(ROOT / "tests" / "test_t4.py", {"check": (10, "raise TypeError('the check itself')")})
     error = raised(check["check"])
-    assert plugin.given_code(error, "T4.1", plugin.graded_frames(error)) is None
+    assert failure_words.given_code(error, "T4.1", failure_words.graded_frames(error)) is None
     yours = at_lines(ROOT / graded, {"yours": (body - 1, "raise ValueError('mine')")})
     error = raised(yours["yours"])
-    assert plugin.given_code(error, "T4.1", plugin.graded_frames(error)) is None
+    assert failure_words.given_code(error, "T4.1", failure_words.graded_frames(error)) is None
     stub = at_lines(LIBRARY, {"stub": (5, "raise NotImplementedError('T4.1 not written')")})
-    assert plugin.given_code(raised(stub["stub"]), "T4.1", None) is None
+    assert failure_words.given_code(raised(stub["stub"]), "T4.1", None) is None
 
 
 def test_the_last_words_before_a_crash_leave_out_pytest_and_faulthandler():
     glued = "..........FFFFFatal Python error: Aborted\n" + FAULT.split("Fatal Python error: Aborted\n", 1)[1]
-    assert grade.printed_before("free(): invalid pointer\n" + glued) == ["free(): invalid pointer"]
-    assert grade.printed_before(FAULT) == ["corrupted double-linked list"]
-    assert grade.printed_before("Extension of mine\n....F\n") == ["Extension of mine"]  # words, not progress
+    assert step_row.printed_before("free(): invalid pointer\n" + glued) == ["free(): invalid pointer"]
+    assert step_row.printed_before(FAULT) == ["corrupted double-linked list"]
+    assert step_row.printed_before("Extension of mine\n....F\n") == ["Extension of mine"]  # words, not progress
 
 
 def test_the_calibration_counts_its_own_thread_only():
@@ -371,7 +375,7 @@ def test_the_calibration_counts_its_own_thread_only():
     double the limit of a busy grader (a planted loop then took 19 s of CPU time to report)."""
     import threading
 
-    solo = min(grade.calibration_work() for _ in range(3))
+    solo = min(time_limits.calibration_work() for _ in range(3))
     stop = threading.Event()
 
     def busy():
@@ -381,7 +385,7 @@ def test_the_calibration_counts_its_own_thread_only():
     other = threading.Thread(target=busy)
     other.start()
     try:
-        beside = min(grade.calibration_work() for _ in range(3))
+        beside = min(time_limits.calibration_work() for _ in range(3))
     finally:
         stop.set()
         other.join()

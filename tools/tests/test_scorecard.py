@@ -1,5 +1,5 @@
 """make test STEP=: failures that say the same thing about their own cases share one block, and the
-pass/fail pattern names cases in words (tools/learner/scorecard.py, plugin.case_labels)."""
+pass/fail pattern names cases in words (tools/learner/failure_blocks.py, tools/core/case_labels.py)."""
 
 import os
 import re
@@ -8,9 +8,9 @@ import pytest
 
 from course import ROOT
 from course.registry import BY_ID
-from tools.core.plugin import run_pytest
-from tools.learner import scorecard
-from tools.learner.grade import Row
+from tools.core.pytest_run import run_pytest
+from tools.learner import failure_blocks, terminal
+from tools.learner.step_row import Row
 
 LAYOUTS = ("row-major", "column-major", "every-other-column")
 SHAPES = ((32, 32, 64, 16, 16, 16), (45, 37, 83, 16, 32, 16), (17, 50, 7, 16, 16, 32), (64, 16, 130, 32, 16, 32))
@@ -53,7 +53,7 @@ def row_of(cases, passed=()):
 @pytest.fixture(params=["en", "zh"])
 def lang(request, monkeypatch):
     monkeypatch.setenv("COURSE_LANG", request.param)
-    monkeypatch.setattr(scorecard, "COLOR", False)
+    monkeypatch.setattr(terminal, "COLOR", False)
     return request.param
 
 
@@ -64,7 +64,7 @@ def block_heads(lines):
 def test_24_failures_saying_the_same_make_one_block_and_one_line(lang):
     cases = [mainloop_case(s, lay, d, lang) for s in SHAPES for lay in LAYOUTS for d in DTYPES]
     assert len(cases) == 24 and len({m for *_, m in cases}) == 24  # every message its own text
-    lines = scorecard.every_failure(row_of(cases))
+    lines = failure_blocks.every_failure(row_of(cases))
     text = "\n".join(lines)
     assert block_heads(lines) == [
         "  test_mainloop [M=32 N=32 K=64 BLOCK 16x16x16"
@@ -83,7 +83,7 @@ def test_two_different_messages_make_two_blocks(lang):
     test, ids, labels, message = cases[1]
     other = message.replace("a_ptrs", "b_ptrs")  # another diagnosis: one word apart
     cases[1] = (test, ids, labels, other)
-    lines = scorecard.every_failure(row_of(cases))
+    lines = failure_blocks.every_failure(row_of(cases))
     text = "\n".join(lines)
     assert len(block_heads(lines)) == 2, text
     assert "a_ptrs" in text and "b_ptrs" in text, text
@@ -92,7 +92,7 @@ def test_two_different_messages_make_two_blocks(lang):
 
 def test_what_counts_as_the_same_failure():
     cases = [mainloop_case(s, lay, d, "en") for s in SHAPES[:1] for lay in LAYOUTS for d in DTYPES]
-    words = scorecard.case_values(row_of(cases), {cases[0][0], cases[2][0]})  # the cases asked about only
+    words = failure_blocks.case_values(row_of(cases), {cases[0][0], cases[2][0]})  # the cases asked about only
     assert words == ["torch.float16", "column-major", "row-major", "float16"]  # longest first; no numbers
     same = [
         ("the last group has only 1 row", "the last group has only 3 rows"),
@@ -102,8 +102,8 @@ def test_what_counts_as_the_same_failure():
         ('see: make loads ARGS="--m 32"', 'see: make loads ARGS="--m 45 --layout column-major --dtype fp32"'),
     ]
     for a, b in same:
-        assert scorecard.skeleton(a) == scorecard.skeleton(b), (a, b)
-    assert scorecard.skeleton("A row-major, float16", ["row-major"]) == scorecard.skeleton(
+        assert failure_blocks.skeleton(a) == failure_blocks.skeleton(b), (a, b)
+    assert failure_blocks.skeleton("A row-major, float16", ["row-major"]) == failure_blocks.skeleton(
         "A column-major, float16", ["column-major"]
     )
     different = [
@@ -113,19 +113,19 @@ def test_what_counts_as_the_same_failure():
         ("A row-major: the accumulator holds NaN", "A row-major: 3 cells of C were never written"),
     ]
     for a, b in different:
-        assert scorecard.skeleton(a, ["row-major"]) != scorecard.skeleton(b, ["row-major"]), (a, b)
+        assert failure_blocks.skeleton(a, ["row-major"]) != failure_blocks.skeleton(b, ["row-major"]), (a, b)
 
 
 def test_which_pass_names_the_cases_in_words(lang):
     cases = [mainloop_case(s, lay, "torch.float16", lang) for s in SHAPES for lay in LAYOUTS]
     passed = {t for t, ids, _, _ in cases if ids[1] == "row-major"}
-    text = "\n".join(scorecard.which_pass(row_of(cases, passed)))
+    text = "\n".join(failure_blocks.which_pass(row_of(cases, passed)))
     assert ("A column-major 或 A every-other-column" if lang == "zh" else "A column-major or A every-other-column") in (
         text
     ), text
     cases = [mainloop_case(s, lay, d, lang) for s in SHAPES for lay in LAYOUTS for d in DTYPES]
     odd = {cases[0][0], cases[9][0]}  # no parameter or pair tells these apart: the failing cases listed
-    text = " ".join(" ".join(scorecard.which_pass(row_of(cases, {t for t, *_ in cases} - odd))).split())
+    text = " ".join(" ".join(failure_blocks.which_pass(row_of(cases, {t for t, *_ in cases} - odd))).split())
     sep = "，" if lang == "zh" else ", "
     assert f"[M=32 N=32 K=64 BLOCK 16x16x16{sep}A row-major{sep}float16]" in text, text
     assert f"[M=45 N=37 K=83 BLOCK 16x32x16{sep}A column-major{sep}float32]" in text, text
@@ -202,7 +202,7 @@ def test_one_cause_seen_by_several_checks_is_one_block(lang):
             f"maxnreg: None, ir_override: None{colon}" + said.format(n=175),
         ),
     ]
-    lines = scorecard.every_failure(failing_row(failures))
+    lines = failure_blocks.every_failure(failing_row(failures))
     text = "\n".join(lines)
     assert len(block_heads(lines)) == 1, text
     assert text.count("BLOCK_N") == 1, text  # the message once
@@ -233,7 +233,7 @@ def test_causes_one_word_apart_stay_apart_whatever_the_case_says(lang):
         ),
         ("tests/test_t4.py::test_d", [], "wrong tile order for a 5 x 3 grid. The ids run row first: use group_size_m"),
     ]
-    lines = scorecard.every_failure(failing_row(failures))
+    lines = failure_blocks.every_failure(failing_row(failures))
     assert len(block_heads(lines)) == 6, "\n".join(lines)
 
 
@@ -249,7 +249,7 @@ def test_diagnosis_sets_the_case_aside():
         ),
     ]
     for a, b in same:
-        assert scorecard.diagnosis(a, ["row-major", "torch.float16"]) == scorecard.diagnosis(b), (a, b)
-    assert scorecard.diagnosis("x: " + NEVER_WRITTEN["en"]) != scorecard.diagnosis(
+        assert failure_blocks.diagnosis(a, ["row-major", "torch.float16"]) == failure_blocks.diagnosis(b), (a, b)
+    assert failure_blocks.diagnosis("x: " + NEVER_WRITTEN["en"]) != failure_blocks.diagnosis(
         "y: " + NEVER_WRITTEN["en"]
     )  # words, no case

@@ -9,7 +9,7 @@ import pytest
 from tools.core.bodies import fill_in
 from tools.learner import grade, scorecard
 from tools.learner import watch as watcher_module
-from tools.learner.grade import Row
+from tools.learner.step_row import Row
 from tools.tests.synthetic import SOLUTIONS, registered, stub_of, synthetic_repo
 
 # make test, make hint and make check in fresh processes, each importing torch: minutes on a busy machine

@@ -12,7 +12,7 @@ from course.registry import lesson
 from tools.core.bodies import fill_in, plant
 from tools.core.repo import pristine_stub, scratch_repo, solution_file
 from tools.learner import watch as watcher_module
-from tools.learner.grade import Row
+from tools.learner.step_row import Row
 
 T4 = lesson("T4")
 

@@ -1,0 +1,175 @@
+"""Lesson T5's mutants of our own that are no fix-up ordering mistake: holes the suite once let
+through in the data-parallel loop (T5.1) and the TMA epilogue (T5.2).  Only make check runs them
+(table=False, not in §8).  Each must be caught by its test, whose message names its cause (a key
+of t5_mistakes.CAUSES) or, for cause "", none.  Kept beside t5_mistakes.py, which gathers them
+after the table's mistakes and the fix-up's (t5_mistakes_fixup.py): one file would be 460 lines.
+"""
+
+from course.lesson_data import Mistake
+
+# The head of data_parallel_tiles's loop: tile_coords is called twice in the reference, once here.
+# The table's mistakes (t5_mistakes.py) change these lines too, and import them from here.
+LOOP = "for tile_id in tl.range(first_tile + tl.program_id(0), num_tiles, NUM_PROGS, flatten=FLATTEN):\n"
+COORDS = "        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)\n"
+
+
+def own(key, step, en, section, old, new, test, cause=""):
+    """A mutant of our own: make check runs it, §8 does not show it (the words are for make check's report)."""
+    return Mistake(key, step, en, en, section, old, new, test, cause, table=False)
+
+
+TMA_READY = (
+    '    if tma_problem(b, "b") and b.shape[1] > 1 and tma_problem(b.t(), "b.t()") is None:\n'
+    "        b, b_kmajor = b.t(), True\n"
+    '    operands = {"a": a, "b": b}\n'
+    "    for name, t in operands.items():\n"
+    "        problem = tma_problem(t, name)\n"
+    "        if problem and not fallback:\n"
+    '            raise ValueError(f"matmul: TMA cannot read {problem}")\n'
+    "        if problem:\n"
+    "            operands[name] = aligned_copy(t)\n"
+    '    return operands["a"], operands["b"], b_kmajor\n'
+)
+WHOLE_TILE_EPILOGUE = "acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)"
+RIGHT_HALF = (
+    "        right = bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS,\n"
+    "                                    ACTIVATION)\n"
+)
+OWN = (
+    own(
+        "epilogue-no-bias",
+        "T5.2",
+        "the whole-tile epilogue leaves the bias out",
+        "3.3",
+        WHOLE_TILE_EPILOGUE,
+        WHOLE_TILE_EPILOGUE.replace("HAS_BIAS", "False"),
+        "test_store_tile_bias_and_activation[gelu]",
+        "no-bias",
+    ),
+    own(
+        "epilogue-no-activation",
+        "T5.2",
+        "the whole-tile epilogue leaves the activation out",
+        "3.3",
+        WHOLE_TILE_EPILOGUE,
+        WHOLE_TILE_EPILOGUE.replace("ACTIVATION)", '"none")'),
+        "test_store_tile_bias_and_activation[gelu]",
+        "no-activation",
+    ),
+    own(
+        "epilogue-bias-by-pid-m",
+        "T5.2",
+        "the whole-tile epilogue indexes the bias by pid_m",
+        "3.3",
+        WHOLE_TILE_EPILOGUE,
+        WHOLE_TILE_EPILOGUE.replace("pid_n", "pid_m"),
+        "test_store_tile_bias_and_activation[none]",
+        "bias-by-pid-m",
+    ),
+    own(
+        "align-to-8-bytes",
+        "T5.2",
+        "tma_problem checks the base address against 8 bytes, not 16",
+        "3.2",
+        "if t.data_ptr() % 16:",
+        "if t.data_ptr() % 8:",
+        "test_tma_problem_names_the_tensor_and_the_rule[fp16 base 8 bytes past 16]",
+    ),
+    own(
+        "kmajor-unchecked",
+        "T5.2",
+        "tma_ready reads any column-major b K-major without checking b.t() against the rules",
+        "3.2",
+        TMA_READY,
+        TMA_READY.replace(
+            'if tma_problem(b, "b") and b.shape[1] > 1 and tma_problem(b.t(), "b.t()") is None:',
+            "if b.stride(0) == 1 and b.shape[1] > 1:  # column-major: W itself, read K-major as it is",
+        )
+        .replace('operands = {"a": a, "b": b}', 'operands = {"a": a} if b_kmajor else {"a": a, "b": b}')
+        .replace('operands["b"]', 'operands.get("b", b)'),
+        "test_tma_ready_copies_or_refuses[b = W.t(), W fp16 (48, 45)-<lambda>-<lambda>-b]",
+        "kmajor-unchecked",
+    ),
+    own(
+        "never-copies",
+        "T5.2",
+        "tma_ready never copies an operand that breaks a rule",
+        "3.2",
+        "            operands[name] = aligned_copy(t)\n",
+        "            pass\n",
+        "test_empty_k_gives_zeros[6-5-0]",
+        "descriptor-refused",
+    ),
+    own(
+        "left-half-bias",
+        "T5.4",
+        "the left half's bias indexed by pid_n, not 2 * pid_n",
+        "5",
+        "left = bias_and_activation(left, bias_ptr, N, stride_bias, 2 * pid_n,",
+        "left = bias_and_activation(left, bias_ptr, N, stride_bias, pid_n,",
+        "test_store_tile_subtiled_bias_per_half[none]",
+        "left-half-bias",
+    ),
+    own(
+        "right-half-no-activation",
+        "T5.4",
+        "the right half without the activation",
+        "5",
+        RIGHT_HALF,
+        RIGHT_HALF.replace("ACTIVATION)", '"none")'),
+        "test_store_tile_subtiled_bias_per_half[gelu]",
+    ),
+    own(
+        "right-half-at-left",
+        "T5.4",
+        "the right half stored where the left one goes",
+        "5",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], right",
+        "test_store_tile_subtiled[37-48-torch.float16]",
+    ),
+)
+
+
+OWN += (
+    own(
+        "a-box-turned",
+        "T5.2",
+        "A's box given as [BLOCK_K, BLOCK_M]: the kernel given for a decode step crashes on it",
+        "3.1",
+        "a_desc = TensorDescriptor.from_tensor(a, [BLOCK_M, BLOCK_K])",
+        "a_desc = TensorDescriptor.from_tensor(a, [BLOCK_K, BLOCK_M])",
+        "test_decode_turned_around[1-70-45-3-row-major-torch.float16]",
+    ),
+)
+
+OWN += (
+    own(
+        "dp-k-blocks-floor",
+        "T5.1",
+        "the tile loop sums K // BLOCK_K k-blocks, dropping K's ragged tail",
+        "2.2",
+        "    k_blocks = tl.cdiv(K, BLOCK_K)\n    for tile_id in tl.range(first_tile",
+        "    k_blocks = K // BLOCK_K\n    for tile_id in tl.range(first_tile",
+        "test_every_tile_once_over_many_grids[plain]",
+    ),
+    own(
+        "dp-stride-one-more",
+        "T5.1",
+        "the tile loop steps by NUM_PROGS + 1",
+        "2.2",
+        LOOP,
+        LOOP.replace("num_tiles, NUM_PROGS,", "num_tiles, NUM_PROGS + 1,"),
+        "test_a_program_does_several_tiles",
+    ),
+    own(
+        "dp-coords-swapped",
+        "T5.1",
+        "tile_coords's answer unpacked as (pid_n, pid_m)",
+        "2.2",
+        LOOP + COORDS,
+        LOOP + COORDS.replace("pid_m, pid_n =", "pid_n, pid_m ="),
+        "test_every_tile_once_over_many_grids[plain]",
+        "coords-swapped",
+    ),
+)

@@ -1,0 +1,194 @@
+"""What a failed check says, worked out from its exception: the graded file's line it went
+through (graded_frames), whether the error came from code the learner did not write (given_code)
+or from a library the learner's line called (library_note), the check's own message without
+pytest's assertion rewriting (message_of), and a timeout's one line (timed_out).  The pytest
+plugin (plugin.py) stores what these say in its report; the grader reads it back (short,
+source_line).  Apart from the plugin because none of it is a pytest hook: it is plain functions
+of an exception, testable alone (tools/tests/test_learner_loop.py)."""
+
+import re
+import traceback
+from pathlib import Path
+
+import pytest
+
+from course import ROOT, seam
+from course.i18n import say
+from tools.core.bodies import MARK
+
+
+def short(nodeid):
+    """test_mainloop[32-32-64-...] -> test_mainloop: the reason names the case."""
+    return nodeid.split("::")[-1].split("[")[0] if nodeid else "?"
+
+
+def graded_frames(exc):
+    """(file, line number, 'TypeName: message') of the innermost exception in the chain that passed
+    through a graded file, at its deepest frame there; None if none did.  Under the interpreter
+    your @triton.jit code runs as Python, so its frames are real."""
+    found, seen = None, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if seam.graded_file(f.filename)]
+        if frames:
+            found = seam.graded_file(frames[-1].filename), frames[-1].lineno, f"{type(exc).__name__}: {exc}"
+        exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
+    return found
+
+
+def bodies(graded):
+    """{line number: (step, its sections)} for every line inside a marked body of the graded file;
+    the sections are those the body's begin mark names ("# ---- T5.2 begin (§3.1) ----")."""
+    inside, found = None, {}
+    try:
+        lines = (ROOT / graded).read_text().splitlines()
+    except OSError:
+        return found
+    for n, line in enumerate(lines, 1):
+        m = MARK.match(line)
+        if m:
+            inside = (m[1], tuple(re.findall(r"§(\d+(?:\.\d+)*)", m[3] or ""))) if m[2] == "begin" else None
+        elif inside:
+            found[n] = inside
+    return found
+
+
+def where_for(step_id, sections=()):
+    """Where to read for a step: the sections given (those of a body's mark), else the step's own."""
+    from course.messages import read
+    from course.registry import BY_ID
+
+    step = BY_ID[step_id]
+    return f"{step_id}: " + read(step, *(n for n in sections if n in step.lesson.sections), titled=True)
+
+
+def shown_path(filename):
+    """A file as the learner reads it: the repo's files from its root, a library's from its package."""
+    path = Path(filename)
+    try:
+        return str(path.resolve().relative_to(ROOT.resolve()))
+    except ValueError:
+        parts = path.parts
+        at = max((i for i, p in enumerate(parts) if p in ("site-packages", "dist-packages")), default=None)
+        return "/".join(parts[at + 1 :]) if at is not None else path.name
+
+
+OUTCOMES = (pytest.fail.Exception, pytest.skip.Exception, pytest.xfail.Exception, pytest.exit.Exception)
+
+
+def _chain(exc):
+    """exc and the exceptions it was raised from or while handling, outermost first."""
+    found, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        found.append(exc)
+        exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
+    return found
+
+
+def given_code(exc, step_id, found):
+    """For an error raised in code the learner did not write (the graded file's scaffold, course/,
+    Triton, torch), and not by the check itself, one line of what is known, in the learner's
+    language: where it was raised, the learner's last line on the way there if any, and the step's
+    sections; (that line, the place); None for any other error.  found: graded_frames(exc)."""
+    if isinstance(exc, OUTCOMES + (NotImplementedError,)) or step_id is None:
+        return None
+    if any(type(e).__name__ == "CompilationError" for e in _chain(exc)):
+        return None  # a kernel that does not compile names the learner's own line itself
+    if found and found[1] in bodies(found[0]):
+        return None  # raised in, or called from, a body the learner writes: graded_frames names that line
+    frames = [f for e in _chain(exc) for f in traceback.extract_tb(e.__traceback__)]
+    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    if not inner or shown_path(inner[-1].filename).startswith(("tests/", "tools/")):
+        return None  # the check's own code: its message says what it checked
+    raised = inner[-1]
+    place = (
+        f"{found[0]} line {found[1]}"
+        if found
+        else f"{shown_path(raised.filename)} line {raised.lineno} ({raised.name})"
+    )
+    yours = [
+        f"{g} line {f.lineno}" for f in frames for g in [seam.graded_file(f.filename)] if g and f.lineno in bodies(g)
+    ]
+    return (
+        say(
+            zh=f"这个错误出自不是你写的代码（{place}），不在你的代码块里"
+            + (f"；途中经过你写的 {yours[-1]}" if yours else "")
+            + f"。{where_for(step_id)}",
+            en=f"this error was raised in code you did not write ({place}), outside your marked bodies"
+            + (f"; on the way there it went through your {yours[-1]}" if yours else "")
+            + f". {where_for(step_id)}",
+        ),
+        place,
+    )
+
+
+def library_note(exc, found):
+    """For an error a library raised (Triton, torch) when a line of the learner's body called it,
+    one line naming where it was raised and the body's sections; "" when the learner's file raised
+    it, or it says where to read already."""
+    if not found or found[1] not in bodies(found[0]) or "§" in str(exc):
+        return ""
+    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    if not inner or seam.graded_file(inner[-1].filename):
+        return ""
+    step_id, sections = bodies(found[0])[found[1]]
+    place = f"{shown_path(inner[-1].filename)} line {inner[-1].lineno} ({inner[-1].name})"
+    return say(
+        zh=f"这个错误出自 {place}，由你这一行调用；{where_for(step_id, sections)}",
+        en=f"raised inside {place}, which your line called; {where_for(step_id, sections)}",
+    )
+
+
+def source_line(graded, lineno):
+    try:
+        text = (ROOT / graded).read_text().splitlines()[lineno - 1].strip()
+    except (OSError, IndexError):
+        return ""
+    return f"{graded} line {lineno}: {text}"
+
+
+def reason_of(report):
+    crash = getattr(report.longrepr, "reprcrash", None)
+    text = crash.message if crash is not None else str(report.longrepr or "")
+    text = _plain(text.removeprefix("Failed: ")).removeprefix("AssertionError: ").strip()
+    return text.splitlines()[0] if text else ""
+
+
+def _plain(text):
+    """A failure message without pytest's assertion rewriting: for `assert x, msg` pytest appends
+    "\nassert <x>" and "+ where ..." lines (tensor reprs, <built-in method ...>) to msg."""
+    return re.split(r"\n(?:assert |AssertionError$)", text, maxsplit=1)[0].rstrip()
+
+
+def message_of(exc):
+    """The check's own words for an exception that failed it: the message it was given, in full."""
+    if isinstance(exc, AssertionError):
+        said = _plain(str(exc))
+        return said or "AssertionError (an assert without a message)"
+    said = str(exc).strip()
+    if isinstance(exc, pytest.fail.Exception):
+        return said
+    return f"{type(exc).__name__}: {said}" if said else type(exc).__name__
+
+
+def first_line(exc):
+    said = str(exc).strip()
+    return said.splitlines()[0] if said else ""
+
+
+def timed_out(test, message, found):
+    """The one line for a check stopped by a timeout ("Timeout (>10s of CPU time)" from our clock,
+    "Timeout (>300.0s)" from pytest-timeout), in the learner's language."""
+    seconds = re.search(r">([\d.]+)s", message)
+    n = f"{float(seconds[1]) if seconds else 0:g}"
+    cpu = "CPU time" in message
+    where = f"{found[0]} line {found[1]}" if found else ""
+    return say(
+        zh=f"{test} 超时：{'计算了' if cpu else '过了'} {n} s{'（CPU 时间）' if cpu else ''}还没结束"
+        + (f"，停在 {where}" if where else "")
+        + "（死循环？）；这一步后面的测试没有运行",
+        en=f"{test} timed out after {n} s{' of CPU time' if cpu else ''}"
+        + (f" at {where}" if where else "")
+        + " (an endless loop?); the step's later tests did not run",
+    )
