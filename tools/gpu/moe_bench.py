@@ -27,6 +27,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from course.hardware import H200_DRAM_BYTES_PER_S
+from course.registry import lesson_writing
+
+# The lessons timed here, found by what their steps write instead of named: the grouped GEMM's, and
+# the persistent GEMM's (called once per expert).  Their ids label the kernels in the log, the CSV's
+# kernel column and --kernels, as "loop", "T5", "T6", "route T6" and "layer" in the saved runs.
+GROUPED = lesson_writing("grouped_tiles")
+PER_EXPERT = lesson_writing("stream_k_split")
+KERNELS = ("loop", PER_EXPERT.id, GROUPED.id)  # the GEMMs --kernels picks from
+ROUTE = f"route {GROUPED.id}"  # the grouped lesson's routing kernels alone
 
 
 @dataclass(frozen=True)
@@ -155,7 +164,7 @@ def parse_args(argv):
     p.add_argument("--routing", nargs="+", default=list(ROUTINGS), choices=ROUTINGS)
     p.add_argument("--set", choices=("issue", "tuning", "heldout"), default="issue", help="which cases (see TUNING)")
     p.add_argument("--dtype", nargs="+", default=["bf16", "fp16"], choices=["bf16", "fp16"])
-    p.add_argument("--kernels", nargs="+", default=["loop", "T5", "T6"], choices=["loop", "T5", "T6"])
+    p.add_argument("--kernels", nargs="+", default=list(KERNELS), choices=KERNELS)
     p.add_argument("--timing", nargs="+", default=["graph", "eager"], choices=["graph", "eager"])
     p.add_argument("--rounds", type=int, default=3)
     p.add_argument("--seed", type=int, default=0)
@@ -229,7 +238,7 @@ def summary(rows, prefix="# "):
     """Issue 20's targets, each on the rows it names: the ratio to bf16 grouped_mm over the issue's
     token counts (and on the held-out ones alone), T6 / loop at >= 64 experts, the weight
     bandwidth at <= 16 tokens per expert, and the routing's share of the layer at 4096 tokens."""
-    gemm = [r for r in rows if r["kernel"] in ("grouped_mm", "loop", "T5", "T6")]
+    gemm = [r for r in rows if r["kernel"] in ("grouped_mm", *KERNELS)]
     for dname in dict.fromkeys(r["dtype"] for r in gemm):
         for timing in dict.fromkeys(r["timing"] for r in gemm):
             mine = [r for r in gemm if r["dtype"] == dname and r["timing"] == timing and r["tokens"] != DECODE_TOKENS]
@@ -237,17 +246,18 @@ def summary(rows, prefix="# "):
                 sel = [r for r in mine if r["kernel"] == kernel]
                 line = _geo(sel, f"{dname} {timing} {kernel} / bf16 grouped_mm")
                 held = [r for r in sel if not r["tuned"]]
-                if kernel == "T6" and held and len(held) < len(sel):
+                if kernel == GROUPED.id and held and len(held) < len(sel):
                     line += "; " + _geo(held, "held-out")
                 print(prefix + line)
             by_case = {}
             for r in mine:
                 if r["experts"] >= 64:
                     by_case.setdefault((r["model"], r["tokens"], r["routing"]), {})[r["kernel"]] = r["ms"]
-            speedups = [c["loop"] / c["T6"] for c in by_case.values() if "loop" in c and "T6" in c]
+            grouped = GROUPED.id
+            speedups = [c["loop"] / c[grouped] for c in by_case.values() if "loop" in c and grouped in c]
             if speedups:
                 print(
-                    f"{prefix}{dname} {timing} T6 / loop at >= 64 experts: geometric mean "
+                    f"{prefix}{dname} {timing} {grouped} / loop at >= 64 experts: geometric mean "
                     f"{statistics.geometric_mean(speedups):.2f}x, lowest {min(speedups):.2f}x over {len(speedups)}"
                 )
             few = [
@@ -273,3 +283,7 @@ def summary(rows, prefix="# "):
 
 def _same(x, r):
     return all(x[k] == r[k] for k in ("dtype", "timing", "model", "tokens", "routing"))
+
+
+if __name__ == "__main__":
+    main()

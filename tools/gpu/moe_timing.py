@@ -5,7 +5,7 @@ import statistics
 from functools import partial
 
 from tools.gpu.bench import graph_timer
-from tools.gpu.moe_bench import routing_ids, sort_by_expert
+from tools.gpu.moe_bench import GROUPED, KERNELS, PER_EXPERT, ROUTE, routing_ids, sort_by_expert
 
 DTYPES = ("bf16", "fp16")
 
@@ -15,23 +15,23 @@ def relative_error(got, want):
     return ((got - want).norm() / want.norm().clamp_min(1e-30)).item()
 
 
-def load(name):
-    """solutions.<name>, or None with the reason."""
+def load(lesson):
+    """The lesson's reference, solutions.<module>, or None with the reason."""
     try:
-        return importlib.import_module(f"solutions.{name}"), ""
+        return importlib.import_module(f"solutions.{lesson.module}"), ""
     except Exception as e:  # noqa: BLE001 - a missing or broken module skips its kernel, not the run
         return None, f"{type(e).__name__}: {e}"[:160]
 
 
-def t6_calls(mod, x, w, ids, case, torch, gen):
-    """T6's grouped GEMM (sorted order, from the unsorted x and its routing), its route (the three
+def grouped_calls(mod, x, w, ids, case, torch, gen):
+    """The grouped lesson's GEMM (sorted order, from the unsorted x and its routing), its route (the three
     routing kernels; check_ids=False leaves out route's host-side look at the ids), and at 4096
     tokens the whole layer, moe_mlp (gate and up with SwiGLU, down, the combine; 3x the FLOP)."""
     moe = case.moe
     routing = mod.route(ids, moe.experts)
     calls = {
-        "T6": partial(mod.grouped_matmul, x, w, routing),
-        "route T6": partial(mod.route, ids, moe.experts, check_ids=False),
+        GROUPED.id: partial(mod.grouped_matmul, x, w, routing),
+        ROUTE: partial(mod.route, ids, moe.experts, check_ids=False),
     }
     if case.tokens == 4096:
         dt = x.dtype
@@ -68,11 +68,13 @@ def build_calls(case, args, torch):
     ids, offs, token_of = ids_cpu.cuda(), offs_cpu.cuda(), token_cpu.cuda()
     gen = torch.Generator(device="cuda").manual_seed(args.seed)
     calls, notes, want = {}, [], {}
-    t5, why5 = load("t5_persistent") if "T5" in args.kernels else (None, "")
-    t6, why6 = load("t6_moe") if "T6" in args.kernels else (None, "")
-    for why, kernel in ((why5, "T5"), (why6, "T6")):
-        if why:
-            notes.append(f"{kernel} skipped: {why}")
+    refs = {}  # kernel label: the reference module that runs it
+    for lesson in (PER_EXPERT, GROUPED):
+        if lesson.id in args.kernels:
+            refs[lesson.id], why = load(lesson)
+            if why:
+                notes.append(f"{lesson.id} skipped: {why}")
+    per_expert_ref, grouped_ref = refs.get(PER_EXPERT.id), refs.get(GROUPED.id)
     for dname in dict.fromkeys(("bf16", *args.dtype)):  # bf16 grouped_mm is every ratio's base
         dt = {"bf16": torch.bfloat16, "fp16": torch.float16}[dname]
         x = torch.randn(case.tokens, moe.hidden, device="cuda", dtype=dt, generator=gen)
@@ -84,25 +86,25 @@ def build_calls(case, args, torch):
             continue
         out = torch.empty(case.rows, moe.ffn, device="cuda", dtype=dt)
         per_expert = {"loop": lambda a, b, c: torch.matmul(a, b, out=c)}
-        if "T5" in args.kernels and t5 is not None:
-            per_expert["T5"] = lambda a, b, c, t5=t5: t5.matmul(a, b, out=c)
+        if per_expert_ref is not None:
+            per_expert[PER_EXPERT.id] = lambda a, b, c, ref=per_expert_ref: ref.matmul(a, b, out=c)
         for kernel, mm in per_expert.items():
             if kernel in args.kernels:
                 calls[dname, kernel] = partial(per_expert_loop, mm, xs, w, out, bounds)
-        if t6 is not None:
+        if grouped_ref is not None:
             try:
-                for kernel, call in t6_calls(t6, x, w, ids, case, torch, gen).items():
+                for kernel, call in grouped_calls(grouped_ref, x, w, ids, case, torch, gen).items():
                     calls[dname, kernel] = call
             except Exception as e:  # noqa: BLE001
-                notes.append(f"T6 {dname} skipped: {type(e).__name__}: {e}"[:200])
-        for kernel in ("loop", "T5", "T6"):
+                notes.append(f"{GROUPED.id} {dname} skipped: {type(e).__name__}: {e}"[:200])
+        for kernel in KERNELS:
             if (dname, kernel) in calls:
                 result = calls[dname, kernel]()
-                got = out if kernel in ("loop", "T5") else result
+                got = result if kernel == GROUPED.id else out  # the per-expert loops write into out
                 err = relative_error(got, want[dname])
                 if not err < 1e-2:
                     notes.append(f"{kernel} {dname} dropped: relative error {err:.1e} against torch._grouped_mm")
-                    for k in [k for k in calls if k[0] == dname and k[1] in (kernel, "layer", "route T6")]:
+                    for k in [k for k in calls if k[0] == dname and k[1] in (kernel, "layer", ROUTE)]:
                         del calls[k]
     calls["-", "route torch"] = lambda: torch_route(ids, moe.experts, torch)
     return calls, notes, len(bounds)
@@ -138,7 +140,7 @@ def rows_of(case, times, active):
         ts = times[(dname, kernel), timing]
         t = statistics.median(ts)
         base = times.get((("bf16", "grouped_mm"), timing))
-        gemm = kernel in ("grouped_mm", "loop", "T5", "T6", "layer")
+        gemm = kernel in ("grouped_mm", *KERNELS, "layer")
         times3 = 3 if kernel == "layer" else 1  # gate, up and down
         rows.append(
             dict(

@@ -15,7 +15,8 @@ from functools import partial
 from pathlib import Path
 
 from tools.gpu.bench import graph_timer
-from tools.gpu.moe_bench import routing_ids, sort_by_expert, tuning_cases
+from tools.gpu.moe_bench import GROUPED, routing_ids, sort_by_expert, tuning_cases
+from tools.gpu.references import reference
 
 # (BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, num_warps, num_stages)
 CANDIDATES = [
@@ -72,7 +73,7 @@ def main(argv=None):
     args = p.parse_args(argv)
     import torch
 
-    from solutions import t6_moe as t6
+    grouped = reference(GROUPED)  # solutions/<module>.py of the lesson that writes grouped_tiles
 
     dt = {"bf16": torch.bfloat16, "fp16": torch.float16}[args.dtype]
     rows = []
@@ -88,15 +89,15 @@ def main(argv=None):
         xb, wb = x.bfloat16(), w.bfloat16()
         base = partial(torch._grouped_mm, xb[token_of.cuda()], wb.transpose(-2, -1), offs=offs.cuda())
         want = base().float()
-        routing = t6.route(ids_cpu.cuda(), moe.experts)
+        routing = grouped.route(ids_cpu.cuda(), moe.experts)
         calls = {"grouped_mm": base}
         for c in CANDIDATES if args.round == 1 else CANDIDATES_2:
             if c[0] in bucket_blocks(case.tokens_per_expert):
-                cfg = t6.Config(*c)
-                got = t6.grouped_matmul(x, w, routing, config=cfg).float()
+                cfg = grouped.Config(*c)
+                got = grouped.grouped_matmul(x, w, routing, config=cfg).float()
                 err = ((got - want).norm() / want.norm()).item()
                 if err < 1e-2:
-                    calls[c] = partial(t6.grouped_matmul, x, w, routing, config=cfg)
+                    calls[c] = partial(grouped.grouped_matmul, x, w, routing, config=cfg)
                 else:
                     print(f"# {c} wrong on {moe.name}: relative error {err:.1e}")
         timers = {
