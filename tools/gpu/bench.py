@@ -125,7 +125,7 @@ def main(argv=None):
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
     p.add_argument("--out", default="bench-results")
-    p.add_argument("--moe", action="store_true", help="T6 on MoE layers (tools/gpu/moe_bench.py; --moe --help)")
+    p.add_argument("--moe", action="store_true", help="grouped GEMM on MoE layers (see --moe --help)")
     p.add_argument("--table", metavar="CSV", help="print a bench.csv as a markdown table and exit (no GPU needed)")
     p.add_argument("--summary", metavar="CSV", help="print a bench.csv's geometric means as a list and exit (no GPU)")
     add_lang_flag(p)
