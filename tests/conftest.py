@@ -18,7 +18,7 @@ import zlib
 import pytest
 import torch
 
-from course import seam, toolchain
+from course import seam, skips, toolchain
 from course.i18n import say
 from course.messages import stub_report
 from course.registry import BY_ID, LESSONS
@@ -27,7 +27,6 @@ toolchain.choose_backend()  # before triton is first imported
 toolchain.require_working_toolchain()
 
 SEED = int(os.environ.get("SEED") or random.randrange(10**6))
-GRADED = seam.graded_paths()
 
 
 def pytest_configure(config):
@@ -83,10 +82,10 @@ def _escape_report(exc):
     """A failure message for a skip, xfail or exit that the graded file raised, else None."""
     if not isinstance(exc, ESCAPES):
         return None
-    frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(GRADED)]
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if seam.graded_file(f.filename)]
     if not frames:
         return None
-    where = f"{next(g for g in GRADED if frames[-1].filename.endswith(g))} line {frames[-1].lineno}"
+    where = f"{seam.graded_file(frames[-1].filename)} line {frames[-1].lineno}"
     kind = {  # (English, Chinese)
         pytest.skip.Exception: ("a skip", " skip"),
         pytest.xfail.Exception: ("an xfail", " xfail"),
@@ -168,11 +167,7 @@ def pytest_runtest_makereport(item, call):
 
 def _skipped_by_the_suite(item, report):
     """A skip from a skip mark, or a skipif mark whose condition is plain True, raised at setup."""
-    return (
-        report.when == "setup"
-        and not hasattr(report, "wasxfail")
-        and any(m.name == "skip" or (m.name == "skipif" and m.args and m.args[0] is True) for m in item.iter_markers())
-    )
+    return report.when == "setup" and not hasattr(report, "wasxfail") and skips.suite_skip_reason(item) is not None
 
 
 def _skip_text(report):
