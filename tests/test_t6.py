@@ -690,10 +690,13 @@ MATMUL_CASES = [  # (kind, tokens, top_k, experts, K, N)
 @pytest.mark.parametrize("kind, tokens, top_k, experts, K, N", MATMUL_CASES)
 def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, top_k, experts, K, N):
     ids = make_ids(kind, tokens, top_k, experts)
-    x = torch.randn(tokens, K, device=DEVICE).to(dtype)
+    # x is a view into NaN: its rows are K wide, its row pitch K + 24, so a read past column K of a
+    # row (a K tail without its mask) brings NaN into the product.
+    x = torch.full((tokens, K + 24), float("nan"), device=DEVICE, dtype=dtype)[:, :K]
+    x.copy_(torch.randn(tokens, K, device=DEVICE).to(dtype))
     w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).to(dtype)
     r = t6.route(ids, experts)
-    case = case_name(kind, tokens, top_k, experts) + f", K={K}, N={N}, {dtype}"
+    case = case_name(kind, tokens, top_k, experts) + f", K={K}, N={N}, {dtype}, x a view with row pitch K + 24"
     want = reference(x, w, ids)
     grouped = None
     if DEVICE == "cpu" or dtype == torch.bfloat16:
@@ -732,6 +735,36 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
             f"{case}：grouped_matmul 改动了调用者的 x 或 w",
             f"{case}: grouped_matmul changed the caller's x or w",
             "4",
+        )
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+def test_combine_topk_sums_in_float32_in_slot_order(t6, dtype):
+    """combine_topk alone, bit for bit: each token's top_k rows summed in float32 in the order j = 0,
+    1, ..., rounded once to the output's dtype (§4.4).  Values of magnitudes 1e-3 to 1e3, so another
+    order or a narrower sum changes the last bits of some cells."""
+    tokens, top_k, N, block_n = 6, 4, 40, 32
+    scale = 10.0 ** torch.randint(-3, 4, (tokens * top_k, N), device=DEVICE).float()
+    by_slot = torch.randn(tokens * top_k, N, device=DEVICE) * scale
+    out = torch.full((tokens, N), UNWRITTEN, device=DEVICE, dtype=dtype)
+    t6.combine_topk[(tokens, triton.cdiv(N, block_n))](by_slot, out, N, top_k, block_n)
+    want = torch.zeros(tokens, N, device=DEVICE)
+    for j in range(top_k):
+        want = want + by_slot[j::top_k]
+    want = want.to(dtype)
+    differ = out != want
+    if differ.any():
+        t, n = (int(v) for v in differ.nonzero()[0])
+        fail(
+            T6,
+            f"combine_topk，{dtype}：{int(differ.sum())} 个单元和"
+            f"\"float32 里按 j = 0..{top_k - 1} 依次相加、最后舍入一次\"不是逐位相同；"
+            f"例如 token {t} 第 {n} 列：{out[t, n].item()!r}，应为 {want[t, n].item()!r}",
+            f"combine_topk, {dtype}: {int(differ.sum())} cells are not bit for bit the float32 sum in the order "
+            f"j = 0..{top_k - 1}, rounded once; token {t}, column {n}, for one: {out[t, n].item()!r}, expected "
+            f"{want[t, n].item()!r}",
+            "4.4",
         )
 
 
