@@ -70,7 +70,8 @@ def make_routing(tokens, top_k, experts, skew, seed, counts=None):
         flat = torch.tensor([e for e, c in enumerate(counts) for _ in range(c)], dtype=torch.int64)
         ids = flat[torch.randperm(flat.numel(), generator=g)].reshape(-1, 1)
         what = say(
-            zh=f"给定的每个专家行数，打乱（seed {seed}）", en=f"The given rows per expert, shuffled (seed {seed})"
+            zh=f"给定的每个专家行数，token 的顺序打乱（seed {seed}）",
+            en=f"The given rows per expert, the tokens in shuffled order (seed {seed})",
         )
         return Routing(ids.tolist(), len(counts), what)
     if skew == "one":
