@@ -544,6 +544,18 @@ def test_store_rows_alone(probes, weights, by_slot):
             + (" (multiply by weights[slot])" if weights else ""),
             "4.3",
         )
+    # Bit for bit: acc times the weight in float32, then one rounding to the output's dtype.
+    once = acc.cpu()[: end - begin, : len(cols)]
+    if weights:
+        once = once * w.cpu()[slots.cpu()[live].long()][:, None]
+    differ = (got[at[:, None], cols[None, :]] != once.half().double()).sum().item()
+    if differ:
+        fail(
+            T6,
+            f"store_rows：{differ} 个单元和\"acc 乘权重（float32 里），再舍入一次到 fp16\"不是逐位相同",
+            f"store_rows: {differ} cells are not bit for bit acc times the weight (in float32), rounded once to fp16",
+            "4.3",
+        )
 
 
 class Watch:
