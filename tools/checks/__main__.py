@@ -8,7 +8,8 @@ problems (empty when the invariant holds).  This runs them all and exits non-zer
 Each check starts from the same environment: os.environ is put back as it was after every check,
 and with -j above 1 each check runs in its own forked process, so no check's setting
 (TRITON_INTERPRET, say) decides how a later one runs.  Most of a check's time is spent in the
-processes it starts (pytest, the grader, the tools), so checks side by side keep both cores busy.
+processes it starts (pytest, the grader, the tools), so checks side by side keep both cores busy;
+those are forked from this process once it has imported torch and triton (tools/core/warm.py).
 The slowest start first (a check's `cost`, tools/checks/common.py); a check marked `alone` (it
 times something against a limit meant for an idle machine) runs with nothing beside it.  The runs
 that several checks read are shared and kept (tools/core/cache.py, shared): see README, "make check".
@@ -26,7 +27,7 @@ import traceback
 from multiprocessing.connection import wait
 
 import tools.checks
-from tools.core import cache
+from tools.core import cache, warm
 
 NOT_CHECKS = ("common", "time_suite")  # helpers and benchmarks, no invariants
 
@@ -123,6 +124,8 @@ def main(selected, checks=None, jobs=1):
         passed += not problems
 
     began, cpu = time.time(), cpu_seconds()
+    if any(getattr(f, "cost", 0) for _, f in chosen):  # the checks that start pythons start them warm
+        warm.warm_up()
     if jobs > 1 and len(chosen) > 1:
         run_parallel(chosen, jobs, report)
     else:

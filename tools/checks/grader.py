@@ -15,6 +15,7 @@ from tools.checks.common import costly, suite_run
 from tools.core.bodies import STEP_ID, fill_in, plant, split_bodies
 from tools.core.cache import fingerprint, reads_of, shared
 from tools.core.repo import earlier_lessons_written, pristine_stub, scratch_repo, solution_file
+from tools.core.warm import run_python
 
 ONE_SCREEN = 40  # lines
 # A planted endless loop in the first step's body: the whole make test reports it within this
@@ -51,17 +52,10 @@ def run_grader(lesson, texts, solution, args, env):
     with scratch_repo(texts or None) as tmp:
         env = dict(os.environ, SOLUTION="1" if solution else "0", COLUMNS="100", **dict(dict(COURSE_LANG="en"), **env))
         env.pop("NO_COLOR", None)  # colour must stay off anyway: stdout is a pipe, as in CI
-        proc = subprocess.run(
-            [sys.executable, "-m", "tools.learner.grade", "--lesson", lesson.id, *args],
-            cwd=tmp,
-            env=env,
-            capture_output=True,
-            text=True,
-            timeout=900,
-        )
-    output = proc.stdout + proc.stderr
+        rc, out, err = run_python(["-m", "tools.learner.grade", "--lesson", lesson.id, *args], tmp, env, 900)
+    output = out + err
     rows = {m[2]: m[1] == "x" for line in output.splitlines() for m in [ROW.match(line)] if m}
-    return proc.returncode, output, rows, time.monotonic() - began
+    return rc, output, rows, time.monotonic() - began
 
 
 def expect(name, lesson, got, rc_zero, green, must_say=(), once=(), screen=ONE_SCREEN):

@@ -4,12 +4,12 @@ tools/core/docs.py, the study tools, the counts the explainers quote, the toolch
 Those tests live outside tests/, so the learner's suite never runs them; this check does,
 one pytest run for all of them, each failing test reported as one problem."""
 
-import subprocess
-import sys
+import os
 
 from course import ROOT
 from tools.checks.common import costly
 from tools.core.cache import fingerprint, shared
+from tools.core.warm import run_python
 
 # What the tools' tests read: the whole repo as committed or edited (test_docs reads content/ and
 # README.md, test_bench the CSVs under content/bench/), nothing of .git or .venv.
@@ -30,28 +30,11 @@ TOOL_TESTS_READ = (
 
 
 def run_tools_tests():
-    out = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "tools/tests",
-            "-q",
-            "--tb=line",
-            "-rfE",
-            "-p",
-            "no:cacheprovider",
-            # Their own subprocesses carry their own limits; pytest.ini's 60 s per test is for the
-            # learner's suite, and a test that runs the grader three times can pass it on a busy machine.
-            "-o",
-            "timeout=900",
-        ],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=900,
-    )
-    return out.returncode, out.stdout, out.stderr
+    # Their own subprocesses carry their own limits; pytest.ini's 60 s per test is for the learner's
+    # suite, and a test that runs the grader three times can pass it on a busy machine.
+    args = ["tools/tests", "-q", "--tb=line", "-rfE", "-p", "no:cacheprovider", "-o", "timeout=900"]
+    returncode, stdout, stderr = run_python(["-m", "pytest", *args], ROOT, dict(os.environ), 900)
+    return returncode, stdout, stderr
 
 
 @costly(65)

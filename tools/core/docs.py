@@ -28,6 +28,7 @@ Two kinds of block, both checked by `make check` (tools/checks/docs.py):
 Every function takes the repo root, so tools/tests/test_docs.py can run them on a scratch copy.
 """
 
+import os
 import re
 import shlex
 import subprocess
@@ -36,6 +37,7 @@ import tempfile
 from pathlib import Path
 
 from course import ROOT
+from tools.core.warm import run_python
 
 DOCS = sorted((ROOT / "content").glob("*.md")) + [ROOT / "README.md"]  # README embeds the steps table
 CITE = re.compile(r"<!-- cite: (?P<path>[\w./-]+):(?P<first>\d+)-(?P<last>\d+) -->\n```[\w-]*\n(?P<code>.*?)```", re.S)
@@ -110,12 +112,16 @@ def run(cmd, root=ROOT, png_to=None):
     if png_to is not None and "--png" in argv:
         committed = argv[argv.index("--png") + 1]
         argv[argv.index("--png") + 1] = str(png_to)
-    out = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=300)
-    if out.returncode != 0:
-        raise RuntimeError(f"`{cmd}` failed:\n{out.stderr[-2000:]}")
+    if argv[0] == sys.executable and argv[1:2] == ["-m"]:  # forked warm where that is safe
+        rc, stdout, stderr = run_python(argv[1:], root, dict(os.environ), 300)
+    else:
+        out = subprocess.run(argv, cwd=root, capture_output=True, text=True, timeout=300)
+        rc, stdout, stderr = out.returncode, out.stdout, out.stderr
+    if rc != 0:
+        raise RuntimeError(f"`{cmd}` failed{'' if rc is not None else ' (past 300 s)'}:\n{stderr[-2000:]}")
     if png_to is not None and "--png" in argv:
-        return out.stdout.replace(str(png_to), committed)
-    return out.stdout
+        return stdout.replace(str(png_to), committed)
+    return stdout
 
 
 def png_path(cmd, root=ROOT):

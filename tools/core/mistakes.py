@@ -19,7 +19,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import sys
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -30,6 +29,7 @@ from course.registry import LESSONS
 from course.registry import lesson as lesson_by_id
 from tools.core.cache import fingerprint, shared_many
 from tools.core.repo import earlier_lessons_written, scratch_repo, solution_file
+from tools.core.warm import run_python
 
 
 def lessons_with_mistakes():
@@ -85,17 +85,11 @@ def run_in_worker(lesson, jobs):
             )
         )
         # `-m` from the scratch copy: its packages come first on sys.path, ahead of the checkout's.
-        proc = subprocess.run(
-            [sys.executable, "-m", __name__, str(given)],
-            cwd=tmp,
-            capture_output=True,
-            text=True,
-            timeout=900,
-            env=dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", SEED="0"),
-        )
+        env = dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", SEED="0")
+        _, stdout, stderr = run_python(["-m", __name__, str(given)], tmp, env, 900)
         out = Path(tmp) / "seen.json"
         if not out.exists():
-            raise SystemExit(f"{RUNNER} worker failed:\n{(proc.stdout + proc.stderr)[-3000:]}")
+            raise SystemExit(f"{RUNNER} worker failed:\n{(stdout + stderr)[-3000:]}")
         return json.loads(out.read_text())
 
 

@@ -1,9 +1,9 @@
 """Running steps for make test and make hint: each step in its own pytest process with the
 grader's plugin, as many at once as there are cores, so a file that does not import, a hang or a
 crash costs that step's row only; a step that calls a hung step's functions is stopped early
-(Hangs); and a line says what is running while it runs (Live).  Under Triton's interpreter make
-test forks each step's process from one that has imported torch and triton (forked_steps.py);
-compiled for a GPU, and in make hint's single run, each is a fresh process."""
+(Hangs); and a line says what is running while it runs (Live).  Under Triton's interpreter each
+step's process is forked from one that has imported torch and triton (tools/core/warm.py);
+compiled for a GPU each is a fresh process."""
 
 import os
 import sys
@@ -15,8 +15,8 @@ from course import ROOT
 from course.i18n import say
 from tools.core.cpu_clock import CPU_LIMIT_GPU
 from tools.core.pytest_run import run_pytest
+from tools.core.warm import warm_up
 from tools.learner import terminal
-from tools.learner.forked_steps import fork_pytest, warm_up
 from tools.learner.step_row import row_of
 from tools.learner.time_limits import STEP_LIMIT_S, learner_env
 
@@ -42,9 +42,7 @@ class Hangs:
             return next((need for need in s.needs if need in self.found), None)
 
 
-def run_step(s, seed, parallel=False, live=None, hangs=None, forked=False):
-    """s's row.  forked: its process is forked from this one (warm_up() must have said True)."""
-    run = fork_pytest if forked else run_pytest
+def run_step(s, seed, parallel=False, live=None, hangs=None):
     if live:
         live.start(s)
     blocked, first_try = [], [True]
@@ -65,12 +63,12 @@ def run_step(s, seed, parallel=False, live=None, hangs=None, forked=False):
     # -s: what the checks print goes to the output at once (pytest would hold it, and lose it in a
     # crash), so the last lines printed before a crash can be shown (printed_before)
     args = ["-q", "-s", "--tb=short", "-m", s.marker]
-    report, rc, output = run(args, ROOT, env, STEP_LIMIT_S, progress)
+    report, rc, output = run_pytest(args, ROOT, env, STEP_LIMIT_S, progress)
     if report and report.get("timed_out") and report.get("backend") == "gpu" and not blocked:
         # compiled for a GPU: once more, with Triton's cache now holding what the first run compiled
         env = dict(env, **{k: str(2 * float(env[k])) for k in (CPU_LIMIT_GPU, "PYTEST_TIMEOUT")})
         first_try[0] = False
-        report, rc, output = run(args, ROOT, env, STEP_LIMIT_S, progress)
+        report, rc, output = run_pytest(args, ROOT, env, STEP_LIMIT_S, progress)
     row = row_of(s, report, rc, output)
     if hangs is not None:
         hangs.note(s, report)
@@ -156,11 +154,11 @@ def run_steps(steps, seed, live=None):
     failing or timing out, the next step starts at once.  Interpreted, the processes are forked
     from this one once it has imported torch and triton (warm_up)."""
     workers = max(1, min(len(steps), os.cpu_count() or 1))
-    forked = warm_up()
+    warm_up()
     pool = ThreadPoolExecutor(workers)
     hangs = Hangs()
     try:
-        futures = [pool.submit(run_step, s, seed, workers > 1, live, hangs, forked) for s in steps]
+        futures = [pool.submit(run_step, s, seed, workers > 1, live, hangs) for s in steps]
         return [f.result() for f in futures]
     finally:  # on Ctrl-C: start no more steps (the running ones got the Ctrl-C too)
         pool.shutdown(cancel_futures=True)
