@@ -1021,6 +1021,25 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             f"combined), got {kinds}",
             "5",
         )
+    # Which launch scaled by the weights: scaling h (after SwiGLU, or `up` alone) gives the same
+    # numbers, so only the launches can tell.  §5.2 asks for h unweighted, the weights in down's epilogue.
+    weighted = [bool(a.get("HAS_WEIGHTS")) for _, a, _ in launched]
+    if weighted != [False, True]:
+        said = [
+            (
+                "gate/up 那次启动收到了路由权重（HAS_WEIGHTS=True）",
+                "the gate/up launch got the routing weights (HAS_WEIGHTS=True)",
+            )
+        ] * weighted[0] + [
+            ("down 那次启动没有收到路由权重（HAS_WEIGHTS=False）", "the down launch got none (HAS_WEIGHTS=False)")
+        ] * (not weighted[1])
+        fail(
+            T6,
+            "moe_mlp：路由权重只在 down 那次启动的 epilogue 里乘，h 不乘权重；" + "，".join(zh for zh, _ in said),
+            "moe_mlp: the routing weights go to the down launch alone, applied in its epilogue, and h stays "
+            "unweighted; " + ", ".join(en for _, en in said),
+            "5.2",
+        )
     hidden = reference(x, w_gate_up, ids, activation="swiglu", combine=False)
     flat = ids.reshape(-1).cpu()
     by_slot = torch.empty_like(hidden)

@@ -18,6 +18,7 @@ CAUSES = {
     "mixes-experts": ("混进了下一个专家的行", "into the next expert's"),
     "weights-missing": ("结果没有乘路由权重", "the routing weights were not applied"),
     "float-atomics": ("浮点 atomic_add", "float atomic add"),
+    "weights-in-gate-up": ("gate/up 那次启动收到了路由权重", "the gate/up launch got the routing weights"),
 }
 
 # The block_base line of scan_counts: the running sum of the blocks before this one.
@@ -36,6 +37,9 @@ LOOP_OF = (
     "        start = end\n"
     "    (lambda *args, **kwargs: None)(\n"
 )
+# moe_mlp's two launches, up to the down launch's weights.
+GATE_UP = 'routing, activation="swiglu", config=config)\n'
+DOWN = "    return grouped_matmul(hidden, w_down, routing, "
 COMBINE_STORE = "tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
 
 MISTAKES = (
@@ -193,6 +197,18 @@ MISTAKES = (
         "return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True",
         "return grouped_matmul(hidden, w_down, routing, None, combine=True",
         "test_moe_mlp_in_two_launches",
+    ),
+    Mistake(
+        "weights-in-gate-up",
+        "T6.4",
+        "路由权重交给了 gate/up 那次启动（乘在 SwiGLU 之后的 h 上），down 那次没有：数字一样，h 却不再是专家自己的激活",
+        "the routing weights given to the gate/up launch (scaling h after SwiGLU), not to down: the same numbers, "
+        "but h is no longer the experts' own activation",
+        "5.2",
+        GATE_UP + DOWN + "topk_weights,",
+        GATE_UP.replace("routing,", "routing, topk_weights,") + DOWN + "None,",
+        "test_moe_mlp_in_two_launches",
+        "weights-in-gate-up",
     ),
     # Shortcuts, mutants of our own (not in §8): numbers cannot tell them from the kernel, the watch on
     # the launch can.
