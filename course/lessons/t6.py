@@ -75,11 +75,14 @@ LESSON = Lesson(
                     "scatter_slots：块内的名次 = 同一块里排在前面、专家相同的 slot 个数："
                     "(ids[:, None] == ids[None, :]) & (lane[None, :] < lane[:, None]) 按 axis=1 求和。"
                     "位置 pos = offsets[id] - counts[id] + block_base[b, id] + 名次；sorted_slots[pos] = slot，"
-                    "slot_pos[slot] = pos。",
+                    "slot_pos[slot] = pos。专家号不在 [0, num_experts) 里的槽不算、不放：凡是拿专家号当下标的加载和存储"
+                    "都要用掩码把它挡掉（§2.3）。",
                     "scatter_slots: a slot's rank in its block is the number of earlier slots of the block with "
                     "the same expert: sum (ids[:, None] == ids[None, :]) & (lane[None, :] < lane[:, None]) over "
                     "axis=1. Its position pos = offsets[id] - counts[id] + block_base[b, id] + rank; "
-                    "sorted_slots[pos] = slot, slot_pos[slot] = pos.",
+                    "sorted_slots[pos] = slot, slot_pos[slot] = pos. A slot whose id is outside [0, num_experts) is "
+                    "neither counted nor placed: mask it out of every load and store that uses its id as an index "
+                    "(§2.3).",
                 ),
             ),
             title_zh="路由：一次计数排序",
