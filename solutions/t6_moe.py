@@ -63,9 +63,9 @@ def count_experts(ids_ptr, block_counts_ptr, num_slots, num_experts, BLOCK: tl.c
     """block_counts[b, e] (rows of E_BLOCK) = how many of slots b*BLOCK .. b*BLOCK+BLOCK-1 chose expert e."""
     # ---- T6.1 begin (§2.1) ----
     slots = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0).to(tl.int32)
+    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0)  # int64 stays int64 until checked
     valid = (slots < num_slots) & (ids >= 0) & (ids < num_experts)
-    hist = tl.histogram(ids, E_BLOCK, mask=valid)
+    hist = tl.histogram(ids.to(tl.int32), E_BLOCK, mask=valid)
     tl.store(block_counts_ptr + tl.program_id(0) * E_BLOCK + tl.arange(0, E_BLOCK), hist)
     # ---- T6.1 end ----
 
@@ -100,7 +100,7 @@ def scatter_slots(ids_ptr, block_base_ptr, counts_ptr, offsets_ptr, sorted_slots
     # ---- T6.1 begin (§2.1) ----
     lane = tl.arange(0, BLOCK)
     slots = tl.program_id(0) * BLOCK + lane
-    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0).to(tl.int32)
+    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0)
     valid = (slots < num_slots) & (ids >= 0) & (ids < num_experts)
     earlier_same = (ids[:, None] == ids[None, :]) & (lane[None, :] < lane[:, None]) & valid[None, :]
     rank = tl.sum(earlier_same.to(tl.int32), axis=1)

@@ -63,12 +63,14 @@ LESSON = Lesson(
                     "stretch. Only integers, so every run gives the same answer.",
                 ),
                 (
-                    "count_experts：tl.histogram(ids, E_BLOCK, mask=...) 得到一个块的直方图，存进 block_counts 的"
-                    "第 b 行。scan_counts 只有一个程序：沿着块往下做前缀和，block_base[b] 是 b 之前各块的和"
-                    "（不含 b 自己，tl.cumsum(here, axis=0) - here），counts 是全部之和，offsets = tl.cumsum(counts)。",
-                    "count_experts: tl.histogram(ids, E_BLOCK, mask=...) is one block's histogram; store it as row "
-                    "b of block_counts. scan_counts is one program: a running sum down the blocks, block_base[b] "
-                    "the sum of the blocks before b (not b itself: tl.cumsum(here, axis=0) - here), counts the "
+                    "count_experts：tl.histogram(ids.to(tl.int32), E_BLOCK, mask=...)（先用读进来的值查范围）"
+                    "得到一个块的直方图，存进 block_counts 的第 b 行。scan_counts 只有一个程序：沿着块往下做前缀和，"
+                    "block_base[b] 是 b 之前各块的和（不含 b 自己，tl.cumsum(here, axis=0) - here），counts 是"
+                    "全部之和，offsets = tl.cumsum(counts)。",
+                    "count_experts: tl.histogram(ids.to(tl.int32), E_BLOCK, mask=...), the range checked on the "
+                    "ids as loaded, is one block's histogram; store it as row b of block_counts. scan_counts is one "
+                    "program: a running sum down the blocks, block_base[b] the sum of the blocks before b (not b "
+                    "itself: tl.cumsum(here, axis=0) - here), counts the "
                     "sum of all, offsets = tl.cumsum(counts).",
                 ),
                 (
