@@ -63,9 +63,9 @@ def count_experts(ids_ptr, block_counts_ptr, num_slots, num_experts, BLOCK: tl.c
     """block_counts[b, e] (rows of E_BLOCK) = how many of slots b*BLOCK .. b*BLOCK+BLOCK-1 chose expert e."""
     # ---- T6.1 begin (§2.1) ----
     slots = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
-    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0).to(tl.int32)
+    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0)  # int64 stays int64 until checked
     valid = (slots < num_slots) & (ids >= 0) & (ids < num_experts)
-    hist = tl.histogram(ids, E_BLOCK, mask=valid)
+    hist = tl.histogram(ids.to(tl.int32), E_BLOCK, mask=valid)
     tl.store(block_counts_ptr + tl.program_id(0) * E_BLOCK + tl.arange(0, E_BLOCK), hist)
     # ---- T6.1 end ----
 
@@ -100,7 +100,7 @@ def scatter_slots(ids_ptr, block_base_ptr, counts_ptr, offsets_ptr, sorted_slots
     # ---- T6.1 begin (§2.1) ----
     lane = tl.arange(0, BLOCK)
     slots = tl.program_id(0) * BLOCK + lane
-    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0).to(tl.int32)
+    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0)
     valid = (slots < num_slots) & (ids >= 0) & (ids < num_experts)
     earlier_same = (ids[:, None] == ids[None, :]) & (lane[None, :] < lane[:, None]) & valid[None, :]
     rank = tl.sum(earlier_same.to(tl.int32), axis=1)
@@ -178,7 +178,8 @@ def expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr
 @triton.jit
 def locate_tile(tile_id, m_blocks, tile_ends, num_pid_n, GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr):
     """(expert, pid_m, pid_n) of global tile tile_id < the last of tile_ends: the expert whose tiles
-    hold it, and its place among them in T4's grouped order."""
+    hold it, and its place among them: T4's grouped order through your tile_coords, or any order
+    that gives each of the expert's tiles once (§3.3)."""
     # ---- T6.2 begin (§3.3) ----
     expert = tl.sum((tile_ends <= tile_id).to(tl.int32), axis=0)
     this = tl.arange(0, E_BLOCK) == expert

@@ -63,23 +63,28 @@ LESSON = Lesson(
                     "stretch. Only integers, so every run gives the same answer.",
                 ),
                 (
-                    "count_experts：tl.histogram(ids, E_BLOCK, mask=...) 得到一个块的直方图，存进 block_counts 的"
-                    "第 b 行。scan_counts 只有一个程序：沿着块往下做前缀和，block_base[b] 是 b 之前各块的和"
-                    "（不含 b 自己，tl.cumsum(here, axis=0) - here），counts 是全部之和，offsets = tl.cumsum(counts)。",
-                    "count_experts: tl.histogram(ids, E_BLOCK, mask=...) is one block's histogram; store it as row "
-                    "b of block_counts. scan_counts is one program: a running sum down the blocks, block_base[b] "
-                    "the sum of the blocks before b (not b itself: tl.cumsum(here, axis=0) - here), counts the "
+                    "count_experts：tl.histogram(ids.to(tl.int32), E_BLOCK, mask=...)（先用读进来的值查范围）"
+                    "得到一个块的直方图，存进 block_counts 的第 b 行。scan_counts 只有一个程序：沿着块往下做前缀和，"
+                    "block_base[b] 是 b 之前各块的和（不含 b 自己，tl.cumsum(here, axis=0) - here），counts 是"
+                    "全部之和，offsets = tl.cumsum(counts)。",
+                    "count_experts: tl.histogram(ids.to(tl.int32), E_BLOCK, mask=...), the range checked on the "
+                    "ids as loaded, is one block's histogram; store it as row b of block_counts. scan_counts is one "
+                    "program: a running sum down the blocks, block_base[b] the sum of the blocks before b (not b "
+                    "itself: tl.cumsum(here, axis=0) - here), counts the "
                     "sum of all, offsets = tl.cumsum(counts).",
                 ),
                 (
                     "scatter_slots：块内的名次 = 同一块里排在前面、专家相同的 slot 个数："
                     "(ids[:, None] == ids[None, :]) & (lane[None, :] < lane[:, None]) 按 axis=1 求和。"
                     "位置 pos = offsets[id] - counts[id] + block_base[b, id] + 名次；sorted_slots[pos] = slot，"
-                    "slot_pos[slot] = pos。",
+                    "slot_pos[slot] = pos。专家号不在 [0, num_experts) 里的槽不算、不放：凡是拿专家号当下标的加载和存储"
+                    "都要用掩码把它挡掉（§2.3）。",
                     "scatter_slots: a slot's rank in its block is the number of earlier slots of the block with "
                     "the same expert: sum (ids[:, None] == ids[None, :]) & (lane[None, :] < lane[:, None]) over "
                     "axis=1. Its position pos = offsets[id] - counts[id] + block_base[b, id] + rank; "
-                    "sorted_slots[pos] = slot, slot_pos[slot] = pos.",
+                    "sorted_slots[pos] = slot, slot_pos[slot] = pos. A slot whose id is outside [0, num_experts) is "
+                    "neither counted nor placed: mask it out of every load and store that uses its id as an index "
+                    "(§2.3).",
                 ),
             ),
             title_zh="路由：一次计数排序",

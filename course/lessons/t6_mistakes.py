@@ -5,6 +5,8 @@ catch it on the interpreter; tools/explainers/mistakes.py makes each one, with t
 and T5 in mine/ beside it (T6 imports persistent_grid, tma_problem and tile_coords from them), and
 runs that test.  Mistakes that would write outside a tensor on the CPU (an offset shifted past the
 rows, say) are left out: the interpreter does not stop such a store, and the run would prove nothing.
+The routing's are the exception: test_route_ignores_ids_out_of_range watches every address of its
+kernels (tests/bounds.py) and stops an access outside their tensors before it is made.
 """
 
 from course.lesson_data import Mistake
@@ -18,6 +20,8 @@ CAUSES = {
     "mixes-experts": ("混进了下一个专家的行", "into the next expert's"),
     "weights-missing": ("结果没有乘路由权重", "the routing weights were not applied"),
     "float-atomics": ("浮点 atomic_add", "float atomic add"),
+    "outside-tensors": ("不属于它拿到的任何张量", "outside every tensor it was given"),
+    "weights-in-gate-up": ("gate/up 那次启动收到了路由权重", "the gate/up launch got the routing weights"),
 }
 
 # The block_base line of scan_counts: the running sum of the blocks before this one.
@@ -36,6 +40,9 @@ LOOP_OF = (
     "        start = end\n"
     "    (lambda *args, **kwargs: None)(\n"
 )
+# moe_mlp's two launches, up to the down launch's weights.
+GATE_UP = 'routing, activation="swiglu", config=config)\n'
+DOWN = "    return grouped_matmul(hidden, w_down, routing, "
 COMBINE_STORE = "tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
 
 MISTAKES = (
@@ -79,6 +86,18 @@ MISTAKES = (
         "        if lo < 0 or hi >= num_experts:",
         "        if False:",
         "test_route_refuses_bad_input[an id >= num_experts]",
+    ),
+    Mistake(
+        "scatter-ids-unmasked",
+        "T6.1",
+        "scatter_slots 的掩码只挡块尾，不挡越界的专家号：check_ids=False 时拿它当下标读写了数组之外",
+        "scatter_slots masks the block's tail only, not ids out of range: with check_ids=False it indexes "
+        "outside its arrays with them",
+        "2.3",
+        "    valid = (slots < num_slots) & (ids >= 0) & (ids < num_experts)\n    earlier_same",
+        "    valid = slots < num_slots\n    earlier_same",
+        "test_route_ignores_ids_out_of_range",
+        "outside-tensors",
     ),
     Mistake(
         "m-blocks-floor",
@@ -193,6 +212,18 @@ MISTAKES = (
         "return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True",
         "return grouped_matmul(hidden, w_down, routing, None, combine=True",
         "test_moe_mlp_in_two_launches",
+    ),
+    Mistake(
+        "weights-in-gate-up",
+        "T6.4",
+        "路由权重交给了 gate/up 那次启动（乘在 SwiGLU 之后的 h 上），down 那次没有：数字一样，h 却不再是专家自己的激活",
+        "the routing weights given to the gate/up launch (scaling h after SwiGLU), not to down: the same numbers, "
+        "but h is no longer the experts' own activation",
+        "5.2",
+        GATE_UP + DOWN + "topk_weights,",
+        GATE_UP.replace("routing,", "routing, topk_weights,") + DOWN + "None,",
+        "test_moe_mlp_in_two_launches",
+        "weights-in-gate-up",
     ),
     # Shortcuts, mutants of our own (not in §8): numbers cannot tell them from the kernel, the watch on
     # the launch can.

@@ -181,7 +181,8 @@ def expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr
 @triton.jit
 def locate_tile(tile_id, m_blocks, tile_ends, num_pid_n, GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr):
     """(expert, pid_m, pid_n) of global tile tile_id < the last of tile_ends: the expert whose tiles
-    hold it, and its place among them in T4's grouped order."""
+    hold it, and its place among them: T4's grouped order through your tile_coords, or any order
+    that gives each of the expert's tiles once (§3.3)."""
     # ---- T6.2 begin (§3.3) ----
     lanes = tl.arange(0, E_BLOCK)
     starts = tile_ends - m_blocks * num_pid_n

@@ -1,0 +1,138 @@
+"""Where a kernel reads and writes, against the tensors it was given.  Lesson-neutral, silent (the
+tests that use it say what it found).
+
+    AddressWatch(module, monkeypatch, kernels)   on the interpreter: each load, store and atomic of
+                                                 those kernels outside their own tensors, counted
+                                                 and masked off
+    padded_integers(monkeypatch)                 new integer tensors live inside zeroed buffers
+
+A GPU stops at an illegal address only sometimes, and Triton's interpreter never: an index read
+from the data (an expert id, say) that runs past a tensor reads and writes whatever memory lies
+there.  The watch sees every address before the interpreter touches it, so such an access is
+reported, and never made.  It reaches into the interpreter's private InterpreterBuilder (its
+create_masked_load, create_masked_store and create_atomic_rmw, as in Triton 3.9); where those are
+missing it watches nothing and says so in `active`.
+"""
+
+import numpy as np
+import torch
+
+
+def _span(t):
+    """[first byte, past the last byte] of a tensor's own elements (a view's, not its buffer's)."""
+    if t.numel() == 0:
+        return None
+    last = sum((n - 1) * abs(s) for n, s in zip(t.shape, t.stride(), strict=True))
+    first = t.data_ptr() - sum((n - 1) * -s for n, s in zip(t.shape, t.stride(), strict=True) if s < 0)
+    return first, first + (last + 1) * t.element_size()
+
+
+def _tensors(values):
+    for v in values:
+        if isinstance(v, torch.Tensor):
+            yield v
+        elif isinstance(getattr(v, "base", None), torch.Tensor):  # a TensorDescriptor
+            yield v.base
+
+
+class AddressWatch:
+    """While one of `kernels` (attribute names of `module`) runs on the interpreter, every active
+    lane of a load, store or atomic must address an element of one of the tensors that launch got.
+    outside: {kernel: {"read": lanes, "write": lanes}} of those that did not (their mask cleared)."""
+
+    def __init__(self, module, monkeypatch, kernels):
+        self.outside, self._spans, self._running = {}, None, None
+        try:
+            from triton.runtime import interpreter
+
+            builder = interpreter.interpreter_builder
+            self._handle = interpreter.TensorHandle
+        except (ImportError, AttributeError):
+            builder = None
+        methods = ("create_masked_load", "create_masked_store", "create_atomic_rmw")
+        self.active = builder is not None and all(hasattr(builder, m) for m in methods)
+        if not self.active:
+            return
+        for name in kernels:
+            monkeypatch.setattr(module, name, _Launch(self, name, getattr(module, name)))
+        load, store, rmw = (getattr(builder, m) for m in methods)
+
+        def watched_load(ptrs, mask, *rest):
+            return load(ptrs, self._inside(ptrs, mask, "read"), *rest)
+
+        def watched_store(ptrs, value, mask, *rest):
+            return store(ptrs, value, self._inside(ptrs, mask, "write"), *rest)
+
+        def watched_rmw(op, ptr, val, mask, *rest):
+            return rmw(op, ptr, val, self._inside(ptr, mask, "write"), *rest)
+
+        for name, method in zip(methods, (watched_load, watched_store, watched_rmw), strict=True):
+            monkeypatch.setattr(builder, name, method)
+
+    def _inside(self, ptrs, mask, what):
+        if self._spans is None:
+            return mask
+        addresses = np.asarray(ptrs.data).astype(np.uint64)
+        lanes = np.broadcast_to(np.asarray(mask.data, dtype=bool), addresses.shape)
+        size = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
+        ok = np.zeros(addresses.shape, dtype=bool)
+        for first, end in self._spans:
+            ok |= (addresses >= first) & (addresses + size <= end)
+        stray = int((lanes & ~ok).sum())
+        if not stray:
+            return mask
+        counts = self.outside.setdefault(self._running, {"read": 0, "write": 0})
+        counts[what] += stray
+        return self._handle(lanes & ok, mask.dtype)
+
+
+class _Launch:
+    def __init__(self, watch, name, kernel):
+        self.watch, self.name, self.kernel = watch, name, kernel
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            spans = [_span(t) for t in _tensors([*args, *kwargs.values()])]
+            self.watch._spans, self.watch._running = [s for s in spans if s], self.name
+            try:
+                return self.kernel[grid](*args, **kwargs)
+            finally:
+                self.watch._spans = self.watch._running = None
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+PAD = 64  # elements of zeros before and after each new integer tensor
+
+
+def padded_integers(monkeypatch):
+    """From now on torch.empty, empty_like, zeros, zeros_like and full make each integer tensor as
+    a view in the middle of a zeroed buffer, PAD elements each side: an index a little out of range
+    then reads a zero and writes into the padding, not into other tensors (a GPU does not fault
+    there either).  Returns the list of (buffer, elements), to look at the padding afterwards."""
+    made, zeros = [], torch.zeros
+
+    def padded(make):
+        def wrapper(*args, **kwargs):
+            t = make(*args, **kwargs)
+            if t.is_floating_point() or t.is_complex() or t.dtype == torch.bool:
+                return t
+            buf = zeros(t.numel() + 2 * PAD, dtype=t.dtype, device=t.device)
+            view = buf[PAD : PAD + t.numel()].view(t.shape)
+            view.copy_(t)
+            made.append((buf, t.numel()))
+            return view
+
+        return wrapper
+
+    for name in ("empty", "empty_like", "zeros", "zeros_like", "full"):
+        monkeypatch.setattr(torch, name, padded(getattr(torch, name)))
+    return made
+
+
+def padding_written(made):
+    """How many padding cells of padded_integers' buffers are no longer zero."""
+    return sum(int((buf[:PAD] != 0).sum()) + int((buf[PAD + n :] != 0).sum()) for buf, n in made)
