@@ -17,6 +17,7 @@ environment is env, stdout and stderr go to files the caller reads.  torch.cuda.
 checks through NVML (PYTORCH_NVML_BASED_CUDA_CHECK=1, PyTorch's docs of is_available), so that a
 fork after it is not poisoned on a GPU either (make watch forks there)."""
 
+import importlib
 import io
 import os
 import runpy
@@ -102,6 +103,7 @@ def _child(argv, cwd, env, out, err):
                 del sys.modules[name]
         global _native_at_warm_up  # no thread survives a fork: the child may fork again until torch starts one
         _native_at_warm_up = native_threads()
+        _as_a_main_process()
         import torch
 
         if env.get("OMP_NUM_THREADS"):  # OpenMP read it when the parent imported torch, not now
@@ -125,6 +127,14 @@ def _child(argv, cwd, env, out, err):
             except (OSError, ValueError):
                 pass
         os._exit(code)
+
+
+def _as_a_main_process():
+    """multiprocessing as a fresh interpreter has it: this process its main one, with no parent and
+    no children.  Forked from a multiprocessing child (each of make check's checks is one), it would
+    think itself that daemonic child, which may not start processes of its own."""
+    if "multiprocessing.process" in sys.modules:  # its module state made again, in the same namespace
+        importlib.reload(sys.modules["multiprocessing.process"])
 
 
 def start(argv, cwd, env, out, err):

@@ -106,3 +106,29 @@ def test_a_child_past_its_time_or_stopped_by_progress_is_killed(tmp_path, stop):
         tmp_path,
     )
     assert said["rc"] is None and said["took"] < 10
+
+
+def test_a_child_forked_from_a_daemonic_process_may_start_processes(tmp_path):
+    """Each of make check's checks is a daemonic multiprocessing child; what it forks warm is a main
+    process again, as a fresh python would be (test_check_runner starts checks side by side)."""
+    (tmp_path / "starter.py").write_text(
+        "import multiprocessing\n"
+        "p = multiprocessing.get_context('fork').Process(target=print, args=('grandchild ran',))\n"
+        "p.start()\np.join()\nprint('exit', p.exitcode)\n"
+    )
+    said = in_fresh_python(
+        f"""
+        import multiprocessing
+        warm.warm_up()
+        def check(conn):
+            conn.send(warm.run_python(["-m", "starter"], {str(tmp_path)!r}, dict(os.environ), 60))
+        here, there = multiprocessing.get_context("fork").Pipe(duplex=False)
+        proc = multiprocessing.get_context("fork").Process(target=check, args=(there,), daemon=True)
+        proc.start()
+        rc, out, err = here.recv()
+        proc.join()
+        print(json.dumps({{"rc": rc, "out": out, "err": err}}))
+        """,
+        tmp_path,
+    )
+    assert said["rc"] == 0 and "grandchild ran" in said["out"] and "exit 0" in said["out"], said["err"]
