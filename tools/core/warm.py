@@ -7,9 +7,12 @@ runs, grader runs and generated blocks.
 A fork is taken only where it is known to be safe, and a fresh process is started otherwise:
 - on Linux, where the threads of this process can be counted (/proc/self/task);
 - under Triton's interpreter: compiled for a GPU, a CUDA context does not survive a fork;
-- while torch has started no thread since warm_up: a child forked after torch's OpenMP pool has
-  run hangs in its first parallel op (seen here with torch 2.13: a matmul in the parent, then one
-  in the child).
+- while torch runs its ops on this one thread.  A child forked after torch's OpenMP pool has run
+  hangs in its first parallel op (seen here with torch 2.13: a matmul in the parent, then one in
+  the child), so warm_up sets torch to one thread, the children keep it unless OMP_NUM_THREADS
+  asks for more, and no fork is made once torch has more or more threads are running than at
+  warm_up.  (One thread costs little here: the interpreter's work is Python's, and the runs that
+  use it go side by side, one per core.)
 
 The child is made to look like a fresh `python -m` in cwd: sys.path[0] is cwd, the repo's own
 modules (FRESH) are imported again from there (a scratch copy's, not this checkout's), the
@@ -49,29 +52,34 @@ def native_threads():
 
 def warm_up():
     """Import what every run needs, once: the backend first (TRITON_INTERPRET), then torch, triton
-    and pytest.  Returns True when children may be forked from here from now on (can_fork)."""
+    and pytest, and put torch on one thread.  Returns True when children may be forked from here
+    from now on (can_fork); never where torch was imported before, and may have run ops."""
     global _native_at_warm_up
-    fresh = "torch" not in sys.modules  # else it may have run ops already: no fork is known to be safe
+    fresh = "torch" not in sys.modules
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
     from course import toolchain
 
     toolchain.choose_backend()
     import pytest  # noqa: F401
-    import torch  # noqa: F401
+    import torch
     import triton  # noqa: F401
     import triton.language  # noqa: F401
 
     if _native_at_warm_up is None and fresh:
+        torch.set_num_threads(1)
         _native_at_warm_up = native_threads()
     return can_fork()
 
 
 def can_fork():
     now = native_threads()
+    torch = sys.modules.get("torch")
     return (
         _native_at_warm_up is not None
         and now is not None
         and now <= _native_at_warm_up
+        and torch is not None
+        and torch.get_num_threads() == 1
         and os.environ.get("TRITON_INTERPRET") == "1"
         and hasattr(os, "fork")
     )
@@ -95,24 +103,30 @@ def _child(argv, cwd, env, out, err):
         signal.signal(signal.SIGINT, signal.default_int_handler)
         signal.signal(signal.SIGTERM, signal.SIG_DFL)
         os.chdir(cwd)
+        given = [p for p in env.get("PYTHONPATH", "").split(os.pathsep) if p]  # read at start-up only
+        ours = [p for p in os.environ.get("PYTHONPATH", "").split(os.pathsep) if p]
         os.environ.clear()
         os.environ.update(env)
-        sys.path[:] = [str(cwd)] + [p for p in sys.path[1:] if p not in ("", str(cwd))]
+        rest = [p for p in sys.path[1:] if p not in ("", str(cwd), *ours, *given)]
+        sys.path[:] = [str(cwd), *given, *rest]
         for name in [n for n in sys.modules if n.split(".")[0] in FRESH or n.startswith("test_")]:
             if name != __name__:  # this module stays, with what it knows of the threads
                 del sys.modules[name]
-        global _native_at_warm_up  # no thread survives a fork: the child may fork again until torch starts one
+        global _native_at_warm_up  # no thread survives a fork: counted again, for the child's own forks
         _native_at_warm_up = native_threads()
         _as_a_main_process()
         import torch
 
-        if env.get("OMP_NUM_THREADS"):  # OpenMP read it when the parent imported torch, not now
-            torch.set_num_threads(int(env["OMP_NUM_THREADS"]))
-        if argv[0] != "-m":
-            raise ValueError(f"a warm child runs `python -m MODULE ...`, not {argv!r}")
-        sys.argv = [argv[1], *argv[2:]]
+        if env.get("OMP_NUM_THREADS", "").isdigit():  # read when the parent imported torch, not now
+            torch.set_num_threads(max(1, int(env["OMP_NUM_THREADS"])))
+        if argv[0] not in ("-m", "-c"):
+            raise ValueError(f"a warm child runs `python -m MODULE ...` or `python -c CODE ...`, not {argv!r}")
+        sys.argv = [argv[1] if argv[0] == "-m" else "-c", *argv[2:]]
         try:
-            runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+            if argv[0] == "-m":
+                runpy.run_module(argv[1], run_name="__main__", alter_sys=True)
+            else:
+                exec(compile(argv[1], "<string>", "exec"), {"__name__": "__main__", "__builtins__": __builtins__})
             code = 0
         except SystemExit as e:
             code = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
@@ -138,7 +152,7 @@ def _as_a_main_process():
 
 
 def start(argv, cwd, env, out, err):
-    """Fork a child that runs `python ARGV` (argv: ["-m", module, args...]) in cwd under env, its
+    """Fork a child that runs `python ARGV` (["-m", module, args...] or ["-c", code, args...]) in cwd under env, its
     stdout and stderr into the files out and err.  Returns its pid.  Only when can_fork().
 
     The fork is made from a thread of its own, so that the child starts from a clean stack: forked

@@ -1,35 +1,46 @@
-"""What the tests of the study tools share: running command lines as a learner runs them, each in a
-fresh process, all at once (each spends seconds importing torch), and English for the checks that
-call a tool in this process, whatever the locale of the machine running them."""
+"""What the tests of the tools share: running command lines as a learner runs them, each in a
+process of its own, all at once (each would spend seconds importing torch: they are forked warm
+where that is safe, tools/core/warm.py), and English for the checks that call a tool in this
+process, whatever the locale of the machine running them."""
 
 import os
 import subprocess
-import sys
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
+
+from tools.core import warm
+
+# Warm before anything imports torch, which puts torch on one thread: its ops in this process then
+# start no thread pool, so the processes the tests start can be forked from here to the end.
+warm.warm_up()
+
+
+def python(argv, cwd, env, timeout=300):
+    """`python ARGV` in cwd under env, as a CompletedProcess; TimeoutExpired past `timeout`."""
+    rc, out, err = warm.run_python(list(argv), cwd, env, timeout)
+    if rc is None:
+        raise subprocess.TimeoutExpired(argv, timeout, out, err)
+    return subprocess.CompletedProcess(argv, rc, out, err)
 
 
 def run_at_once(commands, timeout=300):
     """{name: CompletedProcess} of commands {name: (argv after python, cwd, extra environment)}.
 
     Each runs as `python ARGV...` in cwd with COURSE_LANG=en (the tests read the English text)
-    unless the extra environment says otherwise; all start before the first is waited for."""
-    started = {
-        name: subprocess.Popen(
-            [sys.executable, *argv],
-            cwd=cwd,
-            env=dict(os.environ, **dict(dict(COURSE_LANG="en"), **env)),
-            text=True,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-        )
-        for name, (argv, cwd, env) in commands.items()
-    }
-    done = {}
-    for name, proc in started.items():
-        out, err = proc.communicate(timeout=timeout)
-        done[name] = subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
-    return done
+    unless the extra environment says otherwise; all run side by side."""
+    with ThreadPoolExecutor(max(1, len(commands))) as pool:
+        futures = {
+            name: pool.submit(python, argv, cwd, dict(os.environ, **dict(dict(COURSE_LANG="en"), **env)), timeout)
+            for name, (argv, cwd, env) in commands.items()
+        }
+        return {name: f.result() for name, f in futures.items()}
+
+
+@pytest.fixture(scope="session")
+def run_python():
+    """python(), for a test: `run_python(argv, cwd, env, timeout)`."""
+    return python
 
 
 @pytest.fixture(scope="session")

@@ -2,9 +2,9 @@
 why; the parts that need no GPU (shapes, the CSV table) are right."""
 
 import csv
+import os
 import shutil
 import subprocess
-import sys
 
 import pytest
 
@@ -24,8 +24,8 @@ def test_shapes(text, shape):
 
 @no_gpu
 @pytest.mark.parametrize("tool", ["tools.gpu.bench", "tools.gpu.ncu_group", "tools.gpu.ncu_lessons"])
-def test_refuses_without_a_gpu(tool):
-    out = subprocess.run([sys.executable, "-m", tool], cwd=ROOT, capture_output=True, text=True, timeout=120)
+def test_refuses_without_a_gpu(tool, run_python):
+    out = run_python(["-m", tool], ROOT, dict(os.environ), 120)
     assert out.returncode != 0 and "needs a CUDA GPU" in out.stderr, out.stderr
 
 

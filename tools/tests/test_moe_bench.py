@@ -3,9 +3,8 @@ the seeded routing generators, the counting sort the baselines get, the tuning a
 kept apart, the options, and the summary of a saved run."""
 
 import csv
+import os
 import statistics
-import subprocess
-import sys
 
 import pytest
 
@@ -153,12 +152,6 @@ def test_tuning_candidates_fit_in_shared_memory():
 
 
 @pytest.mark.skipif(torch.cuda.is_available(), reason="checks the refusal without a GPU")
-def test_refuses_without_a_gpu():
-    out = subprocess.run(
-        [sys.executable, "-m", "tools.gpu.bench", "--moe", "--models", "olmoe"],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_refuses_without_a_gpu(run_python):
+    out = run_python(["-m", "tools.gpu.bench", "--moe", "--models", "olmoe"], ROOT, dict(os.environ), 120)
     assert out.returncode != 0 and "needs a CUDA GPU" in out.stderr, out.stderr

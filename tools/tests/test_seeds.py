@@ -3,8 +3,6 @@ exactly, through plain pytest and through make test's grader alike."""
 
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 
@@ -23,22 +21,14 @@ def repo():
         yield tmp
 
 
-def pytest_says(repo, seed):
+def pytest_says(run_python, repo, seed):
     env = dict(os.environ, SEED=str(seed), SOLUTION="0", COURSE_LANG="en")
-    out = subprocess.run(
-        [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", CHECK],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    return out.stdout
+    return run_python(["-m", "pytest", "-q", "-p", "no:cacheprovider", CHECK], repo, env).stdout
 
 
 @pytest.mark.timeout(600)  # three pytest runs, each importing torch
-def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo):
-    first, again, other = pytest_says(repo, 11), pytest_says(repo, 11), pytest_says(repo, 12)
+def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo, run_python):
+    first, again, other = (pytest_says(run_python, repo, seed) for seed in (11, 11, 12))
     error = lambda out: re.search(r"relative error (\S+) > 1e-5", out)[1]  # noqa: E731 - the part inputs change
     assert "1 failed" in first and error(first) == error(again)
     assert error(other) != error(first)
@@ -46,21 +36,14 @@ def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo):
     assert "SEED=11" in first.splitlines()[0] or "SEED=11" in first  # the header names it too
 
 
-def grader_says(repo, seed):
+def grader_says(run_python, repo, seed):
     env = dict(os.environ, SOLUTION="0", COLUMNS="100", COURSE_LANG="en")
-    return subprocess.run(
-        [sys.executable, "-m", "tools.learner.grade", "--step", "T4.2", "--seed", str(seed)],
-        cwd=repo,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    ).stdout
+    return run_python(["-m", "tools.learner.grade", "--step", "T4.2", "--seed", str(seed)], repo, env, 600).stdout
 
 
 @pytest.mark.timeout(600)  # three make test runs of a step, each importing torch: minutes on a busy machine
-def test_make_test_prints_the_seed_and_replays_with_it(repo):
-    first, again, other = grader_says(repo, 11), grader_says(repo, 11), grader_says(repo, 12)
+def test_make_test_prints_the_seed_and_replays_with_it(repo, run_python):
+    first, again, other = (grader_says(run_python, repo, seed) for seed in (11, 11, 12))
     assert "these random inputs again: make test SEED=11 STEP=T4.2" in first
     assert re.findall(r"relative error \S+", first) == re.findall(r"relative error \S+", again) != []
     assert re.findall(r"relative error \S+", first) != re.findall(r"relative error \S+", other)

@@ -1,18 +1,18 @@
 """tools/core/warm.py: a warm child answers as a fresh `python -m` would, and no child is forked where
-a fork is not known to be safe.  Each test runs in a process of its own (a fresh interpreter that
-imports torch itself), since what a fork may do depends on what its parent has run."""
+a fork is not known to be safe.  What a fork may do depends on what its parent has run, so each
+scenario runs in a fresh interpreter that imports torch itself: one runs them all in order (the
+torch ops last, after which it must stop forking), another imports torch before warm_up."""
 
 import json
 import os
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from course import ROOT
 
-PROBE = '''
+PROBE = """
 import json, os, sys, threading
 try:
     raise ValueError("the child's")
@@ -23,112 +23,106 @@ print(json.dumps({"argv": sys.argv[1:], "cwd": os.getcwd(), "path0": sys.path[0]
                   "course": sys.modules["course"].__file__ if "course" in sys.modules else None}))
 print("to stderr", file=sys.stderr)
 sys.exit(int(os.environ.get("PROBE_EXIT", "0")))
-'''
+"""
+STARTER = """
+import multiprocessing
+p = multiprocessing.get_context("fork").Process(target=print, args=("grandchild ran",))
+p.start()
+p.join()
+print("exit", p.exitcode)
+"""
+SCENARIOS = """
+import json, multiprocessing, os, sys, time
+from tools.core import warm
+
+here, said = sys.argv[1], {}
+said["warm"] = warm.warm_up()
+try:
+    raise FileNotFoundError("the parent's, being handled when the child is forked")
+except FileNotFoundError:
+    env = dict(os.environ, PROBE="given", PROBE_EXIT="3")
+    said["probe"] = warm.run_python(["-m", "probe_module", "a", "b"], here, env, 60)
+
+def check(conn):  # as make check runs a check: a daemonic multiprocessing child
+    conn.send(warm.run_python(["-m", "starter"], here, dict(os.environ), 60))
+inbox, outbox = multiprocessing.get_context("fork").Pipe(duplex=False)
+proc = multiprocessing.get_context("fork").Process(target=check, args=(outbox,), daemon=True)
+proc.start()
+said["daemonic"] = inbox.recv()
+proc.join()
+
+for name, timeout, progress in (("timeout", 0.5, None), ("progress", 60, lambda: True)):
+    began = time.monotonic()
+    rc, _, _ = warm.run_python(["-c", "import time; time.sleep(60)"], here, dict(os.environ), timeout, progress)
+    said[name] = [rc, time.monotonic() - began]
+
+import torch
+a = torch.randn(512, 512)
+(a @ a).sum()
+said["one thread"] = [torch.get_num_threads(), warm.can_fork()]  # no pool has run: forks stay safe
+torch.set_num_threads(2)
+(a @ a).sum()
+said["after ops"] = warm.can_fork()
+said["fresh"] = warm.run_python(["-m", "probe_module"], here, dict(os.environ), 60)
+print(json.dumps(said))
+"""
+TORCH_FIRST = "import json, torch\nfrom tools.core import warm\nprint(json.dumps({'warm': warm.warm_up()}))\n"
 
 
-def in_fresh_python(body, tmp_path):
-    """Run body (which prints one JSON line last) in a fresh interpreter from ROOT; its answer."""
-    (tmp_path / "probe_module.py").write_text(PROBE)
-    script = "import json, os, sys, time\nfrom tools.core import warm\n" + textwrap.dedent(body)
+def fresh_python(code, folder):
     out = subprocess.run(
-        [sys.executable, "-c", script],
+        [sys.executable, "-c", code, str(folder)],
         cwd=ROOT,
-        env=dict(os.environ, PYTHONPATH=str(tmp_path), TRITON_INTERPRET="1"),
+        env=dict(os.environ, TRITON_INTERPRET="1"),
         capture_output=True,
         text=True,
-        timeout=120,
+        timeout=180,
     )
     assert out.returncode == 0, out.stderr[-3000:]
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
-def test_a_warm_child_is_a_fresh_python_m_in_its_folder(tmp_path):
-    said = in_fresh_python(
-        f"""
-        warm_now = warm.warm_up()
-        try:
-            raise FileNotFoundError("the parent's, being handled when the child is forked")
-        except FileNotFoundError:
-            env = dict(os.environ, PROBE="given", PROBE_EXIT="3")
-            rc, out, err = warm.run_python(["-m", "probe_module", "a", "b"], {str(tmp_path)!r}, env, 60)
-        print(json.dumps({{"warm": warm_now, "rc": rc, "out": json.loads(out), "err": err}}))
-        """,
-        tmp_path,
-    )
+@pytest.fixture(scope="module")
+def said(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("warm")
+    (folder / "probe_module.py").write_text(PROBE)
+    (folder / "starter.py").write_text(STARTER)
+    return dict(fresh_python(SCENARIOS, folder), folder=str(folder))
+
+
+def test_a_warm_child_is_a_fresh_python_m_in_its_folder(said):
     assert said["warm"] is True
-    child = said["out"]
-    assert said["rc"] == 3 and said["err"] == "to stderr\n"
+    rc, out, err = said["probe"]
+    child = json.loads(out)
+    assert rc == 3 and err == "to stderr\n"
     assert child["argv"] == ["a", "b"] and child["env"] == "given"
-    assert child["cwd"] == str(tmp_path) and child["path0"] == str(tmp_path)
+    assert child["cwd"] == said["folder"] and child["path0"] == said["folder"]
     assert child["context"] == "None", "the parent's handled exception leaked into the child"
     assert child["main"] is True
     assert child["course"] is None, "the repo's modules must be imported afresh, not inherited"
 
 
-def test_no_fork_once_torch_has_started_threads(tmp_path):
-    """A fork after torch's thread pool has run hangs in the child's first parallel op (seen here):
-    warm must then start fresh processes, which still answer."""
-    said = in_fresh_python(
-        f"""
-        before = warm.warm_up()
-        import torch
-        a = torch.randn(512, 512)
-        (a @ a).sum()
-        after = warm.can_fork()
-        rc, out, err = warm.run_python(["-m", "probe_module"], {str(tmp_path)!r}, dict(os.environ), 60)
-        print(json.dumps({{"before": before, "after": after, "rc": rc, "out": json.loads(out)}}))
-        """,
-        tmp_path,
-    )
-    assert said["before"] is True and said["after"] is False
-    assert said["rc"] == 0 and said["out"]["argv"] == []
-
-
-def test_no_fork_where_torch_was_imported_before_warm_up(tmp_path):
-    said = in_fresh_python(
-        "import torch\nprint(json.dumps({'warm': warm.warm_up()}))\n",
-        tmp_path,
-    )
-    assert said["warm"] is False
+def test_a_child_forked_from_a_daemonic_process_may_start_processes(said):
+    """Each of make check's checks is a daemonic multiprocessing child; what it forks warm is a main
+    process again, as a fresh python would be (test_check_runner starts checks side by side)."""
+    rc, out, err = said["daemonic"]
+    assert rc == 0 and "grandchild ran" in out and "exit 0" in out, err
 
 
 @pytest.mark.parametrize("stop", ["timeout", "progress"])
-def test_a_child_past_its_time_or_stopped_by_progress_is_killed(tmp_path, stop):
-    (tmp_path / "sleeper.py").write_text("import time\ntime.sleep(60)\n")
-    timeout, progress = (0.5, "None") if stop == "timeout" else (60, "lambda: True")
-    said = in_fresh_python(
-        f"""
-        warm.warm_up()
-        began = time.monotonic()
-        rc, out, err = warm.run_python(["-m", "sleeper"], {str(tmp_path)!r}, dict(os.environ), {timeout}, {progress})
-        print(json.dumps({{"rc": rc, "took": time.monotonic() - began}}))
-        """,
-        tmp_path,
-    )
-    assert said["rc"] is None and said["took"] < 10
+def test_a_child_past_its_time_or_stopped_by_progress_is_killed(said, stop):
+    rc, took = said[stop]
+    assert rc is None and took < 10
 
 
-def test_a_child_forked_from_a_daemonic_process_may_start_processes(tmp_path):
-    """Each of make check's checks is a daemonic multiprocessing child; what it forks warm is a main
-    process again, as a fresh python would be (test_check_runner starts checks side by side)."""
-    (tmp_path / "starter.py").write_text(
-        "import multiprocessing\n"
-        "p = multiprocessing.get_context('fork').Process(target=print, args=('grandchild ran',))\n"
-        "p.start()\np.join()\nprint('exit', p.exitcode)\n"
-    )
-    said = in_fresh_python(
-        f"""
-        import multiprocessing
-        warm.warm_up()
-        def check(conn):
-            conn.send(warm.run_python(["-m", "starter"], {str(tmp_path)!r}, dict(os.environ), 60))
-        here, there = multiprocessing.get_context("fork").Pipe(duplex=False)
-        proc = multiprocessing.get_context("fork").Process(target=check, args=(there,), daemon=True)
-        proc.start()
-        rc, out, err = here.recv()
-        proc.join()
-        print(json.dumps({{"rc": rc, "out": out, "err": err}}))
-        """,
-        tmp_path,
-    )
-    assert said["rc"] == 0 and "grandchild ran" in said["out"] and "exit 0" in said["out"], said["err"]
+def test_no_fork_once_torch_has_started_threads(said):
+    """A fork after torch's thread pool has run hangs in the child's first parallel op (seen here):
+    warm keeps torch on one thread, and once it has more, starts fresh processes, which still answer."""
+    assert said["one thread"] == [1, True]
+    assert said["after ops"] is False
+    rc, out, _ = said["fresh"]
+    assert rc == 0 and json.loads(out)["argv"] == []
+
+
+def test_no_fork_where_torch_was_imported_before_warm_up(tmp_path):
+    assert fresh_python(TORCH_FIRST, tmp_path) == {"warm": False}
