@@ -19,12 +19,6 @@ from tools.learner.time_limits import STEP_LIMIT_S, learner_env
 POLL_S = 0.1  # how often the children (and, in watch.py, the file) are looked at
 
 
-def warm_up():
-    """Import what every run needs, once (tools/core/warm.py): the backend first, then torch,
-    triton and pytest.  Never the learner's file: each child imports it fresh."""
-    warm.warm_up()
-
-
 def fork_step(s, seed, folder, parallel):
     """Start step s in a forked child; its report and output go into folder.  Returns the pid."""
     env = dict(learner_env(seed, parallel), **{REPORT: str(folder / "report.json")})
