@@ -126,6 +126,14 @@ def printed_before(output, limit=6):
     return said[-limit:]
 
 
+# glibc's allocator aborts with one of these when it finds its own bookkeeping overwritten: a write
+# out of bounds happened earlier, anywhere, and the line running at the abort only noticed it.
+HEAP_CORRUPTED = re.compile(
+    r"(?m)^(?:[^\n]*?)((?:free|malloc|realloc|munmap_chunk|malloc_consolidate)\(\): [^\n]+"
+    r"|double free or corruption[^\n]*|corrupted (?:size|double-linked list)[^\n]*)$"
+)
+
+
 def died(rc, running, output):
     """One line for a process that never finished its report (crashed, exited, hung), and the code line."""
     graded = seam.graded_paths()
@@ -141,6 +149,22 @@ def died(rc, running, output):
                 zh=f"运行 {STEP_LIMIT_S} s 后仍未结束{where_zh}：已停止（每个测试自己的超时没能打断它）",
                 en=f"still running after {STEP_LIMIT_S} s{where_en}: stopped (a hang the per-test timeout "
                 "could not interrupt)",
+            ),
+            code,
+        )
+    heap = HEAP_CORRUPTED.search(FAULT.sub("", output)) if rc == -signal.SIGABRT else None
+    if heap:
+        noticed_en = (f" in {short(running)}" if running else "") + (f"; noticed at {at}" if at else "")
+        noticed_zh = (f"，在 {short(running)}" if running else "") + (f"；发现于 {at}" if at else "")
+        return (
+            say(
+                zh=f"崩溃了（{signal.Signals(-rc).name}）{noticed_zh}：C 库的内存分配器发现自己的记录被写坏了"
+                f"（{heap[1]}），是更早的某次 store 或 atomic 写出了张量的边界；发现它的那一行不一定是写坏它的那一行，"
+                "检查每个 store 的掩码和偏移，先看崩溃之前失败的检查；后面的测试没有运行",
+                en=f"crashed ({signal.Signals(-rc).name}){noticed_en}: the C library's allocator found its own "
+                f"records overwritten ({heap[1]}), so a store or an atomic wrote past a tensor earlier; the line "
+                "that noticed is not necessarily the one that wrote: check every store's mask and offsets, and the "
+                "checks that failed before the crash first; later tests did not run",
             ),
             code,
         )

@@ -235,6 +235,23 @@ def test_a_crash_shows_what_the_learner_can_act_on(lang):
     assert shape.split(": ")[1] in " ".join(shown.split()), shown
 
 
+@pytest.mark.parametrize(
+    "said",
+    ["free(): invalid next size (fast)", "double free or corruption (out)", "malloc(): corrupted top size"],
+)
+def test_a_heap_the_allocator_found_corrupted_is_blamed_on_an_earlier_store(said):
+    """glibc aborts where it notices its records overwritten, often long after the store that wrote
+    past a tensor: the row must not present the line running then as the cause."""
+    fault = FAULT.replace("corrupted double-linked list", said)
+    reason, _ = step_row.died(-6, "tests/test_t4.py::test_matmul[1]", fault)
+    assert said in reason and "a store or an atomic wrote past a tensor earlier" in reason, reason
+    assert "noticed at mine/t4_matmul.py line 228 (matmul)" in reason, reason
+    plain = FAULT.replace("corrupted double-linked list", "my own complaint")
+    reason, _ = step_row.died(-6, "tests/test_t4.py::test_matmul[1]", plain)  # os.abort(), no allocator words
+    assert "aborted (os.abort" in reason and "allocator" not in reason, reason
+    assert " at mine/t4_matmul.py line 228 (matmul)" in reason, reason
+
+
 def test_reasons_are_wrapped_never_cut(lang):
     long = "crashed (SIGSEGV) in test_matmul at mine/t4_matmul.py line 228 (matmul): " + "word " * 60 + "END"
     row = step_row.Row(BY_ID["T4.4"], total=3, reason=long)
@@ -252,7 +269,7 @@ def test_crash_and_hang_rows_speak_the_learners_language(monkeypatch, rc):
     monkeypatch.setenv("COURSE_LANG", "zh")
     reason, _ = step_row.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)
     assert i18n.has_cjk(reason), reason
-    english = {None: "still running", -11: "a load or store", -6: "aborted", 3: "exited with status"}[rc]
+    english = {None: "still running", -11: "a load or store", -6: "allocator", 3: "exited with status"}[rc]
     assert english not in reason, reason
     monkeypatch.setenv("COURSE_LANG", "en")
     assert english in step_row.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)[0]
