@@ -9,7 +9,7 @@ and the "read §x.y" texts (course.messages.read) its messages end with.
     rel_err, random, spans, wrong_cells
     poisoned_view, layout_pairs, Layouts, LAYOUTS, PAD     operands in NaN, in three layouts
     padded                           a TMA-legal view inside NaN (rows 16-element aligned)
-    poison_allocations(monkeypatch)  every new floating tensor starts as NaN
+    poison_allocations(monkeypatch)  every new floating tensor starts as NaN (integers: a value too)
     refuse_torch_products(monkeypatch, kernel)   torch's products raise HandedToTorch
     LaunchWatch, same_tensor, UNWRITTEN          what a wrapper launched, into which tensor
 """
@@ -155,13 +155,20 @@ def padded(rows, cols, dtype, fill=float("nan"), values=True):
 # ================================================================================================
 # Defences against shortcuts
 # ================================================================================================
-def poison_allocations(monkeypatch):
-    """Every new floating tensor starts as NaN, so a tile the kernel never writes cannot pass."""
+def poison_allocations(monkeypatch, floats=float("nan"), integers=None):
+    """Every new tensor of torch.empty and its kin starts as a known value, not as whatever memory
+    held: a floating one as `floats` (NaN: a tile the kernel never writes cannot pass), an integer
+    one (bool aside) as `integers` (an index never written then reads the same in every run, and so
+    does its message).  None leaves that kind as torch makes it."""
 
     def poisoned(make):
         def wrapper(*args, **kwargs):
             t = make(*args, **kwargs)
-            return t.fill_(float("nan")) if t.is_floating_point() else t
+            if t.is_floating_point():
+                value = floats
+            else:
+                value = None if t.dtype == torch.bool or t.is_complex() else integers
+            return t if value is None else t.fill_(value)
 
         return wrapper
 

@@ -19,7 +19,7 @@ from course.messages import fail
 from course.registry import lesson
 
 from bounds import AddressWatch, padded_integers, padding_written
-from support import DEVICE, DTYPES, INTERPRETING, rel_err
+from support import DEVICE, DTYPES, INTERPRETING, poison_allocations, rel_err
 
 T6 = lesson("T6")
 
@@ -44,17 +44,8 @@ UNSET = -1  # what a new integer tensor holds in these tests: an index the routi
 def integers_start_unset():
     """torch.empty's integer tensors start as UNSET, not as whatever memory held: a position the
     routing never writes then reads the same in every run, and so does its message (§8's table)."""
-
-    def unset(make):
-        def wrapper(*args, **kwargs):
-            t = make(*args, **kwargs)
-            return t if t.is_floating_point() or t.dtype == torch.bool else t.fill_(UNSET)
-
-        return wrapper
-
     with pytest.MonkeyPatch.context() as patch:  # its own: watched_call undoes the test's monkeypatch
-        for name in ("empty", "empty_like"):
-            patch.setattr(torch, name, unset(getattr(torch, name)))
+        poison_allocations(patch, floats=None, integers=UNSET)
         yield
 
 
