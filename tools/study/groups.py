@@ -22,8 +22,8 @@ import os
 import sys
 from dataclasses import dataclass
 
-from course.i18n import add_lang_flag, say, use_lang, wrap
-from course.registry import lesson_writing, step_writing
+from course.i18n import say, use_lang, wrap
+from course.registry import lesson_writing
 from tools.core.tables import table
 from tools.study import common as study
 from tools.study.groups_check import Schedule, expected_tiles, ranges
@@ -265,14 +265,7 @@ def report(s, routing, group_m, markdown):
     ]
     problems = s.problems()
     if problems:
-        parts.append(
-            say(
-                zh=f"问题（`make test STEP={step_writing(STUDIED).id}` 会说得更多）：",
-                en=f"Problems (`make test STEP={step_writing(STUDIED).id}` says more):",
-            )
-            + "\n"
-            + "\n".join("\n".join(wrap(line, WIDTH, "  - ", "    ")) for line in problems)
-        )
+        parts.append(study.problems_list(problems, STUDIED, WIDTH))
     else:
         parts.append(
             say(
@@ -311,10 +304,7 @@ def main(argv=None):
     parser.add_argument("--block-n", type=int, default=32, help="BLOCK_N (default 32)")
     parser.add_argument("--group-m", type=int, default=2, help="GROUP_M of the order within an expert (default 2)")
     parser.add_argument("--programs", type=int, default=3, help="persistent programs launched (default 3)")
-    parser.add_argument("--format", choices=("text", "markdown"), default="text")
-    parser.add_argument("--png", metavar="PATH", help="draw each expert's tiles into PATH instead of printing")
-    study.add_solution_flag(parser, lesson_writing(STUDIED))
-    add_lang_flag(parser)
+    study.add_report_flags(parser, STUDIED, "draw each expert's tiles into PATH instead of printing")
     args = parser.parse_args(argv)
     use_lang(args)
     if min(args.tokens, args.top_k, args.experts, args.n, args.block_n, args.group_m, args.programs) < 1:

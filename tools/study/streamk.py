@@ -21,7 +21,7 @@ import sys
 from dataclasses import dataclass
 
 from course.i18n import say
-from course.registry import lesson_writing, step_writing
+from course.registry import lesson_writing
 from tools.core.tables import table
 from tools.study import common as study
 
@@ -261,14 +261,7 @@ def report(s, markdown):
         parts.append(table(program_headers(), program_rows(s), markdown))
     problems = s.problems()
     if problems:
-        parts.append(
-            say(
-                zh=f"问题（`make test STEP={step_writing(STUDIED).id}` 会说得更多）：",
-                en=f"Problems (`make test STEP={step_writing(STUDIED).id}` says more):",
-            )
-            + "\n"
-            + "\n".join(f"  - {line}" for line in problems)
-        )
+        parts.append(study.problems_list(problems, STUDIED))
     if any(s.cell(t, kb) is None or s.cell(t, kb) < 0 for t in range(s.num_tiles) for kb in range(s.k_blocks)):
         parts.append(
             say(
@@ -319,9 +312,7 @@ def main(argv=None):
         help="the SM count given to stream_k_split: how many persistent programs can run (default 3)",
     )
     parser.add_argument("--mode", choices=("auto", "sk", "dp"), default="auto", help="stream_k_split's mode")
-    parser.add_argument("--format", choices=("text", "markdown"), default="text")
-    parser.add_argument("--png", metavar="PATH", help="draw the tile x k-block map into PATH instead of printing")
-    study.add_solution_flag(parser, lesson_writing(STUDIED))
+    study.add_report_flags(parser, STUDIED, "draw the tile x k-block map into PATH instead of printing", lang=False)
     args = parser.parse_args(argv)
     if min(args.M, args.N, args.K, *args.block, args.programs) < 1:
         parser.error("M, N, K, the block sizes and --programs must be at least 1")
