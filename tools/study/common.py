@@ -88,6 +88,19 @@ def not_written_yet(message):
     sys.exit(1)
 
 
+def stop_if_stub(e):
+    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises)."""
+    message = seam.stub_message(e)
+    if message is not None:
+        not_written_yet(message)
+
+
+def graded_device():
+    """Where the graded file's tensors go: the CPU under Triton's interpreter (which load_graded
+    chose when there is no CUDA), else the GPU."""
+    return "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+
+
 def figure(width_in, height_in, ncols=1):
     """A matplotlib figure on the Agg backend with matplotlib's own defaults, so that no
     matplotlibrc of the reader's changes a pixel."""

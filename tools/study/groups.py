@@ -18,7 +18,6 @@ done twice or never, one that mixes two experts' rows, one done by the wrong pro
 """
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 
@@ -93,15 +92,6 @@ def make_routing(tokens, top_k, experts, skew, seed, counts=None):
     return Routing(ids.tolist(), experts, what)
 
 
-def _stop_if_stub(e):
-    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises)."""
-    from course import seam
-
-    message = seam.stub_message(e)
-    if message is not None:
-        study.not_written_yet(message)
-
-
 def compute(routing, n, block_m, block_n, group_m, programs, solution):
     """The Schedule the graded file gives: its route's counts, offsets and sorted slots, its
     expert_tile_counts, and the trace of its grouped_tiles over `programs` persistent programs."""
@@ -109,7 +99,7 @@ def compute(routing, n, block_m, block_n, group_m, programs, solution):
     graded = study.load_graded(solution, lesson)
     import torch
 
-    device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+    device = study.graded_device()
     experts = routing.experts
     top_k = len(routing.ids[0]) if routing.ids else 1
     ids = torch.tensor(routing.ids, dtype=torch.int64, device=device).reshape(-1, top_k)
@@ -136,7 +126,7 @@ def compute(routing, n, block_m, block_n, group_m, programs, solution):
             cnt, offs, trace, n, experts, programs, top_k, block_m, block_n, group_m, e_block
         )
     except Exception as e:
-        _stop_if_stub(e)
+        study.stop_if_stub(e)
         raise
     return Schedule(
         histogram=routing.histogram,

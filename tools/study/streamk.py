@@ -16,7 +16,6 @@ partials.  The data-parallel tiles (after the stream-K ones) are done whole by o
 """
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 
@@ -115,15 +114,6 @@ class Split:
         return out
 
 
-def _stop_if_stub(e):
-    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises)."""
-    from course import seam
-
-    message = seam.stub_message(e)
-    if message is not None:
-        study.not_written_yet(message)
-
-
 def _probe_kernel():
     """A kernel calling the graded sk_run and sk_program_of (module globals, set by compute)."""
     import triton
@@ -152,20 +142,20 @@ def compute(M, N, K, block_m, block_n, block_k, num_sms, mode, solution):
     try:
         sk_tiles, programs = graded.stream_k_split(num_tiles, k_blocks, num_sms, mode)
     except NotImplementedError as e:
-        _stop_if_stub(e)
+        study.stop_if_stub(e)
         raise
     total = sk_tiles * k_blocks
     runs, program_of = [], []
     if total:
         import torch
 
-        device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+        device = study.graded_device()
         runs_t = torch.full((programs, 2), -1, dtype=torch.int32, device=device)
         owners_t = torch.full((total,), -1, dtype=torch.int32, device=device)
         try:
             _probe_kernel()[(programs,)](runs_t, owners_t, total, programs)
         except Exception as e:
-            _stop_if_stub(e)
+            study.stop_if_stub(e)
             raise
         runs = [tuple(r) for r in runs_t.cpu().tolist()]
         program_of = owners_t.cpu().tolist()
