@@ -9,6 +9,7 @@ and the "read §x.y" texts (course.messages.read) its messages end with.
     rel_err, random, spans, wrong_cells
     poisoned_view, layout_pairs, Layouts, LAYOUTS, PAD     operands in NaN, in three layouts
     padded                           a TMA-legal view inside NaN (rows 16-element aligned)
+    descriptor(t, box)               a TensorDescriptor of t with that box
     poison_allocations(monkeypatch)  every new floating tensor starts as NaN (integers: a value too)
     refuse_torch_products(monkeypatch, kernel)   torch's products raise HandedToTorch
     LaunchWatch, Launch, same_tensor, UNWRITTEN  what a wrapper launched, into which tensor
@@ -151,6 +152,14 @@ def padded(rows, cols, dtype, fill=float("nan"), values=True):
     if values:
         view.copy_(random((rows, cols), dtype))
     return view, buf
+
+
+def descriptor(t, box):
+    """A TensorDescriptor of t whose loads and stores move box-shaped blocks (what a probe's TMA
+    device functions take)."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    return TensorDescriptor.from_tensor(t, box)
 
 
 # ================================================================================================

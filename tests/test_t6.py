@@ -19,7 +19,7 @@ from course.messages import fail
 from course.registry import lesson
 
 from bounds import AddressWatch, padded_integers, padding_written
-from support import DEVICE, DTYPES, INTERPRETING, UNWRITTEN, LaunchWatch, poison_allocations, rel_err
+from support import DEVICE, DTYPES, INTERPRETING, UNWRITTEN, LaunchWatch, descriptor, poison_allocations, rel_err
 
 T6 = lesson("T6")
 
@@ -532,12 +532,6 @@ def test_tile_counts_and_places_alone(probes):
 # ================================================================================================
 # T6.3 the grouped kernel
 # ================================================================================================
-def descriptor(t, box):
-    from triton.tools.tensor_descriptor import TensorDescriptor
-
-    return TensorDescriptor.from_tensor(t, box)
-
-
 @pytest.mark.t6_3
 @pytest.mark.parametrize("x_sorted", [False, True], ids=["gathered", "x sorted"])
 def test_gathered_product_alone(probes, x_sorted):
