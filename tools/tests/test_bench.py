@@ -22,9 +22,11 @@ def test_shapes(text, shape):
 
 
 @no_gpu
-@pytest.mark.parametrize("tool", ["tools.gpu.bench", "tools.gpu.ncu_group", "tools.gpu.ncu_lessons"])
+@pytest.mark.parametrize(
+    "tool", ["tools.gpu.bench", "tools.gpu.ncu_group", "tools.gpu.ncu_lessons", "tools.gpu.session_check --out /tmp/x"]
+)
 def test_refuses_without_a_gpu(tool, run_python):
-    out = run_python(["-m", tool], ROOT, dict(os.environ), 120)
+    out = run_python(["-m", *tool.split()], ROOT, dict(os.environ), 120)
     assert out.returncode != 0 and "needs a CUDA GPU" in out.stderr, out.stderr
 
 
