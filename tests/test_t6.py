@@ -539,6 +539,85 @@ def test_tile_counts_and_places_alone(probes):
         )
 
 
+# ------------------------------------------------------------------------------------------------
+# What the kernels read: their own tensors, nothing before the offsets (T6.2, T6.3)
+# ------------------------------------------------------------------------------------------------
+OFFSETS_POISON = 1 << 20  # what the cells before the tests' offsets hold: a row past every expert's
+FRONT = 16  # cells of poison before the offsets (64 bytes: the view stays aligned)
+
+
+def offsets_after_poison(offsets):
+    """offsets' values in a view with OFFSETS_POISON in the FRONT cells before it: what lies before
+    a fresh tensor is often 0, so offsets[-1] (for expert 0's first row, say) would read right by
+    luck; here a GPU, where nothing watches addresses, puts that tile past every expert's rows."""
+    buf = torch.full((FRONT + offsets.numel(),), OFFSETS_POISON, dtype=offsets.dtype, device=offsets.device)
+    buf[FRONT:] = offsets
+    return buf[FRONT:]
+
+
+class Accesses:
+    """Every access of a launch under an AddressWatch (tests/bounds.py, seen=): (what, addresses, inside)."""
+
+    def __init__(self):
+        self.log = []
+
+    def __call__(self, what, addresses, inside):
+        self.log.append((what, addresses.copy(), inside.copy()))
+
+    def read_just_before(self, t):
+        """Whether a read outside every tensor hit the cell right before t: t[-1]."""
+        cell = t.data_ptr() - t.element_size()
+        return any(what == "read" and (addresses[~inside] == cell).any() for what, addresses, inside in self.log)
+
+
+def check_inside(watch, accesses, offsets, case, who, section):
+    """Fail when the watched launch read or wrote outside every tensor it was given; by name when it
+    read offsets[-1]."""
+    for lanes in watch.outside.values():
+        if accesses.read_just_before(offsets):
+            fail(
+                T6,
+                f"{case}：{who} 读了 offsets[-1]，也就是 offsets 前面的那个单元（这里拦下了，没有真的读）："
+                "专家 0 的行从 0 开始，并没有 offsets[-1]；专家 e 的第一行是 offsets[e] - counts[e]",
+                f"{case}: {who} read offsets[-1], the cell just before offsets (stopped here, not made): expert 0's "
+                "rows start at 0, and there is no offsets[-1]; expert e's first row is offsets[e] - counts[e]",
+                section,
+            )
+        fail(
+            T6,
+            f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            "（这里拦下了，没有真的读写）",
+            f"{case}: {who} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            "given (stopped here, not made)",
+            section,
+        )
+
+
+@pytest.mark.t6_2
+def test_schedule_reads_only_counts_and_offsets(probes, monkeypatch):
+    """grouped_tiles, record-only, reads counts and offsets and writes the trace, nothing else: on
+    the interpreter each access is watched; the offsets follow poison, which a GPU would read."""
+    accesses = Accesses()
+    watch = AddressWatch(probes, monkeypatch, ("schedule_probe",), seen=accesses)
+    for counts, bm, bn, n, progs, group_m in (SCHEDULE_CASES[0], SCHEDULE_CASES[-1]):
+        cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
+        offs = offsets_after_poison(cnt.cumsum(0).int())
+        trace = torch.zeros(upper_bound(counts, bm, bn, n) * TRACE_INTS, dtype=torch.int32, device=DEVICE)
+        accesses.log.clear()
+        probes.schedule_probe[(progs,)](
+            cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
+        )
+        case = say(
+            zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N={n}，BLOCK_N={bn}，{progs} 个程序",
+            en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
+        )
+        check_inside(
+            watch, accesses, offs, case, say(zh="grouped_tiles（只记录）", en="grouped_tiles (record-only)"), "3.2"
+        )
+        rows = [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
+        check_schedule(rows, counts, bm, bn, n, progs, case)
+
+
 # ================================================================================================
 # T6.3 the grouped kernel
 # ================================================================================================
