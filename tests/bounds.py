@@ -60,14 +60,15 @@ class AddressWatch:
             monkeypatch.setattr(module, name, _Launch(self, name, getattr(module, name)))
         load, store, rmw = (getattr(builder, m) for m in methods)
 
-        def watched_load(ptrs, mask, *rest):
-            return load(ptrs, self._inside(ptrs, mask, "read"), *rest)
+        # The rest by keyword too: a TMA descriptor's load calls create_masked_load(..., cache_policy=...).
+        def watched_load(ptrs, mask, *rest, **named):
+            return load(ptrs, self._inside(ptrs, mask, "read"), *rest, **named)
 
-        def watched_store(ptrs, value, mask, *rest):
-            return store(ptrs, value, self._inside(ptrs, mask, "write"), *rest)
+        def watched_store(ptrs, value, mask, *rest, **named):
+            return store(ptrs, value, self._inside(ptrs, mask, "write"), *rest, **named)
 
-        def watched_rmw(op, ptr, val, mask, *rest):
-            return rmw(op, ptr, val, self._inside(ptr, mask, "write"), *rest)
+        def watched_rmw(op, ptr, val, mask, *rest, **named):
+            return rmw(op, ptr, val, self._inside(ptr, mask, "write"), *rest, **named)
 
         for name, method in zip(methods, (watched_load, watched_store, watched_rmw), strict=True):
             monkeypatch.setattr(builder, name, method)

@@ -935,6 +935,81 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
         )
 
 
+def weight_rows_per_tile(accesses, w, trace):
+    """{tile: set of w's rows (of w.view(E*N, K)) it read}: the reads of w between one epilogue and
+    the next belong to the tile whose epilogue (finish_tile's count in the trace) comes next."""
+    w_first, row_bytes = w.data_ptr(), w.shape[-1] * w.element_size()
+    w_end = w_first + w.numel() * w.element_size()
+    t_first, per_tile = trace.data_ptr(), TRACE_INTS * trace.element_size()
+    t_end = t_first + trace.numel() * trace.element_size()
+    rows, pending = {}, set()
+    for what, addresses, inside in accesses.log:
+        addresses = addresses[inside]
+        if what == "read":
+            hit = addresses[(addresses >= w_first) & (addresses < w_end)]
+            pending.update(((hit - w_first) // row_bytes).astype(int).tolist())
+            continue
+        counters = addresses[(addresses >= t_first) & (addresses < t_end) & ((addresses - t_first) % per_tile == 0)]
+        for tile in ((counters - t_first) // per_tile).astype(int).tolist():
+            rows.setdefault(tile, set()).update(pending)
+            pending = set()
+    return rows
+
+
+@pytest.mark.t6_3
+def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
+    """One launch, each access watched on the interpreter (tests/bounds.py): moe_kernel stays inside
+    its tensors, and each tile reads its own expert's weight rows alone, the BLOCK_N rows at
+    expert * N + pid_n * BLOCK_N of w.view(E*N, K) (§4.2).  Numbers cannot show a tile that also
+    reads other experts' weights and masks their products away: it reads E times the bytes.  The
+    routing's offsets follow poison, so a read before them shows on a GPU too."""
+    import dataclasses
+
+    from support import spans
+
+    tokens, top_k, experts, K, N = 30, 2, 5, 40, 40  # N > BLOCK_N: no expert's box reaches another's
+    cfg = t6.Config(16, 32, 32, 2, 4, 1)
+    ids = make_ids("skewed", tokens, top_k, experts)  # expert 0 has the most rows
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    r = t6.route(ids, experts)
+    r = dataclasses.replace(r, offsets=offsets_after_poison(r.offsets))
+    tiles = (triton.cdiv(tokens * top_k, cfg.BLOCK_M) + experts) * triton.cdiv(N, cfg.BLOCK_N)
+    trace = torch.zeros(tiles * TRACE_INTS, dtype=torch.int32, device=DEVICE)
+    case = say(
+        zh=f"偏斜的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家，K={K}，N={N}，BLOCK_N={cfg.BLOCK_N}",
+        en=f"skewed routing, {tokens} tokens, top_k={top_k}, {experts} experts, K={K}, N={N}, BLOCK_N={cfg.BLOCK_N}",
+    )
+    accesses = Accesses()
+    watch = AddressWatch(t6, monkeypatch, ("moe_kernel",), seen=accesses)
+    out = watched_call(t6, monkeypatch, case, "4", x, w, r, config=cfg, trace=trace)
+    check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2")
+    read = weight_rows_per_tile(accesses, w, trace)
+    for tile, (epilogues, e, _, pn, _, _, _) in enumerate(trace.view(-1, TRACE_INTS).cpu().tolist()):
+        first = e * N + pn * cfg.BLOCK_N
+        foreign = sorted(row for row in read.get(tile, ()) if not first <= row < first + cfg.BLOCK_N)
+        if epilogues and foreign:
+            owners, last = sorted({row // N for row in foreign}), first + cfg.BLOCK_N - 1
+            fail(
+                T6,
+                f"{case}：tile {tile}（专家 {e}，pid_n={pn}）除了自己的 w.view(E*N, K) 第 {first}..{last} 行，"
+                f"还读了第 {spans(foreign)} 行（专家 {owners} 的权重）：一个 tile 只读它自己的专家、自己的 pid_n 的"
+                "那 BLOCK_N 行权重",
+                f"{case}: tile {tile} (expert {e}, pid_n={pn}) read rows {first}..{last} of w.view(E*N, K), its own, "
+                f"and also rows {spans(foreign)} (weights of experts {owners}): a tile reads the BLOCK_N weight rows "
+                "of its own expert and pid_n alone",
+                "4.2",
+            )
+    err = rel_err(out, reference(x, w, ids))
+    if err > OUT_RTOL[torch.float16]:
+        fail(
+            T6,
+            f"{case}：和 float64 的结果差 {err:.2e}（相对）",
+            f"{case}: off from float64 by {err:.2e} (relative)",
+            "4",
+        )
+
+
 @pytest.mark.t6_3
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
 def test_combine_topk_sums_in_float32_in_slot_order(t6, dtype):
