@@ -1260,6 +1260,55 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
 
 
 @pytest.mark.t6_4
+def test_gate_up_product_alone(probes):
+    """gate_up_product on one tile, fp16 inputs over K = 512 (eight k-boxes): gate and up are sums
+    of exact fp16 products, so summed in float32 they sit within 1e-5 of float64 (§5.1), where the
+    whole layer's test, after the rounding to fp16, cannot tell a sum kept in fp16 from one in float32."""
+    bm, bn, bk, K, F = 16, 16, 64, 512, 32
+    x = torch.randn(20, K, device=DEVICE).half()
+    w2d = torch.randn(3 * 2 * F, K, device=DEVICE).half()  # three experts' [gate; up] rows
+    x_rows = torch.full((bm,), -1, dtype=torch.int32)
+    x_rows[:11] = torch.randint(0, 20, (11,), dtype=torch.int32)  # 11 live rows, the rest not
+    gate_row, up_row = 2 * F + bn, 2 * F + F + bn  # expert 1, pid_n = 1
+    gate = torch.full((bm, bn), UNWRITTEN, device=DEVICE)
+    up = torch.full((bm, bn), UNWRITTEN, device=DEVICE)
+    probes.gate_up_probe[(1,)](
+        x,
+        descriptor(w2d, [bn, bk]),
+        x_rows.to(DEVICE),
+        gate,
+        up,
+        gate_row,
+        up_row,
+        K,
+        x.stride(0),
+        x.stride(1),
+        bm,
+        bn,
+        bk,
+    )
+    live = x_rows >= 0
+    a = x.cpu().double()[x_rows[live].long()]
+    errs = {}
+    for name, got, row in (("gate", gate, gate_row), ("up", up, up_row)):
+        got = got.cpu()
+        want = a @ w2d.cpu().double()[row : row + bn].T
+        errs[name] = (rel_err(got[live], want), int((got[~live] != 0).sum()))
+    if any(err > 1e-5 or dead for err, dead in errs.values()):
+        (eg, dg), (eu, du) = errs["gate"], errs["up"]
+        fail(
+            T6,
+            f"gate_up_product，fp16 输入，K={K}：live 行上 gate 和 float64 差 {eg:.2e}，up 差 {eu:.2e}（相对），"
+            "超过 1e-5（fp16 的乘积在 float32 里相加，误差在它之内）"
+            + (f"；不 live 的行里 gate 有 {dg} 个、up 有 {du} 个非零值" if dg + du else ""),
+            f"gate_up_product, fp16 inputs, K={K}: on the live rows gate is off from float64 by {eg:.2e} and up by "
+            f"{eu:.2e} (relative), over 1e-5 (fp16 products summed in float32 stay within it)"
+            + (f"; the rows not live hold {dg} nonzero cells of gate and {du} of up" if dg + du else ""),
+            "5.1",
+        )
+
+
+@pytest.mark.t6_4
 def test_moe_mlp_in_two_launches(t6, monkeypatch):
     tokens, top_k, experts, K, F = 19, 2, 4, 32, 16
     ids = make_ids("balanced", tokens, top_k, experts)
