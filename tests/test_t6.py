@@ -1184,7 +1184,7 @@ def test_routing_and_launch_under_a_cuda_graph(t6):
 
 
 def bad_inputs(t6):
-    """(what, call, the argument the error must name), each on a fresh small problem."""
+    """(what, call, the argument the error must name[, keyword arguments]), each on a fresh small problem."""
     x = torch.randn(6, 32, device=DEVICE).half()
     w = torch.randn(3, 16, 32, device=DEVICE).half()
     r = t6.route(torch.tensor([[0, 1], [2, 0], [1, 1], [0, 2], [2, 2], [1, 0]], device=DEVICE), 3)
@@ -1200,15 +1200,27 @@ def bad_inputs(t6):
         ("offsets not monotone", (x, w, bad_offsets), "offsets"),
         ("offsets not ending at the rows", (x, w, short_offsets), "offsets"),
         ("x and w on two devices", (x, w.to("meta"), r), "device"),
+        (
+            "topk_weights [2, 6], transposed, for 6 tokens with top_k 2",
+            (x, w, r, torch.rand(2, 6, device=DEVICE)),
+            "topk_weights",
+        ),
+        # x_sorted: one row per slot, 12 here; the 6 rows sit in a buffer of 12, so a kernel let run reads x's own.
+        (
+            "x_sorted=True with x of 6 rows for 12 slots",
+            (torch.randn(12, 32, device=DEVICE).half()[:6], w, r),
+            "x",
+            {"x_sorted": True},
+        ),
     ]
 
 
 @pytest.mark.t6_3
 def test_grouped_matmul_refuses_bad_input(t6):
-    for what, args, name in bad_inputs(t6):
+    for what, args, name, *named in bad_inputs(t6):
         before = [a.clone() if isinstance(a, torch.Tensor) and a.device.type != "meta" else None for a in args]
         try:
-            t6.grouped_matmul(*args)
+            t6.grouped_matmul(*args, **(named[0] if named else {}))
         except (ValueError, TypeError) as e:
             if name not in str(e):
                 fail(
