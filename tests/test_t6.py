@@ -456,6 +456,17 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
                 "3.3",
             )
         seen[key] = tile
+        if begin == want[key][0] and end > begin + bm:
+            fail(
+                T6,
+                f"{case}：专家 {e} 的 tile (pid_m={pm}) 从排好序的第 {begin} 行开始，这没错，但它的 row_end 是 {end}，"
+                f"超过了 row_begin + BLOCK_M = {begin + bm}：传给 finish_tile 的 row_end 最多是 row_begin + BLOCK_M"
+                "（一个 tile 至多 BLOCK_M 行；专家先结束时就是专家的末行）",
+                f"{case}: expert {e}'s tile (pid_m={pm}) starts at sorted row {begin}, as it should, but its row_end "
+                f"is {end}, past row_begin + BLOCK_M = {begin + bm}: the row_end passed to finish_tile must be at most "
+                "row_begin + BLOCK_M (a tile has at most BLOCK_M rows; the expert's end where that comes first)",
+                "3.2",
+            )
         if (begin, end) != want[key]:
             a, b = want[key]
             mixes = end > b and any(b <= s < end for s in (sum(counts[: x + 1]) for x in range(len(counts))))
