@@ -231,17 +231,18 @@ def test_route_in_any_program_order(t6):
         with programs_run(order):
             r = t6.route(ids, 5)
         fields = ("counts", "offsets", "sorted_slots", "slot_pos")
-        differ = ", ".join(f"Routing.{f}" for f in fields if not torch.equal(getattr(r, f), getattr(in_id_order, f)))
+        differ = [f"Routing.{f}" for f in fields if not torch.equal(getattr(r, f), getattr(in_id_order, f))]
         if differ:
             fail(
                 T6,
-                f"同一组 topk_ids，路由的各个程序按 {order} 的顺序运行时，{differ} 和按 id 顺序运行时（那次是对的）"
-                "不一样：slot 放到哪里取决于程序运行的先后（比如用 atomic 计数器发放位置）；"
-                "每个位置要由 block_base（前面各块的计数）和块内名次算出来，不管哪个程序先跑",
-                f"the same topk_ids with the routing programs run in order {order} gave another {differ} than in "
-                "id order (which was right): where a slot goes depends on the order the programs run (an atomic "
-                "cursor handing out places, say); compute each place from block_base (the counts of the blocks "
-                "before) and the rank in the block, whichever program runs first",
+                f"同一组 topk_ids，路由的各个程序按 {order} 的顺序运行时，{'、'.join(differ)} "
+                "和按 id 顺序运行时（那次是对的）不一样：slot 放到哪里取决于程序运行的先后"
+                "（比如用 atomic 计数器发放位置）；每个位置要由 block_base（前面各块的计数）和块内名次算出来，"
+                "不管哪个程序先跑",
+                f"the same topk_ids with the routing programs run in order {order} gave another "
+                f"{', '.join(differ)} than in id order (which was right): where a slot goes depends on the order "
+                "the programs run (an atomic cursor handing out places, say); compute each place from block_base "
+                "(the counts of the blocks before) and the rank in the block, whichever program runs first",
                 "2.2",
             )
 
@@ -604,7 +605,7 @@ def check_inside(watch, accesses, offsets, case, who, section):
         if accesses.read_just_before(offsets):
             fail(
                 T6,
-                f"{case}：{who} 读了 offsets[-1]，也就是 offsets 前面的那个单元（这里拦下了，没有真的读）："
+                f"{case}：{who}读了 offsets[-1]，也就是 offsets 前面的那个单元（这里拦下了，没有真的读）："
                 "专家 0 的行从 0 开始，并没有 offsets[-1]；专家 e 的第一行是 offsets[e] - counts[e]",
                 f"{case}: {who} read offsets[-1], the cell just before offsets (stopped here, not made): expert 0's "
                 "rows start at 0, and there is no offsets[-1]; expert e's first row is offsets[e] - counts[e]",
@@ -612,7 +613,7 @@ def check_inside(watch, accesses, offsets, case, who, section):
             )
         fail(
             T6,
-            f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            f"{case}：{who}读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
             "（这里拦下了，没有真的读写）",
             f"{case}: {who} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
             "given (stopped here, not made)",
@@ -1027,7 +1028,7 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
     accesses = Accesses()
     watch = AddressWatch(t6, monkeypatch, ("moe_kernel",), seen=accesses)
     out = watched_call(t6, monkeypatch, case, "4", x, w, r, config=cfg, trace=trace)
-    check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2")
+    check_inside(watch, accesses, r.offsets, case, say(zh="moe_kernel ", en="moe_kernel"), "3.2")
     read = weight_rows_per_tile(accesses, w, trace)
     for tile, (epilogues, e, _, pn, _, _, _) in enumerate(trace.view(-1, TRACE_INTS).cpu().tolist()):
         first = e * N + pn * cfg.BLOCK_N
