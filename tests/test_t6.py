@@ -605,7 +605,7 @@ def check_inside(watch, accesses, offsets, case, who, section):
         if accesses.read_just_before(offsets):
             fail(
                 T6,
-                f"{case}：{who}读了 offsets[-1]，也就是 offsets 前面的那个单元（这里拦下了，没有真的读）："
+                f"{case}：{who} 读了 offsets[-1]，也就是 offsets 前面的那个单元（这里拦下了，没有真的读）："
                 "专家 0 的行从 0 开始，并没有 offsets[-1]；专家 e 的第一行是 offsets[e] - counts[e]",
                 f"{case}: {who} read offsets[-1], the cell just before offsets (stopped here, not made): expert 0's "
                 "rows start at 0, and there is no offsets[-1]; expert e's first row is offsets[e] - counts[e]",
@@ -613,7 +613,7 @@ def check_inside(watch, accesses, offsets, case, who, section):
             )
         fail(
             T6,
-            f"{case}：{who}读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
             "（这里拦下了，没有真的读写）",
             f"{case}: {who} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
             "given (stopped here, not made)",
@@ -640,7 +640,7 @@ def test_schedule_reads_only_counts_and_offsets(probes, monkeypatch):
             en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
         )
         check_inside(
-            watch, accesses, offs, case, say(zh="grouped_tiles（只记录）", en="grouped_tiles (record-only)"), "3.2"
+            watch, accesses, offs, case, say(zh="只记录模式下的 grouped_tiles", en="grouped_tiles (record-only)"), "3.2"
         )
         rows = [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
         check_schedule(rows, counts, bm, bn, n, progs, case)
@@ -1028,7 +1028,7 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
     accesses = Accesses()
     watch = AddressWatch(t6, monkeypatch, ("moe_kernel",), seen=accesses)
     out = watched_call(t6, monkeypatch, case, "4", x, w, r, config=cfg, trace=trace)
-    check_inside(watch, accesses, r.offsets, case, say(zh="moe_kernel ", en="moe_kernel"), "3.2")
+    check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2")
     read = weight_rows_per_tile(accesses, w, trace)
     for tile, (epilogues, e, _, pn, _, _, _) in enumerate(trace.view(-1, TRACE_INTS).cpu().tolist()):
         first = e * N + pn * cfg.BLOCK_N
