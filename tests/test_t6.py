@@ -1317,10 +1317,11 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
 
 
 @pytest.mark.t6_4
-def test_gate_up_product_alone(probes):
+def test_gate_up_product_alone(probes, monkeypatch):
     """gate_up_product on one tile, fp16 inputs over K = 512 (eight k-boxes): gate and up are sums
     of exact fp16 products, so summed in float32 they sit within 1e-5 of float64 (§5.1), where the
-    whole layer's test, after the rounding to fp16, cannot tell a sum kept in fp16 from one in float32."""
+    whole layer's test, after the rounding to fp16, cannot tell a sum kept in fp16 from one in float32.
+    On the interpreter each read is watched too: each element of x's live rows is read once, for both."""
     bm, bn, bk, K, F = 16, 16, 64, 512, 32
     x = torch.randn(20, K, device=DEVICE).half()
     w2d = torch.randn(3 * 2 * F, K, device=DEVICE).half()  # three experts' [gate; up] rows
@@ -1329,6 +1330,8 @@ def test_gate_up_product_alone(probes):
     gate_row, up_row = 2 * F + bn, 2 * F + F + bn  # expert 1, pid_n = 1
     gate = torch.full((bm, bn), UNWRITTEN, device=DEVICE)
     up = torch.full((bm, bn), UNWRITTEN, device=DEVICE)
+    accesses = Accesses()
+    AddressWatch(probes, monkeypatch, ("gate_up_probe",), seen=accesses)
     probes.gate_up_probe[(1,)](
         x,
         descriptor(w2d, [bn, bk]),
@@ -1361,6 +1364,23 @@ def test_gate_up_product_alone(probes):
             f"gate_up_product, fp16 inputs, K={K}: on the live rows gate is off from float64 by {eg:.2e} and up by "
             f"{eu:.2e} (relative), over 1e-5 (fp16 products summed in float32 stay within it)"
             + (f"; the rows not live hold {dg} nonzero cells of gate and {du} of up" if dg + du else ""),
+            "5.1",
+        )
+    first, end = x.data_ptr(), x.data_ptr() + x.numel() * x.element_size()
+    x_reads = sum(
+        int(((addresses >= first) & (addresses < end) & inside).sum())
+        for what, addresses, inside in accesses.log
+        if what == "read"
+    )
+    rows = int(live.sum())
+    needed = rows * K
+    if x_reads > needed:
+        fail(
+            T6,
+            f"gate_up_product 从 x 读了 {x_reads} 个元素，而它要的只是 live 的 {rows} 行 × K={K} = {needed} 个"
+            f"（{x_reads / needed:.1f} 倍）：每个 A 的块只读一次，gate 和 up 都用它",
+            f"gate_up_product read {x_reads} elements of x, where the {rows} live rows x K={K} = {needed} are all "
+            f"it needs ({x_reads / needed:.1f} times): load each A box once and use it for both gate and up",
             "5.1",
         )
 

@@ -28,6 +28,7 @@ CAUSES = {
     "row-end-past-block": ("row_end 最多是 row_begin + BLOCK_M", "must be at most row_begin + BLOCK_M"),
     "other-experts-weights": ("只读它自己的专家", "of its own expert and pid_n alone"),
     "moe-mlp-called": ("moe_mlp 调用了", "moe_mlp called"),
+    "a-read-twice": ("每个 A 的块只读一次", "load each A box once"),
 }
 
 # The block_base line of scan_counts: the running sum of the blocks before this one.
@@ -59,6 +60,13 @@ GATE_UP_SUMS = (
 GATE_UP_IN_FP16 = (
     "        gate = (gate.to(a.dtype) + tl.dot(a, w_desc.load([gate_row, k0]).T).to(a.dtype)).to(tl.float32)\n"
     "        up = (up.to(a.dtype) + tl.dot(a, w_desc.load([up_row, k0]).T).to(a.dtype)).to(tl.float32)"
+)
+# A loaded again for up: the same numbers, x read twice.
+A_AGAIN = (
+    "        gate = tl.dot(a, w_desc.load([gate_row, k0]).T, gate)\n"
+    "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+    "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+    "        up = tl.dot(a, w_desc.load([up_row, k0]).T, up)"
 )
 SCATTER_POS = (
     "    pos = first_row + tl.load(block_base_ptr + tl.program_id(0) * E_BLOCK + ids, mask=valid, other=0) + rank"
@@ -314,6 +322,17 @@ MISTAKES = (
         GATE_UP_SUMS,
         GATE_UP_IN_FP16,
         "test_gate_up_product_alone",
+    ),
+    Mistake(
+        "gate-up-load-a-twice",
+        "T6.4",
+        "gate 和 up 各自读一遍 A 的块：数字一样，x 却读了两遍",
+        "gate and up each load their own A box: the same numbers, x read twice",
+        "5.1",
+        GATE_UP_SUMS,
+        A_AGAIN,
+        "test_gate_up_product_alone",
+        "a-read-twice",
     ),
     Mistake(
         "swiglu-swapped",
