@@ -810,22 +810,6 @@ class Watch:
         return [launch for launch in self.launches if launch[0] == name]
 
 
-def graded_caller(t6, default):
-    """The function of the graded file that made the call now refused: the nearest frame on the stack
-    in that file with a name of its own (not a comprehension's); `default` where none is."""
-    import os
-    import sys
-
-    graded = os.path.realpath(getattr(t6, "__file__", "") or "")
-    frame = sys._getframe(2)
-    while frame is not None:
-        code = frame.f_code
-        if os.path.realpath(code.co_filename) == graded and not code.co_name.startswith("<"):
-            return code.co_name
-        frame = frame.f_back
-    return default
-
-
 class _Spy:
     def __init__(self, watch, name, kernel):
         self.watch, self.name, self.kernel = watch, name, kernel
@@ -916,6 +900,22 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
     if not INTERPRETING and "fadd" in str(getattr(compiled, "asm", {}).get("ttir", "")):
         fail(T6, f"{case}：moe_kernel 里有浮点 atomic_add", f"{case}: moe_kernel holds a float atomic_add", "4.4")
     return out
+
+
+def graded_caller(t6, default):
+    """The function of the graded file that made the call now refused: the nearest frame on the stack
+    in that file with a name of its own (not a comprehension's); `default` where none is."""
+    import os
+    import sys
+
+    graded = os.path.realpath(getattr(t6, "__file__", "") or "")
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if os.path.realpath(code.co_filename) == graded and not code.co_name.startswith("<"):
+            return code.co_name
+        frame = frame.f_back
+    return default
 
 
 MATMUL_CASES = [  # (kind, tokens, top_k, experts, K, N)
