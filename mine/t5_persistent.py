@@ -348,12 +348,13 @@ TUNED = {
 }
 
 
-def pick_config(M, N, K, dtype, sms=132):
-    """TUNED's config for this shape, else the rules below; for a GPU with `sms` SMs."""
+def pick_config(M, N, K, dtype, sms=None):
+    """TUNED's config for this shape, else the rules below; for a GPU with `sms` SMs (by default the
+    current GPU's own count, as matmul passes it)."""
     if INTERPRETING:
         return INTERPRET_CONFIG
     name = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}[dtype]
-    cfg = TUNED.get((name, M, N, K)) or rule_config(M, N, K, dtype, sms)
+    cfg = TUNED.get((name, M, N, K)) or rule_config(M, N, K, dtype, sms or num_sms(torch.device("cuda")))
     # §6.4: measured on the H200, launching early gains at 2048³ and below and in a decode step, not above
     return replace(cfg, pdl=M <= 64 or M * N * K <= 2048**3)
 

@@ -9,13 +9,15 @@ and the "read §x.y" texts (course.messages.read) its messages end with.
     rel_err, random, spans, wrong_cells
     poisoned_view, layout_pairs, Layouts, LAYOUTS, PAD     operands in NaN, in three layouts
     padded                           a TMA-legal view inside NaN (rows 16-element aligned)
-    poison_allocations(monkeypatch)  every new floating tensor starts as NaN
+    descriptor(t, box)               a TensorDescriptor of t with that box
+    poison_allocations(monkeypatch)  every new floating tensor starts as NaN (integers: a value too)
     refuse_torch_products(monkeypatch, kernel)   torch's products raise HandedToTorch
-    LaunchWatch, same_tensor, UNWRITTEN          what a wrapper launched, into which tensor
+    LaunchWatch, Launch, same_tensor, UNWRITTEN  what a wrapper launched, into which tensor
 """
 
 import math
 import os
+from typing import NamedTuple
 
 import pytest
 import torch
@@ -152,16 +154,31 @@ def padded(rows, cols, dtype, fill=float("nan"), values=True):
     return view, buf
 
 
+def descriptor(t, box):
+    """A TensorDescriptor of t whose loads and stores move box-shaped blocks (what a probe's TMA
+    device functions take)."""
+    from triton.tools.tensor_descriptor import TensorDescriptor
+
+    return TensorDescriptor.from_tensor(t, box)
+
+
 # ================================================================================================
 # Defences against shortcuts
 # ================================================================================================
-def poison_allocations(monkeypatch):
-    """Every new floating tensor starts as NaN, so a tile the kernel never writes cannot pass."""
+def poison_allocations(monkeypatch, floats=float("nan"), integers=None):
+    """Every new tensor of torch.empty and its kin starts as a known value, not as whatever memory
+    held: a floating one as `floats` (NaN: a tile the kernel never writes cannot pass), an integer
+    one (bool aside) as `integers` (an index never written then reads the same in every run, and so
+    does its message).  None leaves that kind as torch makes it."""
 
     def poisoned(make):
         def wrapper(*args, **kwargs):
             t = make(*args, **kwargs)
-            return t.fill_(float("nan")) if t.is_floating_point() else t
+            if t.is_floating_point():
+                value = floats
+            else:
+                value = None if t.dtype == torch.bool or t.is_complex() else integers
+            return t if value is None else t.fill_(value)
 
         return wrapper
 
@@ -202,25 +219,39 @@ def refuse_torch_products(monkeypatch, kernel):
 UNWRITTEN = -1234.0
 
 
+class Launch(NamedTuple):
+    name: str  # the kernel's attribute in the graded module
+    args: dict  # {argument: value}, positional ones named after the kernel's signature
+    left: object  # a copy of the output as this launch left it (None where it is no tensor)
+    grid: object
+    result: object  # what the kernel returned (its compiled form, on a GPU)
+
+
 class LaunchWatch:
     """Stands in for a wrapper's kernels while it runs, so the suite sees what was launched, with
     which arguments and grid, into which tensor.  kernels: {attribute of the graded module: whether
-    the real kernel runs}; the first is the plain kernel, whose argument names all of them share
-    (its output argument is c_ptr).  Right before a kernel runs, C (its c_ptr argument) is filled
-    with UNWRITTEN (-1234.0); right after, a copy of what the kernel left there is kept.  So C can
-    hold only what that one launch wrote, and anything done to it later shows."""
+    the real kernel runs}; the first is the wrapper's main kernel, given by the scaffold, and
+    positional arguments are named after its signature (a learner's autotuned kernel may name its
+    own otherwise), or, with shared_names=False, after each kernel's own.  out: the argument every
+    kernel writes its output to (C, c_ptr, by default).  Right before a kernel runs, its output is
+    filled with UNWRITTEN (-1234.0); right after, a copy of what the kernel left there is kept.  So
+    C can hold only what that one launch wrote, and anything done to it later shows."""
 
-    def __init__(self, module, monkeypatch, kernels, wrapper):
-        self.launches = []  # (kernel name, {argument: value}, C as the kernel left it, grid)
+    def __init__(self, module, monkeypatch, kernels, wrapper, out="c_ptr", shared_names=True):
+        self.launches = []  # a Launch each, in the order they ran
         self.kernel, self.wrapper = next(iter(kernels)), wrapper
-        arg_names = list(getattr(module, self.kernel).arg_names)  # the scaffold's kernel: the same in every file
+        first = getattr(module, self.kernel).arg_names
         for name, run in kernels.items():
             kernel = getattr(module, name)
             if kernel is not None:
-                monkeypatch.setattr(module, name, _Spy(self, name, kernel, arg_names, run))
+                arg_names = list(first if shared_names else kernel.arg_names)
+                monkeypatch.setattr(module, name, _Spy(self, name, kernel, arg_names, run, out))
+
+    def of(self, name):
+        return [launch for launch in self.launches if launch.name == name]
 
     def count(self, name):
-        return sum(launch[0] == name for launch in self.launches)
+        return len(self.of(name))
 
     def check(self, c, operands, case, read_launch, read_copy, read_result, also=None):
         """Fail unless C came whole from one launch that got this call's operands ({"a": a, ...},
@@ -240,7 +271,7 @@ class LaunchWatch:
                 ),
                 pytrace=False,
             )
-        _, args, left, grid = self.launches[0]
+        _, args, left, grid, _ = self.launches[0]
         for name, given in operands.items():
             check_operand(args.get(f"{name}_ptr"), given, name, case, read_launch, read_copy)
         if also is not None:
@@ -326,17 +357,19 @@ def check_grid(grid, args, c, case, read_launch):
 
 
 class _Spy:
-    def __init__(self, watch, name, kernel, arg_names, run):
-        self.watch, self.name, self.kernel, self.arg_names, self.run = watch, name, kernel, arg_names, run
+    def __init__(self, watch, name, kernel, arg_names, run, out):
+        self.watch, self.name, self.kernel, self.arg_names = watch, name, kernel, arg_names
+        self.run, self.out = run, out
 
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
             bound = dict(zip(self.arg_names, args, strict=False), **kwargs)
-            c = bound.get("c_ptr")
-            if isinstance(c, torch.Tensor) and c.is_floating_point():
-                c.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch
+            out = bound.get(self.out)
+            if isinstance(out, torch.Tensor) and out.is_floating_point():
+                out.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch
             result = self.kernel[grid](*args, **kwargs) if self.run else None
-            self.watch.launches.append((self.name, bound, c.clone() if isinstance(c, torch.Tensor) else None, grid))
+            left = out.clone() if isinstance(out, torch.Tensor) else None
+            self.watch.launches.append(Launch(self.name, bound, left, grid, result))
             return result
 
         return launch

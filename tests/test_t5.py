@@ -19,7 +19,7 @@ from course.messages import fail
 from course.registry import lesson
 from course.tile_order import grouped_order
 
-from support import ACC_RTOL, DEVICE, DTYPES, INTERPRETING, OUT_RTOL, padded, random, rel_err
+from support import ACC_RTOL, DEVICE, DTYPES, INTERPRETING, OUT_RTOL, descriptor, padded, random, rel_err
 
 T5 = lesson("T5")
 
@@ -336,12 +336,6 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
         f"{what}: with fallback=False it must raise ValueError",
         "3.2",
     )
-
-
-def descriptor(t, box):
-    from triton.tools.tensor_descriptor import TensorDescriptor
-
-    return TensorDescriptor.from_tensor(t, box)
 
 
 @pytest.mark.t5_2

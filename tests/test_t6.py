@@ -19,7 +19,7 @@ from course.messages import fail
 from course.registry import lesson
 
 from bounds import AddressWatch, padded_integers, padding_written
-from support import DEVICE, DTYPES, INTERPRETING, rel_err
+from support import DEVICE, DTYPES, INTERPRETING, UNWRITTEN, LaunchWatch, descriptor, poison_allocations, rel_err
 
 T6 = lesson("T6")
 
@@ -29,7 +29,6 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 # table: fp16 at 2e-3, where tests/support.py's OUT_RTOL, which T4 and T5 use, has 1.5e-3.
 OUT_RTOL = {torch.float16: 2e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
 TRACE_INTS = 7  # per tile: epilogues, expert, pid_m, pid_n, first row, row end, program
-UNWRITTEN = -1234.0  # what the output holds before the launch: a cell still holding it was never written
 
 
 @pytest.fixture(scope="session")
@@ -44,17 +43,8 @@ UNSET = -1  # what a new integer tensor holds in these tests: an index the routi
 def integers_start_unset():
     """torch.empty's integer tensors start as UNSET, not as whatever memory held: a position the
     routing never writes then reads the same in every run, and so does its message (§8's table)."""
-
-    def unset(make):
-        def wrapper(*args, **kwargs):
-            t = make(*args, **kwargs)
-            return t if t.is_floating_point() or t.dtype == torch.bool else t.fill_(UNSET)
-
-        return wrapper
-
     with pytest.MonkeyPatch.context() as patch:  # its own: watched_call undoes the test's monkeypatch
-        for name in ("empty", "empty_like"):
-            patch.setattr(torch, name, unset(getattr(torch, name)))
+        poison_allocations(patch, floats=None, integers=UNSET)
         yield
 
 
@@ -649,12 +639,6 @@ def test_schedule_reads_only_counts_and_offsets(probes, monkeypatch):
 # ================================================================================================
 # T6.3 the grouped kernel
 # ================================================================================================
-def descriptor(t, box):
-    from triton.tools.tensor_descriptor import TensorDescriptor
-
-    return TensorDescriptor.from_tensor(t, box)
-
-
 @pytest.mark.t6_3
 @pytest.mark.parametrize("x_sorted", [False, True], ids=["gathered", "x sorted"])
 def test_gathered_product_alone(probes, x_sorted):
@@ -771,63 +755,38 @@ def test_store_rows_alone(probes, weights, by_slot):
         )
 
 
-class Watch:
-    """Stands in for moe_kernel and combine_topk while grouped_matmul runs: each launch is recorded
-    with its arguments; before it runs, its output (out_ptr) is filled with UNWRITTEN; torch's own
-    products and T5's matmul fail while the watch is on."""
+def watch_grouped(t6, monkeypatch):
+    """A LaunchWatch (tests/support.py) on moe_kernel and combine_topk while grouped_matmul runs:
+    each launch is recorded with its arguments; before it runs, its output (out_ptr) is filled with
+    UNWRITTEN; torch's own products and T5's matmul fail while the watch is on."""
+    kernels = {"moe_kernel": True, "combine_topk": True}
+    watch = LaunchWatch(t6, monkeypatch, kernels, wrapper="grouped_matmul", out="out_ptr", shared_names=False)
 
-    def __init__(self, t6, monkeypatch):
-        self.launches = []  # (name, {argument: value}, what the kernel returned)
-        for name in ("moe_kernel", "combine_topk"):
-            monkeypatch.setattr(t6, name, _Spy(self, name, getattr(t6, name)))
+    def refuse(what):
+        def refused(*args, **kwargs):
+            caller = graded_caller(t6, "grouped_matmul")
+            fail(
+                T6,  # pytest's Failed is no Exception: a learner's `except Exception` cannot swallow it
+                f"{caller} 调用了 {what}：每个专家的乘积都必须由 moe_kernel 的一次启动算出来",
+                f"{caller} called {what}: every expert's product must come from one launch of moe_kernel",
+                "1.2",
+            )
 
-        def refuse(what):
-            def refused(*args, **kwargs):
-                caller = graded_caller(t6, "grouped_matmul")
-                fail(
-                    T6,  # pytest's Failed is no Exception: a learner's `except Exception` cannot swallow it
-                    f"{caller} 调用了 {what}：每个专家的乘积都必须由 moe_kernel 的一次启动算出来",
-                    f"{caller} called {what}: every expert's product must come from one launch of moe_kernel",
-                    "1.2",
-                )
+        return refused
 
-            return refused
-
-        for mod, names in (
-            (torch, ("matmul", "mm", "bmm", "addmm", "einsum", "_grouped_mm", "baddbmm")),
-            (torch.nn.functional, ("linear",)),
-            (torch.Tensor, ("__matmul__", "matmul", "mm", "bmm")),
-        ):
-            for name in names:
-                if hasattr(mod, name):
-                    monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
-        t5 = seam.load(lesson("T5"))
-        monkeypatch.setattr(t5, "matmul", refuse("T5 matmul"))
-        if hasattr(t6, "matmul"):
-            monkeypatch.setattr(t6, "matmul", refuse("T5 matmul"))
-
-    def of(self, name):
-        return [launch for launch in self.launches if launch[0] == name]
-
-
-class _Spy:
-    def __init__(self, watch, name, kernel):
-        self.watch, self.name, self.kernel = watch, name, kernel
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            bound = dict(zip(self.kernel.arg_names, args, strict=False), **kwargs)
-            out = bound.get("out_ptr")
-            if isinstance(out, torch.Tensor) and out.is_floating_point():
-                out.fill_(UNWRITTEN)
-            result = self.kernel[grid](*args, **kwargs)
-            self.watch.launches.append((self.name, bound, result))
-            return result
-
-        return launch
-
-    def __getattr__(self, name):
-        return getattr(self.kernel, name)
+    for mod, names in (
+        (torch, ("matmul", "mm", "bmm", "addmm", "einsum", "_grouped_mm", "baddbmm")),
+        (torch.nn.functional, ("linear",)),
+        (torch.Tensor, ("__matmul__", "matmul", "mm", "bmm")),
+    ):
+        for name in names:
+            if hasattr(mod, name):
+                monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
+    t5 = seam.load(lesson("T5"))
+    monkeypatch.setattr(t5, "matmul", refuse("T5 matmul"))
+    if hasattr(t6, "matmul"):
+        monkeypatch.setattr(t6, "matmul", refuse("T5 matmul"))
+    return watch
 
 
 def same_memory(x, y):
@@ -852,8 +811,8 @@ def reference(x, w, ids, weights=None, combine=False, activation=None):
 
 
 def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs):
-    """grouped_matmul under a Watch: returns its result once the launch checks out."""
-    watch = Watch(t6, monkeypatch)
+    """grouped_matmul under watch_grouped: returns its result once the launch checks out."""
+    watch = watch_grouped(t6, monkeypatch)
     out = t6.grouped_matmul(x, w, r, weights, **kwargs)
     monkeypatch.undo()
     grouped = watch.of("moe_kernel")
@@ -865,7 +824,7 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
             "does every expert",
             "1.2",
         )
-    _, args, compiled = grouped[0]
+    args, compiled = grouped[0].args, grouped[0].result
     if not same_memory(args.get("x_ptr"), x):
         fail(
             T6,
@@ -1393,11 +1352,11 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
     w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
     weights = torch.rand(tokens, top_k, device=DEVICE)
-    watch = Watch(t6, monkeypatch)
+    watch = watch_grouped(t6, monkeypatch)
     y = t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
     monkeypatch.undo()
     launched = watch.of("moe_kernel")
-    kinds = [(a.get("ACTIVATION"), bool(a.get("BY_SLOT"))) for _, a, _ in launched]
+    kinds = [(launch.args.get("ACTIVATION"), bool(launch.args.get("BY_SLOT"))) for launch in launched]
     if kinds != [("swiglu", False), ("none", True)]:
         fail(
             T6,
@@ -1409,7 +1368,7 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
         )
     # Which launch scaled by the weights: scaling h (after SwiGLU, or `up` alone) gives the same
     # numbers, so only the launches can tell.  §5.2 asks for h unweighted, the weights in down's epilogue.
-    weighted = [bool(a.get("HAS_WEIGHTS")) for _, a, _ in launched]
+    weighted = [bool(launch.args.get("HAS_WEIGHTS")) for launch in launched]
     if weighted != [False, True]:
         said = [
             (

@@ -233,12 +233,14 @@ def bench_heldout(args, dtypes, out_dir, torch, triton):
     heldout.summary(rows)
 
 
-def write_csv(rows, path):
+def write_csv(rows, path, announce=True):
+    """rows (dicts with the same keys, the first's order) as a CSV at path; announce: say so."""
     with open(path, "w", newline="") as f:
         w = csv.DictWriter(f, fieldnames=list(rows[0]))
         w.writeheader()
         w.writerows(rows)
-    print(f"# wrote {path}")
+    if announce:
+        print(f"# wrote {path}")
 
 
 def read_rows(path):

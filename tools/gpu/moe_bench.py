@@ -28,6 +28,7 @@ from pathlib import Path
 
 from course.hardware import H200_DRAM_BYTES_PER_S
 from course.registry import lesson_writing
+from tools.gpu.bench import write_csv
 
 # The lessons timed here, found by what their steps write instead of named: the grouped GEMM's, and
 # the persistent GEMM's (called once per expert).  Their ids label the kernels in the log, the CSV's
@@ -203,15 +204,8 @@ def main(argv=None):
     rows = []
     for case in cases_of(args):
         rows += moe_timing.time_case(case, args, torch, triton)
-        write_csv(rows, out / "moe.csv")
+        write_csv(rows, out / "moe.csv", announce=False)  # after each case, so a cut run keeps its rows
     summary(rows)
-
-
-def write_csv(rows, path):
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
 
 
 NUMBERS = ("experts", "top_k", "hidden", "ffn", "tokens", "active", "ms", "tflops", "vs_gmm", "weight_tbs")

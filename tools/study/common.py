@@ -1,14 +1,16 @@
-"""What the study tools (tile_order.py, smem.py, l2sim.py, streamk.py, loads.py) share: loading the
-graded file the way the suite does, the learner's language (--lang pins it for a generated block),
-and pictures that come out the same pixel for pixel on every
-machine (tools/core/docs.py compares the committed PNGs with fresh ones)."""
+"""What the study tools (tile_order.py, smem.py, l2sim.py, streamk.py, groups.py, loads.py) share:
+loading the graded file the way the suite does, the learner's language (--lang pins it for a
+generated block), a report's flags and its closing list of problems, and pictures that come out
+the same pixel for pixel on every machine (tools/core/docs.py compares the committed PNGs with
+fresh ones)."""
 
 import os
 import sys
 from pathlib import Path
 
 from course import seam, toolchain
-from course.i18n import not_written, say
+from course.i18n import add_lang_flag, not_written, say, wrap
+from course.registry import lesson_writing, step_writing
 
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
 
@@ -24,6 +26,32 @@ def add_solution_flag(parser, lesson):
             en=f"use solutions/{lesson.file} (sets SOLUTION=1) instead of mine/{lesson.file}",
         ),
     )
+
+
+def add_report_flags(parser, studied, png_help, lang=True):
+    """The flags of a tool that prints a report of the graded file's work or draws it: --format
+    text|markdown, --png PATH (png_help: what it draws there), --solution, and --lang where the
+    report is in the learner's language (lang).  studied: the function the tool studies."""
+    parser.add_argument("--format", choices=("text", "markdown"), default="text")
+    parser.add_argument("--png", metavar="PATH", help=png_help)
+    add_solution_flag(parser, lesson_writing(studied))
+    if lang:
+        add_lang_flag(parser)
+
+
+def problems_list(problems, studied, width=None):
+    """A report's list of what it found wrong, under a heading that sends the learner to the tests of
+    the step writing `studied`: a bullet a problem, wrapped to `width` columns where given."""
+    step = step_writing(studied).id
+    if width is None:
+        bullets = (f"  - {line}" for line in problems)
+    else:
+        bullets = ("\n".join(wrap(line, width, "  - ", "    ")) for line in problems)
+    heading = say(
+        zh=f"问题（`make test STEP={step}` 会说得更多）：",
+        en=f"Problems (`make test STEP={step}` says more):",
+    )
+    return heading + "\n" + "\n".join(bullets)
 
 
 def load_graded(solution, lesson):
@@ -58,6 +86,19 @@ def not_written_yet(message):
     """Say what the suite says about a body not written yet, and stop with status 1."""
     print(not_written() + say(zh="：", en=": ") + message, file=sys.stderr)
     sys.exit(1)
+
+
+def stop_if_stub(e):
+    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises)."""
+    message = seam.stub_message(e)
+    if message is not None:
+        not_written_yet(message)
+
+
+def graded_device():
+    """Where the graded file's tensors go: the CPU under Triton's interpreter (which load_graded
+    chose when there is no CUDA), else the GPU."""
+    return "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
 
 
 def figure(width_in, height_in, ncols=1):

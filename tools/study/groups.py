@@ -18,12 +18,11 @@ done twice or never, one that mixes two experts' rows, one done by the wrong pro
 """
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 
-from course.i18n import add_lang_flag, say, use_lang, wrap
-from course.registry import lesson_writing, step_writing
+from course.i18n import say, use_lang, wrap
+from course.registry import lesson_writing
 from tools.core.tables import table
 from tools.study import common as study
 from tools.study.groups_check import Schedule, expected_tiles, ranges
@@ -93,15 +92,6 @@ def make_routing(tokens, top_k, experts, skew, seed, counts=None):
     return Routing(ids.tolist(), experts, what)
 
 
-def _stop_if_stub(e):
-    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises)."""
-    from course import seam
-
-    message = seam.stub_message(e)
-    if message is not None:
-        study.not_written_yet(message)
-
-
 def compute(routing, n, block_m, block_n, group_m, programs, solution):
     """The Schedule the graded file gives: its route's counts, offsets and sorted slots, its
     expert_tile_counts, and the trace of its grouped_tiles over `programs` persistent programs."""
@@ -109,7 +99,7 @@ def compute(routing, n, block_m, block_n, group_m, programs, solution):
     graded = study.load_graded(solution, lesson)
     import torch
 
-    device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+    device = study.graded_device()
     experts = routing.experts
     top_k = len(routing.ids[0]) if routing.ids else 1
     ids = torch.tensor(routing.ids, dtype=torch.int64, device=device).reshape(-1, top_k)
@@ -136,7 +126,7 @@ def compute(routing, n, block_m, block_n, group_m, programs, solution):
             cnt, offs, trace, n, experts, programs, top_k, block_m, block_n, group_m, e_block
         )
     except Exception as e:
-        _stop_if_stub(e)
+        study.stop_if_stub(e)
         raise
     return Schedule(
         histogram=routing.histogram,
@@ -265,14 +255,7 @@ def report(s, routing, group_m, markdown):
     ]
     problems = s.problems()
     if problems:
-        parts.append(
-            say(
-                zh=f"问题（`make test STEP={step_writing(STUDIED).id}` 会说得更多）：",
-                en=f"Problems (`make test STEP={step_writing(STUDIED).id}` says more):",
-            )
-            + "\n"
-            + "\n".join("\n".join(wrap(line, WIDTH, "  - ", "    ")) for line in problems)
-        )
+        parts.append(study.problems_list(problems, STUDIED, WIDTH))
     else:
         parts.append(
             say(
@@ -311,10 +294,7 @@ def main(argv=None):
     parser.add_argument("--block-n", type=int, default=32, help="BLOCK_N (default 32)")
     parser.add_argument("--group-m", type=int, default=2, help="GROUP_M of the order within an expert (default 2)")
     parser.add_argument("--programs", type=int, default=3, help="persistent programs launched (default 3)")
-    parser.add_argument("--format", choices=("text", "markdown"), default="text")
-    parser.add_argument("--png", metavar="PATH", help="draw each expert's tiles into PATH instead of printing")
-    study.add_solution_flag(parser, lesson_writing(STUDIED))
-    add_lang_flag(parser)
+    study.add_report_flags(parser, STUDIED, "draw each expert's tiles into PATH instead of printing")
     args = parser.parse_args(argv)
     use_lang(args)
     if min(args.tokens, args.top_k, args.experts, args.n, args.block_n, args.group_m, args.programs) < 1:

@@ -16,12 +16,11 @@ partials.  The data-parallel tiles (after the stream-K ones) are done whole by o
 """
 
 import argparse
-import os
 import sys
 from dataclasses import dataclass
 
 from course.i18n import say
-from course.registry import lesson_writing, step_writing
+from course.registry import lesson_writing
 from tools.core.tables import table
 from tools.study import common as study
 
@@ -115,15 +114,6 @@ class Split:
         return out
 
 
-def _stop_if_stub(e):
-    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises)."""
-    from course import seam
-
-    message = seam.stub_message(e)
-    if message is not None:
-        study.not_written_yet(message)
-
-
 def _probe_kernel():
     """A kernel calling the graded sk_run and sk_program_of (module globals, set by compute)."""
     import triton
@@ -152,20 +142,20 @@ def compute(M, N, K, block_m, block_n, block_k, num_sms, mode, solution):
     try:
         sk_tiles, programs = graded.stream_k_split(num_tiles, k_blocks, num_sms, mode)
     except NotImplementedError as e:
-        _stop_if_stub(e)
+        study.stop_if_stub(e)
         raise
     total = sk_tiles * k_blocks
     runs, program_of = [], []
     if total:
         import torch
 
-        device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+        device = study.graded_device()
         runs_t = torch.full((programs, 2), -1, dtype=torch.int32, device=device)
         owners_t = torch.full((total,), -1, dtype=torch.int32, device=device)
         try:
             _probe_kernel()[(programs,)](runs_t, owners_t, total, programs)
         except Exception as e:
-            _stop_if_stub(e)
+            study.stop_if_stub(e)
             raise
         runs = [tuple(r) for r in runs_t.cpu().tolist()]
         program_of = owners_t.cpu().tolist()
@@ -261,14 +251,7 @@ def report(s, markdown):
         parts.append(table(program_headers(), program_rows(s), markdown))
     problems = s.problems()
     if problems:
-        parts.append(
-            say(
-                zh=f"问题（`make test STEP={step_writing(STUDIED).id}` 会说得更多）：",
-                en=f"Problems (`make test STEP={step_writing(STUDIED).id}` says more):",
-            )
-            + "\n"
-            + "\n".join(f"  - {line}" for line in problems)
-        )
+        parts.append(study.problems_list(problems, STUDIED))
     if any(s.cell(t, kb) is None or s.cell(t, kb) < 0 for t in range(s.num_tiles) for kb in range(s.k_blocks)):
         parts.append(
             say(
@@ -319,9 +302,7 @@ def main(argv=None):
         help="the SM count given to stream_k_split: how many persistent programs can run (default 3)",
     )
     parser.add_argument("--mode", choices=("auto", "sk", "dp"), default="auto", help="stream_k_split's mode")
-    parser.add_argument("--format", choices=("text", "markdown"), default="text")
-    parser.add_argument("--png", metavar="PATH", help="draw the tile x k-block map into PATH instead of printing")
-    study.add_solution_flag(parser, lesson_writing(STUDIED))
+    study.add_report_flags(parser, STUDIED, "draw the tile x k-block map into PATH instead of printing", lang=False)
     args = parser.parse_args(argv)
     if min(args.M, args.N, args.K, *args.block, args.programs) < 1:
         parser.error("M, N, K, the block sizes and --programs must be at least 1")

@@ -17,9 +17,8 @@ the picture is in English.
 """
 
 import argparse
-import os
 
-from course.i18n import add_lang_flag, display_width, say, use_lang
+from course.i18n import display_width, say, use_lang
 from course.registry import lesson_writing, step_writing
 from tools.core.tables import ljust, table
 from tools.study import common as study
@@ -34,19 +33,15 @@ def run_tile_coords(num_pid_m, num_pid_n, group_m, solution):
     study.load_graded(solution, lesson)
     import torch
 
-    from course import seam
-
     probes = study.probes(lesson)  # its kernel calls the graded module's tile_coords
 
-    device = "cpu" if os.environ.get("TRITON_INTERPRET") == "1" else "cuda"
+    device = study.graded_device()
     out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=device)
     try:
         probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)
     except Exception as e:
-        message = seam.stub_message(e)
-        if message is None:
-            raise
-        study.not_written_yet(message)
+        study.stop_if_stub(e)
+        raise
     return [tuple(p) for p in out.cpu().tolist()]
 
 
@@ -165,10 +160,7 @@ def main(argv=None):
     parser.add_argument("num_pid_n", type=int, nargs="?", default=4, help="columns of tiles (default 4)")
     parser.add_argument("group_m", type=int, nargs="?", default=2, help="GROUP_M of the grouped map (default 2)")
     parser.add_argument("--wave", type=int, help="highlight pids 0 .. WAVE-1, the programs that run at once")
-    parser.add_argument("--format", choices=("text", "markdown"), default="text")
-    parser.add_argument("--png", metavar="PATH", help="draw the two maps into PATH instead of printing them")
-    study.add_solution_flag(parser, lesson_writing(STUDIED))
-    add_lang_flag(parser)
+    study.add_report_flags(parser, STUDIED, "draw the two maps into PATH instead of printing them")
     args = parser.parse_args(argv)
     use_lang(args)
     if min(args.num_pid_m, args.num_pid_n, args.group_m) < 1 or (args.wave is not None and args.wave < 0):

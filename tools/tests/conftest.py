@@ -53,3 +53,14 @@ def run_cli():
 def english(monkeypatch):
     """COURSE_LANG=en for this test, for the tools it calls in this process."""
     monkeypatch.setenv("COURSE_LANG", "en")
+
+
+@pytest.fixture(params=["en", "zh"])
+def lang(request, monkeypatch):
+    """Each language in turn (COURSE_LANG), a learner's terminal without colour: for the tests of what
+    the learner's tools print."""
+    from tools.learner import terminal
+
+    monkeypatch.setenv("COURSE_LANG", request.param)
+    monkeypatch.setattr(terminal, "COLOR", False)
+    return request.param

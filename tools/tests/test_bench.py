@@ -1,7 +1,6 @@
 """tools/gpu/bench.py, ncu_group.py and ncu_lessons.py on a machine without a GPU: they refuse at once, saying
 why; the parts that need no GPU (shapes, the CSV table) are right."""
 
-import csv
 import os
 import shutil
 import subprocess
@@ -44,10 +43,7 @@ def test_table_has_a_row_per_shape_and_the_ratio_to_torch(tmp_path, capsys):
         for k, t, r in (("torch", 100.0, 1.0), ("solutions", 95.0, 0.95))
     ]
     path = tmp_path / "b.csv"
-    with open(path, "w", newline="") as f:
-        w = csv.DictWriter(f, fieldnames=list(rows[0]))
-        w.writeheader()
-        w.writerows(rows)
+    bench.write_csv(rows, path, announce=False)
     bench.print_table(path)
     lines = capsys.readouterr().out.splitlines()
     assert lines[0] == "| dtype | M x N x K | torch | solutions |"

@@ -23,13 +23,6 @@ T5 = lesson("T5")
 GPU_ONLY = "GPU only: the tuned configs are the H200's"
 
 
-@pytest.fixture(params=["en", "zh"])
-def lang(request, monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", request.param)
-    monkeypatch.setattr(terminal, "COLOR", False)
-    return request.param
-
-
 def collected(test, step, skip="", ids=(), labels=()):
     return dict(test=test, step=step, suite_skip=bool(skip), skip_reason=skip, ids=list(ids), labels=list(labels))
 

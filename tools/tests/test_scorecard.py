@@ -9,7 +9,7 @@ import pytest
 from course import ROOT
 from course.registry import BY_ID
 from tools.core.pytest_run import run_pytest
-from tools.learner import failure_blocks, terminal
+from tools.learner import failure_blocks
 from tools.learner.step_row import Row
 
 LAYOUTS = ("row-major", "column-major", "every-other-column")
@@ -48,13 +48,6 @@ def row_of(cases, passed=()):
     row.labels = {t: labels for t, _, labels, _ in cases}
     row.total, row.passed = len(cases), len(passed)
     return row
-
-
-@pytest.fixture(params=["en", "zh"])
-def lang(request, monkeypatch):
-    monkeypatch.setenv("COURSE_LANG", request.param)
-    monkeypatch.setattr(terminal, "COLOR", False)
-    return request.param
 
 
 def block_heads(lines):
