@@ -3,7 +3,7 @@ tests that use it say what it found).
 
     AddressWatch(module, monkeypatch, kernels)   on the interpreter: each load, store and atomic of
                                                  those kernels outside their own tensors, counted
-                                                 and masked off
+                                                 and masked off (and, with seen=, every address)
     padded_integers(monkeypatch)                 new integer tensors live inside zeroed buffers
 
 A GPU stops at an illegal address only sometimes, and Triton's interpreter never: an index read
@@ -38,10 +38,13 @@ def _tensors(values):
 class AddressWatch:
     """While one of `kernels` (attribute names of `module`) runs on the interpreter, every active
     lane of a load, store or atomic must address an element of one of the tensors that launch got.
-    outside: {kernel: {"read": lanes, "write": lanes}} of those that did not (their mask cleared)."""
+    outside: {kernel: {"read": lanes, "write": lanes}} of those that did not (their mask cleared).
+    seen(what, addresses, inside), where given, is called with each access in the order the
+    interpreter makes it: "read" or "write", the byte addresses of its active lanes (a numpy array),
+    and which of them fall inside the tensors (the others are not made)."""
 
-    def __init__(self, module, monkeypatch, kernels):
-        self.outside, self._spans, self._running = {}, None, None
+    def __init__(self, module, monkeypatch, kernels, seen=None):
+        self.outside, self._spans, self._running, self._seen = {}, None, None, seen
         try:
             from triton.runtime import interpreter
 
@@ -57,14 +60,15 @@ class AddressWatch:
             monkeypatch.setattr(module, name, _Launch(self, name, getattr(module, name)))
         load, store, rmw = (getattr(builder, m) for m in methods)
 
-        def watched_load(ptrs, mask, *rest):
-            return load(ptrs, self._inside(ptrs, mask, "read"), *rest)
+        # The rest by keyword too: a TMA descriptor's load calls create_masked_load(..., cache_policy=...).
+        def watched_load(ptrs, mask, *rest, **named):
+            return load(ptrs, self._inside(ptrs, mask, "read"), *rest, **named)
 
-        def watched_store(ptrs, value, mask, *rest):
-            return store(ptrs, value, self._inside(ptrs, mask, "write"), *rest)
+        def watched_store(ptrs, value, mask, *rest, **named):
+            return store(ptrs, value, self._inside(ptrs, mask, "write"), *rest, **named)
 
-        def watched_rmw(op, ptr, val, mask, *rest):
-            return rmw(op, ptr, val, self._inside(ptr, mask, "write"), *rest)
+        def watched_rmw(op, ptr, val, mask, *rest, **named):
+            return rmw(op, ptr, val, self._inside(ptr, mask, "write"), *rest, **named)
 
         for name, method in zip(methods, (watched_load, watched_store, watched_rmw), strict=True):
             monkeypatch.setattr(builder, name, method)
@@ -79,6 +83,8 @@ class AddressWatch:
         for first, end in self._spans:
             ok |= (addresses >= first) & (addresses + size <= end)
         stray = int((lanes & ~ok).sum())
+        if self._seen is not None:
+            self._seen(what, addresses[lanes], ok[lanes])
         if not stray:
             return mask
         counts = self.outside.setdefault(self._running, {"read": 0, "write": 0})

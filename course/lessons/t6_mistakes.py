@@ -6,7 +6,8 @@ and T5 in mine/ beside it (T6 imports persistent_grid, tma_problem and tile_coor
 runs that test.  Mistakes that would write outside a tensor on the CPU (an offset shifted past the
 rows, say) are left out: the interpreter does not stop such a store, and the run would prove nothing.
 The routing's are the exception: test_route_ignores_ids_out_of_range watches every address of its
-kernels (tests/bounds.py) and stops an access outside their tensors before it is made.
+kernels (tests/bounds.py) and stops an access outside their tensors before it is made; so does
+test_schedule_reads_only_counts_and_offsets for the tile schedule's read of offsets[-1].
 """
 
 from course.lesson_data import Mistake
@@ -22,6 +23,12 @@ CAUSES = {
     "float-atomics": ("浮点 atomic_add", "float atomic add"),
     "outside-tensors": ("不属于它拿到的任何张量", "outside every tensor it was given"),
     "weights-in-gate-up": ("gate/up 那次启动收到了路由权重", "the gate/up launch got the routing weights"),
+    "order-dependent": ("取决于程序运行的先后", "depends on the order the programs run"),
+    "offsets-minus-one": ("offsets[-1]", "offsets[-1]"),
+    "row-end-past-block": ("row_end 最多是 row_begin + BLOCK_M", "must be at most row_begin + BLOCK_M"),
+    "other-experts-weights": ("只读它自己的专家", "of its own expert and pid_n alone"),
+    "moe-mlp-called": ("moe_mlp 调用了", "moe_mlp called"),
+    "a-read-twice": ("每个 A 的块只读一次", "load each A box once"),
 }
 
 # The block_base line of scan_counts: the running sum of the blocks before this one.
@@ -31,6 +38,52 @@ LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS):"
 CUT = "row_end = tl.minimum(row_begin + BLOCK_M, expert_end)"
 STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])"
 LAUNCH = "    moe_kernel[(programs,)](\n"
+ROW_BEGIN = "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M"
+TILE_PRODUCT = (
+    "        acc = tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm,\n"
+    "                           stride_xk, TOP_K, BLOCK_M, BLOCK_N, BLOCK_K, X_SORTED, ACTIVATION, TRACE)"
+)
+# Every expert's product for each tile, all but its own masked away: the right numbers, E times the weights read.
+DENSE = (
+    "        acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+    "        for other in range(0, num_experts):\n"
+    "            part = tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, other, pid_n, N, K,\n"
+    "                                stride_xm, stride_xk, TOP_K, BLOCK_M, BLOCK_N, BLOCK_K, X_SORTED,\n"
+    "                                ACTIVATION, TRACE)\n"
+    "            acc += tl.where(other == expert, part, 0.0)"
+)
+GATE_UP_SUMS = (
+    "        gate = tl.dot(a, w_desc.load([gate_row, k0]).T, gate)\n"
+    "        up = tl.dot(a, w_desc.load([up_row, k0]).T, up)"
+)
+# Each box's product rounded to the input's dtype and added there: a sum kept in fp16.
+GATE_UP_IN_FP16 = (
+    "        gate = (gate.to(a.dtype) + tl.dot(a, w_desc.load([gate_row, k0]).T).to(a.dtype)).to(tl.float32)\n"
+    "        up = (up.to(a.dtype) + tl.dot(a, w_desc.load([up_row, k0]).T).to(a.dtype)).to(tl.float32)"
+)
+# A loaded again for up: the same numbers, x read twice.
+A_AGAIN = (
+    "        gate = tl.dot(a, w_desc.load([gate_row, k0]).T, gate)\n"
+    "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+    "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+    "        up = tl.dot(a, w_desc.load([up_row, k0]).T, up)"
+)
+SCATTER_POS = (
+    "    pos = first_row + tl.load(block_base_ptr + tl.program_id(0) * E_BLOCK + ids, mask=valid, other=0) + rank"
+)
+# block_base's first row (block 0's bases, all 0) used as a cursor per expert: first come, first served.
+CURSOR = "    pos = first_row + tl.atomic_add(block_base_ptr + ids, tl.full((BLOCK,), 1, tl.int32), mask=valid)"
+DOWN_CALL = (
+    "    return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True, x_sorted=True, config=config)"
+)
+DOWN_IN_TORCH = (
+    "    by_slot = torch.empty((x.shape[0] * routing.top_k, w_down.shape[1]), dtype=torch.float32, device=x.device)\n"
+    "    e = topk_ids.reshape(-1)[routing.sorted_slots.long()]\n"
+    "    rows = [hidden[i].float() @ w_down[e[i]].float().T for i in range(hidden.shape[0])]\n"
+    "    weights = topk_weights.reshape(-1)[routing.sorted_slots.long()]\n"
+    "    by_slot[routing.sorted_slots.long()] = torch.stack(rows) * weights[:, None]\n"
+    "    return by_slot.view(x.shape[0], -1, by_slot.shape[1]).sum(1).to(x.dtype)"
+)
 # A loop over the experts in place of the launch (whose call is kept, on a function that does nothing).
 LOOP_OF = (
     "    start = 0\n"
@@ -100,6 +153,18 @@ MISTAKES = (
         "outside-tensors",
     ),
     Mistake(
+        "atomic-cursor",
+        "T6.1",
+        "散射用 atomic 计数器先到先得地发放位置：程序按 id 顺序跑时是稳定的，换个顺序就不是了",
+        "the scatter hands out places first come, first served through an atomic cursor: stable when the programs "
+        "run in id order, not in another",
+        "2.2",
+        SCATTER_POS,
+        CURSOR,
+        "test_route_in_any_program_order",
+        "order-dependent",
+    ),
+    Mistake(
         "m-blocks-floor",
         "T6.2",
         "每个专家的 m-block 数用了 counts // BLOCK_M，丢了最后不满的一块",
@@ -140,6 +205,40 @@ MISTAKES = (
         "row_end = row_begin + BLOCK_M",
         "test_every_tile_of_every_expert_once",
         "mixes-experts",
+    ),
+    Mistake(
+        "row-begin-from-previous-end",
+        "T6.2",
+        "tile 的第一行取 offsets[expert - 1]：专家 0 读到了 offsets[-1]，offsets 前面的那块内存",
+        "a tile's first row taken as offsets[expert - 1]: expert 0 reads offsets[-1], the memory before offsets",
+        "3.2",
+        ROW_BEGIN,
+        "row_begin = tl.load(offsets_ptr + expert - 1) + pid_m * BLOCK_M",
+        "test_schedule_reads_only_counts_and_offsets",
+        "offsets-minus-one",
+    ),
+    Mistake(
+        "row-end-is-expert-end",
+        "T6.2",
+        "row_end 传的是专家的末行，而不是 min(row_begin + BLOCK_M, 专家末行)",
+        "row_end passed as the expert's end, not min(row_begin + BLOCK_M, the expert's end)",
+        "3.2",
+        CUT,
+        "row_end = expert_end",
+        "test_every_tile_of_every_expert_once",
+        "row-end-past-block",
+    ),
+    Mistake(
+        "dense-over-experts",
+        "T6.3",
+        "每个 tile 对所有专家都算一遍乘积，再把别的专家的掩掉：数字对，权重却读了 E 遍",
+        "each tile computes every expert's product and masks the others away: the right numbers, the weights read "
+        "E times",
+        "4.2",
+        TILE_PRODUCT,
+        DENSE,
+        "test_each_tile_reads_its_own_expert_alone",
+        "other-experts-weights",
     ),
     Mistake(
         "gather-ignores-permutation",
@@ -192,6 +291,48 @@ MISTAKES = (
         "    if w.shape[2] != x.shape[1]:",
         "    if False:",
         "test_grouped_matmul_refuses_bad_input",
+    ),
+    Mistake(
+        "weights-by-numel",
+        "T6.3",
+        "check_expert_inputs 只比 topk_weights 的元素个数：转置的 [top_k, T] 也过了",
+        "check_expert_inputs compares topk_weights' element count alone: a transposed [top_k, T] passes",
+        "4",
+        "        if tuple(topk_weights.shape) != (routing.num_tokens, routing.top_k) or",
+        "        if topk_weights.numel() != routing.num_tokens * routing.top_k or",
+        "test_grouped_matmul_refuses_bad_input",
+    ),
+    Mistake(
+        "rows-ignore-x-sorted",
+        "T6.3",
+        "check_expert_inputs 不看 x_sorted：x 按排好序的 slot 给出时也要 token 的行数",
+        "check_expert_inputs ignores x_sorted: with x given per sorted slot it still wants one row per token",
+        "4",
+        "rows = routing.num_tokens * routing.top_k if x_sorted else routing.num_tokens",
+        "rows = routing.num_tokens",
+        "test_grouped_matmul_refuses_bad_input",
+        table=False,
+    ),
+    Mistake(
+        "gate-up-sum-in-fp16",
+        "T6.4",
+        "gate 和 up 的累加留在输入的 dtype（fp16）里：整层的结果舍入到 fp16 后看不出来",
+        "gate and up summed in the input's dtype (fp16): after the layer's rounding to fp16 it does not show",
+        "5.1",
+        GATE_UP_SUMS,
+        GATE_UP_IN_FP16,
+        "test_gate_up_product_alone",
+    ),
+    Mistake(
+        "gate-up-load-a-twice",
+        "T6.4",
+        "gate 和 up 各自读一遍 A 的块：数字一样，x 却读了两遍",
+        "gate and up each load their own A box: the same numbers, x read twice",
+        "5.1",
+        GATE_UP_SUMS,
+        A_AGAIN,
+        "test_gate_up_product_alone",
+        "a-read-twice",
     ),
     Mistake(
         "swiglu-swapped",
@@ -259,6 +400,18 @@ MISTAKES = (
         LAUNCH,
         LOOP_OF.format(product="__import__('mine.t5_persistent').t5_persistent.matmul(x[rows].contiguous(), w[e].t())"),
         "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
+        table=False,
+    ),
+    Mistake(
+        "shortcut-down-in-torch",
+        "T6.4",
+        "down 那一步在 moe_mlp 里用 torch 逐行相乘，代替第二次启动",
+        "the down step done row by row with torch in moe_mlp instead of the second launch",
+        "1.2",
+        DOWN_CALL,
+        DOWN_IN_TORCH,
+        "test_moe_mlp_in_two_launches",
+        "moe-mlp-called",
         table=False,
     ),
 )

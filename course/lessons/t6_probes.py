@@ -1,7 +1,8 @@
 """Small kernels that call one of lesson T6's device functions from the graded file, so that each
 step is tested on its own: the tile schedule (T6.2) in record-only mode (TRACE = 2: no loads, no
-stores, so T6.3 need not be written), each expert's tiles and one tile's place alone, and the
-gather and the masked store of T6.3 on one tile.  The suite (tests/test_t6.py) launches them."""
+stores, so T6.3 need not be written), each expert's tiles and one tile's place alone, the gather
+and the masked store of T6.3 on one tile, and T6.4's gate/up product on one tile.  The suite
+(tests/test_t6.py) launches them."""
 
 import triton
 import triton.language as tl
@@ -18,6 +19,7 @@ locate_tile = _t6.locate_tile
 gathered_rows = _t6.gathered_rows
 gathered_product = _t6.gathered_product
 store_rows = _t6.store_rows
+gate_up_product = _t6.gate_up_product
 
 RECORD_ONLY = 2  # TRACE mode of the graded file: record each tile's place, compute nothing
 
@@ -153,6 +155,46 @@ def store_probe(
         BLOCK_M,
         BLOCK_N,
     )
+
+
+@triton.jit
+def gate_up_probe(
+    x_ptr,
+    w_desc,
+    x_rows_ptr,
+    gate_ptr,
+    up_ptr,
+    gate_row,
+    up_row,
+    K,
+    stride_xm,
+    stride_xk,
+    BLOCK_M: tl.constexpr,
+    BLOCK_N: tl.constexpr,
+    BLOCK_K: tl.constexpr,
+):
+    """One tile of gate_up_product: x's rows x_rows[i] (live where >= 0; no gathered_rows, so T6.3's
+    gather need not be right), gate and up stored as float32 [BLOCK_M, BLOCK_N], row-major."""
+    i = tl.arange(0, BLOCK_M)
+    x_rows = tl.load(x_rows_ptr + i)
+    live = x_rows >= 0
+    gate, up = gate_up_product(
+        x_ptr,
+        w_desc,
+        tl.where(live, x_rows, 0),
+        live,
+        gate_row,
+        up_row,
+        K,
+        stride_xm,
+        stride_xk,
+        BLOCK_M,
+        BLOCK_N,
+        BLOCK_K,
+    )
+    j = tl.arange(0, BLOCK_N)
+    tl.store(gate_ptr + i[:, None] * BLOCK_N + j[None, :], gate)
+    tl.store(up_ptr + i[:, None] * BLOCK_N + j[None, :], up)
 
 
 def e_block(num_experts):
