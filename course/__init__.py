@@ -12,6 +12,7 @@
     lessons/        one data module per lesson (<id>.py defines LESSON) and the lesson's probes
                     (<id>_probes.py): tiny kernels that call one device function, so a step is tested alone
     interpreter_order.py  the interpreter's programs run in a chosen order, each one's memory ops recorded
+    warm.py         `python -m`/`-c` forked from a process that imported torch and triton once, where safe
 
 Neither tests/ nor tools/ imports the other; both import this package.
 """

@@ -8,8 +8,6 @@ must not read or must write, so that a skipped mask or an unwritten tile shows u
 import math
 import os
 import re
-import subprocess
-import sys
 
 import pytest
 import torch
@@ -21,6 +19,7 @@ from course.i18n import say
 from course.messages import read, stub_report
 from course.registry import lesson
 from course.tile_order import grouped_order
+from course.warm import run_python
 
 from support import (
     ACC_RTOL,
@@ -1076,9 +1075,9 @@ def test_cpu_tensors_need_the_interpreter(t4):
         "    t4.matmul(torch.ones(4, 5).half(), torch.ones(5, 3).half())\n"
         "    print('NO ERROR')\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
     )
-    env = dict(os.environ, TRITON_INTERPRET="0")
-    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, timeout=120, cwd=ROOT)
-    said = (out.stdout + out.stderr).strip().splitlines()[-1:] or ["nothing"]
+    env = dict(os.environ, TRITON_INTERPRET="0")  # a child forked warm where safe (course/warm.py), else fresh
+    _, out, err = run_python(["-c", code], ROOT, env, 120)
+    said = (out + err).strip().splitlines()[-1:] or ["nothing"]
     if said[0].startswith("NotImplementedError "):
         pytest.fail(stub_report(said[0].split(" ", 1)[1]), pytrace=False)
     assert said[0].startswith("ValueError") and "TRITON_INTERPRET" in said[0], say(

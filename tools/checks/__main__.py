@@ -9,7 +9,7 @@ Each check starts from the same environment: os.environ is put back as it was af
 and with -j above 1 each check runs in its own forked process, so no check's setting
 (TRITON_INTERPRET, say) decides how a later one runs.  Most of a check's time is spent in the
 processes it starts (pytest, the grader, the tools), so checks side by side keep both cores busy;
-those are forked from this process once it has imported torch and triton (tools/core/warm.py).
+those are forked from this process once it has imported torch and triton (course/warm.py).
 The slowest start first (a check's `cost`, tools/checks/common.py); a check marked `alone` (it
 times something against a limit meant for an idle machine) runs with nothing beside it.  The runs
 that several checks read are shared and kept (tools/core/cache.py, shared): see README, "make check".
@@ -27,7 +27,8 @@ import traceback
 from multiprocessing.connection import wait
 
 import tools.checks
-from tools.core import cache, warm
+from course import warm
+from tools.core import cache
 
 NOT_CHECKS = ("common", "time_suite")  # helpers and benchmarks, no invariants
 

@@ -11,11 +11,11 @@ import sys
 import time
 
 from course.registry import LESSONS
+from course.warm import run_python
 from tools.checks.common import costly, suite_run
 from tools.core.bodies import STEP_ID, fill_in, plant, split_bodies
 from tools.core.cache import fingerprint, reads_of, shared
 from tools.core.repo import earlier_lessons_written, pristine_stub, scratch_repo, solution_file
-from tools.core.warm import run_python
 
 ONE_SCREEN = 40  # lines
 # A planted endless loop in the first step's body: the whole make test reports it within this

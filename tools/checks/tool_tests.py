@@ -7,9 +7,9 @@ one pytest run for all of them, each failing test reported as one problem."""
 import os
 
 from course import ROOT
+from course.warm import run_python
 from tools.checks.common import costly
 from tools.core.cache import fingerprint, shared
-from tools.core.warm import run_python
 
 # What the tools' tests read: the whole repo as committed or edited (test_docs reads content/ and
 # README.md, test_bench the CSVs under content/bench/), nothing of .git or .venv.

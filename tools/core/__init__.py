@@ -7,7 +7,6 @@ layering.py holds that line.
     cache.py          runs kept under a hash of all that they read (make check's checks, the mistakes table)
     plugin.py         the pytest plugin that writes what a run did: its hooks and the report they keep
     pytest_run.py     run_pytest(): pytest with that plugin in a process of its own, and its report read
-    warm.py           `python -m` in a child forked from a process that imported torch and triton once
     failure_words.py  what a failed check says: your line, code you did not write, a timeout
     case_labels.py    a test's parametrize cases in words
     cpu_clock.py      the per-check CPU-time limit of learner runs

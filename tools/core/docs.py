@@ -37,7 +37,7 @@ import tempfile
 from pathlib import Path
 
 from course import ROOT
-from tools.core.warm import run_python
+from course.warm import run_python
 
 DOCS = sorted((ROOT / "content").glob("*.md")) + [ROOT / "README.md"]  # README embeds the steps table
 CITE = re.compile(r"<!-- cite: (?P<path>[\w./-]+):(?P<first>\d+)-(?P<last>\d+) -->\n```[\w-]*\n(?P<code>.*?)```", re.S)

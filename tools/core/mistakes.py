@@ -27,9 +27,9 @@ from course import ROOT, i18n
 from course.lesson_data import mistakes_file, mistakes_of
 from course.registry import LESSONS
 from course.registry import lesson as lesson_by_id
+from course.warm import run_python
 from tools.core.cache import fingerprint, shared_many
 from tools.core.repo import earlier_lessons_written, scratch_repo, solution_file
-from tools.core.warm import run_python
 
 
 def lessons_with_mistakes():

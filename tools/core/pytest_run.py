@@ -6,14 +6,14 @@ import json
 import tempfile
 from pathlib import Path
 
-from tools.core.warm import run_python
+from course.warm import run_python
 
 REPORT = "COURSE_REPORT"  # the environment variable naming the plugin's report file
 
 
 def run_pytest(args, cwd, env, timeout, progress=None):
     """Run `python -m pytest -p tools.core.plugin ARGS` in cwd: a process of its own, forked warm
-    where that is safe (tools/core/warm.py), else fresh.
+    where that is safe (course/warm.py), else fresh.
 
     Returns (state, exit status, output): state is what this plugin wrote (None if the process
     could not even collect), exit status None if it ran past `timeout` seconds and was stopped.

@@ -7,7 +7,7 @@
   scratch copy, an empty Triton cache, `python -m tools.learner.grade --lesson X` for each lesson
   in order (compiling and autotuning must not count as a hang: issue 17);
 - watch: `python -m tools.learner.watch --bench` (its own scratch copies): make watch forks a child per
-  step from a process that has asked torch about CUDA (through NVML, tools/core/warm.py), and each
+  step from a process that has asked torch about CUDA (through NVML, course/warm.py), and each
   child must still start CUDA.
 
 DIR gets one log per stage and summary.json: each stage's exit status, seconds and last lines.  A

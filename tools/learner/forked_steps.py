@@ -1,5 +1,5 @@
 """make watch's way of running steps: one forked child per step, side by side, from a process
-that has imported torch and triton once (tools/core/warm.py), so a save's verdict does not wait for
+that has imported torch and triton once (course/warm.py), so a save's verdict does not wait for
 those imports; each child runs pytest on its step's marker with the grader's plugin and imports the
 learner's file afresh.  A child past the step limit is killed, so a hang costs its row, never the
 loop.  Apart from watch.py, which decides what a save re-runs and shows, because this is process
@@ -10,8 +10,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from course import ROOT
-from tools.core import warm
+from course import ROOT, warm
 from tools.core.pytest_run import REPORT, read_report
 from tools.learner.step_row import row_of
 from tools.learner.time_limits import STEP_LIMIT_S, learner_env

@@ -2,7 +2,7 @@
 grader's plugin, as many at once as there are cores, so a file that does not import, a hang or a
 crash costs that step's row only; a step that calls a hung step's functions is stopped early
 (Hangs); and a line says what is running while it runs (Live).  Under Triton's interpreter each
-step's process is forked from one that has imported torch and triton (tools/core/warm.py);
+step's process is forked from one that has imported torch and triton (course/warm.py);
 compiled for a GPU each is a fresh process."""
 
 import os
@@ -13,9 +13,9 @@ from concurrent.futures import ThreadPoolExecutor
 
 from course import ROOT
 from course.i18n import say
+from course.warm import warm_up
 from tools.core.cpu_clock import CPU_LIMIT_GPU
 from tools.core.pytest_run import run_pytest
-from tools.core.warm import warm_up
 from tools.learner import terminal
 from tools.learner.step_row import row_of
 from tools.learner.time_limits import STEP_LIMIT_S, learner_env

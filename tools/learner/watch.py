@@ -31,8 +31,8 @@ from pathlib import Path
 
 from course import ROOT, registry, seam
 from course.i18n import say
+from course.warm import warm_up
 from tools.core.bodies import MARK
-from tools.core.warm import warm_up
 from tools.learner import grade, scorecard, state
 from tools.learner.failure_blocks import which_pass
 from tools.learner.forked_steps import POLL_S, run_forked

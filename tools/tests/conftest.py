@@ -1,6 +1,6 @@
 """What the tests of the tools share: running command lines as a learner runs them, each in a
 process of its own, all at once (each would spend seconds importing torch: they are forked warm
-where that is safe, tools/core/warm.py), and English for the checks that call a tool in this
+where that is safe, course/warm.py), and English for the checks that call a tool in this
 process, whatever the locale of the machine running them."""
 
 import os
@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
-from tools.core import warm
+from course import warm
 
 # Warm before anything imports torch, which puts torch on one thread: its ops in this process then
 # start no thread pool, so the processes the tests start can be forked from here to the end.

@@ -1,4 +1,4 @@
-"""tools/core/warm.py: a warm child answers as a fresh `python -m` would, and no child is forked where
+"""course/warm.py: a warm child answers as a fresh `python -m` would, and no child is forked where
 a fork is not known to be safe.  What a fork may do depends on what its parent has run, so each
 scenario runs in a fresh interpreter that imports torch itself: one runs them all in order (the
 torch ops last, after which it must stop forking), another imports torch before warm_up."""
@@ -33,7 +33,7 @@ print("exit", p.exitcode)
 """
 SCENARIOS = """
 import json, multiprocessing, os, sys, time
-from tools.core import warm
+from course import warm
 
 here, said = sys.argv[1], {}
 said["warm"] = warm.warm_up()
@@ -51,12 +51,18 @@ proc.start()
 said["daemonic"] = inbox.recv()
 proc.join()
 
+# A step's process runs numpy (the interpreter's tl.dot) and then forks again (test_t4 does)
+again = "import numpy; x = numpy.random.rand(300, 300); x @ x; from course import warm; print(warm.can_fork())"
+said["fork again"] = warm.run_python(["-c", again], here, dict(os.environ), 60)
+
 for name, timeout, progress in (("timeout", 0.5, None), ("progress", 60, lambda: True)):
     began = time.monotonic()
     rc, _, _ = warm.run_python(["-c", "import time; time.sleep(60)"], here, dict(os.environ), timeout, progress)
     said[name] = [rc, time.monotonic() - began]
 
-import torch
+import numpy, torch
+x = numpy.random.rand(300, 300)
+x @ x  # the interpreter's tl.dot is numpy's: OpenBLAS on one thread starts none
 a = torch.randn(512, 512)
 (a @ a).sum()
 said["one thread"] = [torch.get_num_threads(), warm.can_fork()]  # no pool has run: forks stay safe
@@ -66,14 +72,14 @@ said["after ops"] = warm.can_fork()
 said["fresh"] = warm.run_python(["-m", "probe_module"], here, dict(os.environ), 60)
 print(json.dumps(said))
 """
-TORCH_FIRST = "import json, torch\nfrom tools.core import warm\nprint(json.dumps({'warm': warm.warm_up()}))\n"
+TORCH_FIRST = "import json, torch\nfrom course import warm\nprint(json.dumps({'warm': warm.warm_up()}))\n"
 
 
 def fresh_python(code, folder):
     out = subprocess.run(
         [sys.executable, "-c", code, str(folder)],
         cwd=ROOT,
-        env=dict(os.environ, TRITON_INTERPRET="1"),
+        env={**{k: v for k, v in os.environ.items() if k != "OPENBLAS_NUM_THREADS"}, "TRITON_INTERPRET": "1"},
         capture_output=True,
         text=True,
         timeout=180,
@@ -100,6 +106,13 @@ def test_a_warm_child_is_a_fresh_python_m_in_its_folder(said):
     assert child["context"] == "None", "the parent's handled exception leaked into the child"
     assert child["main"] is True
     assert child["course"] is None, "the repo's modules must be imported afresh, not inherited"
+
+
+def test_a_warm_child_that_ran_numpy_may_fork_again(said):
+    """The interpreter's tl.dot is numpy's: a step's process that ran it must still fork warm (its
+    own children: test_t4's check without the interpreter), so numpy's BLAS must start no thread."""
+    rc, out, err = said["fork again"]
+    assert rc == 0 and out.strip() == "True", err
 
 
 def test_a_child_forked_from_a_daemonic_process_may_start_processes(said):

@@ -57,6 +57,12 @@ def warm_up():
     global _native_at_warm_up
     fresh = "torch" not in sys.modules
     os.environ.setdefault("PYTORCH_NVML_BASED_CUDA_CHECK", "1")
+    if fresh and "numpy" not in sys.modules:
+        # numpy's OpenBLAS starts its threads when loaded (torch loads it), drops them at each fork
+        # and starts them again at its next product: on one thread it starts none, so the count of
+        # threads below tells what it must, torch's pool (the interpreter's tl.dot is numpy's; the
+        # steps side by side ran with OMP_NUM_THREADS=1, which OpenBLAS reads too, before forks)
+        os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
     from course import toolchain
 
     toolchain.choose_backend()
