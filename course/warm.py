@@ -1,8 +1,9 @@
-"""Python processes started warm: `python -m MODULE ARGS` answered by a child forked from a process
-that has imported torch, triton and pytest once (warm_up), instead of a fresh interpreter that
-imports them again (about 1.6 s of CPU each on the 2-core machine, most of what a short check or a
-study tool costs).  make test forks its steps this way, make watch its saves, make check its suite
-runs, grader runs and generated blocks.
+"""Python processes started warm: `python -m MODULE ARGS` (or `-c CODE`) answered by a child forked
+from a process that has imported torch, triton and pytest once (warm_up), instead of a fresh
+interpreter that imports them again (about 1.6 s of CPU each on the 2-core machine, most of what a
+short check or a study tool costs).  make test forks its steps this way, make watch its saves,
+make check its suite runs, grader runs, generated blocks and mistake workers, the tools' tests their
+command lines, and test_t4 its check without the interpreter (why it lives in course/).
 
 A fork is taken only where it is known to be safe, and a fresh process is started otherwise:
 - on Linux, where the threads of this process can be counted (/proc/self/task);
@@ -11,8 +12,9 @@ A fork is taken only where it is known to be safe, and a fresh process is starte
   hangs in its first parallel op (seen here with torch 2.13: a matmul in the parent, then one in
   the child), so warm_up sets torch to one thread, the children keep it unless OMP_NUM_THREADS
   asks for more, and no fork is made once torch has more or more threads are running than at
-  warm_up.  (One thread costs little here: the interpreter's work is Python's, and the runs that
-  use it go side by side, one per core.)
+  warm_up (numpy's OpenBLAS is put on one thread too, so that it starts none to be counted).  One
+  thread costs little here: the interpreter's work is Python's, and the runs that use it go side
+  by side, one per core.
 
 The child is made to look like a fresh `python -m` in cwd: sys.path[0] is cwd, the repo's own
 modules (FRESH) are imported again from there (a scratch copy's, not this checkout's), the
