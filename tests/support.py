@@ -11,7 +11,8 @@ and the "read §x.y" texts (course.messages.read) its messages end with.
     padded                           a TMA-legal view inside NaN (rows 16-element aligned)
     descriptor(t, box)               a TensorDescriptor of t with that box
     poison_allocations(monkeypatch)  every new floating tensor starts as NaN (integers: a value too)
-    refuse_torch_products(monkeypatch, kernel)   torch's products raise HandedToTorch
+    refuse_torch_products(monkeypatch, kernel)   torch's products (TORCH_PRODUCTS) raise HandedToTorch
+    refuse_products(monkeypatch, refuse)         each of TORCH_PRODUCTS replaced by a refusal of your own
     LaunchWatch, Launch, same_tensor, UNWRITTEN  what a wrapper launched, into which tensor
 """
 
@@ -205,13 +206,23 @@ def refuse_torch_products(monkeypatch, kernel):
 
         return refused
 
-    for mod, names in (
-        (torch, ("matmul", "mm", "bmm", "addmm", "einsum", "tensordot", "mv")),
-        (torch.nn.functional, ("linear",)),
-        (torch.Tensor, ("__matmul__", "__rmatmul__", "matmul", "mm", "addmm")),
-    ):
+    refuse_products(monkeypatch, refuse)
+
+
+# torch's own products, any of which hands a lesson's work to torch: every lesson refuses them all.
+TORCH_PRODUCTS = (
+    (torch, ("matmul", "mm", "bmm", "baddbmm", "addmm", "einsum", "tensordot", "mv", "_grouped_mm")),
+    (torch.nn.functional, ("linear",)),
+    (torch.Tensor, ("__matmul__", "__rmatmul__", "matmul", "mm", "bmm", "baddbmm", "addmm")),
+)
+
+
+def refuse_products(monkeypatch, refuse):
+    """Each of TORCH_PRODUCTS (that this torch has) replaced by refuse(its name): a function that fails."""
+    for mod, names in TORCH_PRODUCTS:
         for name in names:
-            monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
+            if hasattr(mod, name):
+                monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
 
 
 # What C holds before the launch: exact in every dtype here, and far from any product of these inputs,

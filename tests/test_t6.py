@@ -19,7 +19,17 @@ from course.messages import fail
 from course.registry import lesson
 
 from bounds import AddressWatch, padded_integers, padding_written
-from support import DEVICE, DTYPES, INTERPRETING, UNWRITTEN, LaunchWatch, descriptor, poison_allocations, rel_err
+from support import (
+    DEVICE,
+    DTYPES,
+    INTERPRETING,
+    UNWRITTEN,
+    LaunchWatch,
+    descriptor,
+    poison_allocations,
+    refuse_products,
+    rel_err,
+)
 
 T6 = lesson("T6")
 
@@ -774,14 +784,7 @@ def watch_grouped(t6, monkeypatch):
 
         return refused
 
-    for mod, names in (
-        (torch, ("matmul", "mm", "bmm", "addmm", "einsum", "_grouped_mm", "baddbmm")),
-        (torch.nn.functional, ("linear",)),
-        (torch.Tensor, ("__matmul__", "matmul", "mm", "bmm")),
-    ):
-        for name in names:
-            if hasattr(mod, name):
-                monkeypatch.setattr(mod, name, refuse(f"{getattr(mod, '__name__', 'Tensor')}.{name}"))
+    refuse_products(monkeypatch, refuse)
     t5 = seam.load(lesson("T5"))
     monkeypatch.setattr(t5, "matmul", refuse("T5 matmul"))
     if hasattr(t6, "matmul"):
