@@ -1079,6 +1079,20 @@ def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
             + (": the routing weights were not applied" if rel_err(out, unweighted) < OUT_RTOL[torch.float16] else ""),
             "4.4" if combine else "4.3",
         )
+    # Nothing of the caller's is changed, a NaN included (an in-place nan_to_num_ or clamp_ of the
+    # weights changes nothing else): the weights as they were, bit for bit, after the call.
+    weights[5, 1] = float("nan")
+    before = weights.clone()
+    watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, combine=combine)
+    if not torch.equal(weights.view(torch.int32), before.view(torch.int32)):
+        changed = int((weights.view(torch.int32) != before.view(torch.int32)).sum())
+        fail(
+            T6,
+            f"{case}，其中一个权重是 NaN：grouped_matmul 改动了调用者的 topk_weights（{changed} 个单元）",
+            f"{case}, one weight NaN: grouped_matmul changed {changed} cell{'s' * (changed != 1)} of the "
+            "caller's topk_weights",
+            "4",
+        )
 
 
 @pytest.mark.t6_3
