@@ -33,8 +33,7 @@ def run_tools_tests():
     # Their own subprocesses carry their own limits; pytest.ini's 60 s per test is for the learner's
     # suite, and a test that runs the grader three times can pass it on a busy machine.
     args = ["tools/tests", "-q", "--tb=line", "-rfE", "-p", "no:cacheprovider", "-o", "timeout=900"]
-    returncode, stdout, stderr = run_python(["-m", "pytest", *args], ROOT, dict(os.environ), 900)
-    return returncode, stdout, stderr
+    return run_python(["-m", "pytest", *args], ROOT, dict(os.environ), 900)  # (exit status, stdout, stderr)
 
 
 @costly(65)
