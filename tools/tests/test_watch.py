@@ -173,3 +173,23 @@ def test_each_verdict_carries_the_time_of_its_save(tmp_path, english):
     out = "\n".join(said)
     assert "!! T4.1: changed, and your save of 13:37:42 fails it" in out, out
     assert "-- T4.2, your save of 13:37:42 --" in out and "(your save of 13:37:42, graded in" in out, out
+
+
+def test_a_time_that_moves_after_the_save_is_not_a_second_save(tmp_path, english):
+    """Some filesystems set a file's time again after the write (a flush on close: FUSE, WSL's /mnt,
+    the lent GPU machine's copy). Graded once; a real save after it is graded again."""
+    w, path, runner, said = watcher(tmp_path, {"T4.1"}, step=T4.steps[1])
+    grade = runner.__call__
+
+    def flushed_late(steps, seed):
+        rows = grade(steps, seed)
+        later = path.stat().st_mtime + 3
+        os.utime(path, (later, later))  # the same text, a new time
+        return rows
+
+    w.runner = flushed_late
+    assert w.changed()
+    w.run()
+    assert not w.changed(), "the moved time was taken for a save, so the same text would be graded again"
+    save(path, fill_in(pristine_stub(T4), broken("T4.1"), {"T4.1"}))
+    assert w.changed()
