@@ -1633,3 +1633,42 @@ def test_products_in_a_cuda_graph_are_right_on_every_replay(t5):
             "the product computed alone",
             "4.2",
         )
+
+
+@pytest.mark.t5_2
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: on a GPU a later call of the same kind launches from a plan")
+def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t5):
+    """matmul keeps a plan per kind of call (content/t5.perf.md §2): a later call whose operands have
+    the same shapes, strides and dtypes, at other addresses, must give what a first call gives, bit for
+    bit: activations at 20 addresses (more than the plan keeps tensor maps for), weights at 3."""
+    config, programs = all_stream_k(t5, 40)
+    cases = [  # (M, N, K, layout, matmul options)
+        (640, 768, 1024, "row-major", {}),
+        (640, 768, 1024, "b = W.t()", {}),
+        (333, 520, 1000, "row-major", dict(activation="gelu", bias=True)),
+        (1000, 1200, 1500, "b = W.t()", dict(config=config, num_programs=programs)),
+        (16, 1024, 2048, "b = W.t()", {}),
+    ]
+    for M, N, K, layout, options in cases:
+        weights = [
+            random((N, K), torch.float16).t() if layout == "b = W.t()" else random((K, N), torch.float16)
+            for _ in range(3)
+        ]
+        bias = random((N,), torch.float16) if options.pop("bias", False) else None
+        calls = [(random((M, K), torch.float16), weights[i % 3]) for i in range(20)]
+        first = []
+        for a, b in calls:
+            t5._plans.clear()  # each of these is a first call
+            first.append(t5.matmul(a, b, bias=bias, **options))
+        differ = 0
+        for _ in range(2):
+            for (a, b), want in zip(calls, first, strict=True):
+                differ += int((t5.matmul(a, b, bias=bias, **options) != want).sum())
+        if differ:
+            fail(
+                T5,
+                f"{M}x{N}x{K} {layout}：同一类调用的后续调用（新地址的张量）与第一次调用的结果有 {differ} 个元素不同",
+                f"{M}x{N}x{K} {layout}: later calls of the same kind (tensors at other addresses) differ from "
+                f"a first call's product in {differ} elements",
+                "3.2",
+            )

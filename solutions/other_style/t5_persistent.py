@@ -484,7 +484,9 @@ def rule_config(M, N, K, dtype, sms):
         cfg = Config(16, 64, 256, 1, 4, 5, 1, False, "auto")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
         cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
-    elif M * N <= 1536 * 1536:  # few tiles: smaller tiles fill more SMs (stream-K measured slower here)
+    elif M <= 256 or M * N <= 1536 * 1536 or wave_use(M, N, 64, sms) > wave_use(M, N, 128, sms) + 0.05:
+        # few rows or few tiles, or 128-row tiles that leave more of their last wave idle: 64-row tiles
+        # fill more SMs (stream-K measured slower here)
         cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "dp")
     else:  # stream-K's fix-up pays for a thin last wave only when there are few waves (§6.1)
         waves = triton.cdiv(M, 128) * triton.cdiv(N, 128) / sms
@@ -492,6 +494,12 @@ def rule_config(M, N, K, dtype, sms):
     if dtype == torch.float32:  # tf32 operands take twice the shared memory per element
         cfg = replace(cfg, BLOCK_K=max(16, cfg.BLOCK_K // 2))
     return cfg
+
+
+def wave_use(M, N, block_m, sms):
+    """The share of the SMs' tile slots that block_m x 128 tiles fill, over whole waves (§6.1)."""
+    tiles = triton.cdiv(M, block_m) * triton.cdiv(N, 128)
+    return tiles / (triton.cdiv(tiles, sms) * sms)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -778,10 +786,12 @@ class Plan:
         a_desc, b_desc, c_desc = descs
         a_desc.base, b_desc.base, c_desc.base = a, (b.t() if self.b_kmajor else b), c
         partials, flags = workspace(self.device, *self.sk) if self.sk else (c, c)
-        values = (a_desc, b_desc, c_desc, bias if self.has_bias else c, partials, flags, c)
         if self.direct is None:
+            values = (a_desc, b_desc, c_desc, bias if self.has_bias else c, partials, flags, c)
             t5_kernel[(self.programs,)](**dict(zip(self.first, values, strict=True)), **self.rest, **self.options)
-        else:
+        else:  # a pointer the kernel never reads goes as None (0): the launcher then asks the driver nothing about it
+            values = (a_desc, b_desc, c_desc, bias if self.has_bias else None, *((partials, flags) if self.sk else
+                                                                                 (None, None)), None)
             run, function, packed, metadata, current_stream, rest = self.direct
             stream = current_stream(self.device.index)
             grid = (self.programs, 1, 1)
