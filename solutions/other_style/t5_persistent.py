@@ -479,7 +479,10 @@ def pick_config(M, N, K, dtype, sms=None):
 def rule_config(M, N, K, dtype, sms):
     """The rules for shapes TUNED lacks (§6), measured on the H200."""
     if M <= 64 and dtype != torch.float32:  # a decode step: bound by reading B, turned around (§6.3)
-        cfg = Config(max(16, triton.next_power_of_2(M)), 64, 256, 1, 4, 4 if M <= 32 else 3, 1, False, "swap")
+        if M <= 32:
+            cfg = Config(max(16, triton.next_power_of_2(M)), 64, 256, 1, 4, 4, 1, False, "swap")
+        else:  # a wider A box: shorter k-blocks, a deeper pipeline (measured 2026-12-01, t5.perf §3)
+            cfg = Config(64, 64, 128, 1, 4, 6, 1, False, "swap")
     elif M <= 64:  # in fp32 (tf32), wgmma cannot read the B box turned around: small BLOCK_M, deep pipeline
         cfg = Config(16, 64, 256, 1, 4, 5, 1, False, "auto")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
