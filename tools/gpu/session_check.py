@@ -10,6 +10,12 @@
   step from a process that has asked torch about CUDA (through NVML, course/warm.py), and each
   child must still start CUDA.
 
+Asked for by name only (--stages), the benches of the open performance issues, each with its own
+folder under DIR for the CSV:
+- heldout: `make bench ARGS=--heldout` for the first lesson that tunes per shape (T5), both dtypes;
+- host: `python -m tools.gpu.host_cost --quick`, the host's µs per eager call beside torch.matmul's;
+- moe: `make bench ARGS=--moe`, T6 on the MoE layers.
+
 DIR gets one log per stage and summary.json: each stage's exit status, seconds and last lines.  A
 stage past its limit is stopped and says so; the next one still runs.
 """
@@ -28,6 +34,7 @@ from course.registry import LESSONS
 from tools.core.repo import scratch_repo, solution_file
 
 LIMITS = {"suite": 300, "make_test": 420, "watch": 150}  # seconds on the clock, each stage
+BENCHES = {"heldout": 240, "host": 120, "moe": 540}  # run only when named in --stages
 
 
 def stage(name, argv, cwd, env, out, limit):
@@ -48,7 +55,7 @@ def stage(name, argv, cwd, env, out, limit):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--out", type=Path, required=True, help="folder for the logs and summary.json")
-    p.add_argument("--stages", nargs="+", choices=list(LIMITS), default=list(LIMITS))
+    p.add_argument("--stages", nargs="+", choices=[*LIMITS, *BENCHES], default=list(LIMITS))
     p.add_argument("--lessons", nargs="+", type=str.upper, help="these lessons only (default: all)")
     args = p.parse_args(argv)
     import torch
@@ -79,6 +86,14 @@ def main(argv=None):
     if "watch" in args.stages:  # the bench makes its own scratch copies
         argv = [py, "-m", "tools.learner.watch", "--bench"]
         summary["watch"] = stage("watch", argv, ROOT, dict(env, COURSE_LANG="en"), args.out, LIMITS["watch"])
+    benches = {
+        "heldout": ["-m", "tools.gpu.bench", "--heldout", "--rounds", "3", "--out", str(args.out / "heldout")],
+        "host": ["-m", "tools.gpu.host_cost", "--quick", "--json", str(args.out / "host.json")],
+        "moe": ["-m", "tools.gpu.bench", "--moe", "--rounds", "3", "--out", str(args.out / "moe")],
+    }
+    for name, limit in BENCHES.items():
+        if name in args.stages:
+            summary[name] = stage(name, [py, *benches[name]], ROOT, env, args.out, limit)
     (args.out / "summary.json").write_text(json.dumps(summary, indent=1))
     failed = [k for k, v in summary.items() if isinstance(v, dict) and v["exit"] != 0]
     print("every stage passed" if not failed else f"did not pass: {', '.join(failed)}")
