@@ -6,9 +6,13 @@ reads a partial without waiting, or adds partials in the order they arrive, give
 there.  Inside `programs_run(order)` a launch runs its programs cooperatively instead: each in its
 own thread, one at a time, starting in `order`; a program hands the turn to the next live one (in
 that order, round the ring) after each atomic, each volatile load and each load that repeats the
-one before it, which is where a program that waits for a flag spins.  A higher program can then
-wait while a lower one publishes, a partial can be read before it is written, and flags can come
-up out of id order.
+one before it, which is where a program that waits for a flag spins.  An atomic that changes no
+memory (a flag read with atomic_add(flag, 0), a compare-and-swap that fails) hands the turn over only
+when the program has made one at that address before since its last turn, that is, when it spins
+there: after the first read of a flag still down, the program runs on, so one that reads a flag once
+and goes on without waiting meets a partial not yet written.  A higher program can then wait while
+a lower one publishes, a partial can be read before it is written, and flags can come up out of id
+order.
 
 It also records, per program, the memory operations in the order they ran (Event: load, store,
 atomic or barrier; the addresses; an atomic's memory semantic and operands), so a test can check the
@@ -45,6 +49,7 @@ class Event(NamedTuple):
     hi: int
     sem: str | None  # an atomic's memory semantic: "relaxed", "acquire", "release" or "acq_rel"
     values: list | None  # an atomic's operand values
+    scope: str | None = None  # an atomic's scope: "gpu" (the default), "cta" or "sys"
 
 
 class InterpreterApiChanged(RuntimeError):
@@ -93,6 +98,7 @@ class Run:
         self.error = None
         self.cond = threading.Condition()
         self.local = threading.local()
+        self.quiet = {}  # pid: the addresses its atomics read without changing since its last turn
 
     def _next_after(self, pid):
         at = self.live.index(pid) if pid in self.live else -1
@@ -159,18 +165,31 @@ class Run:
                 self.cond.notify_all()
                 raise self.error
             self.turn = self._next_after(pid)
+            self.quiet.pop(pid, None)
             self.cond.notify_all()
         self._wait_for_turn(pid, builder)
+
+    def after_atomic(self, builder, ptrs, changed):
+        """Hand the turn over after an atomic that changed memory (a flag just raised can be seen
+        before the next store), or after one that changed nothing where this program already read so
+        since its last turn (it spins there); after the first such read, run on."""
+        pid = getattr(self.local, "pid", None)
+        where = (int(ptrs.min()), int(ptrs.max())) if ptrs.size else (0, 0)
+        seen = self.quiet.setdefault(pid, set())
+        if changed or where in seen:
+            self.pass_turn(builder)
+        else:
+            seen.add(where)
 
     def same_load_again(self):
         """Whether the running program's last two events are loads of the same addresses."""
         mine = self.events.get(getattr(self.local, "pid", None), [])
         return len(mine) > 1 and mine[-1].kind == mine[-2].kind == "load" and mine[-1][1:3] == mine[-2][1:3]
 
-    def record(self, kind, ptrs, sem=None, values=None):
+    def record(self, kind, ptrs, sem=None, values=None, scope=None):
         pid = getattr(self.local, "pid", None)
         if pid is not None and ptrs.size:
-            self.events[pid].append(Event(kind, int(ptrs.min()), int(ptrs.max()), sem, values))
+            self.events[pid].append(Event(kind, int(ptrs.min()), int(ptrs.max()), sem, values, scope))
 
 
 def _sem_name(sem):
@@ -200,15 +219,17 @@ def programs_run(order):
         return hooked["create_masked_store"](ptrs, value, mask, cache_policy)
 
     def atomic_rmw(op, ptr, val, mask, sem, scope):
-        run.record("atomic", ptr.data[mask.data], _sem_name(sem), val.data[mask.data].tolist())
+        at = ptr.data[mask.data]
+        run.record("atomic", at, _sem_name(sem), val.data[mask.data].tolist(), _sem_name(scope))
         out = hooked["create_atomic_rmw"](op, ptr, val, mask, sem, scope)
-        run.pass_turn(builder)  # after the atomic: a flag just raised can be seen before the next store
+        now = hooked["create_masked_load"](ptr, mask, None, None, False)
+        run.after_atomic(builder, at, bool((now.data[mask.data] != out.data[mask.data]).any()))
         return out
 
     def atomic_cas(ptr, cmp, val, sem, scope):
-        run.record("atomic", ptr.data, _sem_name(sem), val.data.tolist())
+        run.record("atomic", ptr.data, _sem_name(sem), val.data.tolist(), _sem_name(scope))
         out = hooked["create_atomic_cas"](ptr, cmp, val, sem, scope)
-        run.pass_turn(builder)
+        run.after_atomic(builder, ptr.data, bool(((out.data == cmp.data) & (cmp.data != val.data)).any()))
         return out
 
     def barrier():

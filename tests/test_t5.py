@@ -200,19 +200,27 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
     (
         "b.t() of a row-major (64, 48)",
         lambda: torch.zeros(64, 48, dtype=torch.float16, device=DEVICE).t(),
-        ("contiguous", "stride 1", "stride(1)"),
+        ("contiguous", "stride 1", "stride(1)", "连续"),
     ),
     ("fp16 (8, 7): rows of 14 bytes", lambda: torch.zeros(8, 7, dtype=torch.float16, device=DEVICE), ("16",)),
     (
         "every other column",
         lambda: torch.zeros(8, 64, dtype=torch.float32, device=DEVICE)[:, ::2],
-        ("contiguous", "stride 1", "stride(1)"),
+        ("contiguous", "stride 1", "stride(1)", "连续"),
     ),
-    ("base 4 bytes past 16", lambda: unaligned(8, 32, torch.float16), ("align", "base", "address")),
+    ("base 4 bytes past 16", lambda: unaligned(8, 32, torch.float16), ("align", "base", "address", "对齐", "地址")),
     # 8 bytes off: a check against 8 bytes, not 16, passes the 4-byte case and lets this one through
-    ("fp16 base 8 bytes past 16", lambda: unaligned(8, 32, torch.float16, 8), ("align", "base", "address")),
-    ("fp32 base 8 bytes past 16", lambda: unaligned(4, 8, torch.float32, 8), ("align", "base", "address")),
-]
+    (
+        "fp16 base 8 bytes past 16",
+        lambda: unaligned(8, 32, torch.float16, 8),
+        ("align", "base", "address", "对齐", "地址"),
+    ),
+    (
+        "fp32 base 8 bytes past 16",
+        lambda: unaligned(4, 8, torch.float32, 8),
+        ("align", "base", "address", "对齐", "地址"),
+    ),
+]  # the rule's key word, as §3.2 lists them, in English (any case) or Chinese
 
 
 @pytest.mark.t5_2
@@ -245,7 +253,7 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
             f"{what} (strides {tuple(t.stride())}) breaks a TMA rule, yet tma_problem returned None",
             "3.2",
         )
-    if "tensor_q" not in problem or not any(w in problem for w in words):
+    if "tensor_q" not in problem or not any(w in problem.lower() for w in words):
         fail(
             T5,
             f"{what}：说明里要有张量名 tensor_q 和违反的规矩（含 {' / '.join(words)} 之一），得到 {problem!r}",
@@ -342,7 +350,14 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
 @pytest.mark.parametrize(
     "M, N, K, kb_begin, kb_end, kmajor",
-    [(45, 37, 83, 0, 3, False), (32, 32, 96, 1, 3, False), (17, 50, 70, 0, 3, True)],
+    # the last two stop short of K's last k-block: the sum must too
+    [
+        (45, 37, 83, 0, 3, False),
+        (32, 32, 96, 1, 3, False),
+        (17, 50, 70, 0, 3, True),
+        (40, 48, 160, 1, 3, False),
+        (24, 40, 200, 2, 5, True),
+    ],
 )
 def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     """A and B sit inside NaN; their descriptors' shapes end at M, N and K, so the boxes that stick
@@ -749,9 +764,12 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
     if got != want:
         fail(
             T5,
-            f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接、前 {extra} 段多一个：期望 {want}，得到 {got}",
-            f"{total} k-blocks over {progs} programs: the runs lie end to end, the first {extra} one longer: "
-            f"expected {want}, got {got}",
+            f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接"
+            + (f"、前 {extra} 段多一个" if extra else f"、每段 {base} 个")
+            + f"：期望 {want}，得到 {got}",
+            f"{total} k-blocks over {progs} programs: the runs lie end to end, "
+            + (f"the first {extra} one k-block longer" if extra else f"{base} each")
+            + f": expected {want}, got {got}",
             "4.1",
         )
     want_owner = [p for p, (lo, hi) in enumerate(want) for _ in range(lo, hi)]
@@ -827,8 +845,8 @@ def test_stream_k_every_tile_once(probes):
             done=range(sk_tiles),
         )
         if flags.any():
-            # every publisher's flag still at 1, and no other: the owners added the partials (every tile
-            # was right above) and left the flags up
+            # every publisher's flag still at 1, and no other: whatever the owners did with the partials
+            # (this run counts, it does not add), none put a flag back
             base, extra = divmod(total, progs)
             ends = [(p + 1) * base + min(p + 1, extra) for p in range(progs)]
             published = [int(p < total and ends[p] % k_blocks != 0) for p in range(progs)]
@@ -836,10 +854,16 @@ def test_stream_k_every_tile_once(probes):
             fail(
                 T5,
                 f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}"
-                + ("：发布过 partial 的程序的 flag 都还是 1，owner 加完 partial 没有把它放回 0" if left_up else ""),
+                + (
+                    "：发布过 partial 的程序的 flag 都还是 1，没有一个被 owner 放回 0（owner 等的是不是这些程序？"
+                    "见 sk_program_of）"
+                    if left_up
+                    else ""
+                ),
                 f"{case}: flags left raised {flags.cpu().tolist()}"
                 + (
-                    ": every publisher's flag is still 1; the owner did not put it back to 0 after adding"
+                    ": every publisher's flag is still 1, none was put back to 0 by an owner (does each owner wait "
+                    "on these programs? sk_program_of)"
                     if left_up
                     else ""
                 ),
@@ -861,6 +885,8 @@ def test_stream_k_every_tile_once(probes):
         (10, 4, 132, "dp", (0, 10)),
         (66, 8, 132, "auto", (0, 66)),  # exactly half full: data-parallel (an even SM count shows >= from >)
         (65, 8, 132, "auto", (65, 132)),  # one tile under half: stream-K
+        (7, 8, 3, "auto", (4, 3)),  # an odd SM count: 1 tile is under half of 3 (a floored half would say 1 >= 1)
+        (8, 8, 3, "auto", (0, 3)),  # 2 of 3 is over half: data-parallel
     ],
 )
 def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
@@ -1237,6 +1263,13 @@ def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
                 p,
                 mine[raised[0]].sem,
             )
+        if mine[raised[0]].scope == "cta":
+            saw(
+                '程序 {who} 举 flag 用的是 scope="cta"：只对自己这个程序可见，owner 是另一个程序（用默认的 "gpu"）',
+                '{who}: flag raised with scope="cta", which reaches only its own program; the owner is another '
+                'program (leave the default, "gpu")',
+                p,
+            )
     mine = events[owner]
     for p in publishers:
         loads = [i for i, e in enumerate(mine) if e.kind == "load" and partial_slot(e) == p]
@@ -1247,12 +1280,19 @@ def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
                 "the owner loads the partial of {who} without first waiting for its flag with an atomic",
                 p,
             )
-        elif loads and mine[reads[-1]].sem not in ("acquire", "acq_rel"):
+        elif loads and not any(mine[i].sem in ("acquire", "acq_rel") for i in reads):
             saw(
                 'owner 等程序 {who} 的 flag 用的是 sem="{sem}"，不是 acquire 语义',
                 'the owner waits for the flag of {who} with sem="{sem}", without acquire semantics',
                 p,
                 mine[reads[-1]].sem,
+            )
+        elif loads and any(mine[i].scope == "cta" and mine[i].sem in ("acquire", "acq_rel") for i in reads):
+            saw(
+                'owner 等程序 {who} 的 flag 用的是 scope="cta"：看不到别的程序的写（用默认的 "gpu"）',
+                'the owner waits for the flag of {who} with scope="cta", which does not see other programs\' '
+                'writes (leave the default, "gpu")',
+                p,
             )
     said = []
     for (zh, en), where in seen.items():
@@ -1285,8 +1325,12 @@ def ttir_problems(ttir, role):
             )
         if not any(s in atomics[0][1] for s in (" release,", " acq_rel,")):
             problems.append(("举 flag 的原子操作不是 release 语义", "the flag is raised without release semantics"))
+        if " cta," in atomics[0][1]:
+            problems.append(('举 flag 用的是 scope="cta"', 'the flag is raised with scope="cta"'))
     else:
         waits = [i for i, line in atomics if " acquire," in line or " acq_rel," in line]
+        if any(" cta," in line for i, line in atomics if i in waits):
+            problems.append(('等 flag 用的是 scope="cta"', 'the flag is awaited with scope="cta"'))
         if not waits or not at["tt.load"] or waits[0] > at["tt.load"][-1]:
             problems.append(
                 (
