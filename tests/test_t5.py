@@ -15,7 +15,7 @@ import torch
 import triton
 
 from course.i18n import say
-from course.messages import fail
+from course.messages import fail, stub_report
 from course.registry import lesson
 from course.tile_order import grouped_order
 
@@ -1716,3 +1716,86 @@ def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t5):
                 f"a first call's product in {differ} elements",
                 "3.2",
             )
+
+
+# ================================================================================================
+# The kernel as a Hopper GPU compiles it (CPU): what the interpreter lets through and a GPU refuses
+# ================================================================================================
+def t5_variant(kmajor, **constexprs):
+    """One compile of t5_kernel with 64x128x64 tiles: the constexprs, and B's box for its layout."""
+    base = dict(
+        BLOCK_M=64,
+        BLOCK_N=128,
+        BLOCK_K=64,
+        GROUP_M=8,
+        EPILOGUE_SUBTILE=1,
+        B_KMAJOR=kmajor,
+        HAS_BIAS=True,
+        ACTIVATION="gelu",
+        FLATTEN=False,
+        USE_SK=False,
+        SWAP_AB=False,
+        TRACE=0,
+        PDL=False,
+    )
+    sub = constexprs.get("EPILOGUE_SUBTILE", 1)
+    return dict(
+        constexprs=base | constexprs,
+        signature={
+            "b_desc": "tensordesc<fp16[128, 64]>" if kmajor else "tensordesc<fp16[64, 128]>",
+            "c_desc": f"tensordesc<fp16[64, {128 // sub}]>",
+        },
+    )
+
+
+T5_SIGNATURE = {
+    "a_desc": "tensordesc<fp16[64, 64]>",
+    "bias_ptr": "*fp16",
+    "partials_ptr": "*fp32",
+    "flags_ptr": "*i32",
+    "trace_ptr": "*i32",
+    **{name: "i32" for name in ("M", "N", "K", "stride_bias", "sk_tiles", "NUM_PROGS")},
+}
+HOPPER_VARIANTS = {  # step: the compiles that take in that step's code (constexpr branches prune the rest)
+    "T5.2": [t5_variant(False), t5_variant(True)],
+    "T5.3": [t5_variant(False, USE_SK=True), t5_variant(True, USE_SK=True)],
+    "T5.4": [t5_variant(False, USE_SK=True, EPILOGUE_SUBTILE=2)],
+}
+ON_THE_GPU = "on a GPU every kernel of the suite is compiled for real"
+
+
+def check_compiles_for_hopper(step, section):
+    """The interpreter runs the kernel as Python; a GPU compiles it, and refuses some code the
+    interpreter runs (an accumulator that starts as fp16 and becomes fp32 in the loop, say).  So
+    t5_kernel, with this step's code and the steps' before it, is compiled here for sm_90."""
+    from gpu_compile import hopper_compile_problem
+
+    options = dict(num_warps=4, num_stages=3)
+    found = hopper_compile_problem("T5", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS[step], options)
+    if found is not None and found[0] == "stub":
+        pytest.fail(stub_report(found[1]), pytrace=False)
+    if found is not None:
+        fail(
+            T5,
+            f"解释器能跑，但为 Hopper GPU（sm_90）编译 t5_kernel 时 Triton 不接受：\n{found[1]}",
+            f"the interpreter runs it, but Triton refuses to compile t5_kernel for a Hopper GPU (sm_90):\n{found[1]}",
+            section,
+        )
+
+
+@pytest.mark.t5_2
+@pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
+def test_the_kernel_compiles_for_a_hopper_gpu(t5):
+    check_compiles_for_hopper("T5.2", "3.1")
+
+
+@pytest.mark.t5_3
+@pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
+def test_the_stream_k_kernel_compiles_for_a_hopper_gpu(t5):
+    check_compiles_for_hopper("T5.3", "4.2")
+
+
+@pytest.mark.t5_4
+@pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
+def test_the_subtiled_kernel_compiles_for_a_hopper_gpu(t5):
+    check_compiles_for_hopper("T5.4", "5")

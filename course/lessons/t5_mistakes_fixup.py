@@ -38,6 +38,17 @@ COLLECT = (
     + '        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n'
     '        tl.atomic_xchg(flags_ptr + p, 0, sem="relaxed")  # the workspace is clean for the next launch\n'
 )
+K_LOOP = (  # k_block_loop's body in the reference
+    "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+    "    for kb in range(kb_begin, kb_end):\n"
+    "        off_k = kb * BLOCK_K\n"
+    "        a = a_desc.load([off_m, off_k])  # no mask: TMA fills the part of the box outside A with zeros\n"
+    "        if B_KMAJOR:\n"
+    "            b = b_desc.load([off_n, off_k]).T  # a [BLOCK_N, BLOCK_K] box of B^T, used transposed\n"
+    "        else:\n"
+    "            b = b_desc.load([off_k, off_n])\n"
+    "        acc = tl.dot(a, b, acc)\n"
+)
 ARRIVAL = (
     "    left = pid - first_pid\n"
     "    while left > 0:  # whichever partial is up, added as it arrives\n"
@@ -186,5 +197,15 @@ FIXUP = (
         "    for kb in range(kb_begin, kb_end):",
         "    for kb in range(kb_begin, kb_end + 1):",
         "test_k_block_loop[40-48-160-1-3-False-torch.float16]",
+    ),
+    own(
+        "k-loop-fp16-accumulator",
+        "T5.2",
+        "the accumulator starts as fp16 and turns fp32 in the loop: the interpreter runs it, a GPU compile refuses it",
+        "3.1",
+        K_LOOP,
+        K_LOOP.replace("tl.float32", "tl.float16").replace("acc = tl.dot(a, b, acc)", "acc += tl.dot(a, b)"),
+        "test_the_kernel_compiles_for_a_hopper_gpu",
+        "gpu-refuses",
     ),
 )

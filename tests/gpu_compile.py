@@ -1,0 +1,91 @@
+"""Whether a lesson's kernel compiles for a Hopper GPU (sm_90) as written, asked on the CPU.
+Lesson-neutral, silent (the tests that use it say what it found).
+
+    hopper_compile_problem(lesson_id, kernel, signature, variants, options)
+        None, ("stub", its message) or ("error", the compiler's innermost complaint)
+
+Triton's interpreter runs a kernel as Python, so code that no GPU compiler takes can pass there: an
+accumulator that starts as fp16 and turns fp32 in the loop, say, or a print of a numpy value.
+Triton compiles for a target it is given without a GPU, so a fresh process without the interpreter
+compiles the graded side's kernel for compute capability 9.0, once per variant, and reports the
+innermost error: the line the learner wrote.  A fork of the test process would not do: it keeps the
+interpreter's patches of triton.language.  The answer is kept on disk under a hash of the graded
+files and the request, so the same code is compiled once (make test again, make check's runs).
+"""
+
+import hashlib
+import json
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import triton
+
+from course import ROOT, seam
+
+CACHE = Path(tempfile.gettempdir()) / "course-hopper-compile"
+
+CHILD = r"""
+import json, re, sys
+from triton.backends.compiler import GPUTarget
+from triton.compiler import ASTSource, compile
+from course import seam
+from course.registry import lesson
+
+spec = json.loads(sys.argv[1])
+fn = getattr(seam.load(lesson(spec["lesson"])), spec["kernel"])
+for variant in spec["variants"]:
+    types = {**spec["signature"], **variant.get("signature", {})}
+    signature = {name: types.get(name, "constexpr") for name in fn.arg_names}
+    at = {(fn.arg_names.index(name),): value for name, value in variant["constexprs"].items()}
+    try:
+        compile(ASTSource(fn=fn, signature=signature, constexprs=at), target=GPUTarget("cuda", 90, 32),
+                options=spec["options"])
+    except Exception as e:
+        inner = e
+        while inner.__cause__ is not None:
+            inner = inner.__cause__
+        text = str(inner)
+        stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", text)
+        print(json.dumps(["stub", stub[2]] if stub else ["error", text.strip()[-1500:]]))
+        sys.exit(0)
+print(json.dumps(None))
+"""
+
+
+def hopper_compile_problem(lesson_id, kernel, signature, variants, options, timeout=240):
+    """Compile `kernel` of the graded side of lesson_id for sm_90 once per variant, a dict of
+    "constexprs" and, optionally, "signature" entries that replace those of `signature` (the types
+    of the other parameters, as Triton spells them: "*fp16", "i32", "tensordesc<fp16[64, 64]>");
+    the first problem, or None."""
+    spec = dict(lesson=lesson_id, kernel=kernel, signature=signature, variants=variants, options=options)
+    key = hashlib.sha256(json.dumps([spec, triton.__version__, CHILD]).encode())
+    for path in sorted(seam.graded_paths()):
+        key.update(Path(path).read_bytes() if Path(path).exists() else b"")
+    kept = CACHE / f"{key.hexdigest()}.json"
+    if kept.exists():
+        return _answer(json.loads(kept.read_text()))
+    env = dict(os.environ, TRITON_INTERPRET="0", TRITON_DEFAULT_FP_FUSION="1")
+    try:
+        done = subprocess.run(
+            [sys.executable, "-c", CHILD, json.dumps(spec)],
+            cwd=ROOT,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
+    except subprocess.TimeoutExpired:
+        return ("error", f"compiling took more than {timeout} s")
+    lines = done.stdout.strip().splitlines()
+    if done.returncode != 0 or not lines:
+        return ("error", f"the compiling process ended with status {done.returncode}: {done.stderr.strip()[-1500:]}")
+    CACHE.mkdir(parents=True, exist_ok=True)
+    kept.write_text(lines[-1])
+    return _answer(json.loads(lines[-1]))
+
+
+def _answer(found):
+    return None if found is None else tuple(found)
