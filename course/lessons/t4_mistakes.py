@@ -30,6 +30,7 @@ LAUNCH = '''    if config is None:
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 CAUSES = {
+    "gpu-refuses": ("Hopper GPU（sm_90）编译", "compile matmul_kernel for a Hopper GPU"),
     "short-last-group": ("最后一组只有", "The last group has only"),
     "partials-rounded": (
         "结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致",

@@ -18,6 +18,18 @@ RANK_CHECK = "    if a.ndim != 2 or b.ndim != 2:\n"
 EXACT_GELU = "acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))"
 
 OWN = (
+    # T4.3: Python the interpreter runs and no GPU compiler takes; the numbers stay right.
+    mutant(
+        "own-break-in-k-loop",
+        "T4.3",
+        "5.1",
+        "        k_remaining = K - k * BLOCK_K\n",
+        "        k_remaining = K - k * BLOCK_K\n        if k_remaining <= 0:  # never true here\n            break\n",
+        "test_the_kernel_compiles_for_a_hopper_gpu",
+        "gpu-refuses",
+        zh="K 循环里有 break（解释器能跑，GPU 编译不收）",
+        en="a break in the K loop (the interpreter runs it, a GPU compile refuses it)",
+    ),
     # T4.1: orders that are no grouped order; none is the short last group, so none may say so.
     mutant(
         "own-row-major-order",
