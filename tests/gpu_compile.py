@@ -1,16 +1,17 @@
 """Whether a lesson's kernel compiles for a Hopper GPU (sm_90) as written, asked on the CPU.
 Lesson-neutral, silent (the tests that use it say what it found).
 
-    hopper_compile_problem(lesson_id, kernel, signature, variants, options)
-        None, ("stub", its message) or ("error", the compiler's innermost complaint)
+    hopper_compile_problem(lesson_id, kernel, signature, groups, options, group)
+        for groups[group]: None, ("stub", its message) or ("error", the compiler's innermost complaint)
 
 Triton's interpreter runs a kernel as Python, so code that no GPU compiler takes can pass there: an
 accumulator that starts as fp16 and turns fp32 in the loop, say, or a print of a numpy value.
 Triton compiles for a target it is given without a GPU, so a fresh process without the interpreter
 compiles the graded side's kernel for compute capability 9.0, once per variant, and reports the
 innermost error: the line the learner wrote.  A fork of the test process would not do: it keeps the
-interpreter's patches of triton.language.  The answer is kept on disk under a hash of the graded
-files and the request, so the same code is compiled once (make test again, make check's runs).
+interpreter's patches of triton.language.  One process answers every group of variants of a lesson
+(each step's checks ask for one), and the answers are kept on disk under a hash of the graded files
+and the request, so the same code is compiled once (make test again, make check's runs).
 """
 
 import hashlib
@@ -36,37 +37,43 @@ from course.registry import lesson
 
 spec = json.loads(sys.argv[1])
 fn = getattr(seam.load(lesson(spec["lesson"])), spec["kernel"])
-for variant in spec["variants"]:
-    types = {**spec["signature"], **variant.get("signature", {})}
-    signature = {name: types.get(name, "constexpr") for name in fn.arg_names}
-    at = {(fn.arg_names.index(name),): value for name, value in variant["constexprs"].items()}
-    try:
-        compile(ASTSource(fn=fn, signature=signature, constexprs=at), target=GPUTarget("cuda", 90, 32),
-                options=spec["options"])
-    except Exception as e:
-        inner = e
-        while inner.__cause__ is not None:
-            inner = inner.__cause__
-        text = str(inner)
-        stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", text)
-        print(json.dumps(["stub", stub[2]] if stub else ["error", text.strip()[-1500:]]))
-        sys.exit(0)
-print(json.dumps(None))
+
+
+def first_problem(variants):
+    for variant in variants:
+        types = {**spec["signature"], **variant.get("signature", {})}
+        signature = {name: types.get(name, "constexpr") for name in fn.arg_names}
+        at = {(fn.arg_names.index(name),): value for name, value in variant["constexprs"].items()}
+        try:
+            compile(ASTSource(fn=fn, signature=signature, constexprs=at), target=GPUTarget("cuda", 90, 32),
+                    options=spec["options"])
+        except Exception as e:
+            inner = e
+            while inner.__cause__ is not None:
+                inner = inner.__cause__
+            text = str(inner)
+            stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", text)
+            return ["stub", stub[2]] if stub else ["error", text.strip()[-1500:]]
+    return None
+
+
+print(json.dumps({name: first_problem(variants) for name, variants in spec["groups"].items()}))
 """
 
 
-def hopper_compile_problem(lesson_id, kernel, signature, variants, options, timeout=240):
-    """Compile `kernel` of the graded side of lesson_id for sm_90 once per variant, a dict of
-    "constexprs" and, optionally, "signature" entries that replace those of `signature` (the types
-    of the other parameters, as Triton spells them: "*fp16", "i32", "tensordesc<fp16[64, 64]>");
-    the first problem, or None."""
-    spec = dict(lesson=lesson_id, kernel=kernel, signature=signature, variants=variants, options=options)
+def hopper_compile_problem(lesson_id, kernel, signature, groups, options, group, timeout=240):
+    """Compile `kernel` of the graded side of lesson_id for sm_90 once per variant of groups[group]
+    (each variant a dict of "constexprs" and, optionally, "signature" entries that replace those of
+    `signature`: the types of the other parameters, as Triton spells them: "*fp16", "i32",
+    "tensordesc<fp16[64, 64]>"); the first problem, or None.  The other groups are answered and
+    kept in the same run."""
+    spec = dict(lesson=lesson_id, kernel=kernel, signature=signature, groups=groups, options=options)
     key = hashlib.sha256(json.dumps([spec, triton.__version__, CHILD]).encode())
     for path in sorted(seam.graded_paths()):
         key.update(Path(path).read_bytes() if Path(path).exists() else b"")
     kept = CACHE / f"{key.hexdigest()}.json"
     if kept.exists():
-        return _answer(json.loads(kept.read_text()))
+        return _answer(json.loads(kept.read_text())[group])
     env = dict(os.environ, TRITON_INTERPRET="0", TRITON_DEFAULT_FP_FUSION="1")
     try:
         done = subprocess.run(
@@ -84,7 +91,7 @@ def hopper_compile_problem(lesson_id, kernel, signature, variants, options, time
         return ("error", f"the compiling process ended with status {done.returncode}: {done.stderr.strip()[-1500:]}")
     CACHE.mkdir(parents=True, exist_ok=True)
     kept.write_text(lines[-1])
-    return _answer(json.loads(lines[-1]))
+    return _answer(json.loads(lines[-1])[group])
 
 
 def _answer(found):

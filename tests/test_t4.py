@@ -1272,7 +1272,7 @@ def check_t4_compiles_for_hopper(step, section):
     from gpu_compile import hopper_compile_problem
 
     options = dict(num_warps=4, num_stages=3)
-    found = hopper_compile_problem("T4", "matmul_kernel", T4_SIGNATURE, T4_COMPILES[step], options)
+    found = hopper_compile_problem("T4", "matmul_kernel", T4_SIGNATURE, T4_COMPILES, options, step)
     if found is not None and found[0] == "stub":
         pytest.fail(stub_report(found[1]), pytrace=False)
     if found is not None:

@@ -1771,7 +1771,7 @@ def check_compiles_for_hopper(step, section):
     from gpu_compile import hopper_compile_problem
 
     options = dict(num_warps=4, num_stages=3)
-    found = hopper_compile_problem("T5", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS[step], options)
+    found = hopper_compile_problem("T5", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS, options, step)
     if found is not None and found[0] == "stub":
         pytest.fail(stub_report(found[1]), pytrace=False)
     if found is not None:
