@@ -1,8 +1,11 @@
 """Whether a lesson's kernel compiles for a Hopper GPU (sm_90) as written, asked on the CPU.
-Lesson-neutral, silent (the tests that use it say what it found).
+Lesson-neutral.
 
     hopper_compile_problem(lesson_id, kernel, signature, groups, options, group)
         for groups[group]: None, ("stub", its message) or ("error", the compiler's innermost complaint)
+    check_compiles_for_hopper(step, kernel, signature, groups, where)
+        fails the running test with that answer: "not written yet", or the complaint and `where`
+        (the caller's read(step, section), so that make check sees the section it names)
 
 Triton's interpreter runs a kernel as Python, so code that no GPU compiler takes can pass there: an
 accumulator that starts as fp16 and turns fp32 in the loop, say, or a print of a numpy value.
@@ -22,9 +25,12 @@ import sys
 import tempfile
 from pathlib import Path
 
+import pytest
 import triton
 
 from course import ROOT, seam
+from course.i18n import say
+from course.messages import stub_report
 
 CACHE = Path(tempfile.gettempdir()) / "course-hopper-compile"
 
@@ -96,3 +102,22 @@ def hopper_compile_problem(lesson_id, kernel, signature, groups, options, group,
 
 def _answer(found):
     return None if found is None else tuple(found)
+
+
+def check_compiles_for_hopper(step, kernel, signature, groups, where):
+    """Fail the running test unless `kernel`, with step's code and the steps' before it (groups[step]
+    of its lesson's groups), compiles for sm_90: the interpreter runs a kernel as Python, and a GPU
+    refuses some of what it runs (a `break` out of a loop, an fp16 accumulator that turns fp32).
+    `where`: read(step, its section), said after the compiler's complaint."""
+    found = hopper_compile_problem(step.split(".")[0], kernel, signature, groups, dict(num_warps=4, num_stages=3), step)
+    if found is not None and found[0] == "stub":
+        pytest.fail(stub_report(found[1]), pytrace=False)
+    if found is not None:
+        pytest.fail(
+            say(
+                zh=f"解释器能跑，但为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受：\n{found[1]}；{where}",
+                en=f"the interpreter runs it, but Triton refuses to compile {kernel} for a Hopper GPU (sm_90):\n"
+                f"{found[1]}; {where}",
+            ),
+            pytrace=False,
+        )

@@ -16,11 +16,12 @@ import triton
 from course import ROOT, seam
 from course.hardware import H100_SMEM, smem_bytes
 from course.i18n import say
-from course.messages import fail, read, stub_report
+from course.messages import read, stub_report
 from course.registry import lesson
 from course.tile_order import grouped_order
 from course.warm import run_python
 
+from gpu_compile import check_compiles_for_hopper
 from support import (
     ACC_RTOL,
     BOTH_LAYOUTS,
@@ -1265,33 +1266,13 @@ T4_COMPILES = {  # step: the compiles that take in that step's code (constexpr b
 }
 
 
-def check_t4_compiles_for_hopper(step, section):
-    """The interpreter runs the kernel as Python; a GPU compiles it, and refuses some code the
-    interpreter runs (a `break` out of the K loop, an fp16 accumulator that turns fp32 in it).  So
-    matmul_kernel, with this step's code and the steps' before it, is compiled here for sm_90."""
-    from gpu_compile import hopper_compile_problem
-
-    options = dict(num_warps=4, num_stages=3)
-    found = hopper_compile_problem("T4", "matmul_kernel", T4_SIGNATURE, T4_COMPILES, options, step)
-    if found is not None and found[0] == "stub":
-        pytest.fail(stub_report(found[1]), pytrace=False)
-    if found is not None:
-        fail(
-            step,
-            f"解释器能跑，但为 Hopper GPU（sm_90）编译 matmul_kernel 时 Triton 不接受：\n{found[1]}",
-            f"the interpreter runs it, but Triton refuses to compile matmul_kernel for a Hopper GPU (sm_90):\n"
-            f"{found[1]}",
-            section,
-        )
-
-
 @pytest.mark.t4_3
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU every kernel of the suite is compiled for real")
 def test_the_kernel_compiles_for_a_hopper_gpu(t4):
-    check_t4_compiles_for_hopper("T4.3", "5.1")
+    check_compiles_for_hopper("T4.3", "matmul_kernel", T4_SIGNATURE, T4_COMPILES, read("T4.3", "5.1"))
 
 
 @pytest.mark.t4_5
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU every kernel of the suite is compiled for real")
 def test_the_fused_kernel_compiles_for_a_hopper_gpu(t4):
-    check_t4_compiles_for_hopper("T4.5", "5.2")
+    check_compiles_for_hopper("T4.5", "matmul_kernel", T4_SIGNATURE, T4_COMPILES, read("T4.5", "5.2"))

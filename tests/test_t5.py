@@ -15,10 +15,12 @@ import torch
 import triton
 
 from course.i18n import say
-from course.messages import fail, stub_report
+from course.messages import fail
+from course.messages import read as where_to_read
 from course.registry import lesson
 from course.tile_order import grouped_order
 
+from gpu_compile import check_compiles_for_hopper
 from support import ACC_RTOL, DEVICE, DTYPES, INTERPRETING, OUT_RTOL, descriptor, padded, random, rel_err
 
 T5 = lesson("T5")
@@ -1764,38 +1766,19 @@ HOPPER_VARIANTS = {  # step: the compiles that take in that step's code (constex
 ON_THE_GPU = "on a GPU every kernel of the suite is compiled for real"
 
 
-def check_compiles_for_hopper(step, section):
-    """The interpreter runs the kernel as Python; a GPU compiles it, and refuses some code the
-    interpreter runs (an accumulator that starts as fp16 and becomes fp32 in the loop, say).  So
-    t5_kernel, with this step's code and the steps' before it, is compiled here for sm_90."""
-    from gpu_compile import hopper_compile_problem
-
-    options = dict(num_warps=4, num_stages=3)
-    found = hopper_compile_problem("T5", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS, options, step)
-    if found is not None and found[0] == "stub":
-        pytest.fail(stub_report(found[1]), pytrace=False)
-    if found is not None:
-        fail(
-            T5,
-            f"解释器能跑，但为 Hopper GPU（sm_90）编译 t5_kernel 时 Triton 不接受：\n{found[1]}",
-            f"the interpreter runs it, but Triton refuses to compile t5_kernel for a Hopper GPU (sm_90):\n{found[1]}",
-            section,
-        )
-
-
 @pytest.mark.t5_2
 @pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
 def test_the_kernel_compiles_for_a_hopper_gpu(t5):
-    check_compiles_for_hopper("T5.2", "3.1")
+    check_compiles_for_hopper("T5.2", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS, where_to_read("T5.2", "3.1"))
 
 
 @pytest.mark.t5_3
 @pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
 def test_the_stream_k_kernel_compiles_for_a_hopper_gpu(t5):
-    check_compiles_for_hopper("T5.3", "4.2")
+    check_compiles_for_hopper("T5.3", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS, where_to_read("T5.3", "4.2"))
 
 
 @pytest.mark.t5_4
 @pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
 def test_the_subtiled_kernel_compiles_for_a_hopper_gpu(t5):
-    check_compiles_for_hopper("T5.4", "5")
+    check_compiles_for_hopper("T5.4", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS, where_to_read("T5.4", "5"))
