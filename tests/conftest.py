@@ -39,6 +39,11 @@ def pytest_configure(config):
         "case_words(name=template): how a parametrize argument reads in the case's label, the value "
         "put in for {} (make test STEP=: which cases pass; tools/core/case_labels.py)",
     )
+    config.addinivalue_line(
+        "markers",
+        "hopper_compile: compiles the graded kernel for a Hopper GPU on the CPU (tests/gpu_compile.py); a line "
+        "no GPU compiles fails it as well as the step's own checks",
+    )
 
 
 def pytest_report_header(config):

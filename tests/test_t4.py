@@ -1267,12 +1267,14 @@ T4_COMPILES = {  # step: the compiles that take in that step's code (constexpr b
 
 
 @pytest.mark.t4_3
+@pytest.mark.hopper_compile
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU every kernel of the suite is compiled for real")
 def test_the_kernel_compiles_for_a_hopper_gpu(t4):
     check_compiles_for_hopper("T4.3", "matmul_kernel", T4_SIGNATURE, T4_COMPILES, read("T4.3", "5.1"))
 
 
 @pytest.mark.t4_5
+@pytest.mark.hopper_compile
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU every kernel of the suite is compiled for real")
 def test_the_fused_kernel_compiles_for_a_hopper_gpu(t4):
     check_compiles_for_hopper("T4.5", "matmul_kernel", T4_SIGNATURE, T4_COMPILES, read("T4.5", "5.2"))

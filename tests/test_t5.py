@@ -1767,18 +1767,21 @@ ON_THE_GPU = "on a GPU every kernel of the suite is compiled for real"
 
 
 @pytest.mark.t5_2
+@pytest.mark.hopper_compile
 @pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
 def test_the_kernel_compiles_for_a_hopper_gpu(t5):
     check_compiles_for_hopper("T5.2", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS, where_to_read("T5.2", "3.1"))
 
 
 @pytest.mark.t5_3
+@pytest.mark.hopper_compile
 @pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
 def test_the_stream_k_kernel_compiles_for_a_hopper_gpu(t5):
     check_compiles_for_hopper("T5.3", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS, where_to_read("T5.3", "4.2"))
 
 
 @pytest.mark.t5_4
+@pytest.mark.hopper_compile
 @pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
 def test_the_subtiled_kernel_compiles_for_a_hopper_gpu(t5):
     check_compiles_for_hopper("T5.4", "t5_kernel", T5_SIGNATURE, HOPPER_VARIANTS, where_to_read("T5.4", "5"))

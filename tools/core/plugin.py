@@ -66,6 +66,7 @@ def pytest_collection_finish(session):
             step=next((_MARKERS[m.name] for m in item.iter_markers() if m.name in _MARKERS), None),
             ids=case_ids(item),
             labels=case_labels(item),
+            hopper_compile=item.get_closest_marker("hopper_compile") is not None,
         )
         for item in session.items
     ]
