@@ -455,10 +455,14 @@ def rule_config(M, N, K, dtype, sms):
         cfg = Config(16, 64, 256, 1, 4, 5, 1, False, "auto")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
         cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
-    elif M <= 256 or M * N <= 1536 * 1536 or wave_use(M, N, 64, sms) > wave_use(M, N, 128, sms) + 0.05:
+    elif M <= 256 or M * N <= 1536 * 1536 or wave_use(M, N, 64, 128, sms) > wave_use(M, N, 128, 128, sms) + 0.05:
         # few rows or few tiles, or 128-row tiles that leave more of their last wave idle: 64-row tiles
-        # fill more SMs (stream-K measured slower here)
-        cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "dp")
+        # fill more SMs (stream-K measured slower here); 256 columns wide where that fills the slots as
+        # well as 128 does, in half the tiles (measured 2026-12-02, t5.perf §3)
+        if wave_use(M, N, 64, 256, sms) >= wave_use(M, N, 64, 128, sms):
+            cfg = Config(64, 256, 64, 8, 4, 4, 1, True, "dp")
+        else:
+            cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "dp")
     else:  # stream-K's fix-up pays for a thin last wave only when there are few waves (§6.1)
         waves = triton.cdiv(M, 128) * triton.cdiv(N, 128) / sms
         cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "auto" if waves <= 4 else "dp")
@@ -467,9 +471,9 @@ def rule_config(M, N, K, dtype, sms):
     return cfg
 
 
-def wave_use(M, N, block_m, sms):
-    """The share of the SMs' tile slots that block_m x 128 tiles fill, over whole waves (§6.1)."""
-    tiles = triton.cdiv(M, block_m) * triton.cdiv(N, 128)
+def wave_use(M, N, block_m, block_n, sms):
+    """The share of the SMs' tile slots that block_m x block_n tiles fill, over whole waves (§6.1)."""
+    tiles = triton.cdiv(M, block_m) * triton.cdiv(N, block_n)
     return tiles / (triton.cdiv(tiles, sms) * sms)
 
 
@@ -504,6 +508,7 @@ def tune_candidates(M, N, K, dtype, sms):
                  C(bm, 64, 128, 1, 4, 6, 1, False, "swap"), C(16, 64, 256, 1, 4, 4, 1, False, "auto")]
     elif M <= 256 or M * N <= 1536 * 1536:
         found = [C(64, 128, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
+        found += [C(64, 256, 64, 8, 4, 4, 1, True, "dp")]
         found += [C(64, 64, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
     else:
         found = [C(128, 128, 64, 8, 4, 3, 2, True, mode, 2) for mode in ("dp", "auto")]

@@ -5,7 +5,8 @@ Each shape is timed four ways: B row-major or given as W.t() (an nn.Linear weigh
 - graph-timed, as the bench grid is (tools/gpu/bench.py: launches replayed from a CUDA graph, the
   inputs cycled through twice the L2), which leaves the host's launch cost out;
 - eager, with triton.testing.do_bench, the way a PyTorch model calls a kernel: one call after
-  another, the L2 flushed between them;
+  another, the L2 flushed between them; the median of its calls, as T6's bench takes it (until
+  2026-12-02 the mean, do_bench's default, which a few slow calls move);
 and the host's own cost per call is timed apart (host_cost), on a product too small to keep the GPU busy.
 
 The held-out shapes (HELDOUT) and the shapes the configs were chosen on (TUNING, tools/gpu/tune.py)
@@ -86,7 +87,9 @@ def run(ref, label, dtypes, rounds, graph_timer, input_sets, torch, triton, shap
                 for r in range(rounds):
                     for name in list(makers)[r % 2 :] + list(makers)[: r % 2]:
                         times["graph", name].append(graph[name]())
-                        times["eager", name].append(triton.testing.do_bench(eager[name], warmup=5, rep=20))
+                        times["eager", name].append(
+                            triton.testing.do_bench(eager[name], warmup=5, rep=20, return_mode="median")
+                        )
                 del graph, eager, sets
                 for timing in ("graph", "eager"):
                     base = statistics.median(times[timing, "torch"])

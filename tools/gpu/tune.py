@@ -14,7 +14,7 @@ import sys
 
 # (kind, M, N, K): the same kinds as tools/gpu/heldout.py's HELDOUT, other shapes.
 TUNING = [
-    *[("square", s, s, s) for s in (1280, 1792, 2560, 3328, 4608, 6656)],
+    *[("square", s, s, s) for s in (1152, 1280, 1664, 1792, 2560, 3328, 4608, 6656)],
     ("llm", 2048, 5120, 5120),
     ("llm", 4096, 6144, 4096),
     ("llm", 3072, 14336, 4096),
@@ -44,6 +44,10 @@ TUNING = [
             (160, 4096, 11008),
             (192, 14336, 4096),
             (240, 9216, 4096),
+            (72, 6144, 8192),  # these four were added on 2026-12-02 (t5.perf §3), as tuning shapes
+            (120, 8192, 8192),
+            (176, 5120, 13824),
+            (232, 16384, 4096),
         )
     ],
     ("small", 640, 640, 640),
