@@ -493,6 +493,9 @@ def rule_config(M, N, K, dtype, sms):
         # well as 128 does, in half the tiles (measured 2026-12-02, t5.perf §3)
         if wave_use(M, N, 64, 256, sms) >= wave_use(M, N, 64, 128, sms):
             cfg = Config(64, 256, 64, 8, 4, 4, 1, True, "dp")
+        elif K >= 12288 and wave_use(M, N, 64, 64, sms) > wave_use(M, N, 64, 128, sms) + 0.05:
+            # a long K: 64x64 tiles fill more SMs, and a 6-deep pipeline pays for its start over K
+            cfg = Config(64, 64, 128, 8, 4, 6, 1, True, "dp")
         else:
             cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "dp")
     else:  # stream-K's fix-up pays for a thin last wave only when there are few waves (§6.1)
@@ -536,18 +539,21 @@ def tune_candidates(M, N, K, dtype, sms):
     C = Config
     if M <= 64:
         bm = max(16, triton.next_power_of_2(M))
-        found = [C(bm, 64, 256, 1, 4, 4, 1, False, "swap"), C(bm, 64, 256, 1, 4, 3, 1, False, "swap"),
+        deep = 4 if bm <= 32 else 3  # 64 rows x 256 k at 4 stages would need 270,336 B of shared memory
+        found = [C(bm, 64, 256, 1, 4, deep, 1, False, "swap"), C(bm, 64, 256, 1, 4, 3, 1, False, "swap"),
                  C(bm, 64, 128, 1, 4, 6, 1, False, "swap"), C(16, 64, 256, 1, 4, 4, 1, False, "auto")]
     elif M <= 256 or M * N <= 1536 * 1536:
         found = [C(64, 128, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
-        found += [C(64, 256, 64, 8, 4, 4, 1, True, "dp")]
+        found += [C(64, 256, 64, 8, 4, 4, 1, True, "dp"), C(64, 64, 128, 8, 4, 6, 1, True, "dp")]
         found += [C(64, 64, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
     else:
         found = [C(128, 128, 64, 8, 4, 3, 2, True, mode, 2) for mode in ("dp", "auto")]
         found += [C(128, 128, 64, 8, 4, 5, 1, True, mode) for mode in ("dp", "auto")]
         found += [C(128, 256, 64, 8, 8, 4, 2, True, "tail")]
     if dtype == torch.float32:
-        found = [replace(c, BLOCK_K=max(16, c.BLOCK_K // 2)) for c in found if c.mode != "swap"]
+        # 4-byte elements: one program per SM and at most 3 stages, or the boxes and C's outgrow shared memory
+        found = [replace(c, BLOCK_K=max(16, c.BLOCK_K // 2), num_stages=min(3, c.num_stages), occupancy=1)
+                 for c in found if c.mode != "swap"]
     return list(dict.fromkeys([rule_config(M, N, K, dtype, sms), *found]))
 
 

@@ -95,3 +95,38 @@ def test_heldout_shapes_are_apart():
     tuned = {key[1:] for key in t5_persistent.TUNED}
     for name, other in (("tune.TUNING", {s[1:] for s in tune.TUNING}), ("the bench grid", grid), ("TUNED", tuned)):
         assert not held & other, f"held-out shapes also in {name}: {held & other}"
+
+
+def test_every_config_the_rules_give_fits_an_h200():
+    """rule_config's and tune_candidates' configs, over the tuning and held-out shapes and a sweep of
+    others in all three dtypes, fit an H200's shared memory (stages of A and B boxes, C's box, half
+    wide when sub-tiled, and 1 KB for the barriers) at their programs per SM, with power-of-two
+    boxes: a rule edit that gives a config no H200 can launch fails here, not on the GPU (a
+    128x256x64 tile with 4 stages was one: 262,176 B, measured 2026-12-02)."""
+    import torch
+
+    from course.hardware import H100_SMEM, H200_SMS, shared_memory
+    from solutions import t5_persistent as t5
+    from tools.gpu import heldout, tune
+
+    shapes = {s[1:] for s in [*heldout.HELDOUT, *tune.TUNING]}
+    shapes |= {
+        (m, n, k)
+        for m in (1, 17, 48, 65, 100, 200, 300, 1000, 3000, 9000)
+        for n in (96, 1000, 5000, 20000)
+        for k in (64, 3000, 20000)
+    }
+    for dtype in (torch.float16, torch.bfloat16, torch.float32):
+        size = torch.finfo(dtype).bits // 8
+        for M, N, K in sorted(shapes):
+            for cfg in [t5.rule_config(M, N, K, dtype, H200_SMS), *t5.tune_candidates(M, N, K, dtype, H200_SMS)]:
+                boxes = (cfg.BLOCK_M, cfg.BLOCK_N, cfg.BLOCK_K)
+                assert all(b >= 16 and b & (b - 1) == 0 for b in boxes), (M, N, K, dtype, cfg)
+                need = (
+                    shared_memory(*boxes, cfg.num_stages, size)
+                    + cfg.BLOCK_M * cfg.BLOCK_N // cfg.EPILOGUE_SUBTILE * size
+                    + 1024
+                )
+                assert need * cfg.occupancy <= H100_SMEM, (
+                    f"{M}x{N}x{K} {dtype}: {cfg} needs {need:,} B x {cfg.occupancy}"
+                )
