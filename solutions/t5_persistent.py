@@ -461,9 +461,6 @@ def rule_config(M, N, K, dtype, sms):
         # well as 128 does, in half the tiles (measured 2026-12-02, t5.perf §3)
         if wave_use(M, N, 64, 256, sms) >= wave_use(M, N, 64, 128, sms):
             cfg = Config(64, 256, 64, 8, 4, 4, 1, True, "dp")
-        elif K >= 12288 and wave_use(M, N, 64, 64, sms) > wave_use(M, N, 64, 128, sms) + 0.05:
-            # a long K: 64x64 tiles fill more SMs, and a 6-deep pipeline pays for its start over K
-            cfg = Config(64, 64, 128, 8, 4, 6, 1, True, "dp")
         else:
             cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "dp")
     else:  # stream-K's fix-up pays for a thin last wave only when there are few waves (§6.1)
