@@ -56,6 +56,14 @@ class InterpreterApiChanged(RuntimeError):
     pass
 
 
+_turn_runs = []  # the Runs of the programs_run blocks now open (course/interpreter_spin.py asks)
+
+
+def taking_turns():
+    """Whether a launch now may run its programs in turns (inside programs_run)."""
+    return bool(_turn_runs)
+
+
 class ProgramsStuck(RuntimeError):
     pass
 
@@ -273,9 +281,11 @@ def programs_run(order):
     for name, fn in zip(BUILDER_HOOKS, (masked_load, masked_store, atomic_rmw, atomic_cas, barrier), strict=True):
         setattr(builder, name, fn)
     interp.GridExecutor.__call__ = call
+    _turn_runs.append(run)
     try:
         yield run
     finally:
+        _turn_runs.remove(run)
         interp.GridExecutor.__call__ = original_call
         for name in BUILDER_HOOKS:
             delattr(builder, name)  # the class's own methods show through again

@@ -8,6 +8,8 @@
 - A body not written yet (the stub's NotImplementedError) fails as one line, "not written yet".
 - The graded file cannot make a check disappear: a skip, an xfail or an exit raised while a check
   runs fails that check, naming the line.  Only the suite's own skip marks skip.
+- On the interpreter a program that would wait for good fails its check at once, naming the line
+  that waits (course/interpreter_spin.py), where the check would otherwise time out.
 """
 
 import os
@@ -61,6 +63,18 @@ def seed_of(nodeid):
 @pytest.fixture(autouse=True)
 def seeded(request):
     torch.manual_seed(seed_of(request.node.nodeid))  # CPU and every CUDA device
+
+
+@pytest.fixture(autouse=True, scope="session")
+def waits_named():
+    """On the interpreter, a program that spins on a value nothing can change fails at once."""
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        yield
+        return
+    from course.interpreter_spin import spin_watch
+
+    with spin_watch():
+        yield
 
 
 @pytest.fixture(scope="session")

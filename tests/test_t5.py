@@ -15,6 +15,7 @@ import torch
 import triton
 
 from course.i18n import say
+from course.interpreter_spin import ProgramWaitsForever
 from course.messages import fail
 from course.messages import read as where_to_read
 from course.registry import lesson
@@ -616,6 +617,8 @@ def run_matmul(t5, case, section, *args, **kwargs):
         if "NotImplementedError" in repr(e) or site is None:
             raise
         where = f"{os.path.basename(site.filename)} line {site.lineno} ({site.name})"
+        if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
+            fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
             fail(
                 T5,

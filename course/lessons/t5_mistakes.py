@@ -28,6 +28,7 @@ CAUSES = {
     "not-acquire": ("不是 acquire 语义", "without acquire semantics"),
     "flags-left-up": ("没有一个被 owner 放回 0", "none was put back to 0 by an owner"),
     "scope-cta": ('scope="cta"', 'scope="cta"'),
+    "waits-forever": ("会永远等下去", "it would wait for good"),  # course/interpreter_spin.py's words
     "gpu-refuses": ("Hopper GPU（sm_90）编译", "compile t5_kernel for a Hopper GPU"),
     "no-bias": ("bias 没有加上", "the bias was not added"),
     "no-activation": ("没有做 activation", "the activation was not applied"),

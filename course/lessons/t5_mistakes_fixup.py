@@ -190,6 +190,16 @@ FIXUP = (
         "scope-cta",
     ),
     own(
+        "sk-wait-own-flag",
+        "T5.3",
+        "the owner waits on its own flag (pid for p), which nobody raises: on the interpreter it spins for good",
+        "4.2",
+        WAIT,
+        WAIT.replace("flags_ptr + p,", "flags_ptr + pid,"),
+        "test_stream_k_every_tile_once",
+        "waits-forever",
+    ),
+    own(
         "k-loop-one-past-end",
         "T5.2",
         "k_block_loop sums one k-block past kb_end (invisible where kb_end is K's last block)",

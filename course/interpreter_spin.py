@@ -1,0 +1,104 @@
+"""Name a program that would wait for good under Triton's interpreter, instead of timing out.
+
+Under TRITON_INTERPRET=1 a launch's programs run one after another, so nothing else writes memory
+while one of them runs.  A program that reads the same addresses again and again with an atomic
+that changes nothing (a flag read as atomic_add(flag, 0), a compare-and-swap that fails) or with a
+volatile load, gets the same values each time and writes nothing there itself in between, would
+read them forever: it waits for a write that only a program after it (or none) could make.
+`spin_watch()` counts such reads of the running program and, at SPINS in a row, raises
+ProgramWaitsForever from inside the kernel, so the failure names the line that waits, the program
+and the value it keeps reading, where the test would otherwise time out ("an endless loop?").
+
+Inside interpreter_order.programs_run the programs take turns, so a read repeated there may be
+answered by another program: the watch stands aside (that module names programs stuck in turns).
+"""
+
+import contextlib
+
+from course import interpreter_order
+from course.i18n import say
+
+# Reads of one unchanged value in a row: a wait in the lessons reads its flag once per pass, and
+# the interpreter makes about ten thousand such reads a second, so the failure comes at once.
+SPINS = 1000
+HOOKS = ("create_atomic_rmw", "create_atomic_cas", "create_masked_load", "create_masked_store")
+
+
+class ProgramWaitsForever(RuntimeError):
+    pass
+
+
+class _Watch:
+    def __init__(self):
+        self.last = None  # (program, addresses, values) of the last unchanged read
+        self.count = 0
+
+    def wrote(self):
+        self.last, self.count = None, 0
+
+    def read(self, builder, ptrs, values, changed):
+        if interpreter_order.taking_turns() or not ptrs.size:
+            return
+        if changed:
+            self.wrote()
+            return
+        now = (tuple(builder.grid_idx), ptrs.tobytes(), values.tobytes())
+        self.count = self.count + 1 if now == self.last else 1
+        self.last = now
+        if self.count >= SPINS:
+            self.wrote()
+            raise ProgramWaitsForever(_message(now[0], values))
+
+
+def _message(program, values):
+    pid = program[0] if program[1:] == (0, 0) else program
+    seen = values.reshape(-1)[:4].tolist()
+    return say(
+        zh=f"程序 {pid} 在同一个地址连续读了 {SPINS} 次，每次都读到 {seen}，中间谁也没写过那里：解释器一次只运行一个"
+        "程序、按程序号的顺序，它等的时候别的程序不会运行，所以它会永远等下去。它在等一个只有后面的程序（或者没有"
+        "程序）才会写的值，比如一面还没有人举起的旗",
+        en=f"program {pid} read the same addresses {SPINS} times in a row and got {seen} each time, with nothing "
+        "written there in between: the interpreter runs one program at a time, in id order, so no other program "
+        "runs while it waits, and it would wait for good. It waits for a value only a later program (or none) "
+        "writes, such as a flag nobody has raised yet",
+    )
+
+
+@contextlib.contextmanager
+def spin_watch():
+    """Within it, every interpreted launch fails with ProgramWaitsForever where a program spins."""
+    interp = interpreter_order.check_api()
+    cls = type(interp.interpreter_builder)
+    original = {name: cls.__dict__[name] for name in HOOKS}
+    watch = _Watch()
+
+    def atomic_rmw(self, op, ptr, val, mask, sem, scope):
+        out = original["create_atomic_rmw"](self, op, ptr, val, mask, sem, scope)
+        now = original["create_masked_load"](self, ptr, mask, None, None, False)
+        on = mask.data.astype(bool)
+        watch.read(self, ptr.data[on], out.data[on], bool((now.data[on] != out.data[on]).any()))
+        return out
+
+    def atomic_cas(self, ptr, cmp, val, sem, scope):
+        out = original["create_atomic_cas"](self, ptr, cmp, val, sem, scope)
+        watch.read(self, ptr.data, out.data, bool(((out.data == cmp.data) & (cmp.data != val.data)).any()))
+        return out
+
+    def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
+        out = original["create_masked_load"](self, ptrs, mask, other, cache_policy, is_volatile)
+        if is_volatile:
+            on = mask.data.astype(bool)
+            watch.read(self, ptrs.data[on], out.data[on], False)
+        return out
+
+    def masked_store(self, ptrs, value, mask, cache_policy):
+        watch.wrote()
+        return original["create_masked_store"](self, ptrs, value, mask, cache_policy)
+
+    for name, fn in zip(HOOKS, (atomic_rmw, atomic_cas, masked_load, masked_store), strict=True):
+        setattr(cls, name, fn)
+    try:
+        yield watch
+    finally:
+        for name, fn in original.items():
+            setattr(cls, name, fn)
