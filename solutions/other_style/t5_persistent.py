@@ -30,7 +30,10 @@ from triton import knobs
 from triton.runtime import driver
 from triton.tools.tensor_descriptor import TensorDescriptor
 
+# ---- other style begin: the input checks are this file's own, not T4's
 from .t4_matmul import bias_and_activation, tile_coords  # the T4 of the same side: yours in mine/
+
+# ---- other style end
 
 # Read once, at import: Triton itself decides at import time whether @triton.jit interprets.
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
@@ -443,8 +446,10 @@ class Config:
 
 
 INTERPRET_CONFIG = Config(32, 32, 32, 4, 4, 2, 1, False, "auto")
+# ---- other style begin
 SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
 ACTIVATIONS = (None, "gelu")
+# ---- other style end
 
 # The winners of the H200 sweeps of 2026-11-30 (content/t5.md §6); other shapes use the rules below.
 TUNED = {
@@ -658,6 +663,7 @@ def workspace(device, programs, block_m, block_n):
     return _workspaces[key]
 
 
+# ---- other style begin
 def check_inputs(a, b, bias, activation):
     tensors = {"a": a, "b": b} if bias is None else {"a": a, "b": b, "bias": bias}
     for name, t in tensors.items():
@@ -679,8 +685,7 @@ def check_inputs(a, b, bias, activation):
     if a.dtype == torch.bfloat16 and INTERPRETING:
         raise TypeError("matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
                         "multiplies bf16 bit patterns (triton issue 11584); use float16 or float32 on CPU")
-
-
+# ---- other style end
 
 
 def tensor_key(t):

@@ -1,0 +1,40 @@
+"""make check's other_styles.check_the_other_style_keeps_the_given_code, on the real files and on
+edits of them: a given line changed, dropped or added outside a marked block, or a mark unpaired."""
+
+import pytest
+
+from course import ROOT
+from course.lesson_data import other_style_file
+from course.registry import LESSONS
+from tools.checks.other_styles import given_code_problems
+from tools.core.repo import solution_file
+
+T5 = next(lesson for lesson in LESSONS if lesson.id == "T5")
+RULE = "wave_use(M, N, 64, 128, sms) > wave_use(M, N, 128, 128, sms) + 0.05"
+
+
+def texts(lesson=T5):
+    return solution_file(lesson).read_text(), (ROOT / other_style_file(lesson)).read_text()
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.id)
+def test_every_other_style_keeps_the_given_code(lesson):
+    assert given_code_problems("variant", *texts(lesson)) == []
+
+
+@pytest.mark.parametrize(
+    "edit, words",
+    [
+        (lambda v: v.replace(RULE, RULE.replace("0.05", "0.06"), 1), "+ 0.06"),  # a rule left behind
+        (lambda v: v.replace("_plans = {}  # plan_key -> Plan\n", "", 1), "_plans = {}"),  # a given line dropped
+        (lambda v: v.replace("def same_memory(x, y):", "SPARE = 1\n\n\ndef same_memory(x, y):", 1), "SPARE = 1"),
+        (lambda v: v.replace("# ---- other style end\n", "", 1), "unpaired"),
+    ],
+    ids=["changed", "dropped", "added", "unpaired"],
+)
+def test_a_given_line_left_behind_is_named(edit, words):
+    reference, variant = texts()
+    edited = edit(variant)
+    assert edited != variant
+    problems = given_code_problems("variant", reference, edited)
+    assert len(problems) == 1 and words in problems[0], problems
