@@ -170,8 +170,9 @@ def _capturing(t):
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr, E_BLOCK: tl.constexpr):
-    """(m_blocks, tile_ends), vectors of E_BLOCK lanes (0 past num_experts): each expert's m-blocks,
-    cdiv(count, BLOCK_M), and the inclusive cumulative sum of its tiles, m_blocks * num_pid_n."""
+    """(m_blocks, tile_ends), vectors of E_BLOCK lanes: each expert's m-blocks, cdiv(count, BLOCK_M)
+    (0 past num_experts), and the inclusive cumulative sum of its tiles, m_blocks * num_pid_n (so
+    past num_experts, the total: only the first num_experts lanes are read as experts')."""
     # ---- T6.2 begin (§3.3) ----
     lanes = tl.arange(0, E_BLOCK)
     rows = tl.where(lanes < num_experts, tl.load(counts_ptr + lanes, mask=lanes < num_experts), 0)
