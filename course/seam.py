@@ -72,14 +72,16 @@ def stub_message(exc):
     """The stub's own message if `exc` comes from a body not written yet, else None.
 
     Under the interpreter the stub's raise runs as Python: a NotImplementedError raised in a
-    graded file.  The GPU compiler cannot compile a raise at all: it stops with a CompilationError
-    whose node is that raise statement.  Only these two count; a compiler error elsewhere in a
-    half-written body is a real error, even when its message quotes the stub's text."""
+    graded file, by its own raise statement (one that Triton or torch raises from inside a call the
+    body makes, such as Triton 3.9's for tl.make_block_ptr, is an error).  The GPU compiler cannot
+    compile a raise at all: it stops with a CompilationError whose node is that raise statement.
+    Only these two count; a compiler error elsewhere in a half-written body is a real error, even
+    when its message quotes the stub's text."""
     graded, seen = graded_paths(), set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         frames = traceback.extract_tb(exc.__traceback__)
-        if isinstance(exc, NotImplementedError) and any(f.filename.endswith(graded) for f in frames):
+        if isinstance(exc, NotImplementedError) and frames and frames[-1].filename.endswith(graded):
             return str(exc)
         message = _not_implemented_raise(getattr(exc, "node", None))
         if message is not None:

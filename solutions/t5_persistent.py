@@ -189,7 +189,8 @@ def sk_program_of(it, total, NUM_PROGS):
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """Write this program's float32 partial tile to its own slot, then raise its flag."""
+    """Write this program's float32 partial tile to its own slot, then raise its flag.  Slot p is
+    partials[p*BLOCK_M*BLOCK_N : (p+1)*BLOCK_M*BLOCK_N], the tile row-major (§4.2): the tests read it so."""
     # ---- T5.3 begin (§4.2) ----
     offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
     tl.store(partials_ptr + pid * (BLOCK_M * BLOCK_N) + offs, acc)

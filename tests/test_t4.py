@@ -987,12 +987,17 @@ def bad_inputs():
 
 def mentions(message, word):
     """Whether message names word; a shape such as "(2, 3, 4)" may be written in any readable form:
-    (2, 3, 4), [2, 3, 4] or torch.Size([2, 3, 4])."""
+    (2, 3, 4), [2, 3, 4], torch.Size([2, 3, 4]), or, with two dimensions or more, 2x3x4 (x or ×,
+    spaced or not); a lone number ("3") does not read as a shape."""
     dims = re.fullmatch(r"\((\d+(?:, \d+)*),?\)", word)
     if not dims:
         return word in message
-    ints = r",\s*".join(dims[1].split(", "))
-    return re.search(rf"[(\[]\s*{ints}\s*,?\s*[)\]]", message) is not None
+    sizes = dims[1].split(", ")
+    bracketed = r",\s*".join(sizes)
+    if re.search(rf"[(\[]\s*{bracketed}\s*,?\s*[)\]]", message):
+        return True
+    crossed = r"\s*[x×]\s*".join(sizes)
+    return len(sizes) > 1 and re.search(rf"(?<![\d.]){crossed}(?![\d.])", message) is not None
 
 
 class Launched(Exception):

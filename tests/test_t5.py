@@ -9,6 +9,7 @@ sentinel) padding, so a read or a write outside them shows.  T5 imports the lear
 
 import math
 import os
+import re
 
 import pytest
 import torch
@@ -285,13 +286,45 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
             fail(T5, "a 本来就合规，不该复制", "a keeps the rules already: it must not be copied", "3.2")
 
 
+# The rule's key words for tma_ready's error (§3.2 names them for tma_problem, whose text it may reuse):
+CONTIGUOUS = ("contiguous", "stride", "column-major", "transpos", "连续", "步长")
+ROWS_16 = ("16",)
+RULE_OF_CASE = {  # test_tma_ready_copies_or_refuses's cases: the rule each breaks
+    "fp16 with odd K = 33": ROWS_16,
+    "fp16 with odd N = 21": ROWS_16,
+    "column-major a": CONTIGUOUS,
+    "b = W.t(), W fp16 (48, 45)": CONTIGUOUS + ROWS_16,  # b breaks rule 1, and W = b.t() rule 2
+}
+
+
+def names_operand(message, x):
+    """Whether message names operand x as a token of its own ("b:", 'b', "rows of b", "张量 b"; not "bias").
+    For a it cannot tell the English article from the name, so it holds for most English sentences."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message) is not None
+
+
 @pytest.mark.t5_2
 @pytest.mark.parametrize(
     "what, make_a, make_b, bad",
     [
-        ("fp16 with odd K = 33", lambda: random((20, 33), torch.float16), lambda: random((33, 16), torch.float16), "a"),
-        ("fp16 with odd N = 21", lambda: random((20, 32), torch.float16), lambda: random((32, 21), torch.float16), "b"),
-        ("column-major a", lambda: random((48, 20), torch.float16).t(), lambda: random((48, 16), torch.float16), "a"),
+        (
+            "fp16 with odd K = 33",
+            lambda: random((20, 33), torch.float16),
+            lambda: random((33, 16), torch.float16),
+            "a",
+        ),
+        (
+            "fp16 with odd N = 21",
+            lambda: random((20, 32), torch.float16),
+            lambda: random((32, 21), torch.float16),
+            "b",
+        ),
+        (
+            "column-major a",
+            lambda: random((48, 20), torch.float16).t(),
+            lambda: random((48, 16), torch.float16),
+            "a",
+        ),
         # b = W.t() with W an fp16 (48, 45): column-major, but W's rows are 90 bytes apart, so W itself
         # breaks rule 2 and cannot be read K-major either: b is copied (a, a padded view, keeps the rules)
         (
@@ -304,7 +337,7 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
 )
 def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
     """Both outcomes: by default an aligned copy (same values, rules kept); with fallback=False a
-    ValueError naming the tensor that breaks a rule."""
+    ValueError naming the tensor that breaks a rule, and the rule."""
     a, b = make_a(), make_b()
     a2, b2, kmajor = t5.tma_ready(a, b, True)
     # read K-major, the b returned is the (N, K) tensor the descriptor is built on: it keeps the rules too
@@ -333,11 +366,19 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
     try:
         t5.tma_ready(a, b, False)
     except ValueError as e:
-        if f"{bad}:" not in str(e) and f"{bad} " not in str(e):
+        if not names_operand(str(e), bad):
             fail(
                 T5,
-                f"{what}：ValueError 要写出违规的张量 {bad}，得到 {e}",
-                f"{what}: the ValueError must name {bad}, got {e}",
+                f"{what}：ValueError 要写出违规的张量 {bad}（比如 “{bad}: ...”），得到 {e}",
+                f"{what}: the ValueError must name {bad} (as in \"{bad}: ...\"), got {e}",
+                "3.2",
+            )
+        rule = RULE_OF_CASE[what]
+        if not any(w in str(e).lower() for w in rule):
+            fail(
+                T5,
+                f"{what}：ValueError 要写出违反的规矩（含 {' / '.join(rule)} 之一），得到 {e}",
+                f"{what}: the ValueError must name the rule broken (one of {' / '.join(rule)}), got {e}",
                 "3.2",
             )
         return
@@ -997,12 +1038,21 @@ def test_sk_publish_partial_alone(probes):
     for p in range(n):
         wrong = (partials[p] != src[p]).sum().item()
         if wrong:
+            # the same values in another order: the tile stored in another layout than §4.2's row-major slot
+            moved = torch.equal(partials[p].flatten().sort().values, src[p].flatten().sort().values)
             fail(
                 T5,
                 f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
-                f"有 {wrong} 个格子不等于它的 partial",
+                f"有 {wrong} 个格子不等于它的 partial"
+                + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else ""),
                 f"sk_publish_partial: {wrong} cells of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
-                "of the workspace) differ from its partial",
+                "of the workspace) differ from its partial"
+                + (
+                    ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
+                    "the tests read it so"
+                    if moved
+                    else ""
+                ),
                 "4.2",
             )
     if not partials[n].isnan().all():
@@ -1039,10 +1089,12 @@ def test_sk_collect_partials_alone(probes):
             T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
             f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
-            + ("：这是倒着加的结果" if torch.equal(out, backwards) else ""),
+            + ("：这是倒着加的结果" if torch.equal(out, backwards) else "")
+            + "（每个槽里的 tile 按行主序放，§4.2）",
             f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
             f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
-            + (": this is their sum added backwards" if torch.equal(out, backwards) else ""),
+            + (": this is their sum added backwards" if torch.equal(out, backwards) else "")
+            + " (each slot holds its tile row-major, §4.2)",
             "4.2",
         )
     want_flags = [0 if first <= p < pid else 1 for p in range(n)]
