@@ -1177,10 +1177,21 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
 
 @pytest.mark.t6_3
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
-def test_combine_topk_sums_in_float32_in_slot_order(t6, dtype):
+def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
     """combine_topk alone, bit for bit: each token's top_k rows summed in float32 in the order j = 0,
     1, ..., rounded once to the output's dtype (§4.4).  Values of magnitudes 1e-3 to 1e3, so another
-    order or a narrower sum changes the last bits of some cells."""
+    order or a narrower sum changes the last bits of some cells.  tl.sum promises no order (a GPU's
+    is a tree); the interpreter's adds row after row, which down the top_k is j's own order, so here
+    it is made to add the other way round: a combine left to tl.sum shows on the CPU too."""
+    if INTERPRETING:
+        import numpy as np
+        from triton.runtime import interpreter
+
+        def last_first(self, input):
+            flipped = np.flip(input.handle.data, axis=self.axis)
+            return self.to_tensor(np.add.reduce(flipped, axis=self.axis, keepdims=self.keep_dims), input.dtype)
+
+        monkeypatch.setattr(interpreter.ReduceOps, "sum", last_first, raising=False)
     tokens, top_k, N, block_n = 6, 4, 40, 32
     scale = 10.0 ** torch.randint(-3, 4, (tokens * top_k, N), device=DEVICE).float()
     by_slot = torch.randn(tokens * top_k, N, device=DEVICE) * scale
@@ -1324,6 +1335,90 @@ def test_expert_ends_hold_in_any_program_order(t6):
                 f"rows per expert {counts}, BLOCK_M=16, programs run in order {order}: off by {err:.2e} (relative)",
                 "4.3",
             )
+
+
+# What turns a tensor's value into a Python one: on a GPU each waits for the device (a host sync).
+VALUE_READS = {"item", "tolist", "numpy", "__array__", "__bool__", "__int__", "__float__", "__index__", "equal"}
+VALUE_READS |= {"allclose", "__format__", "__repr__", "__str__"}
+
+
+def host_reads(t6):
+    """A torch function mode recording (what, function, line) for each read of a tensor's value made
+    by the graded file itself (not by torch, Triton's interpreter or the tests): on the CPU nothing
+    syncs, so this is how a read that a CUDA graph would refuse shows there."""
+    import os
+    import sys
+
+    from torch.overrides import TorchFunctionMode
+
+    graded = os.path.realpath(getattr(t6, "__file__", "") or "")
+
+    class HostReads(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.reads = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            name = getattr(func, "__name__", "")
+            if name in VALUE_READS:
+                frame = sys._getframe(1)
+                while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
+                    frame = frame.f_back
+                if frame is not None and os.path.realpath(frame.f_code.co_filename) == graded:
+                    line, function = frame.f_lineno, frame
+                    while function.f_code.co_name.startswith("<") and function.f_back is not None:
+                        function = function.f_back  # a comprehension's frame: name the function it is in
+                    self.reads.append((name, function.f_code.co_name, line))
+            return func(*args, **(kwargs or {}))
+
+    return HostReads()
+
+
+def check_no_host_reads(reads, case, who, section):
+    if reads:
+        what, function, line = reads[0]
+        fail(
+            T6,
+            f"{case}：{who} 在主机上读了张量的值 {len(reads)} 次，第一次是 {function}（第 {line} 行）里的 {what}："
+            "在 GPU 上每次都要等设备算完，CUDA graph 也捕获不了",
+            f"{case}: {who} read tensor values back to the host {len(reads)} time{'s' * (len(reads) != 1)}, "
+            f"first {what} in {function} (line {line}): on a GPU each waits for the device, and a CUDA graph "
+            "cannot capture it",
+            section,
+        )
+
+
+@pytest.mark.t6_1
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU, test_routing_and_launch_under_a_cuda_graph checks this")
+def test_route_without_check_ids_reads_nothing_back(t6):
+    """§2.3: with check_ids=False, route looks at no value of the ids (nor of anything it computes)."""
+    ids = make_ids("skewed", 40, 2, 6)
+    with host_reads(t6) as mode:
+        t6.route(ids, 6, check_ids=False)
+    check_no_host_reads(
+        mode.reads, say(zh="40 个 token，6 个专家", en="40 tokens, 6 experts"), "route(check_ids=False)", "2.3"
+    )
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU, test_routing_and_launch_under_a_cuda_graph checks this")
+def test_grouped_matmul_reads_nothing_back(t6):
+    """§3.4: with a Routing from route, grouped_matmul (checks, launch, combine) reads no value of a
+    tensor on the host: the tile count stays on the device, and route's own routings skip
+    check_offsets' look at the offsets."""
+    tokens, top_k, experts, K, N = 40, 2, 6, 32, 24
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = torch.randn(experts, N, K, device=DEVICE).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    r = t6.route(ids, experts)
+    with host_reads(t6) as mode:
+        t6.grouped_matmul(x, w, r, weights, combine=True)
+    case = say(
+        zh=f"{tokens} 个 token，{experts} 个专家，route 给的 Routing",
+        en=f"{tokens} tokens, {experts} experts, a Routing from route",
+    )
+    check_no_host_reads(mode.reads, case, "grouped_matmul(combine=True)", "3.4")
 
 
 @pytest.mark.t6_3
