@@ -92,6 +92,7 @@ ROUTE_CASES = [  # (kind, tokens, top_k, experts)
     ("skewed", 150, 2, 9),  # 300 slots: three routing blocks of 128
     ("balanced", 1, 1, 3),  # one row
     ("skewed", 70, 4, 16),
+    ("skewed", 1100, 2, 9),  # 2200 slots: 18 routing blocks, more than one batch of SCAN_ROWS = 16
 ]
 
 
@@ -176,13 +177,66 @@ def check_routing(r, ids, experts, case):
         )
 
 
+ROUTE_KERNELS = ("count_experts", "scan_counts", "scatter_slots")
+# Where each of the Routing's tensors comes from: (the kernel that writes it, its argument there).
+WRITTEN_BY = {
+    "counts": ("scan_counts", "counts_ptr"),
+    "offsets": ("scan_counts", "offsets_ptr"),
+    "sorted_slots": ("scatter_slots", "sorted_slots_ptr"),
+    "slot_pos": ("scatter_slots", "slot_pos_ptr"),
+}
+
+
+def watched_route(t6, monkeypatch, ids, experts, case):
+    """route under a LaunchWatch on its three kernels: the Routing must be what they wrote, in one
+    launch each (§2.3).  Numbers cannot tell the kernels from a stable sort on the host.  On the
+    interpreter their addresses are watched too: a place computed wrong (past sorted_slots, say) is
+    reported and stopped, where it would write over whatever memory lies there."""
+    addresses = AddressWatch(t6, monkeypatch, ROUTE_KERNELS)
+    watch = LaunchWatch(
+        t6, monkeypatch, dict.fromkeys(ROUTE_KERNELS, True), wrapper="route", out=None, shared_names=False
+    )
+    r = t6.route(ids, experts)
+    monkeypatch.undo()
+    for kernel, lanes in addresses.outside.items():
+        fail(
+            T6,
+            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            "（这里拦下了，没有真的读写）",
+            f"{case}: {kernel} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            "given (stopped here, not made)",
+            "2.1",
+        )
+    launched = [launch.name for launch in watch.launches]
+    if launched != list(ROUTE_KERNELS):
+        fail(
+            T6,
+            f"{case}：route 启动的内核依次是 {launched}，应当是 count_experts、scan_counts、scatter_slots "
+            "各一次、按这个顺序：Routing 由这三次启动算出来",
+            f"{case}: route launched {launched}, where count_experts, scan_counts and scatter_slots are expected "
+            "once each, in that order: the Routing is what these three launches compute",
+            "2.3",
+        )
+    args = {launch.name: launch.args for launch in watch.launches}
+    for name, (kernel, arg) in WRITTEN_BY.items():
+        if not same_memory(getattr(r, name), args[kernel].get(arg)):
+            fail(
+                T6,
+                f"{case}：Routing.{name} 不是 {kernel} 写入的那个张量（它的 {arg}）：Routing 交出的就是内核的输出",
+                f"{case}: Routing.{name} is not the tensor {kernel} wrote into (its {arg}): the Routing hands back "
+                "the kernels' own outputs",
+                "2.3",
+            )
+    return r
+
+
 @pytest.mark.t6_1
 @pytest.mark.parametrize("kind, tokens, top_k, experts", ROUTE_CASES)
-def test_route_is_a_stable_counting_sort(t6, kind, tokens, top_k, experts):
+def test_route_is_a_stable_counting_sort(t6, monkeypatch, kind, tokens, top_k, experts):
     ids = make_ids(kind, tokens, top_k, experts)
     before = ids.clone()
-    r = t6.route(ids, experts)
     case = case_name(kind, tokens, top_k, experts)
+    r = watched_route(t6, monkeypatch, ids, experts, case)
     check_routing(r, ids, experts, case)
     if not torch.equal(ids, before):
         fail(T6, f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
@@ -255,6 +309,7 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
     ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
     ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
+    ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
 ]
 
 
@@ -387,6 +442,34 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         )
     if not torch.equal(ids, before):
         fail(T6, f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
+
+
+def raised_by(call):
+    """(what call returned, None) or (None, "its error, in short"): a learner's error told outside the
+    except, so that its traceback stays out of the failure; a body not written yet is left to the suite."""
+    try:
+        return call(), None
+    except NotImplementedError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any error on valid input is what this reports
+        return None, f"{type(e).__name__}: {str(e)[:200]}"
+
+
+@pytest.mark.t6_1
+def test_route_of_no_tokens(t6):
+    """0 tokens is valid input (a batch with nothing for this layer): an empty Routing whose counts
+    and offsets are all 0 (§2.3's checks look at the ids only when there are some)."""
+    ids = torch.empty((0, 2), dtype=torch.int64, device=DEVICE)
+    case = say(zh="0 个 token（topk_ids 是 [0, 2]），4 个专家", en="0 tokens (topk_ids [0, 2]), 4 experts")
+    r, error = raised_by(lambda: t6.route(ids, 4))
+    if error:
+        fail(
+            T6,
+            f"{case}：这是合法的输入，route 却抛出了 {error}",
+            f"{case}: valid input, yet route raised {error}",
+            "2.3",
+        )
+    check_routing(r, ids, 4, case)
 
 
 # ================================================================================================
@@ -846,7 +929,7 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
             f"{case}: moe_kernel's w_desc does not describe the caller's w (a contiguous w needs no copy)",
             "4.2",
         )
-    left = args["out_ptr"]
+    buffer, left = args["out_ptr"], grouped[0].left  # left: a copy taken as soon as moe_kernel ended
     if (left == UNWRITTEN).any():
         fail(
             T6,
@@ -854,16 +937,89 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
             f"{case}: {int((left == UNWRITTEN).sum())} cells of the output were not written by moe_kernel",
             "4.3",
         )
-    if not kwargs.get("combine") and not (same_memory(out, left) and out.shape == left.shape):
+    if kwargs.get("combine"):
+        check_combine_launch(watch, case, buffer, left, out)
+    elif not (same_memory(out, buffer) and out.shape == buffer.shape):
         fail(
             T6,
             f"{case}：grouped_matmul 返回的不是 moe_kernel 写入的那个张量",
             f"{case}: grouped_matmul returned a tensor moe_kernel did not write into",
             "4.3",
         )
+    elif cells_changed(out, left):
+        fail(
+            T6,
+            f"{case}：moe_kernel 写完以后，grouped_matmul 又改了输出里的 {cells_changed(out, left)} 个单元："
+            "返回的结果就是这次启动存下的",
+            f"{case}: grouped_matmul changed {cells_changed(out, left)} cells of the output after moe_kernel wrote "
+            "them: the result is what the launch stored",
+            "4.3",
+        )
     if not INTERPRETING and "fadd" in str(getattr(compiled, "asm", {}).get("ttir", "")):
         fail(T6, f"{case}：moe_kernel 里有浮点 atomic_add", f"{case}: moe_kernel holds a float atomic_add", "4.4")
     return out
+
+
+def cells_changed(now, then):
+    """How many cells of now differ from the copy then (a NaN in both counts as unchanged)."""
+    return int((~((now == then) | (now.isnan() & then.isnan()))).sum())
+
+
+def check_combine_launch(watch, case, buffer, left, out):
+    """With combine=True: one combine_topk, reading the float32 buffer moe_kernel wrote by slot, as
+    that launch left it, and writing the result returned (§4.4)."""
+    combines = watch.of("combine_topk")
+    if len(combines) != 1:
+        fail(
+            T6,
+            f"{case}：grouped_matmul(combine=True) 启动了 {len(combines)} 次 combine_topk，应当恰好 1 次：top_k 行的和"
+            "由它算",
+            f"{case}: grouped_matmul(combine=True) launched combine_topk {len(combines)} times, exactly once "
+            "expected: it sums the top_k rows",
+            "4.4",
+        )
+    args = combines[0].args
+    if not same_memory(args.get("by_slot_ptr"), buffer):
+        fail(
+            T6,
+            f"{case}：combine_topk 的 by_slot_ptr 不是 moe_kernel 按 slot 写入的那个缓冲区",
+            f"{case}: combine_topk's by_slot_ptr is not the buffer moe_kernel wrote by slot",
+            "4.4",
+        )
+    if buffer.dtype != torch.float32:
+        fail(
+            T6,
+            f"{case}：moe_kernel 按 slot 写入的缓冲区是 {buffer.dtype}，应当是 float32：乘权重和求和都在 float32 里，"
+            "最后只舍入一次",
+            f"{case}: the buffer moe_kernel writes by slot is {buffer.dtype}, float32 expected: the weights and the "
+            "sum stay in float32, rounded once at the end",
+            "4.4",
+        )
+    if cells_changed(buffer, left):
+        fail(
+            T6,
+            f"{case}：moe_kernel 写完以后，按 slot 的缓冲区又被改了 {cells_changed(buffer, left)} 个单元："
+            "combine_topk 读的应当就是这次启动存下的",
+            f"{case}: {cells_changed(buffer, left)} cells of the by-slot buffer changed after moe_kernel wrote them: "
+            "combine_topk reads what the launch stored",
+            "4.4",
+        )
+    if not (same_memory(out, args.get("out_ptr")) and out.shape == args["out_ptr"].shape):
+        fail(
+            T6,
+            f"{case}：grouped_matmul(combine=True) 返回的不是 combine_topk 写入的那个张量",
+            f"{case}: grouped_matmul(combine=True) returned a tensor combine_topk did not write into",
+            "4.4",
+        )
+    if cells_changed(out, combines[0].left):
+        fail(
+            T6,
+            f"{case}：combine_topk 写完以后，grouped_matmul 又改了结果里的 {cells_changed(out, combines[0].left)} "
+            "个单元",
+            f"{case}: grouped_matmul changed {cells_changed(out, combines[0].left)} cells of the result after "
+            "combine_topk wrote them",
+            "4.4",
+        )
 
 
 def graded_caller(t6, default):
@@ -1021,10 +1177,21 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
 
 @pytest.mark.t6_3
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
-def test_combine_topk_sums_in_float32_in_slot_order(t6, dtype):
+def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
     """combine_topk alone, bit for bit: each token's top_k rows summed in float32 in the order j = 0,
     1, ..., rounded once to the output's dtype (§4.4).  Values of magnitudes 1e-3 to 1e3, so another
-    order or a narrower sum changes the last bits of some cells."""
+    order or a narrower sum changes the last bits of some cells.  tl.sum promises no order (a GPU's
+    is a tree); the interpreter's adds row after row, which down the top_k is j's own order, so here
+    it is made to add the other way round: a combine left to tl.sum shows on the CPU too."""
+    if INTERPRETING:
+        import numpy as np
+        from triton.runtime import interpreter
+
+        def last_first(self, input):
+            flipped = np.flip(input.handle.data, axis=self.axis)
+            return self.to_tensor(np.add.reduce(flipped, axis=self.axis, keepdims=self.keep_dims), input.dtype)
+
+        monkeypatch.setattr(interpreter.ReduceOps, "sum", last_first, raising=False)
     tokens, top_k, N, block_n = 6, 4, 40, 32
     scale = 10.0 ** torch.randint(-3, 4, (tokens * top_k, N), device=DEVICE).float()
     by_slot = torch.randn(tokens * top_k, N, device=DEVICE) * scale
@@ -1054,12 +1221,14 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, dtype):
 def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
     tokens, top_k, experts, K, N = 33, 3, 6, 32, 40
     ids = make_ids("skewed", tokens, top_k, experts)
-    x = torch.randn(tokens, K, device=DEVICE).half()
+    # x and the weights transposed views (x's stride along K is T, not 1): valid input, read through its strides.
+    x = torch.randn(K, tokens, device=DEVICE).half().t()
     w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
-    weights = torch.rand(tokens, top_k, device=DEVICE)
+    weights = torch.rand(top_k, tokens, device=DEVICE).t()
     r = t6.route(ids, experts)
     case = say(
-        zh=f"{tokens} 个 token，top_k={top_k}，带路由权重", en=f"{tokens} tokens, top_k={top_k}, routing weights"
+        zh=f"{tokens} 个 token，top_k={top_k}，带路由权重；x 和 topk_weights 是转置的视图（列主序）",
+        en=f"{tokens} tokens, top_k={top_k}, routing weights; x and topk_weights transposed views (column-major)",
     )
     out = watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, combine=combine)
     want = reference(x, w, ids, weights, combine=combine)
@@ -1168,6 +1337,90 @@ def test_expert_ends_hold_in_any_program_order(t6):
             )
 
 
+# What turns a tensor's value into a Python one: on a GPU each waits for the device (a host sync).
+VALUE_READS = {"item", "tolist", "numpy", "__array__", "__bool__", "__int__", "__float__", "__index__", "equal"}
+VALUE_READS |= {"allclose", "__format__", "__repr__", "__str__"}
+
+
+def host_reads(t6):
+    """A torch function mode recording (what, function, line) for each read of a tensor's value made
+    by the graded file itself (not by torch, Triton's interpreter or the tests): on the CPU nothing
+    syncs, so this is how a read that a CUDA graph would refuse shows there."""
+    import os
+    import sys
+
+    from torch.overrides import TorchFunctionMode
+
+    graded = os.path.realpath(getattr(t6, "__file__", "") or "")
+
+    class HostReads(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.reads = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            name = getattr(func, "__name__", "")
+            if name in VALUE_READS:
+                frame = sys._getframe(1)
+                while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
+                    frame = frame.f_back
+                if frame is not None and os.path.realpath(frame.f_code.co_filename) == graded:
+                    line, function = frame.f_lineno, frame
+                    while function.f_code.co_name.startswith("<") and function.f_back is not None:
+                        function = function.f_back  # a comprehension's frame: name the function it is in
+                    self.reads.append((name, function.f_code.co_name, line))
+            return func(*args, **(kwargs or {}))
+
+    return HostReads()
+
+
+def check_no_host_reads(reads, case, who, section):
+    if reads:
+        what, function, line = reads[0]
+        fail(
+            T6,
+            f"{case}：{who} 在主机上读了张量的值 {len(reads)} 次，第一次是 {function}（第 {line} 行）里的 {what}："
+            "在 GPU 上每次都要等设备算完，CUDA graph 也捕获不了",
+            f"{case}: {who} read tensor values back to the host {len(reads)} time{'s' * (len(reads) != 1)}, "
+            f"first {what} in {function} (line {line}): on a GPU each waits for the device, and a CUDA graph "
+            "cannot capture it",
+            section,
+        )
+
+
+@pytest.mark.t6_1
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU, test_routing_and_launch_under_a_cuda_graph checks this")
+def test_route_without_check_ids_reads_nothing_back(t6):
+    """§2.3: with check_ids=False, route looks at no value of the ids (nor of anything it computes)."""
+    ids = make_ids("skewed", 40, 2, 6)
+    with host_reads(t6) as mode:
+        t6.route(ids, 6, check_ids=False)
+    check_no_host_reads(
+        mode.reads, say(zh="40 个 token，6 个专家", en="40 tokens, 6 experts"), "route(check_ids=False)", "2.3"
+    )
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU, test_routing_and_launch_under_a_cuda_graph checks this")
+def test_grouped_matmul_reads_nothing_back(t6):
+    """§3.4: with a Routing from route, grouped_matmul (checks, launch, combine) reads no value of a
+    tensor on the host: the tile count stays on the device, and route's own routings skip
+    check_offsets' look at the offsets."""
+    tokens, top_k, experts, K, N = 40, 2, 6, 32, 24
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = torch.randn(experts, N, K, device=DEVICE).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    r = t6.route(ids, experts)
+    with host_reads(t6) as mode:
+        t6.grouped_matmul(x, w, r, weights, combine=True)
+    case = say(
+        zh=f"{tokens} 个 token，{experts} 个专家，route 给的 Routing",
+        en=f"{tokens} tokens, {experts} experts, a Routing from route",
+    )
+    check_no_host_reads(mode.reads, case, "grouped_matmul(combine=True)", "3.4")
+
+
 @pytest.mark.t6_3
 @pytest.mark.skipif(INTERPRETING, reason="CUDA graphs need a GPU")
 def test_routing_and_launch_under_a_cuda_graph(t6):
@@ -1229,6 +1482,8 @@ def bad_inputs(t6):
         ("offsets not monotone", (x, w, bad_offsets), ("offsets",)),
         ("offsets not ending at the rows", (x, w, short_offsets), ("offsets",)),
         ("x and w on two devices", (x, w.to("meta"), r), ("x", "w", "device", "devices")),
+        ("x and w in float64", (x.double(), w.double(), r), ("x", "w")),
+        ("w of 15 rows for swiglu ([gate; up]: 2F)", (x, w[:, :15].contiguous(), r), ("w",), {"activation": "swiglu"}),
         (
             "topk_weights [2, 6], transposed, for 6 tokens with top_k 2",
             (x, w, r, torch.rand(2, 6, device=DEVICE)),
@@ -1276,6 +1531,37 @@ def test_grouped_matmul_refuses_bad_input(t6):
                 )
 
 
+@pytest.mark.t6_3
+@pytest.mark.parametrize("combine", [False, True], ids=["sorted", "combined"])
+def test_grouped_matmul_of_no_tokens(t6, combine):
+    """0 tokens is valid input: an empty [0, N] result, not an error (each expert has 0 rows)."""
+    empty = torch.empty(0, dtype=torch.int32, device=DEVICE)
+    none = torch.zeros(3, dtype=torch.int32, device=DEVICE)
+    r = t6.Routing(none, none.clone(), empty, empty.clone(), 0, 2)
+    x = torch.empty((0, 32), device=DEVICE).half()
+    w = torch.randn(3, 16, 32, device=DEVICE).half()
+    weights = torch.empty((0, 2), device=DEVICE)
+    case = say(
+        zh=f"0 个 token，3 个专家，x 是 [0, 32]，combine={combine}",
+        en=f"0 tokens, 3 experts, x [0, 32], combine={combine}",
+    )
+    out, error = raised_by(lambda: t6.grouped_matmul(x, w, r, weights, combine=combine))
+    if error:
+        fail(
+            T6,
+            f"{case}：这是合法的输入，grouped_matmul 却抛出了 {error}",
+            f"{case}: valid input, yet grouped_matmul raised {error}",
+            "4",
+        )
+    if tuple(out.shape) != (0, 16) or out.dtype != x.dtype:
+        fail(
+            T6,
+            f"{case}：结果应当是 {x.dtype} 的 [0, 16]，得到 {out.dtype} {tuple(out.shape)}",
+            f"{case}: the result should be [0, 16] in {x.dtype}, got {out.dtype} {tuple(out.shape)}",
+            "4",
+        )
+
+
 # ================================================================================================
 # T6.4 (advanced) the expert MLP in two launches
 # ================================================================================================
@@ -1284,10 +1570,10 @@ def test_grouped_matmul_refuses_bad_input(t6):
 def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     tokens, top_k, experts, K, F = 21, 2, 5, 32, 24  # F not a multiple of BLOCK_N: gate boxes reach up's rows
     ids = make_ids("skewed", tokens, top_k, experts)
-    x = torch.randn(tokens, K, device=DEVICE).to(dtype)
+    x = torch.randn(K, tokens, device=DEVICE).to(dtype).t()  # a transposed view: x's stride along K is T
     w = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).to(dtype)
     r = t6.route(ids, experts)
-    case = say(zh=f"gate/up，F={F}，{dtype}", en=f"gate/up, F={F}, {dtype}")
+    case = say(zh=f"gate/up，F={F}，{dtype}，x 是列主序的视图", en=f"gate/up, F={F}, {dtype}, x a column-major view")
     out = watched_call(t6, monkeypatch, case, "5.1", x, w, r, activation="swiglu")
     want = reference(x, w, ids, activation="swiglu")
     err = rel_err(out, want) if out.shape == want.shape else float("inf")
@@ -1378,9 +1664,19 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
     w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
     weights = torch.rand(tokens, top_k, device=DEVICE)
+    given = {"x": x, "w_gate_up": w_gate_up, "w_down": w_down, "topk_ids": ids, "topk_weights": weights}
+    before = {name: t.clone() for name, t in given.items()}
     watch = watch_grouped(t6, monkeypatch)
     y = t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
     monkeypatch.undo()
+    changed = [name for name, t in given.items() if not torch.equal(t, before[name])]
+    if changed:
+        fail(
+            T6,
+            f"moe_mlp 改动了调用者的 {'、'.join(changed)}",
+            f"moe_mlp changed the caller's {', '.join(changed)}",
+            "5.2",
+        )
     launched = watch.of("moe_kernel")
     kinds = [(launch.args.get("ACTIVATION"), bool(launch.args.get("BY_SLOT"))) for launch in launched]
     if kinds != [("swiglu", False), ("none", True)]:
