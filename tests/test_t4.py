@@ -173,6 +173,7 @@ MAINLOOP_CASES = [  # (M, N, K, BLOCK_M, BLOCK_N, BLOCK_K): tails in every dimen
     (45, 37, 83, 16, 32, 16),
     (17, 50, 7, 16, 16, 32),
     (64, 16, 130, 32, 16, 32),
+    (40, 24, 64, 16, 16, 32),  # K whole blocks, rows and columns not: masks still needed
 ]
 
 
@@ -248,8 +249,10 @@ def right_when_row_major(probes, a, b, blocks, dtype):
     a2, _ = poisoned_view(*a.shape, "row-major", a.dtype)
     b2, _ = poisoned_view(*b.shape, "row-major", b.dtype)
     a2.copy_(a), b2.copy_(b)
-    acc = run_mainloop(probes, a2, b2, blocks)[: a.shape[0], : b.shape[1]]
-    return not acc.isnan().any() and rel_err(acc, a.double() @ b.double()) <= ACC_RTOL[dtype]
+    acc = run_mainloop(probes, a2, b2, blocks)  # NaN in its padding rows or columns counts too: a read past M or N
+    return (
+        not acc.isnan().any() and rel_err(acc[: a.shape[0], : b.shape[1]], a.double() @ b.double()) <= ACC_RTOL[dtype]
+    )
 
 
 def layout_dependent(what):
@@ -754,6 +757,27 @@ def check_launch(watch, c, a, b, bias, activation, case, step):
     flags, with a program for every tile."""
 
     def flags_and_bias(args):
+        given = {"stride_am": (a, 0), "stride_ak": (a, 1), "stride_bk": (b, 0), "stride_bn": (b, 1)}
+        given.update({"stride_cm": (c, 0), "stride_cn": (c, 1)})
+        wrong = {  # a stride along a dimension of size 1 is never used, so any value does there
+            k: (args[k], t.stride(d))
+            for k, (t, d) in given.items()
+            if k in args and t.shape[d] > 1 and args[k] != t.stride(d)
+        }
+        if wrong:
+            got = ", ".join(f"{k}={v[0]}" for k, v in wrong.items())
+            want = ", ".join(f"{k}={v[1]}" for k, v in wrong.items())
+            pytest.fail(
+                say(
+                    zh=f"{case}：launch 收到的 stride 是 {got}，这些张量实际的 stride 是 {want}："
+                    f"把 a.stride(0)、a.stride(1)、b.stride(0)、b.stride(1)、c.stride(0)、c.stride(1) 原样传给内核，"
+                    f"不要假定张量是连续存放的；{launch_where(step)}",
+                    en=f"{case}: the launch got {got}, where the tensors' own strides are {want}: pass "
+                    f"a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1) as they are, "
+                    f"never assume a tensor is contiguous; {launch_where(step)}",
+                ),
+                pytrace=False,
+            )
         for flag, want in (("HAS_BIAS", bias is not None), ("ACTIVATION", activation or "none")):
             if args.get(flag) != want:
                 pytest.fail(
@@ -907,6 +931,50 @@ def test_empty_dimensions(t4, watched, poisoned_allocations, M, N, K):
 
 
 @pytest.mark.t4_4
+def test_every_call_returns_a_new_c(t4, monkeypatch, poisoned_allocations):
+    """Two calls of one shape on contiguous square inputs: C must be a fresh tensor each time (in any
+    layout: a column-major C is still the product), neither A or B (the kernel would then read cells
+    it has already overwritten) nor a buffer kept from an earlier call (the next call would overwrite
+    that result), launched one program per tile."""
+    n = 64
+    a1, b1, a2, b2 = (random((n, n), torch.float16) for _ in range(4))
+    kept = {"a": a1.clone(), "b": b1.clone()}
+    watch = launch_watch(t4, monkeypatch)
+    c1 = t4.matmul(a1, b1, config=quick(t4))
+    first = c1.clone()
+    t4.matmul(a2, b2, config=quick(t4))
+    case = say(zh=f"{n}x{n} @ {n}x{n} float16，连续两次调用", en=f"{n}x{n} @ {n}x{n} float16, called twice")
+    for name, was in kept.items():
+        now = a1 if name == "a" else b1
+        assert torch.equal(now, was), say(
+            zh=f"{case}：matmul 改动了它的输入 {name}（{(now != was).sum().item()} 个元素变了）："
+            f"C 要写进一个新的张量，不能写进 A 或 B；{read('T4.4', '6.2')}",
+            en=f"{case}: matmul changed its input {name} ({(now != was).sum().item()} cells): write C into "
+            f"a new tensor, never into A or B; {read('T4.4', '6.2')}",
+        )
+    changed = (c1 != first).sum().item()
+    assert changed == 0, say(
+        zh=f"{case}：第二次调用改动了第一次调用返回的 C（{changed} 个元素变了）：两次调用共用了同一块输出；"
+        f"每次调用都要用 torch.empty 分配新的 C；{read('T4.4', '6.2')}",
+        en=f"{case}: the second call changed the C the first call returned ({changed} cells): both calls "
+        f"wrote into one buffer; allocate a new C with torch.empty on every call; {read('T4.4', '6.2')}",
+    )
+    for launch in watch.launches:
+        args = launch[1]
+        if not all(isinstance(args.get(k), int) for k in ("BLOCK_M", "BLOCK_N")):
+            continue  # the autotuned kernel: its grid depends on the autotuner's choice
+        programs = math.prod(int(d) for d in (launch.grid(dict(args)) if callable(launch.grid) else launch.grid))
+        tiles = triton.cdiv(n, args["BLOCK_M"]) * triton.cdiv(n, args["BLOCK_N"])
+        assert programs <= tiles, say(
+            zh=f"{case}：launch 的网格有 {programs} 个程序，比 C 的 {tiles} 个 tile 多：每个 tile 一个程序，"
+            f"多出来的程序对应不到 C 的任何 tile；{read('T4.4', '6.2')}",
+            en=f"{case}: the launch's grid has {programs} programs, more than the {tiles} tiles of C: one "
+            f"program per tile; the extra ones map to no tile of C; {read('T4.4', '6.2')}",
+        )
+    check_product(c1, a1, b1, torch.float16, case)
+
+
+@pytest.mark.t4_4
 def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
     """Handing the product to torch would pass every numeric test, and teach nothing."""
     watch = launch_watch(t4, monkeypatch)
@@ -982,6 +1050,16 @@ def bad_inputs():
         ("bias dtype", f16(4, 5), f16(5, 3), {"bias": torch.randn(3)}, TypeError, ["float32"]),
         ("activation", f16(4, 5), f16(5, 3), {"activation": "relu"}, ValueError, ["relu"]),
         ("devices differ", f16(4, 5), torch.empty(5, 3, dtype=torch.float16, device="meta"), {}, ValueError, ["meta"]),
+        ("float64 inputs", torch.randn(2, 3).double(), torch.randn(3, 2).double(), {}, TypeError, ["float64"]),
+        ("bias is a list", f16(4, 5), f16(5, 3), {"bias": [0.0, 0.0, 0.0]}, TypeError, ["list"]),
+        (
+            "bias on another device",
+            f16(4, 5),
+            f16(5, 3),
+            {"bias": torch.empty(3, dtype=torch.float16, device="meta")},
+            ValueError,
+            ["meta"],
+        ),
     ]
 
 
