@@ -56,6 +56,21 @@ def trace_rows(trace):
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
 
 
+def no_tile_past(rows, tiles, case):
+    """rows[:tiles], after checking that the rows past them (a guard: tile ids the problem lacks) are untouched."""
+    past = [t for t, row in enumerate(rows) if t >= tiles and any(row[:2])]
+    if past:
+        fail(
+            T5,
+            f"{case}：只有 {tiles} 个 tile（编号 0..{tiles - 1}），却做了编号 {past} 的 tile："
+            "循环要停在 num_tiles 之前",
+            f"{case}: there are {tiles} tiles (ids 0..{tiles - 1}), yet tile ids {past} were done: the loop must "
+            "stop before num_tiles",
+            "2.2",
+        )
+    return rows[:tiles]
+
+
 def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched."""
@@ -152,7 +167,9 @@ def test_every_tile_once_over_many_grids(probes, flatten):
     cases = cases if not flatten else cases[::2]  # flatten changes how the loop compiles, not where it goes
     for num_pid_m, num_pid_n, group_m, progs, first, k_blocks in cases:
         tiles = num_pid_m * num_pid_n
-        trace = new_trace(tiles)
+        # rows for tile ids num_tiles .. 2 * num_tiles + progs - 1 too: a loop that runs past num_tiles
+        # counts there (and not in memory beyond the trace, which the interpreter would crash on)
+        trace = new_trace(2 * tiles + progs)
         probes.tile_loop_probe[(progs,)](
             trace, 32 * k_blocks - 5, first, tiles, num_pid_m, num_pid_n, progs, 32, group_m, flatten
         )
@@ -161,7 +178,7 @@ def test_every_tile_once_over_many_grids(probes, flatten):
             en=f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}",
         )
         check_trace(
-            trace_rows(trace),
+            no_tile_past(trace_rows(trace), tiles, case),
             num_pid_m,
             num_pid_n,
             group_m,
@@ -176,9 +193,10 @@ def test_every_tile_once_over_many_grids(probes, flatten):
 @pytest.mark.t5_1
 def test_a_program_does_several_tiles(probes):
     """3 programs, 12 tiles: each program finishes 4 tiles, not 1 (one tile per program is T4)."""
-    trace = new_trace(12)
+    trace = new_trace(2 * 12 + 3)  # guard rows past the 12 tiles, as in test_every_tile_once_over_many_grids
     probes.tile_loop_probe[(3,)](trace, 64, 0, 12, 4, 3, 3, 32, 2, False)
-    per_program = [sum(1 for r in trace_rows(trace) if r[0] and r[2] == p) for p in range(3)]
+    rows = no_tile_past(trace_rows(trace), 12, say(zh="12 个 tile、3 个程序", en="12 tiles, 3 programs"))
+    per_program = [sum(1 for r in rows if r[0] and r[2] == p) for p in range(3)]
     if per_program != [4, 4, 4]:
         fail(
             T5,
@@ -223,6 +241,14 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
         "fp32 base 8 bytes past 16",
         lambda: unaligned(4, 8, torch.float32, 8),
         ("align", "base", "address", "对齐", "地址"),
+    ),
+    # rows of 72 bytes: a multiple of 8, and of 16 only if the size of an element is taken as 4, not 2
+    ("fp16 (8, 36): rows of 72 bytes", lambda: torch.zeros(8, 36, dtype=torch.float16, device=DEVICE), ("16",)),
+    # one column, but 2 elements from one to the next: the descriptor still wants stride(1) = 1
+    (
+        "one column of every other",
+        lambda: torch.zeros(8, 16, dtype=torch.float16, device=DEVICE)[:, ::2][:, :1],
+        ("contiguous", "stride 1", "stride(1)", "连续"),
     ),
 ]  # the rule's key word, as §3.2 lists them, in English (any case) or Chinese
 
@@ -284,6 +310,26 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
             )
         if a2.data_ptr() != a.data_ptr():
             fail(T5, "a 本来就合规，不该复制", "a keeps the rules already: it must not be copied", "3.2")
+
+
+@pytest.mark.t5_2
+def test_tma_ready_leaves_legal_views_alone(t5):
+    """Views whose rows are padded (a slice of wider rows) keep TMA's rules: read as they are, not copied."""
+    a, b = padded(20, 24, torch.float16)[0], padded(24, 40, torch.float16)[0]
+    for fallback in (True, False):
+        a2, b2, kmajor = t5.tma_ready(a, b, fallback)
+        for name, got, given in (("a", a2, a), ("b", b2, b)):
+            if kmajor or got.data_ptr() != given.data_ptr() or got.stride() != given.stride():
+                fail(
+                    T5,
+                    f"{name} 是 stride {tuple(given.stride())} 的视图，满足 TMA 的规矩（fallback={fallback}）："
+                    f"应当原样返回，不复制；得到 stride {tuple(got.stride())}、b_kmajor={kmajor}"
+                    + ("、另一块内存" if got.data_ptr() != given.data_ptr() else ""),
+                    f"{name} is a view with strides {tuple(given.stride())} that keeps TMA's rules "
+                    f"(fallback={fallback}): return it as it is, no copy; got strides {tuple(got.stride())}, "
+                    f"b_kmajor={kmajor}" + (", other memory" if got.data_ptr() != given.data_ptr() else ""),
+                    "3.2",
+                )
 
 
 # The rule's key words for tma_ready's error (§3.2 names them for tma_problem, whose text it may reuse):
@@ -689,11 +735,12 @@ def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
         a = padded(K, M, dtype)[0].t()
     out, _ = padded(M, N, dtype)
     tiles = triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N)
-    tr = new_trace(tiles) if trace else None
+    # guard rows past the tiles: a loop running past num_tiles counts there, not beyond the trace
+    tr = new_trace(2 * tiles + progs * config.occupancy) if trace else None
     blocks = f"{config.BLOCK_M}x{config.BLOCK_N}x{config.BLOCK_K}"
     case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode={config.mode}, BLOCK {blocks}"
     c = run_matmul(t5, case, "3.1", a, b, config=config, num_programs=progs, out=out, trace=tr)
-    return c, a, b, (trace_rows(tr) if trace else None)
+    return c, a, b, (no_tile_past(trace_rows(tr), tiles, case) if trace else None)
 
 
 def check_product(c, a, b, dtype, case, section):
@@ -1443,7 +1490,8 @@ def gelu(x):
 
 @pytest.mark.t5_4
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
-@pytest.mark.parametrize("M, N", [(32, 64), (37, 48), (5, 72)])  # whole 16-byte chunks, as in test_store_tile
+# whole 16-byte chunks, as in test_store_tile; N = 56 ends inside the second tile's right half
+@pytest.mark.parametrize("M, N", [(32, 64), (37, 48), (5, 72), (37, 56)])
 def test_store_tile_subtiled(probes, dtype, M, N):
     c, buf, before, acc = run_store_tile(probes, M, N, dtype, 2)
     check_stored(c, buf, before, acc[:M, :N].to(dtype), f"C {M}x{N} {dtype}, EPILOGUE_SUBTILE=2", "5")
