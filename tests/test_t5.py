@@ -243,6 +243,7 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
         ("align", "base", "address", "对齐", "地址"),
     ),
     # rows of 72 bytes: a multiple of 8, and of 16 only if the size of an element is taken as 4, not 2
+    ("fp16 (1, 7): one row of 14 bytes", lambda: torch.zeros(1, 7, dtype=torch.float16, device=DEVICE), ("16",)),
     ("fp16 (8, 36): rows of 72 bytes", lambda: torch.zeros(8, 36, dtype=torch.float16, device=DEVICE), ("16",)),
     # one column, but 2 elements from one to the next: the descriptor still wants stride(1) = 1
     (
@@ -316,7 +317,20 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
 def test_tma_ready_leaves_legal_views_alone(t5):
     """Views whose rows are padded (a slice of wider rows) keep TMA's rules: read as they are, not copied."""
     a, b = padded(20, 24, torch.float16)[0], padded(24, 40, torch.float16)[0]
+    w = padded(40, 24, torch.float16)[0]  # b = w.t(): a padded W, read K-major as it is
     for fallback in (True, False):
+        _, b2, kmajor = t5.tma_ready(a, w.t(), fallback)
+        if not kmajor or b2.data_ptr() != w.data_ptr() or b2.stride() != w.stride():
+            fail(
+                T5,
+                f"b = W.t()，W 是 stride {tuple(w.stride())} 的视图（行有填充），"
+                f"满足 TMA 的规矩（fallback={fallback}）："
+                f"应当按 K-major 直接读 W，不复制；得到 b_kmajor={kmajor}、stride {tuple(b2.stride())}",
+                f"b = W.t() with W a view with strides {tuple(w.stride())} (padded rows) that keeps TMA's rules "
+                f"(fallback={fallback}): read W K-major as it is, no copy; got b_kmajor={kmajor}, strides "
+                f"{tuple(b2.stride())}",
+                "3.2",
+            )
         a2, b2, kmajor = t5.tma_ready(a, b, fallback)
         for name, got, given in (("a", a2, a), ("b", b2, b)):
             if kmajor or got.data_ptr() != given.data_ptr() or got.stride() != given.stride():
@@ -540,12 +554,12 @@ def test_make_descriptors_boxes(t5):
                 )
 
 
-def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", bm=32, bn=32):
+def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", bm=32, bn=32, acc=None):
     """C inside sentinel padding, written by store_tile; returns (c, buf, before, acc)."""
     c, buf = padded(M, N, dtype, fill=-1234.0, values=False)
     before = buf.clone()
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
-    acc = 3 * torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE)
+    acc = 3 * torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE) if acc is None else acc
     bias_arg = acc if bias is None else bias
     probes.store_tile_probe[grid](
         acc,
@@ -651,6 +665,35 @@ def test_store_tile_bias_and_activation(probes, activation):
     )
     check_epilogue(c, acc[:M, :N], bias, M, N, activation, case, "3.3")
     check_stored(c, buf, before, c, case, "3.3")
+
+
+@pytest.mark.parametrize("subtile", [pytest.param(1, marks=pytest.mark.t5_2), pytest.param(2, marks=pytest.mark.t5_4)])
+def test_store_tile_rounds_once_after_the_bias(probes, subtile):
+    """fp16 C, sums near 1000 and a bias of -1000: act(acc + bias) is taken on the float32 sum and
+    rounded to C's dtype once, at the store.  Rounded to fp16 first (its step is 0.5 at 1000), the
+    small results that remain would be off by up to 0.25."""
+    M, N = 32, 64
+    acc = 1000 + 0.3 * torch.randn(M, N, device=DEVICE)
+    bias = torch.full((N,), -1000.0, dtype=torch.float16, device=DEVICE)
+    c, _, _, _ = run_store_tile(probes, M, N, torch.float16, subtile, bias=bias, acc=acc)
+    want = (acc - 1000).to(torch.float16)
+    err = rel_err(c, want)
+    if err > 2e-3:
+        early = rel_err(c, (acc.to(torch.float16).float() - 1000).to(torch.float16)) <= 2e-3
+        fail(
+            T5,
+            f"C {M}x{N} fp16，EPILOGUE_SUBTILE={subtile}，和约 1000、bias 为 -1000：相对误差 {err:.1e}"
+            + ("：和在加 bias 之前就转成了 fp16；应当在 float32 里加 bias、做激活，存储时只转一次" if early else ""),
+            f"C {M}x{N} fp16, EPILOGUE_SUBTILE={subtile}, sums near 1000 and a bias of -1000: relative error "
+            f"{err:.1e}"
+            + (
+                ": the sum was cast to fp16 before the bias was added; add the bias and apply the activation in "
+                "float32, and cast once, at the store"
+                if early
+                else ""
+            ),
+            "3.3" if subtile == 1 else "5",
+        )
 
 
 @pytest.mark.t5_2
