@@ -325,10 +325,11 @@ def test_tma_ready_leaves_legal_views_alone(t5):
                 T5,
                 f"b = W.t()，W 是 stride {tuple(w.stride())} 的视图（行有填充），"
                 f"满足 TMA 的规矩（fallback={fallback}）："
-                f"应当按 K-major 直接读 W，不复制；得到 b_kmajor={kmajor}、stride {tuple(b2.stride())}",
+                f"应当按 K-major 直接读 W，不复制；得到 b_kmajor={kmajor}、stride {tuple(b2.stride())}"
+                + ("、另一块内存（复制了）" if b2.data_ptr() != w.data_ptr() else ""),
                 f"b = W.t() with W a view with strides {tuple(w.stride())} (padded rows) that keeps TMA's rules "
                 f"(fallback={fallback}): read W K-major as it is, no copy; got b_kmajor={kmajor}, strides "
-                f"{tuple(b2.stride())}",
+                f"{tuple(b2.stride())}" + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else ""),
                 "3.2",
             )
         a2, b2, kmajor = t5.tma_ready(a, b, fallback)
