@@ -56,6 +56,21 @@ def trace_rows(trace):
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
 
 
+def no_tile_past(rows, tiles, case):
+    """rows[:tiles], after checking that the rows past them (a guard: tile ids the problem lacks) are untouched."""
+    past = [t for t, row in enumerate(rows) if t >= tiles and any(row[:2])]
+    if past:
+        fail(
+            T5,
+            f"{case}：只有 {tiles} 个 tile（编号 0..{tiles - 1}），却做了编号 {past} 的 tile："
+            "循环要停在 num_tiles 之前",
+            f"{case}: there are {tiles} tiles (ids 0..{tiles - 1}), yet tile ids {past} were done: the loop must "
+            "stop before num_tiles",
+            "2.2",
+        )
+    return rows[:tiles]
+
+
 def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched."""
@@ -152,7 +167,9 @@ def test_every_tile_once_over_many_grids(probes, flatten):
     cases = cases if not flatten else cases[::2]  # flatten changes how the loop compiles, not where it goes
     for num_pid_m, num_pid_n, group_m, progs, first, k_blocks in cases:
         tiles = num_pid_m * num_pid_n
-        trace = new_trace(tiles)
+        # rows for tile ids num_tiles .. 2 * num_tiles + progs - 1 too: a loop that runs past num_tiles
+        # counts there (and not in memory beyond the trace, which the interpreter would crash on)
+        trace = new_trace(2 * tiles + progs)
         probes.tile_loop_probe[(progs,)](
             trace, 32 * k_blocks - 5, first, tiles, num_pid_m, num_pid_n, progs, 32, group_m, flatten
         )
@@ -161,7 +178,7 @@ def test_every_tile_once_over_many_grids(probes, flatten):
             en=f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}",
         )
         check_trace(
-            trace_rows(trace),
+            no_tile_past(trace_rows(trace), tiles, case),
             num_pid_m,
             num_pid_n,
             group_m,
@@ -176,9 +193,10 @@ def test_every_tile_once_over_many_grids(probes, flatten):
 @pytest.mark.t5_1
 def test_a_program_does_several_tiles(probes):
     """3 programs, 12 tiles: each program finishes 4 tiles, not 1 (one tile per program is T4)."""
-    trace = new_trace(12)
+    trace = new_trace(2 * 12 + 3)  # guard rows past the 12 tiles, as in test_every_tile_once_over_many_grids
     probes.tile_loop_probe[(3,)](trace, 64, 0, 12, 4, 3, 3, 32, 2, False)
-    per_program = [sum(1 for r in trace_rows(trace) if r[0] and r[2] == p) for p in range(3)]
+    rows = no_tile_past(trace_rows(trace), 12, say(zh="12 个 tile、3 个程序", en="12 tiles, 3 programs"))
+    per_program = [sum(1 for r in rows if r[0] and r[2] == p) for p in range(3)]
     if per_program != [4, 4, 4]:
         fail(
             T5,
@@ -223,6 +241,15 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
         "fp32 base 8 bytes past 16",
         lambda: unaligned(4, 8, torch.float32, 8),
         ("align", "base", "address", "对齐", "地址"),
+    ),
+    # rows of 72 bytes: a multiple of 8, and of 16 only if the size of an element is taken as 4, not 2
+    ("fp16 (1, 7): one row of 14 bytes", lambda: torch.zeros(1, 7, dtype=torch.float16, device=DEVICE), ("16",)),
+    ("fp16 (8, 36): rows of 72 bytes", lambda: torch.zeros(8, 36, dtype=torch.float16, device=DEVICE), ("16",)),
+    # one column, but 2 elements from one to the next: the descriptor still wants stride(1) = 1
+    (
+        "one column of every other",
+        lambda: torch.zeros(8, 16, dtype=torch.float16, device=DEVICE)[:, ::2][:, :1],
+        ("contiguous", "stride 1", "stride(1)", "连续"),
     ),
 ]  # the rule's key word, as §3.2 lists them, in English (any case) or Chinese
 
@@ -284,6 +311,40 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
             )
         if a2.data_ptr() != a.data_ptr():
             fail(T5, "a 本来就合规，不该复制", "a keeps the rules already: it must not be copied", "3.2")
+
+
+@pytest.mark.t5_2
+def test_tma_ready_leaves_legal_views_alone(t5):
+    """Views whose rows are padded (a slice of wider rows) keep TMA's rules: read as they are, not copied."""
+    a, b = padded(20, 24, torch.float16)[0], padded(24, 40, torch.float16)[0]
+    w = padded(40, 24, torch.float16)[0]  # b = w.t(): a padded W, read K-major as it is
+    for fallback in (True, False):
+        _, b2, kmajor = t5.tma_ready(a, w.t(), fallback)
+        if not kmajor or b2.data_ptr() != w.data_ptr() or b2.stride() != w.stride():
+            fail(
+                T5,
+                f"b = W.t()，W 是 stride {tuple(w.stride())} 的视图（行有填充），"
+                f"满足 TMA 的规矩（fallback={fallback}）："
+                f"应当按 K-major 直接读 W，不复制；得到 b_kmajor={kmajor}、stride {tuple(b2.stride())}"
+                + ("、另一块内存（复制了）" if b2.data_ptr() != w.data_ptr() else ""),
+                f"b = W.t() with W a view with strides {tuple(w.stride())} (padded rows) that keeps TMA's rules "
+                f"(fallback={fallback}): read W K-major as it is, no copy; got b_kmajor={kmajor}, strides "
+                f"{tuple(b2.stride())}" + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else ""),
+                "3.2",
+            )
+        a2, b2, kmajor = t5.tma_ready(a, b, fallback)
+        for name, got, given in (("a", a2, a), ("b", b2, b)):
+            if kmajor or got.data_ptr() != given.data_ptr() or got.stride() != given.stride():
+                fail(
+                    T5,
+                    f"{name} 是 stride {tuple(given.stride())} 的视图，满足 TMA 的规矩（fallback={fallback}）："
+                    f"应当原样返回，不复制；得到 stride {tuple(got.stride())}、b_kmajor={kmajor}"
+                    + ("、另一块内存" if got.data_ptr() != given.data_ptr() else ""),
+                    f"{name} is a view with strides {tuple(given.stride())} that keeps TMA's rules "
+                    f"(fallback={fallback}): return it as it is, no copy; got strides {tuple(got.stride())}, "
+                    f"b_kmajor={kmajor}" + (", other memory" if got.data_ptr() != given.data_ptr() else ""),
+                    "3.2",
+                )
 
 
 # The rule's key words for tma_ready's error (§3.2 names them for tma_problem, whose text it may reuse):
@@ -494,12 +555,12 @@ def test_make_descriptors_boxes(t5):
                 )
 
 
-def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", bm=32, bn=32):
+def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", bm=32, bn=32, acc=None):
     """C inside sentinel padding, written by store_tile; returns (c, buf, before, acc)."""
     c, buf = padded(M, N, dtype, fill=-1234.0, values=False)
     before = buf.clone()
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
-    acc = 3 * torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE)
+    acc = 3 * torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE) if acc is None else acc
     bias_arg = acc if bias is None else bias
     probes.store_tile_probe[grid](
         acc,
@@ -607,6 +668,35 @@ def test_store_tile_bias_and_activation(probes, activation):
     check_stored(c, buf, before, c, case, "3.3")
 
 
+@pytest.mark.parametrize("subtile", [pytest.param(1, marks=pytest.mark.t5_2), pytest.param(2, marks=pytest.mark.t5_4)])
+def test_store_tile_rounds_once_after_the_bias(probes, subtile):
+    """fp16 C, sums near 1000 and a bias of -1000: act(acc + bias) is taken on the float32 sum and
+    rounded to C's dtype once, at the store.  Rounded to fp16 first (its step is 0.5 at 1000), the
+    small results that remain would be off by up to 0.25."""
+    M, N = 32, 64
+    acc = 1000 + 0.3 * torch.randn(M, N, device=DEVICE)
+    bias = torch.full((N,), -1000.0, dtype=torch.float16, device=DEVICE)
+    c, _, _, _ = run_store_tile(probes, M, N, torch.float16, subtile, bias=bias, acc=acc)
+    want = (acc - 1000).to(torch.float16)
+    err = rel_err(c, want)
+    if err > 2e-3:
+        early = rel_err(c, (acc.to(torch.float16).float() - 1000).to(torch.float16)) <= 2e-3
+        fail(
+            T5,
+            f"C {M}x{N} fp16，EPILOGUE_SUBTILE={subtile}，和约 1000、bias 为 -1000：相对误差 {err:.1e}"
+            + ("：和在加 bias 之前就转成了 fp16；应当在 float32 里加 bias、做激活，存储时只转一次" if early else ""),
+            f"C {M}x{N} fp16, EPILOGUE_SUBTILE={subtile}, sums near 1000 and a bias of -1000: relative error "
+            f"{err:.1e}"
+            + (
+                ": the sum was cast to fp16 before the bias was added; add the bias and apply the activation in "
+                "float32, and cast once, at the store"
+                if early
+                else ""
+            ),
+            "3.3" if subtile == 1 else "5",
+        )
+
+
 @pytest.mark.t5_2
 @pytest.mark.parametrize("mode", ["dp", "swap"])
 def test_matmul_whole_tile_with_bias_and_gelu(t5, mode):
@@ -689,11 +779,12 @@ def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
         a = padded(K, M, dtype)[0].t()
     out, _ = padded(M, N, dtype)
     tiles = triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N)
-    tr = new_trace(tiles) if trace else None
+    # guard rows past the tiles: a loop running past num_tiles counts there, not beyond the trace
+    tr = new_trace(2 * tiles + progs * config.occupancy) if trace else None
     blocks = f"{config.BLOCK_M}x{config.BLOCK_N}x{config.BLOCK_K}"
     case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode={config.mode}, BLOCK {blocks}"
     c = run_matmul(t5, case, "3.1", a, b, config=config, num_programs=progs, out=out, trace=tr)
-    return c, a, b, (trace_rows(tr) if trace else None)
+    return c, a, b, (no_tile_past(trace_rows(tr), tiles, case) if trace else None)
 
 
 def check_product(c, a, b, dtype, case, section):
@@ -1443,7 +1534,8 @@ def gelu(x):
 
 @pytest.mark.t5_4
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
-@pytest.mark.parametrize("M, N", [(32, 64), (37, 48), (5, 72)])  # whole 16-byte chunks, as in test_store_tile
+# whole 16-byte chunks, as in test_store_tile; N = 56 ends inside the second tile's right half
+@pytest.mark.parametrize("M, N", [(32, 64), (37, 48), (5, 72), (37, 56)])
 def test_store_tile_subtiled(probes, dtype, M, N):
     c, buf, before, acc = run_store_tile(probes, M, N, dtype, 2)
     check_stored(c, buf, before, acc[:M, :N].to(dtype), f"C {M}x{N} {dtype}, EPILOGUE_SUBTILE=2", "5")

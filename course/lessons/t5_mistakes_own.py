@@ -173,3 +173,71 @@ OWN += (
         "coords-swapped",
     ),
 )
+
+# t5hunt (2026-12-02): holes the suite let through until the checks named with each were added
+OWN += (
+    own(
+        "dp-past-num-tiles",
+        "T5.1",
+        "the tile loop runs to num_tiles + first_tile: programs do tile ids the problem lacks",
+        "2.2",
+        LOOP,
+        LOOP.replace("num_tiles, NUM_PROGS,", "num_tiles + first_tile, NUM_PROGS,"),
+        "test_every_tile_once_over_many_grids[plain]",
+    ),
+    own(
+        "rows-as-4-byte",
+        "T5.2",
+        "tma_problem takes every element as 4 bytes: fp16 rows of 72 bytes pass",
+        "3.2",
+        "    size = t.element_size()\n",
+        "    size = 4\n",
+        "test_tma_problem_names_the_tensor_and_the_rule[fp16 (8, 36): rows of 72 bytes]",
+    ),
+    own(
+        "one-column-unchecked",
+        "T5.2",
+        "tma_problem skips the stride-1 rule for a single column",
+        "3.2",
+        "    if t.stride(1) != 1:\n",
+        "    if t.stride(1) != 1 and t.shape[1] > 1:\n",
+        "test_tma_problem_names_the_tensor_and_the_rule[one column of every other]",
+    ),
+    own(
+        "padded-views-copied",
+        "T5.2",
+        "tma_ready copies every operand that is not contiguous, legal padded views too",
+        "3.2",
+        "        if problem:\n            operands[name] = aligned_copy(t)\n",
+        "        if problem or not t.is_contiguous():\n            operands[name] = aligned_copy(t)\n",
+        "test_tma_ready_leaves_legal_views_alone",
+    ),
+    own(
+        "kmajor-contiguous-w-only",
+        "T5.2",
+        "tma_ready reads b K-major only when W is contiguous: a padded W is copied",
+        "3.2",
+        'tma_problem(b, "b") and b.shape[1] > 1 and tma_problem(b.t(), "b.t()") is None',
+        'tma_problem(b, "b") and b.shape[1] > 1 and b.t().is_contiguous() and tma_problem(b.t(), "b.t()") is None',
+        "test_tma_ready_leaves_legal_views_alone",
+    ),
+    own(
+        "epilogue-cast-early",
+        "T5.2",
+        "the whole-tile epilogue casts the sum to C's dtype before adding the bias",
+        "3.3",
+        WHOLE_TILE_EPILOGUE,
+        WHOLE_TILE_EPILOGUE.replace("(acc, bias_ptr", "(acc.to(c_desc.dtype), bias_ptr"),
+        "test_store_tile_rounds_once_after_the_bias[1]",
+    ),
+    own(
+        "right-half-whole-tiles-only",
+        "T5.4",
+        "the right half stored only when the whole tile lies inside C",
+        "5",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))\n",
+        "        if pid_n * BLOCK_N + BLOCK_N <= N:\n"
+        "            c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))\n",
+        "test_store_tile_subtiled[37-56-torch.float16]",
+    ),
+)
