@@ -200,6 +200,18 @@ class Run:
             self.events[pid].append(Event(kind, int(ptrs.min()), int(ptrs.max()), sem, values, scope))
 
 
+def rmw_changed(out, now, mask):
+    """Whether an atomic read-modify-write changed memory: the value after it (now) differs from
+    the value it returned (out) in a lane of its mask."""
+    on = mask.data.astype(bool)
+    return bool((now.data[on] != out.data[on]).any())
+
+
+def cas_changed(out, cmp, val):
+    """Whether a compare-and-swap changed memory: it found cmp there and put another value."""
+    return bool(((out.data == cmp.data) & (cmp.data != val.data)).any())
+
+
 def _sem_name(sem):
     name = getattr(sem, "name", str(sem)).lower()
     return {"acquire_release": "acq_rel"}.get(name, name)
@@ -231,13 +243,13 @@ def programs_run(order):
         run.record("atomic", at, _sem_name(sem), val.data[mask.data].tolist(), _sem_name(scope))
         out = hooked["create_atomic_rmw"](op, ptr, val, mask, sem, scope)
         now = hooked["create_masked_load"](ptr, mask, None, None, False)
-        run.after_atomic(builder, at, bool((now.data[mask.data] != out.data[mask.data]).any()))
+        run.after_atomic(builder, at, rmw_changed(out, now, mask))
         return out
 
     def atomic_cas(ptr, cmp, val, sem, scope):
         run.record("atomic", ptr.data, _sem_name(sem), val.data.tolist(), _sem_name(scope))
         out = hooked["create_atomic_cas"](ptr, cmp, val, sem, scope)
-        run.after_atomic(builder, ptr.data, bool(((out.data == cmp.data) & (cmp.data != val.data)).any()))
+        run.after_atomic(builder, ptr.data, cas_changed(out, cmp, val))
         return out
 
     def barrier():

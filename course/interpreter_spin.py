@@ -76,12 +76,12 @@ def spin_watch():
         out = original["create_atomic_rmw"](self, op, ptr, val, mask, sem, scope)
         now = original["create_masked_load"](self, ptr, mask, None, None, False)
         on = mask.data.astype(bool)
-        watch.read(self, ptr.data[on], out.data[on], bool((now.data[on] != out.data[on]).any()))
+        watch.read(self, ptr.data[on], out.data[on], interpreter_order.rmw_changed(out, now, mask))
         return out
 
     def atomic_cas(self, ptr, cmp, val, sem, scope):
         out = original["create_atomic_cas"](self, ptr, cmp, val, sem, scope)
-        watch.read(self, ptr.data, out.data, bool(((out.data == cmp.data) & (cmp.data != val.data)).any()))
+        watch.read(self, ptr.data, out.data, interpreter_order.cas_changed(out, cmp, val))
         return out
 
     def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
