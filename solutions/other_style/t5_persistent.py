@@ -441,7 +441,8 @@ class Config:
     FLATTEN: bool = False
     mode: str = "auto"  # "auto": hybrid data-parallel + stream-K; "dp": never stream-K; "sk": all stream-K;
     # "swap": whole tiles, each summed turned around (§6.3: a decode step, M <= 64);
-    # "tail": "auto" without its exception for a last wave at least half full (§6.1: many long waves)
+    # "tail": "auto" without its exception for a last wave at least half full (§6.1: many long waves);
+    # "split": every tile cut into the same number of k-ranges, one per program (§6.1: few tiles, a long K)
     occupancy: int = 1  # programs per SM: 2 where two fit in its shared memory and registers (§2.1)
     pdl: bool = False  # launch early, during the previous kernel's last moments (§6.4): for short products
 
@@ -491,6 +492,9 @@ def rule_config(M, N, K, dtype, sms):
             cfg = Config(64, 64, 128, 1, 4, 6, 1, False, "swap")
     elif M <= 64:  # in fp32 (tf32), wgmma cannot read the B box turned around: small BLOCK_M, deep pipeline
         cfg = Config(16, 64, 256, 1, 4, 5, 1, False, "auto")
+    elif K >= 8192 and triton.cdiv(M, 64) * triton.cdiv(N, 128) * 2 <= sms:
+        # so few 64x128 tiles that each can be cut in two or more along a long K: split-K (§6.1)
+        cfg = Config(64, 128, 64, 8, 4, 5, 1, True, "split")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
         cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
     elif M <= 256 or M * N <= 1536 * 1536 or wave_use(M, N, 64, 128, sms) > wave_use(M, N, 128, 128, sms) + 0.05:
@@ -548,6 +552,7 @@ def tune_candidates(M, N, K, dtype, sms):
     elif M <= 256 or M * N <= 1536 * 1536:
         found = [C(64, 128, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
         found += [C(64, 256, 64, 8, 4, 4, 1, True, "dp"), C(64, 64, 128, 8, 4, 6, 1, True, "dp")]
+        found += [C(64, 128, 64, 8, 4, 5, 1, True, "split")]
         found += [C(64, 64, 128, 8, 4, 4, 1, True, mode) for mode in ("dp", "auto")]
     else:
         found = [C(128, 128, 64, 8, 4, 3, 2, True, mode, 2) for mode in ("dp", "auto")]
@@ -639,6 +644,9 @@ def stream_k_plan(num_tiles, k_blocks, sms, mode):
         return 0, persistent_grid(num_tiles, sms)
     if mode == "tail" and num_tiles > sms and num_tiles % sms:
         return stream_k_split(num_tiles % sms + sms, k_blocks, sms, "sk")
+    if mode == "split":  # split-K: as many programs per tile as fit, so each run is a tile's 1/S of K
+        per_tile = min(sms // max(num_tiles, 1), k_blocks)
+        return stream_k_split(num_tiles, k_blocks, num_tiles * per_tile, "sk" if per_tile > 1 else "dp")
     return stream_k_split(num_tiles, k_blocks, sms, "auto" if mode == "tail" else mode)
 
 
