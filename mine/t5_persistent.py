@@ -524,7 +524,9 @@ def stream_k_plan(num_tiles, k_blocks, sms, mode):
         return stream_k_split(num_tiles % sms + sms, k_blocks, sms, "sk")
     if mode == "split":  # split-K: as many programs per tile as fit, so each run is a tile's 1/S of K
         per_tile = min(sms // max(num_tiles, 1), k_blocks)
-        return stream_k_split(num_tiles, k_blocks, num_tiles * per_tile, "sk" if per_tile > 1 else "dp")
+        if per_tile > 1:
+            return stream_k_split(num_tiles, k_blocks, num_tiles * per_tile, "sk")
+        mode = "dp"  # more tiles than half the slots: whole tiles
     return stream_k_split(num_tiles, k_blocks, sms, "auto" if mode == "tail" else mode)
 
 
