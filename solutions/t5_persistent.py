@@ -735,33 +735,76 @@ class Plan:
         for d in descs:
             d.base = None  # hold no tensor past the call
         self.descs = {threading.get_ident(): descs}
-        self.direct = None
+        self.direct = self.raw = None
         try:
             if kernel is not None and device.type == "cuda" and names == list(t5_kernel.arg_names):
                 self.direct = (kernel.run, kernel.function, kernel.packed_metadata, kernel.launch_metadata,
                                driver.active.get_current_stream, tuple(self.rest.values()))
+                self.raw = raw_launcher(kernel.run)
         except AttributeError:  # another Triton: keep to the public launch
             self.direct = None
+        self.maps = ({}, {}, {})  # per operand: its tensor's address -> the launcher's arguments for it
 
     def launch(self, a, b, bias, out):
         c = torch.empty(self.c_shape, device=self.device, dtype=a.dtype) if out is None else out
         descs = self.descs.get(threading.get_ident())
         if descs is None:
             descs = self.descs[threading.get_ident()] = tuple(copy.copy(d) for d in next(iter(self.descs.values())))
-        a_desc, b_desc, c_desc = descs
-        a_desc.base, b_desc.base, c_desc.base = a, (b.t() if self.b_kmajor else b), c
         partials, flags = workspace(self.device, *self.sk) if self.sk else (c, c)
         if self.direct is None:
+            a_desc, b_desc, c_desc = descs
+            a_desc.base, b_desc.base, c_desc.base = a, (b.t() if self.b_kmajor else b), c
             values = (a_desc, b_desc, c_desc, bias if self.has_bias else c, partials, flags, c)
             t5_kernel[(self.programs,)](**dict(zip(self.first, values, strict=True)), **self.rest, **self.options)
-        else:  # a pointer the kernel never reads goes as None (0): the launcher then asks the driver nothing about it
-            values = (a_desc, b_desc, c_desc, bias if self.has_bias else None, *((partials, flags) if self.sk else
-                                                                                 (None, None)), None)
-            run, function, packed, metadata, current_stream, rest = self.direct
-            stream = current_stream(self.device.index)
-            grid = (self.programs, 1, 1)
-            hooks = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
-            meta = None if hooks[0] is None else metadata(grid, stream, *values, *rest)  # for a profiler's hook
-            run(self.programs, 1, 1, stream, function, packed, meta, *hooks, *values, *rest)
+            a_desc.base = b_desc.base = c_desc.base = None
+            return c
+        # a pointer the kernel never reads goes as None (0): the launcher then asks the driver nothing about it
+        pointers = (bias if self.has_bias else None, *((partials, flags) if self.sk else (None, None)), None)
+        run, function, packed, metadata, current_stream, rest = self.direct
+        stream = current_stream(self.device.index)
+        hooks = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
+        if all(h is None or not getattr(h, "calls", True) for h in hooks):  # no hook set (3.6: an empty chain)
+            hooks = None, None  # then the launcher calls none, and needs no launch metadata for one
+        if self.raw is not None and hooks == (None, None):
+            # each operand's tensor map encoded once per address, not once per call (t5.perf §2)
+            launch_c, metas, tensor_map, cooperative, early = self.raw
+            maps = []
+            for slot, t in enumerate((a, b, c)):
+                known = self.maps[slot].get(t.data_ptr())
+                if known is None:
+                    d = descs[slot]
+                    d.base = t.t() if slot == 1 and self.b_kmajor else t
+                    known = tensor_map(d, metas[slot])
+                    d.base = None
+                    if len(self.maps[slot]) >= 16:  # activations at ever new addresses: start again
+                        self.maps[slot].clear()
+                    self.maps[slot][t.data_ptr()] = known
+                maps += known
+            launch_c(self.programs, 1, 1, stream, function, cooperative, early, None, None, packed, None, None, None,
+                     *maps, *pointers, *rest)
+            return c
+        a_desc, b_desc, c_desc = descs
+        a_desc.base, b_desc.base, c_desc.base = a, (b.t() if self.b_kmajor else b), c
+        values = (a_desc, b_desc, c_desc, *pointers)
+        grid = (self.programs, 1, 1)
+        meta = None if hooks[0] is None else metadata(grid, stream, *values, *rest)  # for a profiler's hook
+        run(self.programs, 1, 1, stream, function, packed, meta, *hooks, *values, *rest)
         a_desc.base = b_desc.base = c_desc.base = None
         return c
+
+
+def raw_launcher(launcher):
+    """Triton 3.6's compiled launcher below its Python wrapper, with what the wrapper does to a
+    TensorDescriptor (the tensor map it encodes, then the shape and strides), or None where this
+    Triton's launcher differs or wants scratch memory: Plan then launches through `launcher`."""
+    try:
+        from triton.backends.nvidia.driver import make_tensordesc_arg
+
+        wrapper = launcher.launch
+        free = dict(zip(wrapper.__code__.co_freevars, (c.cell_contents for c in wrapper.__closure__), strict=True))
+        metas = free["tensordesc_meta"]
+        if len(metas) != 3 or None in metas or launcher.global_scratch_size or launcher.profile_scratch_size:
+            return None
+        return free["launcher"], metas, make_tensordesc_arg, launcher.launch_cooperative_grid, launcher.launch_pdl
+    except (AttributeError, ImportError, KeyError, TypeError):
+        return None

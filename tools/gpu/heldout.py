@@ -54,20 +54,25 @@ HELDOUT = [
 LAYOUTS = ("row-major", "W.t()")
 
 
-def host_cost(call, torch, calls=3000):
-    """Host µs per call: a tight loop of launches on a product too small to keep the GPU busy, so
-    the loop runs at the speed of the host code (the median of 5 loops)."""
+def host_cost(call, torch, calls=400, loops=7):
+    """Host µs per call: the median of `loops` loops of `calls` launches, each loop timed while the
+    GPU is held busy by a sleep queued ahead of it, so that the loop runs at the host's own pace.
+    Without the sleep a GPU that takes longer per tiny product than the host takes to launch it sets
+    the pace (on the H200 on 2026-12-02 a kernel that does nothing ran at 5.2 µs a launch so timed).
+    400 launches stay well inside the launch queue; a loop that waited for the GPU would show the
+    sleep's 50 µs a call."""
     for _ in range(50):
         call()
     torch.cuda.synchronize()
-    loops = []
-    for _ in range(5):
+    times = []
+    for _ in range(loops):
+        torch.cuda._sleep(calls * 100_000)  # about 50 µs a call at the H200's 1.98 GHz
         start = time.perf_counter()
         for _ in range(calls):
             call()
-        loops.append((time.perf_counter() - start) / calls * 1e6)
+        times.append((time.perf_counter() - start) / calls * 1e6)
         torch.cuda.synchronize()
-    return statistics.median(loops)
+    return statistics.median(times)
 
 
 def run(ref, label, dtypes, rounds, graph_timer, input_sets, torch, triton, shapes=HELDOUT):

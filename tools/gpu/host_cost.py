@@ -5,11 +5,12 @@
 
 The module is by default the reference of the first lesson that has the parts below (NEEDS).
 
-Each figure is host µs per call in a tight loop of launches on a product too small to keep the GPU
-busy (tools/gpu/heldout.py's host_cost); the parts are matmul's steps called one at a time as the
-first call of a kind makes them (the checks, the config choice, tma_ready, make_descriptors, the
-workspace, the launch through the module's *_kernel[grid]); "matmul" is the whole call as a model makes it,
-again and again with one kind of operands.
+Each figure is host µs per call in a tight loop of launches timed while the GPU is held busy by a
+sleep queued ahead of them (tools/gpu/heldout.py's host_cost), so the host sets the pace.  The
+parts are matmul's steps called one at a time as the first call of a kind makes them (the checks,
+the config choice, tma_ready, make_descriptors, the workspace, the launch through the module's
+*_kernel[grid]); "matmul" is the whole call as a model makes it, again and again with one kind of
+operands.
 """
 
 import argparse
@@ -124,8 +125,8 @@ def main(argv=None):
             figures = {name: round(host_cost(call, torch), 2) for name, call in calls.items()}
             result[f"{M}x{N}x{K} {layout}"] = figures
             print(f"# {name} {M}x{N}x{K} fp16 {layout}: host µs per call")
-            for name, us in figures.items():
-                print(f"  {name:32} {us:7.2f}")
+            for part, us in figures.items():
+                print(f"  {part:32} {us:7.2f}")
             print(f"  matmul / torch.matmul            {figures['matmul'] / figures['torch.matmul']:7.2f}", flush=True)
     if args.json:
         with open(args.json, "w") as f:
