@@ -29,11 +29,17 @@ def files_of(lesson):
         (f"mine/{lesson.file}", "the stub the learner fills in"),
         (f"solutions/{lesson.file}", "the reference"),
         (other_style_file(lesson), "a solution in another style (make check's other_styles runs it)"),
-        (lesson.suite, "its section of the suite"),
+        (lesson.suite, "its section of the suite (a folder of test files, or one file)"),
     ]
     if lesson.probes:
         files.append((lesson.probes, "its probes (declared in its entry)"))
     return files
+
+
+def present(path):
+    """A file, or a folder of the suite that holds at least one test file."""
+    found = ROOT / path
+    return found.is_file() or (found.is_dir() and any(found.glob("test_*.py")))
 
 
 def check_every_lesson_has_all_its_files():
@@ -41,7 +47,7 @@ def check_every_lesson_has_all_its_files():
         f"{lesson.id} lacks {path}: {what}"
         for lesson in LESSONS
         for path, what in files_of(lesson)
-        if not (ROOT / path).is_file()
+        if not present(path)
     ]
 
 

@@ -284,7 +284,10 @@ def synthetic_repo(path, keys=("x1", "x5"), leave_out=()):
         else:
             shutil.copy(src, path / part)
     for rel in real:  # the real lessons' own files: their entries, suites, probes and variants
-        (path / rel).unlink(missing_ok=True)
+        if (path / rel).is_dir():  # a suite that is a folder of test files
+            shutil.rmtree(path / rel)
+        else:
+            (path / rel).unlink(missing_ok=True)
     for folder in ("mine", "solutions", "content"):
         (path / folder).mkdir(exist_ok=True)
     for key in keys:

@@ -4,11 +4,12 @@ it is made in; each mistake's run is kept under what that run reads, not under e
 nothing is run here; `make check` (docs, messages) runs the mistakes themselves."""
 
 import ast
+from dataclasses import replace
 
 import pytest
 
 from course import ROOT, lesson_data
-from course.registry import BY_ID, lesson
+from course.registry import BY_ID, LESSONS, lesson
 from tools.core import mistakes as runs
 from tools.core.repo import solution_file
 
@@ -39,13 +40,47 @@ def test_the_default_lesson_keeps_t4_s_generated_commands_working():
 @pytest.mark.parametrize("lesson", runs.lessons_with_mistakes(), ids=lambda lesson: lesson.id)
 def test_each_mistake_fits_its_reference_and_names_a_test_of_its_suite(lesson):
     reference = solution_file(lesson).read_text()
-    tests = {f.name for f in ast.walk(ast.parse((ROOT / lesson.suite).read_text())) if isinstance(f, ast.FunctionDef)}
     found = lesson_data.mistakes_of(lesson)
     assert len({m.key for m in found}) == len(found), "keys repeat"
     for m in found:
         assert runs.mistaken_source(lesson, m, reference) != reference, m.key
-        assert m.test.split("[")[0] in tests, f"{m.key}: {m.test} is not a test of {lesson.suite}"
+        try:  # the one file of the suite that defines it: the node id the run and the replay line name
+            assert lesson.node_of(m.test).endswith(f".py::{m.test}")
+        except KeyError as e:
+            pytest.fail(f"{m.key}: {e}")
         assert BY_ID[m.step].lesson is lesson, f"{m.key}: {m.step} is not a step of {lesson.id}"
+
+
+@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.id)
+def test_a_test_s_name_says_which_test_it_is(lesson):
+    """A mistake names its test by name alone (node_of finds the file), so no two files of a
+    lesson's suite define a test of the same name."""
+    where = {}
+    for rel in lesson.suite_files():
+        for f in ast.parse((ROOT / rel).read_text()).body:
+            if isinstance(f, ast.FunctionDef) and f.name.startswith("test_"):
+                where.setdefault(f.name, []).append(rel)
+    assert where, f"{lesson.suite} defines no test"
+    assert not {name: files for name, files in where.items() if len(files) > 1}
+
+
+def test_a_test_is_found_in_its_file_of_a_folder_suite(tmp_path):
+    """A suite that is a folder: the node id of a test is its file's; a name in none of them, or in
+    two, is refused."""
+    (tmp_path / "tests" / "x9").mkdir(parents=True)
+    (tmp_path / "tests" / "x9" / "test_a.py").write_text("def test_one():\n    pass\n\n\ndef test_two():\n    pass\n")
+    (tmp_path / "tests" / "x9" / "test_b.py").write_text("def test_three():\n    pass\n\n\ndef test_two():\n    pass\n")
+    folder = replace(T4, id="X9", suite="tests/x9")
+    assert folder.node_of("test_three[8-fp16]", tmp_path) == "tests/x9/test_b.py::test_three[8-fp16]"
+    assert folder.owns("tests/x9/test_a.py::test_one") and not folder.owns("tests/x99/test_a.py::test_one")
+    for name, said in (("test_two", "test_a.py, tests/x9/test_b.py"), ("test_four", "none of its files")):
+        with pytest.raises(KeyError, match=said):
+            folder.node_of(name, tmp_path)
+    one_file = replace(T4, id="X9", suite="tests/test_x9.py")
+    (tmp_path / "tests" / "test_x9.py").write_text("def test_one():\n    pass\n")
+    assert one_file.suite_files(tmp_path) == ["tests/test_x9.py"]
+    assert one_file.node_of("test_one", tmp_path) == "tests/test_x9.py::test_one"
+    assert one_file.owns("tests/test_x9.py::test_one") and not one_file.owns("tests/test_x9.pyc::x")
 
 
 def test_a_stale_substitution_is_refused():
@@ -59,12 +94,12 @@ def test_a_run_is_keyed_on_what_it_reads_and_nothing_else():
     """T4's runs read T4's suite, the suite's support, the plugin, the runner and the course/ modules
     these import; not T5's suite or probes, not the mistakes modules, not the tools that do not run."""
     t4, t5 = set(runs.run_reads(T4)), set(runs.run_reads(T5))
-    for must in ("tests/test_t4.py", "tests/conftest.py", "tools/core/plugin.py", "tools/core/mistakes.py"):
+    for must in (*T4.suite_files(), "tests/conftest.py", "tools/core/plugin.py", "tools/core/mistakes.py"):
         assert must in t4
     assert {"course/registry.py", "course/seam.py", "course/lessons/t4_probes.py", "pytest.ini"} <= t4
     assert {f"course/lessons/{each.id.lower()}.py" for each in (T4, T5)} <= t4  # the registry imports each LESSON
-    assert "tests/test_t5.py" not in t4 and "course/lessons/t5_probes.py" not in t4
-    assert "tests/test_t5.py" in t5 and "tests/test_t4.py" not in t5
+    assert not set(T5.suite_files()) & t4 and "course/lessons/t5_probes.py" not in t4
+    assert set(T5.suite_files()) <= t5 and not set(T4.suite_files()) & t5
     for other in (t4 | t5) - {"pytest.ini", "pyproject.toml"}:
         assert not other.endswith("_mistakes.py") and not other.startswith(("tools/explainers", "tools/checks"))
         assert (ROOT / other).is_file()
