@@ -12,7 +12,7 @@ LESSON = Lesson(
     title_zh="常驻的 GEMM：TMA 与 stream-K",
     module="t5_persistent",
     explainers={"zh": "content/t5.md", "en": "content/t5.en.md"},
-    suite="tests/test_t5.py",
+    suite="tests/t5",
     probes="course/lessons/t5_probes.py",
     sections={
         "1": (
