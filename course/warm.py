@@ -3,7 +3,7 @@ from a process that has imported torch, triton and pytest once (warm_up), instea
 interpreter that imports them again (about 1.6 s of CPU each on the 2-core machine, most of what a
 short check or a study tool costs).  make test forks its steps this way, make watch its saves,
 make check its suite runs, grader runs, generated blocks and mistake workers, the tools' tests their
-command lines, and test_t4 its check without the interpreter (why it lives in course/).
+command lines, and tests/t4 its check without the interpreter (why it lives in course/).
 
 A fork is taken only where it is known to be safe, and a fresh process is started otherwise:
 - on Linux, where the threads of this process can be counted (/proc/self/task);

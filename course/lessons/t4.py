@@ -1,6 +1,6 @@
 """Lesson T4: its sections, steps, hints and note; course/registry.py finds it here.
 
-The lesson's other files: content/t4*.md, mine/ and solutions/t4_matmul.py, tests/test_t4.py,
+The lesson's other files: content/t4*.md, mine/ and solutions/t4_matmul.py, tests/t4/,
 course/lessons/t4_probes.py.
 """
 

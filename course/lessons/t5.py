@@ -1,6 +1,6 @@
 """Lesson T5: its sections, steps, hints and note; course/registry.py finds it here.
 
-The lesson's other files: content/t5*.md, mine/ and solutions/t5_persistent.py, tests/test_t5.py,
+The lesson's other files: content/t5*.md, mine/ and solutions/t5_persistent.py, tests/t5/,
 course/lessons/t5_probes.py.
 """
 

@@ -1,6 +1,6 @@
 """Lesson T6: its sections, steps, hints and note; course/registry.py finds it here.
 
-The lesson's other files: content/t6*.md, mine/ and solutions/t6_moe.py, tests/test_t6.py,
+The lesson's other files: content/t6*.md, mine/ and solutions/t6_moe.py, tests/t6/,
 course/lessons/t6_probes.py.
 """
 

@@ -101,7 +101,7 @@ def worker(jobs_path):
 
     given = json.loads(Path(jobs_path).read_text())
     lesson = lesson_by_id(given["lesson"])
-    # the module pytest imports the suite as: tests/test_t4.py -> test_t4; tests/t4/ (a package) -> t4.*
+    # what pytest imports the suite as: tests/test_x.py -> test_x; the package tests/t4/ -> t4, t4.common, ...
     suite_module = Path(lesson.suite).stem
     # Each job imports course/, the suite and its assertion rewriting afresh; with bytecode kept in
     # this scratch copy (even where PYTHONDONTWRITEBYTECODE is set) they compile once per worker, not
