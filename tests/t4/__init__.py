@@ -7,3 +7,15 @@ must not read or must write, so that a skipped mask or an unwritten tile shows u
 all of them use (the graded module, its probes, the defences of the wrapper's checks) are in
 conftest.py; the helpers more than one file uses, in common.py.
 """
+
+# The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.
+ORDER = (
+    "test_tile_order.py",
+    "test_mainloop.py",
+    "test_epilogue.py",
+    "test_bias_and_gelu.py",
+    "test_autotune_configs.py",
+    "test_wrapper.py",
+    "test_input_validation.py",
+    "test_hopper_compile.py",
+)

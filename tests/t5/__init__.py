@@ -9,3 +9,18 @@ sentinel) padding, so a read or a write outside them shows.  T5 imports the lear
 The fixtures (the graded module, its probes) are in conftest.py; the helpers more than one file
 uses (the trace, the product checks), in common.py.
 """
+
+# The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.
+ORDER = (
+    "test_tile_loop.py",
+    "test_tma_rules.py",
+    "test_k_blocks_and_descriptors.py",
+    "test_store_tile.py",
+    "test_data_parallel.py",
+    "test_stream_k_split.py",
+    "test_fix_up.py",
+    "test_fix_up_memory_order.py",
+    "test_epilogue_subtiling.py",
+    "test_streams_graphs_and_plans.py",
+    "test_hopper_compile.py",
+)

@@ -10,3 +10,16 @@ T5 and T4 (persistent_grid, tma_problem, tile_coords): one of their bodies not w
 these checks as "not written yet".  The fixtures (the graded module, its probes, integer tensors
 that start UNSET) are in conftest.py; the helpers more than one file uses, in common.py.
 """
+
+# The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.
+ORDER = (
+    "test_routing.py",
+    "test_routing_refuses_and_ignores.py",
+    "test_tile_schedule.py",
+    "test_kernel_parts.py",
+    "test_grouped_matmul.py",
+    "test_combine.py",
+    "test_host_syncs_and_graphs.py",
+    "test_grouped_matmul_refuses.py",
+    "test_expert_mlp.py",
+)

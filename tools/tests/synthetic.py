@@ -177,6 +177,8 @@ SUITES = {
     "x5": {
         "__init__.py": '''
             """Lesson X5's section of the suite: a file per part of the lesson."""
+
+            ORDER = ("test_first_steps.py", "test_last_steps.py")
         ''',
         "conftest.py": '''
             import pytest

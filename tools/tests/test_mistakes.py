@@ -3,13 +3,10 @@ course/lesson_data.py), found by the machinery without naming a lesson, and each
 it is made in; each mistake's run is kept under what that run reads, not under every file.  Quick:
 nothing is run here; `make check` (docs, messages) runs the mistakes themselves."""
 
-import ast
-from dataclasses import replace
-
 import pytest
 
 from course import ROOT, lesson_data
-from course.registry import BY_ID, LESSONS, lesson
+from course.registry import BY_ID, lesson
 from tools.core import mistakes as runs
 from tools.core.repo import solution_file
 
@@ -49,38 +46,6 @@ def test_each_mistake_fits_its_reference_and_names_a_test_of_its_suite(lesson):
         except KeyError as e:
             pytest.fail(f"{m.key}: {e}")
         assert BY_ID[m.step].lesson is lesson, f"{m.key}: {m.step} is not a step of {lesson.id}"
-
-
-@pytest.mark.parametrize("lesson", LESSONS, ids=lambda lesson: lesson.id)
-def test_a_test_s_name_says_which_test_it_is(lesson):
-    """A mistake names its test by name alone (node_of finds the file), so no two files of a
-    lesson's suite define a test of the same name."""
-    where = {}
-    for rel in lesson.suite_files():
-        for f in ast.parse((ROOT / rel).read_text()).body:
-            if isinstance(f, ast.FunctionDef) and f.name.startswith("test_"):
-                where.setdefault(f.name, []).append(rel)
-    assert where, f"{lesson.suite} defines no test"
-    assert not {name: files for name, files in where.items() if len(files) > 1}
-
-
-def test_a_test_is_found_in_its_file_of_a_folder_suite(tmp_path):
-    """A suite that is a folder: the node id of a test is its file's; a name in none of them, or in
-    two, is refused."""
-    (tmp_path / "tests" / "x9").mkdir(parents=True)
-    (tmp_path / "tests" / "x9" / "test_a.py").write_text("def test_one():\n    pass\n\n\ndef test_two():\n    pass\n")
-    (tmp_path / "tests" / "x9" / "test_b.py").write_text("def test_three():\n    pass\n\n\ndef test_two():\n    pass\n")
-    folder = replace(T4, id="X9", suite="tests/x9")
-    assert folder.node_of("test_three[8-fp16]", tmp_path) == "tests/x9/test_b.py::test_three[8-fp16]"
-    assert folder.owns("tests/x9/test_a.py::test_one") and not folder.owns("tests/x99/test_a.py::test_one")
-    for name, said in (("test_two", "test_a.py, tests/x9/test_b.py"), ("test_four", "none of its files")):
-        with pytest.raises(KeyError, match=said):
-            folder.node_of(name, tmp_path)
-    one_file = replace(T4, id="X9", suite="tests/test_x9.py")
-    (tmp_path / "tests" / "test_x9.py").write_text("def test_one():\n    pass\n")
-    assert one_file.suite_files(tmp_path) == ["tests/test_x9.py"]
-    assert one_file.node_of("test_one", tmp_path) == "tests/test_x9.py::test_one"
-    assert one_file.owns("tests/test_x9.py::test_one") and not one_file.owns("tests/test_x9.pyc::x")
 
 
 def test_a_stale_substitution_is_refused():
