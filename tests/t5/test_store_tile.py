@@ -1,4 +1,5 @@
-"""T5.2: store_tile, probed alone: the tile written through a descriptor, with T4's bias and activation."""
+"""T5.2: store_tile, probed alone: the tile written through a descriptor, with T4's bias and
+activation rounded once (whole and, for T5.4, in halves); then the whole kernel with bias and GELU."""
 
 import pytest
 import torch
