@@ -1,8 +1,8 @@
-"""GPU facts the course's machinery computes with, each defined here only: the suite (test_t4's
+"""GPU facts the course's machinery computes with, each defined here only: the suite (tests/t4's
 shared-memory limit), the study tools, the benchmarks and the explainers' generated tables import
 them from this file.  A lesson's file (reference, stub or other style) imports no course/ module (a
 learner's file need not): T5's pick_config asks the GPU for its own SM count (num_sms) rather than
-assume H200_SMS below.  test_t5's cases of persistent_grid and stream_k_split write sms=132 out:
+assume H200_SMS below.  tests/t5's cases of persistent_grid and stream_k_split write sms=132 out:
 each is an input of the function under test, beside its expected answer (persistent_grid's cases
 take 3 SMs as well), so a case reads alone.
 

@@ -32,7 +32,7 @@ class Mistake:
     section: str
     old: str
     new: str
-    test: str  # the node id in the lesson's suite (tests/test_<id>.py::...) that catches it
+    test: str  # the node id in the lesson's suite that catches it, by name (test_x[ids]): Lesson.node_of finds its file
     cause: str = ""  # a key of the lesson's CAUSES: the cause its message must name; "" names none
     table: bool = True  # shown in §8; False: a mutant of our own, which only make check runs
 

@@ -3,12 +3,15 @@ and their hints.  Everything that names a lesson or a step reads it from here: t
 the failure messages, `make test`, `make hint`, `make check` and the explainers' step tables.
 
 A lesson is: an explainer pair in content/ (Chinese first, English companion), a stub in mine/,
-a reference in solutions/, its section of the one suite in tests/, and an entry here.  To add one,
-add those files and course/lessons/<id>.py defining LESSON; the machinery reads the rest from it.
+a reference in solutions/, its section of the one suite in tests/ (a folder tests/<id>/ of test
+files, or one file), and an entry here.  To add one, add those files and course/lessons/<id>.py
+defining LESSON; the machinery reads the rest from it.
 """
 
+import re
 from dataclasses import dataclass
 
+from course import ROOT
 from course.i18n import say
 
 
@@ -45,7 +48,7 @@ class Lesson:
     explainers: dict  # {"zh": path, "en": path}
     sections: dict  # {number: (Chinese title, English title)}; every heading has its number
     steps: tuple
-    suite: str  # the lesson's section of the one suite
+    suite: str  # the lesson's section of the one suite: a folder (tests/t5) or one file (tests/test_t5.py)
     probes: str = ""  # kernels that test one device function alone (course/), if the lesson has them
     title_zh: str = ""  # the title in Chinese
     note: tuple = ()  # (zh, en): said under the advice when a failure of a step in note_steps is about torch
@@ -61,7 +64,33 @@ class Lesson:
 
     def files(self):
         """The lesson's code files, relative to the repo: its stub, reference, suite and probes."""
-        return [f"mine/{self.file}", f"solutions/{self.file}", self.suite] + ([self.probes] if self.probes else [])
+        return [f"mine/{self.file}", f"solutions/{self.file}", *self.suite_files()] + (
+            [self.probes] if self.probes else []
+        )
+
+    def suite_files(self, root=ROOT):
+        """The files of the lesson's section of the suite, relative to the repo: the suite itself when
+        it is one file, else every .py of its folder (its tests, their helpers, its conftest.py)."""
+        if self.suite.endswith(".py"):
+            return [self.suite]
+        found = (root / self.suite).rglob("*.py")
+        return sorted(f.relative_to(root).as_posix() for f in found if "__pycache__" not in f.parts)
+
+    def owns(self, nodeid):
+        """Whether a pytest node id (tests/t5/test_fix_up.py::test_x[ids]) is a test of this lesson's suite."""
+        return nodeid.startswith(self.suite + ("::" if self.suite.endswith(".py") else "/"))
+
+    def node_of(self, test, root=ROOT):
+        """The node id of a test of the lesson's suite given by its name (test_x, or test_x[ids]):
+        the file that defines it, then the name.  A name no file of the suite defines, or more than
+        one does, is an error: the name alone must say which test it is."""
+        name = test.split("[")[0]
+        define = re.compile(rf"^def {re.escape(name)}\(", re.MULTILINE)
+        where = [rel for rel in self.suite_files(root) if define.search((root / rel).read_text())]
+        if len(where) != 1:
+            said = f"is defined in {', '.join(where)}" if where else "is defined in none of its files"
+            raise KeyError(f"{test!r} of lesson {self.id}'s suite {self.suite} {said}")
+        return f"{where[0]}::{test}"
 
     def next_step(self, done):
         """The first required step not done, else the first advanced one, else None; done: {id: bool}."""

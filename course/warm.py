@@ -3,7 +3,7 @@ from a process that has imported torch, triton and pytest once (warm_up), instea
 interpreter that imports them again (about 1.6 s of CPU each on the 2-core machine, most of what a
 short check or a study tool costs).  make test forks its steps this way, make watch its saves,
 make check its suite runs, grader runs, generated blocks and mistake workers, the tools' tests their
-command lines, and test_t4 its check without the interpreter (why it lives in course/).
+command lines, and tests/t4 its check without the interpreter (why it lives in course/).
 
 A fork is taken only where it is known to be safe, and a fresh process is started otherwise:
 - on Linux, where the threads of this process can be counted (/proc/self/task);
@@ -39,9 +39,20 @@ from pathlib import Path
 # the scratch copy it runs in, or the environment it was given when imported.  Third-party
 # modules stay warm.
 FRESH = ("mine", "solutions", "course", "tests", "tools", "conftest")
+# and the suite's own modules, whatever pytest named them (test_x, or t5.common for tests/t5/common.py)
+SUITE_DIR = str(Path(__file__).resolve().parent.parent / "tests") + os.sep
 POLL_S = 0.05
 PROGRESS_S = 0.5  # how often progress() is asked (pytest_run's rhythm)
 _native_at_warm_up = None  # threads not Python's own, counted right after warm_up's imports
+
+
+def _stale(name, module):
+    """Whether a module of the parent must be imported afresh in a child (FRESH, or the suite's)."""
+    return (
+        name.split(".")[0] in FRESH
+        or name.startswith("test_")
+        or (getattr(module, "__file__", None) or "").startswith(SUITE_DIR)
+    )
 
 
 def native_threads():
@@ -117,7 +128,7 @@ def _child(argv, cwd, env, out, err):
         os.environ.update(env)
         rest = [p for p in sys.path[1:] if p not in ("", str(cwd), *ours, *given)]
         sys.path[:] = [str(cwd), *given, *rest]
-        for name in [n for n in sys.modules if n.split(".")[0] in FRESH or n.startswith("test_")]:
+        for name in [n for n, m in list(sys.modules.items()) if _stale(n, m)]:
             if name != __name__:  # this module stays, with what it knows of the threads
                 del sys.modules[name]
         global _native_at_warm_up  # no thread survives a fork: counted again, for the child's own forks

@@ -10,10 +10,13 @@
   runs fails that check, naming the line.  Only the suite's own skip marks skip.
 - On the interpreter a program that would wait for good fails its check at once, naming the line
   that waits (course/interpreter_spin.py), where the check would otherwise time out.
+- A lesson's section that is a folder runs its files in the order its __init__.py lists (ORDER):
+  the lesson's own order, which a step's first failure follows, not the files' alphabetical one.
 """
 
 import os
 import random
+import sys
 import traceback
 import zlib
 
@@ -46,6 +49,21 @@ def pytest_configure(config):
         "hopper_compile: compiles the graded kernel for a Hopper GPU on the CPU (tests/gpu_compile.py); a line "
         "no GPU compiles fails it as well as the step's own checks",
     )
+
+
+def pytest_collection_modifyitems(items):
+    """The files of each folder in the order its package's ORDER gives (stable: the tests of a file
+    keep theirs); a file it does not list comes after those it does, a folder without ORDER as is."""
+    groups = {}  # folder: its items; a folder's tests are collected together, and the folders keep their order
+    for item in items:
+        groups.setdefault(item.path.parent, []).append(item)
+    ordered = []
+    for group in groups.values():
+        module = getattr(group[0], "module", None)
+        order = getattr(sys.modules.get(getattr(module, "__package__", None) or ""), "ORDER", ())
+        rank = {name: i for i, name in enumerate(order)}
+        ordered += sorted(group, key=lambda item, rank=rank: rank.get(item.path.name, len(rank)))
+    items[:] = ordered
 
 
 def pytest_report_header(config):

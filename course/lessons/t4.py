@@ -1,6 +1,6 @@
 """Lesson T4: its sections, steps, hints and note; course/registry.py finds it here.
 
-The lesson's other files: content/t4*.md, mine/ and solutions/t4_matmul.py, tests/test_t4.py,
+The lesson's other files: content/t4*.md, mine/ and solutions/t4_matmul.py, tests/t4/,
 course/lessons/t4_probes.py.
 """
 
@@ -12,7 +12,7 @@ LESSON = Lesson(
     title_zh="用 Triton 写一个快的矩阵乘法",
     module="t4_matmul",
     explainers={"zh": "content/t4.md", "en": "content/t4.en.md"},
-    suite="tests/test_t4.py",
+    suite="tests/t4",
     probes="course/lessons/t4_probes.py",
     # Section numbers shared by both explainers.  Each heading in them starts with its number
     # ("## 2 ...", "### 5.1 ..."); `make check` proves every one exists under this title.

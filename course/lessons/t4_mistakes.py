@@ -1,7 +1,7 @@
 """Lesson T4's classic mistakes, for its explainer §8 table (python -m tools.explainers.mistakes --lesson T4),
 and mutants of our own that only `make check` runs (table=False).
 
-Each is a text substitution in solutions/t4_matmul.py and the one test of tests/test_t4.py that
+Each is a text substitution in solutions/t4_matmul.py and the one test of tests/t4/ (by name) that
 must catch it; tools/explainers/mistakes.py makes each one and runs that test.  A mistake's cause
 is a key of CAUSES: its message must say those words, and no other mistake's message may (make
 check: each_mistake_names_its_own_cause_and_no_other).

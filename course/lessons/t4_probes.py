@@ -1,6 +1,6 @@
 """Small kernels that call one of lesson T4's device functions from the graded file, so that each
 step is tested on its own: T4.2 without an epilogue, T4.3 without a main loop, T4.5 without the
-wrapper.  The suite (tests/test_t4.py) and the study tools (make tiles) launch the same probes."""
+wrapper.  The suite (tests/t4/) and the study tools (make tiles) launch the same probes."""
 
 import triton
 import triton.language as tl

@@ -1,6 +1,6 @@
 """Lesson T5: its sections, steps, hints and note; course/registry.py finds it here.
 
-The lesson's other files: content/t5*.md, mine/ and solutions/t5_persistent.py, tests/test_t5.py,
+The lesson's other files: content/t5*.md, mine/ and solutions/t5_persistent.py, tests/t5/,
 course/lessons/t5_probes.py.
 """
 
@@ -12,7 +12,7 @@ LESSON = Lesson(
     title_zh="常驻的 GEMM：TMA 与 stream-K",
     module="t5_persistent",
     explainers={"zh": "content/t5.md", "en": "content/t5.en.md"},
-    suite="tests/test_t5.py",
+    suite="tests/t5",
     probes="course/lessons/t5_probes.py",
     sections={
         "1": (

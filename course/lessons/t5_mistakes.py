@@ -1,6 +1,6 @@
 """Lesson T5's classic mistakes, for its explainer §8 table (python -m tools.explainers.mistakes --lesson T5).
 
-Each is a text substitution in solutions/t5_persistent.py and the one test of tests/test_t5.py that
+Each is a text substitution in solutions/t5_persistent.py and the one test of tests/t5/ (by name) that
 must catch it on the interpreter; tools/explainers/mistakes.py makes each one, with the reference
 of T4 in mine/ beside it (T5 imports tile_coords and bias_and_activation from it), and runs that
 test.  After the classic mistakes come the fix-up's ordering mistakes, caught on the CPU by running

@@ -2,7 +2,7 @@
 step is tested on its own: the tile loop (T5.1) and the stream-K split (T5.3) in count-only mode
 (TRACE = 2: no loads, no stores, so no TMA step needed), the k loop and the store (T5.2, T5.4)
 on one tile per program, and the fix-up's two halves, publish and collect (T5.3), alone and as
-a pair.  The suite (tests/test_t5.py) launches them."""
+a pair.  The suite (tests/t5/) launches them."""
 
 import triton
 import triton.language as tl

@@ -1,6 +1,6 @@
 """Lesson T6: its sections, steps, hints and note; course/registry.py finds it here.
 
-The lesson's other files: content/t6*.md, mine/ and solutions/t6_moe.py, tests/test_t6.py,
+The lesson's other files: content/t6*.md, mine/ and solutions/t6_moe.py, tests/t6/,
 course/lessons/t6_probes.py.
 """
 
@@ -12,7 +12,7 @@ LESSON = Lesson(
     title_zh="混合专家（MoE）的分组 GEMM",
     module="t6_moe",
     explainers={"zh": "content/t6.md", "en": "content/t6.en.md"},
-    suite="tests/test_t6.py",
+    suite="tests/t6",
     probes="course/lessons/t6_probes.py",
     sections={
         "1": ("全景：一个 MoE 层，一次启动", "The whole picture: an MoE layer in one launch"),

@@ -1,6 +1,6 @@
 """Lesson T6's classic mistakes, for its explainer §8 table (python -m tools.explainers.mistakes --lesson T6).
 
-Each is a text substitution in solutions/t6_moe.py and the one test of tests/test_t6.py that must
+Each is a text substitution in solutions/t6_moe.py and the one test of tests/t6/ (by name) that must
 catch it on the interpreter; tools/explainers/mistakes.py makes each one, with the references of T4
 and T5 in mine/ beside it (T6 imports persistent_grid, tma_problem and tile_coords from them), and
 runs that test.  Mistakes that would write outside a tensor on the CPU (an offset shifted past the

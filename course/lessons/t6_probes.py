@@ -2,7 +2,7 @@
 step is tested on its own: the tile schedule (T6.2) in record-only mode (TRACE = 2: no loads, no
 stores, so T6.3 need not be written), each expert's tiles and one tile's place alone, the gather
 and the masked store of T6.3 on one tile, and T6.4's gate/up product on one tile.  The suite
-(tests/test_t6.py) launches them."""
+(tests/t6/) launches them."""
 
 import triton
 import triton.language as tl

@@ -134,14 +134,19 @@ DEPTH = 6  # calls followed back from a parameter to the literal its callers giv
 
 
 class Source:
-    """One file's tree, with what it takes to follow a parameter back to its callers' arguments."""
+    """One file's tree, with what it takes to follow a parameter back to its callers' arguments.
+    beside: the trees of the other files of its lesson's suite (a folder of files), where a helper's
+    callers, and the names they pass, may be; a line "through" one of them is that file's."""
 
-    def __init__(self, tree):
+    def __init__(self, tree, beside=()):
         self.tree = tree
-        self.parent = {child: node for node in ast.walk(tree) for child in ast.iter_child_nodes(node)}
-        self.calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        trees = [tree, *beside]
+        self.parent = {child: node for t in trees for node in ast.walk(t) for child in ast.iter_child_nodes(node)}
+        self.own_calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
+        self.calls = [n for t in trees for n in ast.walk(t) if isinstance(n, ast.Call)]
         self.module = {
             t.id: node.value
+            for tree in reversed(trees)  # the file's own names first
             for node in tree.body
             if isinstance(node, ast.Assign)
             for t in node.targets
@@ -274,7 +279,7 @@ def section_references(source):
     read(at, *sections), fail(at, zh, en, *sections) and stub_report(message, sections=...): what
     it names, followed back through parameters; None where that cannot be told."""
     found = []
-    for call in source.calls:
+    for call in source.own_calls:
         name = source.api.get(call.func.id) if isinstance(call.func, ast.Name) else None
         if name is not None and source.shadowed(call):
             continue

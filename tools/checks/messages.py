@@ -32,9 +32,9 @@ from tools.core.repo import earlier_lessons_written, pristine_stubs
 
 def sources():
     """{file: its lesson or None}: every file of tests/ (the rules every check keeps, the shared
-    helpers, each lesson's section of the suite) and each lesson's probes."""
-    found = {str(p.relative_to(ROOT)): None for p in sorted((ROOT / "tests").glob("*.py"))}
-    return found | {rel: lesson for lesson in LESSONS for rel in (lesson.suite, lesson.probes) if rel}
+    helpers, each lesson's section of the suite, in its folder or one file) and each lesson's probes."""
+    found = {p.relative_to(ROOT).as_posix(): None for p in sorted((ROOT / "tests").rglob("*.py"))}
+    return found | {rel: lesson for lesson in LESSONS for rel in [*lesson.suite_files(), lesson.probes] if rel}
 
 
 def check_every_message_of_the_suite_is_written_in_both_languages():
@@ -88,8 +88,22 @@ def check_every_section_a_message_names_exists():
     problems = []
     for rel, own in sources().items():
         tree = ast.parse((ROOT / rel).read_text())
-        problems += section_problems(rel, Source(tree), own, headings_of) + explainers_named_by_hand(tree, rel)
+        problems += section_problems(rel, source_of(rel, tree, own), own, headings_of)
+        problems += explainers_named_by_hand(tree, rel)
     return problems
+
+
+def source_of(rel, tree, own, given=None):
+    """The Source of the file at rel (tree: its code), with the other files of its lesson's suite
+    beside it: a helper of a suite that is a folder may be called, with its sections, from another
+    file.  given: {file: tree} to read in place of those files on disk."""
+    given = given or {}
+    beside = [
+        given[f] if f in given else ast.parse((ROOT / f).read_text())
+        for f in (own.suite_files() if own else ())
+        if f != rel
+    ]
+    return Source(tree, beside)
 
 
 def language_problems(lang, source, reason):
@@ -132,7 +146,7 @@ def stub_runs(lesson, lang):
     earlier = earlier_lessons_written(lesson)
     if not earlier:
         report, output = stub_run(lang)
-        its = lambda test: test.startswith(lesson.suite + "::")  # noqa: E731 - the lesson marker is its file's
+        its = lesson.owns  # the lesson marker is its suite's
         report = {
             "collected": [c for c in report.get("collected", []) if its(c["test"])],
             "results": {t: r for t, r in report.get("results", {}).items() if its(t)},

@@ -101,6 +101,7 @@ def worker(jobs_path):
 
     given = json.loads(Path(jobs_path).read_text())
     lesson = lesson_by_id(given["lesson"])
+    # what pytest imports the suite as: tests/test_x.py -> test_x; the package tests/t4/ -> t4, t4.common, ...
     suite_module = Path(lesson.suite).stem
     # Each job imports course/, the suite and its assertion rewriting afresh; with bytecode kept in
     # this scratch copy (even where PYTHONDONTWRITEBYTECODE is set) they compile once per worker, not
@@ -120,7 +121,7 @@ def worker(jobs_path):
             del sys.modules[name]  # the next session imports the mistaken file afresh
         os.environ["COURSE_LANG"] = lang
         os.environ[plugin.REPORT] = report = os.path.abspath(f"report-{i}.json")
-        pytest.main([f"{lesson.suite}::{test}", "-q", "--tb=no", "-p", plugin.__name__])
+        pytest.main([lesson.node_of(test), "-q", "--tb=no", "-p", plugin.__name__])
         results = json.loads(Path(report).read_text())["results"] if Path(report).exists() else {}
         if len(results) != 1:
             raise SystemExit(f"mistake {job!r}: expected one result for {test}, got {results}")
@@ -175,13 +176,13 @@ def _imported_files(path, root):
 
 def run_reads(lesson, root=ROOT):
     """The files one test of the lesson's suite, run by this runner, reads besides mine/ (which the
-    key takes as text): the lesson's suite file; the suite's support, the files of tests/ that are no
-    lesson's suite (conftest.py, the shared helpers); this runner and the pytest plugin; the lessons'
+    key takes as text): the files of the lesson's suite; the suite's support, the files of tests/
+    that are no lesson's suite (conftest.py, the shared helpers); this runner and the pytest plugin; the lessons'
     LESSON modules, which the registry imports by searching; every repo module these import, followed
     import by import; and pytest's settings.  Not read: the other lessons' suites and probes, the
     mistakes modules (the mistake's own text is hashed instead), tools/ outside what is imported."""
     suites = {each.suite for each in LESSONS}
-    start = [root / lesson.suite, root / RUNNER, root / "tools" / "core" / "plugin.py"]
+    start = [root / f for f in lesson.suite_files(root)] + [root / RUNNER, root / "tools" / "core" / "plugin.py"]
     start += [f for f in sorted((root / "tests").glob("*.py")) if str(f.relative_to(root)) not in suites]
     start += [f for f in sorted((root / "course" / "lessons").glob("*.py")) if "_" not in f.stem]
     seen, todo = set(), [f for f in start if f.is_file()]

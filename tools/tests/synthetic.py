@@ -57,7 +57,7 @@ ENTRIES = {
             title_zh="五小步",
             module="x5_steps",
             explainers={"zh": "content/x5.md", "en": "content/x5.en.md"},
-            suite="tests/test_x5.py",
+            suite="tests/x5",
             sections={str(n): (f"第 {n} 步", f"Step {n}") for n in range(1, 6)},
             steps=tuple(
                 Step(
@@ -173,55 +173,81 @@ SUITES = {
             x, y = torch.randn(n).to(dtype), torch.randn(n).to(dtype)
             torch.testing.assert_close(graded_module(X1).add(x, y), x + y)
     ''',
-    "x5": '''
-        import pytest
-        import torch
+    # X5's section is a folder, as the real lessons' are (X1's one file): {file in it: its text}
+    "x5": {
+        "__init__.py": '''
+            """Lesson X5's section of the suite: a file per part of the lesson."""
 
-        from course.registry import lesson
+            ORDER = ("test_first_steps.py", "test_last_steps.py")
+        ''',
+        "conftest.py": '''
+            import pytest
 
-        X5 = lesson("X5")
-        pytestmark = pytest.mark.x5
-        SIZES = pytest.mark.parametrize("n", [1, 16, 33])
+            from course.registry import lesson
 
-
-        @pytest.fixture
-        def x5(graded_module):
-            return graded_module(X5)
-
-
-        @pytest.mark.x5_1
-        @pytest.mark.parametrize("a", [2.0, -0.5])
-        @SIZES
-        def test_scale(x5, n, a):
-            x = torch.randn(n)
-            torch.testing.assert_close(x5.scale(x, a), x * a)
+            X5 = lesson("X5")
 
 
-        @pytest.mark.x5_2
-        @SIZES
-        def test_shift(x5, n):
-            x = torch.randn(n)
-            torch.testing.assert_close(x5.shift(x, 3.0), x + 3.0)
+            @pytest.fixture
+            def x5(graded_module):
+                return graded_module(X5)
+        ''',
+        "common.py": '''
+            import pytest
+
+            SIZES = pytest.mark.parametrize("n", [1, 16, 33])
+        ''',
+        "test_first_steps.py": '''
+            import pytest
+            import torch
+
+            from .common import SIZES
+
+            pytestmark = pytest.mark.x5
 
 
-        @pytest.mark.x5_3
-        def test_clip(x5):
-            x = torch.linspace(-2, 2, 9)
-            torch.testing.assert_close(x5.clip(x, -1.0, 1.0), x.clamp(-1.0, 1.0))
+            @pytest.mark.x5_1
+            @pytest.mark.parametrize("a", [2.0, -0.5])
+            @SIZES
+            def test_scale(x5, n, a):
+                x = torch.randn(n)
+                torch.testing.assert_close(x5.scale(x, a), x * a)
 
 
-        @pytest.mark.x5_4
-        @SIZES
-        def test_total(x5, n):
-            x = torch.randn(n)
-            torch.testing.assert_close(x5.total(x), x.sum())
+            @pytest.mark.x5_2
+            @SIZES
+            def test_shift(x5, n):
+                x = torch.randn(n)
+                torch.testing.assert_close(x5.shift(x, 3.0), x + 3.0)
 
 
-        @pytest.mark.x5_5
-        def test_mean(x5):
-            x = torch.arange(4.0)
-            torch.testing.assert_close(x5.mean(x), torch.tensor(1.5))
-    ''',
+            @pytest.mark.x5_3
+            def test_clip(x5):
+                x = torch.linspace(-2, 2, 9)
+                torch.testing.assert_close(x5.clip(x, -1.0, 1.0), x.clamp(-1.0, 1.0))
+        ''',
+        "test_last_steps.py": '''
+            import pytest
+            import torch
+
+            from .common import SIZES
+
+            pytestmark = pytest.mark.x5
+
+
+            @pytest.mark.x5_4
+            @SIZES
+            def test_total(x5, n):
+                x = torch.randn(n)
+                torch.testing.assert_close(x5.total(x), x.sum())
+
+
+            @pytest.mark.x5_5
+            def test_mean(x5):
+                x = torch.arange(4.0)
+                torch.testing.assert_close(x5.mean(x), torch.tensor(1.5))
+        ''',
+    },
 }
 
 
@@ -284,7 +310,10 @@ def synthetic_repo(path, keys=("x1", "x5"), leave_out=()):
         else:
             shutil.copy(src, path / part)
     for rel in real:  # the real lessons' own files: their entries, suites, probes and variants
-        (path / rel).unlink(missing_ok=True)
+        if (path / rel).is_dir():  # a suite that is a folder of test files
+            shutil.rmtree(path / rel)
+        else:
+            (path / rel).unlink(missing_ok=True)
     for folder in ("mine", "solutions", "content"):
         (path / folder).mkdir(exist_ok=True)
     for key in keys:
@@ -295,19 +324,25 @@ def synthetic_repo(path, keys=("x1", "x5"), leave_out=()):
             f"course/lessons/{key}.py": textwrap.dedent(ENTRIES[key]).lstrip(),
             f"solutions/{lesson.file}": solution,
             f"mine/{lesson.file}": stub_of(solution, lesson),
-            lesson.suite: textwrap.dedent(SUITES[key]).lstrip(),
         }
+        suite = SUITES[key]
+        if isinstance(suite, dict):  # a folder: each of its files
+            texts |= {f"{lesson.suite}/{name}": textwrap.dedent(text).lstrip() for name, text in suite.items()}
+        else:
+            texts[lesson.suite] = textwrap.dedent(suite).lstrip()
         for rel, what in files_of(lesson):
             if "another style" in what:
                 texts[rel] = solution.replace(old, new)
         for lang, rel in lesson.explainers.items():
             texts[rel] = explainer(lesson.sections, lang)
         for rel, what in files_of(lesson):
-            texts.setdefault(rel, f"# {what}\n")  # the answers
-        missing = set(texts) - {rel for rel, _ in files_of(lesson)}
+            if rel != lesson.suite:  # the suite is written above: a folder is no file
+                texts.setdefault(rel, f"# {what}\n")  # the answers
+        listed = {rel for rel, _ in files_of(lesson)}
+        missing = {rel for rel in texts if rel not in listed and not rel.startswith(f"{lesson.suite}/")}
         assert not missing, f"synthetic.py writes files make check does not list: {missing}"
         for rel, text in texts.items():
-            if rel not in leave_out:
+            if rel not in leave_out and not any(rel.startswith(f"{left}/") for left in leave_out):
                 (path / rel).parent.mkdir(parents=True, exist_ok=True)
                 (path / rel).write_text(text)
     return path

@@ -33,8 +33,8 @@ def result(outcome="passed", message="", cause=""):
 
 
 def t5_4_report(ran=2, skipped=6):
-    tests = [f"tests/test_t5.py::test_runs_{i}" for i in range(ran)]
-    gpu = [f"tests/test_t5.py::test_gpu_{i}[M={i}]" for i in range(skipped)]
+    tests = [f"tests/t5/test_tile_loop.py::test_runs_{i}" for i in range(ran)]
+    gpu = [f"tests/t5/test_streams_graphs_and_plans.py::test_gpu_{i}[M={i}]" for i in range(skipped)]
     return dict(
         collected=[collected(t, "T5.4") for t in tests]
         + [collected(t, "T5.4", GPU_ONLY, [f"M={i}"], [f"M={i}"]) for i, t in enumerate(gpu)],
@@ -196,9 +196,9 @@ FAULT = textwrap.dedent(
 
     Current thread 0x00007f (most recent call first):
       File "/x/site-packages/triton/runtime/interpreter.py", line 1481 in _restore_args_dev
-      File "/x/tests/test_t4.py", line 794 in launch
+      File "/x/tests/t4/test_wrapper.py", line 794 in launch
       File "/x/mine/t4_matmul.py", line 228 in matmul
-      File "/x/tests/test_t4.py", line 879 in test_matmul
+      File "/x/tests/t4/test_wrapper.py", line 879 in test_matmul
 
     Extension modules: numpy._core._multiarray_umath, torch._C (total: 2)
     """
@@ -207,7 +207,11 @@ FAULT = textwrap.dedent(
 
 def test_a_crash_shows_what_the_learner_can_act_on(lang):
     shape = "45x83 @ 83x37: matmul must return a (45, 37) tensor, got (45, 83)"
-    tests = ["tests/test_t4.py::test_matmul[45]", "tests/test_t4.py::test_matmul[33]", "tests/test_t4.py::test_later"]
+    tests = [
+        "tests/t4/test_wrapper.py::test_matmul[45]",
+        "tests/t4/test_wrapper.py::test_matmul[33]",
+        "tests/t4/test_wrapper.py::test_later",
+    ]
     report = dict(
         collected=[collected(t, "T4.4", ids=[t[-3:-1]], labels=[f"M={t[-3:-1]}"]) for t in tests[:2]]
         + [collected(tests[2], "T4.4")],
@@ -236,11 +240,11 @@ def test_a_heap_the_allocator_found_corrupted_is_blamed_on_an_earlier_store(said
     """glibc aborts where it notices its records overwritten, often long after the store that wrote
     past a tensor: the row must not present the line running then as the cause."""
     fault = FAULT.replace("corrupted double-linked list", said)
-    reason, _ = step_row.died(-6, "tests/test_t4.py::test_matmul[1]", fault)
+    reason, _ = step_row.died(-6, "tests/t4/test_wrapper.py::test_matmul[1]", fault)
     assert said in reason and "a store or an atomic wrote past a tensor earlier" in reason, reason
     assert "noticed at mine/t4_matmul.py line 228 (matmul)" in reason, reason
     plain = FAULT.replace("corrupted double-linked list", "my own complaint")
-    reason, _ = step_row.died(-6, "tests/test_t4.py::test_matmul[1]", plain)  # os.abort(), no allocator words
+    reason, _ = step_row.died(-6, "tests/t4/test_wrapper.py::test_matmul[1]", plain)  # os.abort(), no allocator words
     assert "aborted (os.abort" in reason and "allocator" not in reason, reason
     assert " at mine/t4_matmul.py line 228 (matmul)" in reason, reason
 
@@ -260,12 +264,12 @@ def test_reasons_are_wrapped_never_cut(lang):
 @pytest.mark.parametrize("rc", [None, -11, -6, 3])
 def test_crash_and_hang_rows_speak_the_learners_language(monkeypatch, rc):
     monkeypatch.setenv("COURSE_LANG", "zh")
-    reason, _ = step_row.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)
+    reason, _ = step_row.died(rc, "tests/t4/test_wrapper.py::test_matmul[1]", FAULT)
     assert i18n.has_cjk(reason), reason
     english = {None: "still running", -11: "a load or store", -6: "allocator", 3: "exited with status"}[rc]
     assert english not in reason, reason
     monkeypatch.setenv("COURSE_LANG", "en")
-    assert english in step_row.died(rc, "tests/test_t4.py::test_matmul[1]", FAULT)[0]
+    assert english in step_row.died(rc, "tests/t4/test_wrapper.py::test_matmul[1]", FAULT)[0]
 
 
 def test_unknown_steps_and_lessons_are_refused_in_the_learners_language(monkeypatch, capsys):
@@ -363,7 +367,7 @@ def test_an_error_from_a_library_named_with_the_bodys_sections(t4_lines, lang):
 
 def test_errors_that_are_not_given_codes(t4_lines):
     graded, body, _ = t4_lines
-    check = at_lines(ROOT / "tests" / "test_t4.py", {"check": (10, "raise TypeError('the check itself')")})
+    check = at_lines(ROOT / "tests" / "t4" / "test_wrapper.py", {"check": (10, "raise TypeError('the check itself')")})
     error = raised(check["check"])
     assert failure_words.given_code(error, "T4.1", failure_words.graded_frames(error)) is None
     yours = at_lines(ROOT / graded, {"yours": (body - 1, "raise ValueError('mine')")})

@@ -33,7 +33,7 @@ def planted():
     return text.replace(TAIL_MASK, "mask=offs_m[:, None] < M").replace(", mask=c_mask", "")
 
 
-# The suite's widest failing case (tests/test_t4.py MAINLOOP_CASES): A 64 x 130, 5 K steps.
+# The suite's widest failing case (tests/t4/test_mainloop.py MAINLOOP_CASES): A 64 x 130, 5 K steps.
 WIDE_CASE = ["--m", "64", "--n", "16", "--k", "130", "--block", "32", "16", "32", "--layout", "every-other-column"]
 WIDE_CASE += ["--layout-b", "row-major"]
 

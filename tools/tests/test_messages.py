@@ -7,6 +7,7 @@ import pytest
 
 from course import ROOT, i18n
 from course.messages import stub_report
+from course.registry import lesson
 from tools.checks import message_code, messages
 from tools.checks.docs import headings
 
@@ -71,14 +72,19 @@ def test_the_check_knows_no_helper_by_name():
     assert any("assert" in p for p in found) and any("zh text" in p for p in found)
 
 
-def section_problems(rel, text):
-    """The section check on one file's text, as make check runs it on the file at rel."""
-    own = dict(messages.sources())[rel]
+def section_problems(rel, text, checked=None):
+    """The section check on one file's text, as make check runs it on the file at rel; checked: the
+    file of the same suite whose messages are read instead (with rel's text beside it: the file of a
+    helper whose callers in rel pass it their sections)."""
+    checked = checked or rel
+    own = dict(messages.sources())[checked]
+    tree = ast.parse(text if checked == rel else (ROOT / checked).read_text())
 
     def headings_of(lesson):
         return {r: set(headings((ROOT / r).read_text())) for r in lesson.explainers.values()}
 
-    return messages.section_problems(rel, message_code.Source(ast.parse(text)), own, headings_of)
+    source = messages.source_of(checked, tree, own, given={rel: ast.parse(text)})
+    return messages.section_problems(checked, source, own, headings_of)
 
 
 def mutant(rel, old, new):
@@ -89,32 +95,35 @@ def mutant(rel, old, new):
 
 
 def test_the_suite_names_only_sections_its_explainers_have():
-    for rel in ("tests/test_t4.py", "tests/test_t5.py"):
-        assert section_problems(rel, (ROOT / rel).read_text()) == []
+    for rel in [*lesson("T4").suite_files(), *lesson("T5").suite_files()]:
+        assert section_problems(rel, (ROOT / rel).read_text()) == [], rel
 
 
 def test_a_changed_section_number_is_caught_in_every_lesson():
     """Mutants of the suite's sections, one site each: a literal at fail() (the issue's "4.1" to
-    "4.9"), one passed down through a parameter (check_trace's "2.2"), a step's at read(), a tuple
-    of stub_report's, one in a tuple spread into read()."""
-    t5, t4 = "tests/test_t5.py", "tests/test_t4.py"
+    "4.9"), one passed down through a parameter from another file of the lesson's folder
+    (test_tile_loop.py's "2.2" to check_trace of common.py), a step's at read(), a tuple of
+    stub_report's, one in a tuple spread into read()."""
+    split, tile_loop, t5_common = (f"tests/t5/{f}.py" for f in ("test_stream_k_split", "test_tile_loop", "common"))
+    validation, common, mainloop = (f"tests/t4/{f}.py" for f in ("test_input_validation", "common", "test_mainloop"))
     at_fail = 'got {got}",\n            "4.1",'
     passed_down = 'case,\n            "2.2",\n            owner='
     cases = [
-        (t5, mutant(t5, at_fail, at_fail.replace("4.1", "4.9")), "4.9"),
-        (t5, mutant(t5, passed_down, passed_down.replace("2.2", "2.9")), "2.9"),
-        (t4, mutant(t4, "{read('T4.4', '6.3')}", "{read('T4.4', '6.9')}"), "6.9"),
-        (t4, mutant(t4, 'sections=("6.1",)', 'sections=("6.7",)'), "6.7"),
-        (t4, mutant(t4, 'sections = ("3", "3.1")', 'sections = ("3", "3.8")'), "3.8"),
+        (split, mutant(split, at_fail, at_fail.replace("4.1", "4.9")), "4.9", None),
+        (tile_loop, mutant(tile_loop, passed_down, passed_down.replace("2.2", "2.9")), "2.9", t5_common),
+        (validation, mutant(validation, "{read('T4.4', '6.3')}", "{read('T4.4', '6.9')}"), "6.9", None),
+        (common, mutant(common, 'sections=("6.1",)', 'sections=("6.7",)'), "6.7", None),
+        (mainloop, mutant(mainloop, 'sections = ("3", "3.1")', 'sections = ("3", "3.8")'), "3.8", None),
     ]
-    for rel, text, wrong in cases:
-        found = section_problems(rel, text)
+    for rel, text, wrong, checked in cases:
+        found = section_problems(rel, text, checked)
         assert found and all(f"§{wrong}" in p for p in found), (rel, wrong, found)
 
 
 def test_a_section_the_check_cannot_follow_is_a_problem():
-    text = (ROOT / "tests/test_t5.py").read_text() + '\n\ndef later(x):\n    fail(T5, "错", "wrong", x.section)\n'
-    found = section_problems("tests/test_t5.py", text)
+    rel = "tests/t5/test_fix_up.py"
+    text = (ROOT / rel).read_text() + '\n\ndef later(x):\n    fail(T5, "错", "wrong", x.section)\n'
+    found = section_problems(rel, text)
     assert len(found) == 1 and "cannot tell which sections" in found[0], found
 
 

@@ -3,8 +3,6 @@ course/lesson_data.py), found by the machinery without naming a lesson, and each
 it is made in; each mistake's run is kept under what that run reads, not under every file.  Quick:
 nothing is run here; `make check` (docs, messages) runs the mistakes themselves."""
 
-import ast
-
 import pytest
 
 from course import ROOT, lesson_data
@@ -39,12 +37,14 @@ def test_the_default_lesson_keeps_t4_s_generated_commands_working():
 @pytest.mark.parametrize("lesson", runs.lessons_with_mistakes(), ids=lambda lesson: lesson.id)
 def test_each_mistake_fits_its_reference_and_names_a_test_of_its_suite(lesson):
     reference = solution_file(lesson).read_text()
-    tests = {f.name for f in ast.walk(ast.parse((ROOT / lesson.suite).read_text())) if isinstance(f, ast.FunctionDef)}
     found = lesson_data.mistakes_of(lesson)
     assert len({m.key for m in found}) == len(found), "keys repeat"
     for m in found:
         assert runs.mistaken_source(lesson, m, reference) != reference, m.key
-        assert m.test.split("[")[0] in tests, f"{m.key}: {m.test} is not a test of {lesson.suite}"
+        try:  # the one file of the suite that defines it: the node id the run and the replay line name
+            assert lesson.node_of(m.test).endswith(f".py::{m.test}")
+        except KeyError as e:
+            pytest.fail(f"{m.key}: {e}")
         assert BY_ID[m.step].lesson is lesson, f"{m.key}: {m.step} is not a step of {lesson.id}"
 
 
@@ -59,12 +59,12 @@ def test_a_run_is_keyed_on_what_it_reads_and_nothing_else():
     """T4's runs read T4's suite, the suite's support, the plugin, the runner and the course/ modules
     these import; not T5's suite or probes, not the mistakes modules, not the tools that do not run."""
     t4, t5 = set(runs.run_reads(T4)), set(runs.run_reads(T5))
-    for must in ("tests/test_t4.py", "tests/conftest.py", "tools/core/plugin.py", "tools/core/mistakes.py"):
+    for must in (*T4.suite_files(), "tests/conftest.py", "tools/core/plugin.py", "tools/core/mistakes.py"):
         assert must in t4
     assert {"course/registry.py", "course/seam.py", "course/lessons/t4_probes.py", "pytest.ini"} <= t4
     assert {f"course/lessons/{each.id.lower()}.py" for each in (T4, T5)} <= t4  # the registry imports each LESSON
-    assert "tests/test_t5.py" not in t4 and "course/lessons/t5_probes.py" not in t4
-    assert "tests/test_t5.py" in t5 and "tests/test_t4.py" not in t5
+    assert not set(T5.suite_files()) & t4 and "course/lessons/t5_probes.py" not in t4
+    assert set(T5.suite_files()) <= t5 and not set(T4.suite_files()) & t5
     for other in (t4 | t5) - {"pytest.ini", "pyproject.toml"}:
         assert not other.endswith("_mistakes.py") and not other.startswith(("tools/explainers", "tools/checks"))
         assert (ROOT / other).is_file()

@@ -20,7 +20,7 @@ DTYPES = ("torch.float16", "torch.float32")
 def mainloop_case(shape, layout, dtype, lang):
     """A test_mainloop case and the message of a wrong a_ptrs advance about it, as the suite words it."""
     M, N, K, bm, bn, bk = shape
-    test = f"tests/test_t4.py::test_mainloop[{'-'.join(map(str, shape))}-{layout}-{dtype}]"
+    test = f"tests/t4/test_mainloop.py::test_mainloop[{'-'.join(map(str, shape))}-{layout}-{dtype}]"
     ids = ["-".join(map(str, shape)), layout, dtype]
     labels = [f"M={M} N={N} K={K} BLOCK {bm}x{bn}x{bk}", f"A {layout}", dtype.removeprefix("torch.")]
     fp32 = " --dtype fp32" * (dtype == DTYPES[1])
@@ -174,7 +174,7 @@ def test_one_cause_seen_by_several_checks_is_one_block(lang):
     said = NEVER_WRITTEN[lang]
     failures = [
         (
-            f"tests/test_t4.py::test_matmul[{m}-{m}-{m}-{lay}-torch.float16]",
+            f"tests/t4/test_wrapper.py::test_matmul[{m}-{m}-{m}-{lay}-torch.float16]",
             [f"{m}-{m}-{m}", lay, "torch.float16"],
             f"{m}x{m} @ {m}x{m} torch.float16, A {lay}{colon}" + said.format(n=m * m // 2),
         )
@@ -183,13 +183,17 @@ def test_one_cause_seen_by_several_checks_is_one_block(lang):
     ]
     failures += [
         (
-            "tests/test_t4.py::test_matmul_of_plain_tensors",
+            "tests/t4/test_wrapper.py::test_matmul_of_plain_tensors",
             [],
             f"x @ W.t() without .contiguous(){colon}" + said.format(n=192),
         ),
-        ("tests/test_t4.py::test_grid_follows_the_config", [], f"config BLOCK 16x16x16{colon}" + said.format(n=7976)),
         (
-            "tests/test_t4.py::test_every_autotune_config_runs",
+            "tests/t4/test_wrapper.py::test_grid_follows_the_config",
+            [],
+            f"config BLOCK 16x16x16{colon}" + said.format(n=7976),
+        ),
+        (
+            "tests/t4/test_wrapper.py::test_every_autotune_config_runs",
             [],
             "config BLOCK_M: 32, BLOCK_N: 64, BLOCK_K: 128, GROUP_M: 8, num_warps: 4, num_ctas: 1, num_stages: 4, "
             f"maxnreg: None, ir_override: None{colon}" + said.format(n=175),
@@ -206,25 +210,29 @@ def test_causes_one_word_apart_stay_apart_whatever_the_case_says(lang):
     colon = "：" if lang == "zh" else ": "
     failures = [
         (
-            "tests/test_t4.py::test_matmul[64-64-64]",
+            "tests/t4/test_wrapper.py::test_matmul[64-64-64]",
             ["64-64-64"],
             f"64x64 @ 64x64{colon}" + NEVER_WRITTEN[lang].format(n=3),
         ),
         (
-            "tests/test_t4.py::test_grid_follows_the_config",
+            "tests/t4/test_wrapper.py::test_grid_follows_the_config",
             [],
             f"config BLOCK 16x16x16{colon}" + NEVER_WRITTEN[lang].format(n=3).replace("BLOCK_N", "BLOCK_K"),
         ),
         # a short tail after the case says too little to share a block with another short one
-        ("tests/test_t4.py::test_a", [], f"64x64 @ 64x64{colon}relative error 0.5 > 1e-5"),
-        ("tests/test_t4.py::test_b", [], f"64x64 @ 64x64{colon}3 cells differ"),
+        ("tests/t4/test_wrapper.py::test_a", [], f"64x64 @ 64x64{colon}relative error 0.5 > 1e-5"),
+        ("tests/t4/test_wrapper.py::test_b", [], f"64x64 @ 64x64{colon}3 cells differ"),
         # a colon after a sentence: the sentence is the diagnosis, kept
         (
-            "tests/test_t4.py::test_c",
+            "tests/t4/test_wrapper.py::test_c",
             [],
             "wrong tile order for a 5 x 3 grid. The last group has only 1 row: use group_size_m",
         ),
-        ("tests/test_t4.py::test_d", [], "wrong tile order for a 5 x 3 grid. The ids run row first: use group_size_m"),
+        (
+            "tests/t4/test_wrapper.py::test_d",
+            [],
+            "wrong tile order for a 5 x 3 grid. The ids run row first: use group_size_m",
+        ),
     ]
     lines = failure_blocks.every_failure(failing_row(failures))
     assert len(block_heads(lines)) == 6, "\n".join(lines)

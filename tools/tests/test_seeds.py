@@ -11,7 +11,7 @@ from tools.core.repo import scratch_repo, solution_file
 
 T4 = lesson("T4")
 
-CHECK = f"{T4.suite}::test_mainloop_accumulates_in_fp32"
+CHECK = T4.node_of("test_mainloop_accumulates_in_fp32")  # tests/t4/test_mainloop.py::...
 ROUNDED = ("acc = tl.dot(a, b, acc)", "acc += tl.dot(a, b).to(tl.float16)")  # its error depends on the inputs
 
 
@@ -32,7 +32,7 @@ def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo, run_
     error = lambda out: re.search(r"relative error (\S+) > 1e-5", out)[1]  # noqa: E731 - the part inputs change
     assert "1 failed" in first and error(first) == error(again)
     assert error(other) != error(first)
-    assert "SEED=11 pytest 'tests/test_t4.py::test_mainloop_accumulates_in_fp32' replays this check" in first
+    assert "SEED=11 pytest 'tests/t4/test_mainloop.py::test_mainloop_accumulates_in_fp32' replays this check" in first
     assert "SEED=11" in first.splitlines()[0] or "SEED=11" in first  # the header names it too
 
 

@@ -130,7 +130,7 @@ def test_smem_bytes_by_hand(blocks, dtype, by_hand):
     assert smem.shared_memory(*blocks, smem.BYTES_PER_ELEMENT[dtype]) == by_hand
     bm, bn, bk, stages = blocks
     cfg = SimpleNamespace(kwargs=dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=8), num_stages=stages)
-    assert hardware.smem_bytes(cfg, smem.BYTES_PER_ELEMENT[dtype]) == by_hand  # what tests/test_t4.py uses
+    assert hardware.smem_bytes(cfg, smem.BYTES_PER_ELEMENT[dtype]) == by_hand  # what tests/t4/ uses
 
 
 def test_smem_limits_at_the_edge():

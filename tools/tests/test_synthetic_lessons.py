@@ -65,11 +65,14 @@ def test_make_check_finds_every_file_of_the_synthetic_lessons(cli):
 
 
 def test_make_check_names_the_file_a_lesson_lacks(tmp_path, run_cli):
-    lacking = synthetic_repo(tmp_path, keys=("x5",), leave_out=("content/x5.answers.en.md", "tests/test_x5.py"))
+    lacking = synthetic_repo(
+        tmp_path, keys=("x1", "x5"), leave_out=("content/x5.answers.en.md", "tests/x5", "tests/test_x1.py")
+    )
     ran = run_cli({"files": (["-m", "tools.checks", "lesson_files"], lacking, {})})["files"]
     assert ran.returncode == 1, ran.stdout + ran.stderr
     assert "X5 lacks content/x5.answers.en.md: its answers" in ran.stdout, ran.stdout
-    assert "X5 lacks tests/test_x5.py: its section of the suite" in ran.stdout, ran.stdout
+    assert "X5 lacks tests/x5: its section of the suite" in ran.stdout, ran.stdout  # a folder
+    assert "X1 lacks tests/test_x1.py: its section of the suite" in ran.stdout, ran.stdout  # one file
 
 
 # ------------------------------------------------------------------------------------------------

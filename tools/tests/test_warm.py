@@ -51,7 +51,7 @@ proc.start()
 said["daemonic"] = inbox.recv()
 proc.join()
 
-# A step's process runs numpy (the interpreter's tl.dot) and then forks again (test_t4 does)
+# A step's process runs numpy (the interpreter's tl.dot) and then forks again (tests/t4 does)
 again = "import numpy; x = numpy.random.rand(300, 300); x @ x; from course import warm; print(warm.can_fork())"
 said["fork again"] = warm.run_python(["-c", again], here, dict(os.environ), 60)
 
@@ -110,7 +110,7 @@ def test_a_warm_child_is_a_fresh_python_m_in_its_folder(said):
 
 def test_a_warm_child_that_ran_numpy_may_fork_again(said):
     """The interpreter's tl.dot is numpy's: a step's process that ran it must still fork warm (its
-    own children: test_t4's check without the interpreter), so numpy's BLAS must start no thread."""
+    own children: tests/t4's check without the interpreter), so numpy's BLAS must start no thread."""
     rc, out, err = said["fork again"]
     assert rc == 0 and out.strip() == "True", err
 

@@ -1,0 +1,142 @@
+"""Lesson T4's helpers that more than one of its test files uses."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import read, stub_report
+from course.registry import lesson
+
+from support import INTERPRETING, OUT_RTOL, UNWRITTEN, LaunchWatch, rel_err, same_tensor, spans, wrong_cells
+
+T4 = lesson("T4")
+
+
+def see_loads(M, N, K, bm, bn, bk, dtype, **layouts):
+    """The `make loads` line that draws this case's loads and stores with the learner's own code;
+    layouts: layout (of A), layout_b, layout_c, each given only when it is not row-major."""
+    flags = f"--m {M} --n {N} --k {K} --block {bm} {bn} {bk}"
+    flags += "".join(f" --{k.replace('_', '-')} {v}" for k, v in layouts.items() if v != "row-major")
+    flags += " --dtype fp32" if dtype == torch.float32 else ""
+    command = f'make loads ARGS="{flags}"'
+    return say(zh=f"用 {command} 看看你自己的代码加载和写回了哪些元素", en=f"see your own loads: {command}")
+
+
+BLOCK_KEYS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
+
+
+def require_configs(t4):
+    if not t4.AUTOTUNE_CONFIGS:
+        pytest.fail(stub_report("T4.4 AUTOTUNE_CONFIGS is empty", sections=("6.1",)), pytrace=False)
+
+
+def launch_watch(t4, monkeypatch, run_tuned=True):
+    """matmul's two kernels under a LaunchWatch (tests/support.py)."""
+    kernels = {"matmul_kernel": True, "matmul_kernel_autotuned": run_tuned}
+    return LaunchWatch(t4, monkeypatch, kernels, wrapper="matmul")
+
+
+def check_launch(watch, c, a, b, bias, activation, case, step):
+    """Fail unless C came whole from one launch that got this call's a, b (not copies), bias and
+    flags, with a program for every tile."""
+
+    def flags_and_bias(args):
+        given = {"stride_am": (a, 0), "stride_ak": (a, 1), "stride_bk": (b, 0), "stride_bn": (b, 1)}
+        given.update({"stride_cm": (c, 0), "stride_cn": (c, 1)})
+        wrong = {  # a stride along a dimension of size 1 is never used, so any value does there
+            k: (args[k], t.stride(d))
+            for k, (t, d) in given.items()
+            if k in args and t.shape[d] > 1 and args[k] != t.stride(d)
+        }
+        if wrong:
+            got = ", ".join(f"{k}={v[0]}" for k, v in wrong.items())
+            want = ", ".join(f"{k}={v[1]}" for k, v in wrong.items())
+            pytest.fail(
+                say(
+                    zh=f"{case}：launch 收到的 stride 是 {got}，这些张量实际的 stride 是 {want}："
+                    f"把 a.stride(0)、a.stride(1)、b.stride(0)、b.stride(1)、c.stride(0)、c.stride(1) 原样传给内核，"
+                    f"不要假定张量是连续存放的；{launch_where(step)}",
+                    en=f"{case}: the launch got {got}, where the tensors' own strides are {want}: pass "
+                    f"a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1) as they are, "
+                    f"never assume a tensor is contiguous; {launch_where(step)}",
+                ),
+                pytrace=False,
+            )
+        for flag, want in (("HAS_BIAS", bias is not None), ("ACTIVATION", activation or "none")):
+            if args.get(flag) != want:
+                pytest.fail(
+                    say(
+                        zh=f"{case}：这次调用需要 {flag}={want!r}，launch 收到的却是 {flag}={args.get(flag)!r}："
+                        f"按调用的 bias 和 activation 设 HAS_BIAS 和 ACTIVATION，bias 和激活在内核里做"
+                        f"（bias_and_activation）；{launch_where(step)}",
+                        en=f"{case}: the launch got {flag}={args.get(flag)!r} for this call, which needs "
+                        f"{flag}={want!r}: set HAS_BIAS and ACTIVATION from the call's bias and activation; the "
+                        f"kernel adds the bias and applies the activation (bias_and_activation); {launch_where(step)}",
+                    ),
+                    pytrace=False,
+                )
+        if bias is not None and not same_tensor(args.get("bias_ptr"), bias):
+            pytest.fail(
+                say(
+                    zh=f"{case}：launch 的 bias_ptr 不是调用者传进来的那个 bias 张量（直接传 bias 本身，"
+                    f"配上 bias.stride(0)）；{launch_where(step)}",
+                    en=f"{case}: the launch did not get the caller's bias tensor as bias_ptr (pass bias "
+                    f"itself, with bias.stride(0)); {launch_where(step)}",
+                ),
+                pytrace=False,
+            )
+
+    launch, copy = read("T4.4", "6.2"), read("T4.4", "3.1", "6.2")
+    watch.check(c, {"a": a, "b": b}, case, launch, copy, launch_where(step), also=flags_and_bias)
+
+
+def launch_where(step):
+    """The launch is §6.2's for T4.4; for T4.5, what belongs in the kernel is §5.2's."""
+    return read(step, "6.2") if step == "T4.4" else read(step)
+
+
+def quick(t4):
+    """The config for tests of what the kernel computes. Under the interpreter that is the default
+    path anyway; on a GPU it skips autotuning, which would time every config for every new shape
+    and layout (test_default_launch_path checks that the GPU's default path autotunes)."""
+    return None if INTERPRETING else t4.INTERPRET_CONFIG
+
+
+def check_product(c, a, b, dtype, case):
+    shape = (a.shape[0], b.shape[1])
+    got = f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}"
+    assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == shape, say(
+        zh=f"{case}：matmul 应该返回 {shape}、{dtype} 的张量，实际是 {got}；{read('T4.4', '6.2')}",
+        en=f"{case}: matmul must return a {shape} tensor of {dtype}, got {got}; {read('T4.4', '6.2')}",
+    )
+    assert c.device == a.device, say(
+        zh=f"{case}：C 应该在 {a.device} 上，实际在 {c.device}；{read('T4.4', '6.2')}",
+        en=f"{case}: C must be on {a.device}, got {c.device}; {read('T4.4', '6.2')}",
+    )
+    unwritten = (c == UNWRITTEN).sum().item()
+    if unwritten:
+        rows, cols = (spans((c == UNWRITTEN).any(d).nonzero().flatten().tolist()) for d in (1, 0))
+        pytest.fail(
+            say(
+                zh=f"{case}：C 有 {unwritten} 个元素从没被写过（launch 之前它们被填成 {UNWRITTEN}），"
+                f"在第 {rows} 行、第 {cols} 列；{read('T4.4', '6.2')}",
+                en=f"{case}: {unwritten} cells of C were never written (they are set to {UNWRITTEN} before the "
+                f"launch), in rows {rows} and columns {cols}; {read('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
+    computed_nan = c.isnan().sum().item()
+    assert not computed_nan, say(
+        zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN：kernel 读到了 A 或 B 外面的 NaN 填充，"
+        f"先让 T4.2（make test STEP=T4.2）通过；{read('T4.2', '4.1')}",
+        en=f"{case}: {computed_nan} cells of C came out NaN: the kernel read the NaN padding outside A or B; "
+        f"get T4.2 passing first (make test STEP=T4.2); {read('T4.2', '4.1')}",
+    )
+    ref = a.double() @ b.double()
+    err = rel_err(c, ref)
+    assert err <= OUT_RTOL[dtype], say(
+        zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{wrong_cells(c, ref, OUT_RTOL[dtype])}；"
+        f"{read('T4.4', '6.2')}",
+        en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {wrong_cells(c, ref, OUT_RTOL[dtype])}; "
+        f"{read('T4.4', '6.2')}",
+    )

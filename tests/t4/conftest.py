@@ -1,0 +1,38 @@
+"""Lesson T4's fixtures: the graded module, its probes, and the defences its wrapper's checks run under."""
+
+import pytest
+
+from .common import T4, check_launch, launch_watch
+from support import poison_allocations
+
+
+@pytest.fixture(scope="session")
+def t4(graded_module):
+    return graded_module(T4)
+
+
+@pytest.fixture(scope="session")
+def probes(t4):
+    from course.lessons import t4_probes  # its kernels call the graded module's functions, so it loads after `t4`
+
+    return t4_probes
+
+
+@pytest.fixture
+def poisoned_allocations(monkeypatch):
+    """Every new floating tensor starts as NaN, so a tile the kernel never writes cannot pass."""
+    poison_allocations(monkeypatch)
+
+
+@pytest.fixture
+def watched(t4, monkeypatch):
+    """matmul under a LaunchWatch: watched(a, b, step=..., **kwargs) returns C once its launch checks out."""
+
+    def call(a, b, step="T4.4", **kwargs):
+        call.watch = watch = launch_watch(t4, monkeypatch)  # the last call's, for a test that asks what ran
+        c = t4.matmul(a, b, **kwargs)
+        case = f"{tuple(a.shape)} @ {tuple(b.shape)} {a.dtype}"
+        check_launch(watch, c, a, b, kwargs.get("bias"), kwargs.get("activation"), case, step)
+        return c
+
+    return call

@@ -1,0 +1,243 @@
+"""T4.5 (advanced): bias_and_activation alone through a probe, then fused into matmul."""
+
+import math
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+from course.messages import read
+from course.tile_order import grouped_order
+
+from .common import BLOCK_KEYS, quick
+from support import DEVICE, DTYPES, OUT_RTOL, poisoned_view, random, rel_err, spans, wrong_cells
+
+pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T4.5 (advanced) bias_and_activation alone, through a probe
+# ================================================================================================
+def gelu(x):
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))  # exact GELU, x * Phi(x)
+
+
+def tanh_gelu(x):
+    """The tanh approximation of GELU (GPT-2's, PyTorch's approximate="tanh"): not what T4.5 asks."""
+    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def tanh_gelu_hint(x):
+    """What to say when the result is the tanh GELU of x (the pre-activation, in float64)."""
+    far = rel_err(tanh_gelu(x), gelu(x))
+    return say(
+        zh=f"这是 GELU 的 tanh 近似，和课程要求的精确（erf）GELU 差 {far:.0e}：要的是 "
+        f"0.5 * x * (1 + erf(x / sqrt(2)))，用 tl.erf",
+        en=f"this is the tanh approximation of GELU, {far:.0e} away from the exact (erf) GELU the lesson "
+        f"asks for: 0.5 * x * (1 + erf(x / sqrt(2))), with tl.erf",
+    )
+
+
+@pytest.mark.t4_5
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+@pytest.mark.parametrize("has_bias, activation", [(True, "none"), (False, "gelu"), (True, "gelu")])
+@pytest.mark.parametrize("N, bn", [(40, 16), (70, 32), (5, 16)])
+def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
+    """The tile of a row of programs across N, padding columns included: the bias sits inside NaN
+    padding with stride 2, so a load past its end or between its elements puts NaN in the tile."""
+    bm, tiles = 16, triton.cdiv(N, bn)
+    acc = 3 * torch.randn(bm, tiles * bn, device=DEVICE)
+    out = torch.full_like(acc, -7.0)
+    bias, _ = poisoned_view(1, N, "every-other-column", dtype)
+    bias = bias[0]
+    probes.bias_and_activation_probe[(tiles,)](
+        acc, acc.stride(0), bias, N, bias.stride(0), out, bm, bn, has_bias, activation
+    )
+    case = say(
+        zh=f"N={N}，BLOCK_N={bn}，HAS_BIAS={has_bias}，ACTIVATION={activation!r}，bias 为 {dtype}、stride 为 2",
+        en=f"N={N}, BLOCK_N={bn}, HAS_BIAS={has_bias}, ACTIVATION={activation!r}, bias {dtype} with stride 2",
+    )
+    nan_columns = out[:, :N].isnan().any(0).cpu()
+    if nan_columns.any():
+        # bias[n] sits at 2 * n, NaN between: a load with stride 1 takes NaN in exactly the odd columns.
+        if torch.equal(nan_columns, torch.arange(N) % 2 == 1):
+            pytest.fail(
+                say(
+                    zh=f"{case}：NaN 正好出现在列号 < N 的奇数列，和按 stride 1 读 bias 一样（bias 的元素之间"
+                    f"这里是 NaN）：按 bias_ptr + offs_n * stride_bias 寻址；{read('T4.5')}",
+                    en=f"{case}: NaN in exactly the odd columns < N, as a bias read with stride 1 gets (between "
+                    f"the bias's elements is NaN here): address it as bias_ptr + offs_n * stride_bias; "
+                    f"{read('T4.5')}",
+                ),
+                pytrace=False,
+            )
+        columns = spans(nan_columns.nonzero().flatten().tolist())
+        pytest.fail(
+            say(
+                zh=f"{case}：第 {columns} 列（都 < N）出现了 NaN：那里的 bias 不是从 bias 的元素读的，而是读到了"
+                f"它周围的 NaN 填充；{read('T4.5')}",
+                en=f"{case}: NaN in columns {columns}, all < N: the bias added there was read from the NaN "
+                f"padding around the bias, not from its elements; {read('T4.5')}",
+            ),
+            pytrace=False,
+        )
+    if out[:, N:].isnan().any():
+        pytest.fail(
+            say(
+                zh=f"{case}：tile 里列号 >= N 的部分是 NaN，说明 bias 的 load 读过了末尾（这里是 NaN 填充；"
+                f"在 GPU 上这种读是未定义行为，可能直接出错）。写回时这些列被掩掉了，别的测试看不出来："
+                f"load 时加 mask=offs_n < N, other=0.0；{read('T4.5')}",
+                en=f"{case}: the tile's columns >= N hold NaN, so the bias load read past its end (NaN "
+                f"padding here; on a GPU that read is undefined and can fault). The store masks those "
+                f"columns off, so no other test sees it: load with mask=offs_n < N, other=0.0; "
+                f"{read('T4.5')}",
+            ),
+            pytrace=False,
+        )
+    x = acc[:, :N].double() + (bias.double()[None, :] if has_bias else 0)  # before the activation
+    want = gelu(x) if activation == "gelu" else x
+    err = rel_err(out[:, :N], want)
+    if err <= 1e-5:
+        return
+    hint = wrong_cells(out[:, :N], want, 1e-5)
+    if has_bias and activation == "gelu" and rel_err(out[:, :N], gelu(acc[:, :N].double()) + bias.double()) <= 1e-5:
+        hint = say(
+            zh="bias 是在 GELU 之后加的：先加 bias，gelu(acc + bias)",
+            en="the bias was added after the GELU: add it first, gelu(acc + bias)",
+        )
+    elif activation == "gelu" and rel_err(out[:, :N], tanh_gelu(x)) <= 1e-5:
+        hint = tanh_gelu_hint(x)
+    pytest.fail(
+        say(
+            zh=f"{case}：相对误差 {err:.2e} > 1e-5；{hint}；{read('T4.5')}",
+            en=f"{case}: relative error {err:.2e} > 1e-5; {hint}; {read('T4.5')}",
+        ),
+        pytrace=False,
+    )
+
+
+# ================================================================================================
+# T4.5 (advanced) fused bias and GELU
+# ================================================================================================
+def fused_reference(a, b, bias, activation):
+    out = a.double() @ b.double()
+    if bias is not None:
+        out = out + bias.double()
+    return torch.nn.functional.gelu(out) if activation == "gelu" else out
+
+
+# Tile indices a bias load may take in place of pid_n, in words: each program's C tile gets the bias
+# of other columns then.  (The interpreter numbers programs by pid, as tl.program_id(0) does.)
+WRONG_BIAS_TILES = {
+    "pid": say(
+        zh="tl.program_id(0)（分组顺序下它不是 pid_n）",
+        en="tl.program_id(0), which is not pid_n in grouped order",
+    ),
+    "zero": say(zh="0，每个 tile 都拿第 0 到 BLOCK_N - 1 列的", en="0: every tile takes columns 0 to BLOCK_N - 1"),
+    "pid_m": say(zh="pid_m（tile 的行号）", en="pid_m, the tile's row"),
+}
+
+
+def bias_of_other_columns(c, a, b, bias, activation, watch, rtol):
+    """What to say when C is what the kernel computes with the bias offsets built from another tile
+    index than pid_n (WRONG_BIAS_TILES), from the launch's own block sizes; None when it is not."""
+    if len(watch.launches) != 1 or not all(k in watch.launches[0][1] for k in BLOCK_KEYS):
+        return None
+    cfg = watch.launches[0][1]
+    (M, N), bm, bn = c.shape, cfg["BLOCK_M"], cfg["BLOCK_N"]
+    order = grouped_order(triton.cdiv(M, bm), triton.cdiv(N, bn), cfg["GROUP_M"])
+    product, values = a.double() @ b.double(), bias.double().cpu()
+    for index, words in WRONG_BIAS_TILES.items():
+        added = torch.zeros(M, N, dtype=torch.float64)
+        for pid, (pid_m, pid_n) in enumerate(order):
+            tile = {"pid": pid, "zero": 0, "pid_m": pid_m}[index]
+            taken = torch.arange(tile * bn, tile * bn + bn)
+            cols = torch.arange(pid_n * bn, min(pid_n * bn + bn, N))
+            got = torch.where(taken < N, values[taken.clamp(max=N - 1)], 0.0)[: len(cols)]
+            added[pid_m * bm : (pid_m + 1) * bm, cols] = got
+        x = product + added.to(product.device)
+        if rel_err(c, torch.nn.functional.gelu(x) if activation == "gelu" else x) <= rtol:
+            return say(
+                zh=f"C 正好是每个 tile 加上了别的列的 bias 的结果：bias 的偏移按 {words} 算，而不是按 pid_n；"
+                f"应该是 pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+                en=f"C is exactly what the kernel computes when each tile adds the bias of other columns: "
+                f"offsets from {words}, not from pid_n; they must be pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+            )
+    return None
+
+
+@pytest.mark.t4_5
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("with_bias, activation", [(True, None), (False, "gelu"), (True, "gelu")])
+@pytest.mark.parametrize("M, N, K", [(48, 48, 40), (37, 70, 33), (20, 9, 0)])
+def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, activation, M, N, K):
+    a, b = random((M, K), dtype), random((K, N), dtype)
+    bias, _ = poisoned_view(1, N, "every-other-column", dtype) if with_bias else (None, None)
+    bias = bias[0] if with_bias else None  # a bias with stride 2, inside NaN padding
+    c = watched(a, b, step="T4.5", bias=bias, activation=activation, config=quick(t4))
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} {dtype}，bias={'有' if with_bias else '无'}，activation={activation}",
+        en=f"{M}x{K} @ {K}x{N} {dtype}, bias={'yes' if with_bias else 'no'}, activation={activation}",
+    )
+    ref = fused_reference(a, b, bias, activation)
+    err = rel_err(c, ref)
+    if err <= OUT_RTOL[dtype] and not c.isnan().any():
+        return
+    hint = wrong_cells(c, ref, OUT_RTOL[dtype])
+    x = fused_reference(a, b, bias, None)  # before the activation, in float64
+    shifted = with_bias and bias_of_other_columns(c, a, b, bias, activation, watched.watch, OUT_RTOL[dtype])
+    if c.isnan().any():
+        # A and B hold no NaN here; the bias sits in NaN padding, so a NaN came from around the bias.
+        columns = spans(c.isnan().any(0).nonzero().flatten().tolist())
+        hint = say(
+            zh=f"第 {columns} 列有 NaN：那里加上的 bias 是从 bias 周围的 NaN 填充读来的，不是它的元素",
+            en=f"NaN in columns {columns}: the bias added there was read from the NaN padding around the "
+            f"bias, not from its elements",
+        )
+    elif shifted:
+        hint = shifted
+    elif (
+        with_bias and activation and rel_err(c, fused_reference(a, b, None, "gelu") + bias.double()) <= OUT_RTOL[dtype]
+    ):
+        hint = say(
+            zh="bias 是在 GELU 之后加的：先加 bias，C = gelu(A @ B + bias)",
+            en="the bias was added after the GELU: add it first, C = gelu(A @ B + bias)",
+        )
+    elif activation == "gelu" and rel_err(c, tanh_gelu(x)) <= OUT_RTOL[dtype]:  # the bias right, the GELU tanh's
+        hint = tanh_gelu_hint(x)
+    pytest.fail(
+        say(
+            zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{hint}；{read('T4.5')}",
+            en=f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}; {hint}; {read('T4.5')}",
+        ),
+        pytrace=False,
+    )
+
+
+@pytest.mark.t4_5
+def test_bias_is_one_value_per_column(t4, watched, poisoned_allocations):
+    """With K = 0 the product is zero, so C must be the bias itself, repeated down every row."""
+    M = N = 32
+    bias = random((N,), torch.float16)
+    c = watched(random((M, 0), torch.float16), random((0, N), torch.float16), step="T4.5", bias=bias, config=quick(t4))
+    want = bias[None, :].expand(M, N)
+    if torch.equal(c, want):
+        return
+    by_row = bool((c == c[:, :1]).all()) and not bool((c == c[:1, :]).all())
+    hint = (
+        say(
+            zh="C 的每一行只有一个值，说明 bias 是沿行方向加的：bias 每列一个值，要广播成 bias[None, :]",
+            en="each row of C holds one value, so the bias went down the rows: it has one value per "
+            "column, so broadcast it as bias[None, :]",
+        )
+        if by_row
+        else say(zh="这里 C 必须等于 bias[None, :]", en="C must equal bias[None, :] here")
+    )
+    pytest.fail(
+        say(
+            zh=f"K = 0，C 为 {M}x{N}，带 bias：{hint}；{read('T4.5')}",
+            en=f"K = 0, C {M}x{N} with a bias: {hint}; {read('T4.5')}",
+        ),
+        pytrace=False,
+    )

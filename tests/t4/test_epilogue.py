@@ -1,0 +1,94 @@
+"""T4.3: the epilogue's masked store, probed alone: every cell of C inside written once, none outside."""
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+from course.messages import read
+
+from .common import see_loads
+from support import DEVICE, DTYPES, LAYOUTS, poisoned_view, wrong_cells
+
+pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T4.3 epilogue and masked store
+# ================================================================================================
+@pytest.mark.t4_3
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("layout", LAYOUTS)
+@pytest.mark.parametrize("M, N, bm, bn", [(32, 32, 16, 16), (37, 45, 16, 32), (5, 70, 32, 32)])
+@pytest.mark.case_words(layout=say(zh="C 为 {}", en="C {}"))  # the case's label
+def test_epilogue(probes, dtype, layout, M, N, bm, bn):
+    sentinel = -1234.0  # exactly representable in every dtype here
+    c, buf = poisoned_view(M, N, layout, dtype, fill=sentinel)
+    c.fill_(sentinel)
+    before = buf.clone()
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+    acc = torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE)  # the padding rows hold values too
+    probes.epilogue_probe[grid](acc, acc.stride(0), c, M, N, c.stride(0), c.stride(1), bm, bn)
+    case = say(
+        zh=f"C 为 {M}x{N}、{layout}、{dtype}，stride {c.stride()}，BLOCK {bm}x{bn}",
+        en=f"C {M}x{N} {layout} {dtype}, strides {c.stride()}, BLOCK {bm}x{bn}",
+    )
+    loads = see_loads(M, N, 16, bm, bn, 16, dtype, layout_c=layout)
+    inside = torch.zeros(buf.shape, dtype=torch.bool, device=DEVICE)
+    inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)  # C's cells in buf
+    written_outside = (buf != before) & ~inside
+    stray = written_outside.sum().item()
+    if stray and overhang_only(written_outside, c, grid, bm, bn):
+        pytest.fail(
+            say(
+                zh=f"{case}：C 之外有 {stray} 个单元被写了，全都在边上的 tile 伸出 C 的位置（第 M 行、第 N 列以外）："
+                f"写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{read('T4.3')}。{loads}",
+                en=f"{case}: {stray} cells outside C were written, all of them where edge tiles stick out of C past "
+                f"row M or column N: store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); "
+                f"{read('T4.3')}. {loads}",
+            ),
+            pytrace=False,
+        )
+    assert stray == 0, say(
+        zh=f"{case}：C 之外有 {stray} 个单元被写了，有些不在任何 tile 伸出 C 的位置上：C 的地址不对，"
+        f"按 stride_cm、stride_cn 给 C 寻址；{read('T4.3')}。{loads}",
+        en=f"{case}: {stray} cells outside C were written, some where no tile of C reaches even past its "
+        f"edges: C's addresses are off; address C with stride_cm and stride_cn; {read('T4.3')}. {loads}",
+    )
+    unwritten = (c == sentinel).sum().item()
+    assert unwritten == 0, say(
+        zh=f"{case}：C 的 {M * N} 个单元里有 {unwritten} 个从没被写过；{read('T4.3')}。{loads}",
+        en=f"{case}: {unwritten} of {M * N} cells of C were never written; {read('T4.3')}. {loads}",
+    )
+    want = acc[:M, :N].to(dtype)
+    if torch.equal(c, want):
+        return
+    for other in (d for d in (torch.float16, torch.bfloat16) if d != dtype):
+        if torch.equal(c, acc[:M, :N].to(other).to(dtype)):
+            pytest.fail(
+                say(
+                    zh=f"{case}：C 里是 acc 舍入成 {other} 的值，不是 {dtype}：写回 acc.to(c_ptr.dtype.element_ty)，"
+                    f"转换成 C 自己的 dtype；{read('T4.3')}。{loads}",
+                    en=f"{case}: C holds acc rounded to {other}, not to {dtype}: store acc.to(c_ptr.dtype.element_ty), "
+                    f"C's own dtype; {read('T4.3')}. {loads}",
+                ),
+                pytrace=False,
+            )
+    pytest.fail(
+        say(
+            zh=f"{case}：C 和转换成 {dtype} 的 acc 不一样：{wrong_cells(c, want, 0)}；{read('T4.3')}。{loads}",
+            en=f"{case}: C differs from acc cast to {dtype}: {wrong_cells(c, want, 0)}; {read('T4.3')}. {loads}",
+        ),
+        pytrace=False,
+    )
+
+
+def overhang_only(written, c, grid, bm, bn):
+    """Whether every cell written outside C (a boolean tensor over C's buffer) lies where the grid's
+    tiles stick out of C: C's own addresses, continued past row M and column N."""
+    rows = torch.arange(grid[0] * bm, device=written.device)
+    cols = torch.arange(grid[1] * bn, device=written.device)
+    at = (c.storage_offset() + rows[:, None] * c.stride(0) + cols[None, :] * c.stride(1)).flatten()
+    overhang = torch.zeros(written.numel(), dtype=torch.bool, device=written.device)
+    overhang[at[(at >= 0) & (at < written.numel())]] = True
+    return not (written.flatten() & ~overhang).any()

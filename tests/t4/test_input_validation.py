@@ -1,0 +1,185 @@
+"""T4.4: the host wrapper refuses what its kernel cannot compute, before any launch."""
+
+import os
+import re
+
+import pytest
+import torch
+
+from course import ROOT, seam
+from course.i18n import say
+from course.messages import read, stub_report
+from course.warm import run_python
+
+from .common import check_product
+from support import DEVICE, INTERPRETING, OUT_RTOL, random, rel_err
+
+pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
+
+
+def bad_inputs():
+    f16 = lambda *s: torch.randn(*s).to(torch.float16)  # noqa: E731
+    return [  # (id, a, b, kwargs, exception, words the message must contain)
+        ("a is a list", [[1.0]], f16(1, 1), {}, TypeError, ["list"]),
+        (
+            "int32 inputs",
+            torch.ones(2, 2, dtype=torch.int32),
+            torch.ones(2, 2, dtype=torch.int32),
+            {},
+            TypeError,
+            ["int32"],
+        ),
+        ("mixed dtypes", f16(2, 3), torch.randn(3, 2), {}, TypeError, ["float16", "float32"]),
+        ("3-D a", f16(2, 3, 4), f16(4, 2), {}, ValueError, ["(2, 3, 4)"]),
+        ("1-D a", f16(3), f16(3, 2), {}, ValueError, ["(3,)"]),
+        ("3-D b", f16(4, 3), f16(3, 5, 2), {}, ValueError, ["(3, 5, 2)"]),
+        ("1-D b", f16(4, 3), f16(3), {}, ValueError, ["(3,)"]),
+        ("inner dims differ", f16(4, 5), f16(6, 3), {}, ValueError, ["(4, 5)", "(6, 3)"]),
+        ("bias shape", f16(4, 5), f16(5, 3), {"bias": f16(4)}, ValueError, ["(4,)"]),
+        ("bias dtype", f16(4, 5), f16(5, 3), {"bias": torch.randn(3)}, TypeError, ["float32"]),
+        ("activation", f16(4, 5), f16(5, 3), {"activation": "relu"}, ValueError, ["relu"]),
+        ("devices differ", f16(4, 5), torch.empty(5, 3, dtype=torch.float16, device="meta"), {}, ValueError, ["meta"]),
+        ("float64 inputs", torch.randn(2, 3).double(), torch.randn(3, 2).double(), {}, TypeError, ["float64"]),
+        ("bias is a list", f16(4, 5), f16(5, 3), {"bias": [0.0, 0.0, 0.0]}, TypeError, ["list"]),
+        (
+            "bias on another device",
+            f16(4, 5),
+            f16(5, 3),
+            {"bias": torch.empty(3, dtype=torch.float16, device="meta")},
+            ValueError,
+            ["meta"],
+        ),
+    ]
+
+
+def mentions(message, word):
+    """Whether message names word; a shape such as "(2, 3, 4)" may be written in any readable form:
+    (2, 3, 4), [2, 3, 4], torch.Size([2, 3, 4]), or, with two dimensions or more, 2x3x4 (x or ×,
+    spaced or not); a lone number ("3") does not read as a shape."""
+    dims = re.fullmatch(r"\((\d+(?:, \d+)*),?\)", word)
+    if not dims:
+        return word in message
+    sizes = dims[1].split(", ")
+    bracketed = r",\s*".join(sizes)
+    if re.search(rf"[(\[]\s*{bracketed}\s*,?\s*[)\]]", message):
+        return True
+    crossed = r"\s*[x×]\s*".join(sizes)
+    return len(sizes) > 1 and re.search(rf"(?<![\d.]){crossed}(?![\d.])", message) is not None
+
+
+class Launched(Exception):
+    """Raised in place of a launch: the inputs got past the checks."""
+
+
+class _NoLaunch:
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            raise Launched()
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+@pytest.mark.t4_4
+@pytest.mark.parametrize("case", bad_inputs(), ids=lambda c: c[0])
+def test_input_validation(t4, monkeypatch, case):
+    """Bad inputs must be refused before the launch: reaching the kernel, or a body of another step
+    not written yet, means matmul accepted them, whatever the kernel would have done next."""
+    name, a, b, kwargs, exc, words = case
+    move = lambda t: t.to(DEVICE) if isinstance(t, torch.Tensor) and t.device.type == "cpu" else t  # noqa: E731
+    a, b = move(a), move(b)
+    kwargs = {k: move(v) for k, v in kwargs.items()}
+    for kernel in ("matmul_kernel", "matmul_kernel_autotuned"):
+        if getattr(t4, kernel) is not None:
+            monkeypatch.setattr(t4, kernel, _NoLaunch(getattr(t4, kernel)))
+    accepted = say(
+        zh=f"{name}：matmul 接受了这个输入{{}}；它应该抛出 {exc.__name__}，并在信息里写明 {words}；"
+        f"{read('T4.4', '6.3')}",
+        en=f"{name}: matmul accepted it{{}}; it must raise {exc.__name__} naming {words}; {read('T4.4', '6.3')}",
+    )
+    try:
+        t4.matmul(a, b, **kwargs)
+    except Launched:
+        pytest.fail(
+            accepted.format(say(zh="（都已经走到 launch 内核这一步了）", en=" (it went on to launch the kernel)")),
+            pytrace=False,
+        )
+    except NotImplementedError as e:
+        stub = seam.stub_message(e)
+        if stub is None or stub.startswith("T4.4"):
+            raise
+        went = say(
+            zh=f"（一直走到了还没写的 {stub.split(':')[0]}）",
+            en=f" (it went on as far as {stub.split(':')[0]}, not written yet)",
+        )
+        pytest.fail(accepted.format(went), pytrace=False)
+    except Exception as e:  # noqa: BLE001 - which exception it is, is what this test checks
+        caught = e
+    else:
+        pytest.fail(accepted.format(""), pytrace=False)
+    assert isinstance(caught, exc), say(
+        zh=f"{name}：应该抛出 {exc.__name__}，实际是 {type(caught).__name__}: {caught}；{read('T4.4', '6.3')}",
+        en=f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {read('T4.4', '6.3')}",
+    )
+    missing = [w for w in words if not mentions(str(caught), w)]
+    assert not missing, say(
+        zh=f"{name}：报错信息应该写明 {missing}，调用者才知道错在哪；实际是 {str(caught)!r}；{read('T4.4', '6.3')}",
+        en=f"{name}: the message should name {missing} so the caller sees what is wrong; "
+        f"got {str(caught)!r}; {read('T4.4', '6.3')}",
+    )
+
+
+@pytest.mark.t4_4
+def test_cpu_tensors_need_the_interpreter(t4):
+    a, b = torch.randn(4, 5).half(), torch.randn(5, 3).half()
+    if not INTERPRETING:
+        with pytest.raises(ValueError, match="TRITON_INTERPRET"):
+            t4.matmul(a, b)
+        return
+    # Already interpreting here, so ask a fresh process without it.
+    code = (
+        "import torch\nfrom course import seam\nfrom course.registry import lesson\n"
+        "t4 = seam.load(lesson('T4'))\ntry:\n"
+        "    t4.matmul(torch.ones(4, 5).half(), torch.ones(5, 3).half())\n"
+        "    print('NO ERROR')\nexcept Exception as e:\n    print(type(e).__name__, e)\n"
+    )
+    env = dict(os.environ, TRITON_INTERPRET="0")  # a child forked warm where safe (course/warm.py), else fresh
+    _, out, err = run_python(["-c", code], ROOT, env, 120)
+    said = (out + err).strip().splitlines()[-1:] or ["nothing"]
+    if said[0].startswith("NotImplementedError "):
+        pytest.fail(stub_report(said[0].split(" ", 1)[1]), pytrace=False)
+    assert said[0].startswith("ValueError") and "TRITON_INTERPRET" in said[0], say(
+        zh=f"没开 TRITON_INTERPRET=1 时传入 CPU 张量，必须抛出 ValueError，并说明怎么打开它；"
+        f"实际是：{said[0]}；{read('T4.4', '6.3')}",
+        en=f"CPU tensors without TRITON_INTERPRET=1 must raise ValueError saying how to switch it on; "
+        f"got: {said[0]}; {read('T4.4', '6.3')}",
+    )
+
+
+@pytest.mark.t4_4
+@pytest.mark.skipif(not INTERPRETING, reason="bf16 runs for real on a GPU")
+def test_bf16_is_never_silently_wrong_on_the_interpreter(t4):
+    a, b = random((20, 24), torch.bfloat16), random((24, 12), torch.bfloat16)
+    try:
+        c = t4.matmul(a, b)
+    except (TypeError, ValueError) as e:
+        assert "bf16" in str(e) or "bfloat16" in str(e), say(
+            zh=f"拒绝 bf16 时要说明原因（信息里写出 bf16 或 bfloat16）：{e}；{read('T4.4', '6.3')}",
+            en=f"say why bf16 is refused (name bf16 or bfloat16): {e}; {read('T4.4', '6.3')}",
+        )
+        return
+    err = rel_err(c, a.double() @ b.double()) if isinstance(c, torch.Tensor) and c.shape == (20, 12) else None
+    assert err is None or err <= OUT_RTOL[torch.bfloat16], say(
+        zh=f"bf16 在解释器上跑了，结果是错的（相对误差 {err:.2e}）：解释器的 tl.dot 把 bf16 的位模式当数乘"
+        f"（triton issue 11584）。在 check_inputs 里拒绝它：TRITON_INTERPRET 下遇到 bf16 抛出 TypeError；"
+        f"{read('T4.4', '6.3')}",
+        en=f"bf16 ran on the interpreter and came out wrong (relative error {err:.2e}): the interpreter's tl.dot "
+        f"multiplies bf16 bit patterns (triton issue 11584). Refuse it in check_inputs: raise TypeError for "
+        f"bf16 under TRITON_INTERPRET; {read('T4.4', '6.3')}",
+    )
+    check_product(c, a, b, torch.bfloat16, say(zh="解释器下的 bf16", en="bf16 under the interpreter"))

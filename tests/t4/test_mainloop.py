@@ -1,0 +1,284 @@
+"""T4.2: the pointer blocks and the K loop, probed alone: every layout and tail, fp32 accumulation."""
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+from course.messages import read
+
+from .common import see_loads
+from support import (
+    ACC_RTOL,
+    BOTH_LAYOUTS,
+    DEVICE,
+    DTYPES,
+    LAYOUTS,
+    PAD,
+    layout_pairs,
+    poisoned_view,
+    random,
+    rel_err,
+    wrong_cells,
+)
+
+pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T4.2 pointer blocks and the K loop
+# ================================================================================================
+MAINLOOP_CASES = [  # (M, N, K, BLOCK_M, BLOCK_N, BLOCK_K): tails in every dimension, K < BLOCK_K
+    (32, 32, 64, 16, 16, 16),
+    (45, 37, 83, 16, 32, 16),
+    (17, 50, 7, 16, 16, 32),
+    (64, 16, 130, 32, 16, 32),
+    (40, 24, 64, 16, 16, 32),  # K whole blocks, rows and columns not: masks still needed
+]
+
+
+def run_mainloop(probes, a, b, blocks):
+    bm, bn, bk = blocks
+    (M, K), N = a.shape, b.shape[1]
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+    acc = torch.full((grid[0] * bm, grid[1] * bn), -7.0, dtype=torch.float32, device=DEVICE)
+    probes.mainloop_probe[grid](
+        a, b, acc, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), acc.stride(0), bm, bn, bk
+    )
+    return acc
+
+
+def first_block_only(a, b, bk):
+    """What a loop that never moves its pointers computes: K-block 0 again and again."""
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
+    for k in range(0, a.shape[1], bk):
+        width = min(bk, a.shape[1] - k)
+        out += a[:, :width].double() @ b[:width, :].double()
+    return out
+
+
+def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
+    """What a K loop with correct pointer blocks and masks computes, in float64, when it advances
+    a_ptrs by a_step and b_ptrs by b_step elements per iteration: it reads the buffers around A and
+    B as the kernel would.  A read outside a buffer is NaN."""
+    (M, K), N = a.shape, b.shape[1]
+    flat_a, flat_b = a_buf.flatten().double(), b_buf.flatten().double()
+    rows, cols, ks = (torch.arange(n, device=a.device) for n in (M, N, bk))
+    out = torch.zeros(M, N, dtype=torch.float64, device=a.device)
+    for it in range(triton.cdiv(K, bk)):
+        live = ks < K - it * bk
+
+        def read(flat, addr, mask):
+            inside = (addr >= 0) & (addr < flat.numel())
+            got = flat[addr.clamp(0, flat.numel() - 1)].where(inside, torch.nan)
+            return got.where(mask, 0.0)
+
+        at_a = a.storage_offset() + rows[:, None] * a.stride(0) + ks[None, :] * a.stride(1) + it * a_step
+        at_b = b.storage_offset() + ks[:, None] * b.stride(0) + cols[None, :] * b.stride(1) + it * b_step
+        out += read(flat_a, at_a, live[None, :].expand(M, bk)) @ read(flat_b, at_b, live[:, None].expand(bk, N))
+    return out
+
+
+def advance_mistake(probes, M, N, K, blocks, layout, dtype):
+    """Which pointer advance uses the wrong stride, if the loop matches one in torch: the case run
+    again inside finite padding wide enough for the wrong advance, against the simulated loops."""
+    bk = blocks[2]
+    pad = K + max(blocks) + PAD
+    a, a_buf = poisoned_view(M, K, layout, dtype, fill=0.5, pad=pad)
+    b, b_buf = poisoned_view(K, N, LAYOUTS[(LAYOUTS.index(layout) + 1) % 3], dtype, fill=0.25, pad=pad)
+    a_buf.copy_(random(a_buf.shape, dtype)), b_buf.copy_(random(b_buf.shape, dtype))
+    got = run_mainloop(probes, a, b, blocks)[:M, :N]
+    if got.isnan().any():
+        return None
+    (sam, sak), (sbk, sbn) = a.stride(), b.stride()
+    candidates = {
+        "a_ptrs": (bk * sam, bk * sbk),
+        "b_ptrs": (bk * sak, bk * sbn),
+        "a_ptrs, b_ptrs": (bk * sam, bk * sbn),
+    }
+    for name, (a_step, b_step) in candidates.items():
+        if (a_step, b_step) != (bk * sak, bk * sbk):
+            if rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step)) < ACC_RTOL[dtype]:
+                return name
+    return None
+
+
+def right_when_row_major(probes, a, b, blocks, dtype):
+    """Whether the loop gets this product right with A and B stored row-major, inside NaN padding
+    as before: then what goes wrong in the case itself depends on the layout, that is on the strides."""
+    a2, _ = poisoned_view(*a.shape, "row-major", a.dtype)
+    b2, _ = poisoned_view(*b.shape, "row-major", b.dtype)
+    a2.copy_(a), b2.copy_(b)
+    acc = run_mainloop(probes, a2, b2, blocks)  # NaN in its padding rows or columns counts too: a read past M or N
+    return (
+        not acc.isnan().any() and rel_err(acc[: a.shape[0], : b.shape[1]], a.double() @ b.double()) <= ACC_RTOL[dtype]
+    )
+
+
+def layout_dependent(what):
+    """The message for a loop that is right on row-major A and B only; what: what went wrong."""
+    return say(
+        zh=f"同样的 A、B 换成 row-major 存放时结果是对的，所以错误取决于布局（{what}）："
+        f"两个指针块要用上全部四个 stride，永远不要假定某个 stride 为 1",
+        en=f"the same A and B stored row-major give the right result, so what goes wrong depends on the "
+        f"layout ({what}): both pointer blocks must use all four strides; never assume a stride is 1",
+    )
+
+
+def is_the_model(acc, model, err):
+    """Whether acc is what a model of a wrong loop computes: as close to it as a right loop comes to
+    the exact product (1e-5), and at least 4 times closer to it than to the exact product (err)."""
+    return rel_err(acc, model) <= min(1e-5, err / 4)
+
+
+def blockwise(a, b, bk, round_partials):
+    """What two wrong loops compute, in float64: each K-block's product rounded to fp16 before it
+    is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator)."""
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
+    for k in range(0, a.shape[1], bk):
+        part = a[:, k : k + bk].float() @ b[k : k + bk, :].float()
+        out = out + part.half().double() if round_partials else (out.float() + part).half().double()
+    return out
+
+
+@pytest.mark.t4_2
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("layout", layout_pairs(1))
+@pytest.mark.parametrize("M, N, K, bm, bn, bk", MAINLOOP_CASES)
+@pytest.mark.case_words(layout=BOTH_LAYOUTS)
+def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
+    layout_b = layout.b
+    a, _ = poisoned_view(M, K, layout, dtype)
+    b, _ = poisoned_view(K, N, layout_b, dtype)
+    acc = run_mainloop(probes, a, b, (bm, bn, bk))
+    case = say(
+        zh=f"M={M} N={N} K={K}，BLOCK {bm}x{bn}x{bk}，A 为 {layout}、B 为 {layout_b}，{dtype}，"
+        f"A 的 stride {a.stride()}、B 的 {b.stride()}",
+        en=f"M={M} N={N} K={K}, BLOCK {bm}x{bn}x{bk}, A {layout}, B {layout_b}, {dtype}, "
+        f"strides A {a.stride()} B {b.stride()}",
+    )
+    loads = see_loads(M, N, K, bm, bn, bk, dtype, layout=layout, layout_b=layout_b)
+    if acc.isnan().any():
+        advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
+        if advance:
+            # in words, not the line itself: the §8 table shows this message in the explainer
+            right = say(
+                zh={"a_ptrs": "a_ptrs 前移 BLOCK_K 个 stride_ak", "b_ptrs": "b_ptrs 前移 BLOCK_K 个 stride_bk"},
+                en={"a_ptrs": "a_ptrs by BLOCK_K steps of stride_ak", "b_ptrs": "b_ptrs by BLOCK_K steps of stride_bk"},
+            )
+            fix = say(zh="；", en="; ").join(right[n] for n in advance.split(", "))
+            pytest.fail(
+                say(
+                    zh=f"{case}：累加器里有 NaN，而且结果正好等于 {advance} 在循环里按错的 stride 前进"
+                    f"（沿 M 或 N 走，而不是沿 K 走）：指针块本身建对了，错在每次迭代的移动，应该是 {fix}；"
+                    f"{read('T4.2', '4.3')}。{loads}",
+                    en=f"{case}: the accumulator holds NaN, and it is exactly what the loop computes when "
+                    f"{advance} advance{'s' if ',' not in advance else ''} by the wrong stride (along M or N "
+                    f"instead of along K): the blocks are built right, the move in each iteration is wrong; move "
+                    f"{fix}; {read('T4.2', '4.3')}. {loads}",
+                ),
+                pytrace=False,
+            )
+        if right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
+            nan = say(
+                zh="累加器里有 NaN，说明某次 load 读到了 A 或 B 之外",
+                en="the accumulator holds NaN, so a load read outside A or B",
+            )
+            pytest.fail(
+                say(
+                    zh=f"{case}：{layout_dependent(nan)}；{read('T4.2', '3.1')}。{loads}",
+                    en=f"{case}: {layout_dependent(nan)}; {read('T4.2', '3.1')}. {loads}",
+                ),
+                pytrace=False,
+            )
+        pytest.fail(
+            say(
+                zh=f"{case}：累加器里有 NaN，说明某次 load 读到了 A 或 B 之外（这里它们被 NaN 填充包着）："
+                f"要么少了掩码（行 >= M、列 >= N、K 尾部 offs_k < K - k * BLOCK_K，且 other=0.0），"
+                f"要么某个指针块用错了 stride；{read('T4.2', '3', '4.1')}。{loads}",
+                en=f"{case}: the accumulator holds NaN, so a load read outside A or B (they sit inside NaN "
+                f"padding here): either a mask is missing (rows >= M, columns >= N, the K tail offs_k < "
+                f"K - k * BLOCK_K, with other=0.0) or a pointer block uses the wrong stride; "
+                f"{read('T4.2', '3', '4.1')}. {loads}",
+            ),
+            pytrace=False,
+        )
+    ref = a.double() @ b.double()
+    err = rel_err(acc[:M, :N], ref)
+    if err > ACC_RTOL[dtype]:
+        sections = ("3", "4")
+        hint = wrong_cells(acc[:M, :N], ref, ACC_RTOL[dtype])  # what is wrong, where no cause is found below
+        whole = K // bk * bk  # the K-blocks that are whole: a loop that stops before the tail sums these only
+        if K > bk and rel_err(acc[:M, :N], first_block_only(a, b, bk)) < ACC_RTOL[dtype]:
+            sections = ("4.3",)
+            hint = say(
+                zh=f"结果等于第 0 个 K 块被累加了 {triton.cdiv(K, bk)} 次：每次迭代要把 a_ptrs 前移 "
+                f"BLOCK_K * stride_ak，b_ptrs 前移 BLOCK_K * stride_bk",
+                en=f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
+                f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration",
+            )
+        elif is_the_model(acc[:M, :N], blockwise(a, b, bk, round_partials=True), err):
+            sections = ("4.2",)
+            hint = say(
+                zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：乘积保持 float32，不做类型转换就加进 acc",
+                en="it matches each tl.dot(a, b) rounded to fp16 before it is added: keep the product "
+                "float32 and add it into acc without a cast",
+            )
+        elif whole < K and rel_err(acc[:M, :N], a[:, :whole].double() @ b[:whole].double()) < ACC_RTOL[dtype]:
+            sections = ("4.1",)
+            hint = say(
+                zh=f"结果等于只算了前 {whole} 个 k、漏掉 K 尾部 {K - whole} 个 k 的乘积：循环要跑 "
+                f"tl.cdiv(K, BLOCK_K) 次，最后一块用掩码遮住 K 之外的部分",
+                en=f"it equals the product over the first {whole} k only, without the K tail of {K - whole}: "
+                f"the loop must run tl.cdiv(K, BLOCK_K) times, the last block masked past K",
+            )
+        elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
+            sections = ("3", "3.1")
+            hint = layout_dependent(hint)
+        pytest.fail(
+            say(
+                zh=f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.1e}；{hint}；{read('T4.2', *sections)}。{loads}",
+                en=f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.1e}; {hint}; {read('T4.2', *sections)}. "
+                f"{loads}",
+            ),
+            pytrace=False,
+        )
+
+
+@pytest.mark.t4_2
+def test_mainloop_accumulates_in_fp32(probes):
+    """fp16 inputs, all positive, K = 512 in 8 blocks of 64: summed in fp32 the error is about 1e-7.
+    An fp16 accumulator, or each block's tl.dot rounded to fp16 before it is added (acc +=
+    tl.dot(a, b).to(tl.float16)), loses 4e-5 or more here: only fp32 all the way stays under 1e-5."""
+    K, bk = 512, 64
+    a = torch.rand(32, K, device=DEVICE).to(torch.float16)
+    b = torch.rand(K, 32, device=DEVICE).to(torch.float16)
+    acc = run_mainloop(probes, a, b, (16, 16, bk))[:32, :32]
+    ref = a.double() @ b.double()
+    err = rel_err(acc, ref)
+    if err < 1e-5:
+        return
+    # Precision is blamed only where the result is one of the two rounded loops, not the exact product.
+    why, sections = wrong_cells(acc, ref, 1e-5), ("3", "4")
+    if is_the_model(acc, blockwise(a, b, bk, round_partials=True), err):
+        sections = ("4.2",)
+        why = say(
+            zh="结果和「每个 tl.dot(a, b) 先舍入成 fp16 再累加」一致：部分积上的 .to(tl.float16) 在这里"
+            "把低位丢了 8 次。把 float32 的乘积原样加进 acc，不要做类型转换",
+            en="it matches each tl.dot(a, b) rounded to fp16 before it is added: a .to(tl.float16) on the "
+            "partial product throws away its low bits 8 times here. Add the float32 product into acc "
+            "as it is, without a cast",
+        )
+    elif is_the_model(acc, blockwise(a, b, bk, round_partials=False), err):
+        sections = ("4.2",)
+        why = say(
+            zh="结果和 fp16 累加器一致：用 acc = tl.zeros(..., dtype=tl.float32) 起步，并一直保持 float32",
+            en="it matches an fp16 accumulator: start acc = tl.zeros(..., dtype=tl.float32) and keep it float32",
+        )
+    pytest.fail(
+        say(
+            zh=f"K = {K}、fp16、BLOCK_K = {bk}：相对误差 {err:.1e} > 1e-5；{why}；{read('T4.2', *sections)}",
+            en=f"K = {K} in fp16, BLOCK_K = {bk}: relative error {err:.1e} > 1e-5; {why}; {read('T4.2', *sections)}",
+        ),
+        pytrace=False,
+    )

@@ -1,0 +1,105 @@
+"""T4.1: tile_coords puts the program ids in the grouped order, probed alone."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import read
+from course.tile_order import grouped_order
+
+from support import DEVICE
+
+pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T4.1 grouped program order
+# ================================================================================================
+def run_tile_coords(probes, num_pid_m, num_pid_n, group_m):
+    out = torch.full((num_pid_m * num_pid_n, 2), -1, dtype=torch.int32, device=DEVICE)
+    probes.tile_coords_probe[(num_pid_m * num_pid_n,)](out, num_pid_m, num_pid_n, group_m)
+    return [tuple(p) for p in out.cpu().tolist()]
+
+
+def picture(coords, num_pid_m, num_pid_n):
+    """The pid that computed each tile, as the grid of C tiles ('?' never computed, '!' twice)."""
+    cells = [["?"] * num_pid_n for _ in range(num_pid_m)]
+    for pid, (m, n) in enumerate(coords):
+        if 0 <= m < num_pid_m and 0 <= n < num_pid_n:
+            cells[m][n] = str(pid) if cells[m][n] == "?" else "!"
+    width = max(len(c) for row in cells for c in row) + 1
+    return "\n".join("    " + "".join(c.rjust(width) for c in row) for row in cells)
+
+
+@pytest.mark.t4_1
+def test_tile_coords_worked_example(probes):
+    coords = run_tile_coords(probes, 4, 4, 2)
+    assert coords[5] == (1, 2), say(
+        zh=f"4 x 4 的网格、GROUP_M = 2 时，pid 5 应该算 tile (1, 2)，实际是 {coords[5]}。\n"
+        f"手算一遍：num_pid_in_group = 8，group_id = 0，first_pid_m = 0，group_size_m = 2；{read('T4.1')}",
+        en=f"pid 5 of a 4 x 4 grid with GROUP_M = 2 must compute tile (1, 2), got {coords[5]}.\n"
+        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {read('T4.1')}",
+    )
+
+
+def modulo_group_m_order(num_pid_m, num_pid_n, group_m):
+    """The classic slip, in plain Python: inside the last group, divide by GROUP_M, not by its real rows."""
+    order = []
+    for pid in range(num_pid_m * num_pid_n):
+        first = pid // (group_m * num_pid_n) * group_m
+        order.append((first + pid % (group_m * num_pid_n) % group_m, pid % (group_m * num_pid_n) // group_m))
+    return order
+
+
+@pytest.mark.t4_1
+@pytest.mark.parametrize(
+    "num_pid_m, num_pid_n, group_m",
+    [(4, 4, 2), (4, 4, 1), (5, 3, 2), (3, 5, 4), (7, 2, 3), (1, 6, 8), (6, 1, 4), (2, 2, 8)],
+)
+def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
+    got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
+    want = grouped_order(num_pid_m, num_pid_n, group_m)
+    if got != want:
+        rest = num_pid_m % group_m
+        short = (
+            ""
+            if rest == 0 or got != modulo_group_m_order(num_pid_m, num_pid_n, group_m)
+            else say(
+                zh=f"最后一组只有 {rest} 行：用 group_size_m，不要用 GROUP_M。",
+                en=f" The last group has only {rest} row{'s' if rest > 1 else ''}: use group_size_m, not GROUP_M.",
+            )
+        )
+        yours, expected = picture(got, num_pid_m, num_pid_n), picture(want, num_pid_m, num_pid_n)
+        pytest.fail(
+            say(
+                zh=f"{num_pid_m} x {num_pid_n} 的网格、GROUP_M = {group_m} 时 tile 的顺序不对。{short}\n"
+                f"  每个 tile 由哪个 pid 计算，你的：\n{yours}\n  应该是：\n{expected}\n"
+                f"  （'?' = 没有程序算这个 tile，'!' = 不止一个程序算它）；{read('T4.1', '2', '2.2')}",
+                en=f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
+                f"  which pid computes each tile, yours:\n{yours}\n  expected:\n{expected}\n"
+                f"  ('?' = no program computes that tile, '!' = more than one); {read('T4.1', '2', '2.2')}",
+            ),
+            pytrace=False,
+        )
+
+
+@pytest.mark.t4_1
+def test_tile_coords_is_a_bijection(probes):
+    """Every tile computed exactly once, over many grids, short last groups included."""
+    grids = [(9, 7, 4), (13, 3, 8), (3, 11, 2)] + [  # and five random ones, from the test's seed
+        tuple(int(x) for x in torch.randint(1, 12, (2,))) + (2 ** int(torch.randint(0, 4, (1,))),) for _ in range(5)
+    ]
+    for num_pid_m, num_pid_n, group_m in grids:
+        got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
+        tiles = {(m, n) for m in range(num_pid_m) for n in range(num_pid_n)}
+        missing = sorted(tiles - set(got))
+        repeated = sorted({t for t in got if got.count(t) > 1})
+        outside = sorted({t for t in got if t not in tiles})
+        assert not (missing or repeated or outside), say(
+            zh=f"{num_pid_m} x {num_pid_n} 的网格、GROUP_M = {group_m}：每个 tile 必须恰好算一次。\n"
+            f"  没人算的：{missing[:6]}\n  算了两次及以上的：{repeated[:6]}\n"
+            f"  落在网格外的：{outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{read('T4.1')}",
+            en=f"{num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}: every tile must be computed exactly once.\n"
+            f"  never computed: {missing[:6]}\n  computed twice or more: {repeated[:6]}\n"
+            f"  outside the grid: {outside[:6]}\n{picture(got, num_pid_m, num_pid_n)}\n{read('T4.1')}",
+        )

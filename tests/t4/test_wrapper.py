@@ -1,0 +1,189 @@
+"""T4.4: the host wrapper launches the kernel for the whole of C, on every shape, layout and config."""
+
+import math
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+from course.messages import read
+
+from .common import check_launch, check_product, launch_watch, quick, require_configs
+from support import (
+    BOTH_LAYOUTS,
+    DTYPES,
+    INTERPRETING,
+    HandedToTorch,
+    layout_pairs,
+    poisoned_view,
+    random,
+    refuse_torch_products,
+)
+
+pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
+
+
+MATMUL_SHAPES = [(64, 64, 64), (45, 37, 83), (1, 50, 70), (50, 1, 33), (33, 40, 1), (96, 20, 200)]
+
+
+@pytest.fixture
+def no_torch_matmul(monkeypatch):
+    """Make torch's own products fail, so only the kernel can compute C."""
+    refuse_torch_products(monkeypatch, "matmul_kernel")
+
+
+@pytest.mark.t4_4
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("layout", layout_pairs(2))
+@pytest.mark.parametrize("M, N, K", MATMUL_SHAPES)
+@pytest.mark.case_words(layout=BOTH_LAYOUTS)
+def test_matmul(t4, watched, poisoned_allocations, dtype, layout, M, N, K):
+    a, _ = poisoned_view(M, K, layout, dtype)
+    b, _ = poisoned_view(K, N, layout.b, dtype)
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} {dtype}，A 为 {layout}、B 为 {layout.b}",
+        en=f"{M}x{K} @ {K}x{N} {dtype}, A {layout}, B {layout.b}",
+    )
+    check_product(watched(a, b, config=quick(t4)), a, b, dtype, case)
+
+
+@pytest.mark.t4_4
+def test_matmul_of_plain_tensors_and_linear_weights(t4, watched):
+    x, w = random((40, 72), torch.float16), random((24, 72), torch.float16)  # nn.Linear keeps W as (N, K)
+    case = say(zh="x @ W.t()，没有 .contiguous()", en="x @ W.t() without .contiguous()")
+    check_product(watched(x, w.t(), config=quick(t4)), x, w.t(), torch.float16, case)
+
+
+@pytest.mark.t4_4
+def test_grid_follows_the_config(t4, watched, poisoned_allocations):
+    """The same product under configs of different block shapes: a fixed grid misses tiles."""
+    a, b = random((100, 72), torch.float16), random((72, 90), torch.float16)
+    for bm, bn, bk in ((16, 16, 16), (64, 32, 32), (32, 64, 16)):
+        cfg = triton.Config(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2), num_warps=4, num_stages=2)
+        case = say(zh=f"配置 BLOCK {bm}x{bn}x{bk}", en=f"config BLOCK {bm}x{bn}x{bk}")
+        check_product(watched(a, b, config=cfg), a, b, torch.float16, case)
+
+
+@pytest.mark.t4_4
+def test_every_autotune_config_runs(t4, watched, poisoned_allocations):
+    require_configs(t4)
+    for cfg in t4.AUTOTUNE_CONFIGS:
+        kw = cfg.kwargs
+        M, N, K = kw["BLOCK_M"] + 3, kw["BLOCK_N"] + 5, 2 * kw["BLOCK_K"] + 7  # tails everywhere
+        a, b = random((M, K), torch.float16), random((K, N), torch.float16)
+        check_product(watched(a, b, config=cfg), a, b, torch.float16, say(zh=f"配置 {cfg}", en=f"config {cfg}"))
+
+
+@pytest.mark.t4_4
+@pytest.mark.parametrize("M, N, K", [(0, 5, 7), (6, 0, 7), (0, 0, 0), (6, 5, 0)])
+def test_empty_dimensions(t4, watched, poisoned_allocations, M, N, K):
+    a, b = random((M, K), torch.float16), random((K, N), torch.float16)
+    c = watched(a, b)
+    assert tuple(c.shape) == (M, N) and c.dtype == torch.float16, say(
+        zh=f"{M}x{K} @ {K}x{N}：应该得到 {(M, N)}、torch.float16，实际是 {tuple(c.shape)} {c.dtype}；"
+        f"{read('T4.4', '6.2')}",
+        en=f"{M}x{K} @ {K}x{N}: expected {(M, N)} torch.float16, got {tuple(c.shape)} {c.dtype}; {read('T4.4', '6.2')}",
+    )
+    assert torch.equal(c, torch.zeros_like(c)), say(
+        zh=f"K = 0 时结果必须全是 0，实际是 {c}；{read('T4.4', '6.2')}",
+        en=f"K = 0 must give zeros, got {c}; {read('T4.4', '6.2')}",
+    )
+
+
+@pytest.mark.t4_4
+def test_every_call_returns_a_new_c(t4, monkeypatch, poisoned_allocations):
+    """Two calls of one shape on contiguous square inputs: C must be a fresh tensor each time (in any
+    layout: a column-major C is still the product), neither A or B (the kernel would then read cells
+    it has already overwritten) nor a buffer kept from an earlier call (the next call would overwrite
+    that result), launched one program per tile."""
+    n = 64
+    a1, b1, a2, b2 = (random((n, n), torch.float16) for _ in range(4))
+    kept = {"a": a1.clone(), "b": b1.clone()}
+    watch = launch_watch(t4, monkeypatch)
+    c1 = t4.matmul(a1, b1, config=quick(t4))
+    first = c1.clone()
+    t4.matmul(a2, b2, config=quick(t4))
+    case = say(zh=f"{n}x{n} @ {n}x{n} float16，连续两次调用", en=f"{n}x{n} @ {n}x{n} float16, called twice")
+    for name, was in kept.items():
+        now = a1 if name == "a" else b1
+        assert torch.equal(now, was), say(
+            zh=f"{case}：matmul 改动了它的输入 {name}（{(now != was).sum().item()} 个元素变了）："
+            f"C 要写进一个新的张量，不能写进 A 或 B；{read('T4.4', '6.2')}",
+            en=f"{case}: matmul changed its input {name} ({(now != was).sum().item()} cells): write C into "
+            f"a new tensor, never into A or B; {read('T4.4', '6.2')}",
+        )
+    changed = (c1 != first).sum().item()
+    assert changed == 0, say(
+        zh=f"{case}：第二次调用改动了第一次调用返回的 C（{changed} 个元素变了）：两次调用共用了同一块输出；"
+        f"每次调用都要用 torch.empty 分配新的 C；{read('T4.4', '6.2')}",
+        en=f"{case}: the second call changed the C the first call returned ({changed} cells): both calls "
+        f"wrote into one buffer; allocate a new C with torch.empty on every call; {read('T4.4', '6.2')}",
+    )
+    for launch in watch.launches:
+        args = launch[1]
+        if not all(isinstance(args.get(k), int) for k in ("BLOCK_M", "BLOCK_N")):
+            continue  # the autotuned kernel: its grid depends on the autotuner's choice
+        programs = math.prod(int(d) for d in (launch.grid(dict(args)) if callable(launch.grid) else launch.grid))
+        tiles = triton.cdiv(n, args["BLOCK_M"]) * triton.cdiv(n, args["BLOCK_N"])
+        assert programs <= tiles, say(
+            zh=f"{case}：launch 的网格有 {programs} 个程序，比 C 的 {tiles} 个 tile 多：每个 tile 一个程序，"
+            f"多出来的程序对应不到 C 的任何 tile；{read('T4.4', '6.2')}",
+            en=f"{case}: the launch's grid has {programs} programs, more than the {tiles} tiles of C: one "
+            f"program per tile; the extra ones map to no tile of C; {read('T4.4', '6.2')}",
+        )
+    check_product(c1, a1, b1, torch.float16, case)
+
+
+@pytest.mark.t4_4
+def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
+    """Handing the product to torch would pass every numeric test, and teach nothing."""
+    watch = launch_watch(t4, monkeypatch)
+    a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
+    cfg = triton.Config(dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2), num_warps=2, num_stages=3)
+    try:
+        c = t4.matmul(a, b, config=cfg)
+    except HandedToTorch as e:
+        pytest.fail(f"{e}; {read('T4.4', '6.2')}", pytrace=False)
+    times = watch.count("matmul_kernel")
+    assert times == 1, say(
+        zh=f"matmul(config=...) 启动了 {times} 次 matmul_kernel，应该只启动一次：一次 launch 算出整个 C；"
+        f"{read('T4.4', '6.2')}",
+        en=f"matmul(config=...) launched matmul_kernel {times} times, expected once: one "
+        f"launch computes all of C; {read('T4.4', '6.2')}",
+    )
+    # The interpreter ignores num_warps and num_stages, so only this can tell config.kwargs (which
+    # drops them) from config.all_kwargs().
+    got = {k: watch.launches[0][1].get(k) for k in ("num_warps", "num_stages")}
+    assert got == {"num_warps": 2, "num_stages": 3}, say(
+        zh=f"配置是 num_warps=2, num_stages=3，launch 收到的却是 {got}：传 **config.all_kwargs()，它带着这两项；"
+        f"**config.kwargs 不带；{read('T4.4', '6.2')}",
+        en=f"the launch got {got} from a config with num_warps=2, num_stages=3: pass **config.all_kwargs(), "
+        f"which holds them, not **config.kwargs; {read('T4.4', '6.2')}",
+    )
+    check_launch(watch, c, a, b, None, None, "40x30 @ 30x20", "T4.4")
+
+
+@pytest.mark.t4_4
+def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
+    """Interpreter: INTERPRET_CONFIG on the plain kernel, never autotune. GPU: the autotuned kernel."""
+    # Under the interpreter the autotuner would fail ("0 active drivers") before we could say why.
+    watch = launch_watch(t4, monkeypatch, run_tuned=not INTERPRETING)
+    a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
+    t4.matmul(a, b)
+    plain, tuned = watch.count("matmul_kernel"), watch.count("matmul_kernel_autotuned")
+    if INTERPRETING:
+        assert (plain, tuned) == (1, 0), say(
+            zh=f"在 TRITON_INTERPRET 下，matmul 必须用 INTERPRET_CONFIG 启动 matmul_kernel（没有 GPU 驱动，"
+            f"autotune 跑不起来）；实际启动了普通内核 {plain} 次、autotune 版 {tuned} 次；{read('T4.4', '6.2')}",
+            en=f"under TRITON_INTERPRET matmul must launch matmul_kernel with INTERPRET_CONFIG (autotune cannot "
+            f"run without a GPU driver); it launched the plain kernel {plain} and the autotuned "
+            f"one {tuned} times; {read('T4.4', '6.2')}",
+        )
+    else:
+        assert (plain, tuned) == (0, 1), say(
+            zh=f"在 GPU 上，不带 config 的 matmul 必须启动 matmul_kernel_autotuned；实际启动了普通内核 {plain} 次、"
+            f"autotune 版 {tuned} 次；{read('T4.4', '6.2')}",
+            en=f"on a GPU matmul without config must launch matmul_kernel_autotuned; it launched the plain "
+            f"kernel {plain} and the autotuned one {tuned} times; {read('T4.4', '6.2')}",
+        )

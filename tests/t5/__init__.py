@@ -1,0 +1,26 @@
+"""Lesson T5's section of the suite: one file per part of the lesson, each test marked with its step
+(`make test STEP=T5.2` runs that step alone) and with the lesson (t5).
+
+The tile loop (T5.1) and the stream-K split (T5.3) are counted through a trace: the kernel adds,
+per tile, its epilogues and its k-blocks, and writes which program finished it and where T4's
+grouped order put it.  Products are checked against float64 with A, B and C inside NaN (or
+sentinel) padding, so a read or a write outside them shows.  T5 imports the learner's own T4
+(tile_coords, bias_and_activation): a T4 body not written yet fails these checks as "not written yet".
+The fixtures (the graded module, its probes) are in conftest.py; the helpers more than one file
+uses (the trace, the product checks), in common.py.
+"""
+
+# The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.
+ORDER = (
+    "test_tile_loop.py",
+    "test_tma_rules.py",
+    "test_k_blocks_and_descriptors.py",
+    "test_store_tile.py",
+    "test_data_parallel.py",
+    "test_stream_k_split.py",
+    "test_fix_up.py",
+    "test_fix_up_memory_order.py",
+    "test_epilogue_subtiling.py",
+    "test_streams_graphs_and_plans.py",
+    "test_hopper_compile.py",
+)

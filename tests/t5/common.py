@@ -1,0 +1,296 @@
+"""Lesson T5's helpers that more than one of its test files uses: configs, the trace, the product checks."""
+
+import math
+import os
+
+import torch
+import triton
+
+from course.i18n import say
+from course.interpreter_spin import ProgramWaitsForever
+from course.messages import fail
+from course.registry import lesson
+from course.tile_order import grouped_order
+
+from support import DEVICE, INTERPRETING, OUT_RTOL, descriptor, padded, rel_err
+
+T5 = lesson("T5")
+
+
+TRACE_INTS = 5  # per tile: epilogues, k-blocks, program that finished it, pid_m, pid_n
+
+
+def cfg(t5, bm=32, bn=32, bk=32, group_m=4, subtile=1, mode="dp", flatten=False):
+    return t5.Config(bm, bn, bk, group_m, 4, 2, subtile, flatten, mode)
+
+
+def new_trace(tiles):
+    return torch.zeros(tiles * TRACE_INTS, dtype=torch.int32, device=DEVICE)
+
+
+def trace_rows(trace):
+    return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
+
+
+def no_tile_past(rows, tiles, case):
+    """rows[:tiles], after checking that the rows past them (a guard: tile ids the problem lacks) are untouched."""
+    past = [t for t, row in enumerate(rows) if t >= tiles and any(row[:2])]
+    if past:
+        fail(
+            T5,
+            f"{case}：只有 {tiles} 个 tile（编号 0..{tiles - 1}），却做了编号 {past} 的 tile："
+            "循环要停在 num_tiles 之前",
+            f"{case}: there are {tiles} tiles (ids 0..{tiles - 1}), yet tile ids {past} were done: the loop must "
+            "stop before num_tiles",
+            "2.2",
+        )
+    return rows[:tiles]
+
+
+def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None):
+    """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
+    T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched."""
+    order = grouped_order(num_pid_m, num_pid_n, group_m)
+    done = range(len(rows)) if done is None else done
+    for tile, (epilogues, kbs, prog, pm, pn) in enumerate(rows):
+        if tile not in done:
+            if epilogues or kbs:
+                fail(
+                    T5,
+                    f"{case}：tile {tile} 不归这段代码管，却被做了（epilogue {epilogues} 次，k-block {kbs} 个）",
+                    f"{case}: tile {tile} is not this loop's, yet it was done ({epilogues} epilogues, {kbs} k-blocks)",
+                    step_section,
+                )
+            continue
+        if epilogues != 1:
+            fail(
+                T5,
+                f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次"
+                + ("（0 次：有的 tile 没人做；多次：步长或起点错了）" if epilogues != 1 else ""),
+                f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected "
+                "(0: no program took it; more: a wrong start or stride)",
+                step_section,
+            )
+        if kbs != k_blocks:
+            fail(
+                T5,
+                f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个",
+                f"{case}: tile {tile} summed {kbs} k-blocks, {k_blocks} expected",
+                step_section,
+            )
+        if (pm, pn) != order[tile]:
+            # name a cause only when the place is one a known mistake gives
+            row_major = all((m, n) == divmod(t, num_pid_n) for t, (_, _, _, m, n) in enumerate(rows) if t in done)
+            swapped = all((n, m) == order[t] for t, (_, _, _, m, n) in enumerate(rows) if t in done)
+            fail(
+                T5,
+                f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}"
+                + ("：pid_m 和 pid_n 拿反了" if swapped else "")
+                + ("：每个 tile 都按行优先拆开了，没有经过 tile_coords(tile_id, ...)" if row_major else ""),
+                f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}"
+                + (": pid_m and pid_n are the other way round" if swapped else "")
+                + (
+                    ": every tile was split row-major, not passed through tile_coords(tile_id, ...)"
+                    if row_major
+                    else ""
+                ),
+                step_section,
+            )
+        if owner is not None and prog != owner(tile):
+            fail(
+                T5,
+                f"{case}：tile {tile} 由程序 {prog} 收尾，应当是程序 {owner(tile)}",
+                f"{case}: tile {tile} was finished by program {prog}, program {owner(tile)} expected",
+                step_section,
+            )
+
+
+def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", bm=32, bn=32, acc=None):
+    """C inside sentinel padding, written by store_tile; returns (c, buf, before, acc)."""
+    c, buf = padded(M, N, dtype, fill=-1234.0, values=False)
+    before = buf.clone()
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+    acc = 3 * torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE) if acc is None else acc
+    bias_arg = acc if bias is None else bias
+    probes.store_tile_probe[grid](
+        acc,
+        acc.stride(0),
+        descriptor(c, [bm, bn // subtile]),
+        bias_arg,
+        N,
+        0 if bias is None else bias.stride(0),
+        bm,
+        bn,
+        subtile,
+        bias is not None,
+        activation,
+    )
+    return c, buf, before, acc
+
+
+def check_stored(c, buf, before, want, case, section):
+    inside = torch.zeros(buf.shape, dtype=torch.bool, device=DEVICE)
+    inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)
+    stray = ((buf != before) & ~inside).sum().item()
+    if stray:
+        fail(
+            T5,
+            f"{case}：C 外面有 {stray} 个格子被写了：存储要经过 c_desc，越界部分由它裁掉",
+            f"{case}: {stray} cells outside C were written: store through c_desc, which clips what sticks out",
+            section,
+        )
+    unwritten = (c == -1234.0).sum().item()
+    if unwritten:
+        fail(T5, f"{case}：C 有 {unwritten} 个格子没写", f"{case}: {unwritten} cells of C were never written", section)
+    if not torch.equal(c, want):
+        fail(
+            T5,
+            f"{case}：C 有 {(c != want).sum().item()} 个格子不等于 acc 转成 {c.dtype} 的值",
+            f"{case}: {(c != want).sum().item()} cells of C differ from acc cast to {c.dtype}",
+            section,
+        )
+
+
+def crash_site(exc):
+    """(frame, innermost exception) of a crash: the deepest frame in TensorDescriptor or in the
+    lessons' files (mine/ or solutions/) along the exception's chain, else the deepest of all."""
+    import traceback
+
+    ours = ("tensor_descriptor.py", "t5_persistent.py", "t4_matmul.py")
+    site, inner, seen = None, exc, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames = traceback.extract_tb(exc.__traceback__)
+        chosen = [f for f in frames if f.filename.endswith(ours)] or frames
+        if chosen:
+            site, inner = chosen[-1], exc
+        exc = exc.__cause__ or exc.__context__
+    return site, inner
+
+
+def run_matmul(t5, case, section, *args, **kwargs):
+    """t5.matmul; a crash inside TensorDescriptor or inside the kernel becomes a failure that says
+    what broke, where, and what to read.  A body not written yet still fails as one."""
+    from triton.runtime.errors import InterpreterError
+
+    try:
+        return t5.matmul(*args, **kwargs)
+    except (AssertionError, InterpreterError, triton.CompilationError) as e:
+        site, inner = crash_site(e)
+        said = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
+        if "NotImplementedError" in repr(e) or site is None:
+            raise
+        where = f"{os.path.basename(site.filename)} line {site.lineno} ({site.name})"
+        if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
+            fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
+        if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
+            fail(
+                T5,
+                f"{case}：TensorDescriptor 不接受传给它的张量（{said}）：make_descriptors 用的 a、b 和 C 都要满足 "
+                "TMA 的规矩，tma_ready 要把违规的操作数换成 aligned_copy()",
+                f"{case}: TensorDescriptor refused a tensor ({said}): every tensor make_descriptors builds a "
+                "descriptor on must keep TMA's rules, so tma_ready must replace an operand that breaks one "
+                "with aligned_copy()",
+                "3.2",
+            )
+        fail(
+            T5,
+            f"{case}：matmul 在 {where} 崩溃了：{said}。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
+            f"{case}: matmul crashed at {where}: {said}. The kernel there runs on your descriptors (their boxes "
+            "come from make_descriptors) and calls your functions",
+            section,
+        )
+
+
+def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
+    """matmul into a padded C; A and B inside NaN.  Returns (c, a, b, trace rows)."""
+    a, _ = padded(M, K, dtype)
+    b, _ = padded(K, N, dtype)
+    if layout == "b = W.t()":
+        b = padded(N, K, dtype)[0].t()
+    elif layout == "column-major a":
+        a = padded(K, M, dtype)[0].t()
+    out, _ = padded(M, N, dtype)
+    tiles = triton.cdiv(M, config.BLOCK_M) * triton.cdiv(N, config.BLOCK_N)
+    # guard rows past the tiles: a loop running past num_tiles counts there, not beyond the trace
+    tr = new_trace(2 * tiles + progs * config.occupancy) if trace else None
+    blocks = f"{config.BLOCK_M}x{config.BLOCK_N}x{config.BLOCK_K}"
+    case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode={config.mode}, BLOCK {blocks}"
+    c = run_matmul(t5, case, "3.1", a, b, config=config, num_programs=progs, out=out, trace=tr)
+    return c, a, b, (no_tile_past(trace_rows(tr), tiles, case) if trace else None)
+
+
+def check_product(c, a, b, dtype, case, section):
+    if not isinstance(c, torch.Tensor) or tuple(c.shape) != (a.shape[0], b.shape[1]):
+        fail(T5, f"{case}：结果形状不对", f"{case}: the result has the wrong shape", section)
+    if c.isnan().any():
+        fail(
+            T5,
+            f"{case}：C 里有 {c.isnan().sum().item()} 个 NaN：有 tile 没写，或读到了 A、B 外面",
+            f"{case}: {c.isnan().sum().item()} NaN in C: a tile was never written, or a load read outside A or B",
+            section,
+        )
+    err = rel_err(c, a.double() @ b.double())
+    if err > OUT_RTOL[dtype]:
+        fail(
+            T5,
+            f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}",
+            f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}",
+            section,
+        )
+
+
+def sk_owner(tile, k_blocks, total, progs):
+    """The program holding the tile's last k-block."""
+    base, extra = divmod(total, progs)
+    it = (tile + 1) * k_blocks - 1
+    big = extra * (base + 1)
+    return it // (base + 1) if it < big else extra + (it - big) // base
+
+
+SK_CASES = [  # (num_pid_m, num_pid_n, k_blocks, sk_tiles, programs)
+    (2, 2, 5, 4, 3),
+    (3, 2, 4, 6, 4),
+    (1, 3, 7, 3, 5),
+    (4, 4, 3, 5, 3),  # hybrid: 5 stream-K tiles, the rest left to the data-parallel loop
+    (2, 3, 1, 6, 4),
+    (3, 3, 6, 9, 9),
+]
+
+
+def sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs):
+    return say(
+        zh=f"{num_pid_m} x {num_pid_n} 个 tile，每个 {k_blocks} 个 k-block，{sk_tiles} 个走 stream-K，{progs} 个程序",
+        en=f"{num_pid_m} x {num_pid_n} tiles, {k_blocks} k-blocks each, {sk_tiles} stream-K tiles, {progs} programs",
+    )
+
+
+# The tiles of the fix-up's checks (test_fix_up.py, test_fix_up_memory_order.py).
+FIX_BM, FIX_BN = (16, 16) if INTERPRETING else (64, 64)  # larger on a GPU: a partial takes longer to store
+
+
+def spread_tiles(n, bm=FIX_BM, bn=FIX_BN):
+    """n float32 tiles whose values span seven orders of magnitude: added in another order, their
+    sum comes out with other bits in many cells."""
+    scale = 10.0 ** torch.randint(-3, 4, (n, bm, bn), device=DEVICE)
+    return (torch.randn(n, bm, bn, device=DEVICE) * scale).contiguous()
+
+
+def in_order_sum(acc, partials, first, last):
+    """acc + partials[first] + ... + partials[last - 1], added in that order in float32."""
+    for p in range(first, last):
+        acc = acc + partials[p]
+    return acc
+
+
+def pair_case(n):
+    """Inputs of publish_collect_probe: n tiles, a workspace of NaN, flags down, out of NaN; the sum wanted."""
+    src = spread_tiles(n)
+    partials = torch.full((n, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
+    flags = torch.zeros(n, dtype=torch.int32, device=DEVICE)
+    out = torch.full((FIX_BM, FIX_BN), float("nan"), device=DEVICE)
+    return src, partials, flags, out, in_order_sum(src[n - 1], src, 0, n - 1)
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))

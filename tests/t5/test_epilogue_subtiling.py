@@ -1,0 +1,179 @@
+"""T5.4 (advanced): epilogue subtiling with T4's fused bias and GELU; the H200's configs (GPU only)."""
+
+import pytest
+import torch
+
+from course.messages import fail
+
+from . import common
+from .common import T5, check_stored, gelu, run_matmul, run_store_tile
+from support import DEVICE, INTERPRETING, OUT_RTOL, padded, random, rel_err
+
+pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
+
+cfg = common.cfg  # bound, not imported: a GPU test below loops over a `cfg` of its own (ruff's F402)
+
+
+@pytest.mark.t5_4
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+# whole 16-byte chunks, as in test_store_tile; N = 56 ends inside the second tile's right half
+@pytest.mark.parametrize("M, N", [(32, 64), (37, 48), (5, 72), (37, 56)])
+def test_store_tile_subtiled(probes, dtype, M, N):
+    c, buf, before, acc = run_store_tile(probes, M, N, dtype, 2)
+    check_stored(c, buf, before, acc[:M, :N].to(dtype), f"C {M}x{N} {dtype}, EPILOGUE_SUBTILE=2", "5")
+
+
+@pytest.mark.t5_4
+@pytest.mark.parametrize("activation", ["none", "gelu"])
+def test_store_tile_subtiled_bias_per_half(probes, activation):
+    """Each half adds its own columns of the bias: the right half's start at BLOCK_N // 2."""
+    M, N = 37, 45
+    bias = padded(1, 2 * N, torch.float32)[0][0, ::2]  # stride 2, NaN between and around
+    c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 2, bias=bias, activation=activation)
+    want = halves_with_bias(acc[:M, :N], bias, 32, lambda n: 2 * n, lambda n: 2 * n + 1, activation)
+    err = rel_err(c, want)
+    if c.isnan().any() or err > 1e-5:
+        seen = {
+            k: rel_err(c, halves_with_bias(acc[:M, :N], bias, 32, left, right, activation)) <= 1e-5
+            for k, (left, right) in HALF_MISTAKES.items()
+        }
+        fail(
+            T5,
+            f"C {M}x{N}，子块 epilogue，bias 步长 2，activation={activation}：相对误差 {err:.1e}"
+            + "".join(f"：{HALF_CAUSES[k][0]}" for k, hit in seen.items() if hit),
+            f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}: relative error {err:.1e}"
+            + "".join(f": {HALF_CAUSES[k][1]}" for k, hit in seen.items() if hit),
+            "5",
+        )
+
+
+def halves_with_bias(acc, bias, bn, left, right, activation):
+    """act(acc + bias) with each half-tile's bias read as T4 reads a tile's: half number left(pid_n)
+    or right(pid_n), BLOCK_N // 2 wide, columns past N adding 0."""
+    M, N = acc.shape
+    cols = torch.arange(N, device=DEVICE)
+    half = bn // 2
+    tile, side, j = cols // bn, (cols % bn) // half, cols % half
+    number = torch.where(side == 0, left(tile), right(tile))
+    at = number * half + j
+    b = torch.where(at < N, bias[at.clamp(max=N - 1)], 0.0)
+    out = acc + b[None, :]
+    return gelu(out) if activation == "gelu" else out
+
+
+HALF_MISTAKES = {
+    "right-half-bias": (lambda n: 2 * n, lambda n: n),
+    "left-half-bias": (lambda n: n, lambda n: 2 * n + 1),
+}
+
+
+HALF_CAUSES = {
+    "right-half-bias": (
+        "右半块的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 列开始",
+        "the right half's bias starts at column pid_n * BLOCK_N + BLOCK_N // 2",
+    ),
+    "left-half-bias": (
+        "左半块的 bias 从第 pid_n * BLOCK_N 列开始（半块编号 2 * pid_n）",
+        "the left half's bias starts at column pid_n * BLOCK_N (half number 2 * pid_n)",
+    ),
+}
+
+
+@pytest.mark.t5_4
+@pytest.mark.parametrize("mode", ["dp", "sk", "swap"])
+def test_matmul_subtiled_with_bias_and_gelu(t5, mode):
+    """The whole kernel with EPILOGUE_SUBTILE = 2: data-parallel tiles, stream-K owners, or the
+    turned-around tiles of a decode step (§6.3)."""
+    M, N, K = 45, 70, 96
+    a, b = padded(M, K, torch.float16)[0], padded(K, N, torch.float16)[0]
+    bias = padded(1, 2 * N, torch.float16)[0][0, ::2]
+    case = f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=2, mode={mode}, bias + GELU"
+    c = run_matmul(
+        t5, case, "5", a, b, bias=bias, activation="gelu", config=cfg(t5, subtile=2, mode=mode), num_programs=3
+    )
+    ref = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
+    err = rel_err(c, ref)
+    if c.isnan().any() or err > OUT_RTOL[torch.float16]:
+        fail(
+            T5,
+            f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=2，mode={mode}，bias + GELU：相对误差 {err:.2e}",
+            f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=2, mode={mode}, bias + GELU: relative error {err:.2e}",
+            "5",
+        )
+
+
+@pytest.mark.t5_4
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: shared memory and the H200 config exist only when compiled")
+@pytest.mark.parametrize("dtype", [torch.float16, torch.bfloat16], ids=str)
+def test_h200_config_fits_only_subtiled(t5, dtype):
+    """128x256x64 with 4 stages needs 229,408 B of shared memory with the sub-tiled epilogue (the
+    C staging buffer halves) and does not fit in 232,448 B without it (NOTES of 2026-11-30)."""
+    M = N = K = 2048
+    a, b = random((M, K), dtype), random((K, N), dtype)
+    c = t5.matmul(a, b, config=t5.Config(128, 256, 64, 8, 8, 4, 2, True, "dp"))
+    err = rel_err(c, a.double() @ b.double())
+    if err > OUT_RTOL[dtype]:
+        fail(
+            T5,
+            f"2048³ {dtype}，128x256x64/s4/子块 2：相对误差 {err:.2e}",
+            f"2048³ {dtype}, 128x256x64/s4/subtile 2: relative error {err:.2e}",
+            "5",
+        )
+
+
+@pytest.mark.t5_4
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: programmatic dependent launch exists only on a real GPU")
+@pytest.mark.parametrize("M, N, K", [(16, 4096, 4096), (512, 512, 512), (1000, 1000, 1000)])
+def test_products_launched_early_wait_for_their_inputs(t5, M, N, K):
+    """§6.4: a short product launches during the kernel before it and waits before touching memory.
+    In one CUDA graph, rounds of a chain whose products each read what the one before wrote, with
+    every output filled with NaN before each round: a product that read its input before it was
+    written reads NaN, and one that wrote before the fills were done is overwritten with NaN."""
+    if not t5.launches_early(torch.device("cuda")):
+        pytest.skip("a GPU older than Hopper (compute capability 9.0) has no programmatic dependent launch")
+    if not t5.pick_config(M, N, K, torch.float16).pdl:
+        fail(T5, f"pick_config({M}, {N}, {K}) 没有 pdl", f"pick_config({M}, {N}, {K}) has no pdl", "6.4")
+    torch.manual_seed(0)
+    a, b, b2 = random((M, K), torch.float16), random((K, N), torch.float16) / 8, random((N, N), torch.float16) / 8
+    outs = [torch.empty((M, N), device=DEVICE, dtype=torch.float16) for _ in range(3)]
+    chain = [(a, b, outs[0]), (outs[0], b2, outs[1]), (outs[1], b2, outs[2])]
+    for x, y, c in chain:
+        t5.matmul(x, y, out=c)  # compile outside the capture
+    graph = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(graph):
+        for _ in range(10):
+            for _, _, c in chain:
+                c.fill_(float("nan"))
+            for x, y, c in chain:
+                t5.matmul(x, y, out=c)
+    graph.replay()
+    torch.cuda.synchronize()
+    for i, (x, y, c) in enumerate(chain):
+        err = rel_err(c, x.double() @ y.double())
+        if c.isnan().any() or not err <= OUT_RTOL[torch.float16]:
+            fail(
+                T5,
+                f"{M}x{N}x{K}，链上第 {i + 1} 个乘积：{c.isnan().sum().item()} 个 NaN，相对误差 {err:.2e}",
+                f"{M}x{N}x{K}, product {i + 1} of the chain: {c.isnan().sum().item()} NaN, relative error {err:.2e}",
+                "6.4",
+            )
+
+
+@pytest.mark.t5_4
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: the tuned configs are the H200's")
+def test_every_tuned_config_is_right(t5):
+    """Each distinct config of TUNED (§6) compiles and computes right, at a shape with ragged edges
+    that gives every program several tiles (5 SMs: a partial last wave, for mode "tail"); its own
+    shape is what make bench times."""
+    for cfg in dict.fromkeys(t5.TUNED.values()):
+        M, N, K = 2 * cfg.BLOCK_M + 40, 3 * cfg.BLOCK_N + 24, 5 * cfg.BLOCK_K + 16
+        for dtype in (torch.float16, torch.bfloat16):
+            a, b = random((M, K), dtype), random((K, N), dtype)
+            err = rel_err(t5.matmul(a, b, config=cfg, num_programs=5), a.double() @ b.double())
+            if not err <= OUT_RTOL[dtype]:
+                fail(
+                    T5,
+                    f"{cfg}，{M}x{N}x{K} {dtype}：相对误差 {err:.2e}",
+                    f"{cfg}, {M}x{N}x{K} {dtype}: relative error {err:.2e}",
+                    "6",
+                )

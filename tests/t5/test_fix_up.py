@@ -1,0 +1,283 @@
+"""T5.3: the fix-up's two halves alone, then as a pair run in other program orders (§4.2), and each
+program's own run.  On the CPU the interpreter runs programs one after another in id order, so
+every flag is up before anyone waits: course/interpreter_order.py runs them cooperatively in a
+chosen order instead, and records what each program did, for the checks numbers cannot make on a
+CPU (barrier, release, acquire; test_fix_up_memory_order.py reads that record)."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import (
+    FIX_BM,
+    FIX_BN,
+    SK_CASES,
+    T5,
+    TRACE_INTS,
+    cfg,
+    check_product,
+    in_order_sum,
+    new_trace,
+    pair_case,
+    sk_case,
+    sk_owner,
+    spread_tiles,
+)
+from support import DEVICE, INTERPRETING, random
+
+pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
+
+
+@pytest.mark.t5_3
+def test_sk_publish_partial_alone(probes):
+    """Each of 4 programs publishes its tile: its slot holds the tile, its flag is 1; the slot past
+    the last program's is never written."""
+    n = 4
+    src = spread_tiles(n)
+    partials = torch.full((n + 1, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
+    flags = torch.zeros(n + 1, dtype=torch.int32, device=DEVICE)
+    probes.publish_probe[(n,)](src, partials, flags, FIX_BM, FIX_BN)
+    for p in range(n):
+        wrong = (partials[p] != src[p]).sum().item()
+        if wrong:
+            # the same values in another order: the tile stored in another layout than §4.2's row-major slot
+            moved = torch.equal(partials[p].flatten().sort().values, src[p].flatten().sort().values)
+            fail(
+                T5,
+                f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
+                f"有 {wrong} 个格子不等于它的 partial"
+                + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else ""),
+                f"sk_publish_partial: {wrong} cells of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
+                "of the workspace) differ from its partial"
+                + (
+                    ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
+                    "the tests read it so"
+                    if moved
+                    else ""
+                ),
+                "4.2",
+            )
+    if not partials[n].isnan().all():
+        fail(
+            T5,
+            f"sk_publish_partial：{n} 个程序发布，第 {n} 个槽（没有程序的）被写了",
+            f"sk_publish_partial: {n} programs published, yet slot {n} (no program's) was written",
+            "4.2",
+        )
+    if flags.cpu().tolist() != [1] * n + [0]:
+        fail(
+            T5,
+            f"sk_publish_partial：发布之后 flag 应当是 {[1] * n + [0]}（每个程序把自己的 flag 置为 1），"
+            f"得到 {flags.cpu().tolist()}",
+            f"sk_publish_partial: after publishing, flags {[1] * n + [0]} expected (each program raises its "
+            f"own flag to 1), got {flags.cpu().tolist()}",
+            "4.2",
+        )
+
+
+@pytest.mark.t5_3
+def test_sk_collect_partials_alone(probes):
+    """Program 6 owns a tile whose other segments are programs 2..5's: it adds their partials onto
+    its acc in that order, each flag put back to 0; flags outside 2..5 (other tiles') untouched."""
+    n, first, pid = 8, 2, 6
+    acc, partials = spread_tiles(1)[0], spread_tiles(n)
+    flags = torch.ones(n, dtype=torch.int32, device=DEVICE)
+    out = torch.full_like(acc, float("nan"))
+    probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, FIX_BM, FIX_BN)
+    want = in_order_sum(acc, partials, first, pid)
+    if not torch.equal(out, want):
+        backwards = in_order_sum(acc, partials.flip(0), n - pid, n - first)
+        fail(
+            T5,
+            f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
+            f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
+            + ("：这是倒着加的结果" if torch.equal(out, backwards) else "")
+            + "（每个槽里的 tile 按行主序放，§4.2）",
+            f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
+            f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
+            + (": this is their sum added backwards" if torch.equal(out, backwards) else "")
+            + " (each slot holds its tile row-major, §4.2)",
+            "4.2",
+        )
+    want_flags = [0 if first <= p < pid else 1 for p in range(n)]
+    if flags.cpu().tolist() != want_flags:
+        fail(
+            T5,
+            f"sk_collect_partials(first_pid={first}, pid={pid})：结束时 flag 是 {flags.cpu().tolist()}，"
+            f"应当是 {want_flags}：加过的 partial 的 flag 放回 0，别的程序的不碰",
+            f"sk_collect_partials(first_pid={first}, pid={pid}): flags {flags.cpu().tolist()} at the end, "
+            f"{want_flags} expected: the flags of the partials added go back to 0, no other flag changes",
+            "4.2",
+        )
+
+
+def check_pair(out, flags, want, case, wanted):
+    """The owner's sum against `want`, bit for bit; wanted: (zh, en) words for what want is."""
+    if out.isnan().any():
+        fail(
+            T5,
+            f"{case}：结果里有 {out.isnan().sum().item()} 个 NaN：owner 读到了还没写进来的 partial"
+            "（workspace 事先填的是 NaN）",
+            f"{case}: {out.isnan().sum().item()} NaN in the result: the owner read a partial before that partial "
+            "was written (the workspace was filled with NaN)",
+            "4.2",
+        )
+    if not torch.equal(out, want):
+        fail(
+            T5,
+            f"{case}：结果有 {(out != want).sum().item()} 个格子和{wanted[0]}不是同样的比特",
+            f"{case}: {(out != want).sum().item()} cells of the result differ in their bits from {wanted[1]}",
+            "4.2",
+        )
+    if flags.any():
+        fail(
+            T5,
+            f"{case}：结束时 flag 是 {flags.cpu().tolist()}，应当全是 0",
+            f"{case}: flags {flags.cpu().tolist()} at the end, all 0 expected",
+            "4.2",
+        )
+
+
+ORDERS = ["reversed", "shuffled"]
+
+
+def in_order(order, launch):
+    """launch() with the interpreter running its programs in `order`, taking turns (§4.2); programs
+    that wait for each other for good fail with a message instead of hanging."""
+    from course.interpreter_order import ProgramsStuck, programs_run
+
+    try:
+        with programs_run(order):
+            return launch()
+    except ProgramsStuck as e:
+        fail(
+            T5,
+            f"程序按 {order} 的顺序轮流运行时互相等个不停（{e}）：有程序在等一面永远没人举的旗",
+            f"with the programs run in turns in the order {order}, they waited on each other for good ({e}): "
+            "a program waits for a flag that nobody raises",
+            "4.2",
+        )
+
+
+IN_ORDER = ("按程序号顺序把 partial 加起来的结果", "the partials added in program order")
+
+
+@pytest.mark.t5_3
+@pytest.mark.parametrize("order", ORDERS if INTERPRETING else ["GPU, 500 launches"])
+def test_fix_up_waits_and_adds_in_program_order(probes, order):
+    """Programs 0..5 publish, program 6 collects.  On the CPU the programs run in this order, taking
+    turns at each atomic: the owner can be first, and flags can come up in any order.  On a GPU, 500
+    launches with the workspace filled with NaN before each.  Either way the owner's sum must be the
+    partials added in program order, bit for bit, with no NaN."""
+    n = 7
+    src, partials, flags, out, want = pair_case(n)
+    if INTERPRETING:
+        from course.interpreter_order import orders
+
+        chosen = orders(n, int(torch.randint(0, 2**31, (1,))))[order]
+        in_order(chosen, lambda: probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN))
+        case = say(
+            zh=f"程序 0..{n - 2} 发布、程序 {n - 1} 收集，按 {chosen} 的顺序轮流运行",
+            en=f"programs 0..{n - 2} publish, program {n - 1} collects, run in turns in the order {chosen}",
+        )
+        check_pair(out, flags, want, case, IN_ORDER)
+        return
+    for launch in range(500):
+        partials.fill_(float("nan"))
+        out.fill_(float("nan"))
+        probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN)
+        case = say(zh=f"第 {launch + 1} 次启动（共 500 次）", en=f"launch {launch + 1} of 500")
+        check_pair(out, flags, want, f"{n} programs, {case}", IN_ORDER)
+
+
+@pytest.mark.t5_3
+@pytest.mark.skipif(not INTERPRETING, reason="CPU only: the order of the interpreter's programs")
+@pytest.mark.parametrize("order", ORDERS)
+@pytest.mark.parametrize("M, N, K, progs", [(32, 32, 320, 5), (64, 64, 160, 6)])
+def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
+    """The whole kernel, all stream-K, in float32, with the workspace filled with NaN: run in id
+    order, then reversed or shuffled (course/interpreter_order.py); the same bits every time."""
+    from course.interpreter_order import orders
+
+    config = cfg(t5, mode="sk")
+    a, b = random((M, K), torch.float32), random((K, N), torch.float32)
+    partials = t5.workspace(a.device, progs, 32, 32)[0]
+    partials.fill_(float("nan"))
+    first = t5.matmul(a, b, config=config, num_programs=progs)
+    chosen = orders(progs, int(torch.randint(0, 2**31, (1,))))[order]
+    partials.fill_(float("nan"))
+    again = in_order(chosen, lambda: t5.matmul(a, b, config=config, num_programs=progs))
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} fp32，全部 stream-K，{progs} 个程序按 {chosen} 的顺序轮流运行",
+        en=f"{M}x{K} @ {K}x{N} fp32, all stream-K, {progs} programs run in turns in the order {chosen}",
+    )
+    check_product(first, a, b, torch.float32, case, "4.2")
+    check_pair(
+        again, t5.workspace(a.device, progs, 32, 32)[1], first, case, ("按程序号顺序运行时", "the run in id order")
+    )
+
+
+def sk_share(tile, k_blocks, run):
+    """How many of the tile's k-blocks lie in the run [begin, end)."""
+    return max(0, min(run[1], (tile + 1) * k_blocks) - max(run[0], tile * k_blocks))
+
+
+@pytest.mark.t5_3
+@pytest.mark.skipif(not INTERPRETING, reason="CPU only: the interpreter tells which program did what")
+def test_each_stream_k_program_sums_its_own_run(probes):
+    """Count-only, with each program's trace updates recorded: program p sums exactly the k-blocks
+    of its run (sk_run), tile by tile, and no others.  The trace alone cannot tell this from an
+    owner that sums its whole tile itself: the tile's total is the same."""
+    from course.interpreter_order import programs_run
+
+    for num_pid_m, num_pid_n, k_blocks, sk_tiles, progs in SK_CASES:
+        tiles = num_pid_m * num_pid_n
+        trace = new_trace(tiles)
+        partials = torch.zeros(progs * 16 * 16, device=DEVICE)
+        flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
+        with programs_run(range(progs)) as run:
+            probes.stream_k_probe[(progs,)](
+                trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
+            )
+        got = {}  # (program, tile): k-blocks summed
+        for p, events in run.events.items():
+            for e in events:
+                offset = (e.lo - trace.data_ptr()) // 4
+                if e.kind == "atomic" and e.lo == e.hi and 0 <= offset < trace.numel() and offset % TRACE_INTS == 1:
+                    got[p, offset // TRACE_INTS] = got.get((p, offset // TRACE_INTS), 0) + sum(e.values)
+        total = sk_tiles * k_blocks
+        base, extra = divmod(total, progs)
+        runs = [(p * base + min(p, extra), (p + 1) * base + min(p + 1, extra)) for p in range(progs)]
+        shown = [f"[{lo}, {hi})" for lo, hi in runs]
+        want = {(p, t): sk_share(t, k_blocks, runs[p]) for p in range(progs) for t in range(sk_tiles)}
+        want = {key: n for key, n in want.items() if n}
+        got = {key: n for key, n in got.items() if n}
+        if got == want:
+            continue
+        owners_alone = (
+            all(got.get((sk_owner(t, k_blocks, total, progs), t)) == k_blocks for t in range(sk_tiles))
+            and len(got) == sk_tiles
+        )
+        case = sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)
+        (p, t), n = next((key, n) for key, n in sorted(got.items() | want.items()) if got.get(key) != want.get(key))
+        fail(
+            T5,
+            f"{case}：程序 {p} 在 tile {t} 上算了 {got.get((p, t), 0)} 个 k-block，它的段 {shown[p]} 里"
+            f"只有 {want.get((p, t), 0)} 个是这个 tile 的"
+            + (
+                "：每个 tile 都由 owner 自己把全部 k-block 算完了。每个程序只算自己那一段，别的段交给 partial"
+                if owners_alone
+                else ""
+            ),
+            f"{case}: program {p} summed {got.get((p, t), 0)} k-blocks of tile {t}; its run {shown[p]} holds "
+            f"{want.get((p, t), 0)} of that tile's"
+            + (
+                ": every tile's owner summed all its k-blocks itself. Each program sums its own run only, and "
+                "the other segments come as partials"
+                if owners_alone
+                else ""
+            ),
+            "4.1",
+        )

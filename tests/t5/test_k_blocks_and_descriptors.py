@@ -1,0 +1,117 @@
+"""T5.2: the k-block loop through descriptors, probed alone, and the boxes make_descriptors gives them."""
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T5
+from support import ACC_RTOL, DEVICE, descriptor, padded, rel_err
+
+pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+@pytest.mark.parametrize(
+    "M, N, K, kb_begin, kb_end, kmajor",
+    # the last two stop short of K's last k-block: the sum must too
+    [
+        (45, 37, 83, 0, 3, False),
+        (32, 32, 96, 1, 3, False),
+        (17, 50, 70, 0, 3, True),
+        (40, 48, 160, 1, 3, False),
+        (24, 40, 200, 2, 5, True),
+    ],
+)
+def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
+    """A and B sit inside NaN; their descriptors' shapes end at M, N and K, so the boxes that stick
+    out must come back as zeros, not as the NaN beside them."""
+    bm = bn = bk = 32
+    a, _ = padded(M, K, dtype)
+    b_store, _ = padded(N, K, dtype) if kmajor else padded(K, N, dtype)
+    b = b_store.t() if kmajor else b_store
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+    acc = torch.full((grid[0] * bm, grid[1] * bn), -7.0, device=DEVICE)
+    probes.k_block_loop_probe[grid](
+        descriptor(a, [bm, bk]),
+        descriptor(b_store, [bn, bk] if kmajor else [bk, bn]),
+        acc,
+        acc.stride(0),
+        kb_begin,
+        kb_end,
+        bm,
+        bn,
+        bk,
+        kmajor,
+    )
+    case = say(
+        zh=f"M={M} N={N} K={K}，第 {kb_begin}..{kb_end - 1} 个 k-block，{dtype}{'，B 为 K-major' if kmajor else ''}",
+        en=f"M={M} N={N} K={K}, k-blocks {kb_begin}..{kb_end - 1}, {dtype}{', B K-major' if kmajor else ''}",
+    )
+    if acc.isnan().any():
+        fail(
+            T5,
+            f"{case}：累加器里有 NaN：读到了张量外面（这里是 NaN）。用描述符 load，不要用指针",
+            f"{case}: NaN in the accumulator, so a load read outside A or B (NaN there): load through the "
+            "descriptors, not through pointers",
+            "3.1",
+        )
+    ks = slice(kb_begin * bk, min(kb_end * bk, K))
+    ref = a[:, ks].double() @ b[ks, :].double()
+    err = rel_err(acc[:M, :N], ref)
+    if err > ACC_RTOL[dtype]:
+        fail(
+            T5,
+            f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}：只加 kb_begin..kb_end-1 这几个 k-block，"
+            "偏移是 kb * BLOCK_K" + ("；K-major 时 box 是 [BLOCK_N, BLOCK_K]，load 后 .T" if kmajor else ""),
+            f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.0e}: add k-blocks kb_begin..kb_end-1 only, at "
+            "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
+            "3.1",
+        )
+
+
+@pytest.mark.t5_2
+def test_make_descriptors_boxes(t5):
+    """Each descriptor spans its tensor, and its box is what the kernel moves: A [BLOCK_M, BLOCK_K], B
+    [BLOCK_K, BLOCK_N] or, K-major, [BLOCK_N, BLOCK_K] (k_block_loop loads boxes of B^T then), C
+    [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE].  The three block sizes differ, so a box with two of them
+    swapped shows here; with equal ones (the products' tests) it would go through unseen."""
+    bm, bn, bk, subtile = 16, 64, 32, 2
+    M, N, K = 40, 96, 80
+    for kmajor in (False, True):
+        a = padded(M, K, torch.float16)[0]
+        b = padded(N, K, torch.float16)[0] if kmajor else padded(K, N, torch.float16)[0]
+        c = padded(M, N, torch.float16)[0]
+        got = t5.make_descriptors(a, b, c, kmajor, bm, bn, bk, subtile)
+        want = {
+            "a_desc": (a, [bm, bk]),
+            "b_desc": (b, [bn, bk] if kmajor else [bk, bn]),
+            "c_desc": (c, [bm, bn // subtile]),
+        }
+        blocks = f"BLOCK_M={bm} BLOCK_N={bn} BLOCK_K={bk} EPILOGUE_SUBTILE={subtile}"
+        case = say(
+            zh=f"make_descriptors，{blocks}，"
+            + ("B 为 K-major，b 的形状是 (N, K)" if kmajor else "B 为行主序，b 是 (K, N)"),
+            en=f"make_descriptors, {blocks}, " + ("B K-major, b is (N, K)" if kmajor else "B row-major, b is (K, N)"),
+        )
+        for desc, (name, (t, box)) in zip(got, want.items(), strict=True):
+            transposed = name == "b_desc" and kmajor
+            if list(desc.block_shape) != box:
+                fail(
+                    T5,
+                    f"{case}：{name} 的 box 是 {list(desc.block_shape)}，应当是 {box}"
+                    + ("（K-major 时读的是 Bᵀ，box 是 [BLOCK_N, BLOCK_K]）" if transposed else ""),
+                    f"{case}: {name}'s box is {list(desc.block_shape)}, {box} expected"
+                    + (" (K-major, it reads B^T: the box is [BLOCK_N, BLOCK_K])" if transposed else ""),
+                    "3.1",
+                )
+            if list(desc.shape) != list(t.shape):
+                fail(
+                    T5,
+                    f"{case}：{name} 的形状是 {list(desc.shape)}，应当是张量自己的 {list(t.shape)}",
+                    f"{case}: {name}'s shape is {list(desc.shape)}, the tensor's own {list(t.shape)} expected",
+                    "3.1",
+                )

@@ -1,0 +1,130 @@
+"""T5.2: store_tile, probed alone: the tile written through a descriptor, with T4's bias and
+activation rounded once (whole and, for T5.4, in halves); then the whole kernel with bias and GELU."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile
+from support import DEVICE, OUT_RTOL, padded, rel_err
+
+pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+# N in whole 16-byte chunks (48, 72): a TMA store writes whole chunks, so a row ending mid-chunk is
+# written past its end on the GPU (§3.3); the ragged edges here are the tiles sticking out of C.
+@pytest.mark.parametrize("M, N", [(32, 32), (37, 48), (5, 72)])
+def test_store_tile(probes, dtype, M, N):
+    c, buf, before, acc = run_store_tile(probes, M, N, dtype, 1)
+    check_stored(c, buf, before, acc[:M, :N].to(dtype), f"C {M}x{N} {dtype}", "3.3")
+
+
+def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
+    """What store_tile's epilogue would give with each mistake the whole-tile epilogue has been seen to
+    make, as {cause: C}: the bias left out, the activation left out, the bias indexed by pid_m."""
+    act = gelu if activation == "gelu" else (lambda x: x)
+    rows = torch.arange(M, device=DEVICE)[:, None]
+    cols = torch.arange(N, device=DEVICE)[None, :]
+    by_pid_m = (rows // bm) * bn + cols % bn  # the bias column pid_m * BLOCK_N + j instead of pid_n * BLOCK_N + j
+    bias_m = torch.where(by_pid_m < N, bias[by_pid_m.clamp(max=N - 1)], 0.0)
+    found = {"no-bias": act(acc), "bias-by-pid-m": act(acc + bias_m)}
+    if activation != "none":
+        found["no-activation"] = acc + bias[None, :]
+    return found
+
+
+EPILOGUE_CAUSES = {
+    "no-bias": ("bias 没有加上", "the bias was not added"),
+    "no-activation": ("没有做 activation", "the activation was not applied"),
+    "bias-by-pid-m": (
+        "bias 是按 pid_m 取的列，应当按 pid_n",
+        "the bias columns were taken at pid_m * BLOCK_N, not pid_n * BLOCK_N",
+    ),
+}
+
+
+def check_epilogue(c, acc, bias, M, N, activation, case, section, bm=32, bn=32):
+    """C against act(acc + bias); on a miss, name the mistake whose result C is, if it is one of them."""
+    want = acc + bias[None, :]
+    want = gelu(want) if activation == "gelu" else want
+    err = rel_err(c, want)
+    if not c.isnan().any() and err <= 1e-5:
+        return
+    found = [k for k, v in epilogue_candidates(acc, bias, M, N, bm, bn, activation).items() if rel_err(c, v) <= 1e-5]
+    fail(
+        T5,
+        f"{case}：相对误差 {err:.1e}" + "".join(f"：{EPILOGUE_CAUSES[k][0]}" for k in found),
+        f"{case}: relative error {err:.1e}" + "".join(f": {EPILOGUE_CAUSES[k][1]}" for k in found),
+        section,
+    )
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("activation", ["none", "gelu"])
+def test_store_tile_bias_and_activation(probes, activation):
+    """The whole-tile epilogue (EPILOGUE_SUBTILE = 1, the interpreter's and most tuned configs) adds the
+    bias of its own columns and applies the activation.  2 x 3 tiles: pid_m and pid_n differ in most
+    of them; the bias, read with stride 2, is NaN between and around its values."""
+    M, N = 40, 72
+    bias = padded(1, 2 * N, torch.float32)[0][0, ::2]
+    c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 1, bias=bias, activation=activation)
+    case = say(
+        zh=f"C {M}x{N}，整块 epilogue（EPILOGUE_SUBTILE=1），bias 步长 2，activation={activation}",
+        en=f"C {M}x{N}, whole-tile epilogue (EPILOGUE_SUBTILE=1), bias with stride 2, activation={activation}",
+    )
+    check_epilogue(c, acc[:M, :N], bias, M, N, activation, case, "3.3")
+    check_stored(c, buf, before, c, case, "3.3")
+
+
+@pytest.mark.parametrize("subtile", [pytest.param(1, marks=pytest.mark.t5_2), pytest.param(2, marks=pytest.mark.t5_4)])
+def test_store_tile_rounds_once_after_the_bias(probes, subtile):
+    """fp16 C, sums near 1000 and a bias of -1000: act(acc + bias) is taken on the float32 sum and
+    rounded to C's dtype once, at the store.  Rounded to fp16 first (its step is 0.5 at 1000), the
+    small results that remain would be off by up to 0.25."""
+    M, N = 32, 64
+    acc = 1000 + 0.3 * torch.randn(M, N, device=DEVICE)
+    bias = torch.full((N,), -1000.0, dtype=torch.float16, device=DEVICE)
+    c, _, _, _ = run_store_tile(probes, M, N, torch.float16, subtile, bias=bias, acc=acc)
+    want = (acc - 1000).to(torch.float16)
+    err = rel_err(c, want)
+    if err > 2e-3:
+        early = rel_err(c, (acc.to(torch.float16).float() - 1000).to(torch.float16)) <= 2e-3
+        fail(
+            T5,
+            f"C {M}x{N} fp16，EPILOGUE_SUBTILE={subtile}，和约 1000、bias 为 -1000：相对误差 {err:.1e}"
+            + ("：和在加 bias 之前就转成了 fp16；应当在 float32 里加 bias、做激活，存储时只转一次" if early else ""),
+            f"C {M}x{N} fp16, EPILOGUE_SUBTILE={subtile}, sums near 1000 and a bias of -1000: relative error "
+            f"{err:.1e}"
+            + (
+                ": the sum was cast to fp16 before the bias was added; add the bias and apply the activation in "
+                "float32, and cast once, at the store"
+                if early
+                else ""
+            ),
+            "3.3" if subtile == 1 else "5",
+        )
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("mode", ["dp", "swap"])
+def test_matmul_whole_tile_with_bias_and_gelu(t5, mode):
+    """The whole kernel with EPILOGUE_SUBTILE = 1, bias and GELU: data-parallel tiles, or the
+    turned-around tiles of a decode step (§6.3); 2 x 3 tiles of 32 (of 16 x 32 for swap)."""
+    M, N, K = 45, 70, 96
+    a, b = padded(M, K, torch.float16)[0], padded(K, N, torch.float16)[0]
+    bias = padded(1, 2 * N, torch.float16)[0][0, ::2]
+    case = f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=1, mode={mode}, bias + GELU"
+    c = run_matmul(t5, case, "3.3", a, b, bias=bias, activation="gelu", config=cfg(t5, mode=mode), num_programs=3)
+    ref = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
+    err = rel_err(c, ref)
+    if c.isnan().any() or err > OUT_RTOL[torch.float16]:
+        fail(
+            T5,
+            f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=1，mode={mode}，bias + GELU：相对误差 {err:.2e}",
+            f"{M}x{K} @ {K}x{N} fp16, EPILOGUE_SUBTILE=1, mode={mode}, bias + GELU: relative error {err:.2e}",
+            "3.3",
+        )

@@ -1,0 +1,90 @@
+"""T5.1: the persistent tile loop: its grid, and every tile done once by some program, over many grids."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T5, check_trace, new_trace, no_tile_past, trace_rows
+
+pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T5.1 the persistent tile loop
+# ================================================================================================
+@pytest.mark.t5_1
+@pytest.mark.parametrize("tiles, sms, want", [(1, 132, 1), (64, 132, 64), (132, 132, 132), (1376, 132, 132), (7, 3, 3)])
+def test_persistent_grid(t5, tiles, sms, want):
+    got = t5.persistent_grid(tiles, sms)
+    if got != want:
+        fail(
+            T5,
+            f"{tiles} 个 tile、{sms} 个 SM：应当启动 {want} 个常驻程序，得到 {got}",
+            f"{tiles} tiles on {sms} SMs: {want} persistent programs expected, got {got}",
+            "2.2",
+        )
+
+
+LOOP_CASES = [  # (num_pid_m, num_pid_n, GROUP_M, programs, first_tile, k_blocks)
+    (4, 3, 2, 3, 0, 4),
+    (5, 5, 4, 3, 0, 2),
+    (1, 7, 8, 2, 0, 3),
+    (7, 1, 3, 5, 0, 1),
+    (3, 3, 2, 9, 0, 2),  # one tile per program
+    (6, 4, 4, 7, 5, 3),  # the first five tiles belong to stream-K
+]
+
+
+@pytest.mark.t5_1
+@pytest.mark.parametrize("flatten", [False, True], ids=["plain", "flatten"])
+def test_every_tile_once_over_many_grids(probes, flatten):
+    """Every tile exactly once, by program (tile - first_tile) % NUM_PROGS, in grouped order."""
+    cases = LOOP_CASES + [  # and three random ones, from the test's seed
+        tuple(int(x) for x in torch.randint(1, 8, (2,)))
+        + (2 ** int(torch.randint(0, 3, (1,))), int(torch.randint(1, 12, (1,))), 0, int(torch.randint(1, 5, (1,))))
+        for _ in range(3)
+    ]
+    cases = cases if not flatten else cases[::2]  # flatten changes how the loop compiles, not where it goes
+    for num_pid_m, num_pid_n, group_m, progs, first, k_blocks in cases:
+        tiles = num_pid_m * num_pid_n
+        # rows for tile ids num_tiles .. 2 * num_tiles + progs - 1 too: a loop that runs past num_tiles
+        # counts there (and not in memory beyond the trace, which the interpreter would crash on)
+        trace = new_trace(2 * tiles + progs)
+        probes.tile_loop_probe[(progs,)](
+            trace, 32 * k_blocks - 5, first, tiles, num_pid_m, num_pid_n, progs, 32, group_m, flatten
+        )
+        case = say(
+            zh=f"{num_pid_m} x {num_pid_n} 个 tile，GROUP_M={group_m}，{progs} 个程序，first_tile={first}",
+            en=f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}",
+        )
+        check_trace(
+            no_tile_past(trace_rows(trace), tiles, case),
+            num_pid_m,
+            num_pid_n,
+            group_m,
+            k_blocks,
+            case,
+            "2.2",
+            owner=lambda t, f=first, p=progs: (t - f) % p,
+            done=range(first, tiles),
+        )
+
+
+@pytest.mark.t5_1
+def test_a_program_does_several_tiles(probes):
+    """3 programs, 12 tiles: each program finishes 4 tiles, not 1 (one tile per program is T4)."""
+    trace = new_trace(2 * 12 + 3)  # guard rows past the 12 tiles, as in test_every_tile_once_over_many_grids
+    probes.tile_loop_probe[(3,)](trace, 64, 0, 12, 4, 3, 3, 32, 2, False)
+    rows = no_tile_past(trace_rows(trace), 12, say(zh="12 个 tile、3 个程序", en="12 tiles, 3 programs"))
+    per_program = [sum(1 for r in rows if r[0] and r[2] == p) for p in range(3)]
+    if per_program != [4, 4, 4]:
+        fail(
+            T5,
+            f"12 个 tile、3 个程序：每个程序应当做 4 个 tile，实际是 {per_program}："
+            "循环从 first_tile + pid 开始，步长 NUM_PROGS",
+            f"12 tiles, 3 programs: each program must finish 4 tiles, got {per_program}: start the loop at "
+            "first_tile + pid and step by NUM_PROGS",
+            "2.2",
+        )

@@ -1,0 +1,260 @@
+"""T5.2: the TMA rules on the host: tma_problem names what a descriptor cannot take, tma_ready copies or refuses."""
+
+import re
+
+import pytest
+import torch
+
+from course.messages import fail
+
+from .common import T5
+from support import DEVICE, padded, random
+
+pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T5.2 TMA tensor descriptors
+# ================================================================================================
+def unaligned(rows, cols, dtype, off_bytes=4):
+    """A row-major tensor whose base is off_bytes past a 16-byte boundary."""
+    flat = torch.zeros(rows * cols + 16, dtype=dtype, device=DEVICE)
+    off = off_bytes // flat.element_size()
+    return flat[off : off + rows * cols].view(rows, cols)
+
+
+RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
+    (
+        "b.t() of a row-major (64, 48)",
+        lambda: torch.zeros(64, 48, dtype=torch.float16, device=DEVICE).t(),
+        ("contiguous", "stride 1", "stride(1)", "连续"),
+    ),
+    ("fp16 (8, 7): rows of 14 bytes", lambda: torch.zeros(8, 7, dtype=torch.float16, device=DEVICE), ("16",)),
+    (
+        "every other column",
+        lambda: torch.zeros(8, 64, dtype=torch.float32, device=DEVICE)[:, ::2],
+        ("contiguous", "stride 1", "stride(1)", "连续"),
+    ),
+    ("base 4 bytes past 16", lambda: unaligned(8, 32, torch.float16), ("align", "base", "address", "对齐", "地址")),
+    # 8 bytes off: a check against 8 bytes, not 16, passes the 4-byte case and lets this one through
+    (
+        "fp16 base 8 bytes past 16",
+        lambda: unaligned(8, 32, torch.float16, 8),
+        ("align", "base", "address", "对齐", "地址"),
+    ),
+    (
+        "fp32 base 8 bytes past 16",
+        lambda: unaligned(4, 8, torch.float32, 8),
+        ("align", "base", "address", "对齐", "地址"),
+    ),
+    # rows of 72 bytes: a multiple of 8, and of 16 only if the size of an element is taken as 4, not 2
+    ("fp16 (1, 7): one row of 14 bytes", lambda: torch.zeros(1, 7, dtype=torch.float16, device=DEVICE), ("16",)),
+    ("fp16 (8, 36): rows of 72 bytes", lambda: torch.zeros(8, 36, dtype=torch.float16, device=DEVICE), ("16",)),
+    # one column, but 2 elements from one to the next: the descriptor still wants stride(1) = 1
+    (
+        "one column of every other",
+        lambda: torch.zeros(8, 16, dtype=torch.float16, device=DEVICE)[:, ::2][:, :1],
+        ("contiguous", "stride 1", "stride(1)", "连续"),
+    ),
+]  # the rule's key word, as §3.2 lists them, in English (any case) or Chinese
+
+
+@pytest.mark.t5_2
+def test_tma_problem_accepts_legal_tensors(t5):
+    for what, t in [
+        ("fp16 (64, 48)", torch.zeros(64, 48, dtype=torch.float16, device=DEVICE)),
+        ("fp32 (5, 4)", torch.zeros(5, 4, dtype=torch.float32, device=DEVICE)),
+        ("a padded view", padded(9, 24, torch.float16)[0]),
+    ]:
+        problem = t5.tma_problem(t, "x")
+        if problem is not None:
+            fail(
+                T5,
+                f"{what}（stride {tuple(t.stride())}）满足 TMA 的三条规矩，tma_problem 却说：{problem}",
+                f"{what} (strides {tuple(t.stride())}) keeps TMA's three rules, yet tma_problem says: {problem}",
+                "3.2",
+            )
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c[0])
+def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
+    what, make, words = case
+    t = make()
+    problem = t5.tma_problem(t, "tensor_q")
+    if problem is None:
+        fail(
+            T5,
+            f"{what}（stride {tuple(t.stride())}）违反 TMA 的规矩，tma_problem 却返回 None",
+            f"{what} (strides {tuple(t.stride())}) breaks a TMA rule, yet tma_problem returned None",
+            "3.2",
+        )
+    if "tensor_q" not in problem or not any(w in problem.lower() for w in words):
+        fail(
+            T5,
+            f"{what}：说明里要有张量名 tensor_q 和违反的规矩（含 {' / '.join(words)} 之一），得到 {problem!r}",
+            f"{what}: the message must name the tensor (tensor_q) and the rule (one of {' / '.join(words)}), "
+            f"got {problem!r}",
+            "3.2",
+        )
+
+
+@pytest.mark.t5_2
+def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
+    """nn.Linear keeps W as (N, K): x @ W.t() must not copy W, in either mode."""
+    a, w = random((40, 64), torch.float16), random((24, 64), torch.float16)
+    for fallback in (True, False):
+        a2, b2, kmajor = t5.tma_ready(a, w.t(), fallback)
+        if not kmajor or b2.data_ptr() != w.data_ptr() or tuple(b2.shape) != (24, 64):
+            fail(
+                T5,
+                f"b = W.t()，W 是行主序的 (24, 64)：应当按 K-major 直接读 W（b_kmajor=True，返回的 b 就是 W，"
+                f"不复制）；得到 b_kmajor={kmajor}，shape {tuple(b2.shape)}",
+                f"b = W.t() with W a row-major (24, 64): read W K-major as it is (b_kmajor=True, the b returned "
+                f"is W itself, no copy); got b_kmajor={kmajor}, shape {tuple(b2.shape)}",
+                "3.2",
+            )
+        if a2.data_ptr() != a.data_ptr():
+            fail(T5, "a 本来就合规，不该复制", "a keeps the rules already: it must not be copied", "3.2")
+
+
+@pytest.mark.t5_2
+def test_tma_ready_leaves_legal_views_alone(t5):
+    """Views whose rows are padded (a slice of wider rows) keep TMA's rules: read as they are, not copied."""
+    a, b = padded(20, 24, torch.float16)[0], padded(24, 40, torch.float16)[0]
+    w = padded(40, 24, torch.float16)[0]  # b = w.t(): a padded W, read K-major as it is
+    for fallback in (True, False):
+        _, b2, kmajor = t5.tma_ready(a, w.t(), fallback)
+        if not kmajor or b2.data_ptr() != w.data_ptr() or b2.stride() != w.stride():
+            fail(
+                T5,
+                f"b = W.t()，W 是 stride {tuple(w.stride())} 的视图（行有填充），"
+                f"满足 TMA 的规矩（fallback={fallback}）："
+                f"应当按 K-major 直接读 W，不复制；得到 b_kmajor={kmajor}、stride {tuple(b2.stride())}"
+                + ("、另一块内存（复制了）" if b2.data_ptr() != w.data_ptr() else ""),
+                f"b = W.t() with W a view with strides {tuple(w.stride())} (padded rows) that keeps TMA's rules "
+                f"(fallback={fallback}): read W K-major as it is, no copy; got b_kmajor={kmajor}, strides "
+                f"{tuple(b2.stride())}" + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else ""),
+                "3.2",
+            )
+        a2, b2, kmajor = t5.tma_ready(a, b, fallback)
+        for name, got, given in (("a", a2, a), ("b", b2, b)):
+            if kmajor or got.data_ptr() != given.data_ptr() or got.stride() != given.stride():
+                fail(
+                    T5,
+                    f"{name} 是 stride {tuple(given.stride())} 的视图，满足 TMA 的规矩（fallback={fallback}）："
+                    f"应当原样返回，不复制；得到 stride {tuple(got.stride())}、b_kmajor={kmajor}"
+                    + ("、另一块内存" if got.data_ptr() != given.data_ptr() else ""),
+                    f"{name} is a view with strides {tuple(given.stride())} that keeps TMA's rules "
+                    f"(fallback={fallback}): return it as it is, no copy; got strides {tuple(got.stride())}, "
+                    f"b_kmajor={kmajor}" + (", other memory" if got.data_ptr() != given.data_ptr() else ""),
+                    "3.2",
+                )
+
+
+# The rule's key words for tma_ready's error (§3.2 names them for tma_problem, whose text it may reuse):
+CONTIGUOUS = ("contiguous", "stride", "column-major", "transpos", "连续", "步长")
+
+
+ROWS_16 = ("16",)
+
+
+RULE_OF_CASE = {  # test_tma_ready_copies_or_refuses's cases: the rule each breaks
+    "fp16 with odd K = 33": ROWS_16,
+    "fp16 with odd N = 21": ROWS_16,
+    "column-major a": CONTIGUOUS,
+    "b = W.t(), W fp16 (48, 45)": CONTIGUOUS + ROWS_16,  # b breaks rule 1, and W = b.t() rule 2
+}
+
+
+def names_operand(message, x):
+    """Whether message names operand x as a token of its own ("b:", 'b', "rows of b", "张量 b"; not "bias").
+    For a it cannot tell the English article from the name, so it holds for most English sentences."""
+    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message) is not None
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize(
+    "what, make_a, make_b, bad",
+    [
+        (
+            "fp16 with odd K = 33",
+            lambda: random((20, 33), torch.float16),
+            lambda: random((33, 16), torch.float16),
+            "a",
+        ),
+        (
+            "fp16 with odd N = 21",
+            lambda: random((20, 32), torch.float16),
+            lambda: random((32, 21), torch.float16),
+            "b",
+        ),
+        (
+            "column-major a",
+            lambda: random((48, 20), torch.float16).t(),
+            lambda: random((48, 16), torch.float16),
+            "a",
+        ),
+        # b = W.t() with W an fp16 (48, 45): column-major, but W's rows are 90 bytes apart, so W itself
+        # breaks rule 2 and cannot be read K-major either: b is copied (a, a padded view, keeps the rules)
+        (
+            "b = W.t(), W fp16 (48, 45)",
+            lambda: padded(20, 45, torch.float16)[0],
+            lambda: random((48, 45), torch.float16).t(),
+            "b",
+        ),
+    ],
+)
+def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
+    """Both outcomes: by default an aligned copy (same values, rules kept); with fallback=False a
+    ValueError naming the tensor that breaks a rule, and the rule."""
+    a, b = make_a(), make_b()
+    a2, b2, kmajor = t5.tma_ready(a, b, True)
+    # read K-major, the b returned is the (N, K) tensor the descriptor is built on: it keeps the rules too
+    for name, got, want, read in (("a", a2, a, a2), ("b", b2.t() if kmajor else b2, b, b2)):
+        problem = t5.tma_problem(read, name)
+        if problem is not None:
+            fail(
+                T5,
+                f"{what}：tma_ready 返回的 {name}"
+                + ("（按 K-major 读的 (N, K) 张量，b_kmajor=True）" if name == "b" and kmajor else "")
+                + f" 仍然违反规矩：{problem}"
+                + ("。只有 b.t() 本身合规时才能按 K-major 读" if name == "b" and kmajor else ""),
+                f"{what}: the {name} tma_ready returns"
+                + (" (the (N, K) tensor read K-major, b_kmajor=True)" if name == "b" and kmajor else "")
+                + f" still breaks a rule: {problem}"
+                + (". Read b K-major only when b.t() itself keeps the rules" if name == "b" and kmajor else ""),
+                "3.2",
+            )
+        if not torch.equal(got, want):
+            fail(
+                T5,
+                f"{what}：tma_ready 返回的 {name} 数值变了",
+                f"{what}: the {name} tma_ready returns holds other values",
+                "3.2",
+            )
+    try:
+        t5.tma_ready(a, b, False)
+    except ValueError as e:
+        if not names_operand(str(e), bad):
+            fail(
+                T5,
+                f"{what}：ValueError 要写出违规的张量 {bad}（比如 “{bad}: ...”），得到 {e}",
+                f"{what}: the ValueError must name {bad} (as in \"{bad}: ...\"), got {e}",
+                "3.2",
+            )
+        rule = RULE_OF_CASE[what]
+        if not any(w in str(e).lower() for w in rule):
+            fail(
+                T5,
+                f"{what}：ValueError 要写出违反的规矩（含 {' / '.join(rule)} 之一），得到 {e}",
+                f"{what}: the ValueError must name the rule broken (one of {' / '.join(rule)}), got {e}",
+                "3.2",
+            )
+        return
+    fail(
+        T5,
+        f"{what}：fallback=False 时应当抛 ValueError",
+        f"{what}: with fallback=False it must raise ValueError",
+        "3.2",
+    )

@@ -1,0 +1,381 @@
+"""Lesson T6's helpers that more than one of its test files uses: routings, tolerances, the watch on a launch."""
+
+import re
+
+import torch
+
+from course import seam
+from course.i18n import say
+from course.messages import fail
+from course.registry import lesson
+
+from support import DEVICE, INTERPRETING, UNWRITTEN, LaunchWatch, refuse_products
+
+T6 = lesson("T6")
+
+
+# ||out - ref|| / ||ref|| with ref in float64: rounding to the dtype; tf32 on a GPU.  T6's own
+# table: fp16 at 2e-3, where tests/support.py's OUT_RTOL, which T4 and T5 use, has 1.5e-3.
+OUT_RTOL = {torch.float16: 2e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
+
+
+TRACE_INTS = 7  # per tile: epilogues, expert, pid_m, pid_n, first row, row end, program
+
+
+UNSET = -1  # what a new integer tensor holds in these tests: an index the routing never wrote
+
+
+# ------------------------------------------------------------------------------------------------
+# Routings: the distributions every step is checked over
+# ------------------------------------------------------------------------------------------------
+def make_ids(kind, tokens, top_k, experts):
+    """topk_ids [tokens, top_k] (int64, as torch.topk gives them) of one kind of distribution."""
+    if kind == "balanced":
+        return torch.stack([torch.randperm(experts)[:top_k] for _ in range(tokens)]).to(DEVICE)
+    if kind == "one expert":
+        return torch.full((tokens, top_k), experts - 1, dtype=torch.int64, device=DEVICE)
+    if kind == "empty experts":  # only experts 1 and 3 (and E-1) get rows
+        few = torch.tensor([1, 3, experts - 1])
+        return few[torch.randint(0, 3, (tokens, top_k))].to(DEVICE)
+    if kind == "skewed":  # Zipf-like: expert e chosen with weight 1 / (e + 1)^1.5
+        p = 1.0 / torch.arange(1, experts + 1, dtype=torch.float64) ** 1.5
+        return torch.multinomial(p.expand(tokens, experts), top_k, replacement=False).to(DEVICE)
+    raise ValueError(kind)
+
+
+KIND_ZH = {"balanced": "均匀", "one expert": "全给一个专家", "empty experts": "有空专家", "skewed": "偏斜（Zipf）"}
+
+
+def case_name(kind, tokens, top_k, experts):
+    return say(
+        zh=f"{KIND_ZH[kind]}的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家",
+        en=f"{kind} routing, {tokens} tokens, top_k={top_k}, {experts} experts",
+    )
+
+
+def check_routing(r, ids, experts, case):
+    flat = ids.reshape(-1).cpu()
+    want_counts = torch.bincount(flat, minlength=experts).int()
+    want_offsets = want_counts.cumsum(0).int()
+    want_sorted = torch.sort(flat, stable=True).indices.int()
+    counts, offsets = r.counts.cpu(), r.offsets.cpu()
+    if not torch.equal(counts, want_counts):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}",
+            "2.1",
+        )
+    if not torch.equal(offsets, want_offsets):
+        starts = torch.equal(offsets, want_offsets - want_counts)
+        fail(
+            T6,
+            f"{case}：offsets 应当是每个专家的行尾 {want_offsets.tolist()}（torch._grouped_mm 的 offs），得到 "
+            f"{offsets.tolist()}" + ("：这是每个专家的行首（不含自身的前缀和），不是行尾" if starts else ""),
+            f"{case}: offsets should be each expert's row end {want_offsets.tolist()} (torch._grouped_mm's offs), "
+            f"got {offsets.tolist()}"
+            + (": these are the row starts (an exclusive sum), not the ends" if starts else ""),
+            "2.1",
+        )
+    got = r.sorted_slots.cpu()
+    slots = want_sorted.numel()
+    if got.shape != want_sorted.shape or not torch.equal(got.sort().values, torch.arange(slots, dtype=got.dtype)):
+        outside = int(((got < 0) | (got >= slots)).sum()) if got.numel() else 0
+        seen = torch.bincount(got[(got >= 0) & (got < slots)].long(), minlength=slots) if got.numel() else got
+        fail(
+            T6,
+            f"{case}：sorted_slots 不是 0..{slots - 1} 的一个排列：{outside} 个值越界，"
+            f"{int((seen == 0).sum())} 个 slot 没有出现（有的位置没写，或两个 slot 写到了同一个位置）",
+            f"{case}: sorted_slots is not a permutation of 0..{slots - 1}: {outside} values out of range, "
+            f"{int((seen == 0).sum())} slots missing (positions never written, or two slots written to one)",
+            "2.1",
+        )
+    if not torch.equal(got, want_sorted):
+        bad = int((got != want_sorted).nonzero()[0])
+        same_groups = got.numel() == want_sorted.numel() and torch.equal(flat[got.long()], flat[want_sorted.long()])
+        grouped_right = same_groups and all(
+            sorted(got[a:b].tolist()) == sorted(want_sorted[a:b].tolist())
+            for a, b in zip([0] + want_offsets.tolist()[:-1], want_offsets.tolist(), strict=True)
+        )
+        fail(
+            T6,
+            f"{case}：sorted_slots 从第 {bad} 个位置起不对：应当是 slot {int(want_sorted[bad])}，得到 {int(got[bad])}"
+            + ("：每个专家拿到的 slot 对了，但专家内的顺序不是 slot 的原顺序（散射不稳定）" if grouped_right else ""),
+            f"{case}: sorted_slots is wrong from position {bad} on: slot {int(want_sorted[bad])} expected, got "
+            f"{int(got[bad])}"
+            + (
+                ": each expert has the right slots, but not in the slots' own order (the scatter is not stable)"
+                if grouped_right
+                else ""
+            ),
+            "2.2" if grouped_right else "2.1",
+        )
+    inverse = torch.empty_like(want_sorted)
+    inverse[want_sorted.long()] = torch.arange(want_sorted.numel(), dtype=torch.int32)
+    if not torch.equal(r.slot_pos.cpu(), inverse):
+        fail(
+            T6,
+            f"{case}：slot_pos 不是 sorted_slots 的逆：slot_pos[sorted_slots[pos]] 应当等于 pos",
+            f"{case}: slot_pos is not the inverse of sorted_slots: slot_pos[sorted_slots[pos]] must be pos",
+            "2.1",
+        )
+
+
+def raised_by(call):
+    """(what call returned, None) or (None, "its error, in short"): a learner's error told outside the
+    except, so that its traceback stays out of the failure; a body not written yet is left to the suite."""
+    try:
+        return call(), None
+    except NotImplementedError:
+        raise
+    except Exception as e:  # noqa: BLE001 - any error on valid input is what this reports
+        return None, f"{type(e).__name__}: {str(e)[:200]}"
+
+
+# ------------------------------------------------------------------------------------------------
+# What the kernels read: their own tensors, nothing before the offsets (T6.2, T6.3)
+# ------------------------------------------------------------------------------------------------
+OFFSETS_POISON = 1 << 20  # what the cells before the tests' offsets hold: a row past every expert's
+
+
+FRONT = 16  # cells of poison before the offsets (64 bytes: the view stays aligned)
+
+
+def offsets_after_poison(offsets):
+    """offsets' values in a view with OFFSETS_POISON in the FRONT cells before it: what lies before
+    a fresh tensor is often 0, so offsets[-1] (for expert 0's first row, say) would read right by
+    luck; here a GPU, where nothing watches addresses, puts that tile past every expert's rows."""
+    buf = torch.full((FRONT + offsets.numel(),), OFFSETS_POISON, dtype=offsets.dtype, device=offsets.device)
+    buf[FRONT:] = offsets
+    return buf[FRONT:]
+
+
+class Accesses:
+    """Every access of a launch under an AddressWatch (tests/bounds.py, seen=): (what, addresses, inside)."""
+
+    def __init__(self):
+        self.log = []
+
+    def __call__(self, what, addresses, inside):
+        self.log.append((what, addresses.copy(), inside.copy()))
+
+    def read_just_before(self, t):
+        """Whether a read outside every tensor hit the cell right before t: t[-1]."""
+        cell = t.data_ptr() - t.element_size()
+        return any(what == "read" and (addresses[~inside] == cell).any() for what, addresses, inside in self.log)
+
+
+def check_inside(watch, accesses, offsets, case, who, section):
+    """Fail when the watched launch read or wrote outside every tensor it was given; by name when it
+    read offsets[-1]."""
+    for lanes in watch.outside.values():
+        if accesses.read_just_before(offsets):
+            fail(
+                T6,
+                f"{case}：{who} 读了 offsets[-1]，也就是 offsets 前面的那个单元（这里拦下了，没有真的读）："
+                "专家 0 的行从 0 开始，并没有 offsets[-1]；专家 e 的第一行是 offsets[e] - counts[e]",
+                f"{case}: {who} read offsets[-1], the cell just before offsets (stopped here, not made): expert 0's "
+                "rows start at 0, and there is no offsets[-1]; expert e's first row is offsets[e] - counts[e]",
+                section,
+            )
+        fail(
+            T6,
+            f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            "（这里拦下了，没有真的读写）",
+            f"{case}: {who} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            "given (stopped here, not made)",
+            section,
+        )
+
+
+def watch_grouped(t6, monkeypatch):
+    """A LaunchWatch (tests/support.py) on moe_kernel and combine_topk while grouped_matmul runs:
+    each launch is recorded with its arguments; before it runs, its output (out_ptr) is filled with
+    UNWRITTEN; torch's own products and T5's matmul fail while the watch is on."""
+    kernels = {"moe_kernel": True, "combine_topk": True}
+    watch = LaunchWatch(t6, monkeypatch, kernels, wrapper="grouped_matmul", out="out_ptr", shared_names=False)
+
+    def refuse(what):
+        def refused(*args, **kwargs):
+            caller = graded_caller(t6, "grouped_matmul")
+            fail(
+                T6,  # pytest's Failed is no Exception: a learner's `except Exception` cannot swallow it
+                f"{caller} 调用了 {what}：每个专家的乘积都必须由 moe_kernel 的一次启动算出来",
+                f"{caller} called {what}: every expert's product must come from one launch of moe_kernel",
+                "1.2",
+            )
+
+        return refused
+
+    refuse_products(monkeypatch, refuse)
+    t5 = seam.load(lesson("T5"))
+    monkeypatch.setattr(t5, "matmul", refuse("T5 matmul"))
+    if hasattr(t6, "matmul"):
+        monkeypatch.setattr(t6, "matmul", refuse("T5 matmul"))
+    return watch
+
+
+def same_memory(x, y):
+    return isinstance(x, torch.Tensor) and isinstance(y, torch.Tensor) and x.data_ptr() == y.data_ptr()
+
+
+def reference(x, w, ids, weights=None, combine=False, activation=None):
+    """float64 loop: [T*top_k, N] in stable-sorted order, or [T, N] combined."""
+    xd, wd = x.double().cpu(), w.double().cpu()
+    tokens, top_k = ids.shape
+    flat = ids.reshape(-1).cpu()
+    rows = torch.zeros(tokens * top_k, wd.shape[1] // (2 if activation else 1), dtype=torch.float64)
+    for s in range(tokens * top_k):
+        h = wd[flat[s]] @ xd[s // top_k]
+        if activation:
+            gate, up = h.chunk(2)
+            h = torch.nn.functional.silu(gate) * up
+        rows[s] = h * (weights.reshape(-1)[s].double().cpu() if weights is not None else 1)
+    if combine:
+        return rows.view(tokens, top_k, -1).sum(1)
+    return rows[torch.sort(flat, stable=True).indices]
+
+
+def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs):
+    """grouped_matmul under watch_grouped: returns its result once the launch checks out."""
+    watch = watch_grouped(t6, monkeypatch)
+    out = t6.grouped_matmul(x, w, r, weights, **kwargs)
+    monkeypatch.undo()
+    grouped = watch.of("moe_kernel")
+    if len(grouped) != 1:
+        fail(
+            T6,
+            f"{case}：grouped_matmul 启动了 {len(grouped)} 次 moe_kernel，应当恰好 1 次：一次启动做完所有专家",
+            f"{case}: grouped_matmul launched moe_kernel {len(grouped)} times, exactly once expected: one launch "
+            "does every expert",
+            "1.2",
+        )
+    args, compiled = grouped[0].args, grouped[0].result
+    if not same_memory(args.get("x_ptr"), x):
+        fail(
+            T6,
+            f"{case}：moe_kernel 收到的 x_ptr 不是调用者的 x：按 sorted_slots 直接从 x 里 gather 行，不要拷贝",
+            f"{case}: moe_kernel's x_ptr is not the caller's x: gather the rows from x itself through sorted_slots, "
+            "no copy",
+            "4.1",
+        )
+    base = getattr(args.get("w_desc"), "base", None)
+    if not same_memory(base, w):
+        fail(
+            T6,
+            f"{case}：moe_kernel 的 w_desc 不是建在调用者的 w 上的（w 是连续的，不需要拷贝）",
+            f"{case}: moe_kernel's w_desc does not describe the caller's w (a contiguous w needs no copy)",
+            "4.2",
+        )
+    buffer, left = args["out_ptr"], grouped[0].left  # left: a copy taken as soon as moe_kernel ended
+    if (left == UNWRITTEN).any():
+        fail(
+            T6,
+            f"{case}：moe_kernel 结束后输出里还有 {int((left == UNWRITTEN).sum())} 个单元没写",
+            f"{case}: {int((left == UNWRITTEN).sum())} cells of the output were not written by moe_kernel",
+            "4.3",
+        )
+    if kwargs.get("combine"):
+        check_combine_launch(watch, case, buffer, left, out)
+    elif not (same_memory(out, buffer) and out.shape == buffer.shape):
+        fail(
+            T6,
+            f"{case}：grouped_matmul 返回的不是 moe_kernel 写入的那个张量",
+            f"{case}: grouped_matmul returned a tensor moe_kernel did not write into",
+            "4.3",
+        )
+    elif cells_changed(out, left):
+        fail(
+            T6,
+            f"{case}：moe_kernel 写完以后，grouped_matmul 又改了输出里的 {cells_changed(out, left)} 个单元："
+            "返回的结果就是这次启动存下的",
+            f"{case}: grouped_matmul changed {cells_changed(out, left)} cells of the output after moe_kernel wrote "
+            "them: the result is what the launch stored",
+            "4.3",
+        )
+    if not INTERPRETING and "fadd" in str(getattr(compiled, "asm", {}).get("ttir", "")):
+        fail(T6, f"{case}：moe_kernel 里有浮点 atomic_add", f"{case}: moe_kernel holds a float atomic_add", "4.4")
+    return out
+
+
+def cells_changed(now, then):
+    """How many cells of now differ from the copy then (a NaN in both counts as unchanged)."""
+    return int((~((now == then) | (now.isnan() & then.isnan()))).sum())
+
+
+def check_combine_launch(watch, case, buffer, left, out):
+    """With combine=True: one combine_topk, reading the float32 buffer moe_kernel wrote by slot, as
+    that launch left it, and writing the result returned (§4.4)."""
+    combines = watch.of("combine_topk")
+    if len(combines) != 1:
+        fail(
+            T6,
+            f"{case}：grouped_matmul(combine=True) 启动了 {len(combines)} 次 combine_topk，应当恰好 1 次：top_k 行的和"
+            "由它算",
+            f"{case}: grouped_matmul(combine=True) launched combine_topk {len(combines)} times, exactly once "
+            "expected: it sums the top_k rows",
+            "4.4",
+        )
+    args = combines[0].args
+    if not same_memory(args.get("by_slot_ptr"), buffer):
+        fail(
+            T6,
+            f"{case}：combine_topk 的 by_slot_ptr 不是 moe_kernel 按 slot 写入的那个缓冲区",
+            f"{case}: combine_topk's by_slot_ptr is not the buffer moe_kernel wrote by slot",
+            "4.4",
+        )
+    if buffer.dtype != torch.float32:
+        fail(
+            T6,
+            f"{case}：moe_kernel 按 slot 写入的缓冲区是 {buffer.dtype}，应当是 float32：乘权重和求和都在 float32 里，"
+            "最后只舍入一次",
+            f"{case}: the buffer moe_kernel writes by slot is {buffer.dtype}, float32 expected: the weights and the "
+            "sum stay in float32, rounded once at the end",
+            "4.4",
+        )
+    if cells_changed(buffer, left):
+        fail(
+            T6,
+            f"{case}：moe_kernel 写完以后，按 slot 的缓冲区又被改了 {cells_changed(buffer, left)} 个单元："
+            "combine_topk 读的应当就是这次启动存下的",
+            f"{case}: {cells_changed(buffer, left)} cells of the by-slot buffer changed after moe_kernel wrote them: "
+            "combine_topk reads what the launch stored",
+            "4.4",
+        )
+    if not (same_memory(out, args.get("out_ptr")) and out.shape == args["out_ptr"].shape):
+        fail(
+            T6,
+            f"{case}：grouped_matmul(combine=True) 返回的不是 combine_topk 写入的那个张量",
+            f"{case}: grouped_matmul(combine=True) returned a tensor combine_topk did not write into",
+            "4.4",
+        )
+    if cells_changed(out, combines[0].left):
+        fail(
+            T6,
+            f"{case}：combine_topk 写完以后，grouped_matmul 又改了结果里的 {cells_changed(out, combines[0].left)} "
+            "个单元",
+            f"{case}: grouped_matmul changed {cells_changed(out, combines[0].left)} cells of the result after "
+            "combine_topk wrote them",
+            "4.4",
+        )
+
+
+def graded_caller(t6, default):
+    """The function of the graded file that made the call now refused: the nearest frame on the stack
+    in that file with a name of its own (not a comprehension's); `default` where none is."""
+    import os
+    import sys
+
+    graded = os.path.realpath(getattr(t6, "__file__", "") or "")
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        if os.path.realpath(code.co_filename) == graded and not code.co_name.startswith("<"):
+            return code.co_name
+        frame = frame.f_back
+    return default
+
+
+def names_one_of(message, names):
+    """Whether message names one of names as a word of its own: "w" in "w is 2-D", not in "two rows"."""
+    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message) for name in names)

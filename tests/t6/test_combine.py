@@ -1,0 +1,176 @@
+"""T6.3: the combine of the top-k rows: float32 sums in slot order, with the routing weights,
+deterministic without float atomics."""
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import OUT_RTOL, T6, make_ids, reference, watched_call
+from support import DEVICE, INTERPRETING, UNWRITTEN, rel_err
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
+def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
+    """combine_topk alone, bit for bit: each token's top_k rows summed in float32 in the order j = 0,
+    1, ..., rounded once to the output's dtype (§4.4).  Values of magnitudes 1e-3 to 1e3, so another
+    order or a narrower sum changes the last bits of some cells.  tl.sum promises no order (a GPU's
+    is a tree); the interpreter's adds row after row, which down the top_k is j's own order, so here
+    it is made to add the other way round: a combine left to tl.sum shows on the CPU too."""
+    if INTERPRETING:
+        import numpy as np
+        from triton.runtime import interpreter
+
+        def last_first(self, input):
+            flipped = np.flip(input.handle.data, axis=self.axis)
+            return self.to_tensor(np.add.reduce(flipped, axis=self.axis, keepdims=self.keep_dims), input.dtype)
+
+        monkeypatch.setattr(interpreter.ReduceOps, "sum", last_first, raising=False)
+    tokens, top_k, N, block_n = 6, 4, 40, 32
+    scale = 10.0 ** torch.randint(-3, 4, (tokens * top_k, N), device=DEVICE).float()
+    by_slot = torch.randn(tokens * top_k, N, device=DEVICE) * scale
+    out = torch.full((tokens, N), UNWRITTEN, device=DEVICE, dtype=dtype)
+    t6.combine_topk[(tokens, triton.cdiv(N, block_n))](by_slot, out, N, top_k, block_n)
+    want = torch.zeros(tokens, N, device=DEVICE)
+    for j in range(top_k):
+        want = want + by_slot[j::top_k]
+    want = want.to(dtype)
+    differ = out != want
+    if differ.any():
+        t, n = (int(v) for v in differ.nonzero()[0])
+        fail(
+            T6,
+            f"combine_topk，{dtype}：{int(differ.sum())} 个单元和"
+            f"\"float32 里按 j = 0..{top_k - 1} 依次相加、最后舍入一次\"不是逐位相同；"
+            f"例如 token {t} 第 {n} 列：{out[t, n].item()!r}，应为 {want[t, n].item()!r}",
+            f"combine_topk, {dtype}: {int(differ.sum())} cells are not bit for bit the float32 sum in the order "
+            f"j = 0..{top_k - 1}, rounded once; token {t}, column {n}, for one: {out[t, n].item()!r}, expected "
+            f"{want[t, n].item()!r}",
+            "4.4",
+        )
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("combine", [False, True], ids=["sorted", "combined"])
+def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
+    tokens, top_k, experts, K, N = 33, 3, 6, 32, 40
+    ids = make_ids("skewed", tokens, top_k, experts)
+    # x and the weights transposed views (x's stride along K is T, not 1): valid input, read through its strides.
+    x = torch.randn(K, tokens, device=DEVICE).half().t()
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    weights = torch.rand(top_k, tokens, device=DEVICE).t()
+    r = t6.route(ids, experts)
+    case = say(
+        zh=f"{tokens} 个 token，top_k={top_k}，带路由权重；x 和 topk_weights 是转置的视图（列主序）",
+        en=f"{tokens} tokens, top_k={top_k}, routing weights; x and topk_weights transposed views (column-major)",
+    )
+    out = watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, combine=combine)
+    want = reference(x, w, ids, weights, combine=combine)
+    if tuple(out.shape) != tuple(want.shape):
+        fail(
+            T6,
+            f"{case}：结果的形状应当是 {tuple(want.shape)}，得到 {tuple(out.shape)}",
+            f"{case}: the result should have shape {tuple(want.shape)}, got {tuple(out.shape)}",
+            "4.4",
+        )
+    err = rel_err(out, want)
+    if err > OUT_RTOL[torch.float16]:
+        unweighted = reference(x, w, ids, None, combine=combine)
+        fail(
+            T6,
+            f"{case}：和 float64 的结果差 {err:.2e}（相对）"
+            + ("：结果没有乘路由权重" if rel_err(out, unweighted) < OUT_RTOL[torch.float16] else ""),
+            f"{case}: off from float64 by {err:.2e} (relative)"
+            + (": the routing weights were not applied" if rel_err(out, unweighted) < OUT_RTOL[torch.float16] else ""),
+            "4.4" if combine else "4.3",
+        )
+    # Nothing of the caller's is changed, a NaN included (an in-place nan_to_num_ or clamp_ of the
+    # weights changes nothing else): the weights as they were, bit for bit, after the call.
+    weights[5, 1] = float("nan")
+    before = weights.clone()
+    watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, combine=combine)
+    if not torch.equal(weights.view(torch.int32), before.view(torch.int32)):
+        changed = int((weights.view(torch.int32) != before.view(torch.int32)).sum())
+        fail(
+            T6,
+            f"{case}，其中一个权重是 NaN：grouped_matmul 改动了调用者的 topk_weights（{changed} 个单元）",
+            f"{case}, one weight NaN: grouped_matmul changed {changed} cell{'s' * (changed != 1)} of the "
+            "caller's topk_weights",
+            "4",
+        )
+
+
+@pytest.mark.t6_3
+def test_combine_is_deterministic_without_float_atomics(t6, monkeypatch):
+    """The same call twice gives the same bits, and (on the CPU, where the interpreter runs the
+    programs one by one and any order of adds would repeat) no float atomic ran."""
+    tokens, top_k, experts, K, N = 24, 2, 4, 32, 24
+    ids = make_ids("balanced", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = torch.randn(experts, N, K, device=DEVICE).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    r = t6.route(ids, experts)
+    float_atomics = []
+    if INTERPRETING:
+        from triton.runtime import interpreter
+
+        builder = interpreter.interpreter_builder
+        rmw = builder.create_atomic_rmw
+
+        def watched_rmw(op, ptr, val, mask, sem, scope):
+            if val.data.dtype.kind == "f":
+                float_atomics.append(str(val.data.dtype))
+            return rmw(op, ptr, val, mask, sem, scope)
+
+        monkeypatch.setattr(builder, "create_atomic_rmw", watched_rmw, raising=False)
+    first = t6.grouped_matmul(x, w, r, weights, combine=True)
+    monkeypatch.undo()
+    again = t6.grouped_matmul(x, w, r, weights, combine=True)
+    if float_atomics:
+        fail(
+            T6,
+            f"combine 里用了 {len(float_atomics)} 次浮点 atomic_add（{float_atomics[0]}）：它们相加的顺序每次不同，"
+            "结果的位也就不同；先按 slot 写出每一行，再按 j 的顺序加起来",
+            f"the combine used {len(float_atomics)} float atomic adds ({float_atomics[0]}): their order varies "
+            "from run to run, and so do the bits; write each row at its slot, then add them in j order",
+            "4.4",
+        )
+    if not torch.equal(first, again):
+        fail(
+            T6,
+            f"同一个调用跑两次，结果有 {int((first != again).sum())} 个单元的位不一样",
+            f"the same call run twice gave {int((first != again).sum())} cells with other bits",
+            "4.4",
+        )
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(not INTERPRETING, reason="program orders are chosen through the interpreter")
+def test_expert_ends_hold_in_any_program_order(t6):
+    """Experts ending inside a tile, the programs run in reverse: a tile that writes past its
+    expert's last row then overwrites the next expert's rows after they were done."""
+    from course.interpreter_order import programs_run
+
+    counts = [5, 11, 3, 9]
+    ids = torch.cat([torch.full((c,), e) for e, c in enumerate(counts)])[torch.randperm(sum(counts))]
+    ids = ids.view(-1, 1).to(DEVICE)
+    x = torch.randn(len(ids), 32, device=DEVICE).half()
+    w = torch.randn(len(counts), 32, 32, device=DEVICE).half()
+    r = t6.route(ids, len(counts))
+    cfg = t6.Config(16, 32, 32, 1, 4, 1)
+    for order in ([2, 1, 0], [1, 2, 0]):
+        with programs_run(order):
+            out = t6.grouped_matmul(x, w, r, config=cfg, num_programs=3)
+        err = rel_err(out, reference(x, w, ids))
+        if err > OUT_RTOL[torch.float16]:
+            fail(
+                T6,
+                f"每个专家的行数 {counts}，BLOCK_M=16，程序按 {order} 的顺序运行：结果差 {err:.2e}（相对）",
+                f"rows per expert {counts}, BLOCK_M=16, programs run in order {order}: off by {err:.2e} (relative)",
+                "4.3",
+            )

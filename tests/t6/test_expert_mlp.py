@@ -1,0 +1,178 @@
+"""T6.4 (advanced): the expert MLP in two launches: gate and up with SwiGLU, then down."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import OUT_RTOL, T6, Accesses, make_ids, reference, watch_grouped, watched_call
+from bounds import AddressWatch
+from support import DEVICE, DTYPES, UNWRITTEN, descriptor, rel_err
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T6.4 (advanced) the expert MLP in two launches
+# ================================================================================================
+@pytest.mark.t6_4
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
+    tokens, top_k, experts, K, F = 21, 2, 5, 32, 24  # F not a multiple of BLOCK_N: gate boxes reach up's rows
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(K, tokens, device=DEVICE).to(dtype).t()  # a transposed view: x's stride along K is T
+    w = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).to(dtype)
+    r = t6.route(ids, experts)
+    case = say(zh=f"gate/up，F={F}，{dtype}，x 是列主序的视图", en=f"gate/up, F={F}, {dtype}, x a column-major view")
+    out = watched_call(t6, monkeypatch, case, "5.1", x, w, r, activation="swiglu")
+    want = reference(x, w, ids, activation="swiglu")
+    err = rel_err(out, want) if out.shape == want.shape else float("inf")
+    if err > OUT_RTOL[dtype]:
+        fail(
+            T6,
+            f"{case}：结果应当是 [{tokens * top_k}, {F}] 的 silu(gate) * up，和 float64 差 {err:.2e}（相对）",
+            f"{case}: the result should be silu(gate) * up, [{tokens * top_k}, {F}]; off from float64 by {err:.2e} "
+            "(relative)",
+            "5.1",
+        )
+
+
+@pytest.mark.t6_4
+def test_gate_up_product_alone(probes, monkeypatch):
+    """gate_up_product on one tile, fp16 inputs over K = 512 (eight k-boxes): gate and up are sums
+    of exact fp16 products, so summed in float32 they sit within 1e-5 of float64 (§5.1), where the
+    whole layer's test, after the rounding to fp16, cannot tell a sum kept in fp16 from one in float32.
+    On the interpreter each read is watched too: each element of x's live rows is read once, for both."""
+    bm, bn, bk, K, F = 16, 16, 64, 512, 32
+    x = torch.randn(20, K, device=DEVICE).half()
+    w2d = torch.randn(3 * 2 * F, K, device=DEVICE).half()  # three experts' [gate; up] rows
+    x_rows = torch.full((bm,), -1, dtype=torch.int32)
+    x_rows[:11] = torch.randint(0, 20, (11,), dtype=torch.int32)  # 11 live rows, the rest not
+    gate_row, up_row = 2 * F + bn, 2 * F + F + bn  # expert 1, pid_n = 1
+    gate = torch.full((bm, bn), UNWRITTEN, device=DEVICE)
+    up = torch.full((bm, bn), UNWRITTEN, device=DEVICE)
+    accesses = Accesses()
+    AddressWatch(probes, monkeypatch, ("gate_up_probe",), seen=accesses)
+    probes.gate_up_probe[(1,)](
+        x,
+        descriptor(w2d, [bn, bk]),
+        x_rows.to(DEVICE),
+        gate,
+        up,
+        gate_row,
+        up_row,
+        K,
+        x.stride(0),
+        x.stride(1),
+        bm,
+        bn,
+        bk,
+    )
+    live = x_rows >= 0
+    a = x.cpu().double()[x_rows[live].long()]
+    errs = {}
+    for name, got, row in (("gate", gate, gate_row), ("up", up, up_row)):
+        got = got.cpu()
+        want = a @ w2d.cpu().double()[row : row + bn].T
+        errs[name] = (rel_err(got[live], want), int((got[~live] != 0).sum()))
+    if any(err > 1e-5 or dead for err, dead in errs.values()):
+        (eg, dg), (eu, du) = errs["gate"], errs["up"]
+        fail(
+            T6,
+            f"gate_up_product，fp16 输入，K={K}：live 行上 gate 和 float64 差 {eg:.2e}，up 差 {eu:.2e}（相对），"
+            "超过 1e-5（fp16 的乘积在 float32 里相加，误差在它之内）"
+            + (f"；不 live 的行里 gate 有 {dg} 个、up 有 {du} 个非零值" if dg + du else ""),
+            f"gate_up_product, fp16 inputs, K={K}: on the live rows gate is off from float64 by {eg:.2e} and up by "
+            f"{eu:.2e} (relative), over 1e-5 (fp16 products summed in float32 stay within it)"
+            + (f"; the rows not live hold {dg} nonzero cells of gate and {du} of up" if dg + du else ""),
+            "5.1",
+        )
+    first, end = x.data_ptr(), x.data_ptr() + x.numel() * x.element_size()
+    x_reads = sum(
+        int(((addresses >= first) & (addresses < end) & inside).sum())
+        for what, addresses, inside in accesses.log
+        if what == "read"
+    )
+    rows = int(live.sum())
+    needed = rows * K
+    if x_reads > needed:
+        fail(
+            T6,
+            f"gate_up_product 从 x 读了 {x_reads} 个元素，而它要的只是 live 的 {rows} 行 × K={K} = {needed} 个"
+            f"（{x_reads / needed:.1f} 倍）：每个 A 的块只读一次，gate 和 up 都用它",
+            f"gate_up_product read {x_reads} elements of x, where the {rows} live rows x K={K} = {needed} are all "
+            f"it needs ({x_reads / needed:.1f} times): load each A box once and use it for both gate and up",
+            "5.1",
+        )
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_in_two_launches(t6, monkeypatch):
+    tokens, top_k, experts, K, F = 19, 2, 4, 32, 16
+    ids = make_ids("balanced", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
+    w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    given = {"x": x, "w_gate_up": w_gate_up, "w_down": w_down, "topk_ids": ids, "topk_weights": weights}
+    before = {name: t.clone() for name, t in given.items()}
+    watch = watch_grouped(t6, monkeypatch)
+    y = t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+    monkeypatch.undo()
+    changed = [name for name, t in given.items() if not torch.equal(t, before[name])]
+    if changed:
+        fail(
+            T6,
+            f"moe_mlp 改动了调用者的 {'、'.join(changed)}",
+            f"moe_mlp changed the caller's {', '.join(changed)}",
+            "5.2",
+        )
+    launched = watch.of("moe_kernel")
+    kinds = [(launch.args.get("ACTIVATION"), bool(launch.args.get("BY_SLOT"))) for launch in launched]
+    if kinds != [("swiglu", False), ("none", True)]:
+        fail(
+            T6,
+            f"moe_mlp 应当启动 moe_kernel 两次：先 gate/up（ACTIVATION=swiglu），再 down（按 slot 写出、合并），"
+            f"得到 {kinds}",
+            f"moe_mlp should launch moe_kernel twice: gate/up (ACTIVATION=swiglu), then down (written by slot and "
+            f"combined), got {kinds}",
+            "5",
+        )
+    # Which launch scaled by the weights: scaling h (after SwiGLU, or `up` alone) gives the same
+    # numbers, so only the launches can tell.  §5.2 asks for h unweighted, the weights in down's epilogue.
+    weighted = [bool(launch.args.get("HAS_WEIGHTS")) for launch in launched]
+    if weighted != [False, True]:
+        said = [
+            (
+                "gate/up 那次启动收到了路由权重（HAS_WEIGHTS=True）",
+                "the gate/up launch got the routing weights (HAS_WEIGHTS=True)",
+            )
+        ] * weighted[0] + [
+            (
+                "down 那次启动没有收到路由权重（HAS_WEIGHTS=False）",
+                "the down launch got no routing weights (HAS_WEIGHTS=False)",
+            )
+        ] * (not weighted[1])
+        fail(
+            T6,
+            "moe_mlp：路由权重只在 down 那次启动的 epilogue 里乘，h 不乘权重；" + "，".join(zh for zh, _ in said),
+            "moe_mlp: the routing weights go to the down launch alone, applied in its epilogue, and h stays "
+            "unweighted; " + ", ".join(en for _, en in said),
+            "5.2",
+        )
+    hidden = reference(x, w_gate_up, ids, activation="swiglu", combine=False)
+    flat = ids.reshape(-1).cpu()
+    by_slot = torch.empty_like(hidden)
+    by_slot[torch.sort(flat, stable=True).indices] = hidden
+    want = torch.zeros(tokens, K, dtype=torch.float64)
+    for s in range(tokens * top_k):
+        want[s // top_k] += weights.reshape(-1)[s].double().cpu() * (w_down[flat[s]].double().cpu() @ by_slot[s])
+    err = rel_err(y, want) if y.shape == want.shape else float("inf")
+    if err > 4e-3:
+        fail(
+            T6,
+            f"moe_mlp：和 float64 的结果差 {err:.2e}（相对）",
+            f"moe_mlp: off from float64 by {err:.2e} (relative)",
+            "5.2",
+        )

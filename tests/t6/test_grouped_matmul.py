@@ -1,0 +1,163 @@
+"""T6.3: grouped_matmul under a watch on its launch: products in sorted order, each tile reading
+its own expert alone."""
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import (
+    OUT_RTOL,
+    T6,
+    TRACE_INTS,
+    Accesses,
+    case_name,
+    check_inside,
+    make_ids,
+    offsets_after_poison,
+    reference,
+    watched_call,
+)
+from bounds import AddressWatch
+from support import DEVICE, DTYPES, rel_err
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+MATMUL_CASES = [  # (kind, tokens, top_k, experts, K, N)
+    ("balanced", 37, 2, 5, 40, 24),
+    ("one expert", 20, 1, 4, 32, 40),
+    ("empty experts", 29, 2, 6, 24, 32),
+    ("skewed", 45, 2, 9, 40, 24),
+    ("balanced", 1, 1, 3, 32, 16),
+]
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+@pytest.mark.parametrize("kind, tokens, top_k, experts, K, N", MATMUL_CASES)
+def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, top_k, experts, K, N):
+    ids = make_ids(kind, tokens, top_k, experts)
+    # x is a view into NaN: its rows are K wide, its row pitch K + 24, so a read past column K of a
+    # row (a K tail without its mask) brings NaN into the product.
+    x = torch.full((tokens, K + 24), float("nan"), device=DEVICE, dtype=dtype)[:, :K]
+    x.copy_(torch.randn(tokens, K, device=DEVICE).to(dtype))
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).to(dtype)
+    r = t6.route(ids, experts)
+    case = case_name(kind, tokens, top_k, experts) + f", K={K}, N={N}, {dtype}, x a view with row pitch K + 24"
+    want = reference(x, w, ids)
+    grouped = None
+    if DEVICE == "cpu" or dtype == torch.bfloat16:
+        gathered = x[(r.sorted_slots.long() // top_k)]
+        grouped = torch._grouped_mm(gathered, w.transpose(-2, -1), offs=r.offsets).double().cpu()
+    before = x.clone(), w.clone()
+    out = watched_call(t6, monkeypatch, case, "4", x, w, r)
+    if tuple(out.shape) != (tokens * top_k, N) or out.dtype != dtype:
+        fail(
+            T6,
+            f"{case}：结果应当是 {dtype} 的 [{tokens * top_k}, {N}]，得到 {out.dtype} {tuple(out.shape)}",
+            f"{case}: the result should be [{tokens * top_k}, {N}] in {dtype}, got {out.dtype} {tuple(out.shape)}",
+            "4",
+        )
+    err = rel_err(out, want)
+    if err > OUT_RTOL[dtype]:
+        bad = (out.double().cpu() - want).abs().amax(1).argmax().item()
+        fail(
+            T6,
+            f"{case}：和 float64 的结果差 {err:.2e}（相对），超过 {OUT_RTOL[dtype]:.0e}；"
+            f"差得最多的是排好序的第 {bad} 行",
+            f"{case}: off from float64 by {err:.2e} (relative), over {OUT_RTOL[dtype]:.0e}; the worst is sorted "
+            f"row {bad}",
+            "4",
+        )
+    if grouped is not None and rel_err(out, grouped) > OUT_RTOL[dtype]:
+        fail(
+            T6,
+            f"{case}：和 torch._grouped_mm 差 {rel_err(out, grouped):.2e}（相对）",
+            f"{case}: off from torch._grouped_mm by {rel_err(out, grouped):.2e} (relative)",
+            "4",
+        )
+    if not (torch.equal(x, before[0]) and torch.equal(w, before[1])):
+        fail(
+            T6,
+            f"{case}：grouped_matmul 改动了调用者的 x 或 w",
+            f"{case}: grouped_matmul changed the caller's x or w",
+            "4",
+        )
+
+
+def weight_rows_per_tile(accesses, w, trace):
+    """{tile: set of w's rows (of w.view(E*N, K)) it read}: the reads of w between one epilogue and
+    the next belong to the tile whose epilogue (finish_tile's count in the trace) comes next."""
+    w_first, row_bytes = w.data_ptr(), w.shape[-1] * w.element_size()
+    w_end = w_first + w.numel() * w.element_size()
+    t_first, per_tile = trace.data_ptr(), TRACE_INTS * trace.element_size()
+    t_end = t_first + trace.numel() * trace.element_size()
+    rows, pending = {}, set()
+    for what, addresses, inside in accesses.log:
+        addresses = addresses[inside]
+        if what == "read":
+            hit = addresses[(addresses >= w_first) & (addresses < w_end)]
+            pending.update(((hit - w_first) // row_bytes).astype(int).tolist())
+            continue
+        counters = addresses[(addresses >= t_first) & (addresses < t_end) & ((addresses - t_first) % per_tile == 0)]
+        for tile in ((counters - t_first) // per_tile).astype(int).tolist():
+            rows.setdefault(tile, set()).update(pending)
+            pending = set()
+    return rows
+
+
+@pytest.mark.t6_3
+def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
+    """One launch, each access watched on the interpreter (tests/bounds.py): moe_kernel stays inside
+    its tensors, and each tile reads its own expert's weight rows alone, the BLOCK_N rows at
+    expert * N + pid_n * BLOCK_N of w.view(E*N, K) (§4.2).  Numbers cannot show a tile that also
+    reads other experts' weights and masks their products away: it reads E times the bytes.  The
+    routing's offsets follow poison, so a read before them shows on a GPU too."""
+    import dataclasses
+
+    from support import spans
+
+    tokens, top_k, experts, K, N = 30, 2, 5, 40, 40  # N > BLOCK_N: no expert's box reaches another's
+    cfg = t6.Config(16, 32, 32, 2, 4, 1)
+    ids = make_ids("skewed", tokens, top_k, experts)  # expert 0 has the most rows
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    r = t6.route(ids, experts)
+    r = dataclasses.replace(r, offsets=offsets_after_poison(r.offsets))
+    tiles = (triton.cdiv(tokens * top_k, cfg.BLOCK_M) + experts) * triton.cdiv(N, cfg.BLOCK_N)
+    trace = torch.zeros(tiles * TRACE_INTS, dtype=torch.int32, device=DEVICE)
+    case = say(
+        zh=f"偏斜的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家，K={K}，N={N}，BLOCK_N={cfg.BLOCK_N}",
+        en=f"skewed routing, {tokens} tokens, top_k={top_k}, {experts} experts, K={K}, N={N}, BLOCK_N={cfg.BLOCK_N}",
+    )
+    accesses = Accesses()
+    watch = AddressWatch(t6, monkeypatch, ("moe_kernel",), seen=accesses)
+    out = watched_call(t6, monkeypatch, case, "4", x, w, r, config=cfg, trace=trace)
+    check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2")
+    read = weight_rows_per_tile(accesses, w, trace)
+    for tile, (epilogues, e, _, pn, _, _, _) in enumerate(trace.view(-1, TRACE_INTS).cpu().tolist()):
+        first = e * N + pn * cfg.BLOCK_N
+        foreign = sorted(row for row in read.get(tile, ()) if not first <= row < first + cfg.BLOCK_N)
+        if epilogues and foreign:
+            owners, last = sorted({row // N for row in foreign}), first + cfg.BLOCK_N - 1
+            fail(
+                T6,
+                f"{case}：tile {tile}（专家 {e}，pid_n={pn}）除了自己的 w.view(E*N, K) 第 {first}..{last} 行，"
+                f"还读了第 {spans(foreign)} 行（专家 {owners} 的权重）：一个 tile 只读它自己的专家、自己的 pid_n 的"
+                "那 BLOCK_N 行权重",
+                f"{case}: tile {tile} (expert {e}, pid_n={pn}) read rows {first}..{last} of w.view(E*N, K), its own, "
+                f"and also rows {spans(foreign)} (weights of experts {owners}): a tile reads the BLOCK_N weight rows "
+                "of its own expert and pid_n alone",
+                "4.2",
+            )
+    err = rel_err(out, reference(x, w, ids))
+    if err > OUT_RTOL[torch.float16]:
+        fail(
+            T6,
+            f"{case}：和 float64 的结果差 {err:.2e}（相对）",
+            f"{case}: off from float64 by {err:.2e} (relative)",
+            "4",
+        )

@@ -1,0 +1,110 @@
+"""T6.3: what grouped_matmul refuses, and no tokens at all."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T6, names_one_of, raised_by
+from support import DEVICE
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+def bad_inputs(t6):
+    """(what, call, the arguments the error may name, one at least[, keyword arguments]), each on a fresh
+    small problem; a mismatch between x and w may name either (or, for two devices, the devices)."""
+    x = torch.randn(6, 32, device=DEVICE).half()
+    w = torch.randn(3, 16, 32, device=DEVICE).half()
+    r = t6.route(torch.tensor([[0, 1], [2, 0], [1, 1], [0, 2], [2, 2], [1, 0]], device=DEVICE), 3)
+    bad_offsets = t6.Routing(r.counts, r.offsets.flip(0).contiguous(), r.sorted_slots, r.slot_pos, 6, 2)
+    short_offsets = t6.Routing(r.counts, r.offsets - 1, r.sorted_slots, r.slot_pos, 6, 2)
+    return [
+        ("x and w of two dtypes", (x, w.float(), r), ("x", "w")),
+        ("w 2-D", (x, w[0], r), ("w",)),
+        ("w's K differs from x's", (x, w[:, :, :16].contiguous(), r), ("x", "w")),
+        ("w with 4 experts for a routing of 3", (x, torch.randn(4, 16, 32, device=DEVICE).half(), r), ("w", "routing")),
+        ("x with 5 rows for 6 tokens", (x[:5], w, r), ("x",)),
+        ("topk_weights [6, 3] for top_k 2", (x, w, r, torch.rand(6, 3, device=DEVICE)), ("topk_weights",)),
+        ("offsets not monotone", (x, w, bad_offsets), ("offsets",)),
+        ("offsets not ending at the rows", (x, w, short_offsets), ("offsets",)),
+        ("x and w on two devices", (x, w.to("meta"), r), ("x", "w", "device", "devices")),
+        ("x and w in float64", (x.double(), w.double(), r), ("x", "w")),
+        ("w of 15 rows for swiglu ([gate; up]: 2F)", (x, w[:, :15].contiguous(), r), ("w",), {"activation": "swiglu"}),
+        (
+            "topk_weights [2, 6], transposed, for 6 tokens with top_k 2",
+            (x, w, r, torch.rand(2, 6, device=DEVICE)),
+            ("topk_weights",),
+        ),
+        # x_sorted: one row per slot, 12 here; the 6 rows sit in a buffer of 12, so a kernel let run reads x's own.
+        (
+            "x_sorted=True with x of 6 rows for 12 slots",
+            (torch.randn(12, 32, device=DEVICE).half()[:6], w, r),
+            ("x",),
+            {"x_sorted": True},
+        ),
+    ]
+
+
+@pytest.mark.t6_3
+def test_grouped_matmul_refuses_bad_input(t6):
+    for what, args, names, *named in bad_inputs(t6):
+        name = " or ".join(names)
+        before = [a.clone() if isinstance(a, torch.Tensor) and a.device.type != "meta" else None for a in args]
+        try:
+            t6.grouped_matmul(*args, **(named[0] if named else {}))
+        except (ValueError, TypeError) as e:
+            if not names_one_of(str(e), names):
+                fail(
+                    T6,
+                    f"{what}：grouped_matmul 抛出了 {type(e).__name__}，但信息没有说出 {name}：{e}",
+                    f"{what}: grouped_matmul raised {type(e).__name__}, but its message does not name {name}: {e}",
+                    "4",
+                )
+        else:
+            fail(
+                T6,
+                f"{what}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛",
+                f"{what}: grouped_matmul should raise a ValueError (or TypeError) naming {name}, and raised nothing",
+                "4",
+            )
+        for a, b in zip(args, before, strict=True):
+            if b is not None and not torch.equal(a, b):
+                fail(
+                    T6,
+                    f"{what}：grouped_matmul 改动了调用者的参数",
+                    f"{what}: grouped_matmul changed a caller's argument",
+                    "4",
+                )
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("combine", [False, True], ids=["sorted", "combined"])
+def test_grouped_matmul_of_no_tokens(t6, combine):
+    """0 tokens is valid input: an empty [0, N] result, not an error (each expert has 0 rows)."""
+    empty = torch.empty(0, dtype=torch.int32, device=DEVICE)
+    none = torch.zeros(3, dtype=torch.int32, device=DEVICE)
+    r = t6.Routing(none, none.clone(), empty, empty.clone(), 0, 2)
+    x = torch.empty((0, 32), device=DEVICE).half()
+    w = torch.randn(3, 16, 32, device=DEVICE).half()
+    weights = torch.empty((0, 2), device=DEVICE)
+    case = say(
+        zh=f"0 个 token，3 个专家，x 是 [0, 32]，combine={combine}",
+        en=f"0 tokens, 3 experts, x [0, 32], combine={combine}",
+    )
+    out, error = raised_by(lambda: t6.grouped_matmul(x, w, r, weights, combine=combine))
+    if error:
+        fail(
+            T6,
+            f"{case}：这是合法的输入，grouped_matmul 却抛出了 {error}",
+            f"{case}: valid input, yet grouped_matmul raised {error}",
+            "4",
+        )
+    if tuple(out.shape) != (0, 16) or out.dtype != x.dtype:
+        fail(
+            T6,
+            f"{case}：结果应当是 {x.dtype} 的 [0, 16]，得到 {out.dtype} {tuple(out.shape)}",
+            f"{case}: the result should be [0, 16] in {x.dtype}, got {out.dtype} {tuple(out.shape)}",
+            "4",
+        )

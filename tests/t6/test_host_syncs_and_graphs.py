@@ -1,0 +1,135 @@
+"""T6.1, T6.3: route and grouped_matmul read nothing back to the host (on the CPU); on a GPU,
+both under a CUDA graph."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T6, make_ids
+from support import DEVICE, INTERPRETING
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+# What turns a tensor's value into a Python one: on a GPU each waits for the device (a host sync).
+VALUE_READS = {"item", "tolist", "numpy", "__array__", "__bool__", "__int__", "__float__", "__index__", "equal"}
+VALUE_READS |= {"allclose", "__format__", "__repr__", "__str__"}
+
+
+def host_reads(t6):
+    """A torch function mode recording (what, function, line) for each read of a tensor's value made
+    by the graded file itself (not by torch, Triton's interpreter or the tests): on the CPU nothing
+    syncs, so this is how a read that a CUDA graph would refuse shows there."""
+    import os
+    import sys
+
+    from torch.overrides import TorchFunctionMode
+
+    graded = os.path.realpath(getattr(t6, "__file__", "") or "")
+
+    class HostReads(TorchFunctionMode):
+        def __init__(self):
+            super().__init__()
+            self.reads = []
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            name = getattr(func, "__name__", "")
+            if name in VALUE_READS:
+                frame = sys._getframe(1)
+                while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
+                    frame = frame.f_back
+                if frame is not None and os.path.realpath(frame.f_code.co_filename) == graded:
+                    line, function = frame.f_lineno, frame
+                    while function.f_code.co_name.startswith("<") and function.f_back is not None:
+                        function = function.f_back  # a comprehension's frame: name the function it is in
+                    self.reads.append((name, function.f_code.co_name, line))
+            return func(*args, **(kwargs or {}))
+
+    return HostReads()
+
+
+def check_no_host_reads(reads, case, who, section):
+    if reads:
+        what, function, line = reads[0]
+        fail(
+            T6,
+            f"{case}：{who} 在主机上读了张量的值 {len(reads)} 次，第一次是 {function}（第 {line} 行）里的 {what}："
+            "在 GPU 上每次都要等设备算完，CUDA graph 也捕获不了",
+            f"{case}: {who} read tensor values back to the host {len(reads)} time{'s' * (len(reads) != 1)}, "
+            f"first {what} in {function} (line {line}): on a GPU each waits for the device, and a CUDA graph "
+            "cannot capture it",
+            section,
+        )
+
+
+@pytest.mark.t6_1
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU, test_routing_and_launch_under_a_cuda_graph checks this")
+def test_route_without_check_ids_reads_nothing_back(t6):
+    """§2.3: with check_ids=False, route looks at no value of the ids (nor of anything it computes)."""
+    ids = make_ids("skewed", 40, 2, 6)
+    with host_reads(t6) as mode:
+        t6.route(ids, 6, check_ids=False)
+    check_no_host_reads(
+        mode.reads, say(zh="40 个 token，6 个专家", en="40 tokens, 6 experts"), "route(check_ids=False)", "2.3"
+    )
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU, test_routing_and_launch_under_a_cuda_graph checks this")
+def test_grouped_matmul_reads_nothing_back(t6):
+    """§3.4: with a Routing from route, grouped_matmul (checks, launch, combine) reads no value of a
+    tensor on the host: the tile count stays on the device, and route's own routings skip
+    check_offsets' look at the offsets."""
+    tokens, top_k, experts, K, N = 40, 2, 6, 32, 24
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = torch.randn(experts, N, K, device=DEVICE).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    r = t6.route(ids, experts)
+    with host_reads(t6) as mode:
+        t6.grouped_matmul(x, w, r, weights, combine=True)
+    case = say(
+        zh=f"{tokens} 个 token，{experts} 个专家，route 给的 Routing",
+        en=f"{tokens} tokens, {experts} experts, a Routing from route",
+    )
+    check_no_host_reads(mode.reads, case, "grouped_matmul(combine=True)", "3.4")
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(INTERPRETING, reason="CUDA graphs need a GPU")
+def test_routing_and_launch_under_a_cuda_graph(t6):
+    """route (check_ids=False) and grouped_matmul with the combine, captured in one CUDA graph: a host
+    sync anywhere (reading a count, the total of tiles, an offset) makes the capture fail.  Replayed
+    on other ids, the graph gives what an eager call gives."""
+    tokens, top_k, experts, K, N = 64, 2, 8, 64, 64
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = torch.randn(experts, N, K, device=DEVICE).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    ids = make_ids("skewed", tokens, top_k, experts)
+    t6.grouped_matmul(x, w, t6.route(ids, experts), weights, combine=True)  # compile outside the capture
+    graph = torch.cuda.CUDAGraph()
+    try:
+        with torch.cuda.graph(graph):
+            y = t6.grouped_matmul(x, w, t6.route(ids, experts, check_ids=False), weights, combine=True)
+    except Exception as e:  # noqa: BLE001 - any failure of the capture is what this reports
+        fail(
+            T6,
+            f"route 加 grouped_matmul 没能被 CUDA graph 捕获（{type(e).__name__}: {str(e)[:200]}）："
+            "调用里有和主机的同步，比如读了 counts、offsets 或 tile 总数的值",
+            f"route and grouped_matmul could not be captured in a CUDA graph ({type(e).__name__}: "
+            f"{str(e)[:200]}): the call syncs with the host somewhere, reading a count, an offset or the "
+            "total of tiles, say",
+            "3.4",
+        )
+    ids.copy_(make_ids("one expert", tokens, top_k, experts))
+    graph.replay()
+    want = t6.grouped_matmul(x, w, t6.route(ids, experts), weights, combine=True)
+    if not torch.equal(y, want):
+        fail(
+            T6,
+            f"CUDA graph 重放（新的路由）和直接调用的结果有 {int((y != want).sum())} 个单元不同",
+            f"the CUDA graph replayed on new routing differs from an eager call in {int((y != want).sum())} cells",
+            "3.4",
+        )

@@ -1,0 +1,130 @@
+"""T6.3: the grouped kernel's parts, probed alone: the gathered product and store_rows."""
+
+import pytest
+import torch
+
+from course.messages import fail
+
+from .common import T6
+from support import DEVICE, UNWRITTEN, descriptor, rel_err
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T6.3 the grouped kernel
+# ================================================================================================
+@pytest.mark.t6_3
+@pytest.mark.parametrize("x_sorted", [False, True], ids=["gathered", "x sorted"])
+def test_gathered_product_alone(probes, x_sorted):
+    """One tile: rows 5..13 of a sorted order (9 live of 16), each reading x's row slot // top_k (or
+    the sorted row itself), times expert 1's weight rows 16..31 of w2d = w.view(E*N, K)."""
+    top_k, bm, bn, bk, K = 2, 16, 16, 16, 40
+    slots = torch.randperm(40).int().to(DEVICE)
+    x = torch.randn(40 if x_sorted else 20, K, device=DEVICE).half()
+    w2d = torch.randn(3 * 32, K, device=DEVICE).half()
+    acc = torch.full((bm, bn), UNWRITTEN, dtype=torch.float32, device=DEVICE)
+    rows = torch.full((bm, 2), -1, dtype=torch.int32, device=DEVICE)
+    begin, end, w_row = 5, 14, 32 + 16
+    probes.gather_probe[(1,)](
+        x,
+        descriptor(w2d, [bn, bk]),
+        slots,
+        acc,
+        rows,
+        begin,
+        end,
+        w_row,
+        K,
+        x.stride(0),
+        x.stride(1),
+        top_k,
+        x_sorted,
+        bm,
+        bn,
+        bk,
+    )
+    pos = torch.arange(begin, begin + bm)
+    live = pos < end
+    want_rows = pos if x_sorted else slots.cpu()[pos.clamp_max(39)].long() // top_k
+    got_rows, got_live = rows.cpu()[:, 0], rows.cpu()[:, 1].bool()
+    if not torch.equal(got_live, live) or not torch.equal(got_rows[live].long(), want_rows[live]):
+        fail(
+            T6,
+            f"gathered_rows：排好序的第 {begin}..{end - 1} 行应当读 x 的第 {want_rows[live].tolist()} 行（live 到 "
+            f"{end} 为止），得到 {got_rows[got_live].tolist()}",
+            f"gathered_rows: sorted rows {begin}..{end - 1} should read rows {want_rows[live].tolist()} of x (live "
+            f"up to {end}), got {got_rows[got_live].tolist()}",
+            "4.1",
+        )
+    want = torch.zeros(bm, bn, dtype=torch.float64)
+    want[live] = x.cpu().double()[want_rows[live]] @ w2d.cpu().double()[w_row : w_row + bn].T
+    err = rel_err(acc[live], want[live])
+    dead = acc.cpu()[~live]
+    if err > 1e-5 or (dead != 0).any():
+        fail(
+            T6,
+            f"gathered_product：live 行的相对误差 {err:.2e}，不 live 的行里有 {int((dead != 0).sum())} 个非零值",
+            f"gathered_product: relative error {err:.2e} on the live rows, {int((dead != 0).sum())} nonzero cells "
+            "in the rows that are not live",
+            "4.2",
+        )
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize(
+    "weights, by_slot", [(False, False), (True, False), (True, True)], ids=["plain", "weighted", "weighted by slot"]
+)
+def test_store_rows_alone(probes, weights, by_slot):
+    """One tile's epilogue into a sentinel-filled output: rows 3..9 (an expert ending at row 10) and
+    columns 16..27 of N=28, at the sorted row or at the slot, times weights[slot]."""
+    bm, bn, n, begin, end, pid_n = 16, 16, 28, 3, 10, 1
+    rows_out = 24
+    slots = torch.randperm(rows_out).int().to(DEVICE)
+    acc = torch.randn(bm, bn, device=DEVICE)
+    w = torch.rand(rows_out, device=DEVICE)
+    out = torch.full((rows_out, n), UNWRITTEN, dtype=torch.float16, device=DEVICE)
+    probes.store_probe[(1,)](
+        out, acc, w, slots, begin, end, pid_n, n, out.stride(0), out.stride(1), weights, by_slot, bm, bn
+    )
+    want = torch.full((rows_out, n), UNWRITTEN, dtype=torch.float64)
+    live = torch.arange(begin, end)
+    at = slots.cpu()[live].long() if by_slot else live
+    cols = torch.arange(pid_n * bn, n)
+    vals = acc.cpu().double()[: end - begin, : len(cols)]
+    if weights:
+        vals = vals * w.cpu().double()[slots.cpu()[live].long()][:, None]
+    want[at[:, None], cols[None, :]] = vals.half().double()
+    got = out.cpu().double()
+    stray = ((got != UNWRITTEN) & (want == UNWRITTEN)).sum().item()
+    unwritten = ((got == UNWRITTEN) & (want != UNWRITTEN)).sum().item()
+    if stray or unwritten:
+        fail(
+            T6,
+            f"store_rows：{stray} 个不该写的单元被写了（掩码要挡住 row_end={end} 及以后的行和 >= N 的列），"
+            f"{unwritten} 个该写的单元没写",
+            f"store_rows: {stray} cells written that must not be (the mask must stop rows at row_end={end} and "
+            f"columns at N), {unwritten} cells that should be written were not",
+            "4.3",
+        )
+    err = rel_err(got[want != UNWRITTEN], want[want != UNWRITTEN])
+    if err > 2e-3:
+        fail(
+            T6,
+            f"store_rows：写入的值相对误差 {err:.2e}" + ("（要乘上 weights[slot]）" if weights else ""),
+            f"store_rows: the stored values are off by {err:.2e} (relative)"
+            + (" (multiply by weights[slot])" if weights else ""),
+            "4.3",
+        )
+    # Bit for bit: acc times the weight in float32, then one rounding to the output's dtype.
+    once = acc.cpu()[: end - begin, : len(cols)]
+    if weights:
+        once = once * w.cpu()[slots.cpu()[live].long()][:, None]
+    differ = (got[at[:, None], cols[None, :]] != once.half().double()).sum().item()
+    if differ:
+        fail(
+            T6,
+            f"store_rows：{differ} 个单元和\"acc 乘权重（float32 里），再舍入一次到 fp16\"不是逐位相同",
+            f"store_rows: {differ} cells are not bit for bit acc times the weight (in float32), rounded once to fp16",
+            "4.3",
+        )

@@ -1,0 +1,152 @@
+"""T6.1: routing as a counting sort: a stable sort of the expert ids over many distributions, in any program order."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T6, case_name, check_routing, make_ids, same_memory
+from bounds import AddressWatch
+from support import INTERPRETING, LaunchWatch
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+ROUTE_CASES = [  # (kind, tokens, top_k, experts)
+    ("balanced", 37, 2, 5),
+    ("one expert", 20, 1, 4),
+    ("empty experts", 29, 2, 6),
+    ("skewed", 150, 2, 9),  # 300 slots: three routing blocks of 128
+    ("balanced", 1, 1, 3),  # one row
+    ("skewed", 70, 4, 16),
+    ("skewed", 1100, 2, 9),  # 2200 slots: 18 routing blocks, more than one batch of SCAN_ROWS = 16
+]
+
+
+ROUTE_KERNELS = ("count_experts", "scan_counts", "scatter_slots")
+
+
+# Where each of the Routing's tensors comes from: (the kernel that writes it, its argument there).
+WRITTEN_BY = {
+    "counts": ("scan_counts", "counts_ptr"),
+    "offsets": ("scan_counts", "offsets_ptr"),
+    "sorted_slots": ("scatter_slots", "sorted_slots_ptr"),
+    "slot_pos": ("scatter_slots", "slot_pos_ptr"),
+}
+
+
+def watched_route(t6, monkeypatch, ids, experts, case):
+    """route under a LaunchWatch on its three kernels: the Routing must be what they wrote, in one
+    launch each (§2.3).  Numbers cannot tell the kernels from a stable sort on the host.  On the
+    interpreter their addresses are watched too: a place computed wrong (past sorted_slots, say) is
+    reported and stopped, where it would write over whatever memory lies there."""
+    addresses = AddressWatch(t6, monkeypatch, ROUTE_KERNELS)
+    watch = LaunchWatch(
+        t6, monkeypatch, dict.fromkeys(ROUTE_KERNELS, True), wrapper="route", out=None, shared_names=False
+    )
+    r = t6.route(ids, experts)
+    monkeypatch.undo()
+    for kernel, lanes in addresses.outside.items():
+        fail(
+            T6,
+            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            "（这里拦下了，没有真的读写）",
+            f"{case}: {kernel} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            "given (stopped here, not made)",
+            "2.1",
+        )
+    launched = [launch.name for launch in watch.launches]
+    if launched != list(ROUTE_KERNELS):
+        fail(
+            T6,
+            f"{case}：route 启动的内核依次是 {launched}，应当是 count_experts、scan_counts、scatter_slots "
+            "各一次、按这个顺序：Routing 由这三次启动算出来",
+            f"{case}: route launched {launched}, where count_experts, scan_counts and scatter_slots are expected "
+            "once each, in that order: the Routing is what these three launches compute",
+            "2.3",
+        )
+    args = {launch.name: launch.args for launch in watch.launches}
+    for name, (kernel, arg) in WRITTEN_BY.items():
+        if not same_memory(getattr(r, name), args[kernel].get(arg)):
+            fail(
+                T6,
+                f"{case}：Routing.{name} 不是 {kernel} 写入的那个张量（它的 {arg}）：Routing 交出的就是内核的输出",
+                f"{case}: Routing.{name} is not the tensor {kernel} wrote into (its {arg}): the Routing hands back "
+                "the kernels' own outputs",
+                "2.3",
+            )
+    return r
+
+
+@pytest.mark.t6_1
+@pytest.mark.parametrize("kind, tokens, top_k, experts", ROUTE_CASES)
+def test_route_is_a_stable_counting_sort(t6, monkeypatch, kind, tokens, top_k, experts):
+    ids = make_ids(kind, tokens, top_k, experts)
+    before = ids.clone()
+    case = case_name(kind, tokens, top_k, experts)
+    r = watched_route(t6, monkeypatch, ids, experts, case)
+    check_routing(r, ids, experts, case)
+    if not torch.equal(ids, before):
+        fail(T6, f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
+    for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
+        t = getattr(r, name)
+        if t.dtype != torch.int32:
+            fail(
+                T6,
+                f"{case}：Routing.{name} 应当是 int32，得到 {t.dtype}",
+                f"{case}: Routing.{name} must be int32, got {t.dtype}",
+                "2.3",
+            )
+
+
+@pytest.mark.t6_1
+def test_route_takes_int32_ids_and_repeats_its_bits(t6):
+    ids = make_ids("skewed", 90, 3, 7)
+    first = t6.route(ids.int(), 7)
+    check_routing(first, ids, 7, say(zh="int32 的 topk_ids", en="int32 topk_ids"))
+    again = t6.route(ids, 7)
+    for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
+        if not torch.equal(getattr(first, name), getattr(again, name)):
+            fail(
+                T6,
+                f"同一组 topk_ids 路由两次，Routing.{name} 不一样：路由必须每次给出同样的位",
+                f"the same topk_ids routed twice gave two different Routing.{name}: routing must give the same "
+                "bits every run",
+                "2.2",
+            )
+
+
+@pytest.mark.t6_1
+@pytest.mark.skipif(not INTERPRETING, reason="program orders are chosen through the interpreter")
+def test_route_in_any_program_order(t6):
+    """The interpreter runs programs in id order; here the blocks run in other orders too, so a
+    scatter that hands out places first come, first served shows: right in id order, other bits in
+    another."""
+    from course.interpreter_order import orders, programs_run
+
+    ids = make_ids("skewed", 200, 2, 5)  # 400 slots: four blocks
+    in_id_order = t6.route(ids, 5)
+    check_routing(
+        in_id_order, ids, 5, say(zh="路由的各个程序按 id 顺序运行", en="the routing programs run in id order")
+    )
+    for name, order in orders(4, 1).items():
+        if name == "in id order":
+            continue
+        with programs_run(order):
+            r = t6.route(ids, 5)
+        fields = ("counts", "offsets", "sorted_slots", "slot_pos")
+        differ = [f"Routing.{f}" for f in fields if not torch.equal(getattr(r, f), getattr(in_id_order, f))]
+        if differ:
+            fail(
+                T6,
+                f"同一组 topk_ids，路由的各个程序按 {order} 的顺序运行时，{'、'.join(differ)} "
+                "和按 id 顺序运行时（那次是对的）不一样：slot 放到哪里取决于程序运行的先后"
+                "（比如用 atomic 计数器发放位置）；每个位置要由 block_base（前面各块的计数）和块内名次算出来，"
+                "不管哪个程序先跑",
+                f"the same topk_ids with the routing programs run in order {order} gave another "
+                f"{', '.join(differ)} than in id order (which was right): where a slot goes depends on the order "
+                "the programs run (an atomic cursor handing out places, say); compute each place from block_base "
+                "(the counts of the blocks before) and the rank in the block, whichever program runs first",
+                "2.2",
+            )

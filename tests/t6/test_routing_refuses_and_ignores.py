@@ -1,0 +1,171 @@
+"""T6.1: what route refuses (bad input), what it ignores (ids out of range), and no tokens at all."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T6, check_routing, make_ids, names_one_of, raised_by
+from bounds import AddressWatch, padded_integers, padding_written
+from support import DEVICE, INTERPRETING
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
+    ("an id >= num_experts", lambda: torch.tensor([[0, 4], [1, 2]]), 4, "topk_ids"),
+    ("a negative id", lambda: torch.tensor([[0, -1], [1, 2]]), 4, "topk_ids"),
+    ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
+    ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
+    ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
+    ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
+]
+
+
+@pytest.mark.t6_1
+@pytest.mark.parametrize("what, make, experts, name", BAD_ROUTES, ids=[b[0] for b in BAD_ROUTES])
+def test_route_refuses_bad_input(t6, what, make, experts, name):
+    ids = make().to(DEVICE)
+    before = ids.clone()
+    deeper = None  # an error from further in than the checks
+    try:
+        t6.route(ids, experts)
+    except (ValueError, TypeError) as e:
+        if not names_one_of(str(e), (name,)):
+            fail(
+                T6,
+                f"{what}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}",
+                f"{what}: route raised {type(e).__name__}, but its message does not name the argument {name}: {e}",
+                "2.3",
+            )
+    except NotImplementedError:
+        raise  # a body not written yet: the suite says so in its own words
+    except Exception as e:  # noqa: BLE001 - an error from further in (a kernel, say) is what this reports
+        deeper = f"{type(e).__name__} ({str(e)[:200]})"
+    else:
+        fail(
+            T6,
+            f"{what}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛",
+            f"{what}: route should raise a ValueError (or TypeError) naming {name}, and raised nothing",
+            "2.3",
+        )
+    if deeper:  # reported outside the except, so that the traceback of the learner's error stays out of it
+        fail(
+            T6,
+            f"{what}：route 抛出了 {deeper}，而不是写着 {name} 的 ValueError（或 TypeError）："
+            "这样的输入要在 check_routing_inputs 里、任何一次启动之前拒绝",
+            f"{what}: route raised {deeper}, not a ValueError (or TypeError) naming {name}: refuse such input "
+            "in check_routing_inputs, before any launch",
+            "2.3",
+        )
+    if not torch.equal(ids, before):
+        fail(T6, f"{what}：route 改动了调用者的 topk_ids", f"{what}: route changed the caller's topk_ids", "2.3")
+
+
+# For 5 experts: below 0, in E_BLOCK = 8's spare lanes, past them; and on the CPU, where the watch
+# stops any access, 2**32 + 1, which an int64 id narrowed to int32 before its check turns into expert 1.
+OUT_OF_RANGE = (-1, -3, 5, 6, 7, 8, 11) + ((2**32 + 1,) if INTERPRETING else ())
+
+
+@pytest.mark.t6_1
+def test_route_ignores_ids_out_of_range(t6, monkeypatch):
+    """With check_ids=False (and under graph capture) nothing looks at the ids on the host, so the
+    kernels meet ids outside [0, E) themselves.  §2.3: such a slot is counted for no expert and gets
+    no sorted row; the other slots are routed as if it were not there; no kernel reads or writes
+    outside its tensors.  The interpreter's addresses are watched (an access outside is counted and
+    not made); the routing's integer tensors sit inside zeroed padding, so a GPU cannot fault there."""
+    experts, tokens, top_k = 5, 150, 2  # 300 slots: three routing blocks
+    ids = make_ids("skewed", tokens, top_k, experts)
+    bad = torch.randperm(tokens * top_k)[: 6 * len(OUT_OF_RANGE)]
+    ids.view(-1)[bad.to(DEVICE)] = torch.tensor(OUT_OF_RANGE).repeat(6).to(DEVICE)
+    before = ids.clone()
+    case = say(
+        zh=f"{tokens * top_k} 个 slot 里有 {len(bad)} 个的专家号不在 [0, {experts}) 里（{list(OUT_OF_RANGE)}），"
+        "route(..., check_ids=False)",
+        en=f"{len(bad)} of {tokens * top_k} slots with expert ids outside [0, {experts}) ({list(OUT_OF_RANGE)}), "
+        "route(..., check_ids=False)",
+    )
+    made = padded_integers(monkeypatch)
+    watch = AddressWatch(t6, monkeypatch, ("count_experts", "scan_counts", "scatter_slots"))
+    try:
+        r = t6.route(ids, experts, check_ids=False)
+    except (ValueError, TypeError) as e:
+        fail(
+            T6,
+            f"{case}：route 抛出了 {type(e).__name__}：{e}；check_ids=False 时主机不看专家号，越界的号由 kernel 忽略",
+            f"{case}: route raised {type(e).__name__}: {e}; with check_ids=False the host does not look at the "
+            "ids, and the kernels ignore those out of range",
+            "2.3",
+        )
+    finally:
+        monkeypatch.undo()
+    for kernel, lanes in watch.outside.items():
+        fail(
+            T6,
+            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            "（这里拦下了，没有真的读写）：越界的专家号不算进任何专家，也不能拿来当下标",
+            f"{case}: {kernel} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            "given (stopped here, not made): an id out of range counts for no expert and is never an index",
+            "2.3",
+        )
+    stray = padding_written(made)
+    if stray:
+        fail(
+            T6,
+            f"{case}：route 的 kernel 写到了它的整数张量之外的 {stray} 个单元",
+            f"{case}: route's kernels wrote {stray} cells just outside its integer tensors",
+            "2.3",
+        )
+    flat = ids.reshape(-1).cpu()
+    inside = (flat >= 0) & (flat < experts)
+    want_counts = torch.bincount(flat[inside], minlength=experts).int()
+    kept = int(inside.sum())
+    want_sorted = torch.sort(torch.where(inside, flat, experts), stable=True).indices[:kept].int()
+    got_counts, got_offsets = r.counts.cpu(), r.offsets.cpu()
+    if not torch.equal(got_counts, want_counts) or not torch.equal(got_offsets, want_counts.cumsum(0).int()):
+        fail(
+            T6,
+            f"{case}：counts 应当只数范围内的号，{want_counts.tolist()}，offsets 是它的累加和；"
+            f"得到 counts {got_counts.tolist()}，offsets {got_offsets.tolist()}",
+            f"{case}: counts should count the ids in range alone, {want_counts.tolist()}, and offsets be their "
+            f"running sum; got counts {got_counts.tolist()}, offsets {got_offsets.tolist()}",
+            "2.3",
+        )
+    got = r.sorted_slots.cpu()[:kept]
+    if not torch.equal(got, want_sorted):
+        at = int((got != want_sorted).nonzero()[0])
+        fail(
+            T6,
+            f"{case}：sorted_slots 的前 {kept} 行应当是范围内的 slot 按专家稳定排好序，从第 {at} 行起不对："
+            f"应当是 slot {int(want_sorted[at])}，得到 {int(got[at])}",
+            f"{case}: the first {kept} rows of sorted_slots should be the slots in range, stably sorted by "
+            f"expert; wrong from row {at} on: slot {int(want_sorted[at])} expected, got {int(got[at])}",
+            "2.3",
+        )
+    if not torch.equal(r.slot_pos.cpu()[want_sorted.long()], torch.arange(kept, dtype=torch.int32)):
+        fail(
+            T6,
+            f"{case}：范围内的 slot s 的 slot_pos[s] 应当是它在 sorted_slots 里的行",
+            f"{case}: slot_pos[s] of a slot s in range should be its row in sorted_slots",
+            "2.3",
+        )
+    if not torch.equal(ids, before):
+        fail(T6, f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
+
+
+@pytest.mark.t6_1
+def test_route_of_no_tokens(t6):
+    """0 tokens is valid input (a batch with nothing for this layer): an empty Routing whose counts
+    and offsets are all 0 (§2.3's checks look at the ids only when there are some)."""
+    ids = torch.empty((0, 2), dtype=torch.int64, device=DEVICE)
+    case = say(zh="0 个 token（topk_ids 是 [0, 2]），4 个专家", en="0 tokens (topk_ids [0, 2]), 4 experts")
+    r, error = raised_by(lambda: t6.route(ids, 4))
+    if error:
+        fail(
+            T6,
+            f"{case}：这是合法的输入，route 却抛出了 {error}",
+            f"{case}: valid input, yet route raised {error}",
+            "2.3",
+        )
+    check_routing(r, ids, 4, case)

@@ -1,0 +1,220 @@
+"""T6.2: the tile schedule over ragged groups, and what its kernels read: their own tensors,
+nothing before the offsets."""
+
+import pytest
+import torch
+import triton
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T6, TRACE_INTS, Accesses, check_inside, offsets_after_poison
+from bounds import AddressWatch
+from support import DEVICE
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T6.2 the tile schedule over ragged groups
+# ================================================================================================
+SCHEDULE_CASES = [  # (rows per expert, BLOCK_M, BLOCK_N, N, programs, GROUP_M)
+    ([5, 0, 9], 4, 16, 32, 3, 2),  # §3's picture
+    ([0, 0, 0, 7], 4, 16, 16, 2, 1),  # empty experts first
+    ([0, 0, 0], 4, 16, 48, 3, 2),  # nothing at all
+    ([33], 16, 16, 40, 3, 4),  # every row on one expert; N not a multiple of BLOCK_N
+    ([1], 16, 16, 16, 3, 1),  # one row
+    ([16, 32, 0, 48, 0], 16, 16, 32, 5, 2),  # multiples of BLOCK_M
+    ([3, 17, 1, 0, 30, 2, 0, 5, 12], 8, 16, 24, 4, 2),
+]
+
+
+def upper_bound(counts, bm, bn, n):
+    return (triton.cdiv(sum(counts), bm) + min(len(counts), sum(counts))) * triton.cdiv(n, bn)
+
+
+def expected_tiles(counts, bm, bn, n):
+    """{(expert, pid_m, pid_n): (row_begin, row_end)} of every tile the counts give."""
+    want, start = {}, 0
+    for e, c in enumerate(counts):
+        for pm in range(triton.cdiv(c, bm)):
+            for pn in range(triton.cdiv(n, bn)):
+                want[(e, pm, pn)] = (start + pm * bm, min(start + (pm + 1) * bm, start + c))
+        start += c
+    return want
+
+
+def run_schedule(probes, counts, bm, bn, n, progs, group_m):
+    cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
+    offs = cnt.cumsum(0).int()
+    trace = torch.zeros(max(1, upper_bound(counts, bm, bn, n)) * TRACE_INTS, dtype=torch.int32, device=DEVICE)
+    probes.schedule_probe[(progs,)](
+        cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
+    )
+    return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
+
+
+def check_schedule(rows, counts, bm, bn, n, progs, case):
+    want = expected_tiles(counts, bm, bn, n)
+    total = len(want)
+    seen = {}
+    for tile, (epilogues, e, pm, pn, begin, end, prog) in enumerate(rows):
+        if tile >= total:
+            if epilogues:
+                fail(
+                    T6,
+                    f"{case}：一共只有 {total} 个 tile，tile 号 {tile} 却也被做了：循环要停在设备上读出的总数",
+                    f"{case}: there are {total} tiles, yet tile id {tile} was done too: the loop must stop at "
+                    "the total read on the device",
+                    "3.4",
+                )
+            continue
+        if epilogues != 1:
+            fail(
+                T6,
+                f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次",
+                f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected",
+                "3.4",
+            )
+        if prog != tile % progs:
+            fail(
+                T6,
+                f"{case}：tile {tile} 由程序 {prog} 做了，{progs} 个常驻程序里应当是程序 {tile % progs}",
+                f"{case}: tile {tile} was done by program {prog}; of {progs} persistent programs, program "
+                f"{tile % progs} should",
+                "3.4",
+            )
+        key = (e, pm, pn)
+        if key not in want:
+            fail(
+                T6,
+                f"{case}：tile {tile} 被放在专家 {e} 的 (pid_m={pm}, pid_n={pn})，这个专家没有这个 tile",
+                f"{case}: tile {tile} was placed at expert {e}, (pid_m={pm}, pid_n={pn}), which that expert does "
+                "not have",
+                "3.3",
+            )
+        if key in seen:
+            fail(
+                T6,
+                f"{case}：tile {seen[key]} 和 tile {tile} 做的是同一个 (专家 {e}, pid_m={pm}, pid_n={pn})",
+                f"{case}: tiles {seen[key]} and {tile} both did (expert {e}, pid_m={pm}, pid_n={pn})",
+                "3.3",
+            )
+        seen[key] = tile
+        if begin == want[key][0] and end > begin + bm:
+            fail(
+                T6,
+                f"{case}：专家 {e} 的 tile (pid_m={pm}) 从排好序的第 {begin} 行开始，这没错，但它的 row_end 是 {end}，"
+                f"超过了 row_begin + BLOCK_M = {begin + bm}：传给 finish_tile 的 row_end 最多是 row_begin + BLOCK_M"
+                "（一个 tile 至多 BLOCK_M 行；专家先结束时就是专家的末行）",
+                f"{case}: expert {e}'s tile (pid_m={pm}) starts at sorted row {begin}, as it should, but its row_end "
+                f"is {end}, past row_begin + BLOCK_M = {begin + bm}: the row_end passed to finish_tile must be at most "
+                "row_begin + BLOCK_M (a tile has at most BLOCK_M rows; the expert's end where that comes first)",
+                "3.2",
+            )
+        if (begin, end) != want[key]:
+            a, b = want[key]
+            mixes = end > b and any(b <= s < end for s in (sum(counts[: x + 1]) for x in range(len(counts))))
+            fail(
+                T6,
+                f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是排好序的第 {begin}..{end - 1} 行，应当是 {a}..{b - 1}"
+                + ("：它越过了这个专家的最后一行，混进了下一个专家的行" if mixes else ""),
+                f"{case}: expert {e}'s tile (pid_m={pm}) covers sorted rows {begin}..{end - 1}, rows {a}..{b - 1} "
+                "expected" + (": it runs past the expert's last row into the next expert's" if mixes else ""),
+                "3.2",
+            )
+    missing = sorted(set(want) - set(seen))
+    if missing:
+        fail(
+            T6,
+            f"{case}：{len(missing)} 个 tile 没人做，例如 (专家, pid_m, pid_n) = {missing[0]}",
+            f"{case}: {len(missing)} tiles were not done, (expert, pid_m, pid_n) = {missing[0]} for one",
+            "3.3",
+        )
+
+
+@pytest.mark.t6_2
+def test_every_tile_of_every_expert_once(probes):
+    """Over many distributions: each tile of each expert exactly once, by program tile % programs,
+    on its expert's rows only; no tile id past the total touched."""
+    cases = SCHEDULE_CASES + [  # and two random ones, from the test's seed
+        ([int(c) for c in torch.randint(0, 20, (int(torch.randint(1, 9, (1,))),))], 8, 16, 32, 3, 2) for _ in range(2)
+    ]
+    for counts, bm, bn, n, progs, group_m in cases:
+        rows = run_schedule(probes, counts, bm, bn, n, progs, group_m)
+        case = say(
+            zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N={n}，BLOCK_N={bn}，{progs} 个程序",
+            en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
+        )
+        check_schedule(rows, counts, bm, bn, n, progs, case)
+
+
+@pytest.mark.t6_2
+def test_tile_counts_and_places_alone(probes):
+    """expert_tile_counts and locate_tile, without the loop: each global tile's expert, and every
+    tile of an expert exactly once."""
+    counts, bm, bn, n = [5, 0, 9, 1, 0], 4, 16, 32
+    num_pid_n = triton.cdiv(n, bn)
+    want_m = [triton.cdiv(c, bm) for c in counts]
+    want_ends = torch.tensor(want_m).mul(num_pid_n).cumsum(0).tolist()
+    tiles = want_ends[-1]
+    cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
+    found = torch.full((3 * tiles + 2 * len(counts),), -1, dtype=torch.int32, device=DEVICE)
+    probes.locate_probe[(tiles,)](cnt, found, len(counts), num_pid_n, bm, 2, probes.e_block(len(counts)))
+    found = found.cpu().tolist()
+    m_blocks, ends = found[3 * tiles : 3 * tiles + len(counts)], found[3 * tiles + len(counts) :]
+    case = say(
+        zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N 方向 {num_pid_n} 块",
+        en=f"rows per expert {counts}, BLOCK_M={bm}, {num_pid_n} blocks along N",
+    )
+    if m_blocks != want_m or ends != want_ends:
+        fail(
+            T6,
+            f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}",
+            f"{case}: expert_tile_counts should give m_blocks {want_m} and tile_ends {want_ends}, got {m_blocks} "
+            f"and {ends}",
+            "3.3",
+        )
+    want = expected_tiles(counts, bm, bn, n)
+    places = [tuple(found[3 * t : 3 * t + 3]) for t in range(tiles)]
+    for t, (e, pm, pn) in enumerate(places):
+        owner = sum(end <= t for end in want_ends)
+        if e != owner or (e, pm, pn) not in want:
+            fail(
+                T6,
+                f"{case}：全局 tile {t} 属于专家 {owner}，locate_tile 给出 (专家 {e}, pid_m={pm}, pid_n={pn})",
+                f"{case}: global tile {t} is expert {owner}'s; locate_tile gave (expert {e}, pid_m={pm}, pid_n={pn})",
+                "3.3",
+            )
+    if len(set(places)) != len(places):
+        fail(
+            T6,
+            f"{case}：locate_tile 把两个全局 tile 放到了同一个位置：{places}",
+            f"{case}: locate_tile put two global tiles at one place: {places}",
+            "3.3",
+        )
+
+
+@pytest.mark.t6_2
+def test_schedule_reads_only_counts_and_offsets(probes, monkeypatch):
+    """grouped_tiles, record-only, reads counts and offsets and writes the trace, nothing else: on
+    the interpreter each access is watched; the offsets follow poison, which a GPU would read."""
+    accesses = Accesses()
+    watch = AddressWatch(probes, monkeypatch, ("schedule_probe",), seen=accesses)
+    for counts, bm, bn, n, progs, group_m in (SCHEDULE_CASES[0], SCHEDULE_CASES[-1]):
+        cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
+        offs = offsets_after_poison(cnt.cumsum(0).int())
+        trace = torch.zeros(upper_bound(counts, bm, bn, n) * TRACE_INTS, dtype=torch.int32, device=DEVICE)
+        accesses.log.clear()
+        probes.schedule_probe[(progs,)](
+            cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
+        )
+        case = say(
+            zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N={n}，BLOCK_N={bn}，{progs} 个程序",
+            en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
+        )
+        check_inside(
+            watch, accesses, offs, case, say(zh="只记录模式下的 grouped_tiles", en="grouped_tiles (record-only)"), "3.2"
+        )
+        rows = [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
+        check_schedule(rows, counts, bm, bn, n, progs, case)
