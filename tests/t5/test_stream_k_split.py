@@ -167,6 +167,7 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         (torch.float16, "auto", 100, 70, 96, 4),
         (torch.float16, "tail", 128, 160, 96, 7),  # 20 tiles on 7: a last wave of 6, and one of 7, by stream-K
         (torch.float16, "split", 64, 40, 256, 9),  # split-K: 4 tiles, each cut in two along K, on 8 programs
+        (torch.float16, "split", 128, 96, 64, 5),  # 12 tiles, more than half the 5 slots: whole tiles
     ]
     # On a GPU also tiles shared by 8 programs each (4 and 6 tiles, long K): with one or two programs
     # per tile a sum in no fixed order can still come out the same every run.
