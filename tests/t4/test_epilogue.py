@@ -38,7 +38,7 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)  # C's cells in buf
     written_outside = (buf != before) & ~inside
     stray = written_outside.sum().item()
-    if stray and overhang_only(written_outside, c, grid, bm, bn):
+    if stray and overhang_only(written_outside, c, grid, bm, bn) and overhang_holds_acc(buf, written_outside, c, acc):
         pytest.fail(
             say(
                 zh=f"{case}：C 之外有 {stray} 个单元被写了，全都在边上的 tile 伸出 C 的位置（第 M 行、第 N 列以外）："
@@ -46,6 +46,19 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
                 en=f"{case}: {stray} cells outside C were written, all of them where edge tiles stick out of C past "
                 f"row M or column N: store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); "
                 f"{read('T4.3')}. {loads}",
+            ),
+            pytrace=False,
+        )
+    if stray and overhang_only(written_outside, c, grid, bm, bn):  # where tiles stick out, wrong values
+        pytest.fail(
+            say(
+                zh=f"{case}：C 之外有 {stray} 个单元被写了，位置都在边上的 tile 伸出 C 的地方，"
+                f"但写进去的不是 acc 在那些位置上的值，所以不只是掩码的事：C 的地址不对，"
+                f"按 stride_cm（行）、stride_cn（列）给 C 寻址；"
+                f"{read('T4.3')}。{loads}",
+                en=f"{case}: {stray} cells outside C were written, where edge tiles stick out of C, but not with "
+                f"the values of acc that belong there, so it is not the mask alone: C's addresses are off; address "
+                f"C with stride_cm for rows and stride_cn for columns; {read('T4.3')}. {loads}",
             ),
             pytrace=False,
         )
@@ -83,12 +96,30 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     )
 
 
+def overhang_addresses(c, rows, cols, device):
+    """The buffer offset of every cell (row, col) of the tiles' extent: C's addresses, continued."""
+    rows, cols = torch.arange(rows, device=device), torch.arange(cols, device=device)
+    return c.storage_offset() + rows[:, None] * c.stride(0) + cols[None, :] * c.stride(1)
+
+
+def overhang_holds_acc(buf, written, c, acc):
+    """Whether each cell written outside C holds (to a percent) the acc value of the tile cell whose
+    address it is: what a store at C's own addresses with a loose mask leaves, and what misplaced
+    addresses (swapped strides, say) do not, though they too can land where the tiles stick out."""
+    at = overhang_addresses(c, acc.shape[0], acc.shape[1], buf.device).flatten()
+    want = acc.flatten().to(buf.dtype).float()
+    inside = (at >= 0) & (at < buf.numel())
+    at, want = at[inside], want[inside]
+    single = torch.bincount(at, minlength=buf.numel())[at] == 1  # an address two cells share proves nothing
+    hit = written.flatten()[at] & single
+    got = buf.flatten()[at].float()
+    return bool(torch.isclose(got[hit], want[hit], rtol=1e-2, atol=1e-2).all())
+
+
 def overhang_only(written, c, grid, bm, bn):
     """Whether every cell written outside C (a boolean tensor over C's buffer) lies where the grid's
     tiles stick out of C: C's own addresses, continued past row M and column N."""
-    rows = torch.arange(grid[0] * bm, device=written.device)
-    cols = torch.arange(grid[1] * bn, device=written.device)
-    at = (c.storage_offset() + rows[:, None] * c.stride(0) + cols[None, :] * c.stride(1)).flatten()
+    at = overhang_addresses(c, grid[0] * bm, grid[1] * bn, written.device).flatten()
     overhang = torch.zeros(written.numel(), dtype=torch.bool, device=written.device)
     overhang[at[(at >= 0) & (at < written.numel())]] = True
     return not (written.flatten() & ~overhang).any()
