@@ -189,17 +189,26 @@ def pytest_runtest_makereport(item, call):
             f"skip a check: a skipped check does not pass",
         )
     if report.failed:
+        pytest_cmd = f"{_this_python(item.config.rootpath)} -m pytest"
         report.sections.append(
             (
                 "seed",
                 say(
-                    zh=f"SEED={SEED}：SEED={SEED} pytest '{item.nodeid}' 重放这项检查；make test SEED={SEED} 重放整轮",
-                    en=f"SEED={SEED}: SEED={SEED} pytest '{item.nodeid}' replays this check; "
+                    zh=f"SEED={SEED}：SEED={SEED} {pytest_cmd} '{item.nodeid}' 重放这项检查；"
+                    f"make test SEED={SEED} 重放整轮",
+                    en=f"SEED={SEED}: SEED={SEED} {pytest_cmd} '{item.nodeid}' replays this check; "
                     f"make test SEED={SEED} replays the whole run",
                 ),
             )
         )
     return report
+
+
+def _this_python(root):
+    """The interpreter running this suite, as typed from the repo's root: a bare `pytest` is whatever
+    PATH finds first, often one without torch (make test's .venv is never activated)."""
+    rel = os.path.relpath(sys.executable, root)
+    return sys.executable if rel.startswith("..") else rel
 
 
 def _skipped_by_the_suite(item, report):

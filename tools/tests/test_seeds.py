@@ -3,6 +3,7 @@ exactly, through plain pytest and through make test's grader alike."""
 
 import os
 import re
+import sys
 
 import pytest
 
@@ -32,7 +33,9 @@ def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo, run_
     error = lambda out: re.search(r"relative error (\S+) > 1e-5", out)[1]  # noqa: E731 - the part inputs change
     assert "1 failed" in first and error(first) == error(again)
     assert error(other) != error(first)
-    assert "SEED=11 pytest 'tests/t4/test_mainloop.py::test_mainloop_accumulates_in_fp32' replays this check" in first
+    replay = re.search(r"SEED=11 (\S+) -m pytest '(\S+)' replays this check", first)
+    assert replay and replay[2] == "tests/t4/test_mainloop.py::test_mainloop_accumulates_in_fp32"
+    assert os.path.samefile(os.path.join(repo, replay[1]), sys.executable)  # the python that ran it
     assert "SEED=11" in first.splitlines()[0] or "SEED=11" in first  # the header names it too
 
 
