@@ -79,6 +79,9 @@ def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
     return out
 
 
+UNIT = "unit:"  # advance_mistake's prefix for a block moved BLOCK_K elements (unit_advance)
+
+
 def advance_mistake(probes, M, N, K, blocks, layout, dtype):
     """Which pointer advance uses the wrong stride, if the loop matches one in torch: the case run
     again inside finite padding wide enough for the wrong advance, against the simulated loops."""
@@ -100,7 +103,34 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
         if (a_step, b_step) != (bk * sak, bk * sbk):
             if rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step)) < ACC_RTOL[dtype]:
                 return name
+    unit = unit_advance(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype])
+    return unit and UNIT + unit
+
+
+def unit_advance(a, a_buf, b, b_buf, bk, got, rtol):
+    """Which pointer block moves BLOCK_K elements per iteration where it should move BLOCK_K strides
+    along K, if the loop's result is what that loop computes (on these buffers, padding and all).
+    Only where neither of that block's strides is 1: else BLOCK_K elements is BLOCK_K strides along
+    K (right) or along M or N (advance_mistake's words)."""
+    right = (bk * a.stride(1), bk * b.stride(0))
+    a_unit, b_unit = 1 not in a.stride(), 1 not in b.stride()
+    candidates = {"a_ptrs": (a_unit, (bk, right[1])), "b_ptrs": (b_unit, (right[0], bk))}
+    candidates["a_ptrs, b_ptrs"] = (a_unit and b_unit, (bk, bk))
+    for name, (apart, steps) in candidates.items():
+        if apart and rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *steps)) < rtol:
+            return name
     return None
+
+
+def unit_advance_words(unit):
+    """What to say when unit_advance found `unit`, the pointer block(s) moved BLOCK_K elements."""
+    return say(
+        zh=f"结果正好等于 {unit} 每次只前移 BLOCK_K 个元素，好像沿 K 的 stride 是 1：指针块本身建对了，"
+        f"错在每次迭代的移动：a_ptrs 前移 BLOCK_K * stride_ak，b_ptrs 前移 BLOCK_K * stride_bk",
+        en=f"it is exactly what the loop computes when {unit} advance{'s' if ',' not in unit else ''} "
+        f"by BLOCK_K elements, as if the stride along K were 1: the blocks are built right, the move "
+        f"is wrong: advance a_ptrs by BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk",
+    )
 
 
 def right_when_row_major(probes, a, b, blocks, dtype):
@@ -148,8 +178,8 @@ def blockwise(a, b, bk, round_partials):
 @pytest.mark.case_words(layout=BOTH_LAYOUTS)
 def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
     layout_b = layout.b
-    a, _ = poisoned_view(M, K, layout, dtype)
-    b, _ = poisoned_view(K, N, layout_b, dtype)
+    a, a_buf = poisoned_view(M, K, layout, dtype)
+    b, b_buf = poisoned_view(K, N, layout_b, dtype)
     acc = run_mainloop(probes, a, b, (bm, bn, bk))
     case = say(
         zh=f"M={M} N={N} K={K}，BLOCK {bm}x{bn}x{bk}，A 为 {layout}、B 为 {layout_b}，{dtype}，"
@@ -160,6 +190,15 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
     loads = see_loads(M, N, K, bm, bn, bk, dtype, layout=layout, layout_b=layout_b)
     if acc.isnan().any():
         advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
+        if advance and advance.startswith(UNIT):
+            nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
+            pytest.fail(
+                say(
+                    zh=f"{case}：{nan}；{unit_advance_words(advance[len(UNIT) :])}；{read('T4.2', '4.3')}。{loads}",
+                    en=f"{case}: {nan}; {unit_advance_words(advance[len(UNIT) :])}; {read('T4.2', '4.3')}. {loads}",
+                ),
+                pytrace=False,
+            )
         if advance:
             # in words, not the line itself: the §8 table shows this message in the explainer
             right = say(
@@ -232,6 +271,8 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
                 en=f"it equals the product over the first {whole} k only, without the K tail of {K - whole}: "
                 f"the loop must run tl.cdiv(K, BLOCK_K) times, the last block masked past K",
             )
+        elif unit := unit_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):
+            sections, hint = ("4.3",), unit_advance_words(unit)
         elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
             sections = ("3", "3.1")
             hint = layout_dependent(hint)
