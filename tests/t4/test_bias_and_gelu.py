@@ -108,6 +108,15 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
         )
     elif activation == "gelu" and rel_err(out[:, :N], tanh_gelu(x)) <= 1e-5:
         hint = tanh_gelu_hint(x)
+    elif has_bias and bm == bn:  # a square tile: bias[:, None] broadcasts too, down the rows
+        by_row = acc.double() + bias_down_the_rows(bias, N, bm, tiles)
+        if rel_err(out[:, :N], (gelu(by_row) if activation == "gelu" else by_row)[:, :N]) <= 1e-5:
+            hint = say(
+                zh="结果正好是 bias 沿行方向加上去的（tile 的第 i 行加 bias[offs_n[i]]）：bias 每列一个值，"
+                "要广播成 bias[None, :]",
+                en="it is exactly the bias added down the rows (row i of the tile got bias[offs_n[i]]): the "
+                "bias has one value per column, so broadcast it as bias[None, :]",
+            )
     pytest.fail(
         say(
             zh=f"{case}：相对误差 {err:.2e} > 1e-5；{hint}；{read('T4.5')}",
@@ -115,6 +124,14 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
         ),
         pytrace=False,
     )
+
+
+def bias_down_the_rows(bias, N, bm, tiles):
+    """What a square tile gets from the bias broadcast as bias[:, None]: in tile t, row i holds the
+    bias of column t * BLOCK_N + i (0 past N, the load's mask), as wide as the probe's acc."""
+    cols = torch.arange(tiles * bm, device=bias.device).view(tiles, bm)  # BLOCK_N == BLOCK_M here
+    values = torch.where(cols < N, bias.double()[cols.clamp(max=N - 1)], 0.0)  # [tile, row]
+    return values.t()[:, :, None].expand(bm, tiles, bm).reshape(bm, tiles * bm)
 
 
 # ================================================================================================
