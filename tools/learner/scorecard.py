@@ -158,15 +158,17 @@ def advice(lesson, rows, blocked, seed, whole=False):
         ]
     after = next_lesson(lesson) if whole else None
     then = (
-        [
-            paint(
+        [  # wrapped as every other line of the card: it is the longest (README: "a long line wraps")
+            paint(line, "1")
+            for line in wrap(
                 say(
-                    zh=f"  下一课：{after.id}（{after.title_zh or after.title}），直接 make test 就会给它评分；"
+                    zh=f"下一课：{after.id}（{after.title_zh or after.title}），直接 make test 就会给它评分；"
                     f"{read(after.steps[0], titled=True)}",
-                    en=f"  Next lesson: {after.id}, {after.title}: make test now grades it; "
+                    en=f"Next lesson: {after.id}, {after.title}: make test now grades it; "
                     f"{read(after.steps[0], titled=True)}",
                 ),
-                "1",
+                8,
+                first="  ",
             )
         ]
         if after is not None
