@@ -17,6 +17,9 @@ def wrap(text, indent, first=None):
     """text wrapped to the terminal, every line of it kept (never cut), each line indented."""
     out = []
     for line in text.splitlines() or [""]:
+        if i18n.display_width(line.rstrip()) <= max(20, WIDTH - indent):
+            out.append(line.rstrip())  # as it is: a line that fits keeps its runs of spaces (a grid's columns)
+            continue
         lead = " " * (len(line) - len(line.lstrip()))
         out += i18n.wrap(line, max(20, WIDTH - indent), first=lead, rest=lead)  # CJK-aware, by display width
     pad = " " * indent
