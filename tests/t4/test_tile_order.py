@@ -22,12 +22,13 @@ def run_tile_coords(probes, num_pid_m, num_pid_n, group_m):
 
 
 def picture(coords, num_pid_m, num_pid_n):
-    """The pid that computed each tile, as the grid of C tiles ('?' never computed, '!' twice)."""
+    """The pid that computed each tile, as the grid of C tiles ('?' never computed, '!' twice); every
+    column as wide as the grid's largest pid, so that two pictures of one grid line up."""
     cells = [["?"] * num_pid_n for _ in range(num_pid_m)]
     for pid, (m, n) in enumerate(coords):
         if 0 <= m < num_pid_m and 0 <= n < num_pid_n:
             cells[m][n] = str(pid) if cells[m][n] == "?" else "!"
-    width = max(len(c) for row in cells for c in row) + 1
+    width = len(str(num_pid_m * num_pid_n - 1)) + 1
     return "\n".join("    " + "".join(c.rjust(width) for c in row) for row in cells)
 
 
