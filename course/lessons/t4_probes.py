@@ -7,6 +7,7 @@ import triton.language as tl
 
 from course import seam
 from course.i18n import say
+from course.messages import read
 from course.registry import lesson
 
 T4 = lesson("T4")
@@ -21,14 +22,14 @@ bias_and_activation = _t4.bias_and_activation
 # import; a jitted function reads a global only as a constexpr.
 ACC_NOT_FP32 = tl.constexpr(
     say(
-        zh="T4.2：mainloop 必须返回 float32 累加器（tl.zeros(..., dtype=tl.float32)），详见 §4",
-        en="T4.2: mainloop must return a float32 accumulator (tl.zeros(..., dtype=tl.float32)); see §4",
+        zh=f"T4.2：mainloop 必须返回 float32 累加器（tl.zeros(..., dtype=tl.float32)）；{read('T4.2', '4.2')}",
+        en=f"T4.2: mainloop must return a float32 accumulator (tl.zeros(..., dtype=tl.float32)); {read('T4.2', '4.2')}",
     )
 )
 TILE_NOT_FP32 = tl.constexpr(
     say(
-        zh="T4.5：bias_and_activation 必须返回 float32 的 tile，类型转换只在 epilogue 里做，详见 §5.2",
-        en="T4.5: bias_and_activation must return the float32 tile; cast only in the epilogue; see §5.2",
+        zh=f"T4.5：bias_and_activation 必须返回 float32 的 tile，类型转换只在 epilogue 里做；{read('T4.5')}",
+        en=f"T4.5: bias_and_activation must return the float32 tile; cast only in the epilogue; {read('T4.5')}",
     )
 )
 
