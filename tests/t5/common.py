@@ -168,6 +168,19 @@ def crash_site(exc):
     return site, inner
 
 
+def tma_rule_broken(t):
+    """The first of TMA's three rules (§3.2) that the 2-D tensor t breaks, as (zh, en), or None: the
+    suite's own check, so that a wrong tma_problem is not taken for a wrong tma_ready."""
+    if t.stride(1) != 1:
+        return "最后一维不连续（stride(1) 不是 1）", "its last dimension is not contiguous (stride(1) is not 1)"
+    pitch = t.stride(0) * t.element_size()
+    if pitch % 16:
+        return f"行距 {pitch} 字节，不是 16 的倍数", f"its rows are {pitch} bytes apart, not a multiple of 16"
+    if t.data_ptr() % 16:
+        return "基地址没有 16 字节对齐", "its base address is not 16-byte aligned"
+    return None
+
+
 def run_matmul(t5, case, section, *args, **kwargs):
     """t5.matmul; a crash inside TensorDescriptor or inside the kernel becomes a failure that says
     what broke, where, and what to read.  A body not written yet still fails as one."""
