@@ -197,14 +197,12 @@ def run_matmul(t5, case, section, *args, **kwargs):
         if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
             fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
+            zh, en, at = refused_because(t5, args, kwargs)
             fail(
                 T5,
-                f"{case}：TensorDescriptor 不接受传给它的张量（{said}）：make_descriptors 用的 a、b 和 C 都要满足 "
-                "TMA 的规矩，tma_ready 要把违规的操作数换成 aligned_copy()",
-                f"{case}: TensorDescriptor refused a tensor ({said}): every tensor make_descriptors builds a "
-                "descriptor on must keep TMA's rules, so tma_ready must replace an operand that breaks one "
-                "with aligned_copy()",
-                "3.2",
+                f"{case}：TensorDescriptor 不接受传给它的张量（{said}）：{zh}",
+                f"{case}: TensorDescriptor refused a tensor ({said}): {en}",
+                at,
             )
         fail(
             T5,
@@ -213,6 +211,61 @@ def run_matmul(t5, case, section, *args, **kwargs):
             "come from make_descriptors) and calls your functions",
             section,
         )
+
+
+def refused_because(t5, args, kwargs):
+    """Why a descriptor was refused, as (zh, en, section), named only as far as it is seen: an operand
+    that tma_ready returns breaking a rule, a C that the learner's tma_problem let through, or else
+    (every tensor keeps the rules) a descriptor built on some other tensor in make_descriptors."""
+    try:
+        a, b = args[:2]
+        a2, b2, kmajor = t5.tma_ready(a, b, kwargs.get("tma_fallback", True))
+        out = kwargs.get("out")
+        c_passed = out is not None and t5.tma_problem(out, "c") is None
+    except Exception:  # noqa: BLE001 - what cannot be asked again keeps the general sentence
+        return (
+            "make_descriptors 用的 a、b 和 C 都要满足 TMA 的规矩，tma_ready 要把违规的操作数换成 aligned_copy()",
+            "every tensor make_descriptors builds a descriptor on must keep TMA's rules, so tma_ready must "
+            "replace an operand that breaks one with aligned_copy()",
+            "3.2",
+        )
+    for name, t in (("a", a2), ("b", b2)):
+        broken = tma_rule_broken(t)
+        if broken is not None:
+            read = (
+                ("（按 K-major 读的 (N, K) 张量）", " (the (N, K) tensor read K-major)")
+                if name == "b" and kmajor
+                else ("", "")
+            )
+            fix = (
+                "违规的操作数要换成 aligned_copy()",
+                "an operand that breaks one must be replaced with aligned_copy()",
+            )
+            if name == "b" and not kmajor and tma_rule_broken(t.t()) is None:
+                fix = (
+                    "而 b.t() 满足规矩：按 K-major 读它（b_kmajor=True），不用复制",
+                    "b.t() keeps them: read it K-major (b_kmajor=True), no copy",
+                )
+            return (
+                f"tma_ready 返回的 {name}{read[0]} {broken[0]}：{fix[0]}",
+                f"the {name} tma_ready returns{read[1]} breaks a rule: {broken[1]}; {fix[1]}",
+                "3.2",
+            )
+    broken = tma_rule_broken(out) if c_passed else None
+    if broken is not None:
+        return (
+            f"C {broken[0]}，tma_problem(c) 却返回 None，于是 C 没有换成对齐的副本",
+            f"C breaks a rule ({broken[1]}), yet tma_problem(c) returned None, so C was not replaced by an "
+            "aligned copy",
+            "3.2",
+        )
+    return (
+        "tma_ready 返回的 a 和 b 都满足 TMA 的规矩，所以是 make_descriptors 在别的张量上建了描述符："
+        "每个描述符都要建在传进来的那个张量本身上（K-major 时 b 已经是 (N, K) 张量）",
+        "the a and b tma_ready returns keep TMA's rules, so make_descriptors built a descriptor on some other "
+        "tensor: build each on the tensor it is given (read K-major, b is the (N, K) tensor already)",
+        "3.1",
+    )
 
 
 def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
