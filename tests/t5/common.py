@@ -32,9 +32,21 @@ def trace_rows(trace):
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
 
 
-def no_tile_past(rows, tiles, case):
-    """rows[:tiles], after checking that the rows past them (a guard: tile ids the problem lacks) are untouched."""
+def no_tile_past(rows, tiles, case, stream_k=False):
+    """rows[:tiles], after checking that the rows past them (a guard: tile ids the problem lacks) are untouched.
+    stream_k: the launch may have run stream-K too, so either loop may have gone past the last tile."""
     past = [t for t, row in enumerate(rows) if t >= tiles and any(row[:2])]
+    if past and stream_k:
+        fail(
+            T5,
+            f"{case}：只有 {tiles} 个 tile（编号 0..{tiles - 1}），却做了编号 {past} 的 tile：整块 tile 的循环要停在 "
+            "num_tiles 之前，stream-K 的各段加起来正好是 sk_tiles × k_blocks 个 k-block（sk_run 的最后一段停在 total）",
+            f"{case}: there are {tiles} tiles (ids 0..{tiles - 1}), yet tile ids {past} were done: the loop over "
+            "whole tiles stops before num_tiles, and the stream-K runs cover sk_tiles x k_blocks k-blocks in all "
+            "(sk_run's last run ends at total)",
+            "2.2",
+            "4.1",
+        )
     if past:
         fail(
             T5,
@@ -283,7 +295,8 @@ def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
     blocks = f"{config.BLOCK_M}x{config.BLOCK_N}x{config.BLOCK_K}"
     case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode={config.mode}, BLOCK {blocks}"
     c = run_matmul(t5, case, "3.1", a, b, config=config, num_programs=progs, out=out, trace=tr)
-    return c, a, b, (no_tile_past(trace_rows(tr), tiles, case) if trace else None)
+    stream_k = config.mode not in ("dp", "swap")
+    return c, a, b, (no_tile_past(trace_rows(tr), tiles, case, stream_k) if trace else None)
 
 
 def check_product(c, a, b, dtype, case, section):
