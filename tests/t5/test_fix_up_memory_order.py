@@ -25,7 +25,18 @@ def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
         stores = [i for i, e in enumerate(mine) if e.kind == "store" and partial_slot(e) == p]
         raised = [i for i, e in enumerate(mine) if e.kind == "atomic" and flag_at(e) == p]
         if not stores or not raised:
-            saw("程序 {who} 没有存 partial 或没有举 flag", "{who}: no partial stored or no flag raised", p)
+            if not stores:
+                saw("程序 {who} 没有把 partial 存进自己的槽", "{who}: no partial stored in its own slot", p)
+            if not raised and any(e.kind == "store" and flag_at(e) == p for e in mine):
+                saw(
+                    '程序 {who} 用普通的 tl.store 举 flag，不是原子操作：普通 store 没有 release 语义'
+                    '（用 atomic_xchg(flag, 1, sem="release")）',
+                    "{who}: flag raised by a plain tl.store, not an atomic: a store has no release semantics "
+                    '(atomic_xchg(flag, 1, sem="release"))',
+                    p,
+                )
+            elif not raised:
+                saw("程序 {who} 没有举 flag", "{who}: no flag raised", p)
             continue
         if raised[0] < stores[-1]:
             saw("程序 {who} 先举 flag 后存 partial", "{who}: flag was raised before the partial is stored", p)
@@ -91,8 +102,15 @@ def ttir_problems(ttir, role):
     atomics = [(i, line) for i, line in enumerate(lines) if "tt.atomic_rmw" in line or "tt.atomic_cas" in line]
     problems = []
     if role == "publish":
-        if not at["tt.store"] or not atomics:
-            return [("publish_probe 里没有 store 或没有原子操作", "publish_probe has no store or no atomic")]
+        if not at["tt.store"]:
+            return [("publish_probe 里没有 store", "publish_probe has no store")]
+        if not atomics:  # the stores there may raise the flag too, but a plain store has no release semantics
+            return [
+                (
+                    "publish_probe 里没有原子操作：flag 要用 atomic_xchg 举起",
+                    "publish_probe has no atomic: the flag is raised with atomic_xchg",
+                )
+            ]
         if atomics[0][0] < at["tt.store"][-1]:
             problems.append(("先举 flag 后存 partial", "the flag was raised before the partial is stored"))
         elif not any(at["tt.store"][-1] < i < atomics[0][0] for i in at["barrier"]):
