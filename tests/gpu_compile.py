@@ -35,14 +35,36 @@ from course.messages import stub_report
 CACHE = Path(tempfile.gettempdir()) / "course-hopper-compile"
 
 CHILD = r"""
-import json, re, sys
+import json, os, re, sys
 from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource, compile
 from course import seam
 from course.registry import lesson
 
 spec = json.loads(sys.argv[1])
-fn = getattr(seam.load(lesson(spec["lesson"])), spec["kernel"])
+module = seam.load(lesson(spec["lesson"]))
+fn = getattr(module, spec["kernel"])
+
+
+def at_line(e):  # where the innermost compile error with a source points: "path line n (function): the line"
+    site = None
+    while e is not None:
+        if getattr(e, "src", None) and hasattr(getattr(e, "node", None), "lineno"):
+            site = e
+        e = e.__cause__
+    if site is None:
+        return ""
+    name = re.search(r"def\s+(\w+)", site.src)
+    line = site.src.split("\n")[site.node.lineno - 1].strip()
+    func = getattr(getattr(module, name[1], None), "fn", None) if name else None
+    if func is None:
+        return f"{name[1] if name else '?'}: {line}"
+    path = func.__code__.co_filename
+    lines = open(path).read().splitlines()
+    first = next((i for i in range(func.__code__.co_firstlineno - 1, len(lines))
+                  if lines[i].lstrip().startswith(f"def {name[1]}(")), None)
+    shown = os.path.relpath(path) if not os.path.relpath(path).startswith("..") else os.path.basename(path)
+    return f"{shown} line {first + site.node.lineno} ({name[1]}): {line}" if first is not None else line
 
 
 def first_problem(variants):
@@ -59,7 +81,8 @@ def first_problem(variants):
                 inner = inner.__cause__
             text = str(inner)
             stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", text)
-            return ["stub", stub[2]] if stub else ["error", text.strip()[-1500:]]
+            where = "" if stub else at_line(e)
+            return ["stub", stub[2]] if stub else ["error", text.strip()[-1500:] + (f"\n  at {where}" if where else "")]
     return None
 
 
