@@ -101,7 +101,8 @@ def given_code(exc, step_id, found):
     inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
     if not inner or shown_path(inner[-1].filename).startswith(("tests/", "tools/")):
         return None  # the check's own code: its message says what it checked
-    if "§" in str(exc) and any(shown_path(f.filename).startswith("course/") for f in frames):
+    said = str(exc) + str(_chain(exc)[-1])
+    if "§" in said and any(shown_path(f.filename).startswith("course/") for f in frames):
         return None  # the course's own check (a probe's tl.static_assert, raised inside Triton): it says why
     raised = inner[-1]
     place = (
