@@ -37,7 +37,7 @@ CAUSES = {
         "只有 b.t() 本身合规时才能按 K-major 读",
         "Read b K-major only when b.t() itself keeps the rules",
     ),
-    "descriptor-refused": ("TensorDescriptor 不接受传给它的张量", "TensorDescriptor refused a tensor"),
+    "descriptor-refused": ("违反了 TMA 的规矩", "which breaks a TMA rule"),  # tma_ready returned an offender
     "right-half-bias": (
         "右半块的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 列开始",
         "the right half's bias starts at column",
@@ -45,6 +45,13 @@ CAUSES = {
     "left-half-bias": ("左半块的 bias 从第 pid_n * BLOCK_N 列开始", "the left half's bias starts at column"),
     "coords-swapped": ("pid_m 和 pid_n 拿反了", "pid_m and pid_n are the other way round"),
     "row-major-split": ("每个 tile 都按行优先拆开了", "every tile was split row-major"),
+    "even-odd-halves": ("左半块放的是 acc 的偶数列", "left half holds acc's even columns"),
+    "flag-plain-store": ("用普通的 tl.store 举 flag", "flag raised by a plain tl.store"),
+    "descriptor-elsewhere": (
+        "make_descriptors 在别的张量上建了描述符",
+        "make_descriptors built a descriptor on some other",
+    ),
+    "past-stream-k": ("stream-K 的各段加起来", "the stream-K runs cover"),
 }
 
 MISTAKES = (

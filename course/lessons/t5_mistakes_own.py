@@ -241,3 +241,47 @@ OWN += (
         "test_store_tile_subtiled[37-56-torch.float16]",
     ),
 )
+
+# t5learner2 (2026-12-02): a learner's mistakes whose messages named another cause, or none, until now
+OWN += (
+    own(
+        "subtile-even-odd",
+        "T5.4",
+        "the tile reshaped to (BLOCK_M, BLOCK_N // 2, 2) and split: even and odd columns, not two halves",
+        "5",
+        "        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))\n",
+        "        halves = tl.reshape(acc, (BLOCK_M, BLOCK_N // 2, 2))\n",
+        "test_store_tile_subtiled[37-48-torch.float16]",
+        "even-odd-halves",
+    ),
+    own(
+        "flag-plain-store",
+        "T5.3",
+        "the flag raised by a plain tl.store, not a release atomic",
+        "4.2",
+        '    tl.atomic_xchg(flags_ptr + pid, 1, sem="release")\n',
+        "    tl.store(flags_ptr + pid, 1)\n",
+        "test_publish_and_collect_memory_order",
+        "flag-plain-store",
+    ),
+    own(
+        "b-descriptor-on-view",
+        "T5.2",
+        "make_descriptors builds a K-major B's descriptor on b.t(), the (K, N) view, not on the (N, K) tensor",
+        "3.1",
+        "TensorDescriptor.from_tensor(b, [BLOCK_N, BLOCK_K] if b_kmajor else [BLOCK_K, BLOCK_N])",
+        "TensorDescriptor.from_tensor(b.t() if b_kmajor else b, [BLOCK_K, BLOCK_N])",
+        "test_matmul_data_parallel[45-37-83-3-b = W.t()-torch.float16]",
+        "descriptor-elsewhere",
+    ),
+    own(
+        "sk-run-past-total",
+        "T5.3",
+        "sk_run gives the extra k-block to programs 0..extra, one too many: the last run ends past total",
+        "4.1",
+        "    end = begin + base + (pid < extra).to(tl.int32)\n",
+        "    end = begin + base + (pid <= extra).to(tl.int32)\n",
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
+        "past-stream-k",
+    ),
+)

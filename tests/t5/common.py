@@ -140,6 +140,27 @@ def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", b
     return c, buf, before, acc
 
 
+def even_odd_halves(acc, bn):
+    """acc with each bn-wide tile's even columns in its left half and its odd ones in its right half: what
+    a reshape to (BLOCK_M, BLOCK_N // 2, 2) and a split store, in place of the tile's left and right halves."""
+    cols = torch.arange(acc.shape[1], device=acc.device)
+    j, half = cols % bn, bn // 2
+    return acc[:, cols - j + torch.where(j < half, 2 * j, 2 * (j - half) + 1)]
+
+
+def fail_even_odd_halves(case):
+    """Fail for a subtiled store that wrote even_odd_halves(acc) in place of the tile's two halves."""
+    fail(
+        T5,
+        f"{case}：每个 tile 的左半块放的是 acc 的偶数列，右半块是奇数列：reshape 成 (BLOCK_M, BLOCK_N // 2, 2) "
+        "再 split 会这样；要 reshape 成 (BLOCK_M, 2, BLOCK_N // 2)，把 2 permute 到最后，再 split",
+        f"{case}: each tile's left half holds acc's even columns and its right half the odd ones, as a reshape "
+        "to (BLOCK_M, BLOCK_N // 2, 2) and a split give them; reshape to (BLOCK_M, 2, BLOCK_N // 2), permute "
+        "the 2 to the last place, then split",
+        "5",
+    )
+
+
 def check_stored(c, buf, before, want, case, section):
     inside = torch.zeros(buf.shape, dtype=torch.bool, device=DEVICE)
     inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)
@@ -209,13 +230,7 @@ def run_matmul(t5, case, section, *args, **kwargs):
         if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
             fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
-            zh, en, at = refused_because(t5, args, kwargs)
-            fail(
-                T5,
-                f"{case}：TensorDescriptor 不接受传给它的张量（{said}）：{zh}",
-                f"{case}: TensorDescriptor refused a tensor ({said}): {en}",
-                at,
-            )
+            fail_descriptor_refused(t5, case, said, args, kwargs)
         fail(
             T5,
             f"{case}：matmul 在 {where} 崩溃了：{said}。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
@@ -225,57 +240,61 @@ def run_matmul(t5, case, section, *args, **kwargs):
         )
 
 
-def refused_because(t5, args, kwargs):
-    """Why a descriptor was refused, as (zh, en, section), named only as far as it is seen: an operand
-    that tma_ready returns breaking a rule, a C that the learner's tma_problem let through, or else
-    (every tensor keeps the rules) a descriptor built on some other tensor in make_descriptors."""
+def fail_descriptor_refused(t5, case, said, args, kwargs):
+    """Fail for a descriptor that TensorDescriptor refused, naming why only as far as it is seen: an
+    operand that tma_ready returns breaking a rule, a C that the learner's tma_problem let through,
+    or else (every tensor keeps the rules) a descriptor built on some other tensor in make_descriptors."""
+    head = (
+        f"{case}：TensorDescriptor 不接受传给它的张量（{said}）",
+        f"{case}: TensorDescriptor refused a tensor ({said})",
+    )
     try:
         a, b = args[:2]
         a2, b2, kmajor = t5.tma_ready(a, b, kwargs.get("tma_fallback", True))
         out = kwargs.get("out")
         c_passed = out is not None and t5.tma_problem(out, "c") is None
     except Exception:  # noqa: BLE001 - what cannot be asked again keeps the general sentence
-        return (
-            "make_descriptors 用的 a、b 和 C 都要满足 TMA 的规矩，tma_ready 要把违规的操作数换成 aligned_copy()",
-            "every tensor make_descriptors builds a descriptor on must keep TMA's rules, so tma_ready must "
-            "replace an operand that breaks one with aligned_copy()",
+        fail(
+            T5,
+            f"{head[0]}：make_descriptors 用的 a、b 和 C 都要满足 TMA 的规矩，"
+            "tma_ready 要把违规的操作数换成 aligned_copy()",
+            f"{head[1]}: every tensor make_descriptors builds a descriptor on must keep TMA's rules, so tma_ready "
+            "must replace an operand that breaks one with aligned_copy()",
             "3.2",
         )
     for name, t in (("a", a2), ("b", b2)):
         broken = tma_rule_broken(t)
-        if broken is not None:
-            read = (
-                ("（按 K-major 读的 (N, K) 张量）", " (the (N, K) tensor read K-major)")
-                if name == "b" and kmajor
-                else ("", "")
-            )
+        if broken is None:
+            continue
+        kmajor_b = name == "b" and kmajor
+        read = ("（按 K-major 读的 (N, K) 张量）", " (the (N, K) tensor read K-major)") if kmajor_b else ("", "")
+        fix = ("违规的操作数要换成 aligned_copy()", "an operand that breaks one must be replaced with aligned_copy()")
+        if name == "b" and not kmajor and tma_rule_broken(t.t()) is None:
             fix = (
-                "违规的操作数要换成 aligned_copy()",
-                "an operand that breaks one must be replaced with aligned_copy()",
+                "而 b.t() 满足规矩：按 K-major 读它（b_kmajor=True），不用复制",
+                "b.t() keeps them: read it K-major (b_kmajor=True), no copy",
             )
-            if name == "b" and not kmajor and tma_rule_broken(t.t()) is None:
-                fix = (
-                    "而 b.t() 满足规矩：按 K-major 读它（b_kmajor=True），不用复制",
-                    "b.t() keeps them: read it K-major (b_kmajor=True), no copy",
-                )
-            return (
-                f"tma_ready 返回的 {name}{read[0]} {broken[0]}：{fix[0]}",
-                f"the {name} tma_ready returns{read[1]} breaks a rule: {broken[1]}; {fix[1]}",
-                "3.2",
-            )
-    broken = tma_rule_broken(out) if c_passed else None
-    if broken is not None:
-        return (
-            f"C {broken[0]}，tma_problem(c) 却返回 None，于是 C 没有换成对齐的副本",
-            f"C breaks a rule ({broken[1]}), yet tma_problem(c) returned None, so C was not replaced by an "
-            "aligned copy",
+        fail(
+            T5,
+            f"{head[0]}：tma_ready 返回的 {name}{read[0]} 违反了 TMA 的规矩，{broken[0]}；{fix[0]}",
+            f"{head[1]}: tma_ready returned {name}{read[1]}, which breaks a TMA rule: {broken[1]}; {fix[1]}",
             "3.2",
         )
-    return (
-        "tma_ready 返回的 a 和 b 都满足 TMA 的规矩，所以是 make_descriptors 在别的张量上建了描述符："
+    broken = tma_rule_broken(out) if c_passed else None
+    if broken is not None:
+        fail(
+            T5,
+            f"{head[0]}：C {broken[0]}，tma_problem(c) 却返回 None，于是 C 没有换成对齐的副本",
+            f"{head[1]}: C breaks a rule ({broken[1]}), yet tma_problem(c) returned None, so C was not replaced "
+            "by an aligned copy",
+            "3.2",
+        )
+    fail(
+        T5,
+        f"{head[0]}：tma_ready 返回的 a 和 b 都满足 TMA 的规矩，所以是 make_descriptors 在别的张量上建了描述符："
         "每个描述符都要建在传进来的那个张量本身上（K-major 时 b 已经是 (N, K) 张量）",
-        "the a and b tma_ready returns keep TMA's rules, so make_descriptors built a descriptor on some other "
-        "tensor: build each on the tensor it is given (read K-major, b is the (N, K) tensor already)",
+        f"{head[1]}: the a and b tma_ready returns keep TMA's rules, so make_descriptors built a descriptor on "
+        "some other tensor: build each on the tensor it is given (read K-major, b is the (N, K) tensor already)",
         "3.1",
     )
 
