@@ -52,6 +52,7 @@ CAUSES = {
         "make_descriptors built a descriptor on some other",
     ),
     "past-stream-k": ("stream-K 的各段加起来", "the stream-K runs cover"),
+    "offset-in-blocks": ("列偏移不是 16 字节的倍数", "column offset is not a multiple of 16 bytes"),
 }
 
 MISTAKES = (

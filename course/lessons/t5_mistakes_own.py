@@ -275,6 +275,16 @@ OWN += (
         "descriptor-elsewhere",
     ),
     own(
+        "k-offset-in-blocks",
+        "T5.2",
+        "k_block_loop loads at column kb, the k-block's number, not at its first element kb * BLOCK_K",
+        "3.1",
+        "        off_k = kb * BLOCK_K\n",
+        "        off_k = kb\n",
+        "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
+        "offset-in-blocks",
+    ),
+    own(
         "sk-run-past-total",
         "T5.3",
         "sk_run gives the extra k-block to programs 0..extra, one too many: the last run ends past total",

@@ -2,6 +2,7 @@
 
 import math
 import os
+from contextlib import contextmanager
 
 import torch
 import triton
@@ -212,6 +213,32 @@ def tma_rule_broken(t):
     if t.data_ptr() % 16:
         return "基地址没有 16 字节对齐", "its base address is not 16-byte aligned"
     return None
+
+
+# The interpreter's words for a descriptor load or store whose column offset is not a multiple of
+# 16 bytes; a column offset that is a whole number of k-blocks, kb * BLOCK_K elements, never trips it.
+OFFSET_NOT_16 = "block offset start must be 16-byte aligned"
+
+
+@contextmanager
+def offsets_in_elements(case):
+    """Fail, naming it, where the interpreter refuses a descriptor access at a column offset that is
+    not a multiple of 16 bytes (the k-block's number, say, in place of its first element)."""
+    from triton.runtime.errors import InterpreterError
+
+    try:
+        yield
+    except (AssertionError, InterpreterError) as e:
+        if OFFSET_NOT_16 not in repr(e) + repr(e.__cause__):
+            raise
+        fail(
+            T5,
+            f"{case}：解释器拒绝了一次描述符读写：列偏移不是 16 字节的倍数（{OFFSET_NOT_16}）。desc.load 的坐标"
+            "以元素计：第 kb 个 k-block 从第 kb * BLOCK_K 列开始",
+            f"{case}: the interpreter refused a descriptor access whose column offset is not a multiple of 16 bytes "
+            f"({OFFSET_NOT_16}). desc.load takes element coordinates: k-block kb starts at column kb * BLOCK_K",
+            "3.1",
+        )
 
 
 def run_matmul(t5, case, section, *args, **kwargs):

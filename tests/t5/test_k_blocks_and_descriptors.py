@@ -7,7 +7,7 @@ import triton
 from course.i18n import say
 from course.messages import fail
 
-from .common import T5
+from .common import T5, offsets_in_elements
 from support import ACC_RTOL, DEVICE, descriptor, padded, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -35,22 +35,23 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     b = b_store.t() if kmajor else b_store
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
     acc = torch.full((grid[0] * bm, grid[1] * bn), -7.0, device=DEVICE)
-    probes.k_block_loop_probe[grid](
-        descriptor(a, [bm, bk]),
-        descriptor(b_store, [bn, bk] if kmajor else [bk, bn]),
-        acc,
-        acc.stride(0),
-        kb_begin,
-        kb_end,
-        bm,
-        bn,
-        bk,
-        kmajor,
-    )
     case = say(
         zh=f"M={M} N={N} K={K}，第 {kb_begin}..{kb_end - 1} 个 k-block，{dtype}{'，B 为 K-major' if kmajor else ''}",
         en=f"M={M} N={N} K={K}, k-blocks {kb_begin}..{kb_end - 1}, {dtype}{', B K-major' if kmajor else ''}",
     )
+    with offsets_in_elements(case):
+        probes.k_block_loop_probe[grid](
+            descriptor(a, [bm, bk]),
+            descriptor(b_store, [bn, bk] if kmajor else [bk, bn]),
+            acc,
+            acc.stride(0),
+            kb_begin,
+            kb_end,
+            bm,
+            bn,
+            bk,
+            kmajor,
+        )
     if acc.isnan().any():
         fail(
             T5,
