@@ -90,6 +90,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                 f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个",
                 f"{case}: tile {tile} summed {kbs} k-blocks, {k_blocks} expected",
                 step_section,
+                "2.3",  # a whole tile's k-blocks: 0 .. tl.cdiv(K, BLOCK_K)
             )
         if (pm, pn) != order[tile]:
             # name a cause only when the place is one a known mistake gives
