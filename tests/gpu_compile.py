@@ -138,9 +138,10 @@ def check_compiles_for_hopper(step, kernel, signature, groups, where):
     if found is not None:
         pytest.fail(
             say(
-                zh=f"解释器能跑，但为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受：\n{found[1]}；{where}",
-                en=f"the interpreter runs it, but Triton refuses to compile {kernel} for a Hopper GPU (sm_90):\n"
-                f"{found[1]}; {where}",
+                zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受（解释器不编译，不查这一点）：\n"
+                f"{found[1]}；{where}",
+                en=f"Triton refuses to compile {kernel} for a Hopper GPU (sm_90), which the interpreter does not "
+                f"check:\n{found[1]}; {where}",
             ),
             pytrace=False,
         )
