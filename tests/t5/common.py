@@ -346,7 +346,8 @@ def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
     return c, a, b, (no_tile_past(trace_rows(tr), tiles, case, stream_k) if trace else None)
 
 
-def check_product(c, a, b, dtype, case, section):
+def check_product(c, a, b, dtype, case, section, tile=None):
+    """C against float64; tile=(BLOCK_M, BLOCK_N): a wrong product also lists which tiles are off."""
     if not isinstance(c, torch.Tensor) or tuple(c.shape) != (a.shape[0], b.shape[1]):
         fail(T5, f"{case}：结果形状不对", f"{case}: the result has the wrong shape", section)
     if c.isnan().any():
@@ -356,14 +357,33 @@ def check_product(c, a, b, dtype, case, section):
             f"{case}: {c.isnan().sum().item()} NaN in C: a tile was never written, or a load read outside A or B",
             section,
         )
-    err = rel_err(c, a.double() @ b.double())
+    want = a.double() @ b.double()
+    err = rel_err(c, want)
     if err > OUT_RTOL[dtype]:
+        off, total = tiles_off(c, want, OUT_RTOL[dtype], tile) if tile else ([], 0)
+        shown = ", ".join(map(str, off[:8])) + (" ..." if len(off) > 8 else "")
         fail(
             T5,
-            f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}",
-            f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}",
+            f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}"
+            + (f"；{total} 个 tile 里错了 {len(off)} 个，(pid_m, pid_n)：{shown}" if off else ""),
+            f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}"
+            + (f"; {len(off)} of the {total} tiles are off, (pid_m, pid_n): {shown}" if off else ""),
             section,
         )
+
+
+def tiles_off(c, want, tol, tile):
+    """([(pid_m, pid_n) of each tile of C whose relative error passes tol], the number of tiles)."""
+    bm, bn = tile
+    rows, cols = triton.cdiv(c.shape[0], bm), triton.cdiv(c.shape[1], bn)
+    off = [
+        (m, n)
+        for m in range(rows)
+        for n in range(cols)
+        if rel_err(c[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn], want[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn])
+        > tol
+    ]
+    return off, rows * cols
 
 
 def sk_owner(tile, k_blocks, total, progs):

@@ -188,7 +188,7 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
     config = cfg(t5, mode=mode)
     c, a, b, rows = product_case(t5, M, N, K, dtype, "row-major", progs, config)
     case = f"{M}x{K} @ {K}x{N} {dtype}, mode={mode}, {progs} programs"
-    check_product(c, a, b, dtype, case, "4.2")
+    check_product(c, a, b, dtype, case, "4.2", tile=(config.BLOCK_M, config.BLOCK_N))
     check_trace(rows, triton.cdiv(M, 32), triton.cdiv(N, 32), 4, triton.cdiv(K, 32), case, "4.2")
     for run in range(1 if INTERPRETING else 20):  # the interpreter runs programs in order; a GPU does not
         again = t5.matmul(a, b, config=config, num_programs=progs)
