@@ -33,7 +33,15 @@ def reset(lesson):
         )
         return 1
     if mine.exists() and mine.read_text() == stub:
-        print(say(zh=f"{rel} 和提交里的一样，不用重置。", en=f"{rel} is already as committed; nothing to do."))
+        print(
+            say(
+                zh=f"{rel} 和 HEAD 里提交的一样，不用重置。如果你提交过自己写的代码，HEAD 里就是它："
+                f"git log -- {rel} 列出各次提交，git checkout <课程的那次提交> -- {rel} 取回 stub。",
+                en=f"{rel} is already as committed in HEAD; nothing to do.  If you committed your own work, "
+                f"HEAD holds it: git log -- {rel} lists the commits, and git checkout <the course's commit> -- {rel} "
+                "takes the stub from there.",
+            )
+        )
         return 0
     if mine.exists():
         BACKUPS.mkdir(exist_ok=True)
