@@ -28,6 +28,25 @@ PUBLISH = (
     "    tl.debug_barrier()  # every thread's part of the tile is written before the flag goes up\n"
     '    tl.atomic_xchg(flags_ptr + pid, 1, sem="release")\n'
 )
+# stream_k_tiles's walk over its run, from "it_end = run_end" to the loop's last line.
+SK_LOOP = (
+    "    it_end = run_end\n"
+    "    while it_end > run_begin:\n"
+    "        tile_id = (it_end - 1) // k_blocks\n"
+    "        tile_begin = tile_id * k_blocks\n"
+    "        it_begin = tl.maximum(tile_begin, run_begin)\n"
+    "        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)\n"
+    "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, it_begin - tile_begin,\n"
+    "                        it_end - tile_begin, BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)\n"
+    "        if it_end == tile_begin + k_blocks:  # this run holds the tile's last k-block: the owner\n"
+    "            first_pid = sk_program_of(tile_begin, total, NUM_PROGS)\n"
+    "            acc = sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M, BLOCK_N)\n"
+    "            finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,\n"
+    "                        BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)\n"
+    "        else:  # only the run's highest segment can stop short of its tile's end: published first\n"
+    "            sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N)\n"
+    "        it_end = it_begin\n"
+)
 WAIT = (
     '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:  # an integer read that waits\n'
     "            pass\n"
@@ -188,6 +207,22 @@ FIXUP = (
         WAIT.replace('sem="acquire")', 'sem="acquire", scope="cta")'),
         "test_publish_and_collect_memory_order",
         "scope-cta",
+    ),
+    own(
+        "sk-walk-forwards",
+        "T5.3",
+        "the stream-K run walked from its start: each owner waits before its program publishes, a chain on a GPU",
+        "4.2",
+        SK_LOOP,
+        SK_LOOP.replace(
+            "    it_end = run_end\n    while it_end > run_begin:",
+            "    it_begin = run_begin\n    while it_begin < run_end:",
+        )
+        .replace("tile_id = (it_end - 1) // k_blocks", "tile_id = it_begin // k_blocks")
+        .replace("it_begin = tl.maximum(tile_begin, run_begin)", "it_end = tl.minimum(tile_begin + k_blocks, run_end)")
+        .replace("        it_end = it_begin\n", "        it_begin = it_end\n"),
+        "test_each_stream_k_program_publishes_before_it_waits",
+        "publish-after-wait",
     ),
     own(
         "sk-wait-own-flag",

@@ -281,3 +281,41 @@ def test_each_stream_k_program_sums_its_own_run(probes):
             ),
             "4.1",
         )
+
+
+@pytest.mark.t5_3
+@pytest.mark.skipif(not INTERPRETING, reason="CPU only: the interpreter tells which program did what")
+def test_each_stream_k_program_publishes_before_it_waits(probes):
+    """Count-only, each program's flag traffic recorded: a program that publishes a partial raises
+    its own flag before it touches another program's (§4.2: every publish comes before any wait).  A
+    run walked from its start waits first and publishes last, so on a GPU each owner waits for the
+    whole run of the program before it, and that one for the one before: a chain through every
+    program, which gives the right bits and so shows in no product."""
+    from course.interpreter_order import programs_run
+
+    for num_pid_m, num_pid_n, k_blocks, sk_tiles, progs in SK_CASES:
+        trace = new_trace(num_pid_m * num_pid_n)
+        partials = torch.zeros(progs * 16 * 16, device=DEVICE)
+        flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
+        with programs_run(range(progs)) as run:
+            probes.stream_k_probe[(progs,)](
+                trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
+            )
+        base = flags.data_ptr()
+        for p, events in sorted(run.events.items()):
+            touched = [(e.lo - base) // 4 for e in events if base <= e.lo < base + 4 * progs]
+            if p not in touched or touched[0] == p:
+                continue  # publishes nothing, or publishes first
+            other = touched[0]
+            case = sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)
+            fail(
+                T5,
+                f"{case}：程序 {p} 先碰了程序 {other} 的 flag（等它的 partial），后来才举自己的 flag：发布要在"
+                "任何等待之前。从段尾往回走，唯一可能要发布的那一段（最高的那段）就是第一个做的；"
+                "从段首往前走，每个 owner 都要等前一个程序把整段跑完，GPU 上就成了一条穿过所有程序的链",
+                f"{case}: program {p} touched program {other}'s flag (waiting for its partial) before raising its "
+                "own: every publish comes before any wait. Walked from its end, a run's only segment that may be "
+                "published, its highest, is the first one done; walked from its start, each owner waits for the "
+                "program before it to finish its whole run, and on a GPU that is a chain through every program",
+                "4.2",
+            )
