@@ -136,9 +136,10 @@ def summary_of(rows, label, prefix):
             low = min(mine, key=lambda r: r["vs_torch"])
             where = f"{low['M']}x{low['N']}x{low['K']} {low['layout']}"
             geo = statistics.geometric_mean(ratios)
+            below = sum(ratio < 0.90 for ratio in ratios)  # issue 18: none below 0.90
             print(
                 f"{prefix}{dname} held-out {timing}: {label}/torch geometric mean {geo:.3f} over {len(ratios)}, "
-                f"lowest {low['vs_torch']:.2f} at {where}"
+                f"lowest {low['vs_torch']:.2f} at {where}, {below} below 0.90"
             )
             for layout in LAYOUTS:
                 sub = [r["vs_torch"] for r in mine if r["layout"] == layout]
