@@ -53,11 +53,10 @@ def case_name(kind, tokens, top_k, experts):
     )
 
 
-def check_routing(r, ids, experts, case):
-    flat = ids.reshape(-1).cpu()
-    want_counts = torch.bincount(flat, minlength=experts).int()
+def check_counts_and_offsets(r, ids, experts, case):
+    """counts and offsets (scan_counts' outputs) against the ids: returned, the expected pair."""
+    want_counts = torch.bincount(ids.reshape(-1).cpu(), minlength=experts).int()
     want_offsets = want_counts.cumsum(0).int()
-    want_sorted = torch.sort(flat, stable=True).indices.int()
     counts, offsets = r.counts.cpu(), r.offsets.cpu()
     if not torch.equal(counts, want_counts):
         fail(
@@ -77,6 +76,13 @@ def check_routing(r, ids, experts, case):
             + (": these are the row starts (an exclusive sum), not the ends" if starts else ""),
             "2.1",
         )
+    return want_counts, want_offsets
+
+
+def check_routing(r, ids, experts, case):
+    want_counts, want_offsets = check_counts_and_offsets(r, ids, experts, case)
+    flat = ids.reshape(-1).cpu()
+    want_sorted = torch.sort(flat, stable=True).indices.int()
     got = r.sorted_slots.cpu()
     slots = want_sorted.numel()
     if got.shape != want_sorted.shape or not torch.equal(got.sort().values, torch.arange(slots, dtype=got.dtype)):

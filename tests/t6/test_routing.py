@@ -6,7 +6,7 @@ import torch
 from course.i18n import say
 from course.messages import fail
 
-from .common import T6, case_name, check_routing, make_ids, same_memory
+from .common import T6, case_name, check_counts_and_offsets, check_routing, make_ids, same_memory
 from bounds import AddressWatch
 from support import INTERPRETING, LaunchWatch
 
@@ -47,6 +47,8 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     )
     r = t6.route(ids, experts)
     monkeypatch.undo()
+    if set(addresses.outside) == {"scatter_slots"}:  # its places come from counts and offsets: those first
+        check_counts_and_offsets(r, ids, experts, case)
     for kernel, lanes in addresses.outside.items():
         fail(
             T6,
