@@ -170,10 +170,36 @@ class Accesses:
         cell = t.data_ptr() - t.element_size()
         return any(what == "read" and (addresses[~inside] == cell).any() for what, addresses, inside in self.log)
 
+    def reads_just_after(self, t, cells):
+        """Whether every access outside every tensor (at least one) read one of the `cells` cells
+        right after t's end."""
+        end = t.data_ptr() + t.numel() * t.element_size()
+        hits = 0
+        for what, addresses, inside in self.log:
+            out = addresses[~inside]
+            if not out.size:
+                continue
+            if what != "read" or ((out < end) | (out >= end + cells * t.element_size())).any():
+                return 0
+            hits += int(out.size)
+        return hits > 0
 
-def check_inside(watch, accesses, offsets, case, who, section):
+
+def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None, block_m=0):
     """Fail when the watched launch read or wrote outside every tensor it was given; by name when it
-    read offsets[-1]."""
+    read offsets[-1], or (sorted_slots given) only the BLOCK_M cells past sorted_slots' end."""
+    past = accesses.reads_just_after(sorted_slots, block_m) if sorted_slots is not None and watch.outside else 0
+    if past:
+        fail(
+            T6,
+            f"{case}：{who} 读了 sorted_slots 末尾之后的单元（这里拦下了，没有真的读）："
+            "最后一个 tile 里越过专家末行的行不是 live 行，每次读 sorted_slots（gathered_rows 的、store_rows 的）"
+            "都要用 live 把它们遮掉",
+            f"{case}: {who} read cells just past the end of sorted_slots (stopped here, not made): the rows of "
+            "the last tile past the expert's end are not live, and every load of sorted_slots (gathered_rows's, "
+            "store_rows's) must mask them off",
+            "4.1",
+        )
     for lanes in watch.outside.values():
         if accesses.read_just_before(offsets):
             fail(
