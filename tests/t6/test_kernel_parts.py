@@ -98,6 +98,22 @@ def test_store_rows_alone(probes, weights, by_slot):
     got = out.cpu().double()
     stray = ((got != UNWRITTEN) & (want == UNWRITTEN)).sum().item()
     unwritten = ((got == UNWRITTEN) & (want != UNWRITTEN)).sum().item()
+    swapped = slots.cpu()[live].long() if not by_slot else live  # the rows of the other placement
+    written = got != UNWRITTEN
+    if (stray or unwritten) and written.sum().item() == len(live) * len(cols):
+        if written[swapped[:, None], cols[None, :]].all():  # every live cell, at the other rows
+            fail(
+                T6,
+                "store_rows：把行写到了排好序的行号上，而 BY_SLOT 要写到这一行的 slot（sorted_slots[i]）那一行"
+                if by_slot
+                else "store_rows：没有 BY_SLOT 时，也把行写到了 slot（sorted_slots[i]）那一行，应当写到排好序的行号上",
+                "store_rows: with BY_SLOT, it stored at the sorted rows; each row goes to its slot's row of out "
+                "(sorted_slots[i])"
+                if by_slot
+                else "store_rows: without BY_SLOT, it stored at the slots' rows (sorted_slots[i]); each row goes to "
+                "its sorted row",
+                "4.4" if by_slot else "4.3",
+            )
     if stray or unwritten:
         fail(
             T6,
