@@ -723,7 +723,9 @@ class Plan:
     """What first_call worked out for one kind of call, and the launch itself for the next one: the
     descriptors are reused with the new tensors as their bases (shape, strides and box are the same,
     by the key), one set per thread; the compiled kernel is launched directly, without Triton's
-    argument binding, where this Triton lets us (else through t5_kernel[grid] as before)."""
+    argument binding, where this Triton lets us (else through t5_kernel[grid] as before).  Where its
+    launcher is Triton 3.6's and no launch hook is set, below the launcher's Python wrapper, with each
+    operand's tensor map kept per address (t5.perf §2)."""
 
     def __init__(self, kernel, args, options, b_kmajor, device, c_shape):
         self.b_kmajor, self.device, self.c_shape, self.options = b_kmajor, device, c_shape, options
