@@ -764,9 +764,7 @@ class Plan:
         pointers = (bias if self.has_bias else None, *((partials, flags) if self.sk else (None, None)), None)
         run, function, packed, metadata, current_stream, rest = self.direct
         stream = current_stream(self.device.index)
-        hooks = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
-        if all(h is None or not getattr(h, "calls", True) for h in hooks):  # no hook set (3.6: an empty chain)
-            hooks = None, None  # then the launcher calls none, and needs no launch metadata for one
+        hooks = (None, None) if no_launch_hooks() else (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
         if self.raw is not None and hooks == (None, None):
             # each operand's tensor map encoded once per address, not once per call (t5.perf §2)
             launch_c, metas, tensor_map, cooperative, early = self.raw
@@ -795,17 +793,25 @@ class Plan:
         return c
 
 
-def raw_launcher(launcher):
+def no_launch_hooks():
+    """Whether no launch hook is set (Triton 3.6 keeps empty chains, not None): a launch then passes
+    None for both, and the launcher needs no launch metadata to hand one."""
+    hooks = knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook
+    return all(h is None or not getattr(h, "calls", True) for h in hooks)
+
+
+def raw_launcher(launcher, descriptors=3):
     """Triton 3.6's compiled launcher below its Python wrapper, with what the wrapper does to a
     TensorDescriptor (the tensor map it encodes, then the shape and strides), or None where this
-    Triton's launcher differs or wants scratch memory: Plan then launches through `launcher`."""
+    Triton's launcher differs, wants scratch memory, or has other than `descriptors` descriptors:
+    the caller then launches through `launcher`."""
     try:
         from triton.backends.nvidia.driver import make_tensordesc_arg
 
         wrapper = launcher.launch
         free = dict(zip(wrapper.__code__.co_freevars, (c.cell_contents for c in wrapper.__closure__), strict=True))
         metas = free["tensordesc_meta"]
-        if len(metas) != 3 or None in metas or launcher.global_scratch_size or launcher.profile_scratch_size:
+        if len(metas) != descriptors or None in metas or launcher.global_scratch_size or launcher.profile_scratch_size:
             return None
         return free["launcher"], metas, make_tensordesc_arg, launcher.launch_cooperative_grid, launcher.launch_pdl
     except (AttributeError, ImportError, KeyError, TypeError):

@@ -67,6 +67,7 @@ def schedule_probe(
         False,
         "none",
         2,
+        False,
     )
 
 

@@ -133,3 +133,42 @@ def test_routing_and_launch_under_a_cuda_graph(t6):
             f"the CUDA graph replayed on new routing differs from an eager call in {int((y != want).sum())} cells",
             "3.4",
         )
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: on a GPU a later call of the same kind launches from a plan")
+def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t6):
+    """grouped_matmul keeps a plan per kind of call (content/t6.md §6): a later call with tensors of the
+    same shapes, strides and dtypes at other addresses, and another routing from route, must give
+    what a first call gives, bit for bit: x at 6 addresses, w at 3, two routings; sorted, weighted
+    and combined, SwiGLU, and x in sorted order."""
+    tokens, top_k, experts, K, N = 96, 2, 8, 128, 192
+    routings = [t6.route(make_ids(kind, tokens, top_k, experts), experts) for kind in ("skewed", "one expert")]
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    cases = [  # (what, rows of x, rows of w per expert, options)
+        ("sorted", tokens, N, {}),
+        ("weighted and combined", tokens, N, dict(topk_weights=weights, combine=True)),
+        ("swiglu", tokens, 2 * N, dict(activation="swiglu")),
+        ("x in sorted order", tokens * top_k, N, dict(x_sorted=True)),
+    ]
+    for what, rows, w_rows, options in cases:
+        ws = [torch.randn(experts, w_rows, K, device=DEVICE).half() * K**-0.5 for _ in range(3)]
+        calls = [(torch.randn(rows, K, device=DEVICE).half(), ws[i % 3], routings[i % 2]) for i in range(6)]
+        first = []
+        for x, w, r in calls:
+            t6._plans.clear()  # each of these is a first call
+            first.append(t6.grouped_matmul(x, w, r, **options))
+        if not t6._plans:
+            fail(T6, f"{what}：第一次调用之后没有留下 plan", f"{what}: a first call left no plan behind", "6")
+        differ = 0
+        for _ in range(2):
+            for (x, w, r), want in zip(calls, first, strict=True):
+                differ += int((t6.grouped_matmul(x, w, r, **options) != want).sum())
+        if differ:
+            fail(
+                T6,
+                f"{what}：同一类调用的后续调用（新地址的张量、另一个 routing）与第一次调用的结果有 {differ} 个单元不同",
+                f"{what}: later calls of the same kind (tensors at other addresses, another routing) differ from "
+                f"a first call's result in {differ} cells",
+                "4.2",
+            )
