@@ -481,7 +481,9 @@ CONFIGS = {
     "few": Config(16, 256, 128, 8, 4, 3),  # at most 16 rows per expert: read the weights fast
     "some": Config(64, 256, 64, 8, 8, 4),  # at most 64 rows per expert, or 64-row blocks waste less
     "many": Config(128, 256, 64, 8, 8, 4, True),  # measured: 128 x 256 tiles beat 128 x 128 by 1.3-1.4x;
-}  # flatten: Mixtral 4096 (a tuning case) 0.90 -> 0.94 of grouped_mm, H200 2026-12-02 (t6 §6)
+}  # flatten: Mixtral 4096 (a tuning case) 0.90 -> 0.94 of grouped_mm, H200 2026-12-02 (t6 §6).  Not with
+# SwiGLU (not measured) nor a combine: its float32 tile's epilogue beside a flattened pipeline asks
+# 327,712 B of shared memory, past the H200's 232,448 (measured)
 
 
 def pick_config(rows, N, K, num_experts, dtype, sms, activation=None):
@@ -494,8 +496,7 @@ def pick_config(rows, N, K, num_experts, dtype, sms, activation=None):
     cfg = CONFIGS["few" if per_expert <= 16 else "many" if wide else "some"]
     if dtype == torch.float32:  # 4-byte elements: half the k-box in the same shared memory
         cfg = Config(cfg.BLOCK_M, cfg.BLOCK_N, max(32, cfg.BLOCK_K // 2), cfg.GROUP_M, cfg.num_warps, 3)
-    if activation == "swiglu":  # two accumulators (gate, up): half the columns keeps them in registers;
-        # flattened, its pipeline wants 327,712 B of shared memory (H200, 2026-12-01): not flattened
+    if activation == "swiglu":  # two accumulators (gate, up): half the columns keeps them in registers
         cfg = Config(cfg.BLOCK_M, max(64, cfg.BLOCK_N // 2), cfg.BLOCK_K, cfg.GROUP_M, cfg.num_warps, cfg.num_stages)
     return cfg
 
@@ -540,7 +541,7 @@ def grouped_matmul(x, w, routing, topk_weights=None, *, combine=False, activatio
         stride_on=out.stride(1), NUM_PROGS=programs, TOP_K=routing.top_k, BLOCK_M=cfg.BLOCK_M, BLOCK_N=cfg.BLOCK_N,
         BLOCK_K=cfg.BLOCK_K, GROUP_M=cfg.GROUP_M, E_BLOCK=max(2, triton.next_power_of_2(experts)), X_SORTED=x_sorted,
         HAS_WEIGHTS=topk_weights is not None, BY_SLOT=combine, ACTIVATION=activation or "none",
-        TRACE=0 if trace is None else 1, FLATTEN=cfg.FLATTEN and activation is None)
+        TRACE=0 if trace is None else 1, FLATTEN=cfg.FLATTEN and activation is None and not combine)
     options = dict(num_warps=cfg.num_warps, num_stages=cfg.num_stages)
     kernel = moe_kernel[(programs,)](**args, **options)
     if key is not None and x.is_cuda and list(args) == list(moe_kernel.arg_names):

@@ -142,16 +142,18 @@ def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t6):
     same shapes, strides and dtypes at other addresses, and another routing from route, must give
     what a first call gives, bit for bit: x at 6 addresses, w at 3, two routings; sorted, weighted
     and combined, SwiGLU, and x in sorted order."""
-    tokens, top_k, experts, K, N = 96, 2, 8, 128, 192
-    routings = [t6.route(make_ids(kind, tokens, top_k, experts), experts) for kind in ("skewed", "one expert")]
-    weights = torch.rand(tokens, top_k, device=DEVICE)
-    cases = [  # (what, rows of x, rows of w per expert, options)
-        ("sorted", tokens, N, {}),
-        ("weighted and combined", tokens, N, dict(topk_weights=weights, combine=True)),
-        ("swiglu", tokens, 2 * N, dict(activation="swiglu")),
-        ("x in sorted order", tokens * top_k, N, dict(x_sorted=True)),
+    top_k, experts, K, N = 2, 8, 128, 192
+    cases = [  # (what, tokens, rows of w per expert, options)
+        ("sorted", 96, N, {}),
+        ("weighted and combined", 96, N, dict(topk_weights=torch.rand(96, top_k, device=DEVICE), combine=True)),
+        ("swiglu", 96, 2 * N, dict(activation="swiglu")),
+        ("x in sorted order", 96, N, dict(x_sorted=True)),
+        # 64 rows an expert and more: pick_config's largest tiles, and their float32 combine
+        ("512 tokens, combined", 512, N, dict(topk_weights=torch.rand(512, top_k, device=DEVICE), combine=True)),
     ]
-    for what, rows, w_rows, options in cases:
+    for what, tokens, w_rows, options in cases:
+        routings = [t6.route(make_ids(kind, tokens, top_k, experts), experts) for kind in ("skewed", "one expert")]
+        rows = tokens * top_k if options.get("x_sorted") else tokens
         ws = [torch.randn(experts, w_rows, K, device=DEVICE).half() * K**-0.5 for _ in range(3)]
         calls = [(torch.randn(rows, K, device=DEVICE).half(), ws[i % 3], routings[i % 2]) for i in range(6)]
         first = []
