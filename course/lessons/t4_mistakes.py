@@ -203,7 +203,9 @@ TABLE = (
         "6.2",
         LAUNCH,
         (
-            "    matmul_kernel[(1,)](*args, **(config or INTERPRET_CONFIG).all_kwargs(), **flags)\n"
+            # a launch over no rows: every cell of C then comes from torch, so the count in the
+            # message does not hang on float rounding, which differs between CPUs
+            "    matmul_kernel[(1,)](*args[:4], 0, *args[5:], **(config or INTERPRET_CONFIG).all_kwargs(), **flags)\n"
             "    c.copy_((a[:, :, None].float() * b[None].float()).sum(1))\n"
         ),
         "test_matmul[45-37-83-row-major-torch.float16]",

@@ -34,10 +34,10 @@ CAUSES = {
 # The block_base line of scan_counts: the running sum of the blocks before this one.
 BASE = "before = running[None, :] + tl.cumsum(here, axis=0) - here"
 RANK = "(lane[None, :] < lane[:, None])"
-LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS):"
+LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):"
 CUT = "row_end = tl.minimum(row_begin + BLOCK_M, expert_end)"
 STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])"
-LAUNCH = "    moe_kernel[(programs,)](\n"
+LAUNCH = "    kernel = moe_kernel[(programs,)]("
 ROW_BEGIN = "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M"
 TILE_PRODUCT = (
     "        acc = tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm,\n"
@@ -91,7 +91,7 @@ LOOP_OF = (
     "        rows = routing.sorted_slots[start:end].long() // routing.top_k\n"
     "        out[start:end] = {product}\n"
     "        start = end\n"
-    "    (lambda *args, **kwargs: None)(\n"
+    "    kernel = (lambda *args, **kwargs: None)("
 )
 # moe_mlp's two launches, up to the down launch's weights.
 GATE_UP = 'routing, activation="swiglu", config=config)\n'
@@ -116,9 +116,9 @@ ROUTE_IN_TORCH = (
     "        slot_pos[order] = torch.arange(slots, device=dev, dtype=torch.int32)\n"
 )
 COMBINE_LAUNCH = (
-    "    y = torch.empty((out_rows, N), device=x.device, dtype=x.dtype)\n"
+    "    y = torch.empty((rows, N), device=by_slot.device, dtype=dtype)\n"
     "    block_n = min(1024, triton.next_power_of_2(N))\n"
-    "    combine_topk[(out_rows, triton.cdiv(N, block_n))](out, y, N, routing.top_k, block_n)\n"
+    "    combine_topk[(rows, triton.cdiv(N, block_n))](by_slot, y, N, top_k, block_n)\n"
     "    return y\n"
 )
 COMBINE_BODY = (
@@ -226,7 +226,7 @@ MISTAKES = (
         "the loop runs on past the total read on the device (one more row of tiles)",
         "3.4",
         LOOP,
-        "for tile_id in tl.range(tl.program_id(0), total + num_pid_n, NUM_PROGS):",
+        "for tile_id in tl.range(tl.program_id(0), total + num_pid_n, NUM_PROGS, flatten=FLATTEN):",
         "test_every_tile_of_every_expert_once",
         "past-total",
     ),
@@ -409,9 +409,10 @@ MISTAKES = (
         "结果换成 torch._grouped_mm 算的",
         "the result replaced by torch._grouped_mm's",
         "1.2",
-        "    if not combine:\n        return out\n",
+        "    return combined(out, out_rows, N, routing.top_k, x.dtype) if combine else out\n",
         "    if not combine:\n        xs = x[routing.sorted_slots.long() // routing.top_k]\n"
-        "        return torch._grouped_mm(xs, w.transpose(-2, -1), offs=routing.offsets)\n",
+        "        return torch._grouped_mm(xs, w.transpose(-2, -1), offs=routing.offsets)\n"
+        "    return combined(out, out_rows, N, routing.top_k, x.dtype)\n",
         "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
         table=False,
     ),
@@ -512,7 +513,7 @@ MISTAKES = (
         "the combine summed by torch on the host, combine_topk not launched",
         "4.4",
         COMBINE_LAUNCH,
-        "    return out.view(out_rows, routing.top_k, N).sum(1).to(x.dtype)\n",
+        "    return by_slot.view(rows, top_k, N).sum(1).to(dtype)\n",
         "test_routing_weights_and_the_combine[combined]",
         table=False,
     ),
