@@ -356,7 +356,8 @@ def grouped_tiles(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_
                   BY_SLOT: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr, FLATTEN: tl.constexpr):
     """Program p does global tiles p, p + NUM_PROGS, ... below the total that the counts give (read
     here, on the device): each at its (expert, pid_m, pid_n), on the expert's sorted rows
-    first_row + pid_m*BLOCK_M .. cut at the expert's end: tile_product, then finish_tile."""
+    first_row + pid_m*BLOCK_M .. cut at the expert's end: tile_product, then finish_tile.
+    FLATTEN: a speed hint for the GPU, tl.range(..., flatten=FLATTEN) (§3.4); the CPU ignores it."""
     # ---- T6.2 begin (§3.4) ----
     num_pid_n = (N + BLOCK_N - 1) // BLOCK_N
     m_blocks, tile_ends = expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M, E_BLOCK)
@@ -544,7 +545,7 @@ def grouped_matmul(x, w, routing, topk_weights=None, *, combine=False, activatio
         TRACE=0 if trace is None else 1, FLATTEN=cfg.FLATTEN and activation is None and not combine)
     options = dict(num_warps=cfg.num_warps, num_stages=cfg.num_stages)
     kernel = moe_kernel[(programs,)](**args, **options)
-    if key is not None and x.is_cuda and list(args) == list(moe_kernel.arg_names):
+    if key is not None and kernel is not None and x.is_cuda and list(args) == list(moe_kernel.arg_names):
         _plans[key] = GroupedPlan(kernel, args, options, x.dtype if combine else None)
     return combined(out, out_rows, N, routing.top_k, x.dtype) if combine else out
 
