@@ -156,6 +156,18 @@ MISTAKES = (
         "unstable",
     ),
     Mistake(
+        "scatter-far-outside",
+        "T6.1",
+        "散射的位置算得离谱，远远落在 sorted_slots 之外（不拦下会让整个运行崩溃）",
+        "the scatter's places computed far off, well past sorted_slots (made, they crash the run)",
+        "2.1",
+        "    pos = first_row + tl.load(block_base_ptr",
+        "    pos = (first_row + 1) * 10000019 + tl.load(block_base_ptr",
+        "test_route_takes_int32_ids_and_repeats_its_bits",
+        "outside-tensors",
+        table=False,
+    ),
+    Mistake(
         "scan-no-carry",
         "T6.1",
         "scan_counts 没有把前面各批块的和带到下一批（running 没有累加）",

@@ -8,6 +8,7 @@ from course.i18n import say
 from course.messages import fail
 
 from .common import T6, make_ids
+from .test_routing import guarded_route
 from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -66,14 +67,13 @@ def check_no_host_reads(reads, case, who, section):
 
 @pytest.mark.t6_1
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU, test_routing_and_launch_under_a_cuda_graph checks this")
-def test_route_without_check_ids_reads_nothing_back(t6):
+def test_route_without_check_ids_reads_nothing_back(t6, monkeypatch):
     """§2.3: with check_ids=False, route looks at no value of the ids (nor of anything it computes)."""
     ids = make_ids("skewed", 40, 2, 6)
+    case = say(zh="40 个 token，6 个专家", en="40 tokens, 6 experts")
     with host_reads(t6) as mode:
-        t6.route(ids, 6, check_ids=False)
-    check_no_host_reads(
-        mode.reads, say(zh="40 个 token，6 个专家", en="40 tokens, 6 experts"), "route(check_ids=False)", "2.3"
-    )
+        guarded_route(t6, monkeypatch, ids, 6, case, check_ids=False)
+    check_no_host_reads(mode.reads, case, "route(check_ids=False)", "2.3")
 
 
 @pytest.mark.t6_3

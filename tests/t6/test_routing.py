@@ -36,6 +36,32 @@ WRITTEN_BY = {
 }
 
 
+def report_outside(addresses, r, ids, experts, case):
+    """Fail, naming the kernel, where one of route's kernels read or wrote outside its tensors (the
+    AddressWatch stopped those lanes: made, they would write over whatever memory lies there, or
+    crash the run).  Where scatter_slots alone did, its places come from counts and offsets: those first."""
+    if set(addresses.outside) == {"scatter_slots"}:
+        check_counts_and_offsets(r, ids, experts, case)
+    for kernel, lanes in addresses.outside.items():
+        fail(
+            T6,
+            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            "（这里拦下了，没有真的读写）",
+            f"{case}: {kernel} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            "given (stopped here, not made)",
+            "2.1",
+        )
+
+
+def guarded_route(t6, monkeypatch, ids, experts, case, **options):
+    """route with its kernels' addresses watched on the interpreter (report_outside)."""
+    with monkeypatch.context() as patch:
+        addresses = AddressWatch(t6, patch, ROUTE_KERNELS)
+        r = t6.route(ids, experts, **options)
+    report_outside(addresses, r, ids, experts, case)
+    return r
+
+
 def watched_route(t6, monkeypatch, ids, experts, case):
     """route under a LaunchWatch on its three kernels: the Routing must be what they wrote, in one
     launch each (§2.3).  Numbers cannot tell the kernels from a stable sort on the host.  On the
@@ -47,17 +73,7 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     )
     r = t6.route(ids, experts)
     monkeypatch.undo()
-    if set(addresses.outside) == {"scatter_slots"}:  # its places come from counts and offsets: those first
-        check_counts_and_offsets(r, ids, experts, case)
-    for kernel, lanes in addresses.outside.items():
-        fail(
-            T6,
-            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
-            "（这里拦下了，没有真的读写）",
-            f"{case}: {kernel} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
-            "given (stopped here, not made)",
-            "2.1",
-        )
+    report_outside(addresses, r, ids, experts, case)
     launched = [launch.name for launch in watch.launches]
     if launched != list(ROUTE_KERNELS):
         fail(
@@ -103,11 +119,12 @@ def test_route_is_a_stable_counting_sort(t6, monkeypatch, kind, tokens, top_k, e
 
 
 @pytest.mark.t6_1
-def test_route_takes_int32_ids_and_repeats_its_bits(t6):
+def test_route_takes_int32_ids_and_repeats_its_bits(t6, monkeypatch):
     ids = make_ids("skewed", 90, 3, 7)
-    first = t6.route(ids.int(), 7)
-    check_routing(first, ids, 7, say(zh="int32 的 topk_ids", en="int32 topk_ids"))
-    again = t6.route(ids, 7)
+    case = say(zh="int32 的 topk_ids", en="int32 topk_ids")
+    first = guarded_route(t6, monkeypatch, ids.int(), 7, case)
+    check_routing(first, ids, 7, case)
+    again = guarded_route(t6, monkeypatch, ids, 7, say(zh="int64 的 topk_ids", en="int64 topk_ids"))
     for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
         if not torch.equal(getattr(first, name), getattr(again, name)):
             fail(
@@ -121,22 +138,23 @@ def test_route_takes_int32_ids_and_repeats_its_bits(t6):
 
 @pytest.mark.t6_1
 @pytest.mark.skipif(not INTERPRETING, reason="program orders are chosen through the interpreter")
-def test_route_in_any_program_order(t6):
+def test_route_in_any_program_order(t6, monkeypatch):
     """The interpreter runs programs in id order; here the blocks run in other orders too, so a
     scatter that hands out places first come, first served shows: right in id order, other bits in
     another."""
     from course.interpreter_order import orders, programs_run
 
     ids = make_ids("skewed", 200, 2, 5)  # 400 slots: four blocks
-    in_id_order = t6.route(ids, 5)
-    check_routing(
-        in_id_order, ids, 5, say(zh="路由的各个程序按 id 顺序运行", en="the routing programs run in id order")
-    )
+    case = say(zh="路由的各个程序按 id 顺序运行", en="the routing programs run in id order")
+    in_id_order = guarded_route(t6, monkeypatch, ids, 5, case)
+    check_routing(in_id_order, ids, 5, case)
     for name, order in orders(4, 1).items():
         if name == "in id order":
             continue
         with programs_run(order):
-            r = t6.route(ids, 5)
+            r = guarded_route(
+                t6, monkeypatch, ids, 5, say(zh=f"程序按 {order} 的顺序运行", en=f"programs run in order {order}")
+            )
         fields = ("counts", "offsets", "sorted_slots", "slot_pos")
         differ = [f"Routing.{f}" for f in fields if not torch.equal(getattr(r, f), getattr(in_id_order, f))]
         if differ:
