@@ -26,6 +26,20 @@ def say(zh, en):
     return zh if lang() == "zh" else en
 
 
+def count(n, noun):
+    """An English count: count(1, "tile") is "1 tile", count(3, "tile") "3 tiles"."""
+    return f"{n} {noun}" if n == 1 else f"{n} {noun}s"
+
+
+def cells(n):
+    return count(n, "cell")
+
+
+def agree(n, one, many):
+    """The English verb that agrees with a count: agree(1, "was", "were") is "was"."""
+    return one if n == 1 else many
+
+
 # Said before the stub's own text when a check reaches a body not written yet.  The English words
 # stay in the Chinese form too: README, the scorecard and `make check` look for them.
 NOT_WRITTEN = {"zh": "还没写（not written yet）", "en": "not written yet"}

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from course.i18n import say
+from course.i18n import agree, cells, say
 from course.messages import read, stub_report
 from course.registry import lesson
 
@@ -120,7 +120,8 @@ def check_product(c, a, b, dtype, case):
             say(
                 zh=f"{case}：C 有 {unwritten} 个元素从没被写过（launch 之前它们被填成 {UNWRITTEN}），"
                 f"在第 {rows} 行、第 {cols} 列；{read('T4.4', '6.2')}",
-                en=f"{case}: {unwritten} cells of C were never written (they are set to {UNWRITTEN} before the "
+                en=f"{case}: {cells(unwritten)} of C {agree(unwritten, 'was', 'were')} never written (they are "
+                f"set to {UNWRITTEN} before the "
                 f"launch), in rows {rows} and columns {cols}; {read('T4.4', '6.2')}",
             ),
             pytrace=False,
@@ -129,7 +130,7 @@ def check_product(c, a, b, dtype, case):
     assert not computed_nan, say(
         zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN：kernel 读到了 A 或 B 外面的 NaN 填充，"
         f"先让 T4.2（make test STEP=T4.2）通过；{read('T4.2', '4.1')}",
-        en=f"{case}: {computed_nan} cells of C came out NaN: the kernel read the NaN padding outside A or B; "
+        en=f"{case}: {cells(computed_nan)} of C came out NaN: the kernel read the NaN padding outside A or B; "
         f"get T4.2 passing first (make test STEP=T4.2); {read('T4.2', '4.1')}",
     )
     ref = a.double() @ b.double()

@@ -4,7 +4,7 @@ import pytest
 import torch
 import triton
 
-from course.i18n import say
+from course.i18n import agree, cells, say
 from course.messages import read
 
 from .common import see_loads
@@ -43,7 +43,8 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
             say(
                 zh=f"{case}：C 之外有 {stray} 个单元被写了，全都在边上的 tile 伸出 C 的位置（第 M 行、第 N 列以外）："
                 f"写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{read('T4.3')}。{loads}",
-                en=f"{case}: {stray} cells outside C were written, all of them where edge tiles stick out of C past "
+                en=f"{case}: {cells(stray)} outside C {agree(stray, 'was', 'were')} written, all of them where "
+                f"edge tiles stick out of C past "
                 f"row M or column N: store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); "
                 f"{read('T4.3')}. {loads}",
             ),
@@ -56,7 +57,8 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
                 f"但写进去的不是 acc 在那些位置上的值，所以不只是掩码的事：C 的地址不对，"
                 f"按 stride_cm（行）、stride_cn（列）给 C 寻址；"
                 f"{read('T4.3')}。{loads}",
-                en=f"{case}: {stray} cells outside C were written, where edge tiles stick out of C, but not with "
+                en=f"{case}: {cells(stray)} outside C {agree(stray, 'was', 'were')} written, where edge tiles "
+                f"stick out of C, but not with "
                 f"the values of acc that belong there, so it is not the mask alone: C's addresses are off; address "
                 f"C with stride_cm for rows and stride_cn for columns; {read('T4.3')}. {loads}",
             ),
@@ -65,7 +67,8 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     assert stray == 0, say(
         zh=f"{case}：C 之外有 {stray} 个单元被写了，有些不在任何 tile 伸出 C 的位置上：C 的地址不对，"
         f"按 stride_cm、stride_cn 给 C 寻址；{read('T4.3')}。{loads}",
-        en=f"{case}: {stray} cells outside C were written, some where no tile of C reaches even past its "
+        en=f"{case}: {cells(stray)} outside C {agree(stray, 'was', 'were')} written, some where no tile of C "
+        f"reaches even past its "
         f"edges: C's addresses are off; address C with stride_cm and stride_cn; {read('T4.3')}. {loads}",
     )
     unwritten = (c == sentinel).sum().item()

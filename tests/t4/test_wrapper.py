@@ -6,7 +6,7 @@ import pytest
 import torch
 import triton
 
-from course.i18n import say
+from course.i18n import cells, say
 from course.messages import read
 
 from .common import check_launch, check_product, launch_watch, quick, require_configs
@@ -110,14 +110,14 @@ def test_every_call_returns_a_new_c(t4, monkeypatch, poisoned_allocations):
         assert torch.equal(now, was), say(
             zh=f"{case}：matmul 改动了它的输入 {name}（{(now != was).sum().item()} 个元素变了）："
             f"C 要写进一个新的张量，不能写进 A 或 B；{read('T4.4', '6.2')}",
-            en=f"{case}: matmul changed its input {name} ({(now != was).sum().item()} cells): write C into "
+            en=f"{case}: matmul changed its input {name} ({cells((now != was).sum().item())}): write C into "
             f"a new tensor, never into A or B; {read('T4.4', '6.2')}",
         )
     changed = (c1 != first).sum().item()
     assert changed == 0, say(
         zh=f"{case}：第二次调用改动了第一次调用返回的 C（{changed} 个元素变了）：两次调用共用了同一块输出；"
         f"每次调用都要用 torch.empty 分配新的 C；{read('T4.4', '6.2')}",
-        en=f"{case}: the second call changed the C the first call returned ({changed} cells): both calls "
+        en=f"{case}: the second call changed the C the first call returned ({cells(changed)}): both calls "
         f"wrote into one buffer; allocate a new C with torch.empty on every call; {read('T4.4', '6.2')}",
     )
     for launch in watch.launches:

@@ -7,7 +7,7 @@ from contextlib import contextmanager
 import torch
 import triton
 
-from course.i18n import say
+from course.i18n import agree, cells, say
 from course.interpreter_spin import ProgramWaitsForever
 from course.messages import fail
 from course.registry import lesson
@@ -171,17 +171,24 @@ def check_stored(c, buf, before, want, case, section):
         fail(
             T5,
             f"{case}：C 外面有 {stray} 个格子被写了：存储要经过 c_desc，越界部分由它裁掉",
-            f"{case}: {stray} cells outside C were written: store through c_desc, which clips what sticks out",
+            f"{case}: {cells(stray)} outside C {agree(stray, 'was', 'were')} written: store through c_desc, "
+            f"which clips what sticks out",
             section,
         )
     unwritten = (c == -1234.0).sum().item()
     if unwritten:
-        fail(T5, f"{case}：C 有 {unwritten} 个格子没写", f"{case}: {unwritten} cells of C were never written", section)
+        fail(
+            T5,
+            f"{case}：C 有 {unwritten} 个格子没写",
+            f"{case}: {cells(unwritten)} of C {agree(unwritten, 'was', 'were')} never written",
+            section,
+        )
     if not torch.equal(c, want):
         fail(
             T5,
             f"{case}：C 有 {(c != want).sum().item()} 个格子不等于 acc 转成 {c.dtype} 的值",
-            f"{case}: {(c != want).sum().item()} cells of C differ from acc cast to {c.dtype}",
+            f"{case}: {cells((c != want).sum().item())} of C "
+            f"{agree((c != want).sum().item(), 'differs', 'differ')} from acc cast to {c.dtype}",
             section,
         )
 
@@ -367,7 +374,11 @@ def check_product(c, a, b, dtype, case, section, tile=None):
             f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}"
             + (f"；{total} 个 tile 里错了 {len(off)} 个，(pid_m, pid_n)：{shown}" if off else ""),
             f"{case}: relative error {err:.2e} > {OUT_RTOL[dtype]:.1e}"
-            + (f"; {len(off)} of the {total} tiles are off, (pid_m, pid_n): {shown}" if off else ""),
+            + (
+                f"; {len(off)} of the {total} tiles {agree(len(off), 'is', 'are')} off, (pid_m, pid_n): {shown}"
+                if off
+                else ""
+            ),
             section,
         )
 

@@ -7,7 +7,7 @@ CPU (barrier, release, acquire; test_fix_up_memory_order.py reads that record)."
 import pytest
 import torch
 
-from course.i18n import say
+from course.i18n import agree, cells, say
 from course.messages import fail
 
 from .common import (
@@ -49,7 +49,7 @@ def test_sk_publish_partial_alone(probes):
                 f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
                 f"有 {wrong} 个格子不等于它的 partial"
                 + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else ""),
-                f"sk_publish_partial: {wrong} cells of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
+                f"sk_publish_partial: {cells(wrong)} of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
                 "of the workspace) differ from its partial"
                 + (
                     ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
@@ -128,7 +128,8 @@ def check_pair(out, flags, want, case, wanted):
         fail(
             T5,
             f"{case}：结果有 {(out != want).sum().item()} 个格子和{wanted[0]}不是同样的比特",
-            f"{case}: {(out != want).sum().item()} cells of the result differ in their bits from {wanted[1]}",
+            f"{case}: {cells((out != want).sum().item())} of the result "
+            f"{agree((out != want).sum().item(), 'differs', 'differ')} in their bits from {wanted[1]}",
             "4.2",
         )
     if flags.any():

@@ -5,7 +5,7 @@ import re
 import torch
 
 from course import seam
-from course.i18n import say
+from course.i18n import agree, cells, count, say
 from course.messages import fail
 from course.registry import lesson
 
@@ -92,8 +92,8 @@ def check_routing(r, ids, experts, case):
             T6,
             f"{case}：sorted_slots 不是 0..{slots - 1} 的一个排列：{outside} 个值越界，"
             f"{int((seen == 0).sum())} 个 slot 没有出现（有的位置没写，或两个 slot 写到了同一个位置）",
-            f"{case}: sorted_slots is not a permutation of 0..{slots - 1}: {outside} values out of range, "
-            f"{int((seen == 0).sum())} slots missing (positions never written, or two slots written to one)",
+            f"{case}: sorted_slots is not a permutation of 0..{slots - 1}: {count(outside, 'value')} out of range, "
+            f"{count(int((seen == 0).sum()), 'slot')} missing (positions never written, or two slots written to one)",
             "2.1",
         )
     if not torch.equal(got, want_sorted):
@@ -214,7 +214,7 @@ def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None
             T6,
             f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
             "（这里拦下了，没有真的读写）",
-            f"{case}: {who} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            f"{case}: {who} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
             "given (stopped here, not made)",
             section,
         )
@@ -304,7 +304,8 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
         fail(
             T6,
             f"{case}：moe_kernel 结束后输出里还有 {int((left == UNWRITTEN).sum())} 个单元没写",
-            f"{case}: {int((left == UNWRITTEN).sum())} cells of the output were not written by moe_kernel",
+            f"{case}: {cells(int((left == UNWRITTEN).sum()))} of the output "
+            f"{agree(int((left == UNWRITTEN).sum()), 'was', 'were')} not written by moe_kernel",
             "4.3",
         )
     if kwargs.get("combine"):
@@ -321,7 +322,7 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
             T6,
             f"{case}：moe_kernel 写完以后，grouped_matmul 又改了输出里的 {cells_changed(out, left)} 个单元："
             "返回的结果就是这次启动存下的",
-            f"{case}: grouped_matmul changed {cells_changed(out, left)} cells of the output after moe_kernel wrote "
+            f"{case}: grouped_matmul changed {cells(cells_changed(out, left))} of the output after moe_kernel wrote "
             "them: the result is what the launch stored",
             "4.3",
         )
@@ -370,7 +371,7 @@ def check_combine_launch(watch, case, buffer, left, out):
             T6,
             f"{case}：moe_kernel 写完以后，按 slot 的缓冲区又被改了 {cells_changed(buffer, left)} 个单元："
             "combine_topk 读的应当就是这次启动存下的",
-            f"{case}: {cells_changed(buffer, left)} cells of the by-slot buffer changed after moe_kernel wrote them: "
+            f"{case}: {cells(cells_changed(buffer, left))} of the by-slot buffer changed after moe_kernel wrote them: "
             "combine_topk reads what the launch stored",
             "4.4",
         )
@@ -386,7 +387,7 @@ def check_combine_launch(watch, case, buffer, left, out):
             T6,
             f"{case}：combine_topk 写完以后，grouped_matmul 又改了结果里的 {cells_changed(out, combines[0].left)} "
             "个单元",
-            f"{case}: grouped_matmul changed {cells_changed(out, combines[0].left)} cells of the result after "
+            f"{case}: grouped_matmul changed {cells(cells_changed(out, combines[0].left))} of the result after "
             "combine_topk wrote them",
             "4.4",
         )

@@ -5,7 +5,7 @@ import pytest
 import torch
 import triton
 
-from course.i18n import say
+from course.i18n import agree, cells, say
 from course.messages import fail
 
 from .common import OUT_RTOL, T6, make_ids, reference, watched_call
@@ -48,7 +48,8 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
             f"combine_topk，{dtype}：{int(differ.sum())} 个单元和"
             f"\"float32 里按 j = 0..{top_k - 1} 依次相加、最后舍入一次\"不是逐位相同；"
             f"例如 token {t} 第 {n} 列：{out[t, n].item()!r}，应为 {want[t, n].item()!r}",
-            f"combine_topk, {dtype}: {int(differ.sum())} cells are not bit for bit the float32 sum in the order "
+            f"combine_topk, {dtype}: {cells(int(differ.sum()))} {agree(int(differ.sum()), 'is', 'are')} not bit "
+            f"for bit the float32 sum in the order "
             f"j = 0..{top_k - 1}, rounded once; token {t}, column {n}, for one: {out[t, n].item()!r}, expected "
             f"{want[t, n].item()!r}",
             "4.4",
@@ -144,7 +145,7 @@ def test_combine_is_deterministic_without_float_atomics(t6, monkeypatch):
         fail(
             T6,
             f"同一个调用跑两次，结果有 {int((first != again).sum())} 个单元的位不一样",
-            f"the same call run twice gave {int((first != again).sum())} cells with other bits",
+            f"the same call run twice gave {cells(int((first != again).sum()))} with other bits",
             "4.4",
         )
 

@@ -4,7 +4,7 @@ both under a CUDA graph."""
 import pytest
 import torch
 
-from course.i18n import say
+from course.i18n import cells, say
 from course.messages import fail
 
 from .common import T6, make_ids
@@ -130,7 +130,7 @@ def test_routing_and_launch_under_a_cuda_graph(t6):
         fail(
             T6,
             f"CUDA graph 重放（新的路由）和直接调用的结果有 {int((y != want).sum())} 个单元不同",
-            f"the CUDA graph replayed on new routing differs from an eager call in {int((y != want).sum())} cells",
+            f"the CUDA graph replayed on new routing differs from an eager call in {cells(int((y != want).sum()))}",
             "3.4",
         )
 
@@ -171,6 +171,6 @@ def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t6):
                 T6,
                 f"{what}：同一类调用的后续调用（新地址的张量、另一个 routing）与第一次调用的结果有 {differ} 个单元不同",
                 f"{what}: later calls of the same kind (tensors at other addresses, another routing) differ from "
-                f"a first call's result in {differ} cells",
+                f"a first call's result in {cells(differ)}",
                 "4.2",
             )

@@ -3,6 +3,7 @@
 import pytest
 import torch
 
+from course.i18n import agree, cells
 from course.messages import fail
 
 from .common import T6
@@ -119,8 +120,8 @@ def test_store_rows_alone(probes, weights, by_slot):
             T6,
             f"store_rows：{stray} 个不该写的单元被写了（掩码要挡住 row_end={end} 及以后的行和 >= N 的列），"
             f"{unwritten} 个该写的单元没写",
-            f"store_rows: {stray} cells written that must not be (the mask must stop rows at row_end={end} and "
-            f"columns at N), {unwritten} cells that should be written were not",
+            f"store_rows: {cells(stray)} written that must not be (the mask must stop rows at row_end={end} and "
+            f"columns at N), {cells(unwritten)} that should be written {agree(unwritten, 'was', 'were')} not",
             "4.3",
         )
     err = rel_err(got[want != UNWRITTEN], want[want != UNWRITTEN])
@@ -141,6 +142,7 @@ def test_store_rows_alone(probes, weights, by_slot):
         fail(
             T6,
             f"store_rows：{differ} 个单元和\"acc 乘权重（float32 里），再舍入一次到 fp16\"不是逐位相同",
-            f"store_rows: {differ} cells are not bit for bit acc times the weight (in float32), rounded once to fp16",
+            f"store_rows: {cells(differ)} {agree(differ, 'is', 'are')} not bit for bit acc times the weight (in "
+            f"float32), rounded once to fp16",
             "4.3",
         )

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from course.i18n import say
+from course.i18n import cells, say
 from course.messages import fail
 
 from .common import T6, case_name, check_counts_and_offsets, check_routing, make_ids, same_memory
@@ -47,7 +47,7 @@ def report_outside(addresses, r, ids, experts, case):
             T6,
             f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
             "（这里拦下了，没有真的读写）",
-            f"{case}: {kernel} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            f"{case}: {kernel} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
             "given (stopped here, not made)",
             "2.1",
         )

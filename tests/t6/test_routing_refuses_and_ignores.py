@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from course.i18n import say
+from course.i18n import cells, say
 from course.messages import fail
 
 from .common import T6, check_routing, make_ids, names_one_of, raised_by
@@ -105,7 +105,7 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
             T6,
             f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
             "（这里拦下了，没有真的读写）：越界的专家号不算进任何专家，也不能拿来当下标",
-            f"{case}: {kernel} read {lanes['read']} and wrote {lanes['write']} cells outside every tensor it was "
+            f"{case}: {kernel} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
             "given (stopped here, not made): an id out of range counts for no expert and is never an index",
             "2.3",
         )
@@ -114,7 +114,7 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         fail(
             T6,
             f"{case}：route 的 kernel 写到了它的整数张量之外的 {stray} 个单元",
-            f"{case}: route's kernels wrote {stray} cells just outside its integer tensors",
+            f"{case}: route's kernels wrote {cells(stray)} just outside its integer tensors",
             "2.3",
         )
     flat = ids.reshape(-1).cpu()

@@ -5,7 +5,7 @@ import pytest
 import torch
 import triton
 
-from course.i18n import say
+from course.i18n import agree, cells, count, say
 from course.messages import fail
 
 from .common import T6, TRACE_INTS, Accesses, check_inside, offsets_after_poison
@@ -128,7 +128,8 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
         fail(
             T6,
             f"{case}：{len(missing)} 个 tile 没人做，例如 (专家, pid_m, pid_n) = {missing[0]}",
-            f"{case}: {len(missing)} tiles were not done, (expert, pid_m, pid_n) = {missing[0]} for one",
+            f"{case}: {count(len(missing), 'tile')} {agree(len(missing), 'was', 'were')} not done, "
+            f"(expert, pid_m, pid_n) = {missing[0]} for one",
             "3.3",
         )
 
@@ -157,7 +158,7 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
                 f"{bound}（trace 只给这么多 tile 留了位置，{written} 个单元写到了它外面，这里拦下了）："
                 "循环要停在设备上读出的总数",
                 f"{case}: there are {len(expected_tiles(counts, bm, bn, n))} tiles, yet tile ids past §3.4's bound "
-                f"{bound} were done ({written} cells written past the trace, which has room for that many tiles; "
+                f"{bound} were done ({cells(written)} written past the trace, which has room for that many tiles; "
                 "stopped here, not made): the loop must stop at the total read on the device",
                 "3.4",
             )
