@@ -122,15 +122,44 @@ def route(topk_ids, num_experts, *, check_ids=True):
     if slots:
         block_counts = torch.empty((blocks, e_block), device=dev, dtype=torch.int32)
         block_base = torch.empty_like(block_counts)
-        count_experts[(blocks,)](ids, block_counts, slots, num_experts, ROUTE_BLOCK, e_block)
-        scan_counts[(1,)](block_counts, block_base, counts, offsets, blocks, num_experts, SCAN_ROWS, e_block)
-        scatter_slots[(blocks,)](ids, block_base, counts, offsets, sorted_slots, slot_pos, slots, num_experts,
-                                 ROUTE_BLOCK, e_block)
+        launches = (
+            (count_experts, (blocks,), (ids, block_counts, slots, num_experts, ROUTE_BLOCK, e_block)),
+            (scan_counts, (1,), (block_counts, block_base, counts, offsets, blocks, num_experts, SCAN_ROWS, e_block)),
+            (scatter_slots, (blocks,), (ids, block_base, counts, offsets, sorted_slots, slot_pos, slots, num_experts,
+                                        ROUTE_BLOCK, e_block)),
+        )
+        launch_in_order(route_key(topk_ids, num_experts), launches, dev)
     return Routing(counts, offsets, sorted_slots, slot_pos, tokens, top_k, checked=True)
 
 
 def _capturing(t):
     return t.is_cuda and torch.cuda.is_current_stream_capturing()
+
+
+_route_plans = {}  # route_key -> route's three kernels, compiled
+
+
+def route_key(topk_ids, num_experts):
+    """What route's launches hang on (the ids' shape, strides, dtype, device, alignment; the expert
+    count), or None while the suite stands in for one of its kernels, watching the launch."""
+    if not all(isinstance(k, triton.runtime.JITFunction) for k in (count_experts, scan_counts, scatter_slots)):
+        return None
+    return tensor_key(topk_ids), num_experts
+
+
+def launch_in_order(key, launches, device):
+    """Each (kernel, grid, arguments) launched in turn: through kernel[grid] the first time, then, on
+    a GPU with no launch hook set, the compiled kernels directly, without Triton's argument binding (§6.4)."""
+    compiled = _route_plans.get(key) if key is not None else None
+    if compiled is not None and no_launch_hooks():
+        stream = driver.active.get_current_stream(device.index)
+        for kernel, (_, grid, args) in zip(compiled, launches, strict=True):
+            kernel.run(*grid, *(1,) * (3 - len(grid)), stream, kernel.function, kernel.packed_metadata, None, None,
+                       None, *args)
+        return
+    made = [kernel[grid](*args) for kernel, grid, args in launches]
+    if key is not None and device.type == "cuda" and None not in made:
+        _route_plans[key] = made
 
 
 # ----------------------------------------------------------------------------------------------

@@ -101,12 +101,7 @@ COMBINE_STORE = "tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_t
 A_ALONG_K = "(k0 + cols)[None, :] * stride_xk,"
 A_MASK_THEN_B = "\n                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n        b = "
 # route's three launches, and a stable sort by torch in their place (t6hunt).
-ROUTE_LAUNCHES = (
-    "        count_experts[(blocks,)](ids, block_counts, slots, num_experts, ROUTE_BLOCK, e_block)\n"
-    "        scan_counts[(1,)](block_counts, block_base, counts, offsets, blocks, num_experts, SCAN_ROWS, e_block)\n"
-    "        scatter_slots[(blocks,)](ids, block_base, counts, offsets, sorted_slots, slot_pos, slots, num_experts,\n"
-    "                                 ROUTE_BLOCK, e_block)\n"
-)
+ROUTE_LAUNCHES = "        launch_in_order(route_key(topk_ids, num_experts), launches, dev)\n"
 ROUTE_IN_TORCH = (
     "        keyed = torch.where((ids >= 0) & (ids < num_experts), ids, num_experts)\n"
     "        order = torch.sort(keyed, stable=True).indices\n"

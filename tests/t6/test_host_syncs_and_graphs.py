@@ -174,3 +174,28 @@ def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t6):
                 f"a first call's result in {cells(differ)}",
                 "4.2",
             )
+
+
+@pytest.mark.t6_1
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: on a GPU a later route of the same kind launches from a plan")
+def test_a_later_route_of_the_same_kind_is_right(t6):
+    """route keeps its three compiled kernels per kind of ids (content/t6.md §6.4): routings of other
+    ids of the same shape and dtype, made from that plan, must equal first calls', bit for bit."""
+    tokens, top_k, experts = 300, 4, 12
+    kinds = ("balanced", "skewed", "one expert", "empty experts")
+    t6.route(make_ids("balanced", tokens, top_k, experts), experts)  # the first call of this kind
+    if not t6._route_plans:
+        fail(T6, "第一次调用 route 之后没有留下 plan", "a first call of route left no plan behind", "6")
+    ids = [make_ids(kind, tokens, top_k, experts) for kind in kinds]
+    again = [t6.route(each, experts) for each in ids]
+    for kind, each, r in zip(kinds, ids, again, strict=True):
+        t6._route_plans.clear()  # a first call
+        first = t6.route(each, experts)
+        for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
+            if not torch.equal(getattr(r, name), getattr(first, name)):
+                fail(
+                    T6,
+                    f"{kind}：同一类调用的后续 route 给出的 Routing.{name} 与第一次调用的不同",
+                    f"{kind}: a later route of the same kind gave another Routing.{name} than a first call",
+                    "2.2",
+                )
