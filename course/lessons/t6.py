@@ -42,6 +42,7 @@ LESSON = Lesson(
             "The baselines: torch._grouped_mm, a loop of matmul, T5 per expert",
         ),
         "6.3": ("测得的数字", "The figures"),
+        "6.4": ("每次调用主机上的开销：plan", "The host's cost per call: plans"),
         "7": ("大家常问的问题", "Questions learners ask"),
         "8": ("常见错误与自测", "Pitfalls and self-check"),
         "8.1": ("自测", "Self-check"),
