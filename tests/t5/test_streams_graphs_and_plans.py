@@ -4,9 +4,11 @@ that can overlap), and a later call of the same kind launched from a plan."""
 import pytest
 import torch
 
+from course.i18n import count
 from course.messages import fail
 
 from .common import T5
+from launch_hooks import counting_launch_hook
 from support import DEVICE, INTERPRETING, OUT_RTOL, random, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -174,11 +176,22 @@ def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t5):
         for _ in range(2):
             for (a, b), want in zip(calls, first, strict=True):
                 differ += int((t5.matmul(a, b, bias=bias, **options) != want).sum())
+        with counting_launch_hook() as seen:  # as a profiler's hook: the plan launches through it
+            for (a, b), want in zip(calls, first, strict=True):
+                differ += int((t5.matmul(a, b, bias=bias, **options) != want).sum())
         if differ:
             fail(
                 T5,
-                f"{M}x{N}x{K} {layout}：同一类调用的后续调用（新地址的张量）与第一次调用的结果有 {differ} 个元素不同",
-                f"{M}x{N}x{K} {layout}: later calls of the same kind (tensors at other addresses) differ from "
-                f"a first call's product in {differ} elements",
+                f"{M}x{N}x{K} {layout}：同一类调用的后续调用（新地址的张量，有时设了 launch hook）与第一次调用的结果有 "
+                f"{differ} 个元素不同",
+                f"{M}x{N}x{K} {layout}: later calls of the same kind (tensors at other addresses, some with a launch "
+                f"hook set) differ from a first call's product in {count(differ, 'element')}",
+                "3.2",
+            )
+        if seen is not None and len(seen) < len(calls):
+            fail(
+                T5,
+                f"{M}x{N}x{K} {layout}：设了 launch hook 时，{len(calls)} 次调用只报告了 {len(seen)} 次启动",
+                f"{M}x{N}x{K} {layout}: with a launch hook set, {len(calls)} calls reported {len(seen)} launches",
                 "3.2",
             )

@@ -9,6 +9,7 @@ from course.messages import fail
 
 from .common import T6, make_ids
 from .test_routing import guarded_route
+from launch_hooks import counting_launch_hook
 from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -166,13 +167,25 @@ def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t6):
         for _ in range(2):
             for (x, w, r), want in zip(calls, first, strict=True):
                 differ += int((t6.grouped_matmul(x, w, r, **options) != want).sum())
+        with counting_launch_hook() as seen:  # as a profiler's hook: the plan launches through it
+            for (x, w, r), want in zip(calls, first, strict=True):
+                differ += int((t6.grouped_matmul(x, w, r, **options) != want).sum())
         if differ:
             fail(
                 T6,
-                f"{what}：同一类调用的后续调用（新地址的张量、另一个 routing）与第一次调用的结果有 {differ} 个单元不同",
-                f"{what}: later calls of the same kind (tensors at other addresses, another routing) differ from "
-                f"a first call's result in {cells(differ)}",
+                f"{what}：同一类调用的后续调用（新地址的张量、另一个 routing，有时设了 launch hook）"
+                f"与第一次调用的结果有 "
+                f"{differ} 个单元不同",
+                f"{what}: later calls of the same kind (tensors at other addresses, another routing, some with a "
+                f"launch hook set) differ from a first call's result in {cells(differ)}",
                 "4.2",
+            )
+        if seen is not None and len(seen) < len(calls):
+            fail(
+                T6,
+                f"{what}：设了 launch hook 时，{len(calls)} 次调用只报告了 {len(seen)} 次启动",
+                f"{what}: with a launch hook set, {len(calls)} calls reported {len(seen)} launches",
+                "6.4",
             )
 
 
