@@ -17,35 +17,14 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 # T6.4 (advanced) the expert MLP in two launches
 # ================================================================================================
 @pytest.mark.t6_4
-@pytest.mark.parametrize("dtype", DTYPES, ids=str)
-def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
-    tokens, top_k, experts, K, F = 21, 2, 5, 32, 24  # F not a multiple of BLOCK_N: gate boxes reach up's rows
-    ids = make_ids("skewed", tokens, top_k, experts)
-    x = torch.randn(K, tokens, device=DEVICE).to(dtype).t()  # a transposed view: x's stride along K is T
-    w = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).to(dtype)
-    r = t6.route(ids, experts)
-    case = say(zh=f"gate/up，F={F}，{dtype}，x 是列主序的视图", en=f"gate/up, F={F}, {dtype}, x a column-major view")
-    out = watched_call(t6, monkeypatch, case, "5.1", x, w, r, activation="swiglu")
-    want = reference(x, w, ids, activation="swiglu")
-    err = rel_err(out, want) if out.shape == want.shape else float("inf")
-    if err > OUT_RTOL[dtype]:
-        fail(
-            T6,
-            f"{case}：结果应当是 [{tokens * top_k}, {F}] 的 silu(gate) * up，和 float64 差 {err:.2e}（相对）",
-            f"{case}: the result should be silu(gate) * up, [{tokens * top_k}, {F}]; off from float64 by {err:.2e} "
-            "(relative)",
-            "5.1",
-        )
-
-
-@pytest.mark.t6_4
 def test_gate_up_product_alone(probes, monkeypatch):
-    """gate_up_product on one tile, fp16 inputs over K = 512 (eight k-boxes): gate and up are sums
-    of exact fp16 products, so summed in float32 they sit within 1e-5 of float64 (§5.1), where the
-    whole layer's test, after the rounding to fp16, cannot tell a sum kept in fp16 from one in float32.
-    On the interpreter each read is watched too: each element of x's live rows is read once, for both."""
-    bm, bn, bk, K, F = 16, 16, 64, 512, 32
-    x = torch.randn(20, K, device=DEVICE).half()
+    """gate_up_product on one tile, fp16 inputs over K = 488 (eight k-boxes, the last one 40 wide): gate
+    and up are sums of exact fp16 products, so summed in float32 they sit within 1e-5 of float64 (§5.1),
+    where the whole layer's test, after the rounding to fp16, cannot tell a sum kept in fp16 from one in
+    float32.  On the interpreter each read is watched too: each element of x's live rows is read once,
+    for both, and none of the 24 padding cells that follow each row of x (a view) past K."""
+    bm, bn, bk, K, F, pad = 16, 16, 64, 488, 32, 24
+    x = torch.randn(20, K + pad, device=DEVICE).half()[:, :K]  # a row's box past K would read the padding
     w2d = torch.randn(3 * 2 * F, K, device=DEVICE).half()  # three experts' [gate; up] rows
     x_rows = torch.full((bm,), -1, dtype=torch.int32)
     x_rows[:11] = torch.randint(0, 20, (11,), dtype=torch.int32)  # 11 live rows, the rest not
@@ -88,12 +67,20 @@ def test_gate_up_product_alone(probes, monkeypatch):
             + (f"; the rows not live hold {dg} nonzero cells of gate and {du} of up" if dg + du else ""),
             "5.1",
         )
-    first, end = x.data_ptr(), x.data_ptr() + x.numel() * x.element_size()
-    x_reads = sum(
-        int(((addresses >= first) & (addresses < end) & inside).sum())
-        for what, addresses, inside in accesses.log
-        if what == "read"
-    )
+    first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * x.stride(0) * x.element_size()
+    read = [a[(a >= first) & (a < end) & inside] for what, a, inside in accesses.log if what == "read"]
+    column = [(a - first) // x.element_size() % x.stride(0) for a in read]  # x's column; >= K: the padding
+    past_k = sum(int((c >= K).sum()) for c in column)
+    if past_k:
+        fail(
+            T6,
+            f"gate_up_product 读了 x 每行 K={K} 之后的 {past_k} 个单元（这里 x 是带填充的视图）："
+            "A 的块在 K 处要用掩码挡住",
+            f"gate_up_product read {past_k} cells of x past K={K} in its rows (the padding of a view here): "
+            "mask A's load at K",
+            "5.1",
+        )
+    x_reads = sum(int((c < K).sum()) for c in column)
     rows = int(live.sum())
     needed = rows * K
     if x_reads > needed:
@@ -103,6 +90,29 @@ def test_gate_up_product_alone(probes, monkeypatch):
             f"（{x_reads / needed:.1f} 倍）：每个 A 的块只读一次，gate 和 up 都用它",
             f"gate_up_product read {x_reads} elements of x, where the {rows} live rows x K={K} = {needed} are all "
             f"it needs ({x_reads / needed:.1f} times): load each A box once and use it for both gate and up",
+            "5.1",
+        )
+
+
+@pytest.mark.t6_4
+@pytest.mark.parametrize("dtype", DTYPES, ids=str)
+def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
+    # F not a multiple of BLOCK_N: gate boxes reach up's rows; K not a multiple of BLOCK_K: a k-box past K.
+    tokens, top_k, experts, K, F = 21, 2, 5, 40, 24
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(K, tokens, device=DEVICE).to(dtype).t()  # a transposed view: x's stride along K is T
+    w = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).to(dtype)
+    r = t6.route(ids, experts)
+    case = say(zh=f"gate/up，F={F}，{dtype}，x 是列主序的视图", en=f"gate/up, F={F}, {dtype}, x a column-major view")
+    out = watched_call(t6, monkeypatch, case, "5.1", x, w, r, activation="swiglu")
+    want = reference(x, w, ids, activation="swiglu")
+    err = rel_err(out, want) if out.shape == want.shape else float("inf")
+    if err > OUT_RTOL[dtype]:
+        fail(
+            T6,
+            f"{case}：结果应当是 [{tokens * top_k}, {F}] 的 silu(gate) * up，和 float64 差 {err:.2e}（相对）",
+            f"{case}: the result should be silu(gate) * up, [{tokens * top_k}, {F}]; off from float64 by {err:.2e} "
+            "(relative)",
             "5.1",
         )
 
