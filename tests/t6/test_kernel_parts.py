@@ -80,8 +80,10 @@ def test_store_rows_alone(probes, weights, by_slot):
     """One tile's epilogue into a sentinel-filled output: rows 3..9 (an expert ending at row 10) and
     columns 16..27 of N=28, at the sorted row or at the slot, times weights[slot]."""
     bm, bn, n, begin, end, pid_n = 16, 16, 28, 3, 10, 1
-    rows_out = 24
-    slots = torch.randperm(rows_out).int().to(DEVICE)
+    rows_out = 64  # many rows besides the tile's 16: a row stored at a wrong slot seldom lands where a dead row would
+    slots = torch.randperm(rows_out)
+    slots[[0, int((slots == 0).nonzero())]] = slots[[int((slots == 0).nonzero()), 0]]  # slot 0 at sorted row 0
+    slots = slots.int().to(DEVICE)  # so a dead row's slot loaded as 0 (a masked load's `other`) writes row 0
     acc = torch.randn(bm, bn, device=DEVICE)
     w = torch.rand(rows_out, device=DEVICE)
     out = torch.full((rows_out, n), UNWRITTEN, dtype=torch.float16, device=DEVICE)
@@ -115,13 +117,47 @@ def test_store_rows_alone(probes, weights, by_slot):
                 "its sorted row",
                 "4.4" if by_slot else "4.3",
             )
-    if stray or unwritten:
+    # The cells a missing mask writes: the rows past row_end at their place (with BY_SLOT, their slot,
+    # or row 0 where the slot was loaded masked with other=0), and the live rows' columns past N (out is
+    # contiguous: they run on into the next row).  A stray cell elsewhere is not the mask's.
+    masked_off = torch.zeros(rows_out * n, dtype=torch.bool)
+    dead = torch.arange(end, begin + bm)
+    places = [(slots.cpu()[dead].long() if by_slot else dead, pid_n * bn), (at, n)]
+    if by_slot:
+        places.append((torch.zeros(1, dtype=torch.long), pid_n * bn))
+    for placed, first_col in places:
+        cells = (placed[:, None] * n + torch.arange(first_col, (pid_n + 1) * bn)[None, :]).reshape(-1)
+        masked_off[cells[cells < rows_out * n]] = True
+    elsewhere = int(((got != UNWRITTEN) & (want == UNWRITTEN)).reshape(-1)[~masked_off].sum())
+    if elsewhere:
+        fail(
+            T6,
+            f"store_rows：{stray} 个单元写在了这个 tile 的格子之外，其中 {elsewhere} 个既不是 live 行该去的地方，"
+            f"也不是少了掩码时 row_end={end} 之后的行或 >= N 的列会去的地方（{unwritten} 个该写的单元没写）："
+            + ("第 i 行写到它的 slot 那一行（sorted_slots[i]）" if by_slot else "第 i 行写到排好序的第 i 行")
+            + "，只写 row_end 之前的行、N 之前的列",
+            f"store_rows: {stray} cells written outside this tile's cells, {elsewhere} of them neither where its live "
+            f"rows go nor where its rows from row_end={end} on or its columns past N would go without a mask "
+            f"({unwritten} cells that should be written were not): row i goes to "
+            + ("its slot's row (sorted_slots[i])" if by_slot else "sorted row i")
+            + ", and only rows before row_end and columns before N are stored",
+            "4.4" if by_slot else "4.3",
+        )
+    if stray:
         fail(
             T6,
             f"store_rows：{stray} 个不该写的单元被写了（掩码要挡住 row_end={end} 及以后的行和 >= N 的列），"
             f"{unwritten} 个该写的单元没写",
             f"store_rows: {cells(stray)} written that must not be (the mask must stop rows at row_end={end} and "
             f"columns at N), {cells(unwritten)} that should be written {agree(unwritten, 'was', 'were')} not",
+            "4.3",
+        )
+    if unwritten:
+        fail(
+            T6,
+            f"store_rows：{unwritten} 个该写的单元没写（live 的第 {begin}..{end - 1} 行，第 {pid_n * bn}..{n - 1} 列）",
+            f"store_rows: {unwritten} cells that should be written were not (live rows {begin}..{end - 1}, columns "
+            f"{pid_n * bn}..{n - 1})",
             "4.3",
         )
     err = rel_err(got[want != UNWRITTEN], want[want != UNWRITTEN])
