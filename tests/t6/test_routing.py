@@ -157,6 +157,20 @@ def test_route_in_any_program_order(t6, monkeypatch):
             )
         fields = ("counts", "offsets", "sorted_slots", "slot_pos")
         differ = [f"Routing.{f}" for f in fields if not torch.equal(getattr(r, f), getattr(in_id_order, f))]
+        if {"Routing.counts", "Routing.offsets"} & set(differ):  # the counts, not the places: before any scatter
+            fail(
+                T6,
+                f"同一组 topk_ids，路由的各个程序按 {order} 的顺序运行时，{'、'.join(differ)} "
+                "和按 id 顺序运行时（那次是对的）不一样：连计数都取决于程序运行的先后；三个内核里只有 count_experts"
+                "（写 block_counts）和 scatter_slots 不止一个程序：每个程序只数自己这一块的 slot，写进自己那一行，"
+                "不读也不加别的程序在同一次启动里写的东西",
+                f"the same topk_ids with the routing programs run in order {order} gave another "
+                f"{', '.join(differ)} than in id order (which was right): even the counts depend on the order the "
+                "programs run, and of the three kernels only count_experts (block_counts) and scatter_slots run more "
+                "than one: each program counts its own block's slots into its own row, and neither reads nor adds to "
+                "what another program of the same launch writes",
+                "2.3",
+            )
         if differ:
             fail(
                 T6,
