@@ -7,8 +7,9 @@ from course.i18n import say
 from course.messages import fail
 
 from .common import OUT_RTOL, T6, Accesses, make_ids, reference, watch_grouped, watched_call
+from .test_host_syncs_and_graphs import check_no_host_reads, host_reads
 from bounds import AddressWatch
-from support import DEVICE, DTYPES, UNWRITTEN, descriptor, rel_err
+from support import DEVICE, DTYPES, INTERPRETING, UNWRITTEN, descriptor, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
@@ -186,3 +187,23 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             f"moe_mlp: off from float64 by {err:.2e} (relative)",
             "5.2",
         )
+
+
+@pytest.mark.t6_4
+@pytest.mark.skipif(not INTERPRETING, reason="watched on the CPU, as grouped_matmul's reads are")
+def test_moe_mlp_reads_nothing_back_but_the_id_check(t6):
+    """§3.4, §5.2: the layer, routing to combine, has no host sync between its kernels; the one read
+    allowed is route's look at the ids (check_routing_inputs, skipped under capture)."""
+    tokens, top_k, experts, K, F = 24, 2, 4, 32, 16
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
+    w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE)
+    with host_reads(t6, allowed=("check_routing_inputs",)) as mode:
+        t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+    case = say(
+        zh=f"{tokens} 个 token，{experts} 个专家，除去 route 对专家号的检查",
+        en=f"{tokens} tokens, {experts} experts, route's check of the ids aside",
+    )
+    check_no_host_reads(mode.reads, case, "moe_mlp", "3.4")

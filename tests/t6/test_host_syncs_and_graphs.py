@@ -1,5 +1,5 @@
 """T6.1, T6.3: route and grouped_matmul read nothing back to the host (on the CPU); on a GPU,
-both under a CUDA graph."""
+both under a CUDA graph.  test_expert_mlp.py uses host_reads for moe_mlp (T6.4)."""
 
 import pytest
 import torch
@@ -20,10 +20,11 @@ VALUE_READS = {"item", "tolist", "numpy", "__array__", "__bool__", "__int__", "_
 VALUE_READS |= {"allclose", "__format__", "__repr__", "__str__"}
 
 
-def host_reads(t6):
+def host_reads(t6, allowed=()):
     """A torch function mode recording (what, function, line) for each read of a tensor's value made
     by the graded file itself (not by torch, Triton's interpreter or the tests): on the CPU nothing
-    syncs, so this is how a read that a CUDA graph would refuse shows there."""
+    syncs, so this is how a read that a CUDA graph would refuse shows there.  Reads made while a
+    function of the graded file named in `allowed` runs are not recorded."""
     import os
     import sys
 
@@ -43,6 +44,11 @@ def host_reads(t6):
                 while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
                     frame = frame.f_back
                 if frame is not None and os.path.realpath(frame.f_code.co_filename) == graded:
+                    caller = frame
+                    while caller is not None:
+                        if caller.f_code.co_name in allowed and os.path.realpath(caller.f_code.co_filename) == graded:
+                            return func(*args, **(kwargs or {}))
+                        caller = caller.f_back
                     line, function = frame.f_lineno, frame
                     while function.f_code.co_name.startswith("<") and function.f_back is not None:
                         function = function.f_back  # a comprehension's frame: name the function it is in
