@@ -133,6 +133,18 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
             "2.3",
         )
     got = r.sorted_slots.cpu()[:kept]
+    placed = [(row, int(v)) for row, v in enumerate(got.tolist()) if 0 <= v < len(flat) and not inside[v]]
+    if placed:
+        row, slot = placed[0]
+        fail(
+            T6,
+            f"{case}：sorted_slots 的前 {kept} 行里有 {len(placed)} 个专家号越界的 slot，比如第 {row} 行是 slot {slot}"
+            f"（专家号 {int(flat[slot])}）：越界的 slot 不占任何一行，它不算进任何专家，也不被放进 sorted_slots",
+            f"{case}: the first {kept} rows of sorted_slots hold {len(placed)} slots whose ids are out of range, "
+            f"row {row} slot {slot} (id {int(flat[slot])}) for one: such a slot gets no row, counted for no expert and "
+            "placed nowhere",
+            "2.3",
+        )
     if not torch.equal(got, want_sorted):
         at = int((got != want_sorted).nonzero()[0])
         fail(
