@@ -110,12 +110,14 @@ def weight_rows_per_tile(accesses, w, trace):
 
 
 @pytest.mark.t6_3
-def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
+@pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted and combined"])
+def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
     """One launch, each access watched on the interpreter (tests/bounds.py): moe_kernel stays inside
     its tensors, and each tile reads its own expert's weight rows alone, the BLOCK_N rows at
     expert * N + pid_n * BLOCK_N of w.view(E*N, K) (§4.2).  Numbers cannot show a tile that also
     reads other experts' weights and masks their products away: it reads E times the bytes.  The
-    routing's offsets follow poison, so a read before them shows on a GPU too."""
+    routing's offsets follow poison, so a read before them shows on a GPU too.  Once with routing
+    weights and the combine, where store_rows reads sorted_slots too (for the weights, and the slots)."""
     import dataclasses
 
     from support import spans
@@ -125,6 +127,7 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
     ids = make_ids("skewed", tokens, top_k, experts)  # expert 0 has the most rows
     x = torch.randn(tokens, K, device=DEVICE).half()
     w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE) if weighted else None
     r = t6.route(ids, experts)
     r = dataclasses.replace(r, offsets=offsets_after_poison(r.offsets))
     tiles = (triton.cdiv(tokens * top_k, cfg.BLOCK_M) + experts) * triton.cdiv(N, cfg.BLOCK_N)
@@ -133,9 +136,10 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
         zh=f"偏斜的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家，K={K}，N={N}，BLOCK_N={cfg.BLOCK_N}",
         en=f"skewed routing, {tokens} tokens, top_k={top_k}, {experts} experts, K={K}, N={N}, BLOCK_N={cfg.BLOCK_N}",
     )
+    case += say(zh="，带路由权重、合并", en=", routing weights, combined") if weighted else ""
     accesses = Accesses()
     watch = AddressWatch(t6, monkeypatch, ("moe_kernel",), seen=accesses)
-    out = watched_call(t6, monkeypatch, case, "4", x, w, r, config=cfg, trace=trace)
+    out = watched_call(t6, monkeypatch, case, "4", x, w, r, weights, config=cfg, trace=trace, combine=weighted)
     check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2", r.sorted_slots, cfg.BLOCK_M)
     read = weight_rows_per_tile(accesses, w, trace)
     for tile, (epilogues, e, _, pn, _, _, _) in enumerate(trace.view(-1, TRACE_INTS).cpu().tolist()):
@@ -153,7 +157,7 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch):
                 "of its own expert and pid_n alone",
                 "4.2",
             )
-    err = rel_err(out, reference(x, w, ids))
+    err = rel_err(out, reference(x, w, ids, weights, combine=weighted))
     if err > OUT_RTOL[torch.float16]:
         fail(
             T6,
