@@ -129,8 +129,18 @@ def test_combine_is_deterministic_without_float_atomics(t6, monkeypatch):
             return rmw(op, ptr, val, mask, sem, scope)
 
         monkeypatch.setattr(builder, "create_atomic_rmw", watched_rmw, raising=False)
+    given = {"x": x, "w": w, "topk_weights": weights}
+    before = {name: t.clone() for name, t in given.items()}
     first = t6.grouped_matmul(x, w, r, weights, combine=True)
     monkeypatch.undo()
+    changed = [name for name, t in given.items() if not torch.equal(t, before[name])]
+    if changed:  # the second call would see other inputs: its other bits would say nothing of the order
+        fail(
+            T6,
+            f"grouped_matmul 改动了调用者的 {'、'.join(changed)}",
+            f"grouped_matmul changed the caller's {', '.join(changed)}",
+            "4",
+        )
     again = t6.grouped_matmul(x, w, r, weights, combine=True)
     if float_atomics:
         fail(
