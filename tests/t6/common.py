@@ -22,6 +22,9 @@ OUT_RTOL = {torch.float16: 2e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 if 
 TRACE_INTS = 7  # per tile: epilogues, expert, pid_m, pid_n, first row, row end, program
 
 
+ROUTE_BLOCK = 128  # slots per routing program (§2.3)
+
+
 UNSET = -1  # what a new integer tensor holds in these tests: an index the routing never wrote
 
 
@@ -99,10 +102,22 @@ def check_routing(r, ids, experts, case):
     if not torch.equal(got, want_sorted):
         bad = int((got != want_sorted).nonzero()[0])
         same_groups = got.numel() == want_sorted.numel() and torch.equal(flat[got.long()], flat[want_sorted.long()])
+        runs = list(zip([0] + want_offsets.tolist()[:-1], want_offsets.tolist(), strict=True))
         grouped_right = same_groups and all(
-            sorted(got[a:b].tolist()) == sorted(want_sorted[a:b].tolist())
-            for a, b in zip([0] + want_offsets.tolist()[:-1], want_offsets.tolist(), strict=True)
+            sorted(got[a:b].tolist()) == sorted(want_sorted[a:b].tolist()) for a, b in runs
         )
+        by_block = [got[a:b][torch.sort(got[a:b] // ROUTE_BLOCK, stable=True).indices] for a, b in runs]
+        if grouped_right and all(torch.equal(s, s.sort().values) for s in by_block):  # in order within each block
+            fail(
+                T6,
+                f"{case}：sorted_slots 从第 {bad} 个位置起不对：应当是 slot {int(want_sorted[bad])}，"
+                f"得到 {int(got[bad])}：每个专家的 slot 对了，在每个 {ROUTE_BLOCK} 个 slot 的块内顺序也对，"
+                "但各块的先后不对：block_base[b, e] 是专家 e 在 b 之前各块里的 slot 数",
+                f"{case}: sorted_slots is wrong from position {bad} on: slot {int(want_sorted[bad])} expected, got "
+                f"{int(got[bad])}: each expert has the right slots, in order within each block of {ROUTE_BLOCK}, but "
+                "the blocks come in another order: block_base[b, e] counts expert e's slots in the blocks before b",
+                "2.3",
+            )
         fail(
             T6,
             f"{case}：sorted_slots 从第 {bad} 个位置起不对：应当是 slot {int(want_sorted[bad])}，得到 {int(got[bad])}"
