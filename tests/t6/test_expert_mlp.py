@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from course.i18n import say
+from course.i18n import cells, say
 from course.messages import fail
 
 from .common import OUT_RTOL, T6, Accesses, make_ids, reference, watch_grouped, watched_call
@@ -77,7 +77,7 @@ def test_gate_up_product_alone(probes, monkeypatch):
             T6,
             f"gate_up_product 读了 x 每行 K={K} 之后的 {past_k} 个单元（这里 x 是带填充的视图）："
             "A 的块在 K 处要用掩码挡住",
-            f"gate_up_product read {past_k} cells of x past K={K} in its rows (the padding of a view here): "
+            f"gate_up_product read {cells(past_k)} of x past K={K} in its rows (the padding of a view here): "
             "mask A's load at K",
             "5.1",
         )

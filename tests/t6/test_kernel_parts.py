@@ -126,8 +126,8 @@ def test_store_rows_alone(probes, weights, by_slot):
     if by_slot:
         places.append((torch.zeros(1, dtype=torch.long), pid_n * bn))
     for placed, first_col in places:
-        cells = (placed[:, None] * n + torch.arange(first_col, (pid_n + 1) * bn)[None, :]).reshape(-1)
-        masked_off[cells[cells < rows_out * n]] = True
+        flat = (placed[:, None] * n + torch.arange(first_col, (pid_n + 1) * bn)[None, :]).reshape(-1)
+        masked_off[flat[flat < rows_out * n]] = True
     elsewhere = int(((got != UNWRITTEN) & (want == UNWRITTEN)).reshape(-1)[~masked_off].sum())
     if elsewhere:
         fail(
@@ -136,9 +136,9 @@ def test_store_rows_alone(probes, weights, by_slot):
             f"也不是少了掩码时 row_end={end} 之后的行或 >= N 的列会去的地方（{unwritten} 个该写的单元没写）："
             + ("第 i 行写到它的 slot 那一行（sorted_slots[i]）" if by_slot else "第 i 行写到排好序的第 i 行")
             + "，只写 row_end 之前的行、N 之前的列",
-            f"store_rows: {stray} cells written outside this tile's cells, {elsewhere} of them neither where its live "
+            f"store_rows: {cells(stray)} written outside this tile's cells, {elsewhere} of them neither where its live "
             f"rows go nor where its rows from row_end={end} on or its columns past N would go without a mask "
-            f"({unwritten} cells that should be written were not): row i goes to "
+            f"({cells(unwritten)} that should be written {agree(unwritten, 'was', 'were')} not): row i goes to "
             + ("its slot's row (sorted_slots[i])" if by_slot else "sorted row i")
             + ", and only rows before row_end and columns before N are stored",
             "4.4" if by_slot else "4.3",
@@ -156,7 +156,8 @@ def test_store_rows_alone(probes, weights, by_slot):
         fail(
             T6,
             f"store_rows：{unwritten} 个该写的单元没写（live 的第 {begin}..{end - 1} 行，第 {pid_n * bn}..{n - 1} 列）",
-            f"store_rows: {unwritten} cells that should be written were not (live rows {begin}..{end - 1}, columns "
+            f"store_rows: {cells(unwritten)} that should be written {agree(unwritten, 'was', 'were')} not "
+            f"(live rows {begin}..{end - 1}, columns "
             f"{pid_n * bn}..{n - 1})",
             "4.3",
         )

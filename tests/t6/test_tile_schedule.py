@@ -236,7 +236,7 @@ def test_schedule_reads_only_counts_and_offsets(probes, monkeypatch):
                 f"{case}：只记录模式下的 grouped_tiles 读了 counts 末尾之后的单元（这里拦下了，没有真的读）："
                 f"counts 只有 {len(counts)} 个单元，E_BLOCK 里多出来的 lane 要用 num_experts 遮掉（它们算 0）",
                 f"{case}: grouped_tiles (record-only) read cells just past the end of counts (stopped here, not "
-                f"made): counts has {len(counts)} cells, and the lanes of E_BLOCK past num_experts are masked off "
+                f"made): counts has {cells(len(counts))}, and the lanes of E_BLOCK past num_experts are masked off "
                 "(they count 0)",
                 "3.3",
             )
