@@ -15,8 +15,10 @@ from tools.learner.terminal import paint, wrap
 # What sets one case's failure message apart from another's when the diagnosis is the same: its
 # numbers (shapes, strides, errors, tolerances, pictures of pids), the values of its parameters
 # ("row-major", "torch.float16"; fp16 and fp32 differ only in their digits) and the make loads
-# command drawn for it.  NaN stays a word: a NaN and a large error are told apart.
-NUMBER = re.compile(r"\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
+# command drawn for it.  NaN stays a word: a NaN and a large error are told apart.  A number's own
+# minus sign is part of it ("-3.09 instead of 0.999" is the same as "1.34 instead of -3.03"); a
+# minus after a word, a digit or a bracket is not ("K - 1", "0-15", "x[1]-2" keep it).
+NUMBER = re.compile(r"(?:(?<![\w.)\]])-)?\d+(?:\.\d+)?(?:[eE][-+]?\d+)?")
 NUMBERS_ONLY = re.compile(r"(?m)^[\s#?!.,:;()\[\]-]*#[\s#?!.,:;()\[\]-]*$")  # a row of a picture of pids
 NUMBER_RUN = re.compile(r"[\s,()\[\]]*#(?:[\s,()\[\]]*#)*[\s,()\[\]]*")  # (208, 1), [0, 3, 7]
 COMMAND_ARGS = re.compile(r'ARGS="[^"]*"')
