@@ -10,6 +10,8 @@
         pytest.fail with say(zh=zh, en=en) and, after it, read(at, *sections): a test's failure.
     stub_report(message, sections=None)
         what a check says when it reaches a body not written yet.
+    written_elsewhere(step_id, name)
+        when `name`, a function of a lesson's file, is another step's code: (that step, read(it)).
 
 Tests, hints, the scorecard and the tools all say "read §x.y" through read(); `say` (course.i18n)
 writes everything else.  `make check` (tools/checks/messages.py) reads every call of read() and
@@ -24,7 +26,7 @@ import re
 from course import registry
 from course.i18n import lang, not_written, say
 
-__all__ = ["read", "fail", "stub_report"]
+__all__ = ["read", "fail", "stub_report", "written_elsewhere"]
 
 
 def place(at):
@@ -75,3 +77,14 @@ def stub_report(message, sections=None):
         zh=f"{not_written()}：{step.id}（{what}）。{where}。stub 原文：{message}",
         en=f"{not_written()}: {step.id} ({what}); {where}. The stub says: {message}",
     )
+
+
+def written_elsewhere(step_id, name):
+    """(the step that writes `name`, read(that step)) when `name` is a function (or constant) of a
+    lesson's file that step_id does not write, else None: a check of one step that finds a problem in
+    another step's code sends the learner there.  The sections are that step's own, which make
+    check proves exist (tools/checks/steps.py); found at run time, so this is not a read() call."""
+    writers = [s for each in registry.LESSONS for s in each.steps if name in s.writes]
+    if not writers or any(s.id == step_id for s in writers):
+        return None
+    return writers[0], read(writers[0])

@@ -20,6 +20,7 @@ and the request, so the same code is compiled once (make test again, make check'
 import hashlib
 import json
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -30,7 +31,7 @@ import triton
 
 from course import ROOT, seam
 from course.i18n import say
-from course.messages import stub_report
+from course.messages import stub_report, written_elsewhere
 
 CACHE = Path(tempfile.gettempdir()) / "course-hopper-compile"
 
@@ -127,6 +128,22 @@ def _answer(found):
     return None if found is None else tuple(found)
 
 
+def _where_the_line_is(step, complaint, where):
+    """`where`, unless the compiler's complaint is at a line of a function that another step writes
+    (" at mine/t4_matmul.py line 65 (mainloop): ..."): then that step and its sections, since its own
+    checks, run on the interpreter, passed code that a GPU refuses (an accumulator that starts as a
+    Python float, say), and this step's sections say nothing about it."""
+    found = re.search(r"line \d+ \((\w+)\):[^\n]*\Z", complaint)
+    other = found and written_elsewhere(step, found[1])
+    if not other:
+        return where
+    return say(
+        zh=f"这一行在 {found[1]} 里，是 {other[0].id} 的代码（它在解释器上的检查放过了它）：{other[1]}",
+        en=f"that line is in {found[1]}, step {other[0].id}'s code (its checks, on the interpreter, let it "
+        f"through): {other[1]}",
+    )
+
+
 def check_compiles_for_hopper(step, kernel, signature, groups, where):
     """Fail the running test unless `kernel`, with step's code and the steps' before it (groups[step]
     of its lesson's groups), compiles for sm_90: the interpreter runs a kernel as Python, and a GPU
@@ -136,6 +153,7 @@ def check_compiles_for_hopper(step, kernel, signature, groups, where):
     if found is not None and found[0] == "stub":
         pytest.fail(stub_report(found[1]), pytrace=False)
     if found is not None:
+        where = _where_the_line_is(step, found[1], where)
         pytest.fail(
             say(
                 zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受（解释器不编译，不查这一点）：\n"
