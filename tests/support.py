@@ -250,6 +250,7 @@ class LaunchWatch:
 
     def __init__(self, module, monkeypatch, kernels, wrapper, out="c_ptr", shared_names=True):
         self.launches = []  # a Launch each, in the order they ran
+        self.on_error = None  # on_error(arguments): checks a launch whose kernel raised, before it propagates
         self.kernel, self.wrapper = next(iter(kernels)), wrapper
         first = getattr(module, self.kernel).arg_names
         for name, run in kernels.items():
@@ -378,7 +379,12 @@ class _Spy:
             out = bound.get(self.out)
             if isinstance(out, torch.Tensor) and out.is_floating_point():
                 out.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch
-            result = self.kernel[grid](*args, **kwargs) if self.run else None
+            try:
+                result = self.kernel[grid](*args, **kwargs) if self.run else None
+            except Exception:
+                if self.watch.on_error is not None:  # arguments that explain the error fail the check first
+                    self.watch.on_error(bound)
+                raise
             left = out.clone() if isinstance(out, torch.Tensor) else None
             self.watch.launches.append(Launch(self.name, bound, left, grid, result))
             return result

@@ -29,10 +29,12 @@ def watched(t4, monkeypatch):
     """matmul under a LaunchWatch: watched(a, b, step=..., **kwargs) returns C once its launch checks out."""
 
     def call(a, b, step="T4.4", **kwargs):
-        call.watch = watch = launch_watch(t4, monkeypatch)  # the last call's, for a test that asks what ran
-        c = t4.matmul(a, b, **kwargs)
         case = f"{tuple(a.shape)} @ {tuple(b.shape)} {a.dtype}"
-        check_launch(watch, c, a, b, kwargs.get("bias"), kwargs.get("activation"), case, step)
+        bias, activation = kwargs.get("bias"), kwargs.get("activation")
+        # the last call's watch, for a test that asks what ran
+        call.watch = watch = launch_watch(t4, monkeypatch, case=case, bias=bias, activation=activation, step=step)
+        c = t4.matmul(a, b, **kwargs)
+        check_launch(watch, c, a, b, bias, activation, case, step)
         return c
 
     return call

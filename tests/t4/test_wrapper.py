@@ -100,11 +100,11 @@ def test_every_call_returns_a_new_c(t4, monkeypatch, poisoned_allocations):
     n = 64
     a1, b1, a2, b2 = (random((n, n), torch.float16) for _ in range(4))
     kept = {"a": a1.clone(), "b": b1.clone()}
-    watch = launch_watch(t4, monkeypatch)
+    case = say(zh=f"{n}x{n} @ {n}x{n} float16，连续两次调用", en=f"{n}x{n} @ {n}x{n} float16, called twice")
+    watch = launch_watch(t4, monkeypatch, case=case)
     c1 = t4.matmul(a1, b1, config=quick(t4))
     first = c1.clone()
     t4.matmul(a2, b2, config=quick(t4))
-    case = say(zh=f"{n}x{n} @ {n}x{n} float16，连续两次调用", en=f"{n}x{n} @ {n}x{n} float16, called twice")
     for name, was in kept.items():
         now = a1 if name == "a" else b1
         assert torch.equal(now, was), say(
@@ -138,7 +138,7 @@ def test_every_call_returns_a_new_c(t4, monkeypatch, poisoned_allocations):
 @pytest.mark.t4_4
 def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
     """Handing the product to torch would pass every numeric test, and teach nothing."""
-    watch = launch_watch(t4, monkeypatch)
+    watch = launch_watch(t4, monkeypatch, case="40x30 @ 30x20")
     a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
     cfg = triton.Config(dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2), num_warps=2, num_stages=3)
     try:
@@ -168,7 +168,7 @@ def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
 def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
     """Interpreter: INTERPRET_CONFIG on the plain kernel, never autotune. GPU: the autotuned kernel."""
     # Under the interpreter the autotuner would fail ("0 active drivers") before we could say why.
-    watch = launch_watch(t4, monkeypatch, run_tuned=not INTERPRETING)
+    watch = launch_watch(t4, monkeypatch, run_tuned=not INTERPRETING, case="40x30 @ 30x20")
     a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
     t4.matmul(a, b)
     plain, tuned = watch.count("matmul_kernel"), watch.count("matmul_kernel_autotuned")
