@@ -100,6 +100,30 @@ def check_launch(watch, c, a, b, bias, activation, case, step):
 
     launch, copy = read("T4.4", "6.2"), read("T4.4", "3.1", "6.2")
     watch.check(c, {"a": a, "b": b}, case, launch, copy, launch_where(step), also=flags_and_bias)
+    if watch.launches:
+        check_one_axis(watch.launches[0], case)
+
+
+def check_one_axis(launch, case):
+    """Fail when the grid has programs along more than one axis: matmul_kernel numbers its programs
+    with tl.program_id(axis=0) alone, so those along axis 1 or 2 redo the tiles of axis 0."""
+    try:
+        dims = tuple(int(d) for d in (launch.grid(dict(launch.args)) if callable(launch.grid) else launch.grid))
+    except Exception:  # noqa: BLE001 - the autotuner's grid needs its meta; judged by what C holds
+        return
+    if len(dims) > 1 and any(d > 1 for d in dims[1:]):
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 的网格是 {dims}，不止第 0 维有程序；matmul_kernel 只用 tl.program_id(axis=0) "
+                f"给程序编号，其他维上的程序只会重算第 0 维那些 tile，别的 tile 没人算：返回一维的网格，"
+                f"(tile 数,)；{read('T4.4', '6.2')}",
+                en=f"{case}: the launch's grid is {dims}, with programs along more than axis 0; matmul_kernel "
+                f"numbers its programs with tl.program_id(axis=0) alone, so those along the other axes redo "
+                f"axis 0's tiles and the other tiles are computed by nobody: return a 1-D grid, (number of "
+                f"tiles,); {read('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
 
 
 def launch_where(step):

@@ -9,7 +9,7 @@ import triton
 from course.i18n import cells, say
 from course.messages import read
 
-from .common import check_launch, check_product, launch_watch, quick, require_configs
+from .common import check_launch, check_one_axis, check_product, launch_watch, quick, require_configs
 from support import (
     BOTH_LAYOUTS,
     DTYPES,
@@ -121,6 +121,7 @@ def test_every_call_returns_a_new_c(t4, monkeypatch, poisoned_allocations):
         f"wrote into one buffer; allocate a new C with torch.empty on every call; {read('T4.4', '6.2')}",
     )
     for launch in watch.launches:
+        check_one_axis(launch, case)
         args = launch[1]
         if not all(isinstance(args.get(k), int) for k in ("BLOCK_M", "BLOCK_N")):
             continue  # the autotuned kernel: its grid depends on the autotuner's choice
