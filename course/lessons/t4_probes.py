@@ -26,6 +26,14 @@ ACC_NOT_FP32 = tl.constexpr(
         en=f"T4.2: mainloop must return a float32 accumulator (tl.zeros(..., dtype=tl.float32)); {read('T4.2', '4.2')}",
     )
 )
+ACC_NOT_A_TILE = tl.constexpr(
+    say(
+        zh="T4.2：mainloop 必须返回 [BLOCK_M, BLOCK_N] 的块，这里返回的不是二维的块：循环之前就让 acc 是这样的块，"
+        f"acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)；{read('T4.2', '4.2')}",
+        en="T4.2: mainloop must return a [BLOCK_M, BLOCK_N] block, and what it returned here is not 2-D: make acc "
+        f"that block before the loop, acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32); {read('T4.2', '4.2')}",
+    )
+)
 TILE_NOT_FP32 = tl.constexpr(
     say(
         zh=f"T4.5：bias_and_activation 必须返回 float32 的 tile，类型转换只在 epilogue 里做；{read('T4.5')}",
@@ -74,6 +82,7 @@ def mainloop_probe(
         a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n, BLOCK_M, BLOCK_N, BLOCK_K
     )
     tl.static_assert(acc.dtype == tl.float32, ACC_NOT_FP32.value)
+    tl.static_assert(len(acc.shape) == 2, ACC_NOT_A_TILE.value)  # a Python 0.0 left as it was when K = 0
     tl.store(acc_ptr + padded_tile_offsets(stride_acc, pid_m, pid_n, BLOCK_M, BLOCK_N), acc)
 
 

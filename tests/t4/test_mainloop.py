@@ -323,3 +323,27 @@ def test_mainloop_accumulates_in_fp32(probes):
         ),
         pytrace=False,
     )
+
+
+@pytest.mark.t4_2
+def test_mainloop_with_k_zero(probes):
+    """K = 0: the loop never runs, so mainloop returns acc as it started: zeros, and float32 (the probe
+    kernel's static_assert).  An acc that starts as fp16 zeros or a Python 0.0 and turns float32 in
+    the loop passes every other case here on the interpreter, and a GPU compiler refuses it."""
+    M, N = 20, 24
+    a, _ = poisoned_view(M, 0, "row-major", torch.float16)
+    b, _ = poisoned_view(0, N, "row-major", torch.float16)
+    acc = run_mainloop(probes, a, b, (16, 16, 16))[:M, :N]
+    if not torch.equal(acc, torch.zeros_like(acc)):
+        nonzero = (acc != 0).sum().item()
+        pytest.fail(
+            say(
+                zh=f"K = 0（M={M}、N={N}）：循环一次也不跑，mainloop 应该原样返回起始的 acc，全是 0；"
+                f"实际有 {nonzero} 个元素不是 0（{wrong_cells(acc, torch.zeros_like(acc, dtype=torch.float64), 0)}）"
+                f"：acc 要从 tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32) 起步；{read('T4.2', '4', '4.2')}",
+                en=f"K = 0 (M={M}, N={N}): the loop never runs, so mainloop must return acc as it started, all "
+                f"zeros; {nonzero} cells are not ({wrong_cells(acc, torch.zeros_like(acc, dtype=torch.float64), 0)}): "
+                f"start acc as tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32); {read('T4.2', '4', '4.2')}",
+            ),
+            pytrace=False,
+        )
