@@ -81,13 +81,24 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
             )
         )
         yours, expected = picture(got, num_pid_m, num_pid_n), picture(want, num_pid_m, num_pid_n)
+        off = [(pid, t) for pid, t in enumerate(got) if not (0 <= t[0] < num_pid_m and 0 <= t[1] < num_pid_n)]
+        shown = ", ".join(f"{pid} {t}" for pid, t in off[:6])  # one run of numbers: cases with it share a block
+        outside = (
+            say(
+                zh=f"\n  落在网格外、所以不在图里的：{len(off)} 个 pid；前几个，每个后面是它算的 tile：{shown}",
+                en=f"\n  outside the grid, so not in the picture: {len(off)} pid{'s' * (len(off) != 1)}; the "
+                f"first, each with its tile: {shown}",
+            )
+            if off
+            else ""
+        )
         pytest.fail(
             say(
                 zh=f"{num_pid_m} x {num_pid_n} 的网格、GROUP_M = {group_m} 时 tile 的顺序不对。{short}\n"
-                f"  每个 tile 由哪个 pid 计算，你的：\n{yours}\n  应该是：\n{expected}\n"
+                f"  每个 tile 由哪个 pid 计算，你的：\n{yours}{outside}\n  应该是：\n{expected}\n"
                 f"  （'?' = 没有程序算这个 tile，'!' = 不止一个程序算它）；{read('T4.1', '2', '2.2')}",
                 en=f"wrong tile order for a {num_pid_m} x {num_pid_n} grid, GROUP_M = {group_m}.{short}\n"
-                f"  which pid computes each tile, yours:\n{yours}\n  expected:\n{expected}\n"
+                f"  which pid computes each tile, yours:\n{yours}{outside}\n  expected:\n{expected}\n"
                 f"  ('?' = no program computes that tile, '!' = more than one); {read('T4.1', '2', '2.2')}",
             ),
             pytrace=False,
