@@ -89,12 +89,12 @@ def wrong_cells(out, want, rtol):
     r = (
         say(zh="每一行", en="every row")
         if len(rows) == want.shape[0]
-        else say(zh=f"第 {spans(rows)} 行", en=f"rows {spans(rows)}")
+        else say(zh=f"第 {spans(rows)} 行", en=f"row{'s' * (len(rows) > 1)} {spans(rows)}")
     )
     c = (
         say(zh="每一列", en="every column")
         if len(cols) == want.shape[1]
-        else say(zh=f"第 {spans(cols)} 列", en=f"columns {spans(cols)}")
+        else say(zh=f"第 {spans(cols)} 列", en=f"column{'s' * (len(cols) > 1)} {spans(cols)}")
     )
     return say(
         zh=f"{total} 个单元里有 {n} 个错了，在{r}、{c}；{worst}",

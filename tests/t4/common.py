@@ -151,14 +151,16 @@ def check_product(c, a, b, dtype, case):
     )
     unwritten = (c == UNWRITTEN).sum().item()
     if unwritten:
-        rows, cols = (spans((c == UNWRITTEN).any(d).nonzero().flatten().tolist()) for d in (1, 0))
+        at = [(c == UNWRITTEN).any(d).nonzero().flatten().tolist() for d in (1, 0)]
+        rows, cols = (spans(x) for x in at)
+        row_s, col_s = ("s" * (len(x) > 1) for x in at)  # row 0, rows 0-3
         pytest.fail(
             say(
                 zh=f"{case}：C 有 {unwritten} 个元素从没被写过（launch 之前它们被填成 {UNWRITTEN}），"
                 f"在第 {rows} 行、第 {cols} 列；{read('T4.4', '6.2')}",
                 en=f"{case}: {cells(unwritten)} of C {agree(unwritten, 'was', 'were')} never written (they are "
                 f"set to {UNWRITTEN} before the "
-                f"launch), in rows {rows} and columns {cols}; {read('T4.4', '6.2')}",
+                f"launch), in row{row_s} {rows} and column{col_s} {cols}; {read('T4.4', '6.2')}",
             ),
             pytrace=False,
         )
