@@ -355,7 +355,9 @@ def check_grid(grid, args, c, case, read_launch):
         return
     bm, bn = args["BLOCK_M"], args["BLOCK_N"]
     tiles = triton.cdiv(c.shape[0], bm) * triton.cdiv(c.shape[1], bn)
-    if programs < tiles:
+    if programs >= tiles:
+        return
+    if not follows_meta(grid, args, programs):
         pytest.fail(
             say(
                 zh=f"{case}：launch 的网格只有 {programs} 个程序，比这个配置下 C 的 {tiles} 个 {bm}x{bn} tile 少："
@@ -366,6 +368,39 @@ def check_grid(grid, args, c, case, read_launch):
             ),
             pytrace=False,
         )
+    (rows, cols), area = c.shape, triton.cdiv(c.shape[0] * c.shape[1], bm * bn)
+    why = (
+        say(
+            zh=f"它等于 cdiv(M * N, BLOCK_M * BLOCK_N) = {area}，是把面积整体向上取整：边上不满的 tile 要各占一个程序",
+            en=f"it equals cdiv(M * N, BLOCK_M * BLOCK_N) = {area}, the area rounded up as a whole: each part-filled "
+            f"edge tile needs a program of its own",
+        )
+        if programs == area
+        else say(zh="它随 meta 变了，但数得不对", en="it follows meta, but counts wrong")
+    )
+    pytest.fail(
+        say(
+            zh=f"{case}：launch 的网格只有 {programs} 个程序，比这个配置下 C 的 {tiles} 个 {bm}x{bn} tile 少；{why}："
+            f"tile 数是 cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) = cdiv({rows}, {bm}) * cdiv({cols}, {bn})，"
+            f"两个方向各自向上取整；{read_launch}",
+            en=f"{case}: the launch's grid has {programs} programs, fewer than the {tiles} tiles of {bm}x{bn} "
+            f"that C has under this config; {why}: the tiles are cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) = "
+            f"cdiv({rows}, {bm}) * cdiv({cols}, {bn}), each dimension rounded up on its own; {read_launch}",
+        ),
+        pytrace=False,
+    )
+
+
+def follows_meta(grid, args, programs):
+    """Whether a grid function gives another number of programs for other block sizes in its meta
+    (halved: more tiles), so that it reads them; a tuple or a function that ignores them does not."""
+    if not callable(grid):
+        return False
+    try:
+        other = grid(dict(args, BLOCK_M=max(args["BLOCK_M"] // 2, 1), BLOCK_N=max(args["BLOCK_N"] // 2, 1)))
+        return math.prod(int(d) for d in other) != programs
+    except Exception:  # noqa: BLE001 - a grid that fails on other sizes: said as not following meta
+        return False
 
 
 class _Spy:
