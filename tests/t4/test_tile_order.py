@@ -52,6 +52,17 @@ def modulo_group_m_order(num_pid_m, num_pid_n, group_m):
     return order
 
 
+def pid_not_position_order(num_pid_m, num_pid_n, group_m):
+    """Another slip, in plain Python: pid_m from pid % group_size_m, the remainder of pid itself, not
+    of its position in its group; the same map unless the group's first pid is no multiple of its rows."""
+    order = []
+    for pid in range(num_pid_m * num_pid_n):
+        first = pid // (group_m * num_pid_n) * group_m
+        rows = min(num_pid_m - first, group_m)
+        order.append((first + pid % rows, pid % (group_m * num_pid_n) // rows))
+    return order
+
+
 def slips_only_in_the_short_group(probes, got, num_pid_m, num_pid_n, group_m):
     """Whether `got` is the GROUP_M slip's map and the same code is right where every group is full.
     Matching the slip on one grid is not enough: on a grid that is all one short group of one row
@@ -65,7 +76,9 @@ def slips_only_in_the_short_group(probes, got, num_pid_m, num_pid_n, group_m):
 @pytest.mark.t4_1
 @pytest.mark.parametrize(
     "num_pid_m, num_pid_n, group_m",
-    [(4, 4, 2), (4, 4, 1), (5, 3, 2), (3, 5, 4), (7, 2, 3), (1, 6, 8), (6, 1, 4), (2, 2, 8)],
+    # (7, 2, 4): a short last group of 3 rows starting at pid 8, which 3 does not divide, so taking
+    # pid % group_size_m for pid_in_group % group_size_m shows (elsewhere the two agree)
+    [(4, 4, 2), (4, 4, 1), (5, 3, 2), (3, 5, 4), (7, 2, 3), (1, 6, 8), (6, 1, 4), (2, 2, 8), (7, 2, 4)],
 )
 def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
     got = run_tile_coords(probes, num_pid_m, num_pid_n, group_m)
@@ -80,6 +93,13 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
                 en=f" The last group has only {rest} row{'s' if rest > 1 else ''}: use group_size_m, not GROUP_M.",
             )
         )
+        if not short and got == pid_not_position_order(num_pid_m, num_pid_n, group_m):
+            short = say(
+                zh="这正是用 pid % group_size_m 算 pid_m 的结果：取余的应该是 pid 在组内的位置"
+                "（pid % num_pid_in_group），不是 pid 本身。",
+                en=" It is what pid_m = first_pid_m + pid % group_size_m gives: take the remainder of the pid's "
+                "position in its group (pid % num_pid_in_group), not of pid itself.",
+            )
         yours, expected = picture(got, num_pid_m, num_pid_n), picture(want, num_pid_m, num_pid_n)
         off = [(pid, t) for pid, t in enumerate(got) if not (0 <= t[0] < num_pid_m and 0 <= t[1] < num_pid_n)]
         shown = ", ".join(f"{pid} {t}" for pid, t in off[:6])  # one run of numbers: cases with it share a block
