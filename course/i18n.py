@@ -82,6 +82,10 @@ def _pieces(text):
 
 
 LINE_NUMBER = re.compile(r"\b(line) (?=\d)")
+# A command to copy: make, its target and its VAR=value settings (ARGS="..." quoted).  Broken over two
+# lines it pastes as two commands (make loads ARGS="--m, then 32 --n ...), so it stays whole where it
+# fits on a line of its own.
+COMMAND = re.compile(r'\bmake [a-z]+(?: [A-Z]+=(?:"[^"]*"|[^\s"]+))+')
 
 
 def wrap(text, width, first="", rest=""):
@@ -90,6 +94,8 @@ def wrap(text, width, first="", rest=""):
     spaces to break at, and Python's textwrap would otherwise cut `stride_cn` in two."""
     lines, line = [], first
     text = LINE_NUMBER.sub("\\1\u00a0", " ".join(text.split()))  # "line 38" stays whole, to be found
+    room = width - display_width(rest)
+    text = COMMAND.sub(lambda m: m[0].replace(" ", "\u00a0") if display_width(m[0]) <= room else m[0], text)
     for piece in _pieces(text):
         if line.strip() and display_width(line + piece) > width:
             lines.append(line.rstrip().replace("\u00a0", " "))
