@@ -6,7 +6,8 @@ import torch
 from course.i18n import agree, cells
 from course.messages import fail
 
-from .common import T6
+from .common import T6, Accesses
+from bounds import AddressWatch
 from support import DEVICE, UNWRITTEN, descriptor, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -17,12 +18,16 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 # ================================================================================================
 @pytest.mark.t6_3
 @pytest.mark.parametrize("x_sorted", [False, True], ids=["gathered", "x sorted"])
-def test_gathered_product_alone(probes, x_sorted):
+def test_gathered_product_alone(probes, monkeypatch, x_sorted):
     """One tile: rows 5..13 of a sorted order (9 live of 16), each reading x's row slot // top_k (or
-    the sorted row itself), times expert 1's weight rows 16..31 of w2d = w.view(E*N, K)."""
-    top_k, bm, bn, bk, K = 2, 16, 16, 16, 40
+    the sorted row itself), times expert 1's weight rows 16..31 of w2d = w.view(E*N, K).  x is a view
+    with 8 padding cells after each row's K = 40: on the interpreter a read of them (a k-box past K
+    unmasked: its products are 0, w's box is zero-filled there) is named."""
+    top_k, bm, bn, bk, K, pad = 2, 16, 16, 16, 40, 8
     slots = torch.randperm(40).int().to(DEVICE)
-    x = torch.randn(40 if x_sorted else 20, K, device=DEVICE).half()
+    x = torch.randn(40 if x_sorted else 20, K + pad, device=DEVICE).half()[:, :K]
+    accesses = Accesses()
+    AddressWatch(probes, monkeypatch, ("gather_probe",), seen=accesses)
     w2d = torch.randn(3 * 32, K, device=DEVICE).half()
     acc = torch.full((bm, bn), UNWRITTEN, dtype=torch.float32, device=DEVICE)
     rows = torch.full((bm, 2), -1, dtype=torch.int32, device=DEVICE)
@@ -56,6 +61,22 @@ def test_gathered_product_alone(probes, x_sorted):
             f"{end} 为止），得到 {got_rows[got_live].tolist()}",
             f"gathered_rows: sorted rows {begin}..{end - 1} should read rows {want_rows[live].tolist()} of x (live "
             f"up to {end}), got {got_rows[got_live].tolist()}",
+            "4.1",
+        )
+    first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * x.stride(0) * x.element_size()
+    past_k = sum(
+        int(((a - first) // x.element_size() % x.stride(0) >= K).sum())
+        for what, a, inside in accesses.log
+        if what == "read"
+        for a in [a[(a >= first) & (a < end) & inside]]
+    )
+    if past_k:
+        fail(
+            T6,
+            f"gathered_product 读了 x 每行 K={K} 之后的 {past_k} 个单元（这里 x 是带填充的视图）："
+            "A 的块在 K 处要用掩码挡住",
+            f"gathered_product read {past_k} cells of x past K={K} in its rows (the padding of a view here): mask "
+            "A's load at K",
             "4.1",
         )
     want = torch.zeros(bm, bn, dtype=torch.float64)
