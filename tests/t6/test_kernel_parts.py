@@ -75,7 +75,7 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
             T6,
             f"gathered_product 读了 x 每行 K={K} 之后的 {past_k} 个单元（这里 x 是带填充的视图）："
             "A 的块在 K 处要用掩码挡住",
-            f"gathered_product read {past_k} cells of x past K={K} in its rows (the padding of a view here): mask "
+            f"gathered_product read {cells(past_k)} of x past K={K} in its rows (the padding of a view here): mask "
             "A's load at K",
             "4.1",
         )

@@ -6,7 +6,8 @@ import torch
 from course.i18n import cells, say
 from course.messages import fail
 
-from .common import T6, case_name, check_counts_and_offsets, check_routing, make_ids, same_memory
+from .common import T6, case_name, make_ids, same_memory
+from .routings import check_counts_and_offsets, check_routing
 from bounds import AddressWatch
 from support import INTERPRETING, LaunchWatch
 

@@ -6,7 +6,8 @@ import torch
 from course.i18n import cells, say
 from course.messages import fail
 
-from .common import T6, check_routing, make_ids, names_one_of, raised_by
+from .common import T6, make_ids, names_one_of, raised_by
+from .routings import check_routing
 from bounds import AddressWatch, padded_integers, padding_written
 from support import DEVICE, INTERPRETING
 
