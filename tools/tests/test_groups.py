@@ -55,10 +55,10 @@ DUMP = (
 
 EXAMPLE = ["-m", "tools.study.groups", "--counts", "0,37,3,16,0", "--programs", "4"]
 CUT = "row_end = tl.minimum(row_begin + BLOCK_M, expert_end)"
-LOOP = "tl.range(tl.program_id(0), total, NUM_PROGS)"
+LOOP = "tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN)"
 MUTANTS = {  # the mistake planted in the reference, as (what the reference says, what the mutant says)
     "uncut": (CUT, "row_end = row_begin + BLOCK_M"),
-    "from zero": (LOOP, "tl.range(0, total, NUM_PROGS)"),
+    "from zero": (LOOP, "tl.range(0, total, NUM_PROGS, flatten=FLATTEN)"),
 }
 
 
