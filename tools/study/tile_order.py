@@ -18,7 +18,7 @@ the picture is in English.
 
 import argparse
 
-from course.i18n import display_width, say, use_lang
+from course.i18n import count, display_width, say, use_lang
 from course.registry import lesson_writing, step_writing
 from tools.core.tables import ljust, table
 from tools.study import common as study
@@ -52,6 +52,13 @@ def pid_grid(coords, num_pid_m, num_pid_n):
         if 0 <= m < num_pid_m and 0 <= n < num_pid_n:
             grid[m][n] = pid if grid[m][n] is None else -1
     return grid
+
+
+def off_grid(coords, num_pid_m, num_pid_n):
+    """[(pid, (pid_m, pid_n))] of the pids whose tile lies outside the grid: no map can show them."""
+    return [
+        (pid, tuple(mn)) for pid, mn in enumerate(coords) if not (0 <= mn[0] < num_pid_m and 0 <= mn[1] < num_pid_n)
+    ]
 
 
 def label(pid):
@@ -97,15 +104,11 @@ def as_text(maps, wave):
             + ljust(title(g) + say(zh="：", en=":"), pad)
             + say(
                 zh=f"A 的 {rows} 个行块和 B 的 {cols} 个列块",
-                en=f"{plural(rows, 'row-panel')} of A and {plural(cols, 'column-panel')} of B",
+                en=f"{count(rows, 'row-panel')} of A and {count(cols, 'column-panel')} of B",
             )
             for g, rows, cols in wave_footprints(maps, wave)
         ]
     return "\n".join(lines)
-
-
-def plural(count, noun):
-    return f"{count} {noun}" + ("" if count == 1 else "s")
 
 
 def wave_footprints(maps, wave):
@@ -165,10 +168,8 @@ def main(argv=None):
     use_lang(args)
     if min(args.num_pid_m, args.num_pid_n, args.group_m) < 1 or (args.wave is not None and args.wave < 0):
         parser.error("num_pid_m, num_pid_n and group_m must be at least 1, --wave at least 0")
-    maps = [
-        (g, pid_grid(run_tile_coords(args.num_pid_m, args.num_pid_n, g, args.solution), args.num_pid_m, args.num_pid_n))
-        for g in (1, args.group_m)
-    ]
+    coords = {g: run_tile_coords(args.num_pid_m, args.num_pid_n, g, args.solution) for g in (1, args.group_m)}
+    maps = [(g, pid_grid(coords[g], args.num_pid_m, args.num_pid_n)) for g in coords]
     if args.png:
         draw(maps, args.wave, args.png)
         return
@@ -181,6 +182,18 @@ def main(argv=None):
                 en=f"\n?: no program computes this tile; !: more than one does (`make test STEP={step}` says more)",
             )
         )
+    for g, at in coords.items():  # the pids the maps cannot show: their tile lies outside the grid
+        off = off_grid(at, args.num_pid_m, args.num_pid_n)
+        if off:
+            shown = ", ".join(f"{pid} -> {tuple(mn)}" for pid, mn in off[:8]) + (", ..." if len(off) > 8 else "")
+            print(
+                say(
+                    zh=f"GROUP_M={g}：{len(off)} 个 pid 的 tile 落在 {args.num_pid_m} x {args.num_pid_n} 的网格之外"
+                    f"（pid -> (pid_m, pid_n)）：{shown}",
+                    en=f"GROUP_M={g}: {count(len(off), 'pid')} got a tile outside the {args.num_pid_m} x "
+                    f"{args.num_pid_n} grid (pid -> (pid_m, pid_n)): {shown}",
+                )
+            )
 
 
 if __name__ == "__main__":

@@ -105,6 +105,12 @@ def test_tile_order_marks_missing_and_repeated_tiles():
     assert [[tile_order.label(p) for p in row] for row in grid] == [["!", "?"], ["?", "2"]]
 
 
+def test_tile_order_names_the_pids_whose_tile_is_off_the_grid():
+    coords = [(0, 0), (0, 3), (1, 0), (-1, 2)]  # pids 1 and 3 land outside a 2 x 3 grid
+    assert tile_order.off_grid(coords, 2, 3) == [(1, (0, 3)), (3, (-1, 2))]
+    assert tile_order.off_grid(coords[:1] + coords[2:3], 2, 3) == []
+
+
 def test_tile_order_picture_is_written_and_the_same_twice(tmp_path):
     maps = [(g, oracle_grid(5, 3, g)) for g in (1, 2)]
     for name in ("a.png", "b.png"):
