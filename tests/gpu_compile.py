@@ -154,12 +154,18 @@ def check_compiles_for_hopper(step, kernel, signature, groups, where):
         pytest.fail(stub_report(found[1]), pytrace=False)
     if found is not None:
         where = _where_the_line_is(step, found[1], where)
+        # The compiler's first words and the line it names lead: a scorecard row shows the first line alone.
+        complaint, _, at = found[1].rpartition("\n  at ")
+        first, _, rest = (complaint or found[1]).strip().partition("\n")
+        place = f", at {at}" if complaint else ""
         pytest.fail(
             say(
-                zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受（解释器不编译，不查这一点）：\n"
-                f"{found[1]}；{where}",
-                en=f"Triton refuses to compile {kernel} for a Hopper GPU (sm_90), which the interpreter does not "
-                f"check:\n{found[1]}; {where}",
+                zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受：{first}{place}"
+                + (f"\n{rest}" if rest else "")
+                + f"\n（解释器把 kernel 当 Python 运行，不编译它）；{where}",
+                en=f"Triton refuses to compile {kernel} for a Hopper GPU (sm_90): {first}{place}"
+                + (f"\n{rest}" if rest else "")
+                + f"\n(the interpreter runs a kernel as Python and compiles nothing); {where}",
             ),
             pytrace=False,
         )
