@@ -39,8 +39,8 @@ The default problem is §3's worked example: A of shape (6, 8), BLOCK_M = BLOCK_
 Try --k 6 (a K tail) and --pid-m 1 (rows past M) to see masks at work.  Through make, pass the
 options as ARGS: make loads ARGS="--k 6 --pid-m 1".  The text follows the course's language
 (COURSE_LANG=zh or en, else the locale); the picture (--png, drawn instead of the text) is in
-English.  Exits 1 with the stub's message while mainloop or epilogue is not written yet (showing
-whichever of the two is).
+English.  Exits 1 with the stub's message while mainloop is not written yet; with mainloop written
+and the epilogue not yet (T4.2 done, T4.3 to come), shows the loads, says so, and exits 0.
 """
 
 import argparse
@@ -306,8 +306,15 @@ def main(argv=None):
         draw(seen, args, args.png)
     else:
         print(report(seen, args, study.graded_path(lesson_writing(STUDIED)), width=None if args.wide else WIDTH))
-    if seen.mainloop_stub or seen.epilogue_stub:
-        not_written_yet(seen.mainloop_stub or seen.epilogue_stub, None if args.wide else WIDTH)
+    if seen.mainloop_stub:
+        not_written_yet(seen.mainloop_stub, None if args.wide else WIDTH)
+    if seen.epilogue_stub:  # the loads are shown, as T4.2 needs: the stores follow once T4.3 is written
+        width = None if args.wide else WIDTH
+        print(
+            "\n".join(
+                wrap(stub_report(seen.epilogue_stub), width, rest="  ") if width else [stub_report(seen.epilogue_stub)]
+            )
+        )
 
 
 if __name__ == "__main__":
