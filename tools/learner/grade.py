@@ -56,6 +56,20 @@ def not_found(error, args):
     return say(zh=f"没有 {args.step!r} 这一步；可选的步骤：{steps}", en=f"no step {args.step!r}; steps are {steps}")
 
 
+def note_earlier_failures(rows):
+    """A step whose process crashed or hung, after a step that does not pass yet, says so: later
+    steps run the earlier steps' code (a tile schedule past the rows sends T6.3's loads out of
+    bounds), so the crash may not be its own.  Said as a possibility: nothing here has seen the cause."""
+    for i, row in enumerate(rows):
+        before = [r.step.id for r in rows[:i] if not r.done and not r.step.advanced]
+        if row.broke and before:
+            row.reason += say(
+                zh=f"；前面的 {before[0]} 还没通过，它的代码这里也会跑，崩溃可能来自那里：先把它改好",
+                en=f"; an earlier step, {before[0]}, does not pass yet and its code runs here too, so the crash "
+                "may come from there: fix it first",
+            )
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     lesson_flags(parser, "grade this step alone")
@@ -83,6 +97,7 @@ def main(argv=None):
     except KeyboardInterrupt:
         print(say(zh="\n已中断：这次没有成绩单", en="\ninterrupted: no scorecard this time"), file=sys.stderr)
         return 130
+    note_earlier_failures(rows)
     finished = [] if args.lesson or args.step else state.finished_before(lesson)
     scorecard.show(
         lesson,

@@ -255,3 +255,16 @@ def test_diagnosis_sets_the_case_aside():
     assert failure_blocks.diagnosis("x: " + NEVER_WRITTEN["en"]) != failure_blocks.diagnosis(
         "y: " + NEVER_WRITTEN["en"]
     )  # words, no case
+
+
+def test_a_crash_after_a_failing_step_says_the_earlier_step_may_be_its_cause(lang):
+    from tools.learner.grade import note_earlier_failures
+
+    failing, crashed, alone = Row(BY_ID["T6.2"]), Row(BY_ID["T6.3"]), Row(BY_ID["T6.3"])
+    failing.total, failing.passed = 10, 4
+    for row in (crashed, alone):
+        row.broke, row.reason = True, "crashed (SIGSEGV)"
+    note_earlier_failures([failing, crashed])
+    note_earlier_failures([alone])  # make test STEP=T6.3: no earlier row, nothing to say
+    assert "T6.2" in crashed.reason and crashed.reason.startswith("crashed (SIGSEGV)")
+    assert alone.reason == "crashed (SIGSEGV)"
