@@ -49,7 +49,7 @@ def mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     """Return A[rows, :] @ B[:, cols] for tile (pid_m, pid_n) as a float32 [BLOCK_M, BLOCK_N].
 
     The tail past K must contribute zeros.  Rows past M and columns past N are never stored (the
-    epilogue masks them), so they may hold anything: masked to zeros or wrapped around (§4.1).
+    epilogue masks them), so they may hold anything: masked to zeros or wrapped around (§4).
     """
     # ---- T4.2 begin (§3, §4) ----
     raise NotImplementedError("T4.2 mainloop: build the A and B pointer blocks, then loop over K into a float32 acc; read §3 and §4 in content/t4.md or content/t4.en.md")

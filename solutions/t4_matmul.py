@@ -55,7 +55,7 @@ def mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     """Return A[rows, :] @ B[:, cols] for tile (pid_m, pid_n) as a float32 [BLOCK_M, BLOCK_N].
 
     The tail past K must contribute zeros.  Rows past M and columns past N are never stored (the
-    epilogue masks them), so they may hold anything: masked to zeros or wrapped around (§4.1).
+    epilogue masks them), so they may hold anything: masked to zeros or wrapped around (§4).
     """
     # ---- T4.2 begin (§3, §4) ----
     # §3: one row offset per row of the tile, one column offset per column; broadcasting
