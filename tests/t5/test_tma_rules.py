@@ -169,8 +169,19 @@ RULE_OF_CASE = {  # test_tma_ready_copies_or_refuses's cases: the rule each brea
 
 def names_operand(message, x):
     """Whether message names operand x as a token of its own ("b:", 'b', "rows of b", "张量 b"; not "bias").
-    For a it cannot tell the English article from the name, so it holds for most English sentences."""
-    return re.search(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message) is not None
+    "a" is also the English article, which a noun follows ("a multiple of 16"): an "a" followed by a
+    space and a word counts only at the message's start, after "tensor", "operand", "input", "matrix"
+    or "argument", or before a verb ("a breaks", "rows of a are"); "a:", "(a)", "'a'", "张量 a" count."""
+    for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message):
+        word = re.match(r" ([A-Za-z]+)", message[m.end() :])
+        if x != "a" or word is None or word[1].lower() in _VERBS:
+            return True
+        if re.search(r"(?:^|\b(?:tensor|operand|input|matrix|argument)\s+)$", message[: m.start()], re.IGNORECASE):
+            return True
+    return False
+
+
+_VERBS = {"is", "are", "has", "have", "had", "must", "breaks", "violates", "does", "cannot", "can", "needs", "fails"}
 
 
 @pytest.mark.t5_2
