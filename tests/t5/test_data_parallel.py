@@ -62,9 +62,10 @@ def test_matmul_refuses_or_copies_both_ways(t5):
     """fp16 with odd K: by default a copy and the right product; with tma_fallback=False a ValueError
     that names a and the rule."""
     a, b = random((20, 33), torch.float16), random((33, 24), torch.float16)
-    check_product(t5.matmul(a, b, config=cfg(t5)), a, b, torch.float16, "fp16 K = 33", "3.2")
+    c = run_matmul(t5, "fp16, K = 33", "3.2", a, b, config=cfg(t5))
+    check_product(c, a, b, torch.float16, "fp16 K = 33", "3.2")
     try:
-        t5.matmul(a, b, config=cfg(t5), tma_fallback=False)
+        run_matmul(t5, "fp16, K = 33, tma_fallback=False", "3.2", a, b, config=cfg(t5), tma_fallback=False)
     except ValueError as e:
         if not names_operand(str(e), "a") or "16" not in str(e):
             fail(
