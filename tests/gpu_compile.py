@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 import triton
 
-from course import ROOT, seam
+from course import ROOT, registry, seam
 from course.i18n import say
 from course.messages import stub_report, written_elsewhere
 
@@ -47,14 +47,18 @@ module = seam.load(lesson(spec["lesson"]))
 fn = getattr(module, spec["kernel"])
 
 
-def at_line(e):  # where the innermost compile error with a source points: "path line n (function): the line"
-    site = None
+def at_line(e):  # the innermost compile error with a source, then the call one level out, if any
+    sites = []
     while e is not None:
         if getattr(e, "src", None) and hasattr(getattr(e, "node", None), "lineno"):
-            site = e
+            sites.append(e)
         e = e.__cause__
-    if site is None:
+    if not sites:
         return ""
+    return site_line(sites[-1]) + (f"\n  called from {site_line(sites[-2])}" if len(sites) > 1 else "")
+
+
+def site_line(site):  # "path line n (function): the line"
     name = re.search(r"def\s+(\w+)", site.src)
     line = site.src.split("\n")[site.node.lineno - 1].strip()
     func = getattr(getattr(module, name[1], None), "fn", None) if name else None
@@ -129,17 +133,31 @@ def _answer(found):
 
 
 def _where_the_line_is(step, complaint, where):
-    """`where`, unless the compiler's complaint is at a line of a function that another step writes
-    (" at mine/t4_matmul.py line 65 (mainloop): ..."): then that step and its sections, since its own
-    checks, run on the interpreter, passed code that a GPU refuses (an accumulator that starts as a
-    Python float, say), and this step's sections say nothing about it."""
-    found = re.search(r"line \d+ \((\w+)\):[^\n]*\Z", complaint)
-    other = found and written_elsewhere(step, found[1])
+    """(the complaint, where to read): `where`, unless the compiler's complaint is at a line of a
+    function that another step writes ("\n  at mine/t4_matmul.py line 65 (mainloop): ..."): then
+    that step and its sections, since its own checks, run on the interpreter, passed code that a GPU
+    refuses (an accumulator that starts as a Python float, say), and this step's sections say nothing
+    about it.  When this step's own code made that call ("\n  called from ... (store_tile): ..."),
+    the arguments it passes may be the cause as well (a bias_and_activation given BLOCK_N for a half
+    tile): then the call is shown and both steps' sections named.  Otherwise the call is left out."""
+    inner = re.search(r"\n  at [^\n]*? line \d+ \((\w+)\):", complaint)
+    call = re.search(r"\n  called from [^\n]*? line \d+ \((\w+)\):[^\n]*\Z", complaint)
+    said = complaint[: call.start()] if call else complaint
+    other = inner and written_elsewhere(step, inner[1])
     if not other:
-        return where
-    return say(
-        zh=f"这一行在 {found[1]} 里，是 {other[0].id} 的代码（它在解释器上的检查放过了它）：{other[1]}",
-        en=f"that line is in {found[1]}, step {other[0].id}'s code (its checks, on the interpreter, let it "
+        return said, where
+    if call and call[1] in registry.BY_ID[step].writes:
+        return complaint, say(
+            zh=f"这一行在 {inner[1]} 里，是 {other[0].id} 的代码，由你这一步的 {call[1]} 调用：原因可能是"
+            f"你那一行传给它的参数，也可能是 {other[0].id} 的代码（它的检查只在解释器上跑）。"
+            f"{where}；{other[0].id}：{other[1]}",
+            en=f"that line is in {inner[1]}, step {other[0].id}'s code, called by this step's {call[1]}: the cause "
+            f"may be what your line there passes to it, or {other[0].id}'s code (its checks run only on the "
+            f"interpreter). {where}; {other[0].id}: {other[1]}",
+        )
+    return said, say(
+        zh=f"这一行在 {inner[1]} 里，是 {other[0].id} 的代码（它在解释器上的检查放过了它）：{other[1]}",
+        en=f"that line is in {inner[1]}, step {other[0].id}'s code (its checks, on the interpreter, let it "
         f"through): {other[1]}",
     )
 
@@ -153,10 +171,10 @@ def check_compiles_for_hopper(step, kernel, signature, groups, where):
     if found is not None and found[0] == "stub":
         pytest.fail(stub_report(found[1]), pytrace=False)
     if found is not None:
-        where = _where_the_line_is(step, found[1], where)
+        said, where = _where_the_line_is(step, found[1], where)
         # The compiler's first words and the line it names lead: a scorecard row shows the first line alone.
-        complaint, _, at = found[1].rpartition("\n  at ")
-        first, _, rest = (complaint or found[1]).strip().partition("\n")
+        complaint, _, at = said.rpartition("\n  at ")
+        first, _, rest = (complaint or said).strip().partition("\n")
         place = f", at {at}" if complaint else ""
         pytest.fail(
             say(
