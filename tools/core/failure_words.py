@@ -126,10 +126,12 @@ def given_code(exc, step_id, found):
     )
 
 
-def library_note(exc, found):
+def library_note(exc, found, tested=None):
     """For an error a library raised (Triton, torch) when a line of the learner's body called it,
     one line naming where it was raised and the body's sections; "" when the learner's file raised
-    it, or it says where to read already."""
+    it, or it says where to read already.  tested: the step whose check failed; when that line is
+    another step's body (T4.5's bias_and_activation) and a line of the tested step's body called it
+    on the way (T5.4's store_tile), that call is named too: what it passes may be the cause."""
     if not found or found[1] not in bodies(found[0]) or "§" in str(exc):
         return ""
     inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
@@ -140,6 +142,29 @@ def library_note(exc, found):
     return say(
         zh=f"这个错误出自 {place}，由你这一行调用；{where_for(step_id, sections)}",
         en=f"raised inside {place}, which your line called; {where_for(step_id, sections)}",
+    ) + _called_from(exc, tested, step_id)
+
+
+def _called_from(exc, tested, step_id):
+    """The words "; called from your <file> line n (<tested>'s code) ..." when the body that raised is step_id's,
+    not the tested step's, and a line of the tested step's body is on the way there; else ""."""
+    if tested is None or tested == step_id:
+        return ""
+    frames = [f for e in _chain(exc) for f in traceback.extract_tb(e.__traceback__)]
+    calls = [
+        (g, f.lineno, bodies(g)[f.lineno][1])
+        for f in frames
+        for g in [seam.graded_file(f.filename)]
+        if g and bodies(g).get(f.lineno, (None,))[0] == tested
+    ]
+    if not calls:
+        return ""
+    g, n, sections = calls[-1]
+    return say(
+        zh=f"；它由你在 {g} 第 {n} 行（{tested} 的代码）调用：那一行传的参数也可能是原因；"
+        f"{where_for(tested, sections)}",
+        en=f"; it was called from your {g} line {n} ({tested}'s code): what that line passes may be the cause "
+        f"as well; {where_for(tested, sections)}",
     )
 
 
