@@ -16,7 +16,9 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 
 BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("an id >= num_experts", lambda: torch.tensor([[0, 4], [1, 2]]), 4, "topk_ids"),
-    ("a negative id", lambda: torch.tensor([[0, -1], [1, 2]]), 4, "topk_ids"),
+    # -1 (a dropped slot, for some routers) and -3: a check that rewrites negatives in place (to -1, say)
+    # before it raises would leave a lone -1 as it was, and the caller's tensor would look untouched
+    ("negative ids", lambda: torch.tensor([[0, -1], [-3, 2]]), 4, "topk_ids"),
     ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
     ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
     ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
