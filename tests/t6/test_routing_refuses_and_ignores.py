@@ -150,12 +150,24 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         )
     if not torch.equal(got, want_sorted):
         at = int((got != want_sorted).nonzero()[0])
+        value = int(got[at])
+        no_slot = not 0 <= value < len(flat)  # route's tensors are made by torch.empty: a row never written
         fail(
             T6,
             f"{case}：sorted_slots 的前 {kept} 行应当是范围内的 slot 按专家稳定排好序，从第 {at} 行起不对："
-            f"应当是 slot {int(want_sorted[at])}，得到 {int(got[at])}",
+            f"应当是 slot {int(want_sorted[at])}，得到 {value}"
+            + (
+                f"：{value} 根本不是 slot 号（0..{len(flat) - 1}），scatter 没写到的行里就可能是这样的值"
+                if no_slot
+                else ""
+            ),
             f"{case}: the first {kept} rows of sorted_slots should be the slots in range, stably sorted by "
-            f"expert; wrong from row {at} on: slot {int(want_sorted[at])} expected, got {int(got[at])}",
+            f"expert; wrong from row {at} on: slot {int(want_sorted[at])} expected, got {value}"
+            + (
+                f", which is no slot number (0..{len(flat) - 1}), as a row the scatter never wrote may hold"
+                if no_slot
+                else ""
+            ),
             "2.3",
         )
     if not torch.equal(r.slot_pos.cpu()[want_sorted.long()], torch.arange(kept, dtype=torch.int32)):
