@@ -6,7 +6,7 @@ import torch
 from course.i18n import cells, say
 from course.messages import fail
 
-from .common import OUT_RTOL, T6, Accesses, make_ids, reference, watch_grouped, watched_call
+from .common import OUT_RTOL, T6, Accesses, make_ids, reference, same_memory, watch_grouped, watched_call
 from .test_host_syncs_and_graphs import check_no_host_reads, host_reads
 from bounds import AddressWatch
 from support import DEVICE, DTYPES, INTERPRETING, UNWRITTEN, descriptor, rel_err
@@ -149,6 +149,18 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             f"得到 {len(kinds)} 次" + (f"：{got}" if got else ""),
             f"moe_mlp should launch moe_kernel twice: gate/up (ACTIVATION=swiglu), then down (written by slot and "
             f"combined, BY_SLOT=True), got {len(kinds)}" + (f": {got}" if got else ""),
+            "5",
+        )
+    # §5: one routing, shared by both launches (route again for down and the numbers agree, at three
+    # more launches): the two launches must get the very same sorted_slots.
+    slots = [launch.args.get("sorted_slots_ptr") for launch in launched]
+    if not same_memory(*slots):
+        fail(
+            T6,
+            "moe_mlp：两次 moe_kernel 启动拿到的是两个不同的 sorted_slots 张量，也就是两份路由："
+            "只调用 route 一次，把同一个 Routing 交给两次 grouped_matmul",
+            "moe_mlp: its two launches of moe_kernel got two different sorted_slots tensors, so two routings: "
+            "call route once and pass the same Routing to both grouped_matmul calls",
             "5",
         )
     # Which launch scaled by the weights: scaling h (after SwiGLU, or `up` alone) gives the same
