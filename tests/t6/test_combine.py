@@ -43,15 +43,32 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
     differ = out != want
     if differ.any():
         t, n = (int(v) for v in differ.nonzero()[0])
+        backwards = torch.zeros(tokens, N, device=DEVICE)
+        for j in reversed(range(top_k)):
+            backwards = backwards + by_slot[j::top_k]
+        reversed_order = torch.equal(out, backwards.to(dtype))  # what tl.sum gives here, made to add last first
         fail(
             T6,
             f"combine_topk，{dtype}：{int(differ.sum())} 个单元和"
             f"\"float32 里按 j = 0..{top_k - 1} 依次相加、最后舍入一次\"不是逐位相同；"
-            f"例如 token {t} 第 {n} 列：{out[t, n].item()!r}，应为 {want[t, n].item()!r}",
+            f"例如 token {t} 第 {n} 列：{out[t, n].item()!r}，应为 {want[t, n].item()!r}"
+            + (
+                f"。它们逐位等于按 j = {top_k - 1}..0 倒着加的和（倒着跑的循环；或者 tl.sum 这样的归约："
+                "它不保证相加的顺序，在 CPU 上这个测试让它从最后一行加起）：要按 j 的顺序一行一行地加"
+                if reversed_order
+                else ""
+            ),
             f"combine_topk, {dtype}: {cells(int(differ.sum()))} {agree(int(differ.sum()), 'is', 'are')} not bit "
             f"for bit the float32 sum in the order "
             f"j = 0..{top_k - 1}, rounded once; token {t}, column {n}, for one: {out[t, n].item()!r}, expected "
-            f"{want[t, n].item()!r}",
+            f"{want[t, n].item()!r}"
+            + (
+                f". They are, bit for bit, the sum in the order j = {top_k - 1}..0 (a loop run backwards; or a "
+                "reduction such as tl.sum, which promises no order, and which this test makes add the last row first "
+                "on the CPU): add the rows one by one in j order"
+                if reversed_order
+                else ""
+            ),
             "4.4",
         )
 
