@@ -76,7 +76,8 @@ def locate_probe(
     counts_ptr, found_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr, GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr
 ):
     """Program p: found[p] = (expert, pid_m, pid_n) of global tile p, by expert_tile_counts and
-    locate_tile; program 0 also writes m_blocks and tile_ends after the last tile's triple."""
+    locate_tile; program 0 also writes m_blocks (num_experts lanes) and tile_ends (all E_BLOCK lanes,
+    the spare ones last) after the last tile's triple."""
     m_blocks, tile_ends = expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M, E_BLOCK)
     tile = tl.program_id(0)
     expert, pid_m, pid_n = locate_tile(tile, m_blocks, tile_ends, num_pid_n, GROUP_M, E_BLOCK)
@@ -87,7 +88,7 @@ def locate_probe(
         lanes = tl.arange(0, E_BLOCK)
         tail = found_ptr + 3 * tl.num_programs(0)
         tl.store(tail + lanes, m_blocks, mask=lanes < num_experts)
-        tl.store(tail + num_experts + lanes, tile_ends, mask=lanes < num_experts)
+        tl.store(tail + num_experts + lanes, tile_ends)
 
 
 @triton.jit

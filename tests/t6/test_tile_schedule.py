@@ -175,10 +175,12 @@ def test_tile_counts_and_places_alone(probes):
     want_ends = torch.tensor(want_m).mul(num_pid_n).cumsum(0).tolist()
     tiles = want_ends[-1]
     cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
-    found = torch.full((3 * tiles + 2 * len(counts),), -1, dtype=torch.int32, device=DEVICE)
-    probes.locate_probe[(tiles,)](cnt, found, len(counts), num_pid_n, bm, 2, probes.e_block(len(counts)))
+    e_block = probes.e_block(len(counts))
+    found = torch.full((3 * tiles + len(counts) + e_block,), -1, dtype=torch.int32, device=DEVICE)
+    probes.locate_probe[(tiles,)](cnt, found, len(counts), num_pid_n, bm, 2, e_block)
     found = found.cpu().tolist()
     m_blocks, ends = found[3 * tiles : 3 * tiles + len(counts)], found[3 * tiles + len(counts) :]
+    ends, spare = ends[: len(counts)], ends[len(counts) :]  # spare: tile_ends' lanes past the experts
     case = say(
         zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N 方向 {num_pid_n} 块",
         en=f"rows per expert {counts}, BLOCK_M={bm}, {num_pid_n} blocks along N",
@@ -196,10 +198,24 @@ def test_tile_counts_and_places_alone(probes):
     for t, (e, pm, pn) in enumerate(places):
         owner = sum(end <= t for end in want_ends)
         if e != owner or (e, pm, pn) not in want:
+            low = [v for v in spare if v < tiles]  # below the total: an end that tile ids can pass
             fail(
                 T6,
-                f"{case}：全局 tile {t} 属于专家 {owner}，locate_tile 给出 (专家 {e}, pid_m={pm}, pid_n={pn})",
-                f"{case}: global tile {t} is expert {owner}'s; locate_tile gave (expert {e}, pid_m={pm}, pid_n={pn})",
+                f"{case}：全局 tile {t} 属于专家 {owner}，locate_tile 给出 (专家 {e}, pid_m={pm}, pid_n={pn})"
+                + (
+                    f"；expert_tile_counts 的 tile_ends 在专家之后的 lane（E_BLOCK 多出来的）是 {spare}，"
+                    f"不是 docstring 要的总数 {tiles}：数\"不超过 tile 号的结尾有几个\"的 locate_tile 会把它们也数进去"
+                    if low
+                    else ""
+                ),
+                f"{case}: global tile {t} is expert {owner}'s; locate_tile gave (expert {e}, pid_m={pm}, pid_n={pn})"
+                + (
+                    f"; expert_tile_counts' tile_ends hold {spare} in the lanes past the experts (E_BLOCK's spare "
+                    f"ones), not the total {tiles} the docstring asks for: a locate_tile that counts the ends not "
+                    "above the tile id counts these too"
+                    if low
+                    else ""
+                ),
                 "3.3",
             )
     if len(set(places)) != len(places):

@@ -114,10 +114,10 @@ def compute(routing, n, block_m, block_n, group_m, programs, solution):
         offs = torch.tensor(offsets, dtype=torch.int32, device=device)
         m_blocks = tile_ends = None
         if sum(max(0, c) for c in counts):  # program 0 of locate_probe writes expert_tile_counts' vectors
-            found = torch.full((3 + 2 * experts,), -1, dtype=torch.int32, device=device)
+            found = torch.full((3 + experts + e_block,), -1, dtype=torch.int32, device=device)
             probes.locate_probe[(1,)](cnt, found, experts, num_pid_n, block_m, group_m, e_block)
             found = found.cpu().tolist()
-            m_blocks, tile_ends = found[3 : 3 + experts], found[3 + experts :]
+            m_blocks, tile_ends = found[3 : 3 + experts], found[3 + experts : 3 + 2 * experts]
         # Room for every tile id the counts can give, and as many again: a loop that runs past the
         # total writes there, and is drawn, rather than into memory that is not the trace's.
         room = 2 * max(1, len(expected_tiles(counts, block_m, block_n, n)) + experts * num_pid_n)
