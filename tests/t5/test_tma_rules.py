@@ -169,19 +169,21 @@ RULE_OF_CASE = {  # test_tma_ready_copies_or_refuses's cases: the rule each brea
 
 def names_operand(message, x):
     """Whether message names operand x as a token of its own ("b:", 'b', "rows of b", "张量 b"; not "bias").
-    "a" is also the English article, which a noun follows ("a multiple of 16"): an "a" followed by a
-    space and a word counts only at the message's start, after "tensor", "operand", "input", "matrix"
-    or "argument", or before a verb ("a breaks", "rows of a are"); "a:", "(a)", "'a'", "张量 a" count."""
+    "a" is also the English article, which a noun follows ("must be a multiple of 16"): an "a" followed
+    by a space and a word counts only where a clause starts (the message's start, after "(" or ":"),
+    after "tensor", "operand", "input", "matrix", "argument" or "of" ("the rows of a lie 66 bytes
+    apart"), or before a verb ("a breaks"); "a:", "(a)", "'a'", "张量 a" count anywhere."""
     for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message):
         word = re.match(r" ([A-Za-z]+)", message[m.end() :])
         if x != "a" or word is None or word[1].lower() in _VERBS:
             return True
-        if re.search(r"(?:^|\b(?:tensor|operand|input|matrix|argument)\s+)$", message[: m.start()], re.IGNORECASE):
+        if re.search(_CLAUSE_START, message[: m.start()], re.IGNORECASE):
             return True
     return False
 
 
-_VERBS = {"is", "are", "has", "have", "had", "must", "breaks", "violates", "does", "cannot", "can", "needs", "fails"}
+_VERBS = {"is", "are", "has", "have", "must", "breaks", "violates", "does", "cannot", "needs", "starts", "lies"}
+_CLAUSE_START = r"(?:^|[(\"'`:;,]\s*|\b(?:tensor|operand|input|matrix|argument|of)\s+)$"
 
 
 @pytest.mark.t5_2
