@@ -114,9 +114,21 @@ class Accesses:
         return hits > 0
 
 
-def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None, block_m=0):
+def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None, block_m=0, x=None, top_k=1):
     """Fail when the watched launch read or wrote outside every tensor it was given; by name when it
-    read offsets[-1], or (sorted_slots given) only the BLOCK_M cells past sorted_slots' end."""
+    read offsets[-1], or (sorted_slots given) only the BLOCK_M cells past sorted_slots' end, or (x, a
+    contiguous [T, K], given) only rows past x's last, up to row T * top_k - 1."""
+    if x is not None and top_k > 1 and watch.outside and accesses.reads_just_after(x, (top_k - 1) * x.numel()):
+        fail(
+            T6,
+            f"{case}：{who} 读了 x 最后一行（token {x.shape[0] - 1}）之后的行（这里拦下了，没有真的读），"
+            f"最远不超过第 {x.shape[0] * top_k - 1} 行：这正是拿 slot 当 x 的行号时能到的地方；"
+            "排好序的第 i 行读的是 x 的第 sorted_slots[i] // top_k 行，也就是这个 slot 的 token",
+            f"{case}: {who} read rows of x past its last (token {x.shape[0] - 1}) (stopped here, not made), none "
+            f"past row {x.shape[0] * top_k - 1}: as far as a slot taken for x's row number reaches; sorted row i "
+            "reads row sorted_slots[i] // top_k of x, the slot's token",
+            "4.1",
+        )
     past = accesses.reads_just_after(sorted_slots, block_m) if sorted_slots is not None and watch.outside else 0
     if past:
         fail(

@@ -140,7 +140,7 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
     accesses = Accesses()
     watch = AddressWatch(t6, monkeypatch, ("moe_kernel",), seen=accesses)
     out = watched_call(t6, monkeypatch, case, "4", x, w, r, weights, config=cfg, trace=trace, combine=weighted)
-    check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2", r.sorted_slots, cfg.BLOCK_M)
+    check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2", r.sorted_slots, cfg.BLOCK_M, x, top_k)
     read = weight_rows_per_tile(accesses, w, trace)
     for tile, (epilogues, e, _, pn, _, _, _) in enumerate(trace.view(-1, TRACE_INTS).cpu().tolist()):
         first = e * N + pn * cfg.BLOCK_N
