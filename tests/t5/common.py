@@ -7,13 +7,13 @@ from contextlib import contextmanager
 import torch
 import triton
 
-from course.i18n import agree, cells, say
+from course.i18n import agree, cells
 from course.interpreter_spin import ProgramWaitsForever
 from course.messages import fail
 from course.registry import lesson
 from course.tile_order import grouped_order
 
-from support import DEVICE, INTERPRETING, OUT_RTOL, descriptor, padded, rel_err
+from support import DEVICE, OUT_RTOL, descriptor, padded, rel_err
 
 T5 = lesson("T5")
 
@@ -395,58 +395,6 @@ def tiles_off(c, want, tol, tile):
         > tol
     ]
     return off, rows * cols
-
-
-def sk_owner(tile, k_blocks, total, progs):
-    """The program holding the tile's last k-block."""
-    base, extra = divmod(total, progs)
-    it = (tile + 1) * k_blocks - 1
-    big = extra * (base + 1)
-    return it // (base + 1) if it < big else extra + (it - big) // base
-
-
-SK_CASES = [  # (num_pid_m, num_pid_n, k_blocks, sk_tiles, programs)
-    (2, 2, 5, 4, 3),
-    (3, 2, 4, 6, 4),
-    (1, 3, 7, 3, 5),
-    (4, 4, 3, 5, 3),  # hybrid: 5 stream-K tiles, the rest left to the data-parallel loop
-    (2, 3, 1, 6, 4),
-    (3, 3, 6, 9, 9),
-]
-
-
-def sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs):
-    return say(
-        zh=f"{num_pid_m} x {num_pid_n} 个 tile，每个 {k_blocks} 个 k-block，{sk_tiles} 个走 stream-K，{progs} 个程序",
-        en=f"{num_pid_m} x {num_pid_n} tiles, {k_blocks} k-blocks each, {sk_tiles} stream-K tiles, {progs} programs",
-    )
-
-
-# The tiles of the fix-up's checks (test_fix_up.py, test_fix_up_memory_order.py).
-FIX_BM, FIX_BN = (16, 16) if INTERPRETING else (64, 64)  # larger on a GPU: a partial takes longer to store
-
-
-def spread_tiles(n, bm=FIX_BM, bn=FIX_BN):
-    """n float32 tiles whose values span seven orders of magnitude: added in another order, their
-    sum comes out with other bits in many cells."""
-    scale = 10.0 ** torch.randint(-3, 4, (n, bm, bn), device=DEVICE)
-    return (torch.randn(n, bm, bn, device=DEVICE) * scale).contiguous()
-
-
-def in_order_sum(acc, partials, first, last):
-    """acc + partials[first] + ... + partials[last - 1], added in that order in float32."""
-    for p in range(first, last):
-        acc = acc + partials[p]
-    return acc
-
-
-def pair_case(n):
-    """Inputs of publish_collect_probe: n tiles, a workspace of NaN, flags down, out of NaN; the sum wanted."""
-    src = spread_tiles(n)
-    partials = torch.full((n, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
-    flags = torch.zeros(n, dtype=torch.int32, device=DEVICE)
-    out = torch.full((FIX_BM, FIX_BN), float("nan"), device=DEVICE)
-    return src, partials, flags, out, in_order_sum(src[n - 1], src, 0, n - 1)
 
 
 def gelu(x):

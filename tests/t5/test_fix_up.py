@@ -10,21 +10,8 @@ import torch
 from course.i18n import agree, cells, say
 from course.messages import fail
 
-from .common import (
-    FIX_BM,
-    FIX_BN,
-    SK_CASES,
-    T5,
-    TRACE_INTS,
-    cfg,
-    check_product,
-    in_order_sum,
-    new_trace,
-    pair_case,
-    sk_case,
-    sk_owner,
-    spread_tiles,
-)
+from .common import T5, TRACE_INTS, cfg, check_product, new_trace
+from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, in_order_sum, pair_case, sk_case, sk_owner, spread_tiles
 from support import DEVICE, INTERPRETING, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's

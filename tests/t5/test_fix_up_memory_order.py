@@ -4,7 +4,8 @@ import pytest
 
 from course.messages import fail
 
-from .common import FIX_BM, FIX_BN, T5, pair_case
+from .common import T5
+from .stream_k_cases import FIX_BM, FIX_BN, pair_case
 from support import INTERPRETING
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's

@@ -7,18 +7,8 @@ import triton
 
 from course.messages import fail
 
-from .common import (
-    SK_CASES,
-    T5,
-    cfg,
-    check_product,
-    check_trace,
-    new_trace,
-    product_case,
-    sk_case,
-    sk_owner,
-    trace_rows,
-)
+from .common import T5, cfg, check_product, check_trace, new_trace, product_case, trace_rows
+from .stream_k_cases import SK_CASES, sk_case, sk_owner
 from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
