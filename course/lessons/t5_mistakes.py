@@ -58,6 +58,18 @@ CAUSES = {
 
 MISTAKES = (
     Mistake(
+        "strict-refuses-w-t",
+        "T5.2",
+        "fallback=False 时先拒绝了 b，没有先试 b.t()（nn.Linear 的 W.t() 也被拒绝）",
+        "with fallback=False, b is refused before b.t() is tried (nn.Linear's W.t() refused too)",
+        "3.2",
+        "    b_kmajor = False\n",
+        "    b_kmajor = False\n    if not fallback and tma_problem(b, \"b\"):\n"
+        "        raise ValueError(f\"matmul: TMA cannot read {tma_problem(b, 'b')}\")\n",
+        "test_tma_ready_reads_b_t_k_major_without_a_copy",
+        table=False,
+    ),
+    Mistake(
         "grid-not-capped",
         "T5.1",
         "persistent_grid 直接返回 SM 数，没有和 tile 数取最小值",

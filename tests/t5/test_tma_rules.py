@@ -99,12 +99,29 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
         )
 
 
+def ready_k_major(t5, a, w, fallback):
+    """tma_ready(a, w.t(), fallback) for a w whose rows keep TMA's rules: an error raised is named as the
+    refusal of a b that TMA reads K-major as it is (a strict mode that refuses before trying b.t())."""
+    try:
+        return t5.tma_ready(a, w.t(), fallback)
+    except (ValueError, TypeError) as e:
+        fail(
+            T5,
+            f"tma_ready(a, b = W.t(), fallback={fallback}) 抛出了 {type(e).__name__}：{e}；W 是 stride "
+            f"{tuple(w.stride())} 的行主序 (N, K)，b.t() 就是 W，TMA 按 K-major 直接能读：先试 b.t()，再决定拒绝",
+            f"tma_ready(a, b = W.t(), fallback={fallback}) raised {type(e).__name__}: {e}; W is row-major (N, K) "
+            f"with strides {tuple(w.stride())}, so b.t() is W, which TMA reads K-major as it is: try b.t() "
+            "before refusing",
+            "3.2",
+        )
+
+
 @pytest.mark.t5_2
 def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
     """nn.Linear keeps W as (N, K): x @ W.t() must not copy W, in either mode."""
     a, w = random((40, 64), torch.float16), random((24, 64), torch.float16)
     for fallback in (True, False):
-        a2, b2, kmajor = t5.tma_ready(a, w.t(), fallback)
+        a2, b2, kmajor = ready_k_major(t5, a, w, fallback)
         if not kmajor or b2.data_ptr() != w.data_ptr() or tuple(b2.shape) != (24, 64):
             fail(
                 T5,
@@ -124,7 +141,7 @@ def test_tma_ready_leaves_legal_views_alone(t5):
     a, b = padded(20, 24, torch.float16)[0], padded(24, 40, torch.float16)[0]
     w = padded(40, 24, torch.float16)[0]  # b = w.t(): a padded W, read K-major as it is
     for fallback in (True, False):
-        _, b2, kmajor = t5.tma_ready(a, w.t(), fallback)
+        _, b2, kmajor = ready_k_major(t5, a, w, fallback)
         if not kmajor or b2.data_ptr() != w.data_ptr() or b2.stride() != w.stride():
             fail(
                 T5,
