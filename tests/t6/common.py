@@ -209,28 +209,38 @@ def reference(x, w, ids, weights=None, combine=False, activation=None):
     return rows[torch.sort(flat, stable=True).indices]
 
 
-def same_bits(a, b):
-    """Whether two tensors of one dtype and shape hold the same bits (a NaN equals itself here)."""
-    as_ints = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[a.element_size()]
-    return torch.equal(a.contiguous().view(as_ints), b.contiguous().view(as_ints))
+def copies(given):
+    """{name: a copy} of the tensors in given (the caller's arguments, by name), for changed_cells."""
+    return {name: t.clone() for name, t in given.items() if isinstance(t, torch.Tensor)}
+
+
+def changed_cells(given, before):
+    """{name: cells whose bits differ} of the tensors that a call changed, against copies(given) taken
+    before it: bit for bit, so a NaN the caller passed equals itself and a -0.0 written over 0.0 shows."""
+    found = {}
+    for name, was in before.items():
+        as_ints = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[was.element_size()]
+        differ = int((given[name].contiguous().view(as_ints) != was.contiguous().view(as_ints)).sum())
+        if differ:
+            found[name] = differ
+    return found
 
 
 def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs):
     """grouped_matmul under watch_grouped: returns its result once the launch checks out."""
     watch = watch_grouped(t6, monkeypatch)
     given = {"x": x, "w": w, "topk_weights": weights}
-    before = {name: t.clone() for name, t in given.items() if isinstance(t, torch.Tensor)}
+    before = copies(given)
     out = t6.grouped_matmul(x, w, r, weights, **kwargs)
     monkeypatch.undo()
-    for name, was in before.items():
-        if not same_bits(given[name], was):
-            fail(
-                T6,
-                f"{case}：grouped_matmul 改动了调用者的 {name}：只读它，结果写进新的张量",
-                f"{case}: grouped_matmul changed the caller's {name}: read it only, and write the result to a new "
-                "tensor",
-                "4",
-            )
+    for name, differ in changed_cells(given, before).items():
+        fail(
+            T6,
+            f"{case}：grouped_matmul 改动了调用者的 {name}（{differ} 个单元）：只读它，结果写进新的张量",
+            f"{case}: grouped_matmul changed {cells(differ)} of the caller's {name}: read it only, and write the "
+            "result to a new tensor",
+            "4",
+        )
     grouped = watch.of("moe_kernel")
     if len(grouped) != 1:
         fail(

@@ -6,7 +6,18 @@ import torch
 from course.i18n import cells, say
 from course.messages import fail
 
-from .common import OUT_RTOL, T6, Accesses, make_ids, reference, same_memory, watch_grouped, watched_call
+from .common import (
+    OUT_RTOL,
+    T6,
+    Accesses,
+    changed_cells,
+    copies,
+    make_ids,
+    reference,
+    same_memory,
+    watch_grouped,
+    watched_call,
+)
 from .test_host_syncs_and_graphs import check_no_host_reads, host_reads
 from bounds import AddressWatch
 from support import DEVICE, DTYPES, INTERPRETING, UNWRITTEN, descriptor, rel_err
@@ -133,20 +144,26 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
         )
 
 
+def layer_inputs(tokens, top_k, experts, K, F):
+    """x [tokens, K], w_gate_up [E, 2F, K], w_down [E, K, F] (fp16, scaled to keep the sums near 1) and
+    topk_weights [tokens, top_k]: an MoE layer's inputs beside its ids."""
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
+    w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
+    return x, w_gate_up, w_down, torch.rand(tokens, top_k, device=DEVICE)
+
+
 @pytest.mark.t6_4
 def test_moe_mlp_in_two_launches(t6, monkeypatch):
     tokens, top_k, experts, K, F = 19, 2, 4, 32, 16
     ids = make_ids("balanced", tokens, top_k, experts)
-    x = torch.randn(tokens, K, device=DEVICE).half()
-    w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
-    w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
-    weights = torch.rand(tokens, top_k, device=DEVICE)
+    x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
     given = {"x": x, "w_gate_up": w_gate_up, "w_down": w_down, "topk_ids": ids, "topk_weights": weights}
-    before = {name: t.clone() for name, t in given.items()}
+    before = copies(given)
     watch = watch_grouped(t6, monkeypatch)
     y = t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
     monkeypatch.undo()
-    changed = [name for name, t in given.items() if not torch.equal(t, before[name])]
+    changed = list(changed_cells(given, before))
     if changed:
         fail(
             T6,
@@ -224,10 +241,7 @@ def test_moe_mlp_reads_nothing_back_but_the_id_check(t6):
     allowed is route's look at the ids (check_routing_inputs, skipped under capture)."""
     tokens, top_k, experts, K, F = 24, 2, 4, 32, 16
     ids = make_ids("skewed", tokens, top_k, experts)
-    x = torch.randn(tokens, K, device=DEVICE).half()
-    w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
-    w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
-    weights = torch.rand(tokens, top_k, device=DEVICE)
+    x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
     with host_reads(t6, allowed=("check_routing_inputs",)) as mode:
         t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
     case = say(

@@ -52,8 +52,7 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
     if DEVICE == "cpu" or dtype == torch.bfloat16:
         gathered = x[(r.sorted_slots.long() // top_k)]
         grouped = torch._grouped_mm(gathered, w.transpose(-2, -1), offs=r.offsets).double().cpu()
-    before = x.clone(), w.clone()
-    out = watched_call(t6, monkeypatch, case, "4", x, w, r)
+    out = watched_call(t6, monkeypatch, case, "4", x, w, r)  # it also checks that x and w are unchanged
     if tuple(out.shape) != (tokens * top_k, N) or out.dtype != dtype:
         fail(
             T6,
@@ -77,13 +76,6 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
             T6,
             f"{case}：和 torch._grouped_mm 差 {rel_err(out, grouped):.2e}（相对）",
             f"{case}: off from torch._grouped_mm by {rel_err(out, grouped):.2e} (relative)",
-            "4",
-        )
-    if not (torch.equal(x, before[0]) and torch.equal(w, before[1])):
-        fail(
-            T6,
-            f"{case}：grouped_matmul 改动了调用者的 x 或 w",
-            f"{case}: grouped_matmul changed the caller's x or w",
             "4",
         )
 
