@@ -648,19 +648,15 @@ class Plan:
         self.sk = (args["NUM_PROGS"], args["BLOCK_M"], args["BLOCK_N"]) if args["USE_SK"] else None
         names = list(args)  # t5_kernel's parameters, in order: 7 tensors, then what the plan fixes
         self.first, self.rest = names[:7], {n: args[n] for n in names[7:]}
+        self.rest_values = tuple(self.rest.values())
         descs = (args["a_desc"], args["b_desc"], args["c_desc"])
         for d in descs:
             d.base = None  # hold no tensor past the call
         self.descs = {threading.get_ident(): descs}
-        self.direct = self.raw = None
-        try:
-            if kernel is not None and device.type == "cuda" and names == list(t5_kernel.arg_names):
-                self.direct = (kernel.run, kernel.function, kernel.packed_metadata, kernel.launch_metadata,
-                               driver.active.get_current_stream, tuple(self.rest.values()))
-                self.raw = raw_launcher(kernel.run)
-        except AttributeError:  # another Triton: keep to the public launch
-            self.direct = None
-        self.maps = ({}, {}, {})  # per operand: its tensor's address -> the launcher's arguments for it
+        self.kernel = self.raw = None
+        if kernel is not None and device.type == "cuda" and names == list(t5_kernel.arg_names):
+            self.kernel = kernel  # B's descriptor reads W itself when b is W.t() (§3.2)
+            self.raw = RawLaunch.of(kernel, [d.block_shape for d in descs], transposed=(False, b_kmajor, False))
 
     def launch(self, a, b, bias, out):
         c = torch.empty(self.c_shape, device=self.device, dtype=a.dtype) if out is None else out
@@ -668,43 +664,25 @@ class Plan:
         if descs is None:
             descs = self.descs[threading.get_ident()] = tuple(copy.copy(d) for d in next(iter(self.descs.values())))
         partials, flags = workspace(self.device, *self.sk) if self.sk else (c, c)
-        if self.direct is None:
-            a_desc, b_desc, c_desc = descs
-            a_desc.base, b_desc.base, c_desc.base = a, (b.t() if self.b_kmajor else b), c
-            values = (a_desc, b_desc, c_desc, bias if self.has_bias else c, partials, flags, c)
+        if self.kernel is None:
+            operands = (a, b.t() if self.b_kmajor else b, c)  # what each descriptor's base is
+            for d, t in zip(descs, operands, strict=True):
+                d.base = t
+            values = (*descs, bias if self.has_bias else c, partials, flags, c)
             t5_kernel[(self.programs,)](**dict(zip(self.first, values, strict=True)), **self.rest, **self.options)
-            a_desc.base = b_desc.base = c_desc.base = None
+            for d in descs:
+                d.base = None
             return c
         # a pointer the kernel never reads goes as None (0): the launcher then asks the driver nothing about it
         pointers = (bias if self.has_bias else None, *((partials, flags) if self.sk else (None, None)), None)
-        run, function, packed, metadata, current_stream, rest = self.direct
-        stream = current_stream(self.device.index)
-        hooks = (None, None) if no_launch_hooks() else (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
-        if self.raw is not None and hooks == (None, None):
-            # each operand's tensor map encoded once per address, not once per call (t5.perf §2)
-            launch_c, metas, tensor_map, cooperative, early = self.raw
-            maps = []
-            for slot, t in enumerate((a, b, c)):
-                known = self.maps[slot].get(t.data_ptr())
-                if known is None:
-                    d = descs[slot]
-                    d.base = t.t() if slot == 1 and self.b_kmajor else t
-                    known = tensor_map(d, metas[slot])
-                    d.base = None
-                    if len(self.maps[slot]) >= 16:  # activations at ever new addresses: start again
-                        self.maps[slot].clear()
-                    self.maps[slot][t.data_ptr()] = known
-                maps += known
-            launch_c(self.programs, 1, 1, stream, function, cooperative, early, None, None, packed, None, None, None,
-                     *maps, *pointers, *rest)
+        if self.raw is not None and no_launch_hooks():
+            self.raw.launch(self.programs, self.device, (), (a, b, c), *pointers, *self.rest_values)
             return c
-        a_desc, b_desc, c_desc = descs
-        a_desc.base, b_desc.base, c_desc.base = a, (b.t() if self.b_kmajor else b), c
-        values = (a_desc, b_desc, c_desc, *pointers)
-        grid = (self.programs, 1, 1)
-        meta = None if hooks[0] is None else metadata(grid, stream, *values, *rest)  # for a profiler's hook
-        run(self.programs, 1, 1, stream, function, packed, meta, *hooks, *values, *rest)
-        a_desc.base = b_desc.base = c_desc.base = None
+        for d, t in zip(descs, (a, b.t() if self.b_kmajor else b, c), strict=True):
+            d.base = t
+        run_compiled(self.kernel, (self.programs,), self.device, (*descs, *pointers, *self.rest_values))
+        for d in descs:
+            d.base = None
         return c
 
 
@@ -715,19 +693,62 @@ def no_launch_hooks():
     return all(h is None or not getattr(h, "calls", True) for h in hooks)
 
 
-def raw_launcher(launcher, descriptors=3):
-    """Triton 3.6's compiled launcher below its Python wrapper, with what the wrapper does to a
-    TensorDescriptor (the tensor map it encodes, then the shape and strides), or None where this
-    Triton's launcher differs, wants scratch memory, or has other than `descriptors` descriptors:
-    the caller then launches through `launcher`."""
-    try:
-        from triton.backends.nvidia.driver import make_tensordesc_arg
+def run_compiled(kernel, grid, device, args):
+    """A compiled kernel run on the device's current stream through its own launcher, without Triton's
+    argument binding (t5.perf §2); a launch hook set (a profiler's) is called with the launch's metadata."""
+    stream = driver.active.get_current_stream(device.index)
+    grid = (*grid, *(1,) * (3 - len(grid)))
+    hooks = (None, None) if no_launch_hooks() else (knobs.runtime.launch_enter_hook, knobs.runtime.launch_exit_hook)
+    meta = None if hooks[0] is None else kernel.launch_metadata(grid, stream, *args)
+    kernel.run(*grid, stream, kernel.function, kernel.packed_metadata, meta, *hooks, *args)
 
-        wrapper = launcher.launch
-        free = dict(zip(wrapper.__code__.co_freevars, (c.cell_contents for c in wrapper.__closure__), strict=True))
-        metas = free["tensordesc_meta"]
-        if len(metas) != descriptors or None in metas or launcher.global_scratch_size or launcher.profile_scratch_size:
+
+class RawLaunch:
+    """Triton 3.6's compiled launcher below its Python wrapper, for a kernel that takes TensorDescriptors:
+    each descriptor's tensor map is encoded once per tensor address, not once per call (t5.perf §2),
+    and passed as the wrapper would pass it (the map, then the shape and strides).  No launch hook is
+    called: use it where no_launch_hooks()."""
+
+    KEPT = 16  # tensor maps kept per descriptor: activations at ever new addresses start it again
+
+    @classmethod
+    def of(cls, kernel, boxes, transposed=None):
+        """A RawLaunch for the compiled kernel with descriptors of these block shapes, in order, each
+        over its tensor or, where `transposed` says so, over the tensor's .t(); or None where this
+        Triton's launcher differs or wants scratch memory: launch through run_compiled then."""
+        try:
+            from triton.backends.nvidia.driver import make_tensordesc_arg
+
+            run = kernel.run
+            wrapper = run.launch
+            free = dict(zip(wrapper.__code__.co_freevars, (c.cell_contents for c in wrapper.__closure__), strict=True))
+            metas = free["tensordesc_meta"]
+            if len(metas) != len(boxes) or None in metas or run.global_scratch_size or run.profile_scratch_size:
+                return None
+            return cls(kernel, free["launcher"], metas, make_tensordesc_arg, boxes, transposed or [False] * len(boxes))
+        except (AttributeError, ImportError, KeyError, TypeError):
             return None
-        return free["launcher"], metas, make_tensordesc_arg, launcher.launch_cooperative_grid, launcher.launch_pdl
-    except (AttributeError, ImportError, KeyError, TypeError):
-        return None
+
+    def __init__(self, kernel, launcher, metas, encode, boxes, transposed):
+        self.kernel, self.launcher, self.metas, self.encode = kernel, launcher, metas, encode
+        self.boxes, self.transposed = boxes, transposed
+        self.cooperative, self.early = kernel.run.launch_cooperative_grid, kernel.run.launch_pdl
+        self.maps = [{} for _ in boxes]  # per descriptor: its tensor's address -> the launcher's arguments
+
+    def tensor_map(self, slot, t):
+        known = self.maps[slot].get(t.data_ptr())
+        if known is None:
+            if len(self.maps[slot]) >= self.KEPT:
+                self.maps[slot].clear()
+            base = t.t() if self.transposed[slot] else t
+            d = TensorDescriptor(base, list(base.shape), list(base.stride()), list(self.boxes[slot]))
+            known = self.maps[slot][t.data_ptr()] = self.encode(d, self.metas[slot])
+        return known
+
+    def launch(self, programs, device, head, described, *tail):
+        """programs x 1 x 1 programs on the device's current stream, with the kernel's arguments in
+        order: those before its descriptors (head), the descriptors' tensors (described), the rest."""
+        maps = [value for slot, t in enumerate(described) for value in self.tensor_map(slot, t)]
+        stream = driver.active.get_current_stream(device.index)
+        self.launcher(programs, 1, 1, stream, self.kernel.function, self.cooperative, self.early, None, None,
+                      self.kernel.packed_metadata, None, None, None, *head, *maps, *tail)

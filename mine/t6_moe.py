@@ -25,16 +25,16 @@ from dataclasses import dataclass
 import torch
 import triton
 import triton.language as tl
-from triton.runtime import driver
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from .t4_matmul import tile_coords  # the T4 of the same side: yours in mine/
 from .t5_persistent import (  # and your T5, with its given launch helpers (t5.perf §2)
+    RawLaunch,
     aligned_copy,
     no_launch_hooks,
     num_sms,
     persistent_grid,
-    raw_launcher,
+    run_compiled,
     tensor_key,
     tma_problem,
 )
@@ -152,10 +152,8 @@ def launch_in_order(key, launches, device):
     a GPU with no launch hook set, the compiled kernels directly, without Triton's argument binding (§6.4)."""
     compiled = _route_plans.get(key) if key is not None else None
     if compiled is not None and no_launch_hooks():
-        stream = driver.active.get_current_stream(device.index)
         for kernel, (_, grid, args) in zip(compiled, launches, strict=True):
-            kernel.run(*grid, *(1,) * (3 - len(grid)), stream, kernel.function, kernel.packed_metadata, None, None,
-                       None, *args)
+            run_compiled(kernel, grid, device, args)
         return
     made = [kernel[grid](*args) for kernel, grid, args in launches]
     if key is not None and device.type == "cuda" and None not in made:
@@ -495,8 +493,7 @@ class GroupedPlan:
         out, self.box = args["out_ptr"], args["w_desc"].block_shape
         self.out, self.device, self.programs = (out.shape, out.dtype), out.device, args["NUM_PROGS"]
         self.rest = [value for name, value in args.items() if name not in self.TENSORS]  # held: no tensor
-        self.raw = raw_launcher(kernel.run, descriptors=1)
-        self.maps = {}  # the weights' address -> the launcher's arguments for their tensor map
+        self.raw = RawLaunch.of(kernel, [self.box])  # the weights' tensor map kept per address
 
     def descriptor(self, w):
         w2d = w.reshape(-1, w.shape[-1])
@@ -509,19 +506,9 @@ class GroupedPlan:
         if not no_launch_hooks():  # a profiler's hook: the public launch, which calls it
             moe_kernel[(self.programs,)](x, self.descriptor(w), *rows, *self.rest, **self.options)
         elif self.raw is not None:
-            launch_c, metas, tensor_map, cooperative, early = self.raw
-            known = self.maps.get(w.data_ptr())
-            if known is None:
-                if len(self.maps) >= 16:  # weights at ever new addresses: start again
-                    self.maps.clear()
-                known = self.maps[w.data_ptr()] = tensor_map(self.descriptor(w), metas[0])
-            stream = driver.active.get_current_stream(self.device.index)
-            launch_c(self.programs, 1, 1, stream, self.kernel.function, cooperative, early, None, None,
-                     self.kernel.packed_metadata, None, None, None, x, *known, *rows, *self.rest)
+            self.raw.launch(self.programs, self.device, (x,), (w.reshape(-1, w.shape[-1]),), *rows, *self.rest)
         else:
-            stream = driver.active.get_current_stream(self.device.index)
-            self.kernel.run(self.programs, 1, 1, stream, self.kernel.function, self.kernel.packed_metadata, None,
-                            None, None, x, self.descriptor(w), *rows, *self.rest)
+            run_compiled(self.kernel, (self.programs,), self.device, (x, self.descriptor(w), *rows, *self.rest))
         if self.combine_dtype is None:
             return out
         return combined(out, routing.num_tokens, self.out[0][1], routing.top_k, self.combine_dtype)
