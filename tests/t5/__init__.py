@@ -7,8 +7,8 @@ grouped order put it.  Products are checked against float64 with A, B and C insi
 sentinel) padding, so a read or a write outside them shows.  T5 imports the learner's own T4
 (tile_coords, bias_and_activation): a T4 body not written yet fails these checks as "not written yet".
 The fixtures (the graded module, its probes) are in conftest.py; the helpers more than one file
-uses (the trace, the product checks), in common.py; the stream-K cases and the fix-up's
-partial tiles in stream_k_cases.py.
+uses (the trace, the product checks), in common.py; the readings of a crash (run_matmul) in
+crashes.py; the stream-K cases and the fix-up's partial tiles in stream_k_cases.py.
 """
 
 # The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.

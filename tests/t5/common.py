@@ -1,18 +1,16 @@
 """Lesson T5's helpers that more than one of its test files uses: configs, the trace, the product checks."""
 
 import math
-import os
-from contextlib import contextmanager
 
 import torch
 import triton
 
 from course.i18n import agree, cells
-from course.interpreter_spin import ProgramWaitsForever
 from course.messages import fail
 from course.registry import lesson
 from course.tile_order import grouped_order
 
+from .crashes import offsets_in_elements, run_matmul, tma_rule_broken  # noqa: F401 - test files import them from here
 from support import DEVICE, OUT_RTOL, descriptor, padded, rel_err
 
 T5 = lesson("T5")
@@ -191,147 +189,6 @@ def check_stored(c, buf, before, want, case, section):
             f"{agree((c != want).sum().item(), 'differs', 'differ')} from acc cast to {c.dtype}",
             section,
         )
-
-
-def crash_site(exc):
-    """(frame, innermost exception) of a crash: the deepest frame in TensorDescriptor or in the
-    lessons' files (mine/ or solutions/) along the exception's chain, else the deepest of all."""
-    import traceback
-
-    ours = ("tensor_descriptor.py", "t5_persistent.py", "t4_matmul.py")
-    site, inner, seen = None, exc, set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        frames = traceback.extract_tb(exc.__traceback__)
-        chosen = [f for f in frames if f.filename.endswith(ours)] or frames
-        if chosen:
-            site, inner = chosen[-1], exc
-        exc = exc.__cause__ or exc.__context__
-    return site, inner
-
-
-def tma_rule_broken(t):
-    """The first of TMA's three rules (§3.2) that the 2-D tensor t breaks, as (zh, en), or None: the
-    suite's own check, so that a wrong tma_problem is not taken for a wrong tma_ready."""
-    if t.stride(1) != 1:
-        return "最后一维不连续（stride(1) 不是 1）", "its last dimension is not contiguous (stride(1) is not 1)"
-    pitch = t.stride(0) * t.element_size()
-    if pitch % 16:
-        return f"行距 {pitch} 字节，不是 16 的倍数", f"its rows are {pitch} bytes apart, not a multiple of 16"
-    if t.data_ptr() % 16:
-        return "基地址没有 16 字节对齐", "its base address is not 16-byte aligned"
-    return None
-
-
-# The interpreter's words for a descriptor load or store whose column offset is not a multiple of
-# 16 bytes; a column offset that is a whole number of k-blocks, kb * BLOCK_K elements, never trips it.
-OFFSET_NOT_16 = "block offset start must be 16-byte aligned"
-
-
-@contextmanager
-def offsets_in_elements(case):
-    """Fail, naming it, where the interpreter refuses a descriptor access at a column offset that is
-    not a multiple of 16 bytes (the k-block's number, say, in place of its first element)."""
-    from triton.runtime.errors import InterpreterError
-
-    try:
-        yield
-    except (AssertionError, InterpreterError) as e:
-        if OFFSET_NOT_16 not in repr(e) + repr(e.__cause__):
-            raise
-        fail(
-            T5,
-            f"{case}：解释器拒绝了一次描述符读写：列偏移不是 16 字节的倍数（{OFFSET_NOT_16}）。desc.load 的坐标"
-            "以元素计：第 kb 个 k-block 从第 kb * BLOCK_K 列开始",
-            f"{case}: the interpreter refused a descriptor access whose column offset is not a multiple of 16 bytes "
-            f"({OFFSET_NOT_16}). desc.load takes element coordinates: k-block kb starts at column kb * BLOCK_K",
-            "3.1",
-        )
-
-
-def run_matmul(t5, case, section, *args, **kwargs):
-    """t5.matmul; a crash inside TensorDescriptor or inside the kernel becomes a failure that says
-    what broke, where, and what to read.  A body not written yet still fails as one."""
-    from triton.runtime.errors import InterpreterError
-
-    try:
-        return t5.matmul(*args, **kwargs)
-    except (AssertionError, InterpreterError, triton.CompilationError) as e:
-        site, inner = crash_site(e)
-        said = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
-        if "NotImplementedError" in repr(e) or site is None:
-            raise
-        where = f"{os.path.basename(site.filename)} line {site.lineno} ({site.name})"
-        if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
-            fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
-        if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
-            fail_descriptor_refused(t5, case, said, args, kwargs)
-        fail(
-            T5,
-            f"{case}：matmul 在 {where} 崩溃了：{said}。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
-            f"{case}: matmul crashed at {where}: {said}. The kernel there runs on your descriptors (their boxes "
-            "come from make_descriptors) and calls your functions",
-            section,
-        )
-
-
-def fail_descriptor_refused(t5, case, said, args, kwargs):
-    """Fail for a descriptor that TensorDescriptor refused, naming why only as far as it is seen: an
-    operand that tma_ready returns breaking a rule, a C that the learner's tma_problem let through,
-    or else (every tensor keeps the rules) a descriptor built on some other tensor in make_descriptors."""
-    head = (
-        f"{case}：TensorDescriptor 不接受传给它的张量（{said}）",
-        f"{case}: TensorDescriptor refused a tensor ({said})",
-    )
-    try:
-        a, b = args[:2]
-        a2, b2, kmajor = t5.tma_ready(a, b, kwargs.get("tma_fallback", True))
-        out = kwargs.get("out")
-        c_passed = out is not None and t5.tma_problem(out, "c") is None
-    except Exception:  # noqa: BLE001 - what cannot be asked again keeps the general sentence
-        fail(
-            T5,
-            f"{head[0]}：make_descriptors 用的 a、b 和 C 都要满足 TMA 的规矩，"
-            "tma_ready 要把违规的操作数换成 aligned_copy()",
-            f"{head[1]}: every tensor make_descriptors builds a descriptor on must keep TMA's rules, so tma_ready "
-            "must replace an operand that breaks one with aligned_copy()",
-            "3.2",
-        )
-    for name, t in (("a", a2), ("b", b2)):
-        broken = tma_rule_broken(t)
-        if broken is None:
-            continue
-        kmajor_b = name == "b" and kmajor
-        read = ("（按 K-major 读的 (N, K) 张量）", " (the (N, K) tensor read K-major)") if kmajor_b else ("", "")
-        fix = ("违规的操作数要换成 aligned_copy()", "an operand that breaks one must be replaced with aligned_copy()")
-        if name == "b" and not kmajor and tma_rule_broken(t.t()) is None:
-            fix = (
-                "而 b.t() 满足规矩：按 K-major 读它（b_kmajor=True），不用复制",
-                "b.t() keeps them: read it K-major (b_kmajor=True), no copy",
-            )
-        fail(
-            T5,
-            f"{head[0]}：tma_ready 返回的 {name}{read[0]} 违反了 TMA 的规矩，{broken[0]}；{fix[0]}",
-            f"{head[1]}: tma_ready returned {name}{read[1]}, which breaks a TMA rule: {broken[1]}; {fix[1]}",
-            "3.2",
-        )
-    broken = tma_rule_broken(out) if c_passed else None
-    if broken is not None:
-        fail(
-            T5,
-            f"{head[0]}：C {broken[0]}，tma_problem(c) 却返回 None，于是 C 没有换成对齐的副本",
-            f"{head[1]}: C breaks a rule ({broken[1]}), yet tma_problem(c) returned None, so C was not replaced "
-            "by an aligned copy",
-            "3.2",
-        )
-    fail(
-        T5,
-        f"{head[0]}：tma_ready 返回的 a 和 b 都满足 TMA 的规矩，所以是 make_descriptors 在别的张量上建了描述符："
-        "每个描述符都要建在传进来的那个张量本身上（K-major 时 b 已经是 (N, K) 张量）",
-        f"{head[1]}: the a and b tma_ready returns keep TMA's rules, so make_descriptors built a descriptor on "
-        "some other tensor: build each on the tensor it is given (read K-major, b is the (N, K) tensor already)",
-        "3.1",
-    )
 
 
 def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
