@@ -206,10 +206,15 @@ DESCRIPTION_ZH = """看你自己的加载和写回：一个程序在 K 的每一
 例：make loads ARGS="--k 6 --pid-m 1"。"""
 
 
-def not_written_yet(message, width=WIDTH):
+def stub_lines(message, width):
     """What the suite says about a body not written yet, in the learner's language, wrapped (never
-    cut) to the width; status 1."""
-    print("\n".join(wrap(stub_report(message), width, rest="  ") if width else [stub_report(message)]), file=sys.stderr)
+    cut) to the width (None: one line)."""
+    return "\n".join(wrap(stub_report(message), width, rest="  ") if width else [stub_report(message)])
+
+
+def not_written_yet(message, width=WIDTH):
+    """stub_lines on stderr; status 1."""
+    print(stub_lines(message, width), file=sys.stderr)
     sys.exit(1)
 
 
@@ -217,20 +222,14 @@ def main(argv=None):
     parser = Parser(
         description=say(zh=DESCRIPTION_ZH, en=__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument(
-        "--m",
-        type=int,
-        default=6,
-        help=say(zh="A 和 C 的行数（默认 6，§3 的例子）", en="rows of A and C (default 6, §3's example)"),
-    )
-    parser.add_argument(
-        "--n", type=int, default=6, help=say(zh="B 和 C 的列数（默认 6）", en="columns of B and C (default 6)")
-    )
-    parser.add_argument(
-        "--k",
-        type=int,
-        default=8,
-        help=say(zh="A 的列数、B 的行数（默认 8，§3 的例子）", en="columns of A, rows of B (default 8, §3's example)"),
+
+    def number(flag, default, zh, en):
+        parser.add_argument(flag, type=int, default=default, help=say(zh=zh, en=en))
+
+    number("--m", 6, zh="A 和 C 的行数（默认 6，§3 的例子）", en="rows of A and C (default 6, §3's example)")
+    number("--n", 6, zh="B 和 C 的列数（默认 6）", en="columns of B and C (default 6)")
+    number(
+        "--k", 8, zh="A 的列数、B 的行数（默认 8，§3 的例子）", en="columns of A, rows of B (default 8, §3's example)"
     )
     parser.add_argument(
         "--block",
@@ -252,15 +251,13 @@ def main(argv=None):
     parser.add_argument(
         "--layout-c", choices=LAYOUTS, help=say(zh="C 的存储方式（默认同 A）", en="how C is stored (default: as A)")
     )
-    parser.add_argument(
+    number(
         "--pid-m",
-        type=int,
-        default=0,
-        help=say(zh="要看的程序：它所在的 tile 行（默认 0）", en="the program to show: its row of tiles (default 0)"),
+        0,
+        zh="要看的程序：它所在的 tile 行（默认 0）",
+        en="the program to show: its row of tiles (default 0)",
     )
-    parser.add_argument(
-        "--pid-n", type=int, default=0, help=say(zh="它所在的 tile 列（默认 0）", en="its column of tiles (default 0)")
-    )
+    number("--pid-n", 0, zh="它所在的 tile 列（默认 0）", en="its column of tiles (default 0)")
     parser.add_argument(
         "--dtype",
         choices=DTYPES,
@@ -309,12 +306,7 @@ def main(argv=None):
     if seen.mainloop_stub:
         not_written_yet(seen.mainloop_stub, None if args.wide else WIDTH)
     if seen.epilogue_stub:  # the loads are shown, as T4.2 needs: the stores follow once T4.3 is written
-        width = None if args.wide else WIDTH
-        print(
-            "\n".join(
-                wrap(stub_report(seen.epilogue_stub), width, rest="  ") if width else [stub_report(seen.epilogue_stub)]
-            )
-        )
+        print(stub_lines(seen.epilogue_stub, None if args.wide else WIDTH))
 
 
 if __name__ == "__main__":
