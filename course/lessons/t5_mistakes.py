@@ -54,6 +54,8 @@ CAUSES = {
     "past-stream-k": ("stream-K 的各段加起来", "the stream-K runs cover"),
     "offset-in-blocks": ("列偏移不是 16 字节的倍数", "column offset is not a multiple of 16 bytes"),
     "publish-after-wait": ("发布要在任何等待之前", "every publish comes before any wait"),
+    "halves-swapped": ("两半互换了位置", "two halves are in each other's place"),
+    "left-half-twice": ("两半放的都是 acc 的左半", "both halves of each tile hold acc's left half"),
 }
 
 MISTAKES = (

@@ -295,3 +295,41 @@ OWN += (
         "past-stream-k",
     ),
 )
+
+# t5holes (2026-12-02): mistakes the suite caught under another cause, or none, until the checks named with each
+OWN += (
+    own(
+        "subtile-split-swapped",
+        "T5.4",
+        "tl.split's two results taken as (right, left): each tile's halves land in each other's columns",
+        "5",
+        "        left, right = tl.split(halves)",
+        "        right, left = tl.split(halves)",
+        "test_store_tile_rounds_once_after_the_bias[2]",
+        "halves-swapped",
+    ),
+    own(
+        "subtile-stores-swapped",
+        "T5.4",
+        "the left half stored at the right half's column and the right half at the left's",
+        "5",
+        "[pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(c_desc.dtype))\n"
+        + RIGHT_HALF
+        + "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right",
+        "[pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], left.to(c_desc.dtype))\n"
+        + RIGHT_HALF
+        + "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], right",
+        "test_matmul_subtiled_with_bias_and_gelu[dp]",
+        "halves-swapped",
+    ),
+    own(
+        "subtile-left-twice",
+        "T5.4",
+        "the left half stored at the right half's columns too (a store line copied, its value kept)",
+        "5",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], left.to(c_desc.dtype))",
+        "test_store_tile_subtiled_bias_per_half[gelu]",
+        "left-half-twice",
+    ),
+)

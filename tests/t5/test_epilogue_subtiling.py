@@ -3,10 +3,12 @@
 import pytest
 import torch
 
+from course.i18n import say
 from course.messages import fail
 
 from . import common
-from .common import T5, check_stored, even_odd_halves, fail_even_odd_halves, gelu, run_matmul, run_store_tile
+from .common import T5, check_stored, gelu, run_matmul, run_store_tile
+from .halves import fail_if_halves_mixed, grid_wide
 from support import DEVICE, INTERPRETING, OUT_RTOL, padded, random, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -21,8 +23,7 @@ cfg = common.cfg  # bound, not imported: a GPU test below loops over a `cfg` of 
 def test_store_tile_subtiled(probes, dtype, M, N):
     c, buf, before, acc = run_store_tile(probes, M, N, dtype, 2)
     case = f"C {M}x{N} {dtype}, EPILOGUE_SUBTILE=2"
-    if not torch.equal(c, acc[:M, :N].to(dtype)) and torch.equal(c, even_odd_halves(acc, 32)[:M, :N].to(dtype)):
-        fail_even_odd_halves(case)
+    fail_if_halves_mixed(c, acc, 32, lambda x: x.to(dtype), 0.0, case)
     check_stored(c, buf, before, acc[:M, :N].to(dtype), case, "5")
 
 
@@ -36,6 +37,13 @@ def test_store_tile_subtiled_bias_per_half(probes, activation):
     want = halves_with_bias(acc[:M, :N], bias, 32, lambda n: 2 * n, lambda n: 2 * n + 1, activation)
     err = rel_err(c, want)
     if c.isnan().any() or err > 1e-5:
+        act = gelu if activation == "gelu" else (lambda x: x)
+        wide_bias = grid_wide(bias[None, :], 32)
+        case = say(
+            zh=f"C {M}x{N}，子块 epilogue，bias 步长 2，activation={activation}",
+            en=f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}",
+        )
+        fail_if_halves_mixed(c, acc, 32, lambda x: act(x + wide_bias), 1e-5, case)
         seen = {
             k: rel_err(c, halves_with_bias(acc[:M, :N], bias, 32, left, right, activation)) <= 1e-5
             for k, (left, right) in HALF_MISTAKES.items()
@@ -97,6 +105,10 @@ def test_matmul_subtiled_with_bias_and_gelu(t5, mode):
     ref = torch.nn.functional.gelu(a.double() @ b.double() + bias.double())
     err = rel_err(c, ref)
     if c.isnan().any() or err > OUT_RTOL[torch.float16]:
+        sums, wide_bias = grid_wide(a.double() @ b.double(), 32), grid_wide(bias.double()[None, :], 32)
+        fail_if_halves_mixed(
+            c, sums, 32, lambda x: torch.nn.functional.gelu(x + wide_bias), OUT_RTOL[torch.float16], case
+        )
         fail(
             T5,
             f"{M}x{K} @ {K}x{N} fp16，EPILOGUE_SUBTILE=2，mode={mode}，bias + GELU：相对误差 {err:.2e}",

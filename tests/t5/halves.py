@@ -1,0 +1,80 @@
+"""T5.4's two halves of a tile: what C holds when a subtiled store put a half in the wrong place, so
+that a message names that mix-up only when C is exactly what it gives (tests of store_tile and of
+the whole kernel with EPILOGUE_SUBTILE = 2)."""
+
+import torch
+import torch.nn.functional as F
+
+from course.messages import fail
+
+from .common import T5, even_odd_halves, fail_even_odd_halves
+from support import rel_err
+
+
+def moved_columns(x, bn, source):
+    """x with column j of each bn-wide tile taken from that tile's column source(j, bn // 2)."""
+    cols = torch.arange(x.shape[1], device=x.device)
+    j = cols % bn
+    return x[:, cols - j + source(j, bn // 2)]
+
+
+# {key: acc -> acc with each tile's columns where that mix-up puts them}
+LAYOUTS = {
+    "even-odd-halves": even_odd_halves,
+    "halves-swapped": lambda x, bn: moved_columns(x, bn, lambda j, h: (j + h) % (2 * h)),
+    "left-half-twice": lambda x, bn: moved_columns(x, bn, lambda j, h: j % h),
+    "right-half-twice": lambda x, bn: moved_columns(x, bn, lambda j, h: h + j % h),
+}
+
+CAUSES = {
+    "halves-swapped": (
+        "每个 tile 的两半互换了位置：左半块放的是 acc 的右半，右半块放的是左半。tl.split 先给出左半（tile 的前 "
+        "BLOCK_N // 2 列）：存到第 pid_n * BLOCK_N 列，右半存到第 pid_n * BLOCK_N + BLOCK_N // 2 列",
+        "each tile's two halves are in each other's place: its left half holds acc's right half and its right "
+        "half the left one. tl.split gives the left half (the tile's first BLOCK_N // 2 columns) first: store it "
+        "at column pid_n * BLOCK_N, the right one at pid_n * BLOCK_N + BLOCK_N // 2",
+    ),
+    "left-half-twice": (
+        "每个 tile 的两半放的都是 acc 的左半：左半块也存进了右半块的列；右半块（tl.split 的第二个结果）存到第 "
+        "pid_n * BLOCK_N + BLOCK_N // 2 列",
+        "both halves of each tile hold acc's left half: the left half was stored at the right half's columns "
+        "too; the right half (tl.split's second result) goes to column pid_n * BLOCK_N + BLOCK_N // 2",
+    ),
+    "right-half-twice": (
+        "每个 tile 的两半放的都是 acc 的右半：右半块也存进了左半块的列；左半块（tl.split 的第一个结果）存到第 "
+        "pid_n * BLOCK_N 列",
+        "both halves of each tile hold acc's right half: the right half was stored at the left half's columns "
+        "too; the left half (tl.split's first result) goes to column pid_n * BLOCK_N",
+    ),
+}
+
+
+def mixed_halves(c, acc, bn, finish, tol):
+    """The key of LAYOUTS whose mix-up C is, within tol, or None.  acc: the float32 sums, as wide as
+    the grid of tiles; finish: the epilogue (bias, activation, cast), on that width.  C is compared
+    with the mix-up made before the epilogue (the halves split the wrong way round, each then given
+    the bias of the columns it lands in) and after it (each half finished, then stored elsewhere)."""
+    M, N = c.shape
+    if rel_err(c, finish(acc)[:M, :N]) <= tol:
+        return None
+    for key, layout in LAYOUTS.items():
+        for mixed in (finish(layout(acc, bn)), layout(finish(acc), bn)):
+            if rel_err(c, mixed[:M, :N]) <= tol:
+                return key
+    return None
+
+
+def fail_if_halves_mixed(c, acc, bn, finish, tol, case):
+    """Fail, naming it, where C is a known mix-up of each tile's two halves (mixed_halves)."""
+    key = mixed_halves(c, acc, bn, finish, tol)
+    if key == "even-odd-halves":
+        fail_even_odd_halves(case)
+    if key is not None:
+        zh, en = CAUSES[key]
+        fail(T5, f"{case}：{zh}", f"{case}: {en}", "5")
+
+
+def grid_wide(x, bn):
+    """x with zero columns appended up to a whole number of bn-wide tiles: what a tile's sum holds
+    past N, where TMA fills B's box with zeros."""
+    return F.pad(x, (0, -x.shape[1] % bn))
