@@ -12,6 +12,7 @@ t5_mistakes_own.py, so that no file of them passes 400 lines.
 
 from course.lesson_data import Mistake
 from course.lessons.t5_mistakes_fixup import FIXUP
+from course.lessons.t5_mistakes_holes import HOLES
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 
 # The words a T5 message says when, and only when, it has detected the cause (make check:
@@ -56,6 +57,11 @@ CAUSES = {
     "publish-after-wait": ("发布要在任何等待之前", "every publish comes before any wait"),
     "halves-swapped": ("两半互换了位置", "two halves are in each other's place"),
     "left-half-twice": ("两半放的都是 acc 的左半", "both halves of each tile hold acc's left half"),
+    "rule-order": (
+        "三条要按顺序查，报第一条违反的：先连续",
+        "check the three in order and report the first one broken",
+    ),
+    "rule-unchecked": ("这条它没有查", "so it does not check that rule"),
 }
 
 MISTAKES = (
@@ -189,4 +195,4 @@ MISTAKES = (
     ),
 )
 
-MISTAKES = MISTAKES + FIXUP + OWN  # the table's first (the classic ones, then the fix-up's), then our own
+MISTAKES = MISTAKES + FIXUP + OWN + HOLES  # the table's first (the classic ones, then the fix-up's), then our own

@@ -76,6 +76,100 @@ def test_tma_problem_accepts_legal_tensors(t5):
             )
 
 
+def offset(rows, cols, dtype, off_bytes, t=False):
+    """A row-major (rows, cols) tensor whose base is off_bytes past a 16-byte boundary; t: its transpose."""
+    x = unaligned(rows, cols, dtype, off_bytes) if off_bytes else torch.zeros(rows, cols, dtype=dtype, device=DEVICE)
+    return x.t() if t else x
+
+
+# §3.2's three rules, in the order tma_problem checks them: (Chinese, English)
+RULES = (("最后一维连续", "contiguous"), ("行距是 16 字节的倍数", "row stride"), ("基地址 16 字节对齐", "base address"))
+# fp16 tensors that break two or three rules, each with one that breaks each of those rules alone (as
+# like it as the rule lets it be): (what, the tensor, {rule: a tensor breaking that rule alone})
+SEVERAL_RULES = [
+    (
+        "fp16 (48, 64).t(): strides (1, 64), rows 2 bytes apart",
+        lambda: offset(48, 64, torch.float16, 0, t=True),
+        {
+            0: lambda: torch.zeros(48, 128, dtype=torch.float16, device=DEVICE)[:, ::2],
+            1: lambda: offset(64, 47, torch.float16, 0),
+        },
+    ),
+    (
+        "every other column of an fp16 (48, 128), base 4 bytes past 16",
+        lambda: unaligned(48, 128, torch.float16)[:, ::2],
+        {
+            0: lambda: torch.zeros(48, 128, dtype=torch.float16, device=DEVICE)[:, ::2],
+            2: lambda: offset(48, 64, torch.float16, 4),
+        },
+    ),
+    (
+        "fp16 (48, 47), base 4 bytes past 16",
+        lambda: offset(48, 47, torch.float16, 4),
+        {1: lambda: offset(48, 47, torch.float16, 0), 2: lambda: offset(48, 64, torch.float16, 4)},
+    ),
+    (
+        "fp16 (47, 48).t(), base 4 bytes past 16",
+        lambda: offset(47, 48, torch.float16, 4, t=True),
+        {
+            0: lambda: torch.zeros(48, 128, dtype=torch.float16, device=DEVICE)[:, ::2],
+            1: lambda: offset(48, 47, torch.float16, 0),
+            2: lambda: offset(48, 64, torch.float16, 4),
+        },
+    ),
+]
+
+
+def shape_of(message):
+    """A message with its numbers taken out: what one check of tma_problem says, whatever the tensor."""
+    return re.sub(r"\d+", "#", message)
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("case", SEVERAL_RULES, ids=lambda c: c[0])
+def test_tma_problem_reports_the_first_rule_broken(t5, case):
+    """§3.2: the three rules are checked in order and the first one broken is reported.  Which check a
+    message comes from is told by what tma_problem says of a tensor breaking that rule alone: the same
+    words, numbers aside."""
+    what, make, alone = case
+    t = make()
+    first = min(alone)
+    problem = t5.tma_problem(t, "tensor_q")
+    said = {rule: t5.tma_problem(other(), "tensor_q") for rule, other in alone.items()}
+    if said[first] is None:
+        fail(
+            T5,
+            f"{what}：tma_problem 对只违反“{RULES[first][0]}”这条规矩的张量返回 None，这条它没有查；"
+            "三条都要查，按顺序报第一条违反的",
+            f"{what}: tma_problem returns None for a tensor that breaks the {RULES[first][1]} rule alone, so it "
+            "does not check that rule; check all three, in order, and report the first one broken",
+            "3.2",
+        )
+    if problem is None:
+        fail(
+            T5,
+            f"{what}（stride {tuple(t.stride())}）违反 TMA 的规矩，tma_problem 却返回 None",
+            f"{what} (strides {tuple(t.stride())}) breaks TMA's rules, yet tma_problem returned None",
+            "3.2",
+        )
+    shapes = {rule: shape_of(m) for rule, m in said.items() if m is not None}
+    if shapes.get(first) == shape_of(problem) or list(shapes.values()).count(shape_of(problem)) != 1:
+        return  # the first rule's words, or words that no single check alone says (both rules, say)
+    later = next(rule for rule, s in shapes.items() if s == shape_of(problem))
+    broken = ["、".join(RULES[r][0] for r in sorted(alone)), ", ".join(RULES[r][1] for r in sorted(alone))]
+    fail(
+        T5,
+        f"{what} 违反了 {len(alone)} 条规矩（{broken[0]}），tma_problem 报的是“{RULES[later][0]}”那条"
+        f"（和只违反它的张量得到的说法一样：{problem}）；三条要按顺序查，报第一条违反的：先连续，再行距，"
+        f"最后基地址，这里是“{RULES[first][0]}”",
+        f"{what} breaks {len(alone)} rules ({broken[1]}), and tma_problem reports the {RULES[later][1]} rule "
+        f"(the words it says of a tensor breaking that rule alone: {problem}); check the three in order and "
+        "report the first one broken: contiguous, then the row stride, then the base address, here the "
+        f"{RULES[first][1]} rule",
+        "3.2",
+    )
+
+
 @pytest.mark.t5_2
 @pytest.mark.parametrize("case", RULE_CASES, ids=lambda c: c[0])
 def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
@@ -83,10 +177,13 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
     t = make()
     problem = t5.tma_problem(t, "tensor_q")
     if problem is None:
+        broken = tma_rule_broken(t)
         fail(
             T5,
-            f"{what}（stride {tuple(t.stride())}）违反 TMA 的规矩，tma_problem 却返回 None",
-            f"{what} (strides {tuple(t.stride())}) breaks a TMA rule, yet tma_problem returned None",
+            f"{what}（stride {tuple(t.stride())}）违反 TMA 的规矩：{broken[0]}；tma_problem 却返回 None，"
+            "这条规矩它没有查出来",
+            f"{what} (strides {tuple(t.stride())}) breaks a TMA rule: {broken[1]}; yet tma_problem returned None, "
+            "so it lets that rule's offenders through",
             "3.2",
         )
     if "tensor_q" not in problem or not any(w in problem.lower() for w in words):
