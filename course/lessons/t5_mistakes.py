@@ -62,6 +62,7 @@ CAUSES = {
         "check the three in order and report the first one broken",
     ),
     "rule-unchecked": ("这条它没有查", "so it does not check that rule"),
+    "flatten-dropped": ("现在没有传", "it is not passed now"),
 }
 
 MISTAKES = (

@@ -74,4 +74,23 @@ HOLES = (
         "test_tma_problem_reports_the_first_rule_broken[fp16 (48, 64).t(): strides (1, 64), rows 2 bytes apart]",
         "rule-unchecked",
     ),
+    own(
+        "dp-no-flatten",
+        "T5.1",
+        "the tile loop's tl.range without flatten=FLATTEN: the interpreter runs it the same",
+        "2.2",
+        "num_tiles, NUM_PROGS, flatten=FLATTEN):",
+        "num_tiles, NUM_PROGS):",
+        "test_the_tile_loop_passes_flatten_on",
+        "flatten-dropped",
+    ),
+    own(
+        "dp-flatten-always",
+        "T5.1",
+        "the tile loop's tl.range with flatten=True, whatever the config's FLATTEN",
+        "2.2",
+        "num_tiles, NUM_PROGS, flatten=FLATTEN):",
+        "num_tiles, NUM_PROGS, flatten=True):",
+        "test_the_tile_loop_passes_flatten_on",
+    ),
 )

@@ -8,7 +8,9 @@ sentinel) padding, so a read or a write outside them shows.  T5 imports the lear
 (tile_coords, bias_and_activation): a T4 body not written yet fails these checks as "not written yet".
 The fixtures (the graded module, its probes) are in conftest.py; the helpers more than one file
 uses (the trace, the product checks), in common.py; the readings of a crash (run_matmul) in
-crashes.py; the stream-K cases and the fix-up's partial tiles in stream_k_cases.py.
+crashes.py; the stream-K cases and the fix-up's partial tiles in stream_k_cases.py; the known
+mix-ups of T5.4's two halves in halves.py; the tile loop's flatten, read from the kernel's Triton
+IR, in loop_ir.py.
 """
 
 # The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.

@@ -3,10 +3,11 @@
 import pytest
 import torch
 
-from course.i18n import say
-from course.messages import fail
+from course.i18n import agree, say
+from course.messages import fail, stub_report
 
 from .common import T5, check_trace, new_trace, no_tile_past, trace_rows
+from .loop_ir import flattened_loops
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
@@ -98,5 +99,40 @@ def test_a_program_does_several_tiles(probes):
             "循环从 first_tile + pid 开始，步长 NUM_PROGS",
             f"12 tiles, 3 programs: each program must finish 4 tiles, got {per_program}: start the loop at "
             "first_tile + pid and step by NUM_PROGS",
+            "2.2",
+        )
+
+
+@pytest.mark.t5_1
+def test_the_tile_loop_passes_flatten_on(t5):
+    """FLATTEN reaches the tile loop's tl.range as flatten=FLATTEN (§2.2; most of the H200's tuned
+    configs set it).  The interpreter ignores it, so it is read from the kernel's Triton IR: with
+    FLATTEN=True exactly one loop carries tt.flatten, with FLATTEN=False none."""
+    found = flattened_loops()
+    for flatten, (kind, said) in found.items():
+        if kind == "stub":
+            pytest.fail(stub_report(said), pytrace=False)
+        if kind == "error":
+            fail(
+                T5,
+                f"用 FLATTEN={flatten} 生成 t5_kernel 的 Triton IR 时出错：{said}",
+                f"making t5_kernel's Triton IR with FLATTEN={flatten} failed: {said}",
+                "2.2",
+            )
+    off, on = found[False][1], found[True][1]
+    if on != 1 or off != 0:
+        fail(
+            T5,
+            f"FLATTEN=True 时 IR 里有 {on} 个带 flatten 的循环，FLATTEN=False 时有 {off} 个，应当是 1 个和 0 个："
+            "tile 循环写成 tl.range(..., flatten=FLATTEN)，把 FLATTEN 原样传下去"
+            + ("（现在没有传：解释器不管 flatten，别的检查看不出来）" if on == 0 and off == 0 else ""),
+            f"with FLATTEN=True {on} {agree(on, 'loop', 'loops')} of the IR {agree(on, 'carries', 'carry')} "
+            f"flatten, with FLATTEN=False {off}; 1 and 0 expected: "
+            "the tile loop is tl.range(..., flatten=FLATTEN), FLATTEN passed on as it is"
+            + (
+                " (it is not passed now: the interpreter ignores flatten, so no other check sees it)"
+                if on == 0 and off == 0
+                else ""
+            ),
             "2.2",
         )
