@@ -11,6 +11,7 @@ test_schedule_reads_only_counts_and_offsets for the tile schedule's read of offs
 """
 
 from course.lesson_data import Mistake
+from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 
 # The words a T6 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -559,3 +560,5 @@ MISTAKES = (
         table=False,
     ),
 )
+MISTAKES = MISTAKES + OWN  # the table's and t6hunt's first, then the hole hunt's (t6_mistakes_own.py)
+CAUSES = {**CAUSES, **OWN_CAUSES}

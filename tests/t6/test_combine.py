@@ -34,8 +34,13 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
     tokens, top_k, N, block_n = 6, 4, 40, 32
     scale = 10.0 ** torch.randint(-3, 4, (tokens * top_k, N), device=DEVICE).float()
     by_slot = torch.randn(tokens * top_k, N, device=DEVICE) * scale
-    out = torch.full((tokens, N), UNWRITTEN, device=DEVICE, dtype=dtype)
+    guarded = torch.full((tokens + 2, N), UNWRITTEN, device=DEVICE, dtype=dtype)  # a row each side of out
+    out = guarded[1:-1]
+    stores = StoreWatch(monkeypatch, guarded) if INTERPRETING else None
     t6.combine_topk[(tokens, triton.cdiv(N, block_n))](by_slot, out, N, top_k, block_n)
+    if stores is not None:
+        stores.on = False
+        check_each_program_writes_its_own_cells(stores, out, N, block_n)
     want = torch.zeros(tokens, N, device=DEVICE)
     for j in range(top_k):
         want = want + by_slot[j::top_k]
@@ -71,6 +76,87 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
             ),
             "4.4",
         )
+
+
+class StoreWatch:
+    """On the interpreter, the cells of `guarded` each program (x, y) stores to, as indices from its
+    first cell: {(x, y): numpy array}.  A store outside guarded is recorded as such and not made."""
+
+    def __init__(self, monkeypatch, guarded):
+        import numpy as np
+        from triton.runtime import interpreter
+
+        self.by_program, self.outside, self.on = {}, 0, True
+        builder = interpreter.interpreter_builder
+        store, size = builder.create_masked_store, guarded.element_size()
+        first, end = guarded.data_ptr(), guarded.data_ptr() + guarded.numel() * size
+
+        def watched(ptrs, value, mask, *rest, **named):
+            if not self.on:
+                return store(ptrs, value, mask, *rest, **named)
+            addresses = np.asarray(ptrs.data).astype(np.int64)
+            lanes = np.broadcast_to(np.asarray(mask.data, dtype=bool), addresses.shape)
+            inside = (addresses >= first) & (addresses + size <= end)
+            self.outside += int((lanes & ~inside).sum())
+            pid = tuple(builder.grid_idx[:2])
+            done = self.by_program.get(pid, np.zeros(0, dtype=np.int64))
+            self.by_program[pid] = np.concatenate([done, (addresses[lanes & inside] - first) // size])
+            return store(ptrs, value, interpreter.TensorHandle(lanes & inside, mask.dtype), *rest, **named)
+
+        monkeypatch.setattr(builder, "create_masked_store", watched, raising=False)
+
+
+def check_each_program_writes_its_own_cells(stores, out, N, block_n):
+    """Program (t, c) of combine_topk stores row t of out, columns c*block_n up to N, and nothing else
+    (out has a guard row each side, cell 0 of the record being the first guard's first).  Here the
+    programs run one after another, so a stray store into the next token's row is written over by
+    that token's program; on a GPU they run at once, and whichever store comes last stays."""
+    strays = {}
+    for (t, c), written in stores.by_program.items():
+        own_row = written - (t + 1) * N  # the column within token t's row
+        ok = (own_row >= c * block_n) & (own_row < min(N, (c + 1) * block_n))
+        if (~ok).any():
+            strays[(t, c)] = own_row[~ok]
+    if not strays and not stores.outside:
+        return
+    (t, c), cols = next(iter(strays.items())) if strays else ((None, None), None)
+    total = sum(len(v) for v in strays.values()) + stores.outside
+    past_n = cols is not None and bool((cols >= N).all()) and bool((cols < (c + 1) * block_n).all())
+    if past_n:
+        fail(
+            T6,
+            f"combine_topk 有 {len(strays)} 个程序写了自己的列块之外的单元（共 {total} 个）；例如程序 (t={t}, "
+            f"列块 {c}) 写了 token {t} 这一行越过了第 N - 1 列（N={N}）的第 {int(cols.min())}..{int(cols.max())} 列，"
+            f"它们落在下一个 token 的行里（最后一个 token 则落在 out 之外）。这里程序一个接一个地跑，下一个 token "
+            "的程序后来又把它们写对了；在 GPU 上程序同时跑，谁最后写谁算数：store 的掩码要是 cols < N",
+            f"combine_topk: {len(strays)} programs wrote cells outside their own column block ({cells(total)} in "
+            f"all); program (t={t}, column block {c}), for one, wrote columns {int(cols.min())}..{int(cols.max())} "
+            f"of token {t}'s row, past column N - 1 (N={N}), which land in the next token's row (past out's last "
+            "row for the last token). Here the programs run one after another and the next token's program wrote "
+            "them over; on a GPU they run at once and the last store wins: mask the store with cols < N",
+            "4.4",
+        )
+    fail(
+        T6,
+        f"combine_topk 写了 {total} 个不该它写的单元：程序 (t, 列块 c) 只写 out 的第 t 行、第 c*BLOCK_N 列起"
+        f"到 N={N} 为止的那些列"
+        + (f"；例如程序 (t={t}, 列块 {c}) 写到了本行的第 {int(cols[0])} 列" if cols is not None else "")
+        + (f"；{stores.outside} 个写在 out 前后各一行之外（这里拦下了，没有真的写）" if stores.outside else ""),
+        f"combine_topk wrote {cells(total)} it should not: program (t, column block c) writes row t of out, "
+        f"columns c*BLOCK_N up to N={N}, alone"
+        + (
+            f"; program (t={t}, column block {c}), for one, wrote column {int(cols[0])} counted from its own row's "
+            "first"
+            if cols is not None
+            else ""
+        )
+        + (
+            f"; {cells(stores.outside)} beyond a row either side of out (stopped here, not made)"
+            if stores.outside
+            else ""
+        ),
+        "4.4",
+    )
 
 
 @pytest.mark.t6_3
