@@ -128,8 +128,8 @@ def check_routing_inputs(topk_ids, num_experts, check_ids=True):
         raise TypeError(f"route: topk_ids must be a tensor, got {type(topk_ids).__name__}")
     if topk_ids.dim() != 2:
         raise ValueError(f"route: topk_ids must be 2-D [tokens, top_k], got shape {tuple(topk_ids.shape)}")
-    if topk_ids.dtype not in (torch.int32, torch.int64):
-        raise ValueError(f"route: topk_ids must be int32 or int64, got {topk_ids.dtype}")
+    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point() or topk_ids.is_complex():
+        raise ValueError(f"route: topk_ids must hold integer expert ids, got {topk_ids.dtype}")
     if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:
         raise ValueError(f"route: num_experts must be a positive int, got {num_experts!r}")
     if check_ids and topk_ids.numel():

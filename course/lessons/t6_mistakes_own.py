@@ -23,7 +23,28 @@ COMBINE_STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
 # The flat bound of out (rows x N) in place of N: a row's stray columns land in the next row.
 FLAT = "t * N + cols < tl.num_programs(0) * N"
 
+# check_routing_inputs's dtype check: integers pass, bool and floats do not (§2.3).
+DTYPE_CHECK = "    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point() or topk_ids.is_complex():\n"
+
 OWN = (
+    own(
+        "bool-ids-routed",
+        "T6.1",
+        "check_routing_inputs refuses floats alone: bool topk_ids are routed, True and False as experts 1 and 0",
+        "2.3",
+        DTYPE_CHECK,
+        "    if topk_ids.is_floating_point() or topk_ids.is_complex():\n",
+        "test_route_refuses_bad_input[bool ids]",
+    ),
+    own(
+        "narrow-ids-refused",
+        "T6.1",
+        "check_routing_inputs takes int32 and int64 alone: int8, uint8 and int16 ids, integer tensors, are refused",
+        "2.3",
+        DTYPE_CHECK,
+        "    if topk_ids.dtype not in (torch.int32, torch.int64):\n",
+        "test_route_takes_narrower_integer_ids[torch.int8]",
+    ),
     own(
         "combine-mask-on-flat-bound",
         "T6.3",

@@ -137,8 +137,6 @@ def check_routing_inputs(topk_ids, num_experts, check_ids=True):
         raise TypeError("topk_ids: expected a torch.Tensor")
     if topk_ids.is_floating_point() or topk_ids.dtype == torch.bool or topk_ids.ndim != 2:
         raise ValueError(f"topk_ids: need a 2-D int tensor, have {topk_ids.dtype} of shape {topk_ids.shape}")
-    if topk_ids.dtype not in (torch.int32, torch.int64):
-        raise ValueError(f"topk_ids: dtype {topk_ids.dtype} not supported")
     if not (type(num_experts) is int and num_experts > 0):
         raise ValueError(f"num_experts={num_experts!r} is not a positive integer")
     if check_ids and bool(((topk_ids < 0) | (topk_ids >= num_experts)).any()):

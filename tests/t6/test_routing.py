@@ -6,7 +6,7 @@ import torch
 from course.i18n import cells, say
 from course.messages import fail
 
-from .common import T6, case_name, make_ids, same_memory
+from .common import T6, case_name, make_ids, raised_by, same_memory
 from .routings import check_counts_and_offsets, check_routing
 from bounds import AddressWatch
 from support import INTERPRETING, LaunchWatch
@@ -135,6 +135,31 @@ def test_route_takes_int32_ids_and_repeats_its_bits(t6, monkeypatch):
                 "bits every run",
                 "2.2",
             )
+
+
+@pytest.mark.t6_1
+@pytest.mark.parametrize("dtype", [torch.int8, torch.uint8, torch.int16], ids=str)
+def test_route_takes_narrower_integer_ids(t6, monkeypatch, dtype):
+    """§2.3 refuses topk_ids that is not an integer tensor; int8, uint8 and int16 are integer
+    tensors (a router with few experts may keep its ids so), to be routed as their int64 values are."""
+    ids = make_ids("skewed", 90, 3, 7)
+    narrow = ids.to(dtype)
+    before = narrow.clone()
+    name = str(dtype).replace("torch.", "")
+    case = say(zh=f"{name} 的 topk_ids", en=f"{name} topk_ids")
+    r, error = raised_by(lambda: guarded_route(t6, monkeypatch, narrow, 7, case))
+    if error:
+        fail(
+            T6,
+            f"{case}：route 抛出了 {error}；{name} 也是整数张量，是合法的输入：拒绝浮点和 bool 的 topk_ids，"
+            "不要拒绝更窄的整数类型，按它们的值路由",
+            f"{case}: route raised {error}; {name} is an integer tensor too, valid input: refuse float and bool "
+            "topk_ids, not narrower integer types, and route them by their values",
+            "2.3",
+        )
+    check_routing(r, ids, 7, case)
+    if not torch.equal(narrow, before):
+        fail(T6, f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
 
 
 @pytest.mark.t6_1

@@ -20,6 +20,8 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     # before it raises would leave a lone -1 as it was, and the caller's tensor would look untouched
     ("negative ids", lambda: torch.tensor([[0, -1], [-3, 2]]), 4, "topk_ids"),
     ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
+    # bool is no integer type: routed, True and False would read as experts 1 and 0
+    ("bool ids", lambda: torch.tensor([[True, False], [False, True]]), 4, "topk_ids"),
     ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
     ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
     ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
