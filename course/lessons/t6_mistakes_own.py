@@ -16,6 +16,7 @@ def own(key, step, en, section, old, new, test, cause=""):
 # The words a message says when, and only when, it has detected the cause: {key: (Chinese, English)}.
 OWN_CAUSES = {
     "combine-past-n": ("越过了第 N - 1 列", "past column N - 1"),
+    "slot-as-x-row": ("拿 slot 当 x 的行号", "a slot taken for x's row number"),
 }
 
 COMBINE_LOAD = "mask=cols < N, other=0.0).to(tl.float32)\n"
@@ -23,6 +24,8 @@ COMBINE_STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
 # The flat bound of out (rows x N) in place of N: a row's stray columns land in the next row.
 FLAT = "t * N + cols < tl.num_programs(0) * N"
 
+LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):"
+A_LOAD = "mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n        b = "
 # check_routing_inputs's dtype check: integers pass, bool and floats do not (§2.3).
 DTYPE_CHECK = "    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point() or topk_ids.is_complex():\n"
 
@@ -56,5 +59,46 @@ OWN = (
         f"acc.to(out_ptr.dtype.element_ty), mask={FLAT})",
         "test_combine_topk_sums_in_float32_in_slot_order[torch.float32]",
         "combine-past-n",
+    ),
+    own(
+        "loop-past-total-read-counts",
+        "T6.2",
+        "the loop runs a row of tiles past the total: those tiles' expert is num_experts, whose counts and offsets "
+        "lie past both (test_schedule_reads_only_counts_and_offsets said 'read 4 cells outside', §3.2)",
+        "3.4",
+        LOOP,
+        LOOP.replace("total,", "total + num_pid_n,"),
+        "test_schedule_reads_only_counts_and_offsets",
+        "past-total",
+    ),
+    own(
+        "loop-to-sum-of-ends",
+        "T6.2",
+        "the loop runs to the sum of tile_ends, not their last: far past the trace",
+        "3.4",
+        LOOP,
+        LOOP.replace("total,", "tl.sum(tile_ends, axis=0),"),
+        "test_schedule_reads_only_counts_and_offsets",
+        "past-total",
+    ),
+    own(
+        "a-unmasked-at-k",
+        "T6.3",
+        "A's load masks the live rows alone, not k0 + cols < K: the last row of x is read past its end (no slot "
+        "taken for a row, which the message once said)",
+        "4.1",
+        A_LOAD,
+        A_LOAD.replace(" & (k0 + cols < K)[None, :]", ""),
+        "test_each_tile_reads_its_own_expert_alone[plain]",
+    ),
+    own(
+        "slot-as-x-row",
+        "T6.3",
+        "A's row taken as the slot itself, not slot // top_k: rows past x's last are read",
+        "4.1",
+        "x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0) // TOP_K",
+        "x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0)",
+        "test_each_tile_reads_its_own_expert_alone[plain]",
+        "slot-as-x-row",
     ),
 )

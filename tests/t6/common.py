@@ -99,6 +99,20 @@ class Accesses:
         cell = t.data_ptr() - t.element_size()
         return any(what == "read" and (addresses[~inside] == cell).any() for what, addresses, inside in self.log)
 
+    def writes_past_end(self, t):
+        """How many writes outside every tensor fell at or past t's end (none before it)."""
+        end = t.data_ptr() + t.numel() * t.element_size()
+        outside = [addresses[~inside] for what, addresses, inside in self.log if what == "write"]
+        outside = [out for out in outside if out.size]
+        if any((out < end).any() for out in outside):
+            return 0
+        return sum(int(out.size) for out in outside)
+
+    def reads_reach(self, t, cells):
+        """Whether a read outside every tensor fell `cells` cells or more past t's end."""
+        far = t.data_ptr() + (t.numel() + cells) * t.element_size()
+        return any(what == "read" and (addresses[~inside] >= far).any() for what, addresses, inside in self.log)
+
     def reads_just_after(self, t, cells):
         """Whether every access outside every tensor (at least one) read one of the `cells` cells
         right after t's end."""
@@ -118,7 +132,8 @@ def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None
     """Fail when the watched launch read or wrote outside every tensor it was given; by name when it
     read offsets[-1], or (sorted_slots given) only the BLOCK_M cells past sorted_slots' end, or (x, a
     contiguous [T, K], given) only rows past x's last, up to row T * top_k - 1."""
-    if x is not None and top_k > 1 and watch.outside and accesses.reads_just_after(x, (top_k - 1) * x.numel()):
+    whole_rows = x is not None and accesses.reads_reach(x, x.shape[1])  # a row past x's last, or further
+    if whole_rows and top_k > 1 and watch.outside and accesses.reads_just_after(x, (top_k - 1) * x.numel()):
         fail(
             T6,
             f"{case}：{who} 读了 x 最后一行（token {x.shape[0] - 1}）之后的行（这里拦下了，没有真的读），"
@@ -127,6 +142,15 @@ def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None
             f"{case}: {who} read rows of x past its last (token {x.shape[0] - 1}) (stopped here, not made), none "
             f"past row {x.shape[0] * top_k - 1}: as far as a slot taken for x's row number reaches; sorted row i "
             "reads row sorted_slots[i] // top_k of x, the slot's token",
+            "4.1",
+        )
+    if x is not None and watch.outside and not whole_rows and accesses.reads_just_after(x, x.shape[1]):
+        fail(
+            T6,
+            f"{case}：{who} 读了 x 末尾之后、不到一行之内的单元（这里拦下了，没有真的读）："
+            "A 的每次读取都要停在 x 的最后一行和第 K - 1 列（k0 + cols < K 的掩码）",
+            f"{case}: {who} read cells just past the end of x, less than a row past it (stopped here, not made): "
+            "every load of A stops at x's last row and at column K - 1 (the mask k0 + cols < K)",
             "4.1",
         )
     past = accesses.reads_just_after(sorted_slots, block_m) if sorted_slots is not None and watch.outside else 0

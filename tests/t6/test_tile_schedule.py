@@ -256,8 +256,21 @@ def test_schedule_reads_only_counts_and_offsets(probes, monkeypatch):
                 "(they count 0)",
                 "3.3",
             )
+        rows = [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
+        total = len(expected_tiles(counts, bm, bn, n))
+        past = [tile for tile, row in enumerate(rows) if tile >= total and row[0]]
+        if past or accesses.writes_past_end(trace):  # before the reads: a tile past the total has no expert
+            fail(
+                T6,
+                f"{case}：一共只有 {total} 个 tile，比它大的 tile 号却也被做了"
+                + (f"（例如 {past[0]}）" if past else "（写到了 trace 之后，这里拦下了）")
+                + "：这样的 tile 不属于任何专家；循环要停在设备上读出的总数",
+                f"{case}: there are {total} tiles, yet tile ids past them were done too"
+                + (f" ({past[0]}, for one)" if past else " (written past the trace; stopped here, not made)")
+                + ": such a tile belongs to no expert; the loop must stop at the total read on the device",
+                "3.4",
+            )
         check_inside(
             watch, accesses, offs, case, say(zh="只记录模式下的 grouped_tiles", en="grouped_tiles (record-only)"), "3.2"
         )
-        rows = [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
         check_schedule(rows, counts, bm, bn, n, progs, case)
