@@ -161,8 +161,9 @@ AUTOTUNE_CONFIGS = [
 # The interpreter runs one program at a time in numpy: timing means nothing there, and
 # autotune cannot run without a GPU driver, so the CPU path uses this one small config.
 INTERPRET_CONFIG = _config(32, 32, 32, 4, 4, 2)
-# K is in the key: the best block shape for K = 64 is not the best for K = 8192.
-matmul_kernel_autotuned = triton.autotune(configs=AUTOTUNE_CONFIGS, key=["M", "N", "K"])(matmul_kernel)
+# K is in the key: the best block shape for K = 64 is not the best for K = 8192.  stride_bn too:
+# 1 for a row-major B, K for nn.Linear's W.t(), whose best config is another (t5.perf §5).
+matmul_kernel_autotuned = triton.autotune(configs=AUTOTUNE_CONFIGS, key=["M", "N", "K", "stride_bn"])(matmul_kernel)
 # ---- T4.4 end ----
 
 

@@ -281,8 +281,8 @@ TABLE = (
         "autotune 的 key 里没有 K",
         "an autotune key without K",
         "6.1",
-        'key=["M", "N", "K"]',
-        'key=["M", "N"]',
+        'key=["M", "N", "K", "stride_bn"]',
+        'key=["M", "N", "stride_bn"]',
         "test_autotuned_kernel",
     ),
     Mistake(
