@@ -444,18 +444,11 @@ def grouped_matmul(x, w, routing, topk_weights=None, *, combine=False, activatio
     return combined(out, out_rows, N, routing.top_k, x.dtype) if combine else out
 
 
-def combined(by_slot, rows, N, top_k, dtype, plan=None):
-    """[rows, N] in dtype: each token's top_k float32 rows of by_slot summed by combine_topk; for a
-    GroupedPlan, by the compiled kernel it keeps from its first combine (§6.4)."""
+def combined(by_slot, rows, N, top_k, dtype):
+    """[rows, N] in dtype: each token's top_k float32 rows of by_slot summed by combine_topk."""
     y = torch.empty((rows, N), device=by_slot.device, dtype=dtype)
     block_n = min(1024, triton.next_power_of_2(N))
-    grid, args = (rows, triton.cdiv(N, block_n)), (by_slot, y, N, top_k, block_n)
-    if plan is not None and plan.combine is not None:
-        run_compiled(plan.combine, grid, y.device, args)
-        return y
-    kernel = combine_topk[grid](*args)
-    if plan is not None and y.is_cuda:
-        plan.combine = kernel
+    combine_topk[(rows, triton.cdiv(N, block_n))](by_slot, y, N, top_k, block_n)
     return y
 
 
@@ -501,7 +494,6 @@ class GroupedPlan:
         self.out, self.device, self.programs = (out.shape, out.dtype), out.device, args["NUM_PROGS"]
         self.rest = [value for name, value in args.items() if name not in self.TENSORS]  # held: no tensor
         self.raw = RawLaunch.of(kernel, [self.box])  # the weights' tensor map kept per address
-        self.combine = None  # combine_topk compiled, after this plan's first combine
 
     def descriptor(self, w):
         w2d = w.reshape(-1, w.shape[-1])
@@ -519,7 +511,7 @@ class GroupedPlan:
             run_compiled(self.kernel, (self.programs,), self.device, (x, self.descriptor(w), *rows, *self.rest))
         if self.combine_dtype is None:
             return out
-        return combined(out, routing.num_tokens, self.out[0][1], routing.top_k, self.combine_dtype, self)
+        return combined(out, routing.num_tokens, self.out[0][1], routing.top_k, self.combine_dtype)
 
 
 def upper_bound_tiles(slots, N, experts, cfg):

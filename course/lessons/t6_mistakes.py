@@ -114,13 +114,7 @@ ROUTE_IN_TORCH = (
 COMBINE_LAUNCH = (
     "    y = torch.empty((rows, N), device=by_slot.device, dtype=dtype)\n"
     "    block_n = min(1024, triton.next_power_of_2(N))\n"
-    "    grid, args = (rows, triton.cdiv(N, block_n)), (by_slot, y, N, top_k, block_n)\n"
-    "    if plan is not None and plan.combine is not None:\n"
-    "        run_compiled(plan.combine, grid, y.device, args)\n"
-    "        return y\n"
-    "    kernel = combine_topk[grid](*args)\n"
-    "    if plan is not None and y.is_cuda:\n"
-    "        plan.combine = kernel\n"
+    "    combine_topk[(rows, triton.cdiv(N, block_n))](by_slot, y, N, top_k, block_n)\n"
     "    return y\n"
 )
 COMBINE_BODY = (
