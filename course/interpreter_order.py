@@ -226,6 +226,7 @@ def programs_run(order):
     builder = interp.interpreter_builder
     run = Run(order)
     hooked = {name: getattr(builder, name) for name in BUILDER_HOOKS}
+    own = {name: vars(builder)[name] for name in BUILDER_HOOKS if name in vars(builder)}  # a watch's, say
 
     def masked_load(ptrs, mask, other, cache_policy, is_volatile):
         run.record("load", ptrs.data[mask.data])
@@ -300,4 +301,7 @@ def programs_run(order):
         _turn_runs.remove(run)
         interp.GridExecutor.__call__ = original_call
         for name in BUILDER_HOOKS:
-            delattr(builder, name)  # the class's own methods show through again
+            if name in own:  # what was set on the builder before (tests/bounds.py's AddressWatch) again
+                setattr(builder, name, own[name])
+            else:
+                delattr(builder, name)  # the class's own methods show through again

@@ -63,6 +63,7 @@ CAUSES = {
     ),
     "rule-unchecked": ("这条它没有查", "so it does not check that rule"),
     "flatten-dropped": ("现在没有传", "it is not passed now"),
+    "stray-access": ("都在这次启动拿到的所有张量之外", "outside every tensor that launch was given"),
 }
 
 MISTAKES = (

@@ -84,6 +84,11 @@ def run_matmul(t5, case, section, *args, **kwargs):
         if "NotImplementedError" in repr(e) or site is None:
             raise
         where = f"{os.path.basename(site.filename)} line {site.lineno} ({site.name})"
+        from .stray import t5_caller
+
+        caller = t5_caller(e) if site.filename.endswith("t4_matmul.py") else None
+        if caller is not None:  # a T4 line that T5's code called: the arguments may be the cause
+            where += f", called from t5_persistent.py line {caller.lineno} ({caller.name})"
         if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
             fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):

@@ -1,0 +1,117 @@
+"""T5's launches on the interpreter under an AddressWatch (tests/bounds.py): a load, store or atomic
+outside every tensor a launch was given is never made, and the test fails at once, naming the line
+of the lesson's files that made it.  Made, such an access reads or overwrites whatever memory lies
+there (a stream-K partial stored one slot too far, say), and the crash, if one comes, comes later at
+an innocent line (a T4 one, say) that changes with the random seed."""
+
+import os
+import traceback
+
+from course.i18n import cells
+from course.messages import fail
+
+from .common import T5
+from bounds import AddressWatch
+
+OURS = ("t5_persistent.py", "t4_matmul.py", "t5_probes.py")
+SECTION_OF = {  # the functions a learner writes in T5's kernels, and the section each is in
+    "data_parallel_tiles": "2.2",
+    "k_block_loop": "3.1",
+    "store_tile": "3.3",
+    "sk_run": "4.1",
+    "sk_program_of": "4.1",
+    "sk_publish_partial": "4.2",
+    "sk_collect_partials": "4.2",
+    "stream_k_tiles": "4.2",
+}
+
+
+def t5_caller(exc):
+    """The deepest frame of t5_persistent.py along the exception's chain (each call the interpreter
+    makes inside a kernel adds a link), or None."""
+    found, seen = None, set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        ours = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith("t5_persistent.py")]
+        found = ours[-1] if ours else found
+        exc = exc.__cause__ or exc.__context__
+    return found
+
+
+class Strays:
+    """What AddressWatch saw outside the tensors during one launch: counts, and the first one's frames."""
+
+    def __init__(self):
+        self.counts, self.first = {"read": 0, "write": 0}, {}
+
+    def seen(self, what, addresses, inside):
+        stray = int((~inside).sum())
+        if not stray:
+            return
+        self.counts[what] += stray
+        if what not in self.first:
+            self.first[what] = [f for f in traceback.extract_stack() if f.filename.endswith(OURS)]
+
+
+def _place(frame):
+    return f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name}): {(frame.line or '').strip()}"
+
+
+def fail_stray(name, strays):
+    """Fail for the launch of `name` whose accesses outside its tensors `strays` counted."""
+    what = "write" if strays.counts["write"] else "read"
+    n, frames = strays.counts[what], strays.first[what]
+    where_zh = where_en = ""
+    if frames:
+        where_zh, where_en = f"，第一个在 {_place(frames[-1])}", f", first at {_place(frames[-1])}"
+        # the line that called it, in a function of its own (sk_publish_partial given tile_id for pid, say)
+        caller = next((f for f in reversed(frames[:-1]) if f.name != frames[-1].name), None)
+        if caller is not None:
+            where_zh += f"（由 {_place(caller)} 调用）"
+            where_en += f" (called from {_place(caller)})"
+    section = next((SECTION_OF[f.name] for f in reversed(frames) if f.name in SECTION_OF), "2.3")
+    verb = ("写", "wrote") if what == "write" else ("读", "read")
+    fail(
+        T5,
+        f"{name} {verb[0]}了 {n} 个格子，都在这次启动拿到的所有张量之外{where_zh}。这里拦下了这些访问，没有真的做；"
+        "在 GPU 上它们会读写别处的内存，崩溃（如果有）会出现在后面某一行，随随机种子而变",
+        f"{name} {verb[1]} {cells(n)} outside every tensor that launch was given{where_en}. They were stopped "
+        "here, not made; on a GPU they read or overwrite other memory, and the crash, if any, comes later, at "
+        "another line that changes with the random seed",
+        section,
+    )
+
+
+class _Checked:
+    """A watched kernel whose launch fails the test when it touched memory outside its tensors."""
+
+    def __init__(self, name, kernel, strays):
+        self.name, self.kernel, self.strays = name, kernel, strays
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.strays.__init__()
+            try:
+                out = self.kernel[grid](*args, **kwargs)
+            except Exception:  # a crash or a wait for good after a stray access: the stray came first
+                if any(self.strays.counts.values()):
+                    fail_stray(self.name, self.strays)
+                raise
+            if any(self.strays.counts.values()):
+                fail_stray(self.name, self.strays)
+            return out
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+def watch_launches(module, names, monkeypatch):
+    """Every launch of module's kernels `names` watched (AddressWatch), failing on a stray access."""
+    strays = Strays()
+    watch = AddressWatch(module, monkeypatch, names, seen=strays.seen)
+    if not watch.active:
+        return
+    for name in names:
+        monkeypatch.setattr(module, name, _Checked(name, getattr(module, name), strays))
