@@ -1,8 +1,9 @@
-"""T5.3: the fix-up's two halves alone, then as a pair run in other program orders (§4.2), and each
-program's own run.  On the CPU the interpreter runs programs one after another in id order, so
-every flag is up before anyone waits: course/interpreter_order.py runs them cooperatively in a
-chosen order instead, and records what each program did, for the checks numbers cannot make on a
-CPU (barrier, release, acquire; test_fix_up_memory_order.py reads that record)."""
+"""T5.3: the fix-up's two halves as a pair run in other program orders (§4.2), and each program's
+own run (each half alone is tested in test_stream_k_split.py, before the whole kernel).  On the CPU
+the interpreter runs programs one after another in id order, so every flag is up before anyone
+waits: course/interpreter_order.py runs them cooperatively in a chosen order instead, and records
+what each program did, for the checks numbers cannot make on a CPU (barrier, release, acquire;
+test_fix_up_memory_order.py reads that record)."""
 
 import pytest
 import torch
@@ -11,93 +12,10 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 
 from .common import T5, TRACE_INTS, cfg, check_product, new_trace
-from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, in_order_sum, pair_case, sk_case, sk_owner, spread_tiles
+from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, pair_case, sk_case, sk_owner
 from support import DEVICE, INTERPRETING, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
-
-
-@pytest.mark.t5_3
-def test_sk_publish_partial_alone(probes):
-    """Each of 4 programs publishes its tile: its slot holds the tile, its flag is 1; the slot past
-    the last program's is never written."""
-    n = 4
-    src = spread_tiles(n)
-    partials = torch.full((n + 1, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
-    flags = torch.zeros(n + 1, dtype=torch.int32, device=DEVICE)
-    probes.publish_probe[(n,)](src, partials, flags, FIX_BM, FIX_BN)
-    for p in range(n):
-        wrong = (partials[p] != src[p]).sum().item()
-        if wrong:
-            # the same values in another order: the tile stored in another layout than §4.2's row-major slot
-            moved = torch.equal(partials[p].flatten().sort().values, src[p].flatten().sort().values)
-            fail(
-                T5,
-                f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
-                f"有 {wrong} 个格子不等于它的 partial"
-                + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else ""),
-                f"sk_publish_partial: {cells(wrong)} of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
-                "of the workspace) differ from its partial"
-                + (
-                    ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
-                    "the tests read it so"
-                    if moved
-                    else ""
-                ),
-                "4.2",
-            )
-    if not partials[n].isnan().all():
-        fail(
-            T5,
-            f"sk_publish_partial：{n} 个程序发布，第 {n} 个槽（没有程序的）被写了",
-            f"sk_publish_partial: {n} programs published, yet slot {n} (no program's) was written",
-            "4.2",
-        )
-    if flags.cpu().tolist() != [1] * n + [0]:
-        fail(
-            T5,
-            f"sk_publish_partial：发布之后 flag 应当是 {[1] * n + [0]}（每个程序把自己的 flag 置为 1），"
-            f"得到 {flags.cpu().tolist()}",
-            f"sk_publish_partial: after publishing, flags {[1] * n + [0]} expected (each program raises its "
-            f"own flag to 1), got {flags.cpu().tolist()}",
-            "4.2",
-        )
-
-
-@pytest.mark.t5_3
-def test_sk_collect_partials_alone(probes):
-    """Program 6 owns a tile whose other segments are programs 2..5's: it adds their partials onto
-    its acc in that order, each flag put back to 0; flags outside 2..5 (other tiles') untouched."""
-    n, first, pid = 8, 2, 6
-    acc, partials = spread_tiles(1)[0], spread_tiles(n)
-    flags = torch.ones(n, dtype=torch.int32, device=DEVICE)
-    out = torch.full_like(acc, float("nan"))
-    probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, FIX_BM, FIX_BN)
-    want = in_order_sum(acc, partials, first, pid)
-    if not torch.equal(out, want):
-        backwards = in_order_sum(acc, partials.flip(0), n - pid, n - first)
-        fail(
-            T5,
-            f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
-            f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
-            + ("：这是倒着加的结果" if torch.equal(out, backwards) else "")
-            + "（每个槽里的 tile 按行主序放，§4.2）",
-            f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
-            f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
-            + (": this is their sum added backwards" if torch.equal(out, backwards) else "")
-            + " (each slot holds its tile row-major, §4.2)",
-            "4.2",
-        )
-    want_flags = [0 if first <= p < pid else 1 for p in range(n)]
-    if flags.cpu().tolist() != want_flags:
-        fail(
-            T5,
-            f"sk_collect_partials(first_pid={first}, pid={pid})：结束时 flag 是 {flags.cpu().tolist()}，"
-            f"应当是 {want_flags}：加过的 partial 的 flag 放回 0，别的程序的不碰",
-            f"sk_collect_partials(first_pid={first}, pid={pid}): flags {flags.cpu().tolist()} at the end, "
-            f"{want_flags} expected: the flags of the partials added go back to 0, no other flag changes",
-            "4.2",
-        )
 
 
 def check_pair(out, flags, want, case, wanted):
@@ -163,6 +81,22 @@ def test_fix_up_waits_and_adds_in_program_order(probes, order):
     src, partials, flags, out, want = pair_case(n)
     if INTERPRETING:
         from course.interpreter_order import orders
+
+        # first in id order, every partial published before the owner starts: a NaN then is no timing
+        probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN)
+        if out.isnan().any():
+            fail(
+                T5,
+                f"程序 0..{n - 2} 发布、程序 {n - 1} 收集，按程序号顺序运行（owner 开始前 partial 都已发布）："
+                f"结果里有 {out.isnan().sum().item()} 个 NaN：owner 加上了 workspace 里没有哪次发布写过的格子"
+                "（workspace 事先填的是 NaN；程序 p 的槽是 partials[p*BLOCK_M*BLOCK_N : (p+1)*BLOCK_M*BLOCK_N]）",
+                f"programs 0..{n - 2} publish, program {n - 1} collects, run in id order (every partial published "
+                f"before the owner starts): {out.isnan().sum().item()} NaN in the result: the owner added cells of "
+                "the workspace that no publish wrote (it was filled with NaN; program p's slot is "
+                "partials[p*BLOCK_M*BLOCK_N : (p+1)*BLOCK_M*BLOCK_N])",
+                "4.2",
+            )
+        src, partials, flags, out, want = pair_case(n)
 
         chosen = orders(n, int(torch.randint(0, 2**31, (1,))))[order]
         in_order(chosen, lambda: probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN))

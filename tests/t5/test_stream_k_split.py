@@ -1,14 +1,15 @@
-"""T5.3: the stream-K split: which program sums which k-blocks, every tile once, products right and
-bitwise repeatable."""
+"""T5.3: the stream-K split: which program sums which k-blocks, every tile once, the fix-up's two
+halves alone, products right and bitwise repeatable."""
 
 import pytest
 import torch
 import triton
 
+from course.i18n import cells
 from course.messages import fail
 
 from .common import T5, cfg, check_product, check_trace, new_trace, product_case, trace_rows
-from .stream_k_cases import SK_CASES, sk_case, sk_owner
+from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, in_order_sum, sk_case, sk_owner, spread_tiles
 from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -142,6 +143,100 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
             f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
             f"{want}, got {got}",
             "4.3",
+        )
+
+
+# The fix-up's two halves alone (§4.2), before the whole kernel's products: a slot or an order they get
+# wrong is named here, where the products would only be off.
+@pytest.mark.t5_3
+def test_sk_publish_partial_alone(probes):
+    """Each of 4 programs publishes its tile: its slot holds the tile, its flag is 1; the slot past
+    the last program's is never written."""
+    n = 4
+    src = spread_tiles(n)
+    partials = torch.full((n + 1, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
+    flags = torch.zeros(n + 1, dtype=torch.int32, device=DEVICE)
+    probes.publish_probe[(n,)](src, partials, flags, FIX_BM, FIX_BN)
+    if all(torch.equal(partials[p + 1], src[p]) for p in range(n)):
+        fail(
+            T5,
+            f"sk_publish_partial：程序 p 的 partial 存进了第 p + 1 个槽（{n} 个程序都是），第 {n} 个槽没有程序，"
+            "也被写了：程序 p 的槽从 partials_ptr + p * BLOCK_M * BLOCK_N 开始",
+            f"sk_publish_partial: program p's partial went into slot p + 1 (all {n} programs'), so slot {n}, no "
+            "program's, was written: program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N",
+            "4.2",
+        )
+    for p in range(n):
+        wrong = (partials[p] != src[p]).sum().item()
+        if wrong:
+            # the same values in another order: the tile stored in another layout than §4.2's row-major slot
+            moved = torch.equal(partials[p].flatten().sort().values, src[p].flatten().sort().values)
+            fail(
+                T5,
+                f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
+                f"有 {wrong} 个格子不等于它的 partial"
+                + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else ""),
+                f"sk_publish_partial: {cells(wrong)} of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
+                "of the workspace) differ from its partial"
+                + (
+                    ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
+                    "the tests read it so"
+                    if moved
+                    else ""
+                ),
+                "4.2",
+            )
+    if not partials[n].isnan().all():
+        fail(
+            T5,
+            f"sk_publish_partial：{n} 个程序发布，第 {n} 个槽（没有程序的）被写了",
+            f"sk_publish_partial: {n} programs published, yet slot {n} (no program's) was written",
+            "4.2",
+        )
+    if flags.cpu().tolist() != [1] * n + [0]:
+        fail(
+            T5,
+            f"sk_publish_partial：发布之后 flag 应当是 {[1] * n + [0]}（每个程序把自己的 flag 置为 1），"
+            f"得到 {flags.cpu().tolist()}",
+            f"sk_publish_partial: after publishing, flags {[1] * n + [0]} expected (each program raises its "
+            f"own flag to 1), got {flags.cpu().tolist()}",
+            "4.2",
+        )
+
+
+@pytest.mark.t5_3
+def test_sk_collect_partials_alone(probes):
+    """Program 6 owns a tile whose other segments are programs 2..5's: it adds their partials onto
+    its acc in that order, each flag put back to 0; flags outside 2..5 (other tiles') untouched."""
+    n, first, pid = 8, 2, 6
+    acc, partials = spread_tiles(1)[0], spread_tiles(n)
+    flags = torch.ones(n, dtype=torch.int32, device=DEVICE)
+    out = torch.full_like(acc, float("nan"))
+    probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, FIX_BM, FIX_BN)
+    want = in_order_sum(acc, partials, first, pid)
+    if not torch.equal(out, want):
+        backwards = in_order_sum(acc, partials.flip(0), n - pid, n - first)
+        fail(
+            T5,
+            f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
+            f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
+            + ("：这是倒着加的结果" if torch.equal(out, backwards) else "")
+            + "（每个槽里的 tile 按行主序放，§4.2）",
+            f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
+            f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
+            + (": this is their sum added backwards" if torch.equal(out, backwards) else "")
+            + " (each slot holds its tile row-major, §4.2)",
+            "4.2",
+        )
+    want_flags = [0 if first <= p < pid else 1 for p in range(n)]
+    if flags.cpu().tolist() != want_flags:
+        fail(
+            T5,
+            f"sk_collect_partials(first_pid={first}, pid={pid})：结束时 flag 是 {flags.cpu().tolist()}，"
+            f"应当是 {want_flags}：加过的 partial 的 flag 放回 0，别的程序的不碰",
+            f"sk_collect_partials(first_pid={first}, pid={pid}): flags {flags.cpu().tolist()} at the end, "
+            f"{want_flags} expected: the flags of the partials added go back to 0, no other flag changes",
+            "4.2",
         )
 
 
