@@ -91,21 +91,15 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                 "2.3",  # a whole tile's k-blocks: 0 .. tl.cdiv(K, BLOCK_K)
             )
         if (pm, pn) != order[tile]:
-            # name a cause only when the place is one a known mistake gives
-            row_major = all((m, n) == divmod(t, num_pid_n) for t, (_, _, _, m, n) in enumerate(rows) if t in done)
-            swapped = all((n, m) == order[t] for t, (_, _, _, m, n) in enumerate(rows) if t in done)
+            from .places import known_places  # a cause is named only where the places are those it gives
+
+            said = known_places(rows, done, order, num_pid_n)
             fail(
                 T5,
                 f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}"
-                + ("：pid_m 和 pid_n 拿反了" if swapped else "")
-                + ("：每个 tile 都按行优先拆开了，没有经过 tile_coords(tile_id, ...)" if row_major else ""),
+                + "".join(f"：{zh}" for zh, _ in said),
                 f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}"
-                + (": pid_m and pid_n are the other way round" if swapped else "")
-                + (
-                    ": every tile was split row-major, not passed through tile_coords(tile_id, ...)"
-                    if row_major
-                    else ""
-                ),
+                + "".join(f": {en}" for _, en in said),
                 step_section,
             )
         if owner is not None and prog != owner(tile):
