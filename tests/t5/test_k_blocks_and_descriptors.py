@@ -64,6 +64,19 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     ref = a[:, ks].double() @ b[ks, :].double()
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
+        # the sum of another range of k-blocks, one off at either end: the loop's bounds
+        for lo, hi in ((kb_begin, kb_end - 1), (kb_begin + 1, kb_end), (kb_begin - 1, kb_end), (kb_begin, kb_end + 1)):
+            span = slice(max(lo, 0) * bk, min(hi * bk, K))
+            if lo < 0 or lo >= hi or rel_err(acc[:M, :N], a[:, span].double() @ b[span, :].double()) > ACC_RTOL[dtype]:
+                continue
+            fail(
+                T5,
+                f"{case}：累加器是第 {lo}..{hi - 1} 个 k-block 的和，应当是第 {kb_begin}..{kb_end - 1} 个："
+                "循环写成 range(kb_begin, kb_end)",
+                f"{case}: the accumulator holds the sum of k-blocks {lo}..{hi - 1}, not {kb_begin}..{kb_end - 1}: "
+                "loop over range(kb_begin, kb_end)",
+                "3.1",
+            )
         fail(
             T5,
             f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}：只加 kb_begin..kb_end-1 这几个 k-block，"
