@@ -30,8 +30,9 @@ def test_store_tile_subtiled(probes, dtype, M, N):
 @pytest.mark.t5_4
 @pytest.mark.parametrize("activation", ["none", "gelu"])
 def test_store_tile_subtiled_bias_per_half(probes, activation):
-    """Each half adds its own columns of the bias: the right half's start at BLOCK_N // 2."""
-    M, N = 37, 45
+    """Each half adds its own columns of the bias: the right half's start at BLOCK_N // 2.  N = 77:
+    three tiles, the second with both halves (a right half numbered 3, not 1 or 2), the third ragged."""
+    M, N = 37, 77
     bias = padded(1, 2 * N, torch.float32)[0][0, ::2]  # stride 2, NaN between and around
     c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 2, bias=bias, activation=activation)
     want = halves_with_bias(acc[:M, :N], bias, 32, lambda n: 2 * n, lambda n: 2 * n + 1, activation)
@@ -75,6 +76,7 @@ def halves_with_bias(acc, bias, bn, left, right, activation):
 HALF_MISTAKES = {
     "right-half-bias": (lambda n: 2 * n, lambda n: n),
     "left-half-bias": (lambda n: n, lambda n: 2 * n + 1),
+    "right-half-left-bias": (lambda n: 2 * n, lambda n: 2 * n),
 }
 
 
@@ -86,6 +88,10 @@ HALF_CAUSES = {
     "left-half-bias": (
         "左半块的 bias 从第 pid_n * BLOCK_N 列开始（半块编号 2 * pid_n）",
         "the left half's bias starts at column pid_n * BLOCK_N (half number 2 * pid_n)",
+    ),
+    "right-half-left-bias": (
+        "右半块加的是左半块的 bias（半块编号 2 * pid_n）；右半块是第 2 * pid_n + 1 个半块",
+        "the right half was given the left half's bias (half number 2 * pid_n); it is half number 2 * pid_n + 1",
     ),
 }
 

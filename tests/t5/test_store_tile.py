@@ -4,7 +4,7 @@ activation rounded once (whole and, for T5.4, in halves); then the whole kernel 
 import pytest
 import torch
 
-from course.i18n import say
+from course.i18n import agree, cells, say
 from course.messages import fail
 
 from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile
@@ -21,7 +21,18 @@ pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its s
 @pytest.mark.parametrize("M, N", [(32, 32), (37, 48), (5, 72)])
 def test_store_tile(probes, dtype, M, N):
     c, buf, before, acc = run_store_tile(probes, M, N, dtype, 1)
-    check_stored(c, buf, before, acc[:M, :N].to(dtype), f"C {M}x{N} {dtype}", "3.3")
+    want = acc[:M, :N].to(dtype)
+    for other in (torch.float16, torch.bfloat16):  # the tile cast to a fixed dtype, not to C's
+        if other != dtype and not torch.equal(c, want) and torch.equal(c, acc[:M, :N].to(other).to(dtype)):
+            fail(
+                T5,
+                f"C {M}x{N} {dtype}：C 里是 acc 舍入到 {other} 的值：存储前转成 c_desc.dtype（C 自己的 dtype），"
+                "不要写死一种",
+                f"C {M}x{N} {dtype}: C holds acc rounded to {other}: cast to c_desc.dtype (C's own dtype) before "
+                "the store, not to a fixed one",
+                "3.3",
+            )
+    check_stored(c, buf, before, want, f"C {M}x{N} {dtype}", "3.3")
 
 
 def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
@@ -96,6 +107,15 @@ def test_store_tile_rounds_once_after_the_bias(probes, subtile):
         case = f"C {M}x{N} fp16, EPILOGUE_SUBTILE={subtile}"
         if subtile == 2:  # a half stored in the wrong place shows here first: name it, not the rounding
             fail_if_halves_mixed(c, acc, 32, lambda x: (x - 1000).to(torch.float16), 2e-3, case)
+        unwritten = (c == -1234.0).sum().item()  # run_store_tile's sentinel
+        if unwritten:
+            fail(
+                T5,
+                f"C {M}x{N} fp16，EPILOGUE_SUBTILE={subtile}：C 有 {unwritten} 个格子没写",
+                f"C {M}x{N} fp16, EPILOGUE_SUBTILE={subtile}: {cells(unwritten)} of C "
+                f"{agree(unwritten, 'was', 'were')} never written",
+                "3.3" if subtile == 1 else "5",
+            )
         early = rel_err(c, (acc.to(torch.float16).float() - 1000).to(torch.float16)) <= 2e-3
         fail(
             T5,
