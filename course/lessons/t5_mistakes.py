@@ -63,6 +63,11 @@ CAUSES = {
     ),
     "rule-unchecked": ("这条它没有查", "so it does not check that rule"),
     "flatten-dropped": ("现在没有传", "it is not passed now"),
+    "slot-along": ("存进了第 p + 1 个槽", "went into slot p + 1"),
+    "coords-minus-first": ("tile_coords 要传 tile_id 本身", "pass tile_id itself to tile_coords"),
+    "kb-range": ("循环写成 range(kb_begin, kb_end)", "loop over range(kb_begin, kb_end)"),
+    "fixed-cast": ("不要写死一种", "not to a fixed one"),
+    "right-half-left-bias": ("右半块加的是左半块的 bias", "the right half was given the left half's bias"),
     "stray-access": ("都在这次启动拿到的所有张量之外", "outside every tensor that launch was given"),
 }
 

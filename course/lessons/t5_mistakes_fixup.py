@@ -242,6 +242,7 @@ FIXUP = (
         "    for kb in range(kb_begin, kb_end):",
         "    for kb in range(kb_begin, kb_end + 1):",
         "test_k_block_loop[40-48-160-1-3-False-torch.float16]",
+        "kb-range",
     ),
     own(
         "k-loop-fp16-accumulator",
