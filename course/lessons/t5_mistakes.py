@@ -68,6 +68,8 @@ CAUSES = {
     "kb-range": ("循环写成 range(kb_begin, kb_end)", "loop over range(kb_begin, kb_end)"),
     "fixed-cast": ("不要写死一种", "not to a fixed one"),
     "right-half-left-bias": ("右半块加的是左半块的 bias", "the right half was given the left half's bias"),
+    "torch-product": ("乘积必须由 t5_kernel 算出来", "the product must come from t5_kernel"),
+    "descriptor-other-tensor": ("建在了另一个张量上", "is built on another tensor"),
     "stray-access": ("都在这次启动拿到的所有张量之外", "outside every tensor that launch was given"),
 }
 

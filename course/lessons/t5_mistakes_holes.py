@@ -266,4 +266,25 @@ HOLES += (
         '        halves = tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2))\n',
         'test_store_tile_subtiled[32-64-torch.float16]',
     ),
+    own(
+        "descs-torch-product",
+        "T5.2",
+        "make_descriptors copies torch.matmul's product into C and hands the kernel a copy of C to write",
+        "3.1",
+        "    c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])\n",
+        "    c.copy_(torch.matmul(a, b.t() if b_kmajor else b))\n"
+        "    c_desc = TensorDescriptor.from_tensor(aligned_copy(c), [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])\n",
+        "test_matmul_data_parallel[45-37-83-3-row-major-torch.float16]",
+        "torch-product",
+    ),
+    own(
+        "c-desc-on-copy",
+        "T5.2",
+        "make_descriptors builds c_desc on an aligned copy of C: the kernel's C never reaches the caller",
+        "3.1",
+        "    c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])\n",
+        "    c_desc = TensorDescriptor.from_tensor(aligned_copy(c), [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])\n",
+        "test_make_descriptors_boxes",
+        "descriptor-other-tensor",
+    ),
 )

@@ -122,6 +122,14 @@ def test_make_descriptors_boxes(t5):
                     + (" (K-major, it reads B^T: the box is [BLOCK_N, BLOCK_K])" if transposed else ""),
                     "3.1",
                 )
+            if desc.base.data_ptr() != t.data_ptr() or desc.base.stride() != t.stride():
+                fail(
+                    T5,
+                    f"{case}：{name} 建在了另一个张量上（另一块内存或另一种步长），不是传给 make_descriptors 的那个",
+                    f"{case}: {name} is built on another tensor (other memory or other strides), not on the one "
+                    "make_descriptors was given",
+                    "3.1",
+                )
             if list(desc.shape) != list(t.shape):
                 fail(
                     T5,
