@@ -17,6 +17,10 @@ def own(key, step, en, section, old, new, test, cause=""):
 OWN_CAUSES = {
     "combine-past-n": ("越过了第 N - 1 列", "past column N - 1"),
     "slot-as-x-row": ("拿 slot 当 x 的行号", "a slot taken for x's row number"),
+    "weights-twice": ("路由权重乘了两次", "the routing weights were applied twice"),
+    "weights-by-row": ("不是 weights[slot]", "not weights[slot]"),
+    "gate-up-not-x": ("gate/up 那次启动读的不是调用者的 x", "the gate/up launch does not read the caller's x"),
+    "down-not-h": ("down 那次启动读的不是 gate/up 那次写出的 h", "the down launch does not read the h the gate/up"),
 }
 
 COMBINE_LOAD = "mask=cols < N, other=0.0).to(tl.float32)\n"
@@ -26,6 +30,8 @@ FLAT = "t * N + cols < tl.num_programs(0) * N"
 
 LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):"
 A_LOAD = "mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n        b = "
+WEIGHTING = "        acc = acc * tl.load(weights_ptr + slots, mask=live, other=0.0).to(tl.float32)[:, None]\n"
+GATE_UP_CALL = '    hidden = grouped_matmul(x, w_gate_up, routing, activation="swiglu", config=config)\n'
 # check_routing_inputs's dtype check: integers pass, bool and floats do not (§2.3).
 DTYPE_CHECK = "    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point() or topk_ids.is_complex():\n"
 
@@ -100,5 +106,46 @@ OWN = (
         "x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0)",
         "test_each_tile_reads_its_own_expert_alone[plain]",
         "slot-as-x-row",
+    ),
+    own(
+        "weights-twice",
+        "T6.3",
+        "the epilogue multiplies by the routing weight twice",
+        "4.3",
+        WEIGHTING,
+        WEIGHTING + WEIGHTING,
+        "test_store_rows_alone[weighted]",
+        "weights-twice",
+    ),
+    own(
+        "weights-by-sorted-row",
+        "T6.3",
+        "the routing weight loaded at the sorted row, weights[row], not at the row's slot",
+        "4.3",
+        WEIGHTING,
+        WEIGHTING.replace("weights_ptr + slots", "weights_ptr + rows"),
+        "test_store_rows_alone[weighted]",
+        "weights-by-row",
+    ),
+    own(
+        "mlp-gathers-x-on-the-host",
+        "T6.4",
+        "moe_mlp copies x in sorted order on the host and runs gate/up with x_sorted=True: the same numbers, x copied",
+        "5.2",
+        GATE_UP_CALL,
+        "    xs = x[routing.sorted_slots.long() // routing.top_k]\n"
+        + GATE_UP_CALL.replace("(x,", "(xs,").replace("config=config", "x_sorted=True, config=config"),
+        "test_moe_mlp_in_two_launches",
+        "gate-up-not-x",
+    ),
+    own(
+        "mlp-copies-h",
+        "T6.4",
+        "moe_mlp hands down a copy of h (float32, say): the same numbers, h written and read once more",
+        "5.2",
+        GATE_UP_CALL,
+        GATE_UP_CALL.replace("config=config)", "config=config).clone()"),
+        "test_moe_mlp_in_two_launches",
+        "down-not-h",
     ),
 )

@@ -183,6 +183,28 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             f"combined, BY_SLOT=True), got {len(kinds)}" + (f": {got}" if got else ""),
             "5",
         )
+    # §4.1, §5.2: gate/up gathers x's rows itself, and down reads h as gate/up wrote it: no copies.
+    gate_up_args, down_args = launched[0].args, launched[1].args
+    if not same_memory(gate_up_args.get("x_ptr"), x) or gate_up_args.get("X_SORTED"):
+        fail(
+            T6,
+            "moe_mlp：gate/up 那次启动读的不是调用者的 x"
+            + ("（它的 X_SORTED=True）" if gate_up_args.get("X_SORTED") else "")
+            + "：按 sorted_slots 在 kernel 里直接从 x 收集行，不拷贝",
+            "moe_mlp: the gate/up launch does not read the caller's x"
+            + (" (its X_SORTED=True)" if gate_up_args.get("X_SORTED") else "")
+            + ": gather x's rows in the kernel through sorted_slots, no copy",
+            "5.2",
+            "4.1",
+        )
+    if not same_memory(down_args.get("x_ptr"), gate_up_args.get("out_ptr")) or not down_args.get("X_SORTED"):
+        fail(
+            T6,
+            "moe_mlp：down 那次启动读的不是 gate/up 那次写出的 h（X_SORTED=True，原样交过去，不拷贝）",
+            "moe_mlp: the down launch does not read the h the gate/up launch wrote (X_SORTED=True, handed on as it "
+            "is, no copy)",
+            "5.2",
+        )
     # §5: one routing, shared by both launches (route again for down and the numbers agree, at three
     # more launches): the two launches must get the very same sorted_slots.
     slots = [launch.args.get("sorted_slots_ptr") for launch in launched]

@@ -184,11 +184,19 @@ def test_store_rows_alone(probes, weights, by_slot):
         )
     err = rel_err(got[want != UNWRITTEN], want[want != UNWRITTEN])
     if err > 2e-3:
+        seen = (
+            weights_seen(
+                got[at[:, None], cols[None, :]], acc.cpu().double()[: end - begin, : len(cols)], w, slots, live
+            )
+            if weights
+            else None
+        )
         fail(
             T6,
-            f"store_rows：写入的值相对误差 {err:.2e}" + ("（要乘上 weights[slot]）" if weights else ""),
+            f"store_rows：写入的值相对误差 {err:.2e}"
+            + (f"：{seen[0]}" if seen else "（要乘上 weights[slot]）" if weights else ""),
             f"store_rows: the stored values are off by {err:.2e} (relative)"
-            + (" (multiply by weights[slot])" if weights else ""),
+            + (f": {seen[1]}" if seen else " (multiply by weights[slot])" if weights else ""),
             "4.3",
         )
     # Bit for bit: acc times the weight in float32, then one rounding to the output's dtype.
@@ -204,3 +212,21 @@ def test_store_rows_alone(probes, weights, by_slot):
             f"float32), rounded once to fp16",
             "4.3",
         )
+
+
+def weights_seen(stored, acc, w, slots, live):
+    """(zh, en) naming how the stored tile was weighted when it matches a known wrong way within 2e-3:
+    no weights, the weights twice, or weights[sorted row] in place of weights[slot]; else None."""
+    w, slots = w.cpu().double(), slots.cpu().long()
+    ways = (
+        (acc, ("结果没有乘路由权重", "the routing weights were not applied")),
+        (acc * w[slots[live]][:, None] ** 2, ("路由权重乘了两次", "the routing weights were applied twice")),
+        (
+            acc * w[live][:, None],
+            ("乘的是 weights[排好序的行号]，不是 weights[slot]", "weighted by weights[sorted row], not weights[slot]"),
+        ),
+    )
+    for vals, said in ways:
+        if rel_err(stored, vals.half().double()) < 2e-3:
+            return said
+    return None
