@@ -148,4 +148,42 @@ OWN = (
         "test_moe_mlp_in_two_launches",
         "down-not-h",
     ),
+    own(
+        "x-w-dtypes-unchecked",
+        "T6.3",
+        "check_expert_inputs does not compare x's dtype with w's: the kernel's tl.dot refuses them (it was shown as "
+        "tl.dot's AssertionError at gathered_product, §4.2)",
+        "4",
+        "    if w.dtype != x.dtype:\n",
+        "    if False:\n",
+        "test_grouped_matmul_refuses_bad_input",
+    ),
+    own(
+        "activation-unchecked",
+        "T6.3",
+        "check_expert_inputs lets any activation through: 'gelu' runs as no activation at all",
+        "4",
+        '    if activation not in (None, "swiglu"):\n',
+        "    if False:\n",
+        "test_grouped_matmul_refuses_bad_input",
+    ),
+    own(
+        "x-must-be-contiguous",
+        "T6.3",
+        "check_expert_inputs refuses a non-contiguous x, valid input that the kernel reads through its strides",
+        "4",
+        "    if w.shape[2] != x.shape[1]:\n",
+        '    if not x.is_contiguous():\n        raise ValueError("grouped_matmul: x must be contiguous")\n'
+        "    if w.shape[2] != x.shape[1]:\n",
+        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
+    ),
+    own(
+        "num-experts-bool",
+        "T6.1",
+        "check_routing_inputs takes num_experts=True, an int to isinstance",
+        "2.3",
+        "    if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:\n",
+        "    if not isinstance(num_experts, int) or num_experts < 1:\n",
+        "test_route_refuses_bad_input[num_experts = True]",
+    ),
 )

@@ -9,7 +9,7 @@ the output with a sentinel first and makes torch's own products fail.  T6 import
 T5 and T4 (persistent_grid, tma_problem, tile_coords): one of their bodies not written yet fails
 these checks as "not written yet".  The fixtures (the graded module, its probes, integer tensors
 that start UNSET) are in conftest.py; the helpers more than one file uses, in common.py (the routing
-checks in routings.py).
+checks in routings.py, the watch on what the kernels read and write in accesses.py).
 """
 
 # The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.

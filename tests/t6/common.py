@@ -67,124 +67,6 @@ def raised_by(call):
         return None, f"{type(e).__name__}: {str(e)[:200]}"
 
 
-# ------------------------------------------------------------------------------------------------
-# What the kernels read: their own tensors, nothing before the offsets (T6.2, T6.3)
-# ------------------------------------------------------------------------------------------------
-OFFSETS_POISON = 1 << 20  # what the cells before the tests' offsets hold: a row past every expert's
-
-
-FRONT = 16  # cells of poison before the offsets (64 bytes: the view stays aligned)
-
-
-def offsets_after_poison(offsets):
-    """offsets' values in a view with OFFSETS_POISON in the FRONT cells before it: what lies before
-    a fresh tensor is often 0, so offsets[-1] (for expert 0's first row, say) would read right by
-    luck; here a GPU, where nothing watches addresses, puts that tile past every expert's rows."""
-    buf = torch.full((FRONT + offsets.numel(),), OFFSETS_POISON, dtype=offsets.dtype, device=offsets.device)
-    buf[FRONT:] = offsets
-    return buf[FRONT:]
-
-
-class Accesses:
-    """Every access of a launch under an AddressWatch (tests/bounds.py, seen=): (what, addresses, inside)."""
-
-    def __init__(self):
-        self.log = []
-
-    def __call__(self, what, addresses, inside):
-        self.log.append((what, addresses.copy(), inside.copy()))
-
-    def read_just_before(self, t):
-        """Whether a read outside every tensor hit the cell right before t: t[-1]."""
-        cell = t.data_ptr() - t.element_size()
-        return any(what == "read" and (addresses[~inside] == cell).any() for what, addresses, inside in self.log)
-
-    def writes_past_end(self, t):
-        """How many writes outside every tensor fell at or past t's end (none before it)."""
-        end = t.data_ptr() + t.numel() * t.element_size()
-        outside = [addresses[~inside] for what, addresses, inside in self.log if what == "write"]
-        outside = [out for out in outside if out.size]
-        if any((out < end).any() for out in outside):
-            return 0
-        return sum(int(out.size) for out in outside)
-
-    def reads_reach(self, t, cells):
-        """Whether a read outside every tensor fell `cells` cells or more past t's end."""
-        far = t.data_ptr() + (t.numel() + cells) * t.element_size()
-        return any(what == "read" and (addresses[~inside] >= far).any() for what, addresses, inside in self.log)
-
-    def reads_just_after(self, t, cells):
-        """Whether every access outside every tensor (at least one) read one of the `cells` cells
-        right after t's end."""
-        end = t.data_ptr() + t.numel() * t.element_size()
-        hits = 0
-        for what, addresses, inside in self.log:
-            out = addresses[~inside]
-            if not out.size:
-                continue
-            if what != "read" or ((out < end) | (out >= end + cells * t.element_size())).any():
-                return 0
-            hits += int(out.size)
-        return hits > 0
-
-
-def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None, block_m=0, x=None, top_k=1):
-    """Fail when the watched launch read or wrote outside every tensor it was given; by name when it
-    read offsets[-1], or (sorted_slots given) only the BLOCK_M cells past sorted_slots' end, or (x, a
-    contiguous [T, K], given) only rows past x's last, up to row T * top_k - 1."""
-    whole_rows = x is not None and accesses.reads_reach(x, x.shape[1])  # a row past x's last, or further
-    if whole_rows and top_k > 1 and watch.outside and accesses.reads_just_after(x, (top_k - 1) * x.numel()):
-        fail(
-            T6,
-            f"{case}：{who} 读了 x 最后一行（token {x.shape[0] - 1}）之后的行（这里拦下了，没有真的读），"
-            f"最远不超过第 {x.shape[0] * top_k - 1} 行：这正是拿 slot 当 x 的行号时能到的地方；"
-            "排好序的第 i 行读的是 x 的第 sorted_slots[i] // top_k 行，也就是这个 slot 的 token",
-            f"{case}: {who} read rows of x past its last (token {x.shape[0] - 1}) (stopped here, not made), none "
-            f"past row {x.shape[0] * top_k - 1}: as far as a slot taken for x's row number reaches; sorted row i "
-            "reads row sorted_slots[i] // top_k of x, the slot's token",
-            "4.1",
-        )
-    if x is not None and watch.outside and not whole_rows and accesses.reads_just_after(x, x.shape[1]):
-        fail(
-            T6,
-            f"{case}：{who} 读了 x 末尾之后、不到一行之内的单元（这里拦下了，没有真的读）："
-            "A 的每次读取都要停在 x 的最后一行和第 K - 1 列（k0 + cols < K 的掩码）",
-            f"{case}: {who} read cells just past the end of x, less than a row past it (stopped here, not made): "
-            "every load of A stops at x's last row and at column K - 1 (the mask k0 + cols < K)",
-            "4.1",
-        )
-    past = accesses.reads_just_after(sorted_slots, block_m) if sorted_slots is not None and watch.outside else 0
-    if past:
-        fail(
-            T6,
-            f"{case}：{who} 读了 sorted_slots 末尾之后的单元（这里拦下了，没有真的读）："
-            "最后一个 tile 里越过专家末行的行不是 live 行，每次读 sorted_slots（gathered_rows 的、store_rows 的）"
-            "都要用 live 把它们遮掉",
-            f"{case}: {who} read cells just past the end of sorted_slots (stopped here, not made): the rows of "
-            "the last tile past the expert's end are not live, and every load of sorted_slots (gathered_rows's, "
-            "store_rows's) must mask them off",
-            "4.1",
-        )
-    for lanes in watch.outside.values():
-        if accesses.read_just_before(offsets):
-            fail(
-                T6,
-                f"{case}：{who} 读了 offsets[-1]，也就是 offsets 前面的那个单元（这里拦下了，没有真的读）："
-                "专家 0 的行从 0 开始，并没有 offsets[-1]；专家 e 的第一行是 offsets[e] - counts[e]",
-                f"{case}: {who} read offsets[-1], the cell just before offsets (stopped here, not made): expert 0's "
-                "rows start at 0, and there is no offsets[-1]; expert e's first row is offsets[e] - counts[e]",
-                section,
-            )
-        fail(
-            T6,
-            f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
-            "（这里拦下了，没有真的读写）",
-            f"{case}: {who} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
-            "given (stopped here, not made)",
-            section,
-        )
-
-
 def watch_grouped(t6, monkeypatch):
     """A LaunchWatch (tests/support.py) on moe_kernel and combine_topk while grouped_matmul runs:
     each launch is recorded with its arguments; before it runs, its output (out_ptr) is filled with
@@ -255,8 +137,21 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
     watch = watch_grouped(t6, monkeypatch)
     given = {"x": x, "w": w, "topk_weights": weights}
     before = copies(given)
-    out = t6.grouped_matmul(x, w, r, weights, **kwargs)
+    refused = None
+    try:
+        out = t6.grouped_matmul(x, w, r, weights, **kwargs)
+    except (ValueError, TypeError) as e:
+        if not raised_in(e, t6, "check_expert_inputs"):
+            raise  # from further in: the suite shows where
+        refused = f"{type(e).__name__}: {str(e)[:200]}"
     monkeypatch.undo()
+    if refused:
+        fail(
+            T6,
+            f"{case}：这是合法的输入，check_expert_inputs 却拒绝了它：{refused}",
+            f"{case}: valid input, yet check_expert_inputs refused it: {refused}",
+            "4",
+        )
     for name, differ in changed_cells(given, before).items():
         fail(
             T6,
@@ -321,6 +216,16 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
     if not INTERPRETING and "fadd" in str(getattr(compiled, "asm", {}).get("ttir", "")):
         fail(T6, f"{case}：moe_kernel 里有浮点 atomic_add", f"{case}: moe_kernel holds a float atomic_add", "4.4")
     return out
+
+
+def raised_in(error, module, name):
+    """Whether error was raised inside module's function `name` (a frame of its traceback)."""
+    import os
+    import traceback
+
+    graded = os.path.realpath(getattr(module, "__file__", "") or "")
+    frames = traceback.extract_tb(error.__traceback__)
+    return any(os.path.realpath(f.filename) == graded and f.name == name for f in frames)
 
 
 def cells_changed(now, then):

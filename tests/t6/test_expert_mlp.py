@@ -6,10 +6,10 @@ import torch
 from course.i18n import cells, say
 from course.messages import fail
 
+from .accesses import Accesses
 from .common import (
     OUT_RTOL,
     T6,
-    Accesses,
     changed_cells,
     copies,
     make_ids,

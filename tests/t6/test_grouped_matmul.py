@@ -8,15 +8,13 @@ import triton
 from course.i18n import say
 from course.messages import fail
 
+from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import (
     OUT_RTOL,
     T6,
     TRACE_INTS,
-    Accesses,
     case_name,
-    check_inside,
     make_ids,
-    offsets_after_poison,
     reference,
     watched_call,
 )

@@ -6,7 +6,8 @@ import torch
 from course.i18n import agree, cells
 from course.messages import fail
 
-from .common import T6, Accesses
+from .accesses import Accesses
+from .common import T6
 from bounds import AddressWatch
 from support import DEVICE, UNWRITTEN, descriptor, rel_err
 

@@ -25,6 +25,7 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
     ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
     ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
+    ("num_experts = True", lambda: torch.tensor([[0, 0]]), True, "num_experts"),  # an int to isinstance, no count
 ]
 
 

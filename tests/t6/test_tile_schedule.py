@@ -8,7 +8,8 @@ import triton
 from course.i18n import agree, cells, count, say
 from course.messages import fail
 
-from .common import T6, TRACE_INTS, Accesses, check_inside, offsets_after_poison
+from .accesses import Accesses, check_inside, offsets_after_poison
+from .common import T6, TRACE_INTS
 from bounds import AddressWatch
 from support import DEVICE
 
