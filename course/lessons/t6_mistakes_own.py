@@ -20,6 +20,7 @@ OWN_CAUSES = {
     "weights-twice": ("路由权重乘了两次", "the routing weights were applied twice"),
     "weights-by-row": ("不是 weights[slot]", "not weights[slot]"),
     "gate-up-not-x": ("gate/up 那次启动读的不是调用者的 x", "the gate/up launch does not read the caller's x"),
+    "ids-narrowed": ("截成 int32 以后", "narrowed to int32"),
     "down-not-h": ("down 那次启动读的不是 gate/up 那次写出的 h", "the down launch does not read the h the gate/up"),
 }
 
@@ -185,5 +186,15 @@ OWN = (
         "    if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:\n",
         "    if not isinstance(num_experts, int) or num_experts < 1:\n",
         "test_route_refuses_bad_input[num_experts = True]",
+    ),
+    own(
+        "ids-narrowed-before-check",
+        "T6.1",
+        "count_experts narrows the ids to int32 as it loads them, before the range check: 2^32 + 1 counts as expert 1",
+        "2.3",
+        "    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0)  # int64 stays int64 until checked\n",
+        "    ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0).to(tl.int32)\n",
+        "test_route_ignores_ids_out_of_range",
+        "ids-narrowed",
     ),
 )
