@@ -197,4 +197,25 @@ OWN = (
         "test_route_ignores_ids_out_of_range",
         "ids-narrowed",
     ),
+    own(
+        "mlp-skips-id-check",
+        "T6.4",
+        "moe_mlp routes with check_ids=False: an id out of range leaves its slot out, and the combine reads a "
+        "by-slot row no tile wrote",
+        "5.2",
+        "    routing = route(topk_ids, w_gate_up.shape[0])\n",
+        "    routing = route(topk_ids, w_gate_up.shape[0], check_ids=False)\n",
+        "test_moe_mlp_refuses_ids_out_of_range",
+    ),
+    own(
+        "rank-swaps-pairs",
+        "T6.1",
+        "the rank in the block compares lanes with their last bit flipped: unstable only where slots 2i and "
+        "2i + 1 chose one expert (never with top_k=2 and distinct experts per token)",
+        "2.2",
+        "(lane[None, :] < lane[:, None])",
+        "((lane ^ 1)[None, :] < (lane ^ 1)[:, None])",
+        "test_route_is_a_stable_counting_sort[one expert-20-1-4]",
+        "unstable",
+    ),
 )

@@ -13,6 +13,7 @@ from .common import (
     changed_cells,
     copies,
     make_ids,
+    names_one_of,
     reference,
     same_memory,
     watch_grouped,
@@ -271,3 +272,31 @@ def test_moe_mlp_reads_nothing_back_but_the_id_check(t6):
         en=f"{tokens} tokens, {experts} experts, route's check of the ids aside",
     )
     check_no_host_reads(mode.reads, case, "moe_mlp", "3.4")
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_refuses_ids_out_of_range(t6):
+    """§5.2: moe_mlp keeps route's look at the ids: an id past the experts is an error naming topk_ids,
+    not a slot left out (whose by-slot row no tile writes, and the combine would read)."""
+    tokens, top_k, experts, K, F = 6, 2, 4, 32, 16
+    ids = make_ids("balanced", tokens, top_k, experts)
+    ids[2, 1] = experts
+    x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
+    try:
+        t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+    except (ValueError, TypeError) as e:
+        if names_one_of(str(e), ("topk_ids",)):
+            return
+        said = f"{type(e).__name__}: {str(e)[:200]}"
+    else:
+        said = None
+    fail(
+        T6,
+        f"topk_ids 里有专家号 {experts}，只有 {experts} 个专家：moe_mlp 应当抛出写着 topk_ids 的 ValueError"
+        + (f"，却抛出了 {said}" if said else "，却什么也没抛")
+        + "：route 对专家号的检查不要关掉（check_ids=False 会略过这个槽）",
+        f"topk_ids holds expert {experts} of {experts} experts: moe_mlp should raise a ValueError naming topk_ids"
+        + (f", and raised {said}" if said else ", and raised nothing")
+        + ": keep route's check of the ids on (check_ids=False leaves that slot out)",
+        "5.2",
+    )
