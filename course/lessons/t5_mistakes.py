@@ -28,6 +28,7 @@ CAUSES = {
     "not-release": ("不是 release 语义", "without release semantics"),
     "not-acquire": ("不是 acquire 语义", "without acquire semantics"),
     "flags-left-up": ("没有一个被 owner 放回 0", "none was put back to 0 by an owner"),
+    "flags-never-read": ("没有别的程序读过它们", "no other program read any of them"),
     "scope-cta": ('scope="cta"', 'scope="cta"'),
     "waits-forever": ("会永远等下去", "it would wait for good"),  # course/interpreter_spin.py's words
     "gpu-refuses": ("Hopper GPU（sm_90）编译", "compile t5_kernel for a Hopper GPU"),

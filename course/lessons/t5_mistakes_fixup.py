@@ -225,6 +225,16 @@ FIXUP = (
         "publish-after-wait",
     ),
     own(
+        "sk-owner-waits-on-nobody",
+        "T5.3",
+        "each owner collects from itself on (first_pid = pid): it waits on nobody, and the flags stay up",
+        "4.2",
+        SEGMENT,
+        SEGMENT.replace("first_pid = sk_program_of(tile_begin, total, NUM_PROGS)", "first_pid = pid"),
+        "test_stream_k_every_tile_once",
+        "flags-never-read",
+    ),
+    own(
         "sk-wait-own-flag",
         "T5.3",
         "the owner waits on its own flag (pid for p), which nobody raises: on the interpreter it spins for good",

@@ -95,24 +95,65 @@ def test_stream_k_every_tile_once(probes):
             ends = [(p + 1) * base + min(p + 1, extra) for p in range(progs)]
             published = [int(p < total and ends[p] % k_blocks != 0) for p in range(progs)]
             left_up = flags.cpu().tolist() == published
+            shape = (num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)
+            read = flags_read_by_others(probes, shape, published) if left_up else None
             fail(
                 T5,
-                f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}"
-                + (
-                    "：发布过 partial 的程序的 flag 都还是 1，没有一个被 owner 放回 0（owner 等的是不是这些程序？"
-                    "见 sk_program_of）"
-                    if left_up
-                    else ""
-                ),
-                f"{case}: flags left raised {flags.cpu().tolist()}"
-                + (
-                    ": every publisher's flag is still 1, none was put back to 0 by an owner (does each owner wait "
-                    "on these programs? sk_program_of)"
-                    if left_up
-                    else ""
-                ),
+                f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}" + (FLAGS_LEFT_UP[read][0] if left_up else ""),
+                f"{case}: flags left raised {flags.cpu().tolist()}" + (FLAGS_LEFT_UP[read][1] if left_up else ""),
                 "4.2",
             )
+
+
+# Why every publisher's flag is still up, by what flags_read_by_others saw: True, each was read by
+# another program (the owners waited, and put none back); False, none was (no owner waited on them);
+# None, not known (a GPU, or some read and some not).
+FLAGS_LEFT_UP = {
+    True: (
+        "：发布过 partial 的程序的 flag 都还是 1，别的程序都读过它们，却没有一个被 owner 放回 0："
+        "owner 加完一个 partial，要把那个程序的 flag 放回 0（sk_collect_partials）",
+        ": every publisher's flag is still 1: other programs read each of them, yet none was put back to 0 by an "
+        "owner: after adding a partial, the owner puts that program's flag back to 0 (sk_collect_partials)",
+    ),
+    False: (
+        "：发布过 partial 的程序的 flag 都还是 1，而且没有别的程序读过它们：没有 owner 等这些 partial"
+        "（owner 要等从 sk_program_of(tile 的第一个 k-block) 到 pid - 1 的程序）",
+        ": every publisher's flag is still 1, and no other program read any of them: no owner waited for these "
+        "partials (an owner waits on the programs from sk_program_of(its tile's first k-block) to pid - 1)",
+    ),
+    None: (
+        "：发布过 partial 的程序的 flag 都还是 1，没有一个被 owner 放回 0：owner 要等从 "
+        "sk_program_of(tile 的第一个 k-block) 到 pid - 1 的程序，每加完一个 partial 把它的 flag 放回 0",
+        ": every publisher's flag is still 1, none was put back to 0 by an owner: an owner waits on the programs "
+        "from sk_program_of(its tile's first k-block) to pid - 1, and puts each flag back to 0 once it has "
+        "added that partial",
+    ),
+}
+
+
+def flags_read_by_others(probes, case, published):
+    """Whether programs other than the publisher read the publishers' flags, in a second count-only run
+    with each program's memory operations recorded (course/interpreter_order.py, id order): True if
+    each publisher's was, False if none was, None if some were, or on a GPU (no record there)."""
+    if not INTERPRETING:
+        return None
+    from course.interpreter_order import programs_run
+
+    num_pid_m, num_pid_n, k_blocks, sk_tiles, progs = case
+    trace = new_trace(num_pid_m * num_pid_n)
+    partials = torch.zeros(progs * 16 * 16, device=DEVICE)
+    flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
+    with programs_run(range(progs)) as run:
+        probes.stream_k_probe[(progs,)](
+            trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
+        )
+    base = flags.data_ptr()
+    read = [
+        any(base + 4 * p <= e.lo < base + 4 * (p + 1) for q, events in run.events.items() if q != p for e in events)
+        for p in range(progs)
+        if published[p]
+    ]
+    return True if all(read) else False if not any(read) else None
 
 
 @pytest.mark.t5_3
