@@ -210,6 +210,10 @@ def sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M: tl.constexpr,
     slot = partials_ptr + pid * BLOCK_M * BLOCK_N
     r = tl.arange(0, BLOCK_M)
     c = tl.arange(0, BLOCK_N)
+    # the slot is free once the last launch's owner put the flag back to 0: an atomic that only reads
+    # it comes first (it raises nothing; the memory-order test must not take it for the raise)
+    while tl.atomic_cas(flags_ptr + pid, 0, 0, sem="relaxed") != 0:
+        pass
     tl.store(slot + r[:, None] * BLOCK_N + c[None, :], acc)
     tl.debug_barrier()  # the whole tile is written before anyone can see the flag
     tl.atomic_add(flags_ptr + pid, 1, sem="release")  # 0 -> 1: owners put it back to 0

@@ -39,22 +39,25 @@ def memory_order_problems(events, partial_slot, flag_at, publishers, owner):
             elif not raised:
                 saw("程序 {who} 没有举 flag", "{who}: no flag raised", p)
             continue
-        if raised[0] < stores[-1]:
+        # the raise: the first atomic on its flag after the partial's last store, else its first one (an
+        # atomic before the store that only reads the flag, waiting for it to be down, raises nothing)
+        rise = next((i for i in raised if i > stores[-1]), raised[0])
+        if rise < stores[-1]:
             saw("程序 {who} 先举 flag 后存 partial", "{who}: flag was raised before the partial is stored", p)
-        elif not any(e.kind == "barrier" for e in mine[stores[-1] : raised[0]]):
+        elif not any(e.kind == "barrier" for e in mine[stores[-1] : rise]):
             saw(
                 "程序 {who} 存 partial 和举 flag 之间没有 tl.debug_barrier()",
                 "{who}: no tl.debug_barrier() between storing the partial and raising the flag",
                 p,
             )
-        if mine[raised[0]].sem not in ("release", "acq_rel"):
+        if mine[rise].sem not in ("release", "acq_rel"):
             saw(
                 '程序 {who} 举 flag 用的是 sem="{sem}"，不是 release 语义',
                 '{who}: flag raised with sem="{sem}", without release semantics',
                 p,
-                mine[raised[0]].sem,
+                mine[rise].sem,
             )
-        if mine[raised[0]].scope == "cta":
+        if mine[rise].scope == "cta":
             saw(
                 '程序 {who} 举 flag 用的是 scope="cta"：只对自己这个程序可见，owner 是另一个程序（用默认的 "gpu"）',
                 '{who}: flag raised with scope="cta", which reaches only its own program; the owner is another '
@@ -112,18 +115,20 @@ def ttir_problems(ttir, role):
                     "publish_probe has no atomic: the flag is raised with atomic_xchg",
                 )
             ]
-        if atomics[0][0] < at["tt.store"][-1]:
+        # the raise: the first atomic after the last store, else the first (as memory_order_problems)
+        rise, line = next(((i, line) for i, line in atomics if i > at["tt.store"][-1]), atomics[0])
+        if rise < at["tt.store"][-1]:
             problems.append(("先举 flag 后存 partial", "the flag was raised before the partial is stored"))
-        elif not any(at["tt.store"][-1] < i < atomics[0][0] for i in at["barrier"]):
+        elif not any(at["tt.store"][-1] < i < rise for i in at["barrier"]):
             problems.append(
                 (
                     "存 partial 和举 flag 之间没有 tl.debug_barrier()",
                     "no tl.debug_barrier() between storing the partial and raising the flag",
                 )
             )
-        if not any(s in atomics[0][1] for s in (" release,", " acq_rel,")):
+        if not any(s in line for s in (" release,", " acq_rel,")):
             problems.append(("举 flag 的原子操作不是 release 语义", "the flag is raised without release semantics"))
-        if " cta," in atomics[0][1]:
+        if " cta," in line:
             problems.append(('举 flag 用的是 scope="cta"', 'the flag is raised with scope="cta"'))
     else:
         waits = [i for i, line in atomics if " acquire," in line or " acq_rel," in line]
