@@ -65,6 +65,17 @@ HOLES = (
         "rule-order",
     ),
     own(
+        "tma-base-first-hex",
+        "T5.2",
+        "tma_problem checks the base address first and prints it in hexadecimal: letters of the address that "
+        "differ from one tensor to the next must not hide which check answered",
+        "3.2",
+        TMA_RULES,
+        RULE_3.replace("got {t.data_ptr()}", "got {t.data_ptr():#x}") + RULE_1 + RULE_2,
+        "test_tma_problem_reports_the_first_rule_broken[every other column of an fp16 (48, 128), base 4 bytes past 16]",
+        "rule-order",
+    ),
+    own(
         "tma-no-contiguity",
         "T5.2",
         "tma_problem never checks stride(1): b.t() is reported by the row stride rule, every other column passes",

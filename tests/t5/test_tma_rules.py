@@ -121,8 +121,9 @@ SEVERAL_RULES = [
 
 
 def shape_of(message):
-    """A message with its numbers taken out: what one check of tma_problem says, whatever the tensor."""
-    return re.sub(r"\d+", "#", message)
+    """A message with its numbers taken out, hexadecimal ones too (an address printed as 0x7f3a...): what
+    one check of tma_problem says, whatever the tensor."""
+    return re.sub(r"0[xX][0-9a-fA-F]+|\d+", "#", message)
 
 
 @pytest.mark.t5_2
