@@ -75,7 +75,11 @@ def fail_stray(name, strays):
         if caller is not None:
             where_zh += f"（由 {_place(caller)} 调用）"
             where_en += f" (called from {_place(caller)})"
-    section = next((SECTION_OF[f.name] for f in reversed(frames) if f.name in SECTION_OF), "2.3")
+    section = "2.3"  # no learner's function on the way: where the kernel's launch is explained
+    for f in reversed(frames):
+        if f.name in SECTION_OF:
+            section = SECTION_OF[f.name]
+            break
     verb = ("写", "wrote") if what == "write" else ("读", "read")
     fail(
         T5,

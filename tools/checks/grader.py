@@ -164,7 +164,7 @@ def check_planted_failures_give_one_short_report():
                 r"raised a skip \(Skipped: later\)",
             ],
         )
-        if stored:  # a store far outside any tensor: a real SIGSEGV under the interpreter
+        if stored:  # a store far outside any tensor: a real SIGSEGV under the interpreter, or stopped by a watch
             body = next("".join(b) for s, b in split_bodies(solution) if s == stored and "tl.store(" in "".join(b))
             far = solution.replace(body, body.replace("tl.store(", "tl.store((1 << 40) + ", 1), 1)
             problems += expect(
@@ -175,7 +175,8 @@ def check_planted_failures_give_one_short_report():
                 None,
                 [
                     rf"(?m)^  \[ \] {re.escape(stored)} ",
-                    rf"crashed\s+\(SIG(SEGV|BUS)\)\s+in\s+test_\w+\s+at\s+{graded}\s+line\s+\d+",
+                    rf"crashed\s+\(SIG(SEGV|BUS)\)\s+in\s+test_\w+\s+at\s+{graded}\s+line\s+\d+"
+                    rf"|wrote\s+\d+\s+cells?\s+outside\s+every\s+tensor[\s\S]*?first\s+at\s+{re.escape(lesson.file)}\s+line\s+\d+",
                 ],
             )
     return problems

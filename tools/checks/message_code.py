@@ -187,7 +187,8 @@ class Source:
     def values(self, node, depth=DEPTH):
         """[(text, line)] of the literals node can stand for, or None where one of them cannot be
         told: a literal, either branch of `x if c else y`, lesson("T5") or step("T4.4"), a name
-        assigned once in the file, or a parameter, followed to what its callers pass."""
+        assigned once in the file, a parameter, followed to what its callers pass, or TABLE[key] of
+        a module-level dict (any of its values)."""
         if depth == 0:
             return None
         if isinstance(node, ast.Constant) and isinstance(node.value, str):
@@ -198,6 +199,14 @@ class Source:
             found = []
             for element in node.elts:
                 found = _both(found, self.values(element, depth))
+            return found
+        if isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name):  # TABLE[key]: any of its values
+            table = self.module.get(node.value.id)
+            if not isinstance(table, ast.Dict):
+                return None
+            found = []
+            for value in table.values:
+                found = _both(found, self.values(value, depth - 1))
             return found
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id in ("lesson", "step"):
             return self.values(node.args[0], depth) if len(node.args) == 1 else None

@@ -103,8 +103,11 @@ def test_a_changed_section_number_is_caught_in_every_lesson():
     """Mutants of the suite's sections, one site each: a literal at fail() (the issue's "4.1" to
     "4.9"), one passed down through a parameter from another file of the lesson's folder
     (test_tile_loop.py's "2.2" to check_trace of common.py), a step's at read(), a tuple of
-    stub_report's, one in a tuple spread into read()."""
-    split, tile_loop, t5_common = (f"tests/t5/{f}.py" for f in ("test_stream_k_split", "test_tile_loop", "common"))
+    stub_report's, one in a tuple spread into read(), one in a module-level table read by key
+    (stray.py's SECTION_OF)."""
+    split, tile_loop, t5_common, stray = (
+        f"tests/t5/{f}.py" for f in ("test_stream_k_split", "test_tile_loop", "common", "stray")
+    )
     validation, common, mainloop = (f"tests/t4/{f}.py" for f in ("test_input_validation", "common", "test_mainloop"))
     at_fail = 'got {got}",\n            "4.1",'
     passed_down = 'case,\n            "2.2",\n            owner='
@@ -114,6 +117,7 @@ def test_a_changed_section_number_is_caught_in_every_lesson():
         (validation, mutant(validation, "{read('T4.4', '6.3')}", "{read('T4.4', '6.9')}"), "6.9", None),
         (common, mutant(common, 'sections=("6.1",)', 'sections=("6.7",)'), "6.7", None),
         (mainloop, mutant(mainloop, 'sections = ("3", "3.1")', 'sections = ("3", "3.8")'), "3.8", None),
+        (stray, mutant(stray, '"sk_publish_partial": "4.2"', '"sk_publish_partial": "4.8"'), "4.8", None),
     ]
     for rel, text, wrong, checked in cases:
         found = section_problems(rel, text, checked)
