@@ -31,7 +31,7 @@ def require_configs(t4):
 
 
 def launch_watch(t4, monkeypatch, run_tuned=True, case=None, bias=None, activation=None, step="T4.4"):
-    """matmul's two kernels under a LaunchWatch (tests/support.py).  With the case of the call it
+    """matmul's two kernels under a LaunchWatch (tests/launch_watch.py).  With the case of the call it
     watches (and its bias, activation and step): when the kernel raises, the launch's flags are
     checked first, since HAS_BIAS or ACTIVATION at odds with the call (ACTIVATION=None for "none",
     say) take a T4.4 check into the body of T4.5, whose "not written yet" would blame a step the
