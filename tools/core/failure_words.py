@@ -36,6 +36,25 @@ def graded_frames(exc):
     return found
 
 
+def graded_calls(exc, most=3):
+    """Where a check stopped inside the graded files, for a timeout: the source line of its deepest
+    graded frame, then up to `most` lines that called into it ("called from ..."), each from another
+    function, innermost first.  An endless loop that calls others (a k-loop inside a walk over tiles
+    that never moves on, say) is stopped wherever its callee happens to be: its own line is among
+    the callers."""
+    frames = [f for f in traceback.extract_tb(exc.__traceback__) if seam.graded_file(f.filename)]
+    if not frames:
+        return ""
+    lines, names = [source_line(seam.graded_file(frames[-1].filename), frames[-1].lineno)], {frames[-1].name}
+    for f in reversed(frames[:-1]):
+        if f.name in names or len(lines) > most:
+            continue
+        names.add(f.name)
+        at = source_line(seam.graded_file(f.filename), f.lineno)
+        lines.append(say(zh=f"  调用它的是 {at}", en=f"  called from {at}"))
+    return "\n".join(line for line in lines if line.strip())
+
+
 def bodies(graded):
     """{line number: (step, its sections)} for every line inside a marked body of the graded file;
     the sections are those the body's begin mark names ("# ---- T5.2 begin (§3.1) ----")."""

@@ -35,6 +35,7 @@ from tools.core.cpu_clock import cpu_clock, interpreting
 from tools.core.failure_words import (
     first_line,
     given_code,
+    graded_calls,
     graded_frames,
     library_note,
     message_of,
@@ -104,7 +105,7 @@ def pytest_runtest_makereport(item, call):
             # our CPU clock or pytest-timeout failed this test; every later test would hang the same way
             item.session.shouldstop = "a test timed out"
             _state["timed_out"] = timed_out(short(item.nodeid), message, found)
-            _state["timed_out_at"] = source_line(*found[:2]) if found else ""
+            _state["timed_out_at"] = graded_calls(call.excinfo.value) or (source_line(*found[:2]) if found else "")
         elif given := given_code(call.excinfo.value, _step_of(item), found):
             # raised in code the learner did not write: say so, and where to read, not "your line"
             exc = call.excinfo.value
