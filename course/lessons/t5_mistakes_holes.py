@@ -269,15 +269,6 @@ HOLES += (
         'test_store_tile_rounds_once_after_the_bias[2]',
     ),
     own(
-        'subtile-no-permute',
-        'T5.4',
-        'the tile reshaped to (BLOCK_M, 2, BLOCK_N // 2) and split without the permute',
-        '5',
-        '        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))\n',
-        '        halves = tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2))\n',
-        'test_store_tile_subtiled[32-64-torch.float16]',
-    ),
-    own(
         "descs-torch-product",
         "T5.2",
         "make_descriptors copies torch.matmul's product into C and hands the kernel a copy of C to write",
