@@ -469,9 +469,12 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
 
 def check_offsets(routing):
     """A hand-made Routing's offsets: non-decreasing, each the previous plus the expert's count,
-    the last one the number of slots (a host sync: route()'s own routings skip it)."""
+    the last one the number of slots, num_tokens * top_k (a host sync: route()'s own routings skip it)."""
     offsets, counts = routing.offsets.long().cpu(), routing.counts.long().cpu()
     slots = routing.sorted_slots.numel()
+    if slots != routing.num_tokens * routing.top_k or routing.slot_pos.numel() != slots:
+        raise ValueError(f"grouped_matmul: routing has {slots} sorted slots and {routing.slot_pos.numel()} slot "
+                         f"positions for num_tokens * top_k = {routing.num_tokens * routing.top_k}")
     if (counts < 0).any() or (offsets.diff() < 0).any():
         raise ValueError(f"grouped_matmul: routing.offsets must not decrease, got {offsets.tolist()[:16]}")
     if offsets.numel() and (int(offsets[-1]) != slots or not torch.equal(offsets, counts.cumsum(0))):

@@ -469,6 +469,8 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
     ):
         raise ValueError(f"topk_weights: want {(routing.num_tokens, routing.top_k)} floats on {x.device}")
     if not routing.checked:
+        if routing.sorted_slots.numel() != routing.num_tokens * routing.top_k:
+            raise ValueError(f"routing: {routing.sorted_slots.numel()} sorted slots for {routing.num_tokens} tokens")
         ends = routing.offsets.tolist()
         if ends != sorted(ends) or (ends and ends[-1] != routing.sorted_slots.numel()) or ends != [
                 sum(routing.counts.tolist()[: i + 1]) for i in range(len(ends))]:
@@ -478,9 +480,12 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
 
 def check_offsets(routing):
     """A hand-made Routing's offsets: non-decreasing, each the previous plus the expert's count,
-    the last one the number of slots (a host sync: route()'s own routings skip it)."""
+    the last one the number of slots, num_tokens * top_k (a host sync: route()'s own routings skip it)."""
     offsets, counts = routing.offsets.long().cpu(), routing.counts.long().cpu()
     slots = routing.sorted_slots.numel()
+    if slots != routing.num_tokens * routing.top_k or routing.slot_pos.numel() != slots:
+        raise ValueError(f"grouped_matmul: routing has {slots} sorted slots and {routing.slot_pos.numel()} slot "
+                         f"positions for num_tokens * top_k = {routing.num_tokens * routing.top_k}")
     if (counts < 0).any() or (offsets.diff() < 0).any():
         raise ValueError(f"grouped_matmul: routing.offsets must not decrease, got {offsets.tolist()[:16]}")
     if offsets.numel() and (int(offsets[-1]) != slots or not torch.equal(offsets, counts.cumsum(0))):

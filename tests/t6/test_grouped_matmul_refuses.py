@@ -20,6 +20,10 @@ def bad_inputs(t6):
     r = t6.route(torch.tensor([[0, 1], [2, 0], [1, 1], [0, 2], [2, 2], [1, 0]], device=DEVICE), 3)
     bad_offsets = t6.Routing(r.counts, r.offsets.flip(0).contiguous(), r.sorted_slots, r.slot_pos, 6, 2)
     short_offsets = t6.Routing(r.counts, r.offsets - 1, r.sorted_slots, r.slot_pos, 6, 2)
+    # 10 slots (0..9, so no store lands past them), offsets and counts that agree with them, for 6 tokens x
+    # top_k 2: the combine would read 2 rows past the buffer
+    ten, order = torch.tensor([4, 3, 3], dtype=torch.int32, device=DEVICE), torch.randperm(10, device=DEVICE)
+    few_slots = t6.Routing(ten, ten.cumsum(0).int(), order.int(), order.argsort().int(), 6, 2)
     return [
         ("x and w of two dtypes", (x, w.float(), r), ("x", "w")),
         ("w 2-D", (x, w[0], r), ("w",)),
@@ -33,6 +37,12 @@ def bad_inputs(t6):
         ("routing a dict, not a Routing", (x, w, {"counts": r.counts, "offsets": r.offsets}), ("routing",)),
         ("offsets not monotone", (x, w, bad_offsets), ("offsets",)),
         ("offsets not ending at the rows", (x, w, short_offsets), ("offsets",)),
+        (
+            "a routing of 10 slots for 6 tokens x top_k 2",
+            (x, w, few_slots),
+            ("routing", "sorted_slots"),
+            {"combine": True},
+        ),
         ("x and w on two devices", (x, w.to("meta"), r), ("x", "w", "device", "devices")),
         ("x and w in float64", (x.double(), w.double(), r), ("x", "w")),
         ("w of 15 rows for swiglu ([gate; up]: 2F)", (x, w[:, :15].contiguous(), r), ("w",), {"activation": "swiglu"}),
