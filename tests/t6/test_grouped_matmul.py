@@ -5,7 +5,7 @@ import pytest
 import torch
 import triton
 
-from course.i18n import say
+from course.i18n import cells, say
 from course.messages import fail
 
 from .accesses import Accesses, check_inside, offsets_after_poison
@@ -128,8 +128,19 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
     )
     case += say(zh="，带路由权重、合并", en=", routing weights, combined") if weighted else ""
     accesses = Accesses()
-    watch = AddressWatch(t6, monkeypatch, ("moe_kernel",), seen=accesses)
+    watch = AddressWatch(t6, monkeypatch, ("moe_kernel", "combine_topk"), seen=accesses)
     out = watched_call(t6, monkeypatch, case, "4", x, w, r, weights, config=cfg, trace=trace, combine=weighted)
+    stray = watch.outside.pop("combine_topk", None)  # the combine's own: neither §3.2's nor §4.1's
+    if stray:
+        fail(
+            T6,
+            f"{case}：combine_topk 读了 {stray['read']} 个、写了 {stray['write']} 个不属于它拿到的任何张量的单元"
+            "（这里拦下了，没有真的读写）：它只读按 slot 的缓冲区 [T*top_k, N]，只写结果 [T, N]",
+            f"{case}: combine_topk read {stray['read']} and wrote {cells(stray['write'])} outside every tensor it was "
+            "given (stopped here, not made): it reads the by-slot buffer [T*top_k, N] and writes the result [T, N] "
+            "alone",
+            "4.4",
+        )
     check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2", r.sorted_slots, cfg.BLOCK_M, x, top_k)
     read = weight_rows_per_tile(accesses, w, trace)
     for tile, (epilogues, e, _, pn, _, _, _) in enumerate(trace.view(-1, TRACE_INTS).cpu().tolist()):
