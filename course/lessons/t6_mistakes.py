@@ -12,6 +12,7 @@ test_schedule_reads_only_counts_and_offsets for the tile schedule's read of offs
 
 from course.lesson_data import Mistake
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
+from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS
 
 # The words a T6 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -32,13 +33,10 @@ CAUSES = {
     "a-read-twice": ("每个 A 的块只读一次", "load each A box once"),
 }
 
-# The block_base line of scan_counts: the running sum of the blocks before this one.
-BASE = "before = running[None, :] + tl.cumsum(here, axis=0) - here"
 RANK = "(lane[None, :] < lane[:, None])"
 LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):"
 CUT = "row_end = tl.minimum(row_begin + BLOCK_M, expert_end)"
 STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])"
-LAUNCH = "    kernel = moe_kernel[(programs,)]("
 ROW_BEGIN = "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M"
 TILE_PRODUCT = (
     "        acc = tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm,\n"
@@ -74,60 +72,10 @@ SCATTER_POS = (
 )
 # block_base's first row (block 0's bases, all 0) used as a cursor per expert: first come, first served.
 CURSOR = "    pos = first_row + tl.atomic_add(block_base_ptr + ids, tl.full((BLOCK,), 1, tl.int32), mask=valid)"
-DOWN_CALL = (
-    "    return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True, x_sorted=True, config=config)"
-)
-DOWN_IN_TORCH = (
-    "    by_slot = torch.empty((x.shape[0] * routing.top_k, w_down.shape[1]), dtype=torch.float32, device=x.device)\n"
-    "    e = topk_ids.reshape(-1)[routing.sorted_slots.long()]\n"
-    "    rows = [hidden[i].float() @ w_down[e[i]].float().T for i in range(hidden.shape[0])]\n"
-    "    weights = topk_weights.reshape(-1)[routing.sorted_slots.long()]\n"
-    "    by_slot[routing.sorted_slots.long()] = torch.stack(rows) * weights[:, None]\n"
-    "    return by_slot.view(x.shape[0], -1, by_slot.shape[1]).sum(1).to(x.dtype)"
-)
-# A loop over the experts in place of the launch (whose call is kept, on a function that does nothing).
-LOOP_OF = (
-    "    start = 0\n"
-    "    for e, end in enumerate(routing.offsets.tolist()):\n"
-    "        rows = routing.sorted_slots[start:end].long() // routing.top_k\n"
-    "        out[start:end] = {product}\n"
-    "        start = end\n"
-    "    kernel = (lambda *args, **kwargs: None)("
-)
 # moe_mlp's two launches, up to the down launch's weights.
 GATE_UP = 'routing, activation="swiglu", config=config)\n'
 DOWN = "    return grouped_matmul(hidden, w_down, routing, "
 COMBINE_STORE = "tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
-# gathered_product's A pointers along K (gate_up_product has the same, followed by gate's dot, not b).
-A_ALONG_K = "(k0 + cols)[None, :] * stride_xk,"
-A_MASK_THEN_B = "\n                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n        b = "
-# route's three launches, and a stable sort by torch in their place (t6hunt).
-ROUTE_LAUNCHES = "        launch_in_order(route_key(topk_ids, num_experts), launches, dev)\n"
-ROUTE_IN_TORCH = (
-    "        keyed = torch.where((ids >= 0) & (ids < num_experts), ids, num_experts)\n"
-    "        order = torch.sort(keyed, stable=True).indices\n"
-    "        counts.copy_((keyed[None, :] == torch.arange(num_experts, device=dev)[:, None]).sum(1))\n"
-    "        offsets.copy_(counts.cumsum(0))\n"
-    "        sorted_slots.copy_(order)\n"
-    "        slot_pos[order] = torch.arange(slots, device=dev, dtype=torch.int32)\n"
-)
-COMBINE_LAUNCH = (
-    "    y = torch.empty((rows, N), device=by_slot.device, dtype=dtype)\n"
-    "    block_n = min(1024, triton.next_power_of_2(N))\n"
-    "    combine_topk[(rows, triton.cdiv(N, block_n))](by_slot, y, N, top_k, block_n)\n"
-    "    return y\n"
-)
-COMBINE_BODY = (
-    "    acc = tl.zeros((BLOCK_N,), dtype=tl.float32)\n"
-    "    for j in tl.static_range(TOP_K):\n"
-    "        acc += tl.load(by_slot_ptr + (t * TOP_K + j) * N + cols, mask=cols < N, other=0.0).to(tl.float32)\n"
-)
-COMBINE_BY_TL_SUM = (
-    "    j = tl.arange(0, 8)\n"
-    "    rows = tl.load(by_slot_ptr + (t * TOP_K + j)[:, None] * N + cols[None, :],\n"
-    "                   mask=(j < TOP_K)[:, None] & (cols < N)[None, :], other=0.0)\n"
-    "    acc = tl.sum(rows.to(tl.float32), axis=0)\n"
-)
 
 MISTAKES = (
     Mistake(
@@ -432,133 +380,8 @@ MISTAKES = (
         "test_moe_mlp_in_two_launches",
         "weights-in-gate-up",
     ),
-    # Shortcuts, mutants of our own (not in §8): numbers cannot tell them from the kernel, the watch on
-    # the launch can.
-    Mistake(
-        "shortcut-grouped-mm",
-        "T6.3",
-        "结果换成 torch._grouped_mm 算的",
-        "the result replaced by torch._grouped_mm's",
-        "1.2",
-        "    return combined(out, out_rows, N, routing.top_k, x.dtype) if combine else out\n",
-        "    if not combine:\n        xs = x[routing.sorted_slots.long() // routing.top_k]\n"
-        "        return torch._grouped_mm(xs, w.transpose(-2, -1), offs=routing.offsets)\n"
-        "    return combined(out, out_rows, N, routing.top_k, x.dtype)\n",
-        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
-        table=False,
-    ),
-    Mistake(
-        "shortcut-matmul-loop",
-        "T6.3",
-        "每个专家一次 torch 的矩阵乘，代替一次启动",
-        "one torch product per expert instead of the launch",
-        "1.2",
-        LAUNCH,
-        LOOP_OF.format(product="x[rows] @ w[e].t()"),
-        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
-        table=False,
-    ),
-    Mistake(
-        "shortcut-t5-per-expert",
-        "T6.3",
-        "每个专家调用一次 T5 的 matmul，代替一次启动",
-        "T5's matmul called per expert instead of the launch",
-        "1.2",
-        LAUNCH,
-        LOOP_OF.format(product="__import__('mine.t5_persistent').t5_persistent.matmul(x[rows].contiguous(), w[e].t())"),
-        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
-        table=False,
-    ),
-    Mistake(
-        "shortcut-down-in-torch",
-        "T6.4",
-        "down 那一步在 moe_mlp 里用 torch 逐行相乘，代替第二次启动",
-        "the down step done row by row with torch in moe_mlp instead of the second launch",
-        "1.2",
-        DOWN_CALL,
-        DOWN_IN_TORCH,
-        "test_moe_mlp_in_two_launches",
-        "moe-mlp-called",
-        table=False,
-    ),
-    # t6hunt's: shortcuts and mistakes the suite let through until it checked for them.
-    Mistake(
-        "shortcut-route-in-torch",
-        "T6.1",
-        "路由换成 torch 的稳定排序，不启动三个路由内核",
-        "the routing replaced by torch's stable sort, none of the three routing kernels launched",
-        "2.3",
-        ROUTE_LAUNCHES,
-        ROUTE_IN_TORCH,
-        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
-        table=False,
-    ),
-    Mistake(
-        "base-without-carry",
-        "T6.1",
-        "block_base 不加前面各批的 running：只在不超过 SCAN_ROWS 个块时对",
-        "block_base leaves out the earlier batches' running sum: right up to SCAN_ROWS blocks only",
-        "2.1",
-        BASE,
-        "before = tl.cumsum(here, axis=0) - here",
-        "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
-        table=False,
-    ),
-    Mistake(
-        "no-tokens-refused",
-        "T6.1",
-        "0 个 token 时 torch.aminmax 对空张量报错",
-        "with 0 tokens torch.aminmax raises on the empty ids",
-        "2.3",
-        "    if check_ids and topk_ids.numel():",
-        "    if check_ids:",
-        "test_route_of_no_tokens",
-        table=False,
-    ),
-    Mistake(
-        "offsets-checked-always",
-        "T6.3",
-        "route 给的 Routing 也做 check_offsets：每次调用都在主机上读 offsets",
-        "check_offsets run on route's own routings too: the offsets read on the host every call",
-        "3.4",
-        "    if not routing.checked:  # made by hand: its offsets must be the row ends of its counts\n",
-        "    if True:\n",
-        "test_grouped_matmul_reads_nothing_back",
-        table=False,
-    ),
-    Mistake(
-        "x-stride-k-ignored",
-        "T6.3",
-        "A 的指针沿 K 没乘 stride_xk：只对 K 方向连续的 x 对",
-        "A's pointers along K not multiplied by stride_xk: right only for an x contiguous along K",
-        "4.1",
-        A_ALONG_K + A_MASK_THEN_B,
-        "(k0 + cols)[None, :]," + A_MASK_THEN_B,
-        "test_routing_weights_and_the_combine[sorted]",
-        table=False,
-    ),
-    Mistake(
-        "shortcut-combine-in-torch",
-        "T6.3",
-        "combine 用 torch 在主机上求和，不启动 combine_topk",
-        "the combine summed by torch on the host, combine_topk not launched",
-        "4.4",
-        COMBINE_LAUNCH,
-        "    return by_slot.view(rows, top_k, N).sum(1).to(dtype)\n",
-        "test_routing_weights_and_the_combine[combined]",
-        table=False,
-    ),
-    Mistake(
-        "combine-by-tl-sum",
-        "T6.3",
-        "combine 把 top_k 行读成一块再 tl.sum：tl.sum 不保证按 j 的顺序加",
-        "the combine loads the top_k rows as one block and calls tl.sum, whose order is not j's",
-        "4.4",
-        COMBINE_BODY,
-        COMBINE_BY_TL_SUM,
-        "test_combine_topk_sums_in_float32_in_slot_order[torch.float32]",
-        table=False,
-    ),
 )
-MISTAKES = MISTAKES + OWN  # the table's and t6hunt's first, then the hole hunt's (t6_mistakes_own.py)
+# the table's first, then the shortcuts and t6hunt's (t6_mistakes_shortcuts.py), then the hole
+# hunt's (t6_mistakes_own.py)
+MISTAKES = MISTAKES + SHORTCUTS + OWN
 CAUSES = {**CAUSES, **OWN_CAUSES}
