@@ -58,3 +58,22 @@ def pair_case(n):
     flags = torch.zeros(n, dtype=torch.int32, device=DEVICE)
     out = torch.full((FIX_BM, FIX_BN), float("nan"), device=DEVICE)
     return src, partials, flags, out, in_order_sum(src[n - 1], src, 0, n - 1)
+
+
+def recorded_count_run(probes, case):
+    """stream_k_probe's count-only run of one SK_CASES case with each program's memory operations
+    recorded, programs in id order (course/interpreter_order.py; CPU only): (the events by program,
+    the flags' base address)."""
+    from course.interpreter_order import programs_run
+
+    from .common import new_trace
+
+    num_pid_m, num_pid_n, k_blocks, sk_tiles, progs = case
+    trace = new_trace(num_pid_m * num_pid_n)
+    partials = torch.zeros(progs * 16 * 16, device=DEVICE)
+    flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
+    with programs_run(range(progs)) as run:
+        probes.stream_k_probe[(progs,)](
+            trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
+        )
+    return run.events, flags.data_ptr()

@@ -12,7 +12,7 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 
 from .common import T5, TRACE_INTS, cfg, check_product, new_trace
-from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, pair_case, sk_case, sk_owner
+from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, pair_case, recorded_count_run, sk_case, sk_owner
 from support import DEVICE, INTERPRETING, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -213,18 +213,9 @@ def test_each_stream_k_program_publishes_before_it_waits(probes):
     run walked from its start waits first and publishes last, so on a GPU each owner waits for the
     whole run of the program before it, and that one for the one before: a chain through every
     program, which gives the right bits and so shows in no product."""
-    from course.interpreter_order import programs_run
-
     for num_pid_m, num_pid_n, k_blocks, sk_tiles, progs in SK_CASES:
-        trace = new_trace(num_pid_m * num_pid_n)
-        partials = torch.zeros(progs * 16 * 16, device=DEVICE)
-        flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
-        with programs_run(range(progs)) as run:
-            probes.stream_k_probe[(progs,)](
-                trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
-            )
-        base = flags.data_ptr()
-        for p, events in sorted(run.events.items()):
+        recorded, base = recorded_count_run(probes, (num_pid_m, num_pid_n, k_blocks, sk_tiles, progs))
+        for p, events in sorted(recorded.items()):
             touched = [(e.lo - base) // 4 for e in events if base <= e.lo < base + 4 * progs]
             if p not in touched or touched[0] == p:
                 continue  # publishes nothing, or publishes first

@@ -9,7 +9,16 @@ from course.i18n import cells
 from course.messages import fail
 
 from .common import T5, cfg, check_product, check_trace, new_trace, product_case, trace_rows
-from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, in_order_sum, sk_case, sk_owner, spread_tiles
+from .stream_k_cases import (
+    FIX_BM,
+    FIX_BN,
+    SK_CASES,
+    in_order_sum,
+    recorded_count_run,
+    sk_case,
+    sk_owner,
+    spread_tiles,
+)
 from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -137,21 +146,11 @@ def flags_read_by_others(probes, case, published):
     each publisher's was, False if none was, None if some were, or on a GPU (no record there)."""
     if not INTERPRETING:
         return None
-    from course.interpreter_order import programs_run
-
-    num_pid_m, num_pid_n, k_blocks, sk_tiles, progs = case
-    trace = new_trace(num_pid_m * num_pid_n)
-    partials = torch.zeros(progs * 16 * 16, device=DEVICE)
-    flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
-    with programs_run(range(progs)) as run:
-        probes.stream_k_probe[(progs,)](
-            trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
-        )
-    base = flags.data_ptr()
+    recorded, base = recorded_count_run(probes, case)
     read = [
-        any(base + 4 * p <= e.lo < base + 4 * (p + 1) for q, events in run.events.items() if q != p for e in events)
-        for p in range(progs)
-        if published[p]
+        any(base + 4 * p <= e.lo < base + 4 * (p + 1) for q, events in recorded.items() if q != p for e in events)
+        for p, was_published in enumerate(published)
+        if was_published
     ]
     return True if all(read) else False if not any(read) else None
 
