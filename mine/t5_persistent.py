@@ -350,18 +350,19 @@ TUNED = {
 }
 
 
-def pick_config(M, N, K, dtype, sms=None):
+def pick_config(M, N, K, dtype, sms=None, pitch128=True):
     """TUNED's config for this shape, else the rules below; for a GPU with `sms` SMs (by default the
-    current GPU's own count, as matmul passes it)."""
+    current GPU's own count, as matmul passes it).  pitch128: whether the row pitches of both operands,
+    as TMA reads them, are whole multiples of 128 bytes."""
     if INTERPRETING:
         return INTERPRET_CONFIG
     name = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}[dtype]
-    cfg = TUNED.get((name, M, N, K)) or rule_config(M, N, K, dtype, sms or num_sms(torch.device("cuda")))
+    cfg = TUNED.get((name, M, N, K)) or rule_config(M, N, K, dtype, sms or num_sms(torch.device("cuda")), pitch128)
     # §6.4: measured on the H200, launching early gains at 2048³ and below and in a decode step, not above
     return replace(cfg, pdl=M <= 64 or M * N * K <= 2048**3)
 
 
-def rule_config(M, N, K, dtype, sms):
+def rule_config(M, N, K, dtype, sms, pitch128=True):
     """The rules for shapes TUNED lacks (§6), measured on the H200."""
     if M <= 64 and dtype != torch.float32:  # a decode step: bound by reading B, turned around (§6.3)
         if M <= 32:
@@ -375,6 +376,13 @@ def rule_config(M, N, K, dtype, sms):
         cfg = Config(64, 128, 64, 8, 4, 5, 1, True, "split")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
         cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
+    elif not pitch128 and M > 256 and M * N > 1536 * 1536:
+        # a row pitch that is not a multiple of 128 bytes slows every TMA box (t5.perf §3): there big
+        # tiles, data-parallel, lost least, 64-row tiles and stream-K most (measured 2026-12-02)
+        if triton.cdiv(M, 128) * triton.cdiv(N, 256) >= 2 * sms:
+            cfg = Config(128, 256, 64, 8, 8, 3, 1, False, "dp")
+        else:
+            cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "dp")
     elif M <= 256 or M * N <= 1536 * 1536 or wave_use(M, N, 64, 128, sms) > wave_use(M, N, 128, 128, sms) + 0.05:
         # few rows or few tiles, or 128-row tiles that leave more of their last wave idle: 64-row tiles
         # fill more SMs (stream-K measured slower here); 256 columns wide where that fills the slots as
@@ -600,7 +608,9 @@ def first_call(key, a, b, bias, activation, config, num_programs, out, trace, tm
         key = None
     sms = num_programs or num_sms(a.device)
     a, b, b_kmajor = tma_ready(a, b, tma_fallback)
-    cfg = config or tuned_config(a_in, b_in, b_kmajor, bias, activation, sms) or pick_config(M, N, K, a.dtype, sms)
+    pitch128 = all(t.stride(0) * t.element_size() % 128 == 0 for t in (a, b))  # rows TMA reads fastest
+    cfg = config or tuned_config(a_in, b_in, b_kmajor, bias, activation, sms)
+    cfg = cfg or pick_config(M, N, K, a.dtype, sms, pitch128)
     # A TMA store writes whole 16-byte chunks: measured on the H200 (triton 3.6, 2026-11-30), one into a
     # 37 x 45 view wrote columns 45-47 too.  So C's rows must be whole chunks, or C goes through a copy.
     whole_chunks = c.shape[1] * c.element_size() % 16 == 0

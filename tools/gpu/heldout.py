@@ -50,6 +50,23 @@ HELDOUT = [
         )
     ],
     ("small", 768, 768, 768),
+    # sizes that are multiples of 8 but not of 64: 16-byte row pitches TMA may read, not 128-byte ones
+    # (t5.perf §3; added 2026-12-02, chosen before any of them was timed)
+    *[
+        ("pitch", m, n, k)
+        for m, n, k in (
+            (1200, 1200, 1200),
+            (2800, 2800, 2800),
+            (3400, 3400, 3400),
+            (4400, 4400, 4400),
+            (5400, 5400, 5400),
+            (1800, 7000, 2200),
+            (7000, 1800, 2200),
+            (2200, 2200, 7000),
+            (500, 6000, 4000),
+            (24, 4000, 6000),
+        )
+    ],
 ]
 LAYOUTS = ("row-major", "W.t()")
 

@@ -55,6 +55,10 @@ TUNING = [
     ],
     ("small", 640, 640, 640),
     ("small", 1024, 768, 768),
+    # multiples of 8, not of 64 (t5.perf §3, 2026-12-02): the pitch rule was chosen on these
+    *[("pitch", m, n, k) for m, n, k in ((3000, 3000, 3000), (1000, 1000, 1000), (2000, 5000, 3000))],
+    *[("pitch", m, n, k) for m, n, k in ((5000, 2000, 3000), (3000, 3000, 1000), (100, 5000, 3000))],
+    ("pitch", 6000, 1000, 6000),
 ]
 
 
