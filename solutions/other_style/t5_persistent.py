@@ -502,9 +502,9 @@ def rule_config(M, N, K, dtype, sms, pitch128=True):
         cfg = Config(64, 128, 64, 8, 4, 5, 1, True, "split")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
         cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
-    elif not pitch128 and M > 256 and M * N > 1536 * 1536:
+    elif not pitch128 and M > 256 and M * N > 1536 * 1536 and dtype != torch.float32:
         # a row pitch that is not a multiple of 128 bytes slows every TMA box (t5.perf §3): there big
-        # tiles, data-parallel, lost least, 64-row tiles and stream-K most (measured 2026-12-02)
+        # tiles, data-parallel, lost least, 64-row tiles and stream-K most (measured 2026-12-02, 16-bit)
         if triton.cdiv(M, 128) * triton.cdiv(N, 256) >= 2 * sms:
             cfg = Config(128, 256, 64, 8, 8, 3, 1, False, "dp")
         else:
