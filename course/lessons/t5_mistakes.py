@@ -7,12 +7,13 @@ test.  After the classic mistakes come the fix-up's ordering mistakes, caught on
 the programs in other orders (course/interpreter_order.py): five shown in §8 (row), the rest, with the
 holes the suite once let through, mutants of our own (own: table=False) that only make check runs.
 The fix-up's mistakes are in t5_mistakes_fixup.py, the other mutants of our own in
-t5_mistakes_own.py, so that no file of them passes 400 lines.
+t5_mistakes_own.py, t5_mistakes_holes.py and t5_mistakes_msg.py, so that no file of them passes 400 lines.
 """
 
 from course.lesson_data import Mistake
 from course.lessons.t5_mistakes_fixup import FIXUP
 from course.lessons.t5_mistakes_holes import HOLES
+from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 
 # The words a T5 message says when, and only when, it has detected the cause (make check:
@@ -205,4 +206,4 @@ MISTAKES = (
     ),
 )
 
-MISTAKES = MISTAKES + FIXUP + OWN + HOLES  # the table's first (the classic ones, then the fix-up's), then our own
+MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG  # the table's first (the classic ones, then the fix-up's), then our own

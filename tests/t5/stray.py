@@ -4,7 +4,9 @@ of the lesson's files that made it.  Made, such an access reads or overwrites wh
 there (a stream-K partial stored one slot too far, say), and the crash, if one comes, comes later at
 an innocent line (a T4 one, say) that changes with the random seed."""
 
+import linecache
 import os
+import re
 import traceback
 
 from course.i18n import cells
@@ -24,6 +26,20 @@ SECTION_OF = {  # the functions a learner writes in T5's kernels, and the sectio
     "sk_collect_partials": "4.2",
     "stream_k_tiles": "4.2",
 }
+# A function with bodies of two steps: a line in the later step's body is that step's section
+# (store_tile's subtiled epilogue, T5.4, is §5; its whole-tile one, T5.2, §3.3 as above).
+SECTION_OF_BODY = {("store_tile", "T5.4"): "5"}
+MARK = re.compile(r"^\s*# ---- (T\d+\.\d+) (begin|end)\b")
+
+
+def body_step(frame):
+    """The step whose marked body (# ---- T5.4 begin ... end) holds the frame's line, or None."""
+    lines = linecache.getlines(frame.filename)
+    for line in reversed(lines[: frame.lineno - 1]):
+        found = MARK.match(line)
+        if found:
+            return found[1] if found[2] == "begin" else None
+    return None
 
 
 def t5_caller(exc):
@@ -77,6 +93,9 @@ def fail_stray(name, strays):
             where_en += f" (called from {_place(caller)})"
     section = "2.3"  # no learner's function on the way: where the kernel's launch is explained
     for f in reversed(frames):
+        if (f.name, body_step(f)) in SECTION_OF_BODY:
+            section = SECTION_OF_BODY[(f.name, body_step(f))]
+            break
         if f.name in SECTION_OF:
             section = SECTION_OF[f.name]
             break

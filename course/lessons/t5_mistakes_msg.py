@@ -1,0 +1,23 @@
+"""Lesson T5's mutants of our own from a hunt for failures whose messages named another step, another
+section or no cause at all (t5msg, 2026-12-02): each is caught by its test, whose message now names
+its own cause and reads the section of the body it is in.  Only make check runs them (table=False).
+Kept apart from t5_mistakes_own.py and t5_mistakes_holes.py, which would pass 400 lines with them;
+t5_mistakes.py gathers them last.
+"""
+
+from course.lessons.t5_mistakes_own import own
+
+MSG = (
+    own(
+        "subtile-right-bias-pointer",
+        "T5.4",
+        "the right half's bias read through bias_ptr + BLOCK_N // 2 with the left half's number: the "
+        "mask at N then lets it read past the bias",
+        "5",
+        "right = bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2,",
+        "right = bias_and_activation(right, bias_ptr + BLOCK_N // 2 * stride_bias, N, stride_bias, 2 * pid_n, "
+        "BLOCK_N // 2,",
+        "test_store_tile_subtiled_bias_per_half[none]",
+        "stray-access",
+    ),
+)
