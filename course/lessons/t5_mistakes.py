@@ -73,6 +73,8 @@ CAUSES = {
     "torch-product": ("乘积必须由 t5_kernel 算出来", "the product must come from t5_kernel"),
     "descriptor-other-tensor": ("建在了另一个张量上", "is built on another tensor"),
     "stray-access": ("都在这次启动拿到的所有张量之外", "outside every tensor that launch was given"),
+    "load-coords-swapped": ("按反过来的坐标载入", "loaded with their coordinates the other way round"),
+    "store-coords-swapped": ("按反过来的坐标存储", "stored with its coordinates the other way round"),
 }
 
 MISTAKES = (

@@ -155,6 +155,7 @@ HOLES += (
         'b = b_desc.load([off_n, off_k]).T',
         'b = b_desc.load([off_k, off_n]).T',
         'test_k_block_loop[17-50-70-0-3-True-torch.float16]',
+        'load-coords-swapped',
     ),
     own(
         'store-coords-swapped',
@@ -164,6 +165,7 @@ HOLES += (
         '        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))\n',
         '        c_desc.store([pid_n * BLOCK_N, pid_m * BLOCK_M], acc.to(c_desc.dtype))\n',
         'test_store_tile[37-48-torch.float16]',
+        'store-coords-swapped',
     ),
     own(
         'store-fp16-always',

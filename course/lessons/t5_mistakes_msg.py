@@ -9,6 +9,26 @@ from course.lessons.t5_mistakes_own import own
 
 MSG = (
     own(
+        "a-load-coords-swapped",
+        "T5.2",
+        "k_block_loop loads A's box at [off_k, off_m], its coordinates the other way round",
+        "3.1",
+        "        a = a_desc.load([off_m, off_k])",
+        "        a = a_desc.load([off_k, off_m])",
+        "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
+        "load-coords-swapped",
+    ),
+    own(
+        "b-load-coords-swapped",
+        "T5.2",
+        "k_block_loop loads a row-major B's box at [off_n, off_k], its coordinates the other way round",
+        "3.1",
+        "            b = b_desc.load([off_k, off_n])",
+        "            b = b_desc.load([off_n, off_k])",
+        "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
+        "load-coords-swapped",
+    ),
+    own(
         "subtile-right-bias-pointer",
         "T5.4",
         "the right half's bias read through bias_ptr + BLOCK_N // 2 with the left half's number: the "

@@ -9,10 +9,11 @@ sentinel) padding, so a read or a write outside them shows.  T5 imports the lear
 The fixtures (the graded module, its probes) are in conftest.py; the helpers more than one file
 uses (the trace, the product checks), in common.py; the readings of a crash (run_matmul) in
 crashes.py; the stream-K cases and the fix-up's partial tiles in stream_k_cases.py; the known
-mix-ups of T5.4's two halves in halves.py; the tile loop's flatten, read from the kernel's Triton
-IR, in loop_ir.py; the places a known mistake gives every tile in places.py.  Every launch runs
-under a watch for accesses outside its tensors (stray.py, conftest.py), and matmul with torch's
-own products refused (no_torch.py).
+mix-ups of T5.4's two halves in halves.py; a box's coordinates the other way round (T5.2's loads
+and store) in swaps.py; the tile loop's flatten, read from the kernel's Triton IR, in loop_ir.py;
+the places a known mistake gives every tile in places.py.  Every launch runs under a watch for
+accesses outside its tensors (stray.py, conftest.py), and matmul with torch's own products refused
+(no_torch.py).
 """
 
 # The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.

@@ -8,6 +8,7 @@ from course.i18n import say
 from course.messages import fail
 
 from .common import T5, offsets_in_elements
+from .swaps import fail_if_a_load_swapped
 from support import ACC_RTOL, DEVICE, descriptor, padded, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -77,6 +78,8 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
                 "loop over range(kb_begin, kb_end)",
                 "3.1",
             )
+        blocks, tol = (bm, bn, bk), ACC_RTOL[dtype]
+        fail_if_a_load_swapped(acc[:M, :N], a, b_store, kmajor, grid, kb_begin, kb_end, blocks, tol, case, (M, N))
         fail(
             T5,
             f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}：只加 kb_begin..kb_end-1 这几个 k-block，"

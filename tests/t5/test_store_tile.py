@@ -9,6 +9,7 @@ from course.messages import fail
 
 from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile
 from .halves import fail_if_halves_mixed
+from .swaps import fail_if_store_swapped
 from support import DEVICE, OUT_RTOL, padded, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -32,6 +33,7 @@ def test_store_tile(probes, dtype, M, N):
                 "the store, not to a fixed one",
                 "3.3",
             )
+    fail_if_store_swapped(c, want, acc, -1234.0, 32, 32, f"C {M}x{N} {dtype}", "3.3")
     check_stored(c, buf, before, want, f"C {M}x{N} {dtype}", "3.3")
 
 

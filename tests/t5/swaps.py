@@ -1,0 +1,91 @@
+"""The two coordinates of a box the other way round (T5.2): what k_block_loop sums when one of its
+loads swaps them, and what store_tile leaves in C when its store does.  A test names such a swap
+only when its result is the one worked out here, on the same inputs."""
+
+import torch
+
+from course.messages import fail
+
+from .common import T5
+from support import rel_err
+
+
+def box(t, row, col, rows, cols):
+    """A descriptor's load of a rows x cols box at [row, col] of t: the part outside t reads as zeros."""
+    out = torch.zeros((rows, cols), dtype=torch.float64, device=t.device)
+    part = t[row : row + rows, col : col + cols].double()
+    out[: part.shape[0], : part.shape[1]] = part
+    return out
+
+
+def sums_with_a_load_swapped(a, b_store, kmajor, tiles, kb_begin, kb_end, bm, bn, bk):
+    """{operand: acc} for k_block_loop's sums with A's load, or B's, given its coordinates the other way
+    round; `tiles` is the probe's (rows, columns) of tiles, b_store the tensor b's descriptor holds."""
+    found = {}
+    for swapped in ("A", "B"):
+        acc = torch.zeros((tiles[0] * bm, tiles[1] * bn), dtype=torch.float64, device=a.device)
+        for m in range(tiles[0]):
+            for n in range(tiles[1]):
+                off_m, off_n = m * bm, n * bn
+                for kb in range(kb_begin, kb_end):
+                    off_k = kb * bk
+                    a_box = box(a, off_k, off_m, bm, bk) if swapped == "A" else box(a, off_m, off_k, bm, bk)
+                    at = (off_n, off_k) if kmajor else (off_k, off_n)
+                    if swapped == "B":
+                        at = at[::-1]
+                    b_box = box(b_store, *at, *((bn, bk) if kmajor else (bk, bn)))
+                    acc[off_m : off_m + bm, off_n : off_n + bn] += a_box @ (b_box.T if kmajor else b_box)
+        found[swapped] = acc
+    return found
+
+
+def fail_if_a_load_swapped(acc, a, b_store, kmajor, tiles, kb_begin, kb_end, blocks, tol, case, shape):
+    """Fail, naming the load, where acc (float32, the probe's tiles cut to shape, (M, N)) is the sum
+    that a load with its coordinates the other way round gives.  blocks: (BLOCK_M, BLOCK_N, BLOCK_K)."""
+    right = {"A": "[off_m, off_k]", "B": "[off_n, off_k]" if kmajor else "[off_k, off_n]"}
+    held = {"A": ("A (M, K)",) * 2, "B": ("Bᵀ (N, K)", "B^T (N, K)") if kmajor else ("B (K, N)",) * 2}
+    sums = sums_with_a_load_swapped(a, b_store, kmajor, tiles, kb_begin, kb_end, *blocks)
+    sums = {k: v[: shape[0], : shape[1]] for k, v in sums.items()}
+    # named only where one swap alone gives acc, and gives more than zeros (as a loop summing nothing would)
+    found = [k for k, v in sums.items() if v.any() and rel_err(acc, v) <= tol]
+    for operand in found if len(found) == 1 else ():
+        given = "[" + ", ".join(reversed(right[operand][1:-1].split(", "))) + "]"
+        fail(
+            T5,
+            f"{case}：累加器正是 {operand} 的 box 按反过来的坐标载入（{given}）时的和：load 的坐标是描述符所持张量的 "
+            f"[行, 列]，{held[operand][0]} 要在 {right[operand]} 处载入",
+            f"{case}: the accumulator is the sum that {operand}'s boxes give when loaded with their coordinates the "
+            f"other way round ({given}): a load's coordinates are [row, column] of the tensor its descriptor "
+            f"holds, so {held[operand][1]} is loaded at {right[operand]}",
+            "3.1",
+        )
+
+
+def stored_transposed(acc, c, fill, bm, bn):
+    """What store_tile leaves in C (fill where nothing was written) when each tile (pid_m, pid_n) of acc
+    is stored at [pid_n * BLOCK_N, pid_m * BLOCK_M], the store clipping it at C's edges."""
+    out = torch.full(c.shape, fill, dtype=c.dtype, device=c.device)
+    rows, cols = c.shape
+    for m in range(acc.shape[0] // bm):
+        for n in range(acc.shape[1] // bn):
+            r, k = n * bn, m * bm
+            if r < rows and k < cols:
+                part = acc[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn][: rows - r, : cols - k]
+                out[r : r + part.shape[0], k : k + part.shape[1]] = part.to(c.dtype)
+    return out
+
+
+def fail_if_store_swapped(c, want, acc, fill, bm, bn, case, section):
+    """Fail, naming the store, where C is not `want` but what a store at [pid_n * BLOCK_N, pid_m *
+    BLOCK_M] leaves there (acc's tiles cast to C's dtype, fill elsewhere)."""
+    if torch.equal(c, want) or not torch.equal(c, stored_transposed(acc, c, fill, bm, bn)):
+        return
+    fail(
+        T5,
+        f"{case}：C 正是每个 tile 按反过来的坐标存储（[pid_n * BLOCK_N, pid_m * BLOCK_M]）时的样子：store 的坐标是 "
+        "C 的 [行, 列]，写成 [pid_m * BLOCK_M, pid_n * BLOCK_N]",
+        f"{case}: C is what each tile leaves when stored with its coordinates the other way round, at "
+        "[pid_n * BLOCK_N, pid_m * BLOCK_M]: a store's coordinates are [row, column] of C, [pid_m * BLOCK_M, "
+        "pid_n * BLOCK_N]",
+        section,
+    )
