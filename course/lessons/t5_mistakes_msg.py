@@ -5,7 +5,12 @@ Kept apart from t5_mistakes_own.py and t5_mistakes_holes.py, which would pass 40
 t5_mistakes.py gathers them last.
 """
 
-from course.lessons.t5_mistakes_own import own
+from course.lessons.t5_mistakes_own import COORDS, LOOP, own
+
+SK_COORDS = (  # stream_k_tiles's call of tile_coords, and the line after it
+    "        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)\n"
+    "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, it_begin - tile_begin,"
+)
 
 MSG = (
     own(
@@ -39,5 +44,25 @@ MSG = (
         "BLOCK_N // 2,",
         "test_store_tile_subtiled_bias_per_half[none]",
         "stray-access",
+    ),
+    own(
+        "dp-coords-mn-swapped",
+        "T5.1",
+        "the tile loop calls tile_coords(tile_id, num_pid_n, num_pid_m, GROUP_M): the grid's sizes swapped",
+        "2.2",
+        LOOP + COORDS,
+        LOOP + COORDS.replace("num_pid_m, num_pid_n, GROUP_M", "num_pid_n, num_pid_m, GROUP_M"),
+        "test_every_tile_once_over_many_grids[plain]",
+        "coords-mn-swapped",
+    ),
+    own(
+        "sk-coords-mn-swapped",
+        "T5.3",
+        "stream_k_tiles calls tile_coords(tile_id, num_pid_n, num_pid_m, GROUP_M): the grid's sizes swapped",
+        "4.2",
+        SK_COORDS,
+        SK_COORDS.replace("num_pid_m, num_pid_n, GROUP_M", "num_pid_n, num_pid_m, GROUP_M"),
+        "test_stream_k_every_tile_once",
+        "coords-mn-swapped",
     ),
 )

@@ -93,7 +93,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
         if (pm, pn) != order[tile]:
             from .places import known_places  # a cause is named only where the places are those it gives
 
-            said = known_places(rows, done, order, num_pid_n)
+            said = known_places(rows, done, order, num_pid_n, group_m)
             fail(
                 T5,
                 f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}"

@@ -1,10 +1,14 @@
 """Where a known mistake of the tile loop puts every tile: check_trace (common.py) names such a
 mistake only when each tile it checks is at the place that mistake gives."""
 
+from course.tile_order import grouped_order
 
-def known_places(rows, done, order, num_pid_n):
+
+def known_places(rows, done, order, num_pid_n, group_m):
     """[(Chinese, English)] for each known mistake whose places every tile in `done` has: rows are the
     trace's (epilogues, k-blocks, program, pid_m, pid_n), order the grouped order T4 gives."""
+    num_pid_m = len(order) // num_pid_n
+    turned = grouped_order(num_pid_n, num_pid_m, group_m)  # tile_coords given num_pid_n, num_pid_m
     placed = [(t, (m, n)) for t, (_, _, _, m, n) in enumerate(rows) if t in done]
     first = min(done, default=0)  # the first tile of the loop: first_tile
     said = []
@@ -15,6 +19,14 @@ def known_places(rows, done, order, num_pid_n):
             (
                 "每个 tile 都按行优先拆开了，没有经过 tile_coords(tile_id, ...)",
                 "every tile was split row-major, not passed through tile_coords(tile_id, ...)",
+            )
+        )
+    if num_pid_m != num_pid_n and all(p == turned[t] for t, p in placed):
+        said.append(
+            (
+                "tile_coords 的 num_pid_m 和 num_pid_n 传反了：它要的是 (tile_id, num_pid_m, num_pid_n, GROUP_M)",
+                "num_pid_m and num_pid_n were passed to tile_coords the other way round: it takes (tile_id, "
+                "num_pid_m, num_pid_n, GROUP_M)",
             )
         )
     if first > 0 and all(p == order[t - first] for t, p in placed):  # tile_coords given tile_id - first_tile
