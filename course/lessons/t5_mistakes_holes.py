@@ -144,7 +144,7 @@ HOLES += (
         '3.1',
         '    for kb in range(kb_begin, kb_end):\n',
         '    for kb in range(kb_begin, kb_end - 1):\n',
-        'test_k_block_loop[45-37-83-0-3-False-torch.float16]',
+        'test_k_block_loop[40-48-160-1-3-False-torch.float16]',  # at K's end, loads one k-block back give it too
         'kb-range',
     ),
     own(

@@ -65,4 +65,14 @@ MSG = (
         "test_stream_k_every_tile_once",
         "coords-mn-swapped",
     ),
+    own(
+        "k-offset-next-block",
+        "T5.2",
+        "k_block_loop loads k-block kb at (kb + 1) * BLOCK_K: at K's end the same sum as a loop that starts one late",
+        "3.1",
+        "        off_k = kb * BLOCK_K\n",
+        "        off_k = (kb + 1) * BLOCK_K\n",
+        "test_k_block_loop[40-48-160-1-3-False-torch.float16]",
+        "k-offset-moved",
+    ),
 )

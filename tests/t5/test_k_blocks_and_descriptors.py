@@ -65,19 +65,7 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     ref = a[:, ks].double() @ b[ks, :].double()
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
-        # the sum of another range of k-blocks, one off at either end: the loop's bounds
-        for lo, hi in ((kb_begin, kb_end - 1), (kb_begin + 1, kb_end), (kb_begin - 1, kb_end), (kb_begin, kb_end + 1)):
-            span = slice(max(lo, 0) * bk, min(hi * bk, K))
-            if lo < 0 or lo >= hi or rel_err(acc[:M, :N], a[:, span].double() @ b[span, :].double()) > ACC_RTOL[dtype]:
-                continue
-            fail(
-                T5,
-                f"{case}：累加器是第 {lo}..{hi - 1} 个 k-block 的和，应当是第 {kb_begin}..{kb_end - 1} 个："
-                "循环写成 range(kb_begin, kb_end)",
-                f"{case}: the accumulator holds the sum of k-blocks {lo}..{hi - 1}, not {kb_begin}..{kb_end - 1}: "
-                "loop over range(kb_begin, kb_end)",
-                "3.1",
-            )
+        fail_if_another_range(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case)
         blocks, tol = (bm, bn, bk), ACC_RTOL[dtype]
         fail_if_a_load_swapped(acc[:M, :N], a, b_store, kmajor, grid, kb_begin, kb_end, blocks, tol, case, (M, N))
         fail(
@@ -88,6 +76,53 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
             "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
             "3.1",
         )
+
+
+def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case):
+    """Fail where acc is the sum of another run of k-blocks: the loop's bounds one off at either end,
+    or every load one BLOCK_K off (off_k = (kb +- 1) * BLOCK_K, a k-block outside K reading zeros).
+    Where both give this sum (a run that ends at K's last k-block, or starts at the first), both are said."""
+    blocks = -(-K // bk)
+    loop = [(kb_begin, kb_end - 1), (kb_begin + 1, kb_end), (kb_begin - 1, kb_end), (kb_begin, kb_end + 1)]
+    moved = [(kb_begin + 1, kb_end + 1), (kb_begin - 1, kb_end - 1)]
+    found = {}  # "loop" or "moved": the run of k-blocks its sum is
+    for why, runs in (("loop", loop), ("moved", moved)):
+        for lo, hi in runs:
+            lo, hi = max(lo, 0), min(hi, blocks)  # k-blocks past either end of K read as zeros
+            span = slice(lo * bk, min(hi * bk, K))
+            if (
+                lo < hi
+                and (lo, hi) != (kb_begin, kb_end)
+                and rel_err(acc, a[:, span].double() @ b[span, :].double()) <= tol
+            ):
+                found.setdefault(why, (lo, hi))
+    if not found:
+        return
+    lo, hi = next(iter(found.values()))
+    said = (
+        f"{case}：累加器是第 {lo}..{hi - 1} 个 k-block 的和，应当是第 {kb_begin}..{kb_end - 1} 个",
+        f"{case}: the accumulator holds the sum of k-blocks {lo}..{hi - 1}, not {kb_begin}..{kb_end - 1}",
+    )
+    if len(found) == 2:
+        fail(
+            T5,
+            f"{said[0]}：这里循环的一端差一个、或者每次 load 的偏移都多（或少）一个 BLOCK_K，结果都是这个和；"
+            "循环是 range(kb_begin, kb_end)，第 kb 个 k-block 从第 kb * BLOCK_K 列开始",
+            f"{said[1]}: here a loop one k-block off at one end gives that sum, and so do loads that are all one "
+            "BLOCK_K further on (or back); the loop is range(kb_begin, kb_end), and k-block kb starts at column "
+            "kb * BLOCK_K",
+            "3.1",
+        )
+    if "loop" in found:
+        fail(T5, f"{said[0]}：循环写成 range(kb_begin, kb_end)", f"{said[1]}: loop over range(kb_begin, kb_end)", "3.1")
+    fail(
+        T5,
+        f"{said[0]}，整体挪了一个 k-block：每次 load 的偏移都差了一个 BLOCK_K，"
+        "第 kb 个 k-block 从第 kb * BLOCK_K 列开始",
+        f"{said[1]}, the run moved by one k-block: every load's offset is one BLOCK_K off; k-block kb starts at "
+        "column kb * BLOCK_K",
+        "3.1",
+    )
 
 
 @pytest.mark.t5_2
