@@ -7,6 +7,12 @@ t5_mistakes.py gathers them last.
 
 from course.lessons.t5_mistakes_own import COORDS, LOOP, own
 
+HALVES_STORED = (  # T5.4's two stores, the right half's epilogue between them
+    "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(c_desc.dtype))\n"
+    "        right = bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS,\n"
+    "                                    ACTIVATION)\n"
+    "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))\n"
+)
 SK_COORDS = (  # stream_k_tiles's call of tile_coords, and the line after it
     "        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)\n"
     "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, it_begin - tile_begin,"
@@ -74,5 +80,17 @@ MSG = (
         "        off_k = (kb + 1) * BLOCK_K\n",
         "test_k_block_loop[40-48-160-1-3-False-torch.float16]",
         "k-offset-moved",
+    ),
+    own(
+        "subtile-coords-swapped",
+        "T5.4",
+        "both halves stored at [pid_n * BLOCK_N (+ BLOCK_N // 2), pid_m * BLOCK_M], their coordinates swapped",
+        "5",
+        HALVES_STORED,
+        HALVES_STORED.replace("[pid_m * BLOCK_M, pid_n * BLOCK_N]", "[pid_n * BLOCK_N, pid_m * BLOCK_M]").replace(
+            "[pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2]", "[pid_n * BLOCK_N + BLOCK_N // 2, pid_m * BLOCK_M]"
+        ),
+        "test_store_tile_rounds_once_after_the_bias[2]",
+        "store-coords-swapped",
     ),
 )

@@ -61,31 +61,38 @@ def fail_if_a_load_swapped(acc, a, b_store, kmajor, tiles, kb_begin, kb_end, blo
         )
 
 
-def stored_transposed(acc, c, fill, bm, bn):
-    """What store_tile leaves in C (fill where nothing was written) when each tile (pid_m, pid_n) of acc
-    is stored at [pid_n * BLOCK_N, pid_m * BLOCK_M], the store clipping it at C's edges."""
+def stored_transposed(tiles, c, fill, bm, bn, subtile=1):
+    """What store_tile leaves in C (fill where nothing was written) when each part of tiles' tile
+    (pid_m, pid_n), the whole tile or each of its `subtile` column slices, is stored with its
+    coordinates the other way round ([col, row] for [row, col]), the store clipping it at C's edges."""
     out = torch.full(c.shape, fill, dtype=c.dtype, device=c.device)
     rows, cols = c.shape
-    for m in range(acc.shape[0] // bm):
-        for n in range(acc.shape[1] // bn):
-            r, k = n * bn, m * bm
-            if r < rows and k < cols:
-                part = acc[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn][: rows - r, : cols - k]
-                out[r : r + part.shape[0], k : k + part.shape[1]] = part.to(c.dtype)
+    width = bn // subtile
+    for m in range(tiles.shape[0] // bm):
+        for n in range(tiles.shape[1] // bn):
+            for i in range(subtile):
+                r, k = n * bn + i * width, m * bm  # the part's [row, col], [m * bm, n * bn + i * width], turned
+                if r < rows and k < cols:
+                    part = tiles[m * bm : (m + 1) * bm, n * bn + i * width : n * bn + (i + 1) * width]
+                    part = part[: rows - r, : cols - k]
+                    out[r : r + part.shape[0], k : k + part.shape[1]] = part.to(c.dtype)
     return out
 
 
-def fail_if_store_swapped(c, want, acc, fill, bm, bn, case, section):
-    """Fail, naming the store, where C is not `want` but what a store at [pid_n * BLOCK_N, pid_m *
-    BLOCK_M] leaves there (acc's tiles cast to C's dtype, fill elsewhere)."""
-    if torch.equal(c, want) or not torch.equal(c, stored_transposed(acc, c, fill, bm, bn)):
+def fail_if_store_swapped(c, want, tiles, fill, bm, bn, case, section, subtile=1):
+    """Fail, naming the store, where C is not `want` but what stores with their coordinates the other
+    way round leave there (tiles: the finished tiles, as wide as the grid; fill elsewhere)."""
+    if torch.equal(c, want) or not torch.equal(c, stored_transposed(tiles, c, fill, bm, bn, subtile)):
         return
+    what = ("每个 tile", "each tile") if subtile == 1 else ("每个 tile 的每一半", "each half of each tile")
+    at = "[pid_m * BLOCK_M, pid_n * BLOCK_N]" if subtile == 1 else "[pid_m * BLOCK_M, pid_n * BLOCK_N (+ BLOCK_N // 2)]"
+    turned = (
+        "[pid_n * BLOCK_N, pid_m * BLOCK_M]" if subtile == 1 else "[pid_n * BLOCK_N (+ BLOCK_N // 2), pid_m * BLOCK_M]"
+    )
     fail(
         T5,
-        f"{case}：C 正是每个 tile 按反过来的坐标存储（[pid_n * BLOCK_N, pid_m * BLOCK_M]）时的样子：store 的坐标是 "
-        "C 的 [行, 列]，写成 [pid_m * BLOCK_M, pid_n * BLOCK_N]",
-        f"{case}: C is what each tile leaves when stored with its coordinates the other way round, at "
-        "[pid_n * BLOCK_N, pid_m * BLOCK_M]: a store's coordinates are [row, column] of C, [pid_m * BLOCK_M, "
-        "pid_n * BLOCK_N]",
+        f"{case}：C 正是{what[0]}按反过来的坐标存储（{turned}）时的样子：store 的坐标是 C 的 [行, 列]，写成 {at}",
+        f"{case}: C is what {what[1]} leaves when stored with its coordinates the other way round, at {turned}: a "
+        f"store's coordinates are [row, column] of C, {at}",
         section,
     )

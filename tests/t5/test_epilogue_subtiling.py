@@ -9,6 +9,7 @@ from course.messages import fail
 from . import common
 from .common import T5, check_stored, gelu, run_matmul, run_store_tile
 from .halves import fail_if_halves_mixed, grid_wide
+from .swaps import fail_if_store_swapped
 from support import DEVICE, INTERPRETING, OUT_RTOL, padded, random, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -24,6 +25,7 @@ def test_store_tile_subtiled(probes, dtype, M, N):
     c, buf, before, acc = run_store_tile(probes, M, N, dtype, 2)
     case = f"C {M}x{N} {dtype}, EPILOGUE_SUBTILE=2"
     fail_if_halves_mixed(c, acc, 32, lambda x: x.to(dtype), 0.0, case)
+    fail_if_store_swapped(c, acc[:M, :N].to(dtype), acc, -1234.0, 32, 32, case, "5", subtile=2)
     check_stored(c, buf, before, acc[:M, :N].to(dtype), case, "5")
 
 

@@ -109,6 +109,7 @@ def test_store_tile_rounds_once_after_the_bias(probes, subtile):
         case = f"C {M}x{N} fp16, EPILOGUE_SUBTILE={subtile}"
         if subtile == 2:  # a half stored in the wrong place shows here first: name it, not the rounding
             fail_if_halves_mixed(c, acc, 32, lambda x: (x - 1000).to(torch.float16), 2e-3, case)
+        fail_if_store_swapped(c, want, acc - 1000, -1234.0, 32, 32, case, "3.3" if subtile == 1 else "5", subtile)
         unwritten = (c == -1234.0).sum().item()  # run_store_tile's sentinel
         if unwritten:
             fail(
