@@ -93,4 +93,14 @@ MSG = (
         "test_store_tile_rounds_once_after_the_bias[2]",
         "store-coords-swapped",
     ),
+    own(
+        "c-box-always-half",
+        "T5.2",
+        "c_desc's box [BLOCK_M, BLOCK_N // 2] whatever EPILOGUE_SUBTILE: the whole-tile store then fails in the "
+        "kernel with the interpreter's words about shapes",
+        "3.1",
+        "c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])",
+        "c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N // 2])",
+        "test_make_descriptors_boxes",
+    ),
 )
