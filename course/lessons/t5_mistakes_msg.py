@@ -103,4 +103,14 @@ MSG = (
         "c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N // 2])",
         "test_make_descriptors_boxes",
     ),
+    own(
+        "k-dot-no-accumulate",
+        "T5.2",
+        "k_block_loop writes acc = tl.dot(a, b): each k-block's product replaces the sum so far",
+        "3.1",
+        "        acc = tl.dot(a, b, acc)\n    # ---- T5.2 end",
+        "        acc = tl.dot(a, b)\n    # ---- T5.2 end",
+        "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
+        "dot-overwrites",
+    ),
 )

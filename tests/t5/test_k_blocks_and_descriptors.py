@@ -80,13 +80,17 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
 
 def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case):
     """Fail where acc is the sum of another run of k-blocks: the loop's bounds one off at either end,
-    or every load one BLOCK_K off (off_k = (kb +- 1) * BLOCK_K, a k-block outside K reading zeros).
-    Where both give this sum (a run that ends at K's last k-block, or starts at the first), both are said."""
+    every load one BLOCK_K off (off_k = (kb +- 1) * BLOCK_K, a k-block outside K reading zeros), or
+    the last k-block alone (acc = tl.dot(a, b) starting again at every k-block).  Where more than one
+    of these gives this sum (a run that ends at K's last k-block, say), each is said, none as the cause."""
     blocks = -(-K // bk)
-    loop = [(kb_begin, kb_end - 1), (kb_begin + 1, kb_end), (kb_begin - 1, kb_end), (kb_begin, kb_end + 1)]
-    moved = [(kb_begin + 1, kb_end + 1), (kb_begin - 1, kb_end - 1)]
-    found = {}  # "loop" or "moved": the run of k-blocks its sum is
-    for why, runs in (("loop", loop), ("moved", moved)):
+    candidates = {
+        "loop": [(kb_begin, kb_end - 1), (kb_begin + 1, kb_end), (kb_begin - 1, kb_end), (kb_begin, kb_end + 1)],
+        "moved": [(kb_begin + 1, kb_end + 1), (kb_begin - 1, kb_end - 1)],
+        "last": [(kb_end - 1, kb_end)],
+    }
+    found = {}  # a key of candidates: the run of k-blocks its sum is
+    for why, runs in candidates.items():
         for lo, hi in runs:
             lo, hi = max(lo, 0), min(hi, blocks)  # k-blocks past either end of K read as zeros
             span = slice(lo * bk, min(hi * bk, K))
@@ -103,26 +107,42 @@ def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case):
         f"{case}：累加器是第 {lo}..{hi - 1} 个 k-block 的和，应当是第 {kb_begin}..{kb_end - 1} 个",
         f"{case}: the accumulator holds the sum of k-blocks {lo}..{hi - 1}, not {kb_begin}..{kb_end - 1}",
     )
-    if len(found) == 2:
+    if len(found) > 1:
+        ways = [RANGE_WAYS[k] for k in found]
         fail(
             T5,
-            f"{said[0]}：这里循环的一端差一个、或者每次 load 的偏移都多（或少）一个 BLOCK_K，结果都是这个和；"
-            "循环是 range(kb_begin, kb_end)，第 kb 个 k-block 从第 kb * BLOCK_K 列开始",
-            f"{said[1]}: here a loop one k-block off at one end gives that sum, and so do loads that are all one "
-            "BLOCK_K further on (or back); the loop is range(kb_begin, kb_end), and k-block kb starts at column "
-            "kb * BLOCK_K",
+            f"{said[0]}：这里{'、'.join(zh for zh, _ in ways)}，结果都是这个和；循环是 range(kb_begin, kb_end)，"
+            "第 kb 个 k-block 从第 kb * BLOCK_K 列开始，tl.dot(a, b, acc) 把乘积加到 acc 上",
+            f"{said[1]}: here {', '.join(en for _, en in ways[:-1])} and {ways[-1][1]} each give that sum; the "
+            "loop is range(kb_begin, kb_end), k-block kb starts at column kb * BLOCK_K, and tl.dot(a, b, acc) adds "
+            "the product to acc",
             "3.1",
         )
-    if "loop" in found:
-        fail(T5, f"{said[0]}：循环写成 range(kb_begin, kb_end)", f"{said[1]}: loop over range(kb_begin, kb_end)", "3.1")
-    fail(
-        T5,
-        f"{said[0]}，整体挪了一个 k-block：每次 load 的偏移都差了一个 BLOCK_K，"
-        "第 kb 个 k-block 从第 kb * BLOCK_K 列开始",
-        f"{said[1]}, the run moved by one k-block: every load's offset is one BLOCK_K off; k-block kb starts at "
-        "column kb * BLOCK_K",
-        "3.1",
-    )
+    why = next(iter(found))
+    fail(T5, f"{said[0]}：{RANGE_CAUSES[why][0]}", f"{said[1]}: {RANGE_CAUSES[why][1]}", "3.1")
+
+
+# What gives the sum of another run of k-blocks, said where it alone gives it (fail_if_another_range)...
+RANGE_CAUSES = {
+    "loop": ("循环写成 range(kb_begin, kb_end)", "loop over range(kb_begin, kb_end)"),
+    "moved": (
+        "整体挪了一个 k-block：每次 load 的偏移都差了一个 BLOCK_K，第 kb 个 k-block 从第 kb * BLOCK_K 列开始",
+        "the run moved by one k-block: every load's offset is one BLOCK_K off; k-block kb starts at column "
+        "kb * BLOCK_K",
+    ),
+    "last": (
+        "只有最后一个 k-block 留了下来：tl.dot(a, b, acc) 才把乘积加到 acc 上，"
+        "acc = tl.dot(a, b) 每个 k-block 都从头算",
+        "only the last k-block's product is left: tl.dot(a, b, acc) adds the product to acc, while acc = "
+        "tl.dot(a, b) starts again at every k-block",
+    ),
+}
+# ... and where another gives it too
+RANGE_WAYS = {
+    "loop": ("循环的一端差一个", "a loop one k-block off at one end"),
+    "moved": ("每次 load 的偏移都多（或少）一个 BLOCK_K", "loads that are all one BLOCK_K further on (or back)"),
+    "last": ("acc = tl.dot(a, b) 只留下最后一个 k-block", "an acc = tl.dot(a, b) that keeps the last k-block alone"),
+}
 
 
 @pytest.mark.t5_2
