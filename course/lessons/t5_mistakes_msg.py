@@ -113,4 +113,14 @@ MSG = (
         "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
         "dot-overwrites",
     ),
+    own(
+        "dp-segment-pid-swapped",
+        "T5.1",
+        "the tile loop passes k_segment pid_n, pid_m: T5.1's count-only tests pass, T5.2's first product read §3.3",
+        "2.2",
+        "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, 0, k_blocks,",
+        "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_n, pid_m, 0, k_blocks,",
+        "test_matmul_whole_tile_with_bias_and_gelu[dp]",
+        "sums-turned",
+    ),
 )

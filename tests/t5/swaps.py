@@ -1,6 +1,7 @@
 """The two coordinates of a box the other way round (T5.2): what k_block_loop sums when one of its
-loads swaps them, and what store_tile leaves in C when its store does.  A test names such a swap
-only when its result is the one worked out here, on the same inputs."""
+loads swaps them, and what store_tile leaves in C when its store does; and the tile loop's (T5.1)
+sums taken at (pid_n, pid_m), which only the products of T5.2 show (T5.1's tests count, they do not
+load).  A test names such a swap only when its result is the one worked out here, on the same inputs."""
 
 import torch
 
@@ -95,4 +96,40 @@ def fail_if_store_swapped(c, want, tiles, fill, bm, bn, case, section, subtile=1
         f"{case}: C is what {what[1]} leaves when stored with its coordinates the other way round, at {turned}: a "
         f"store's coordinates are [row, column] of C, {at}",
         section,
+    )
+
+
+def sums_at_turned_tiles(a, b, bm, bn):
+    """A @ B (float64, M x N) as the tiles give it when each tile's sum is taken at the other tile's
+    coordinates: tile (pid_m, pid_n) holds rows pid_n * BLOCK_M .. of A times columns pid_m * BLOCK_N ..
+    of B, the boxes reading zeros outside A and B."""
+    (M, K), N = a.shape, b.shape[1]
+    rows, cols = -(-M // bm), -(-N // bn)
+    a_wide = torch.zeros((max(cols * bm, M), K), dtype=torch.float64, device=a.device)
+    b_wide = torch.zeros((K, max(rows * bn, N)), dtype=torch.float64, device=b.device)
+    a_wide[:M], b_wide[:, :N] = a.double(), b.double()
+    out = torch.zeros((rows * bm, cols * bn), dtype=torch.float64, device=a.device)
+    for m in range(rows):
+        for n in range(cols):
+            out[m * bm : (m + 1) * bm, n * bn : (n + 1) * bn] = (
+                a_wide[n * bm : (n + 1) * bm] @ b_wide[:, m * bn : (m + 1) * bn]
+            )
+    return out[:M, :N]
+
+
+def fail_if_sums_turned(c, a, b, bm, bn, finish, tol, case):
+    """Fail, naming the tile loop's call of k_segment, where C is what the data-parallel tiles give
+    when each tile's sum is taken at (pid_n, pid_m) and stored at (pid_m, pid_n); finish: the epilogue
+    on the float64 sums (bias, activation)."""
+    turned = finish(sums_at_turned_tiles(a, b, bm, bn))
+    if rel_err(c, turned) > tol or rel_err(turned, finish(a.double() @ b.double())) <= tol:
+        return
+    fail(
+        T5,
+        f"{case}：C 正是每个 tile 的和在 (pid_n, pid_m) 处算、却存到 (pid_m, pid_n) 时的样子：data_parallel_tiles "
+        "传给 k_segment 的要和传给 finish_tile 的一样，是 pid_m, pid_n（按这个顺序）",
+        f"{case}: C is what the tiles give when each one's sum is taken at (pid_n, pid_m) and stored at (pid_m, "
+        "pid_n): data_parallel_tiles passes k_segment the same pid_m, pid_n as finish_tile, in that order",
+        "2.2",
+        "2.3",
     )
