@@ -123,4 +123,15 @@ MSG = (
         "test_matmul_whole_tile_with_bias_and_gelu[dp]",
         "sums-turned",
     ),
+    own(
+        "sk-first-pid-plus-one",
+        "T5.3",
+        "the owner waits from sk_program_of(tile_begin + 1): a program whose run ends at the tile's first "
+        "k-block is never waited for, and its flag stays up",
+        "4.2",
+        "            first_pid = sk_program_of(tile_begin, total, NUM_PROGS)\n",
+        "            first_pid = sk_program_of(tile_begin + 1, total, NUM_PROGS)\n",
+        "test_stream_k_every_tile_once",
+        "flags-never-read",
+    ),
 )

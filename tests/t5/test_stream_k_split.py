@@ -103,13 +103,26 @@ def test_stream_k_every_tile_once(probes):
             base, extra = divmod(total, progs)
             ends = [(p + 1) * base + min(p + 1, extra) for p in range(progs)]
             published = [int(p < total and ends[p] % k_blocks != 0) for p in range(progs)]
-            left_up = flags.cpu().tolist() == published
+            now = flags.cpu().tolist()
+            left_up = now == published
+            # some publishers' flags up, and no other: were those read by the owners that should wait on them?
+            some_up = not left_up and all(f == 0 or (f == 1 and published[p]) for p, f in enumerate(now))
             shape = (num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)
-            read = flags_read_by_others(probes, shape, published) if left_up else None
+            read = flags_read_by_others(probes, shape, now) if left_up or some_up else None
+            said = FLAGS_LEFT_UP[read] if left_up else ("", "")
+            if some_up and read is False:
+                ups = [p for p, f in enumerate(now) if f]
+                said = (
+                    f"：程序 {ups} 发布过 partial，它们的 flag 还是 1，而且没有别的程序读过它们：没有 owner 等这些 "
+                    "partial（owner 要等从 sk_program_of(tile 的第一个 k-block) 到 pid - 1 的程序）",
+                    f": programs {ups} published partials whose flags are still 1, and no other program read any of "
+                    "them: no owner waited for these partials (an owner waits on the programs from "
+                    "sk_program_of(its tile's first k-block) to pid - 1)",
+                )
             fail(
                 T5,
-                f"{case}：结束时还有 flag 没归零 {flags.cpu().tolist()}" + (FLAGS_LEFT_UP[read][0] if left_up else ""),
-                f"{case}: flags left raised {flags.cpu().tolist()}" + (FLAGS_LEFT_UP[read][1] if left_up else ""),
+                f"{case}：结束时还有 flag 没归零 {now}{said[0]}",
+                f"{case}: flags left raised {now}{said[1]}",
                 "4.2",
             )
 
@@ -141,9 +154,9 @@ FLAGS_LEFT_UP = {
 
 
 def flags_read_by_others(probes, case, published):
-    """Whether programs other than the publisher read the publishers' flags, in a second count-only run
-    with each program's memory operations recorded (course/interpreter_order.py, id order): True if
-    each publisher's was, False if none was, None if some were, or on a GPU (no record there)."""
+    """Whether programs other than the publisher read the flags of the programs `published` marks, in a
+    second count-only run with each program's memory operations recorded (course/interpreter_order.py,
+    id order): True if each one was, False if none was, None if some were, or on a GPU (no record there)."""
     if not INTERPRETING:
         return None
     recorded, base = recorded_count_run(probes, case)
