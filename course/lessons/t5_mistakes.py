@@ -78,6 +78,7 @@ CAUSES = {
     "k-offset-moved": ("每次 load 的偏移都差了一个 BLOCK_K", "every load's offset is one BLOCK_K off"),
     "dot-overwrites": ("只有最后一个 k-block 留了下来", "only the last k-block's product is left"),
     "sums-turned": ("每个 tile 的和在 (pid_n, pid_m) 处算", "each one's sum is taken at (pid_n, pid_m)"),
+    "segment-global": ("从整段 stream-K 的开头数的", "counted over all the stream-K tiles"),
     "coords-mn-swapped": ("num_pid_m 和 num_pid_n 传反了", "num_pid_m and num_pid_n were passed to tile_coords"),
 }
 

@@ -134,4 +134,15 @@ MSG = (
         "test_stream_k_every_tile_once",
         "flags-never-read",
     ),
+    own(
+        "sk-segment-absolute",
+        "T5.3",
+        "stream_k_tiles hands k_segment it_begin, it_end, not counted from the tile's first k-block: the count-only "
+        "tests see the right number of k-blocks, the products only 'relative error'",
+        "4.2",
+        "pid_m, pid_n, it_begin - tile_begin,\n                        it_end - tile_begin,",
+        "pid_m, pid_n, it_begin,\n                        it_end,",
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
+        "segment-global",
+    ),
 )

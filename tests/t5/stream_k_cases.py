@@ -1,5 +1,5 @@
 """Lesson T5's stream-K cases, which its stream-K and fix-up test files share: who owns a tile, the
-cases' shapes and words, and the partial tiles the fix-up sums."""
+cases' shapes and words, and the partial tiles the fix-up sums; and a known wrong stream-K product."""
 
 import torch
 
@@ -77,3 +77,36 @@ def recorded_count_run(probes, case):
             trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
         )
     return run.events, flags.data_ptr()
+
+
+def fail_if_segments_counted_globally(c, a, b, sk_tiles, tiles, group_m, tol, case):
+    """Fail, naming k_segment's k-block numbers, where C is right on the first stream-K tile and on the
+    data-parallel ones, and zeros on every other stream-K tile: what stream_k_tiles gives when it hands
+    k_segment the run's own numbers (it_begin, it_end), counted over all the stream-K tiles, which are
+    past K (TMA reads zeros there) for every tile but the first.  tiles: (BLOCK_M, BLOCK_N, rows, cols)."""
+    from course.messages import fail
+    from course.tile_order import grouped_order
+
+    from .common import T5
+    from support import rel_err
+
+    bm, bn, rows, cols = tiles
+    if sk_tiles < 2:
+        return
+    want = a.double() @ b.double()
+    for pid_m, pid_n in grouped_order(rows, cols, group_m)[1:sk_tiles]:
+        want[pid_m * bm : (pid_m + 1) * bm, pid_n * bn : (pid_n + 1) * bn] = 0
+    if rel_err(c, want) > tol:
+        return
+    fail(
+        T5,
+        f"{case}：第一个 stream-K tile 和整块算的 tile 都对，其余 {sk_tiles - 1} 个 stream-K tile 全是 0："
+        "stream_k_tiles 交给 k_segment 的 k-block 编号若是从整段 stream-K 的开头数的（it_begin, it_end），"
+        "就正是这样：除了第一个 tile，这些编号都在 K 之外，TMA 在那里只读到 0。要从这个 tile 的第一个 k-block "
+        "数起：it_begin - tile_begin, it_end - tile_begin",
+        f"{case}: the first stream-K tile and the data-parallel ones are right, the other {sk_tiles - 1} "
+        "stream-K tiles all zeros: what k_segment gives when stream_k_tiles hands it k-block numbers counted over "
+        "all the stream-K tiles (it_begin, it_end), past K for every tile but the first (TMA reads zeros there). "
+        "Count them from the tile's first k-block: it_begin - tile_begin, it_end - tile_begin",
+        "4.2",
+    )
