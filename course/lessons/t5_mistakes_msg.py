@@ -13,6 +13,11 @@ HALVES_STORED = (  # T5.4's two stores, the right half's epilogue between them
     "                                    ACTIVATION)\n"
     "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))\n"
 )
+WAIT_THEN_ADD = (  # sk_collect_partials: the wait for program p's flag, then its partial added
+    '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:  # an integer read that waits\n'
+    "            pass\n"
+    '        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n'
+)
 SK_COORDS = (  # stream_k_tiles's call of tile_coords, and the line after it
     "        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)\n"
     "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, it_begin - tile_begin,"
@@ -144,5 +149,30 @@ MSG = (
         "pid_m, pid_n, it_begin,\n                        it_end,",
         "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
         "segment-global",
+    ),
+    own(
+        "sk-load-before-wait",
+        "T5.3",
+        "the owner loads program p's partial, then waits for p's flag, then adds what it loaded",
+        "4.2",
+        WAIT_THEN_ADD,
+        '        part = tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n'
+        '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:  # an integer read that waits\n'
+        "            pass\n"
+        "        acc += part\n",
+        "test_fix_up_waits_and_adds_in_program_order[reversed]",
+        "read-early",
+    ),
+    own(
+        # a race the reversed order cannot show (the owner's turn comes back after every publisher's, each
+        # storing and raising its flag in one turn) and a shuffled one only now and then (pid - 1 before
+        # the owner, the owner before another publisher); the record of the owner's loads shows it always
+        "sk-wait-last-only",
+        "T5.3",
+        "the owner waits on program pid - 1's flag alone, then adds every partial",
+        "4.2",
+        WAIT_THEN_ADD,
+        WAIT_THEN_ADD.replace("flags_ptr + p, 0,", "flags_ptr + pid - 1, 0,"),
+        "test_publish_and_collect_memory_order",
     ),
 )
