@@ -175,4 +175,14 @@ MSG = (
         WAIT_THEN_ADD.replace("flags_ptr + p, 0,", "flags_ptr + pid - 1, 0,"),
         "test_publish_and_collect_memory_order",
     ),
+    own(
+        "sk-owner-at-run-end",
+        "T5.3",
+        "a segment made the owner where it ends its run (it_end == run_end), not where it ends its tile: the "
+        "count-only test said '0: no program took it; more: a wrong start or stride', the tile loop's words",
+        "4.2",
+        "        if it_end == tile_begin + k_blocks:  # this run holds the tile's last k-block: the owner\n",
+        "        if it_end == run_end:  # this run holds the tile's last k-block: the owner\n",
+        "test_stream_k_every_tile_once",
+    ),
 )

@@ -58,6 +58,21 @@ def no_tile_past(rows, tiles, case, stream_k=False):
     return rows[:tiles]
 
 
+# What a tile finished 0 times or more than once means, for a loop over whole tiles and for stream-K
+# (whose tiles are finished by their owner, not by a loop's start and stride).
+EPILOGUES_OFF = {
+    "loop": (
+        "（0 次：有的 tile 没人做；多次：步长或起点错了）",
+        "(0: no program took it; more: a wrong start or stride)",
+    ),
+    "stream-K": (
+        "（0 次：没有程序作为 owner 给它收尾；多次：不止一个；owner 是段里含这个 tile 最后一个 k-block 的程序）",
+        "(0: no program finished it as its owner; more: more than one did; the owner is the program whose run "
+        "holds the tile's last k-block)",
+    ),
+}
+
+
 def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched."""
@@ -74,12 +89,11 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                 )
             continue
         if epilogues != 1:
+            said = EPILOGUES_OFF["stream-K" if step_section == "4.2" else "loop"]
             fail(
                 T5,
-                f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次"
-                + ("（0 次：有的 tile 没人做；多次：步长或起点错了）" if epilogues != 1 else ""),
-                f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected "
-                "(0: no program took it; more: a wrong start or stride)",
+                f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次{said[0]}",
+                f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected {said[1]}",
                 step_section,
             )
         if kbs != k_blocks:
