@@ -185,4 +185,14 @@ MSG = (
         "        if it_end == run_end:  # this run holds the tile's last k-block: the owner\n",
         "test_stream_k_every_tile_once",
     ),
+    own(
+        "sk-collect-slot-plus-one",
+        "T5.3",
+        "sk_collect_partials reads program p's partial from slot p + 1",
+        "4.2",
+        "        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs",
+        "        acc += tl.load(partials_ptr + (p + 1) * (BLOCK_M * BLOCK_N) + offs",
+        "test_sk_collect_partials_alone",
+        "collect-slot-along",
+    ),
 )

@@ -269,16 +269,29 @@ def test_sk_collect_partials_alone(probes):
     probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, FIX_BM, FIX_BN)
     want = in_order_sum(acc, partials, first, pid)
     if not torch.equal(out, want):
-        backwards = in_order_sum(acc, partials.flip(0), n - pid, n - first)
+        backwards = torch.equal(out, in_order_sum(acc, partials.flip(0), n - pid, n - first))
+        along = torch.equal(out, in_order_sum(acc, partials, first + 1, pid + 1))  # slots first + 1 .. pid
         fail(
             T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
             f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
-            + ("：这是倒着加的结果" if torch.equal(out, backwards) else "")
+            + ("：这是倒着加的结果" if backwards else "")
+            + (
+                f"：这是第 {first + 1}..{pid} 个槽的和，程序 p 的 partial 读的是第 p + 1 个槽；"
+                "程序 p 的槽从 partials_ptr + p * BLOCK_M * BLOCK_N 开始"
+                if along
+                else ""
+            )
             + "（每个槽里的 tile 按行主序放，§4.2）",
             f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
             f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
-            + (": this is their sum added backwards" if torch.equal(out, backwards) else "")
+            + (": this is their sum added backwards" if backwards else "")
+            + (
+                f": this is the sum of slots {first + 1}..{pid}, program p's partial read from slot p + 1; "
+                "program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N"
+                if along
+                else ""
+            )
             + " (each slot holds its tile row-major, §4.2)",
             "4.2",
         )
