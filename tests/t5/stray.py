@@ -10,7 +10,7 @@ import re
 import traceback
 
 from course.i18n import cells
-from course.messages import fail
+from course.messages import fail, written_elsewhere
 
 from .common import T5
 from bounds import AddressWatch
@@ -84,6 +84,7 @@ def fail_stray(name, strays):
     what = "write" if strays.counts["write"] and strays.first["write"] else "read"
     n, frames = strays.counts[what], strays.first[what]
     where_zh = where_en = ""
+    caller = None
     if frames:
         where_zh, where_en = f"，第一个在 {_place(frames[-1])}", f", first at {_place(frames[-1])}"
         # the line that called it, in a function of its own (sk_publish_partial given tile_id for pid, say)
@@ -100,13 +101,23 @@ def fail_stray(name, strays):
             section = SECTION_OF[f.name]
             break
     verb = ("写", "wrote") if what == "write" else ("读", "read")
+    elsewhere = ("", "")
+    # the first line in another step's code (T4.5's bias_and_activation, say): that step's code, or what ours passed
+    other = frames and caller is not None and written_elsewhere(body_step(caller) or "", frames[-1].name)
+    if other:
+        elsewhere = (
+            f"。这一行在 {frames[-1].name} 里，是 {other[0].id} 的代码（{other[0].id}：{other[1]}），由 "
+            f"{caller.name} 调用：原因可能是那里传给它的参数，也可能是 {other[0].id} 的代码",
+            f". That line is in {frames[-1].name}, step {other[0].id}'s code ({other[0].id}: {other[1]}), called "
+            f"by {caller.name}: the cause may be what the line there passes to it, or {other[0].id}'s code",
+        )
     fail(
         T5,
         f"{name} {verb[0]}了 {n} 个格子，都在这次启动拿到的所有张量之外{where_zh}。这里拦下了这些访问，没有真的做；"
-        "在 GPU 上它们会读写别处的内存，崩溃（如果有）会出现在后面某一行，随随机种子而变",
+        f"在 GPU 上它们会读写别处的内存，崩溃（如果有）会出现在后面某一行，随随机种子而变{elsewhere[0]}",
         f"{name} {verb[1]} {cells(n)} outside every tensor that launch was given{where_en}. They were stopped "
         "here, not made; on a GPU they read or overwrite other memory, and the crash, if any, comes later, at "
-        "another line that changes with the random seed",
+        f"another line that changes with the random seed{elsewhere[1]}",
         section,
     )
 
