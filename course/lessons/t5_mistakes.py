@@ -80,6 +80,10 @@ CAUSES = {
     "sums-turned": ("每个 tile 的和在 (pid_n, pid_m) 处算", "each one's sum is taken at (pid_n, pid_m)"),
     "segment-global": ("从整段 stream-K 的开头数的", "counted over all the stream-K tiles"),
     "collect-slot-along": ("读的是第 p + 1 个槽", "read from slot p + 1"),
+    "partials-lost": (
+        "owner 之前那些程序的 partial 一个也没进结果",
+        "not one partial of the programs before the owner reached the result",
+    ),
     "coords-mn-swapped": ("num_pid_m 和 num_pid_n 传反了", "num_pid_m and num_pid_n were passed to tile_coords"),
 }
 

@@ -110,3 +110,41 @@ def fail_if_segments_counted_globally(c, a, b, sk_tiles, tiles, group_m, tol, ca
         "Count them from the tile's first k-block: it_begin - tile_begin, it_end - tile_begin",
         "4.2",
     )
+
+
+def fail_if_owners_alone(c, a, b, plan, k_blocks, tiles, group_m, tol, case):
+    """Fail where C is right on the data-parallel tiles and holds, on each stream-K tile, its owner's
+    own k-blocks alone: no partial of the programs before the owner reached the result (published
+    as zeros, say, or collected into an acc the epilogue never took).  plan: (sk_tiles, programs);
+    tiles: (BLOCK_M, BLOCK_N, BLOCK_K, rows, cols)."""
+    from course.messages import fail
+    from course.tile_order import grouped_order
+
+    from .common import T5
+    from support import rel_err
+
+    (sk_tiles, programs), (bm, bn, bk, rows, cols) = plan, tiles
+    total = sk_tiles * k_blocks
+    base, extra = divmod(total, max(programs, 1))
+    want, shared = a.double() @ b.double(), 0
+    for t, (pid_m, pid_n) in enumerate(grouped_order(rows, cols, group_m)[:sk_tiles]):
+        owner = sk_owner(t, k_blocks, total, programs)
+        first = max(t * k_blocks, owner * base + min(owner, extra)) - t * k_blocks  # the owner's first k-block
+        shared += first > 0
+        ks = slice(first * bk, k_blocks * bk)
+        want[pid_m * bm : (pid_m + 1) * bm, pid_n * bn : (pid_n + 1) * bn] = (
+            a[pid_m * bm : (pid_m + 1) * bm, ks].double() @ b[ks, pid_n * bn : (pid_n + 1) * bn].double()
+        )
+    if not shared or rel_err(c, want) > tol:
+        return
+    fail(
+        T5,
+        f"{case}：整块算的 tile 都对，{shared} 个由几个程序分着算的 stream-K tile 里却只有 owner 自己那一段的和："
+        "owner 之前那些程序的 partial 一个也没进结果。发布的要是那一段的 acc，owner 做 epilogue 用的要是 "
+        "sk_collect_partials 返回的 acc",
+        f"{case}: the data-parallel tiles are right, yet the {shared} stream-K tiles shared by several programs "
+        "hold their owner's own segment alone: not one partial of the programs before the owner reached the "
+        "result. A publisher publishes its segment's acc, and the owner's epilogue takes the acc that "
+        "sk_collect_partials returns",
+        "4.2",
+    )
