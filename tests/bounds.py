@@ -5,6 +5,10 @@ tests that use it say what it found).
                                                  those kernels outside their own tensors, counted
                                                  and masked off (and, with seen=, every address)
     padded_integers(monkeypatch)                 new integer tensors live inside zeroed buffers
+    watch_launches(module, names, monkeypatch, strays, report)
+                                                 each launch of those kernels under a watch that
+                                                 records, in Strays, the first stray access's lines
+                                                 of the lesson's files; report(name) when there was one
 
 A GPU stops at an illegal address only sometimes, and Triton's interpreter never: an index read
 from the data (an expert id, say) that runs past a tensor reads and writes whatever memory lies
@@ -13,6 +17,9 @@ reported, and never made.  It reaches into the interpreter's private Interpreter
 create_masked_load, create_masked_store and create_atomic_rmw, as in Triton 3.9); where those are
 missing it watches nothing and says so in `active`.
 """
+
+import os
+import traceback
 
 import numpy as np
 import torch
@@ -109,6 +116,85 @@ class _Launch:
 
     def __getattr__(self, name):
         return getattr(self.kernel, name)
+
+
+class Strays:
+    """What an AddressWatch (seen=) saw outside the tensors during one launch: counts, and the first
+    one's frames in the files whose names end with one of `ours` (the lesson's and the earlier
+    lessons' files, and its probes'); `probes`, the probes' file name."""
+
+    def __init__(self, ours, probes):
+        self.ours, self.probes = tuple(ours), probes
+        self.clear()
+
+    def clear(self):
+        self.counts, self.first = {"read": 0, "write": 0}, {}
+
+    def by_learner(self):
+        """Whether a stray access was made by a line of the lesson's code.  One a probe's own line
+        made (a store at an index the learner's function returned, say) was not made either, and is
+        left to the test's own checks, which see the values that led to it."""
+        return any(frames and not frames[-1].filename.endswith(self.probes) for frames in self.first.values())
+
+    def seen(self, what, addresses, inside):
+        stray = int((~inside).sum())
+        if not stray:
+            return
+        self.counts[what] += stray
+        if what not in self.first:
+            self.first[what] = [f for f in traceback.extract_stack() if f.filename.endswith(self.ours)]
+
+    def worst(self):
+        """(what, how many, frames) of the writes where a line of ours made one, else of the reads."""
+        what = "write" if self.counts["write"] and self.first.get("write") else "read"
+        return what, self.counts[what], self.first.get(what, [])
+
+
+def place(frame):
+    """A frame as a learner finds it: file line n (function): the line."""
+    return f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name}): {(frame.line or '').strip()}"
+
+
+def caller_of(frames):
+    """The frame that called the last one's function, from a function of its own, or None."""
+    return next((f for f in reversed(frames[:-1]) if f.name != frames[-1].name), None) if frames else None
+
+
+class _Checked:
+    """A watched kernel whose launch calls report(name) when a line of ours touched memory outside
+    its tensors (report fails the test)."""
+
+    def __init__(self, name, kernel, strays, report):
+        self.name, self.kernel, self.strays, self.report = name, kernel, strays, report
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            self.strays.clear()
+            try:
+                out = self.kernel[grid](*args, **kwargs)
+            except Exception:  # a crash or a wait for good after a stray access: the stray came first
+                if self.strays.by_learner():
+                    self.report(self.name)
+                raise
+            if self.strays.by_learner():
+                self.report(self.name)
+            return out
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+def watch_launches(module, names, monkeypatch, strays, report):
+    """Every launch of module's kernels `names` under an AddressWatch whose stray accesses `strays`
+    records; report(name) after a launch where a line of ours made one.  Where the interpreter's
+    builder cannot be watched, nothing."""
+    watch = AddressWatch(module, monkeypatch, names, seen=strays.seen)
+    if not watch.active:
+        return
+    for name in names:
+        monkeypatch.setattr(module, name, _Checked(name, getattr(module, name), strays, report))
 
 
 PAD = 64  # elements of zeros before and after each new integer tensor

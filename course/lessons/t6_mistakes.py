@@ -3,11 +3,11 @@
 Each is a text substitution in solutions/t6_moe.py and the one test of tests/t6/ (by name) that must
 catch it on the interpreter; tools/explainers/mistakes.py makes each one, with the references of T4
 and T5 in mine/ beside it (T6 imports persistent_grid, tma_problem and tile_coords from them), and
-runs that test.  Mistakes that would write outside a tensor on the CPU (an offset shifted past the
-rows, say) are left out: the interpreter does not stop such a store, and the run would prove nothing.
-The routing's are the exception: test_route_ignores_ids_out_of_range watches every address of its
-kernels (tests/bounds.py) and stops an access outside their tensors before it is made; so does
-test_schedule_reads_only_counts_and_offsets for the tile schedule's read of offsets[-1].
+runs that test.  A mistake that reads or writes outside a tensor is stopped before the access is
+made: on the interpreter every launch of T6's kernels is under an address watch (tests/t6/stray.py,
+tests/bounds.py), and a few tests watch their launches themselves for a message more precise
+(test_route_ignores_ids_out_of_range, test_schedule_reads_only_counts_and_offsets for the tile
+schedule's read of offsets[-1], test_each_tile_reads_its_own_expert_alone).
 """
 
 from course.lesson_data import Mistake

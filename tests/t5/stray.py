@@ -5,15 +5,15 @@ there (a stream-K partial stored one slot too far, say), and the crash, if one c
 an innocent line (a T4 one, say) that changes with the random seed."""
 
 import linecache
-import os
 import re
 import traceback
 
 from course.i18n import cells
 from course.messages import fail, written_elsewhere
 
+import bounds
 from .common import T5
-from bounds import AddressWatch
+from bounds import Strays, caller_of, place
 
 OURS = ("t5_persistent.py", "t4_matmul.py", "t5_probes.py")
 SECTION_OF = {  # the functions a learner writes in T5's kernels, and the section each is in
@@ -54,44 +54,18 @@ def t5_caller(exc):
     return found
 
 
-class Strays:
-    """What AddressWatch saw outside the tensors during one launch: counts, and the first one's frames."""
-
-    def __init__(self):
-        self.counts, self.first = {"read": 0, "write": 0}, {}
-
-    def by_learner(self):
-        """Whether a stray access was made by a line of the lesson's code.  One a probe's own line
-        made (a store at an index the learner's function returned, say) was not made either, and is
-        left to the test's own checks, which see the values that led to it."""
-        return any(frames and not frames[-1].filename.endswith("t5_probes.py") for frames in self.first.values())
-
-    def seen(self, what, addresses, inside):
-        stray = int((~inside).sum())
-        if not stray:
-            return
-        self.counts[what] += stray
-        if what not in self.first:
-            self.first[what] = [f for f in traceback.extract_stack() if f.filename.endswith(OURS)]
-
-
-def _place(frame):
-    return f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name}): {(frame.line or '').strip()}"
-
-
 def fail_stray(name, strays):
     """Fail for the launch of `name` whose accesses outside its tensors `strays` counted."""
-    what = "write" if strays.counts["write"] and strays.first["write"] else "read"
-    n, frames = strays.counts[what], strays.first[what]
+    what, n, frames = strays.worst()
     where_zh = where_en = ""
     caller = None
     if frames:
-        where_zh, where_en = f"，第一个在 {_place(frames[-1])}", f", first at {_place(frames[-1])}"
+        where_zh, where_en = f"，第一个在 {place(frames[-1])}", f", first at {place(frames[-1])}"
         # the line that called it, in a function of its own (sk_publish_partial given tile_id for pid, say)
-        caller = next((f for f in reversed(frames[:-1]) if f.name != frames[-1].name), None)
+        caller = caller_of(frames)
         if caller is not None:
-            where_zh += f"（由 {_place(caller)} 调用）"
-            where_en += f" (called from {_place(caller)})"
+            where_zh += f"（由 {place(caller)} 调用）"
+            where_en += f" (called from {place(caller)})"
     section = "2.3"  # no learner's function on the way: where the kernel's launch is explained
     for f in reversed(frames):
         if (f.name, body_step(f)) in SECTION_OF_BODY:
@@ -122,36 +96,7 @@ def fail_stray(name, strays):
     )
 
 
-class _Checked:
-    """A watched kernel whose launch fails the test when it touched memory outside its tensors."""
-
-    def __init__(self, name, kernel, strays):
-        self.name, self.kernel, self.strays = name, kernel, strays
-
-    def __getitem__(self, grid):
-        def launch(*args, **kwargs):
-            self.strays.__init__()
-            try:
-                out = self.kernel[grid](*args, **kwargs)
-            except Exception:  # a crash or a wait for good after a stray access: the stray came first
-                if self.strays.by_learner():
-                    fail_stray(self.name, self.strays)
-                raise
-            if self.strays.by_learner():
-                fail_stray(self.name, self.strays)
-            return out
-
-        return launch
-
-    def __getattr__(self, name):
-        return getattr(self.kernel, name)
-
-
 def watch_launches(module, names, monkeypatch):
     """Every launch of module's kernels `names` watched (AddressWatch), failing on a stray access."""
-    strays = Strays()
-    watch = AddressWatch(module, monkeypatch, names, seen=strays.seen)
-    if not watch.active:
-        return
-    for name in names:
-        monkeypatch.setattr(module, name, _Checked(name, getattr(module, name), strays))
+    strays = Strays(OURS, "t5_probes.py")
+    bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays))

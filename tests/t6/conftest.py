@@ -1,9 +1,11 @@
-"""Lesson T6's fixtures: the graded module, its probes, and integer tensors that start UNSET in every test."""
+"""Lesson T6's fixtures: the graded module, its probes, integer tensors that start UNSET in every test, and
+every launch of its kernels watched on the interpreter for an access outside its tensors (stray.py)."""
 
 import pytest
 
 from .common import T6, UNSET
-from support import poison_allocations
+from .stray import KERNELS, watch_launches
+from support import INTERPRETING, poison_allocations
 
 
 @pytest.fixture(scope="session")
@@ -25,3 +27,20 @@ def probes(t6):
     from course.lessons import t6_probes  # its kernels call the graded module's functions, so it loads after `t6`
 
     return t6_probes
+
+
+@pytest.fixture(autouse=True)
+def no_stray_access(request):
+    """On the interpreter, every launch of T6's kernels and of the probes' fails the test that made
+    it when it read or wrote outside the tensors it was given (the access itself is not made):
+    stray.py.  Its own patch, set before the test's: watched_call's undo leaves it on."""
+    if not INTERPRETING:
+        yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        if "t6" in request.fixturenames:
+            watch_launches(request.getfixturevalue("t6"), KERNELS, patch)
+        if "probes" in request.fixturenames:
+            probes = request.getfixturevalue("probes")
+            watch_launches(probes, tuple(n for n in dir(probes) if n.endswith("_probe")), patch)
+        yield

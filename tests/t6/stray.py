@@ -1,0 +1,74 @@
+"""T6's launches on the interpreter under an AddressWatch (tests/bounds.py): the routing's three
+kernels, moe_kernel (the grouped launches and the MLP's two), combine_topk and the probes' kernels.
+A load, store or atomic outside every tensor a launch was given is never made, and the test fails at
+once, naming the line of the lesson's files that made it, and the step and section of the function
+it is in.  Made, such an access reads or overwrites whatever memory lies there (a combine's store
+past the result's last row, say), and the crash, if one comes, comes in a later test, at a line that
+has nothing to do with it.  A test that watches a launch itself (accesses.py) keeps its own, more
+precise, message: its watch stops the stray lanes before this one sees them."""
+
+from course.i18n import cells
+from course.messages import fail
+
+import bounds
+from .common import T6
+from bounds import Strays, caller_of, place
+
+OURS = ("t6_moe.py", "t5_persistent.py", "t4_matmul.py", "t6_probes.py")
+KERNELS = ("count_experts", "scan_counts", "scatter_slots", "moe_kernel", "combine_topk")
+SECTION_OF = {  # the functions a learner writes in T6's kernels, and the section each is in
+    "count_experts": "2.1",
+    "scan_counts": "2.1",
+    "scatter_slots": "2.1",
+    "expert_tile_counts": "3.3",
+    "locate_tile": "3.3",
+    "grouped_tiles": "3.4",
+    "gathered_rows": "4.1",
+    "gathered_product": "4.2",
+    "store_rows": "4.3",
+    "combine_topk": "4.4",
+    "gate_up_product": "5.1",
+    "swiglu": "5.1",
+}
+
+
+def step_of(function):
+    """The step whose body `function` is (course/lessons/t6.py), or None."""
+    return next((s.id for s in T6.steps if function in s.writes), None)
+
+
+def fail_stray(name, strays):
+    """Fail for the launch of `name` whose accesses outside its tensors `strays` counted."""
+    what, n, frames = strays.worst()
+    where_zh = where_en = ""
+    if frames:
+        where_zh, where_en = f"，第一个在 {place(frames[-1])}", f", first at {place(frames[-1])}"
+        caller = caller_of(frames)  # the line that called it (store_rows from finish_tile, say)
+        if caller is not None:
+            where_zh += f"（由 {place(caller)} 调用）"
+            where_en += f" (called from {place(caller)})"
+    section, owner = "3", None  # no learner's function on the way: where the grouped launch is explained
+    for f in reversed(frames):
+        if f.name in SECTION_OF:
+            section, owner = SECTION_OF[f.name], f.name
+            break
+    step = step_of(owner) if owner else None
+    mine_zh = f"这是 {step} 的 {owner} 里的访问" if step else "这次启动里的访问"
+    mine_en = f"the access is {owner}'s, a body of {step}" if step else "the access is the launch's"
+    verb = ("写", "wrote") if what == "write" else ("读", "read")
+    fail(
+        T6,
+        f"{name} {verb[0]}了 {n} 个不属于它拿到的任何张量的单元{where_zh}；{mine_zh}。这里拦下了这些访问，没有真的做；"
+        "在 GPU 上它们会读写别处的内存，崩溃（如果有）会出现在后面某个无关的测试里",
+        f"{name} {verb[1]} {cells(n)} outside every tensor it was given{where_en}; {mine_en}. They were stopped "
+        "here, not made; on a GPU they read or overwrite other memory, and the crash, if any, comes later, in "
+        "another test",
+        section,
+    )
+
+
+def watch_launches(module, names, monkeypatch):
+    """Every launch of module's kernels `names` (those it has) watched, failing on a stray access."""
+    strays = Strays(OURS, "t6_probes.py")
+    names = tuple(n for n in names if hasattr(module, n))
+    bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays))
