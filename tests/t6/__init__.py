@@ -8,9 +8,10 @@ against torch._grouped_mm (on the CPU) and a float64 loop, under a watch on its 
 the output with a sentinel first and makes torch's own products fail.  T6 imports the learner's own
 T5 and T4 (persistent_grid, tma_problem, tile_coords): one of their bodies not written yet fails
 these checks as "not written yet".  On the interpreter every launch of T6's kernels is watched for
-an access outside its tensors, which is stopped and named (stray.py).  The fixtures (the graded module, its probes, integer tensors
-that start UNSET) are in conftest.py; the helpers more than one file uses, in common.py (the routing
-checks in routings.py, the watch on what the kernels read and write in accesses.py).
+an access outside its tensors, which is stopped and named (stray.py).  The fixtures (the graded
+module, its probes, integer tensors that start UNSET, that watch) are in conftest.py; the helpers
+more than one file uses, in common.py (the routing checks in routings.py, the watch on what the
+kernels read and write in accesses.py).
 """
 
 # The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.
