@@ -22,6 +22,7 @@ OWN_CAUSES = {
     "gate-up-not-x": ("gate/up 那次启动读的不是调用者的 x", "the gate/up launch does not read the caller's x"),
     "ids-narrowed": ("截成 int32 以后", "narrowed to int32"),
     "down-not-h": ("down 那次启动读的不是 gate/up 那次写出的 h", "the down launch does not read the h the gate/up"),
+    "down-unsorted": ("没有传 x_sorted=True", "without x_sorted=True"),
 }
 
 COMBINE_LOAD = "mask=cols < N, other=0.0).to(tl.float32)\n"
@@ -217,6 +218,17 @@ OWN = (
         "((lane ^ 1)[None, :] < (lane ^ 1)[:, None])",
         "test_route_is_a_stable_counting_sort[one expert-20-1-4]",
         "unstable",
+    ),
+    own(
+        "mlp-down-without-x-sorted",
+        "T6.4",
+        "moe_mlp's down call leaves out x_sorted=True: check_expert_inputs refuses h's T*top_k rows, and its "
+        "ValueError was shown bare, with no word of moe_mlp nor of §5.2",
+        "5.2",
+        "combine=True, x_sorted=True, config=config)",
+        "combine=True, config=config)",
+        "test_moe_mlp_in_two_launches",
+        "down-unsorted",
     ),
     own(
         "combine-store-unmasked",

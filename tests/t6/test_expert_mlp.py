@@ -14,6 +14,7 @@ from .common import (
     copies,
     make_ids,
     names_one_of,
+    raised_in,
     reference,
     same_memory,
     watch_grouped,
@@ -154,6 +155,56 @@ def layer_inputs(tokens, top_k, experts, K, F):
     return x, w_gate_up, w_down, torch.rand(tokens, top_k, device=DEVICE)
 
 
+def layer_output(t6, x, w_gate_up, w_down, ids, weights):
+    """moe_mlp's y.  Where check_expert_inputs refused a grouped_matmul call of moe_mlp's own (the
+    layer's input is valid), the test fails here, naming the call, and the cause where it is seen:
+    h, [T*top_k, F] in sorted order, handed to the down launch without x_sorted=True."""
+    calls, real = [], t6.grouped_matmul
+
+    def recorded(*args, **kwargs):
+        calls.append((args, kwargs))
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(t6, "grouped_matmul", recorded)
+        try:
+            return t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+        except (ValueError, TypeError) as e:
+            if not calls or not raised_in(e, t6, "check_expert_inputs"):
+                raise
+            refused = f"{type(e).__name__}: {str(e)[:200]}"
+    args, kwargs = calls[-1]
+    given_x, given_w = (args + (None, None))[:2]
+    given_x, given_w = kwargs.get("x", given_x), kwargs.get("w", given_w)
+    slots = ids.numel()
+    unsorted = (
+        same_memory(given_w, w_down)
+        and not kwargs.get("x_sorted")
+        and isinstance(given_x, torch.Tensor)
+        and given_x.dim() == 2
+        and given_x.shape[0] == slots
+    )
+    if unsorted:
+        fail(
+            T6,
+            f"moe_mlp：down 那次 grouped_matmul 没有传 x_sorted=True。h 是 gate/up 那次按排好的顺序写出的，"
+            f"每个 slot 一行（T*top_k = {slots} 行），不传 x_sorted 时 x 每个 token 一行（{ids.shape[0]} 行），"
+            f"所以 check_expert_inputs 拒绝了它：{refused}",
+            f"moe_mlp: the down launch's grouped_matmul was called without x_sorted=True. h, which the gate/up "
+            f"launch wrote in sorted order, has a row per slot (T*top_k = {slots} rows), where x without x_sorted "
+            f"has a row per token ({ids.shape[0]} rows), so check_expert_inputs refused it: {refused}",
+            "5.2",
+        )
+    fail(
+        T6,
+        f"moe_mlp 第 {len(calls)} 次调用 grouped_matmul 时被 check_expert_inputs 拒绝了（moe_mlp 拿到的输入是合法的，"
+        f"这次调用的参数是它自己给的）：{refused}",
+        f"moe_mlp's call {len(calls)} of grouped_matmul was refused by check_expert_inputs (moe_mlp's own input is "
+        f"valid; that call's arguments are moe_mlp's): {refused}",
+        "5.2",
+    )
+
+
 @pytest.mark.t6_4
 def test_moe_mlp_in_two_launches(t6, monkeypatch):
     tokens, top_k, experts, K, F = 19, 2, 4, 32, 16
@@ -162,7 +213,7 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     given = {"x": x, "w_gate_up": w_gate_up, "w_down": w_down, "topk_ids": ids, "topk_weights": weights}
     before = copies(given)
     watch = watch_grouped(t6, monkeypatch)
-    y = t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+    y = layer_output(t6, x, w_gate_up, w_down, ids, weights)
     monkeypatch.undo()
     changed = list(changed_cells(given, before))
     if changed:
@@ -266,7 +317,7 @@ def test_moe_mlp_reads_nothing_back_but_the_id_check(t6):
     ids = make_ids("skewed", tokens, top_k, experts)
     x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
     with host_reads(t6, allowed=("check_routing_inputs",)) as mode:
-        t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+        layer_output(t6, x, w_gate_up, w_down, ids, weights)
     case = say(
         zh=f"{tokens} 个 token，{experts} 个专家，除去 route 对专家号的检查",
         en=f"{tokens} tokens, {experts} experts, route's check of the ids aside",
