@@ -231,6 +231,16 @@ OWN = (
         "down-unsorted",
     ),
     own(
+        "routing-dtype-unchecked",
+        "T6.3",
+        "check_expert_inputs checks the routing's tensors' device and shape, not their dtype: a hand-made Routing "
+        "of int64 reaches the kernel, whose tile_coords asserts on it",
+        "4",
+        "        if t.dtype != torch.int32 or t.device != x.device or t.dim() != 1:\n",
+        "        if t.device != x.device or t.dim() != 1:\n",
+        "test_grouped_matmul_refuses_bad_input",
+    ),
+    own(
         "combine-store-unmasked",
         "T6.3",
         "combine_topk stores without a mask: the last token's row runs past the result (the run crashed, with no "

@@ -24,6 +24,8 @@ def bad_inputs(t6):
     # top_k 2: the combine would read 2 rows past the buffer
     ten, order = torch.tensor([4, 3, 3], dtype=torch.int32, device=DEVICE), torch.randperm(10, device=DEVICE)
     few_slots = t6.Routing(ten, ten.cumsum(0).int(), order.int(), order.argsort().int(), 6, 2)
+    # route's routing with each tensor widened to int64 (§4: 1-D int32 on x's device); its offsets check out
+    wide = t6.Routing(r.counts.long(), r.offsets.long(), r.sorted_slots.long(), r.slot_pos.long(), 6, 2)
     return [
         ("x and w of two dtypes", (x, w.float(), r), ("x", "w")),
         ("w 2-D", (x, w[0], r), ("w",)),
@@ -44,6 +46,11 @@ def bad_inputs(t6):
             {"combine": True},
         ),
         ("x and w on two devices", (x, w.to("meta"), r), ("x", "w", "device", "devices")),
+        (
+            "a hand-made Routing of int64 tensors",
+            (x, w, wide),
+            ("routing", "counts", "offsets", "sorted_slots", "slot_pos"),
+        ),
         ("x and w in float64", (x.double(), w.double(), r), ("x", "w")),
         ("w of 15 rows for swiglu ([gate; up]: 2F)", (x, w[:, :15].contiguous(), r), ("w",), {"activation": "swiglu"}),
         ("activation='gelu'", (x, w, r), ("activation",), {"activation": "gelu"}),  # run, it would be no activation
