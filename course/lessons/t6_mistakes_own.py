@@ -241,6 +241,50 @@ OWN = (
         "test_grouped_matmul_refuses_bad_input",
     ),
     own(
+        "w-experts-unchecked",
+        "T6.3",
+        "check_expert_inputs does not compare w's expert count with the routing's: the kernel reads counts past "
+        "their end (that stray read was once blamed on expert_tile_counts, T6.2, not on the missing check)",
+        "4",
+        "    if w.shape[0] != routing.num_experts:\n",
+        "    if False:\n",
+        "test_grouped_matmul_refuses_bad_input",
+        "outside-tensors",
+    ),
+    own(
+        "tile-counts-unmasked",
+        "T6.2",
+        "expert_tile_counts loads counts without the mask experts < num_experts: E_BLOCK's spare lanes read past "
+        "counts (named at its line, with its step, by the watch on every launch)",
+        "3.3",
+        "    counts = tl.load(counts_ptr + experts, mask=experts < num_experts, other=0)\n",
+        "    counts = tl.load(counts_ptr + experts)\n",
+        "test_tile_counts_and_places_alone",
+        "outside-tensors",
+    ),
+    own(
+        "combine-load-unmasked",
+        "T6.3",
+        "combine_topk loads the by-slot rows without a mask: the last token's last row reads past the buffer, in "
+        "a test that launches combine_topk itself (no watch of its own)",
+        "4.4",
+        ", " + COMBINE_LOAD,
+        ").to(tl.float32)\n",
+        "test_combine_topk_sums_in_float32_in_slot_order[torch.float32]",
+        "outside-tensors",
+    ),
+    own(
+        "block-base-store-unmasked",
+        "T6.1",
+        "scan_counts stores block_base without the mask of its batch's blocks: the last batch's rows past "
+        "num_blocks land past block_base",
+        "2.1",
+        "        tl.store(block_base_ptr + where, before, mask=blocks[:, None] < num_blocks)\n",
+        "        tl.store(block_base_ptr + where, before)\n",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "outside-tensors",
+    ),
+    own(
         "combine-store-unmasked",
         "T6.3",
         "combine_topk stores without a mask: the last token's row runs past the result (the run crashed, with no "
