@@ -244,12 +244,11 @@ OWN = (
         "w-experts-unchecked",
         "T6.3",
         "check_expert_inputs does not compare w's expert count with the routing's: the kernel reads counts past "
-        "their end (that stray read was once blamed on expert_tile_counts, T6.2, not on the missing check)",
+        "their end (that stray read, stopped, was once blamed on expert_tile_counts, T6.2, not on the missing check)",
         "4",
         "    if w.shape[0] != routing.num_experts:\n",
         "    if False:\n",
         "test_grouped_matmul_refuses_bad_input",
-        "outside-tensors",
     ),
     own(
         "tile-counts-unmasked",

@@ -77,7 +77,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
         before = [a.clone() if isinstance(a, torch.Tensor) and a.device.type != "meta" else None for a in args]
         deeper = None  # an error from further in than the checks (a kernel's, say)
         try:
-            with input_to_refuse():  # a launch's stray access on it: the error grouped_matmul raised
+            with input_to_refuse():  # a launch on it should not be made: its stray accesses are stopped
                 t6.grouped_matmul(*args, **(named[0] if named else {}))
         except NotImplementedError:
             raise  # a body not written yet: the suite says so in its own words

@@ -37,7 +37,7 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
     before = ids.clone()
     deeper = None  # an error from further in than the checks
     try:
-        with input_to_refuse():  # a launch's stray access on it: the error route raised
+        with input_to_refuse():  # a launch on it should not be made: its stray accesses are stopped
             t6.route(ids, experts)
     except (ValueError, TypeError) as e:
         if not names_one_of(str(e), (name,)):
