@@ -284,6 +284,16 @@ OWN = (
         "outside-tensors",
     ),
     own(
+        "weights-device-unchecked",
+        "T6.3",
+        "check_expert_inputs checks topk_weights' shape, not its device: a meta tensor reaches the launch, whose "
+        "copy raises torch's NotImplementedError (it was shown as a bare traceback, taken for the stub's)",
+        "4",
+        "or topk_weights.device != x.device:\n",
+        ":\n",
+        "test_grouped_matmul_refuses_bad_input",
+    ),
+    own(
         "combine-store-unmasked",
         "T6.3",
         "combine_topk stores without a mask: the last token's row runs past the result (the run crashed, with no "

@@ -61,8 +61,10 @@ def raised_by(call):
     except, so that its traceback stays out of the failure; a body not written yet is left to the suite."""
     try:
         return call(), None
-    except NotImplementedError:
-        raise
+    except NotImplementedError as e:
+        if seam.stub_message(e) is not None:
+            raise
+        return None, f"{type(e).__name__}: {str(e)[:200]}"  # torch's, say: not the stub's
     except Exception as e:  # noqa: BLE001 - any error on valid input is what this reports
         return None, f"{type(e).__name__}: {str(e)[:200]}"
 
