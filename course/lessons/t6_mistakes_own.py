@@ -287,7 +287,7 @@ OWN = (
         "weights-device-unchecked",
         "T6.3",
         "check_expert_inputs checks topk_weights' shape, not its device: a meta tensor reaches the launch, whose "
-        "copy raises torch's NotImplementedError (it was shown as a bare traceback, taken for the stub's)",
+        "copy raises torch's NotImplementedError (it was shown as a bare traceback, re-raised as if the stub's)",
         "4",
         "or topk_weights.device != x.device:\n",
         ":\n",

@@ -8,7 +8,8 @@ from course.messages import fail
 
 from .common import T6, case_name, make_ids, raised_by, same_memory
 from .routings import check_counts_and_offsets, check_routing
-from bounds import AddressWatch
+from .stray import OURS
+from bounds import AddressWatch, Strays, place
 from support import INTERPRETING, LaunchWatch
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -38,26 +39,37 @@ WRITTEN_BY = {
 
 
 def report_outside(addresses, r, ids, experts, case):
-    """Fail, naming the kernel, where one of route's kernels read or wrote outside its tensors (the
-    AddressWatch stopped those lanes: made, they would write over whatever memory lies there, or
-    crash the run).  Where scatter_slots alone did, its places come from counts and offsets: those first."""
+    """Fail, naming the kernel and the line, where one of route's kernels read or wrote outside its
+    tensors (the AddressWatch stopped those lanes: made, they would write over whatever memory lies
+    there, or crash the run).  Where scatter_slots alone did, its places come from counts and offsets:
+    those first."""
     if set(addresses.outside) == {"scatter_slots"}:
         check_counts_and_offsets(r, ids, experts, case)
     for kernel, lanes in addresses.outside.items():
+        frames = [f[-1] for f in addresses.strays.first.values() if f and f[-1].name == kernel]
+        at_zh, at_en = (f"，第一个在 {place(frames[0])}", f", first at {place(frames[0])}") if frames else ("", "")
         fail(
             T6,
-            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元{at_zh}"
             "（这里拦下了，没有真的读写）",
             f"{case}: {kernel} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
-            "given (stopped here, not made)",
+            f"given{at_en} (stopped here, not made)",
             "2.1",
         )
+
+
+def route_watch(t6, patch):
+    """An AddressWatch on route's three kernels, with its strays' lines (Strays) as .strays."""
+    strays = Strays(OURS, "t6_probes.py")
+    addresses = AddressWatch(t6, patch, ROUTE_KERNELS, seen=strays.seen)
+    addresses.strays = strays
+    return addresses
 
 
 def guarded_route(t6, monkeypatch, ids, experts, case, **options):
     """route with its kernels' addresses watched on the interpreter (report_outside)."""
     with monkeypatch.context() as patch:
-        addresses = AddressWatch(t6, patch, ROUTE_KERNELS)
+        addresses = route_watch(t6, patch)
         r = t6.route(ids, experts, **options)
     report_outside(addresses, r, ids, experts, case)
     return r
@@ -68,7 +80,7 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     launch each (§2.3).  Numbers cannot tell the kernels from a stable sort on the host.  On the
     interpreter their addresses are watched too: a place computed wrong (past sorted_slots, say) is
     reported and stopped, where it would write over whatever memory lies there."""
-    addresses = AddressWatch(t6, monkeypatch, ROUTE_KERNELS)
+    addresses = route_watch(t6, monkeypatch)
     watch = LaunchWatch(
         t6, monkeypatch, dict.fromkeys(ROUTE_KERNELS, True), wrapper="route", out=None, shared_names=False
     )
