@@ -294,6 +294,16 @@ OWN = (
         "test_grouped_matmul_refuses_bad_input",
     ),
     own(
+        "combine-program-ids-swapped",
+        "T6.3",
+        "combine_topk takes its token from tl.program_id(1) and its column block from tl.program_id(0): on the "
+        "grid (T, column blocks) it writes row 0 alone (the first test of the combine said 'off from float64', §4)",
+        "4.4",
+        "    t = tl.program_id(0)\n    cols = tl.program_id(1) * BLOCK_N",
+        "    t = tl.program_id(1)\n    cols = tl.program_id(0) * BLOCK_N",
+        "test_each_tile_reads_its_own_expert_alone[weighted and combined]",
+    ),
+    own(
         "combine-store-unmasked",
         "T6.3",
         "combine_topk stores without a mask: the last token's row runs past the result (the run crashed, with no "

@@ -274,6 +274,18 @@ def check_combine_launch(watch, case, buffer, left, out):
             "combine_topk reads what the launch stored",
             "4.4",
         )
+    unwritten = int((combines[0].left == UNWRITTEN).sum()) if isinstance(combines[0].left, torch.Tensor) else 0
+    if unwritten:
+        rows = sorted({int(r) for r in (combines[0].left == UNWRITTEN).nonzero()[:, 0].tolist()})
+        fail(
+            T6,
+            f"{case}：combine_topk 结束后结果里还有 {unwritten} 个单元没写（第 {rows[0]} 行起，共 {len(rows)} 行）："
+            "程序 (t, 列块 c) 写结果的第 t 行、第 c*BLOCK_N 列起直到 N，t 是 tl.program_id(0)",
+            f"{case}: {cells(unwritten)} of the result {agree(unwritten, 'was', 'were')} not written by combine_topk "
+            f"({len(rows)} rows, from row {rows[0]}): program (t, column block c) writes row t of the result, columns "
+            "c*BLOCK_N up to N, with t = tl.program_id(0)",
+            "4.4",
+        )
     if not (same_memory(out, args.get("out_ptr")) and out.shape == args["out_ptr"].shape):
         fail(
             T6,
