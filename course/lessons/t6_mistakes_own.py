@@ -1,4 +1,4 @@
-"""Lesson T6's mutants of our own from a hole hunt (t6holes): mistakes the suite once let through,
+"""Lesson T6's mutants of our own from hole hunts (t6holes, t6grade): mistakes the suite once let through,
 or caught with a message that pointed elsewhere.  Only make check runs them (table=False, not in
 §8).  Each must be caught by its test, whose message names its cause (a key of CAUSES, here or in
 t6_mistakes.py) or, for cause "", none.  t6_mistakes.py gathers them after its own: one file would
@@ -302,6 +302,16 @@ OWN = (
         "    t = tl.program_id(0)\n    cols = tl.program_id(1) * BLOCK_N",
         "    t = tl.program_id(1)\n    cols = tl.program_id(0) * BLOCK_N",
         "test_each_tile_reads_its_own_expert_alone[weighted and combined]",
+    ),
+    own(
+        "mlp-gate-up-x-sorted",
+        "T6.4",
+        "moe_mlp's gate/up call passes x_sorted=True with x's T rows: check_expert_inputs refuses it, and the "
+        "message names the call refused, not a missing x_sorted (which the down call's check looks for)",
+        "5.2",
+        GATE_UP_CALL,
+        GATE_UP_CALL.replace("config=config", "x_sorted=True, config=config"),
+        "test_moe_mlp_in_two_launches",
     ),
     own(
         "combine-store-unmasked",
