@@ -314,6 +314,16 @@ OWN = (
         "test_moe_mlp_in_two_launches",
     ),
     own(
+        "histogram-of-ids-as-loaded",
+        "T6.1",
+        "count_experts hands tl.histogram the ids as loaded, not as int32: int8 ids fail in the kernel, and the "
+        "message said route refused int8 ids, which check_routing_inputs had not",
+        "2.3",
+        "hist = tl.histogram(ids.to(tl.int32), E_BLOCK, mask=valid)",
+        "hist = tl.histogram(ids, E_BLOCK, mask=valid)",
+        "test_route_takes_narrower_integer_ids[torch.int8]",
+    ),
+    own(
         "combine-store-unmasked",
         "T6.3",
         "combine_topk stores without a mask: the last token's row runs past the result (the run crashed, with no "

@@ -6,7 +6,7 @@ import torch
 from course.i18n import cells, say
 from course.messages import fail
 
-from .common import T6, case_name, make_ids, raised_by, same_memory
+from .common import T6, case_name, make_ids, raised_by, raised_in, same_memory
 from .routings import check_counts_and_offsets, check_routing
 from .stray import OURS
 from bounds import AddressWatch, Strays, place
@@ -159,7 +159,25 @@ def test_route_takes_narrower_integer_ids(t6, monkeypatch, dtype):
     before = narrow.clone()
     name = str(dtype).replace("torch.", "")
     case = say(zh=f"{name} 的 topk_ids", en=f"{name} topk_ids")
-    r, error = raised_by(lambda: guarded_route(t6, monkeypatch, narrow, 7, case))
+    refused = []  # whether the error came from check_routing_inputs: a refusal, not a kernel's error
+
+    def routed():
+        try:
+            return guarded_route(t6, monkeypatch, narrow, 7, case)
+        except Exception as e:
+            refused.append(raised_in(e, t6, "check_routing_inputs"))
+            raise
+
+    r, error = raised_by(routed)
+    if error and not refused[0]:
+        fail(
+            T6,
+            f"{case}：route 抛出了 {error}，不是在 check_routing_inputs 里，而是在更里面（比如一个 kernel）："
+            f"{name} 也是整数张量，是合法的输入，路由的 kernel 会原样读进 {name} 的专家号",
+            f"{case}: route raised {error}, not in check_routing_inputs but further in (a kernel, say): {name} is "
+            f"an integer tensor too, valid input, and the routing kernels load its ids as {name}",
+            "2.3",
+        )
     if error:
         fail(
             T6,
