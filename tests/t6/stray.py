@@ -42,12 +42,14 @@ def step_of(function):
 
 
 def fail_stray(name, strays):
-    """Fail for the launch of `name` whose accesses outside its tensors `strays` counted."""
+    """Fail for the launch of `name` whose accesses outside its tensors `strays` counted: at which
+    line, in which function of which step (short: every test that launches it may say it)."""
     what, n, frames = strays.worst()
     where_zh = where_en = ""
     if frames:
         where_zh, where_en = f"，第一个在 {place(frames[-1])}", f", first at {place(frames[-1])}"
-        caller = caller_of(frames)  # the line that called it (store_rows from finish_tile, say)
+        # the line that called it (store_rows from finish_tile, say); not the launch's own line
+        caller = caller_of(frames) if frames[-1].name != name else None
         if caller is not None:
             where_zh += f"（由 {place(caller)} 调用）"
             where_en += f" (called from {place(caller)})"
@@ -57,16 +59,14 @@ def fail_stray(name, strays):
             section, owner = SECTION_OF[f.name], f.name
             break
     step = step_of(owner) if owner else None
-    mine_zh = f"这是 {step} 的 {owner} 里的访问" if step else "这次启动里的访问"
-    mine_en = f"the access is {owner}'s, a body of {step}" if step else "the access is the launch's"
+    mine_zh, mine_en = (f"，在 {step} 的 {owner} 里", f", in {owner} ({step})") if step else ("", "")
     verb = ("写", "wrote") if what == "write" else ("读", "read")
     fail(
         T6,
-        f"{name} {verb[0]}了 {n} 个不属于它拿到的任何张量的单元{where_zh}；{mine_zh}。这里拦下了这些访问，没有真的做；"
-        "在 GPU 上它们会读写别处的内存，崩溃（如果有）会出现在后面某个无关的测试里",
-        f"{name} {verb[1]} {cells(n)} outside every tensor it was given{where_en}; {mine_en}. They were stopped "
-        "here, not made; on a GPU they read or overwrite other memory, and the crash, if any, comes later, in "
-        "another test",
+        f"{name} {verb[0]}了 {n} 个不属于它拿到的任何张量的单元{mine_zh}{where_zh}"
+        "（这里拦下了，没有真的做；在 GPU 上会碰到别处的内存，崩溃出现在后面的测试里）",
+        f"{name} {verb[1]} {cells(n)} outside every tensor it was given{mine_en}{where_en} (stopped here, not "
+        "made; on a GPU they reach other memory, and a crash comes in a later test)",
         section,
     )
 
