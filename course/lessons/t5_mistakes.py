@@ -84,6 +84,7 @@ CAUSES = {
         "owner 之前那些程序的 partial 一个也没进结果",
         "not one partial of the programs before the owner reached the result",
     ),
+    "right-half-off": ("左半块都对，右半块都不对", "the left halves are all right and the right halves all off"),
     "coords-mn-swapped": ("num_pid_m 和 num_pid_n 传反了", "num_pid_m and num_pid_n were passed to tile_coords"),
 }
 

@@ -215,4 +215,14 @@ MSG = (
         "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
         "partials-lost",
     ),
+    own(
+        "right-bias-pid-n-plus-one",
+        "T5.4",
+        "the right half's bias read as half number pid_n + 1, 'the next half'",
+        "5",
+        "2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS,",
+        "pid_n + 1, BLOCK_N // 2, HAS_BIAS,",
+        "test_store_tile_subtiled_bias_per_half[none]",
+        "right-half-off",
+    ),
 )

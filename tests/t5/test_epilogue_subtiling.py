@@ -51,6 +51,15 @@ def test_store_tile_subtiled_bias_per_half(probes, activation):
             k: rel_err(c, halves_with_bias(acc[:M, :N], bias, 32, left, right, activation)) <= 1e-5
             for k, (left, right) in HALF_MISTAKES.items()
         }
+        # none of those, but every left half right and every right half off: with no activation, only the
+        # right half's bias is left to be wrong (a half stored elsewhere was named above)
+        left = (torch.arange(N, device=DEVICE) % 32) < 16
+        seen["right-half-off"] = (
+            activation == "none"
+            and not any(seen.values())
+            and rel_err(c[:, left], want[:, left]) <= 1e-5
+            and rel_err(c[:, ~left], want[:, ~left]) > 1e-5
+        )
         fail(
             T5,
             f"C {M}x{N}，子块 epilogue，bias 步长 2，activation={activation}：相对误差 {err:.1e}"
@@ -94,6 +103,13 @@ HALF_CAUSES = {
     "right-half-left-bias": (
         "右半块加的是左半块的 bias（半块编号 2 * pid_n）；右半块是第 2 * pid_n + 1 个半块",
         "the right half was given the left half's bias (half number 2 * pid_n); it is half number 2 * pid_n + 1",
+    ),
+    "right-half-off": (
+        "左半块都对，右半块都不对：右半块是第 2 * pid_n + 1 个半块，它的 bias 从第 pid_n * BLOCK_N + BLOCK_N // 2 "
+        "列起，T4 的 bias_and_activation 拿到的是这个半块编号和 BLOCK_N // 2",
+        "the left halves are all right and the right halves all off: the right half is half number 2 * pid_n + 1, "
+        "its bias from column pid_n * BLOCK_N + BLOCK_N // 2 on, and T4's bias_and_activation takes that half "
+        "number and BLOCK_N // 2",
     ),
 }
 
