@@ -225,4 +225,14 @@ MSG = (
         "test_store_tile_subtiled_bias_per_half[none]",
         "right-half-off",
     ),
+    own(
+        "tma-ready-copies-all",
+        "T5.2",
+        "tma_ready copies every operand, W read K-major too: the message gave b_kmajor and a shape that both "
+        "looked right, and not that b was a copy",
+        "3.2",
+        "        if problem:\n            operands[name] = aligned_copy(t)\n",
+        "        operands[name] = aligned_copy(t)\n",
+        "test_tma_ready_reads_b_t_k_major_without_a_copy",
+    ),
 )

@@ -224,9 +224,11 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
             fail(
                 T5,
                 f"b = W.t()，W 是行主序的 (24, 64)：应当按 K-major 直接读 W（b_kmajor=True，返回的 b 就是 W，"
-                f"不复制）；得到 b_kmajor={kmajor}，shape {tuple(b2.shape)}",
+                f"不复制）；得到 b_kmajor={kmajor}，shape {tuple(b2.shape)}"
+                + ("、另一块内存（复制了）" if b2.data_ptr() != w.data_ptr() else ""),
                 f"b = W.t() with W a row-major (24, 64): read W K-major as it is (b_kmajor=True, the b returned "
-                f"is W itself, no copy); got b_kmajor={kmajor}, shape {tuple(b2.shape)}",
+                f"is W itself, no copy); got b_kmajor={kmajor}, shape {tuple(b2.shape)}"
+                + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else ""),
                 "3.2",
             )
         if a2.data_ptr() != a.data_ptr():
