@@ -11,7 +11,7 @@ from course.messages import fail
 from .common import T5, cfg, check_product, check_trace, product_case, run_matmul
 from .swaps import fail_if_sums_turned
 from .test_tma_rules import names_operand
-from support import DTYPES, OUT_RTOL, random
+from support import DTYPES, OUT_RTOL, random, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
@@ -25,7 +25,8 @@ def test_matmul_data_parallel(t5, dtype, layout, M, N, K, progs):
     config = cfg(t5)
     c, a, b, rows = product_case(t5, M, N, K, dtype, layout, progs, config)
     case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, {progs} programs"
-    fail_if_sums_turned(c, a, b, 32, 32, lambda x: x, OUT_RTOL[dtype], case)
+    if rel_err(c, a.double() @ b.double()) > OUT_RTOL[dtype]:  # the tile loop's sums taken elsewhere, named
+        fail_if_sums_turned(c, a, b, 32, 32, lambda x: x, OUT_RTOL[dtype], case)
     check_product(c, a, b, dtype, case, "3")
     check_trace(rows, triton.cdiv(M, 32), triton.cdiv(N, 32), 4, triton.cdiv(K, 32), case, "2.2")
 

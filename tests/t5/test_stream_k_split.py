@@ -21,7 +21,7 @@ from .stream_k_cases import (
     sk_owner,
     spread_tiles,
 )
-from support import DEVICE, INTERPRETING, OUT_RTOL
+from support import DEVICE, INTERPRETING, OUT_RTOL, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
@@ -341,10 +341,11 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
     config = cfg(t5, mode=mode)
     c, a, b, rows = product_case(t5, M, N, K, dtype, "row-major", progs, config)
     case = f"{M}x{K} @ {K}x{N} {dtype}, mode={mode}, {progs} programs"
-    grid, k_blocks = (triton.cdiv(M, 32), triton.cdiv(N, 32)), triton.cdiv(K, 32)
-    plan = t5.stream_k_plan(grid[0] * grid[1], k_blocks, progs, mode)
-    fail_if_segments_counted_globally(c, a, b, plan[0], (32, 32, *grid), 4, OUT_RTOL[dtype], case)
-    fail_if_owners_alone(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case)
+    if rel_err(c, a.double() @ b.double()) > OUT_RTOL[dtype]:  # a known wrong product is named first
+        grid, k_blocks = (triton.cdiv(M, 32), triton.cdiv(N, 32)), triton.cdiv(K, 32)
+        plan = t5.stream_k_plan(grid[0] * grid[1], k_blocks, progs, mode)
+        fail_if_segments_counted_globally(c, a, b, plan[0], (32, 32, *grid), 4, OUT_RTOL[dtype], case)
+        fail_if_owners_alone(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case)
     check_product(c, a, b, dtype, case, "4.2", tile=(config.BLOCK_M, config.BLOCK_N))
     check_trace(rows, triton.cdiv(M, 32), triton.cdiv(N, 32), 4, triton.cdiv(K, 32), case, "4.2")
     for run in range(1 if INTERPRETING else 20):  # the interpreter runs programs in order; a GPU does not
