@@ -21,6 +21,8 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     # -1 (a dropped slot, for some routers) and -3: a check that rewrites negatives in place (to -1, say)
     # before it raises would leave a lone -1 as it was, and the caller's tensor would look untouched
     ("negative ids", lambda: torch.tensor([[0, -1], [-3, 2]]), 4, "topk_ids"),
+    # int64 2**32 + 1: a range check on the ids narrowed to int32 first sees expert 1 and lets it through
+    ("an int64 id of 2**32 + 1", lambda: torch.tensor([[0, 2**32 + 1], [1, 2]]), 4, "topk_ids"),
     ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
     # bool is no integer type: routed, True and False would read as experts 1 and 0
     ("bool ids", lambda: torch.tensor([[True, False], [False, True]]), 4, "topk_ids"),
