@@ -23,6 +23,7 @@ TRACE_INTS = 7  # per tile: epilogues, expert, pid_m, pid_n, first row, row end,
 
 
 ROUTE_BLOCK = 128  # slots per routing program (§2.3)
+SCAN_ROWS = 16  # block rows scan_counts sums at once (§2.3)
 
 
 UNSET = -1  # what a new integer tensor holds in these tests: an index the routing never wrote

@@ -5,7 +5,7 @@ import torch
 from course.i18n import count
 from course.messages import fail
 
-from .common import ROUTE_BLOCK, T6
+from .common import ROUTE_BLOCK, SCAN_ROWS, T6
 
 
 def check_counts_and_offsets(r, ids, experts, case):
@@ -34,6 +34,87 @@ def check_counts_and_offsets(r, ids, experts, case):
     return want_counts, want_offsets
 
 
+def places_found(r, ids, experts):
+    """Where scatter_slots put each slot in range, read back from slot_pos (which it writes inside its
+    own tensor even when a place is wrong), against where the slot belongs: (zh, en) naming the pattern
+    the differences make, or the first wrong slot with its right place taken apart; None when every
+    place is right (or slot_pos is not a tensor of one int per slot)."""
+    flat = ids.reshape(-1).cpu().long()
+    got = r.slot_pos.cpu().long() if isinstance(r.slot_pos, torch.Tensor) else None
+    if got is None or got.shape != flat.shape:
+        return None
+    slots, keep = flat.numel(), (flat >= 0) & (flat < experts)
+    want = torch.empty_like(flat)
+    want[torch.sort(torch.where(keep, flat, experts), stable=True).indices] = torch.arange(slots)
+    diff = (got - want)[keep]
+    if not diff.any():
+        return None
+    e, block = flat[keep], (torch.arange(slots) // ROUTE_BLOCK)[keep]
+    counts = torch.bincount(e, minlength=experts)
+    blocks = int(block.max()) + 1
+    in_block = torch.bincount(block * experts + e, minlength=blocks * experts).view(blocks, experts)
+    base = in_block.cumsum(0) - in_block  # block_base: expert e's slots in the blocks before b
+    found = []  # each pattern the differences fit; several where this routing cannot tell them apart
+    if (diff == 1).all():
+        found.append(
+            (
+                "块内名次把这个 slot 自己也数进去了（名次只数这一块里排在它前面、选了同一个专家的 slot）",
+                "the rank in the block counted the slot itself (it counts only the earlier slots of the block that "
+                "chose the same expert)",
+            )
+        )
+    if torch.equal(diff, in_block[block, e]):
+        found.append(
+            (
+                "block_base[b, e] 把块 b 自己也数进去了（它只数 b 之前各块里专家 e 的 slot：不含自身的前缀和）",
+                "block_base[b, e] counted block b itself (it counts expert e's slots in the blocks before b alone: an "
+                "exclusive scan)",
+            )
+        )
+    if torch.equal(diff, counts[e]):
+        found.append(
+            (
+                "行首取成了 offsets[e]，也就是专家的行尾（行首是 offsets[e] - counts[e]）",
+                "the first row were offsets[e], the expert's row end (it is offsets[e] - counts[e])",
+            )
+        )
+    batch = base[block // SCAN_ROWS * SCAN_ROWS, e]  # the running sum carried into the slot's batch
+    if torch.equal(diff, -batch):
+        found.append(
+            (
+                f"scan_counts 没有把前面各批（一批 SCAN_ROWS = {SCAN_ROWS} 行）的累计量带进下一批的 block_base",
+                f"scan_counts did not carry the running sum of the earlier batches of SCAN_ROWS = {SCAN_ROWS} "
+                "block rows into the next batch's block_base",
+            )
+        )
+    if torch.equal(diff, batch - base[block, e]):
+        found.append(
+            (
+                "block_base 只有前面各批的累计量，漏了同一批里块 b 之前的那几块（批内的 tl.cumsum）",
+                "block_base held the running sum of the earlier batches alone, without the blocks before b in b's "
+                "own batch (the tl.cumsum within the batch)",
+            )
+        )
+    at = int((got != want).logical_and(keep).nonzero()[0])
+    ex, b = int(flat[at]), at // ROUTE_BLOCK
+    first, below = int(counts[:ex].sum()), int(base[b, ex])
+    rank = int(want[at]) - first - below
+    zh = (
+        f"slot {at}（专家 {ex}，块 {b}）的 slot_pos 是 {int(got[at])}，应当是 {int(want[at])} = 行首 {first}"
+        f"（offsets - counts）+ block_base[{b}, {ex}] = {below} + 块内名次 {rank}；专家 {ex} 一共 "
+        f"{int(counts[ex])} 行，其中 {int(in_block[b, ex])} 行在块 {b}"
+    )
+    en = (
+        f"slot {at} (expert {ex}, block {b}) has slot_pos {int(got[at])}, where {int(want[at])} = first row {first} "
+        f"(offsets - counts) + block_base[{b}, {ex}] = {below} + rank in the block {rank} is expected; expert {ex} "
+        f"has {count(int(counts[ex]), 'row')}, {int(in_block[b, ex])} of them in block {b}"
+    )
+    if found:
+        zh += "：这组 routing 上每个 slot 的错位都和这样的错误一致：" + "；或者：".join(z for z, _ in found)
+        en += ": every slot's place here is off as it would be if " + "; or if ".join(x for _, x in found)
+    return zh, en
+
+
 def check_routing(r, ids, experts, case):
     want_counts, want_offsets = check_counts_and_offsets(r, ids, experts, case)
     flat = ids.reshape(-1).cpu()
@@ -43,12 +124,15 @@ def check_routing(r, ids, experts, case):
     if got.shape != want_sorted.shape or not torch.equal(got.sort().values, torch.arange(slots, dtype=got.dtype)):
         outside = int(((got < 0) | (got >= slots)).sum()) if got.numel() else 0
         seen = torch.bincount(got[(got >= 0) & (got < slots)].long(), minlength=slots) if got.numel() else got
+        found = places_found(r, ids, experts)
         fail(
             T6,
             f"{case}：sorted_slots 不是 0..{slots - 1} 的一个排列：{outside} 个值越界，"
-            f"{int((seen == 0).sum())} 个 slot 没有出现（有的位置没写，或两个 slot 写到了同一个位置）",
+            f"{int((seen == 0).sum())} 个 slot 没有出现（有的位置没写，或两个 slot 写到了同一个位置）"
+            + (f"；{found[0]}" if found else ""),
             f"{case}: sorted_slots is not a permutation of 0..{slots - 1}: {count(outside, 'value')} out of range, "
-            f"{count(int((seen == 0).sum()), 'slot')} missing (positions never written, or two slots written to one)",
+            f"{count(int((seen == 0).sum()), 'slot')} missing (positions never written, or two slots written to one)"
+            + (f"; {found[1]}" if found else ""),
             "2.1",
         )
     if not torch.equal(got, want_sorted):

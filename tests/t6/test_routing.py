@@ -7,7 +7,7 @@ from course.i18n import cells, say
 from course.messages import fail
 
 from .common import T6, case_name, make_ids, raised_by, raised_in, same_memory
-from .routings import check_counts_and_offsets, check_routing
+from .routings import check_counts_and_offsets, check_routing, places_found
 from .stray import OURS
 from bounds import AddressWatch, Strays, place
 from support import INTERPRETING, LaunchWatch
@@ -43,17 +43,19 @@ def report_outside(addresses, r, ids, experts, case):
     tensors (the AddressWatch stopped those lanes: made, they would write over whatever memory lies
     there, or crash the run).  Where scatter_slots alone did, its places come from counts and offsets:
     those first."""
+    found = None
     if set(addresses.outside) == {"scatter_slots"}:
         check_counts_and_offsets(r, ids, experts, case)
+        found = places_found(r, ids, experts)
     for kernel, lanes in addresses.outside.items():
         frames = [f[-1] for f in addresses.strays.first.values() if f and f[-1].name == kernel]
         at_zh, at_en = (f"，第一个在 {place(frames[0])}", f", first at {place(frames[0])}") if frames else ("", "")
         fail(
             T6,
             f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元{at_zh}"
-            "（这里拦下了，没有真的读写）",
+            "（这里拦下了，没有真的读写）" + (f"；{found[0]}" if found else ""),
             f"{case}: {kernel} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
-            f"given{at_en} (stopped here, not made)",
+            f"given{at_en} (stopped here, not made)" + (f"; {found[1]}" if found else ""),
             "2.1",
         )
 
