@@ -9,7 +9,7 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 from course.registry import lesson
 
-from support import DEVICE, INTERPRETING, UNWRITTEN, LaunchWatch, refuse_products
+from support import DEVICE, INTERPRETING, UNWRITTEN, LaunchWatch, refuse_products, rel_err
 
 T6 = lesson("T6")
 
@@ -118,6 +118,27 @@ def reference(x, w, ids, weights=None, combine=False, activation=None):
     return rows[torch.sort(flat, stable=True).indices]
 
 
+def by_slot_found(by_slot, x, w, ids, weights):
+    """With combine=True and a wrong result: (zh, en, right) saying whether the float32 rows moe_kernel
+    wrote by slot (watched_call's seen["by_slot"]) were right already (right: the fault is combine_topk's)."""
+    want = torch.empty(ids.numel(), w.shape[1], dtype=torch.float64)
+    want[torch.sort(ids.reshape(-1).cpu(), stable=True).indices] = reference(x, w, ids, weights)
+    err = rel_err(by_slot, want)
+    if err <= OUT_RTOL[torch.float16]:
+        return (
+            f"；moe_kernel 按 slot 写下的 float32 行是对的（差 {err:.1e}）：错在 combine_topk 对它们的求和",
+            f"; the float32 rows moe_kernel wrote by slot are right (off by {err:.1e}): combine_topk's sum of them "
+            "is not",
+            True,
+        )
+    return (
+        f"；moe_kernel 按 slot 写下的 float32 行已经差了 {err:.2e}（第 sorted_slots[i] 行放排好序的第 i 行）",
+        f"; the float32 rows moe_kernel wrote by slot are off already, by {err:.2e} (row sorted_slots[i] holds sorted "
+        "row i)",
+        False,
+    )
+
+
 def copies(given):
     """{name: a copy} of the tensors in given (the caller's arguments, by name), for changed_cells."""
     return {name: t.clone() for name, t in given.items() if isinstance(t, torch.Tensor)}
@@ -135,8 +156,9 @@ def changed_cells(given, before):
     return found
 
 
-def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs):
-    """grouped_matmul under watch_grouped: returns its result once the launch checks out."""
+def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, seen=None, **kwargs):
+    """grouped_matmul under watch_grouped: returns its result once the launch checks out.  seen (a
+    dict): with combine, seen["by_slot"] is the buffer as moe_kernel left it."""
     watch = watch_grouped(t6, monkeypatch)
     given = {"x": x, "w": w, "topk_weights": weights}
     before = copies(given)
@@ -200,6 +222,8 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, **kwargs
         )
     if kwargs.get("combine"):
         check_combine_launch(watch, case, buffer, left, out)
+        if seen is not None:
+            seen["by_slot"] = left
     elif not (same_memory(out, buffer) and out.shape == buffer.shape):
         fail(
             T6,

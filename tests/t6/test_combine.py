@@ -8,10 +8,41 @@ import triton
 from course.i18n import agree, cells, say
 from course.messages import fail
 
-from .common import OUT_RTOL, T6, changed_cells, copies, make_ids, reference, watched_call
+from .common import OUT_RTOL, T6, by_slot_found, changed_cells, copies, make_ids, reference, watched_call
 from support import DEVICE, INTERPRETING, UNWRITTEN, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+def watch_float_atomics(monkeypatch):
+    """On the interpreter, the dtype of each float atomic read-modify-write from now on (a list that
+    fills as they run); elsewhere an empty list."""
+    float_atomics = []
+    if INTERPRETING:
+        from triton.runtime import interpreter
+
+        builder = interpreter.interpreter_builder
+        rmw = builder.create_atomic_rmw
+
+        def watched_rmw(op, ptr, val, mask, sem, scope):
+            if val.data.dtype.kind == "f":
+                float_atomics.append(str(val.data.dtype))
+            return rmw(op, ptr, val, mask, sem, scope)
+
+        monkeypatch.setattr(builder, "create_atomic_rmw", watched_rmw, raising=False)
+    return float_atomics
+
+
+def fail_on_float_atomics(float_atomics):
+    if float_atomics:
+        fail(
+            T6,
+            f"combine 里用了 {len(float_atomics)} 次浮点 atomic_add（{float_atomics[0]}）：它们相加的顺序每次不同，"
+            "结果的位也就不同；先按 slot 写出每一行，再按 j 的顺序加起来",
+            f"the combine used {len(float_atomics)} float atomic adds ({float_atomics[0]}): their order varies "
+            "from run to run, and so do the bits; write each row at its slot, then add them in j order",
+            "4.4",
+        )
 
 
 @pytest.mark.t6_3
@@ -37,7 +68,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
     guarded = torch.full((tokens + 2, N), UNWRITTEN, device=DEVICE, dtype=dtype)  # a row each side of out
     out = guarded[1:-1]
     stores = StoreWatch(monkeypatch, guarded) if INTERPRETING else None
+    float_atomics = watch_float_atomics(monkeypatch)
     t6.combine_topk[(tokens, triton.cdiv(N, block_n))](by_slot, out, N, top_k, block_n)
+    fail_on_float_atomics(float_atomics)
     if stores is not None:
         stores.on = False
         check_each_program_writes_its_own_cells(stores, out, N, block_n)
@@ -52,6 +85,35 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         for j in reversed(range(top_k)):
             backwards = backwards + by_slot[j::top_k]
         reversed_order = torch.equal(out, backwards.to(dtype))  # what tl.sum gives here, made to add last first
+        narrow = torch.zeros(tokens, N, device=DEVICE, dtype=dtype)
+        for j in range(top_k):
+            narrow = narrow + by_slot[j::top_k].to(dtype)  # each row and each partial sum rounded to dtype
+        in_dtype = dtype != torch.float32 and torch.equal(out, narrow)
+        size = sum(by_slot[j::top_k].abs() for j in range(top_k))  # what a rounding error scales with
+        far = bool(((out.float() - want.float()).abs() > 1e-2 * size + 1e-3).any())
+        if in_dtype or far:
+            fail(
+                T6,
+                f"combine_topk，{dtype}：{int(differ.sum())} 个单元不对；例如 token {t} 第 {n} 列："
+                f"{out[t, n].item()!r}，应为 {want[t, n].item()!r}"
+                + (
+                    f"。它们逐位等于在 {dtype} 里相加的和（每一行、每一个部分和都舍入成 {dtype}）：要在 float32 里加，"
+                    "最后只舍入一次"
+                    if in_dtype
+                    else f"，差得远超舍入误差：token t 的和是 by_slot 第 t * {top_k} + j 行（j = 0..{top_k - 1}）之和，"
+                    "看看加的是不是这几行"
+                ),
+                f"combine_topk, {dtype}: {cells(int(differ.sum()))} wrong; token {t}, column {n}, for one: "
+                f"{out[t, n].item()!r}, expected {want[t, n].item()!r}"
+                + (
+                    f". They are, bit for bit, the sum in {dtype} (each row and each partial sum rounded to {dtype}): "
+                    "add in float32, and round once at the end"
+                    if in_dtype
+                    else f", off by far more than a rounding: token t's sum is that of rows t * {top_k} + j of "
+                    f"by_slot (j = 0..{top_k - 1}); check which rows are added"
+                ),
+                "4.4",
+            )
         fail(
             T6,
             f"combine_topk，{dtype}：{int(differ.sum())} 个单元和"
@@ -173,7 +235,8 @@ def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
         zh=f"{tokens} 个 token，top_k={top_k}，带路由权重；x 和 topk_weights 是转置的视图（列主序）",
         en=f"{tokens} tokens, top_k={top_k}, routing weights; x and topk_weights transposed views (column-major)",
     )
-    out = watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, combine=combine)
+    seen = {}
+    out = watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, seen=seen, combine=combine)
     want = reference(x, w, ids, weights, combine=combine)
     if tuple(out.shape) != tuple(want.shape):
         fail(
@@ -184,13 +247,13 @@ def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
         )
     err = rel_err(out, want)
     if err > OUT_RTOL[torch.float16]:
-        unweighted = reference(x, w, ids, None, combine=combine)
+        unweighted = rel_err(out, reference(x, w, ids, None, combine=combine)) < OUT_RTOL[torch.float16]
+        found = by_slot_found(seen["by_slot"], x, w, ids, weights) if combine and not unweighted else ("", "", 0)
         fail(
             T6,
-            f"{case}：和 float64 的结果差 {err:.2e}（相对）"
-            + ("：结果没有乘路由权重" if rel_err(out, unweighted) < OUT_RTOL[torch.float16] else ""),
+            f"{case}：和 float64 的结果差 {err:.2e}（相对）" + ("：结果没有乘路由权重" if unweighted else found[0]),
             f"{case}: off from float64 by {err:.2e} (relative)"
-            + (": the routing weights were not applied" if rel_err(out, unweighted) < OUT_RTOL[torch.float16] else ""),
+            + (": the routing weights were not applied" if unweighted else found[1]),
             "4.4" if combine else "4.3",
         )
     # Nothing of the caller's is changed, a NaN included (an in-place nan_to_num_ or clamp_ of the
@@ -209,19 +272,7 @@ def test_combine_is_deterministic_without_float_atomics(t6, monkeypatch):
     w = torch.randn(experts, N, K, device=DEVICE).half()
     weights = torch.rand(tokens, top_k, device=DEVICE)
     r = t6.route(ids, experts)
-    float_atomics = []
-    if INTERPRETING:
-        from triton.runtime import interpreter
-
-        builder = interpreter.interpreter_builder
-        rmw = builder.create_atomic_rmw
-
-        def watched_rmw(op, ptr, val, mask, sem, scope):
-            if val.data.dtype.kind == "f":
-                float_atomics.append(str(val.data.dtype))
-            return rmw(op, ptr, val, mask, sem, scope)
-
-        monkeypatch.setattr(builder, "create_atomic_rmw", watched_rmw, raising=False)
+    float_atomics = watch_float_atomics(monkeypatch)
     given = {"x": x, "w": w, "topk_weights": weights}
     before = copies(given)
     first = t6.grouped_matmul(x, w, r, weights, combine=True)
@@ -235,15 +286,7 @@ def test_combine_is_deterministic_without_float_atomics(t6, monkeypatch):
             "4",
         )
     again = t6.grouped_matmul(x, w, r, weights, combine=True)
-    if float_atomics:
-        fail(
-            T6,
-            f"combine 里用了 {len(float_atomics)} 次浮点 atomic_add（{float_atomics[0]}）：它们相加的顺序每次不同，"
-            "结果的位也就不同；先按 slot 写出每一行，再按 j 的顺序加起来",
-            f"the combine used {len(float_atomics)} float atomic adds ({float_atomics[0]}): their order varies "
-            "from run to run, and so do the bits; write each row at its slot, then add them in j order",
-            "4.4",
-        )
+    fail_on_float_atomics(float_atomics)
     if not torch.equal(first, again):
         fail(
             T6,

@@ -13,6 +13,7 @@ from .common import (
     OUT_RTOL,
     T6,
     TRACE_INTS,
+    by_slot_found,
     case_name,
     make_ids,
     reference,
@@ -129,7 +130,10 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
     case += say(zh="，带路由权重、合并", en=", routing weights, combined") if weighted else ""
     accesses = Accesses()
     watch = AddressWatch(t6, monkeypatch, ("moe_kernel", "combine_topk"), seen=accesses)
-    out = watched_call(t6, monkeypatch, case, "4", x, w, r, weights, config=cfg, trace=trace, combine=weighted)
+    seen = {}
+    out = watched_call(
+        t6, monkeypatch, case, "4", x, w, r, weights, seen=seen, config=cfg, trace=trace, combine=weighted
+    )
     stray = watch.outside.pop("combine_topk", None)  # the combine's own: neither §3.2's nor §4.1's
     if stray:
         fail(
@@ -160,9 +164,10 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
             )
     err = rel_err(out, reference(x, w, ids, weights, combine=weighted))
     if err > OUT_RTOL[torch.float16]:
+        found = by_slot_found(seen["by_slot"], x, w, ids, weights) if weighted else ("", "", False)
         fail(
             T6,
-            f"{case}：和 float64 的结果差 {err:.2e}（相对）",
-            f"{case}: off from float64 by {err:.2e} (relative)",
-            "4",
+            f"{case}：和 float64 的结果差 {err:.2e}（相对）{found[0]}",
+            f"{case}: off from float64 by {err:.2e} (relative){found[1]}",
+            "4.4" if found[2] else "4",
         )
