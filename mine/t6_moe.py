@@ -339,7 +339,8 @@ def combine_topk(by_slot_ptr, out_ptr, N, TOP_K: tl.constexpr, BLOCK_N: tl.const
 def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sorted=False):
     """Raise a ValueError (TypeError for a wrong type) naming the argument: x 2-D [rows, K], w 3-D
     [E, N, K] (2N rows for "swiglu"), one floating dtype (fp16, bf16, fp32) and one device for x and
-    w, a Routing over E experts for x's tokens, topk_weights [tokens, top_k] floating on that device."""
+    w, a Routing over E experts for x's tokens, topk_weights [tokens, top_k] floating on that device;
+    a Routing not made by route() (checked false) goes on to check_offsets (a host sync: not route's)."""
     # ---- T6.3 begin (§4) ----
     raise NotImplementedError("T6.3 check_expert_inputs: raise an error naming the argument that is wrong; read §4 in content/t6.md or content/t6.en.md")
     # ---- T6.3 end ----

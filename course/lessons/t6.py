@@ -154,10 +154,13 @@ LESSON = Lesson(
                 (
                     "合并不能用浮点 atomic_add（顺序不定，位就不定）：combine 时 store_rows 把行写到 slot 号上"
                     "（BY_SLOT），得到 [T*top_k, N]；combine_topk 每个程序一个 token 一块列，j = 0..TOP_K-1 按顺序"
-                    "在 float32 里加起来再存。",
+                    "在 float32 里加起来再存。check_expert_inputs：手工造的 Routing（routing.checked 为假）"
+                    "再交给给定的 check_offsets；route 造的不用（那是一次主机同步）。",
                     "No float atomic_add in the combine (its order varies, so do the bits): with combine, store_rows "
                     "writes each row at its slot (BY_SLOT), a [T*top_k, N] tensor; combine_topk gives a program a "
-                    "token and a block of columns and adds j = 0..TOP_K-1 in order, in float32, then stores.",
+                    "token and a block of columns and adds j = 0..TOP_K-1 in order, in float32, then stores. "
+                    "check_expert_inputs: a hand-made Routing (routing.checked false) goes on to the given "
+                    "check_offsets too; one from route does not (that is a host sync).",
                 ),
             ),
             title_zh="分组 kernel",

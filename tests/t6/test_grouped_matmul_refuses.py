@@ -98,10 +98,17 @@ def test_grouped_matmul_refuses_bad_input(t6):
                 inner = inner.__cause__
             deeper = f"{type(inner).__name__} ({str(inner)[:200]})"
         else:
+            by_hand = isinstance(args[2], t6.Routing) and not args[2].checked and "offsets" in names
             fail(
                 T6,
-                f"{what}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛",
-                f"{what}: grouped_matmul should raise a ValueError (or TypeError) naming {name}, and raised nothing",
+                f"{what}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
+                + ("；这是手工造的 Routing（checked 为假）：给定的 check_offsets 查它的 offsets" if by_hand else ""),
+                f"{what}: grouped_matmul should raise a ValueError (or TypeError) naming {name}, and raised nothing"
+                + (
+                    "; a hand-made Routing (checked false): the given check_offsets checks its offsets"
+                    if by_hand
+                    else ""
+                ),
                 "4",
             )
         if deeper:  # told outside the except, so that the traceback of the learner's error stays out of it

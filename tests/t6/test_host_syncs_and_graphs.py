@@ -58,16 +58,24 @@ def host_reads(t6, allowed=()):
     return HostReads()
 
 
+# Where the first read back is in check_offsets: every test here hands over routings made by route.
+OFFSETS_ONCE = (
+    "；这些 routing 都是 route 造的（routing.checked 为真）：check_offsets 只查手工造的",
+    "; these routings are all made by route (routing.checked true): check_offsets is for hand-made ones alone",
+)
+
+
 def check_no_host_reads(reads, case, who, section):
     if reads:
         what, function, line = reads[0]
         fail(
             T6,
             f"{case}：{who} 在主机上读了张量的值 {len(reads)} 次，第一次是 {function}（第 {line} 行）里的 {what}："
-            "在 GPU 上每次都要等设备算完，CUDA graph 也捕获不了",
+            "在 GPU 上每次都要等设备算完，CUDA graph 也捕获不了"
+            + (OFFSETS_ONCE[0] if function == "check_offsets" else ""),
             f"{case}: {who} read tensor values back to the host {len(reads)} time{'s' * (len(reads) != 1)}, "
             f"first {what} in {function} (line {line}): on a GPU each waits for the device, and a CUDA graph "
-            "cannot capture it",
+            "cannot capture it" + (OFFSETS_ONCE[1] if function == "check_offsets" else ""),
             section,
         )
 
