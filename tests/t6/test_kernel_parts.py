@@ -142,15 +142,18 @@ def test_store_rows_alone(probes, weights, by_slot):
     # The cells a missing mask writes: the rows past row_end at their place (with BY_SLOT, their slot,
     # or row 0 where the slot was loaded masked with other=0), and the live rows' columns past N (out is
     # contiguous: they run on into the next row).  A stray cell elsewhere is not the mask's.
-    masked_off = torch.zeros(rows_out * n, dtype=torch.bool)
+    past_rows = torch.zeros(rows_out * n, dtype=torch.bool)  # where rows from row_end on would go
+    past_cols = torch.zeros(rows_out * n, dtype=torch.bool)  # where live rows' columns past N would go
     dead = torch.arange(end, begin + bm)
-    places = [(slots.cpu()[dead].long() if by_slot else dead, pid_n * bn), (at, n)]
+    places = [(slots.cpu()[dead].long() if by_slot else dead, pid_n * bn, past_rows), (at, n, past_cols)]
     if by_slot:
-        places.append((torch.zeros(1, dtype=torch.long), pid_n * bn))
-    for placed, first_col in places:
+        places.append((torch.zeros(1, dtype=torch.long), pid_n * bn, past_rows))
+    for placed, first_col, region in places:
         flat = (placed[:, None] * n + torch.arange(first_col, (pid_n + 1) * bn)[None, :]).reshape(-1)
-        masked_off[flat[flat < rows_out * n]] = True
-    elsewhere = int(((got != UNWRITTEN) & (want == UNWRITTEN)).reshape(-1)[~masked_off].sum())
+        region[flat[flat < rows_out * n]] = True
+    masked_off = past_rows | past_cols
+    strays = ((got != UNWRITTEN) & (want == UNWRITTEN)).reshape(-1)
+    elsewhere = int(strays[~masked_off].sum())
     if elsewhere:
         fail(
             T6,
@@ -166,12 +169,28 @@ def test_store_rows_alone(probes, weights, by_slot):
             "4.4" if by_slot else "4.3",
         )
     if stray:
+        rows_only, cols_only = not strays[~past_rows].any(), not strays[~past_cols].any()
         fail(
             T6,
             f"store_rows：{stray} 个不该写的单元被写了（掩码要挡住 row_end={end} 及以后的行和 >= N 的列），"
-            f"{unwritten} 个该写的单元没写",
+            f"{unwritten} 个该写的单元没写"
+            + (
+                "：多写的都是 row_end 及以后的行（行的掩码 rows < row_end 没挡住）"
+                if rows_only and not cols_only
+                else "：多写的都是 live 行 >= N 的列（连续存放时它们落进下一行的开头；列的掩码 cols < N 没挡住）"
+                if cols_only and not rows_only
+                else ""
+            ),
             f"store_rows: {cells(stray)} written that must not be (the mask must stop rows at row_end={end} and "
-            f"columns at N), {cells(unwritten)} that should be written {agree(unwritten, 'was', 'were')} not",
+            f"columns at N), {cells(unwritten)} that should be written {agree(unwritten, 'was', 'were')} not"
+            + (
+                ": every cell too many is in a row from row_end on (the row mask rows < row_end did not stop it)"
+                if rows_only and not cols_only
+                else ": every cell too many is in a live row's columns from N on (in a contiguous out they run into "
+                "the next row's first cells; the column mask cols < N did not stop them)"
+                if cols_only and not rows_only
+                else ""
+            ),
             "4.3",
         )
     if unwritten:
@@ -204,13 +223,25 @@ def test_store_rows_alone(probes, weights, by_slot):
     once = acc.cpu()[: end - begin, : len(cols)]
     if weights:
         once = once * w.cpu()[slots.cpu()[live].long()][:, None]
-    differ = (got[at[:, None], cols[None, :]] != once.half().double()).sum().item()
+    stored = got[at[:, None], cols[None, :]]
+    differ = (stored != once.half().double()).sum().item()
     if differ:
+        twice = acc.cpu()[: end - begin, : len(cols)].half().float()
+        if weights:
+            twice = twice * w.cpu()[slots.cpu()[live].long()][:, None]
+        rounded_first = weights and torch.equal(stored, twice.half().double())
         fail(
             T6,
-            f"store_rows：{differ} 个单元和\"acc 乘权重（float32 里），再舍入一次到 fp16\"不是逐位相同",
+            f"store_rows：{differ} 个单元和\"acc 乘权重（float32 里），再舍入一次到 fp16\"不是逐位相同"
+            + ("：它们逐位等于先把 acc 舍入成 fp16、再乘权重、再舍入：要在转换类型之前乘" if rounded_first else ""),
             f"store_rows: {cells(differ)} {agree(differ, 'is', 'are')} not bit for bit acc times the weight (in "
-            f"float32), rounded once to fp16",
+            f"float32), rounded once to fp16"
+            + (
+                ": they are, bit for bit, acc rounded to fp16 first, then times the weight, rounded again: multiply "
+                "before the cast"
+                if rounded_first
+                else ""
+            ),
             "4.3",
         )
 
