@@ -56,12 +56,35 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
     want_rows = pos if x_sorted else slots.cpu()[pos.clamp_max(39)].long() // top_k
     got_rows, got_live = rows.cpu()[:, 0], rows.cpu()[:, 1].bool()
     if not torch.equal(got_live, live) or not torch.equal(got_rows[live].long(), want_rows[live]):
+        got, slot = got_rows[live].long(), slots.cpu()[pos[live]].long()
+        ways = (  # (whether it is the way the rows were read, zh, en)
+            (
+                x_sorted and torch.equal(got, slot // top_k),
+                "X_SORTED 时 x 已经是排好序的，第 i 行就读 x 的第 i 行，不经过 sorted_slots",
+                "with X_SORTED, x is in sorted order already: row i reads row i of x, not through sorted_slots",
+            ),
+            (
+                not x_sorted and (torch.equal(got, pos[live]) or torch.equal(got, pos[live] // top_k)),
+                "没有 X_SORTED 时，第 i 行读 x 的第 sorted_slots[i] // top_k 行（这个 slot 的 token），"
+                "不是第 i 行，也不是第 i // top_k 行",
+                "without X_SORTED, row i reads row sorted_slots[i] // top_k of x (the slot's token), not row i, nor "
+                "row i // top_k",
+            ),
+            (
+                not x_sorted and torch.equal(got, slot),
+                "读的是 slot 号本身；x 的行是这个 slot 的 token，sorted_slots[i] // top_k",
+                "these are the slots themselves; x's row is the slot's token, sorted_slots[i] // top_k",
+            ),
+        )
+        said = [(zh, en) for hit, zh, en in ways if hit and torch.equal(got_live, live)]
         fail(
             T6,
-            f"gathered_rows：排好序的第 {begin}..{end - 1} 行应当读 x 的第 {want_rows[live].tolist()} 行（live 到 "
-            f"{end} 为止），得到 {got_rows[got_live].tolist()}",
-            f"gathered_rows: sorted rows {begin}..{end - 1} should read rows {want_rows[live].tolist()} of x (live "
-            f"up to {end}), got {got_rows[got_live].tolist()}",
+            f"gathered_rows{'（X_SORTED）' if x_sorted else ''}：排好序的第 {begin}..{end - 1} 行应当读 x 的第 "
+            f"{want_rows[live].tolist()} 行（live 到 {end} 为止），得到 {got_rows[got_live].tolist()}"
+            + (f"：{said[0][0]}" if said else ""),
+            f"gathered_rows{' (X_SORTED)' if x_sorted else ''}: sorted rows {begin}..{end - 1} should read rows "
+            f"{want_rows[live].tolist()} of x (live up to {end}), got {got_rows[got_live].tolist()}"
+            + (f": {said[0][1]}" if said else ""),
             "4.1",
         )
     first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * x.stride(0) * x.element_size()
