@@ -6,7 +6,8 @@ import torch
 from course.i18n import cells, say
 from course.messages import fail
 
-from .common import T6, case_name, make_ids, raised_by, raised_in, same_memory
+from .accesses import Accesses
+from .common import ROUTE_BLOCK, T6, case_name, make_ids, raised_by, raised_in, same_memory
 from .routings import check_counts_and_offsets, check_routing, places_found
 from .stray import OURS
 from bounds import AddressWatch, Strays, place
@@ -38,15 +39,35 @@ WRITTEN_BY = {
 }
 
 
-def report_outside(addresses, r, ids, experts, case):
+def tail_of_slot_pos(accesses, r, slots):
+    """Whether every write outside the tensors (at least one) fell in the cells past slot_pos's end
+    that slot_pos[slot] of the last block's lanes past the last slot (slot >= slots) would take."""
+    writes = [a[~inside] for what, a, inside in accesses.log if what == "write"]
+    writes = [a for a in writes if a.size]
+    size = r.slot_pos.element_size()
+    end = r.slot_pos.data_ptr() + slots * size
+    stop = r.slot_pos.data_ptr() + -(-slots // ROUTE_BLOCK) * ROUTE_BLOCK * size
+    return bool(writes) and all(((a >= end) & (a < stop)).all() for a in writes)
+
+
+def report_outside(addresses, r, ids, experts, case, accesses=None):
     """Fail, naming the kernel and the line, where one of route's kernels read or wrote outside its
     tensors (the AddressWatch stopped those lanes: made, they would write over whatever memory lies
     there, or crash the run).  Where scatter_slots alone did, its places come from counts and offsets:
-    those first."""
-    found = None
+    those first; then the places it wrote into slot_pos, and (accesses, an Accesses it recorded into)
+    a write past slot_pos's end by the lanes past the last slot."""
+    found, section = None, "2.1"
     if set(addresses.outside) == {"scatter_slots"}:
         check_counts_and_offsets(r, ids, experts, case)
         found = places_found(r, ids, experts)
+        if found is None and accesses is not None and tail_of_slot_pos(accesses, r, ids.numel()):
+            found = (
+                "这些都落在 slot_pos 末尾之后、最后一块里越过最后一个 slot 的那些 lane（slot >= num_slots）"
+                "的 slot_pos[slot] 上：每个存储都要用掩码挡掉这些 lane",
+                "each of them past slot_pos's end, at slot_pos[slot] of the last block's lanes past the last slot "
+                "(slot >= num_slots): every store masks those lanes off",
+            )
+            section = "2.3"
     for kernel, lanes in addresses.outside.items():
         frames = [f[-1] for f in addresses.strays.first.values() if f and f[-1].name == kernel]
         at_zh, at_en = (f"，第一个在 {place(frames[0])}", f", first at {place(frames[0])}") if frames else ("", "")
@@ -56,24 +77,32 @@ def report_outside(addresses, r, ids, experts, case):
             "（这里拦下了，没有真的读写）" + (f"；{found[0]}" if found else ""),
             f"{case}: {kernel} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
             f"given{at_en} (stopped here, not made)" + (f"; {found[1]}" if found else ""),
-            "2.1",
+            section,
         )
 
 
-def route_watch(t6, patch):
-    """An AddressWatch on route's three kernels, with its strays' lines (Strays) as .strays."""
+def route_watch(t6, patch, accesses=None):
+    """An AddressWatch on route's three kernels, with its strays' lines (Strays) as .strays; every
+    access is also recorded into accesses (an Accesses) where one is given."""
     strays = Strays(OURS, "t6_probes.py")
-    addresses = AddressWatch(t6, patch, ROUTE_KERNELS, seen=strays.seen)
+
+    def seen(what, addresses, inside):
+        strays.seen(what, addresses, inside)
+        if accesses is not None:
+            accesses(what, addresses, inside)
+
+    addresses = AddressWatch(t6, patch, ROUTE_KERNELS, seen=seen)
     addresses.strays = strays
     return addresses
 
 
 def guarded_route(t6, monkeypatch, ids, experts, case, **options):
     """route with its kernels' addresses watched on the interpreter (report_outside)."""
+    accesses = Accesses()
     with monkeypatch.context() as patch:
-        addresses = route_watch(t6, patch)
+        addresses = route_watch(t6, patch, accesses)
         r = t6.route(ids, experts, **options)
-    report_outside(addresses, r, ids, experts, case)
+    report_outside(addresses, r, ids, experts, case, accesses)
     return r
 
 
@@ -82,13 +111,14 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     launch each (§2.3).  Numbers cannot tell the kernels from a stable sort on the host.  On the
     interpreter their addresses are watched too: a place computed wrong (past sorted_slots, say) is
     reported and stopped, where it would write over whatever memory lies there."""
-    addresses = route_watch(t6, monkeypatch)
+    accesses = Accesses()
+    addresses = route_watch(t6, monkeypatch, accesses)
     watch = LaunchWatch(
         t6, monkeypatch, dict.fromkeys(ROUTE_KERNELS, True), wrapper="route", out=None, shared_names=False
     )
     r = t6.route(ids, experts)
     monkeypatch.undo()
-    report_outside(addresses, r, ids, experts, case)
+    report_outside(addresses, r, ids, experts, case, accesses)
     launched = [launch.name for launch in watch.launches]
     if launched != list(ROUTE_KERNELS):
         fail(
