@@ -72,6 +72,14 @@ def test_gate_up_product_alone(probes, monkeypatch):
     if any(err > 1e-5 or dead for err, dead in errs.values()):
         (eg, dg), (eu, du) = errs["gate"], errs["up"]
         off = eg > 1e-5 or eu > 1e-5  # the live rows: each sum stated over 1e-5 only when it is
+        w64 = w2d.cpu().double()
+        swapped = (
+            off
+            and all(  # gate holds up's product and up gate's
+                rel_err(got.cpu()[live], a @ w64[row : row + bn].T) <= 1e-5
+                for got, row in ((gate, up_row), (up, gate_row))
+            )
+        )
         fail(
             T6,
             f"gate_up_product，fp16 输入，K={K}："
@@ -81,7 +89,8 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 if off
                 else f"live 行是对的（gate 差 {eg:.2e}，up 差 {eu:.2e}，都在 1e-5 之内）"
             )
-            + (f"；不 live 的行里 gate 有 {dg} 个、up 有 {du} 个非零值，应当全是 0" if dg + du else ""),
+            + (f"；不 live 的行里 gate 有 {dg} 个、up 有 {du} 个非零值，应当全是 0" if dg + du else "")
+            + ("：gate 里是 up 的乘积，up 里是 gate 的（gate_row 和 up_row 用反了）" if swapped else ""),
             f"gate_up_product, fp16 inputs, K={K}: "
             + (
                 f"on the live rows gate is off from float64 by {eg:.2e} and up by {eu:.2e} (relative), over 1e-5 "
@@ -93,7 +102,8 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 f"; the rows not live hold {dg} nonzero cells of gate and {du} of up, where all must be 0"
                 if dg + du
                 else ""
-            ),
+            )
+            + (": gate holds up's product and up gate's (gate_row and up_row swapped)" if swapped else ""),
             "5.1",
         )
     first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * x.stride(0) * x.element_size()
