@@ -23,6 +23,7 @@ OWN_CAUSES = {
     "ids-narrowed": ("截成 int32 以后", "narrowed to int32"),
     "down-not-h": ("down 那次启动读的不是 gate/up 那次写出的 h", "the down launch does not read the h the gate/up"),
     "down-unsorted": ("没有传 x_sorted=True", "without x_sorted=True"),
+    "read-as-contiguous": ("当成连续的来读", "as if it were contiguous"),
 }
 
 COMBINE_LOAD = "mask=cols < N, other=0.0).to(tl.float32)\n"

@@ -164,6 +164,7 @@ SHORTCUTS = (
         A_ALONG_K + A_MASK_THEN_B,
         "(k0 + cols)[None, :]," + A_MASK_THEN_B,
         "test_routing_weights_and_the_combine[sorted]",
+        "read-as-contiguous",
         table=False,
     ),
     Mistake(

@@ -221,6 +221,20 @@ def check_each_program_writes_its_own_cells(stores, out, N, block_n):
     )
 
 
+def read_as_contiguous(t6, x, w, r, weights, want, combine):
+    """The name of the one input among x and topk_weights (transposed views) that, made contiguous
+    alone, makes the same call right: grouped_matmul reads it as if contiguous.  None where neither does."""
+    right = []
+    for name, args in (("x", (x.contiguous(), weights)), ("topk_weights", (x, weights.contiguous()))):
+        try:
+            out = t6.grouped_matmul(args[0], w, r, args[1], combine=combine)
+        except (ValueError, TypeError, RuntimeError):
+            continue  # refused or broken another way: no evidence either way
+        if rel_err(out, want) <= OUT_RTOL[torch.float16]:
+            right.append(name)
+    return right[0] if len(right) == 1 else None
+
+
 @pytest.mark.t6_3
 @pytest.mark.parametrize("combine", [False, True], ids=["sorted", "combined"])
 def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
@@ -249,6 +263,17 @@ def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
     if err > OUT_RTOL[torch.float16]:
         unweighted = rel_err(out, reference(x, w, ids, None, combine=combine)) < OUT_RTOL[torch.float16]
         found = by_slot_found(seen["by_slot"], x, w, ids, weights) if combine and not unweighted else ("", "", 0)
+        as_contiguous = None if unweighted or found[2] else read_as_contiguous(t6, x, w, r, weights, want, combine)
+        if as_contiguous:
+            name = as_contiguous
+            fail(
+                T6,
+                f"{case}：和 float64 的结果差 {err:.2e}（相对）；同样的调用只把 {name} 换成连续的副本，结果就对了："
+                f"grouped_matmul 把 {name} 当成连续的来读，没有用它的 stride",
+                f"{case}: off from float64 by {err:.2e} (relative); the same call with only {name} made contiguous is "
+                f"right: grouped_matmul reads {name} as if it were contiguous, not through its strides",
+                "4.1" if name == "x" else "4.3",
+            )
         fail(
             T6,
             f"{case}：和 float64 的结果差 {err:.2e}（相对）" + ("：结果没有乘路由权重" if unweighted else found[0]),

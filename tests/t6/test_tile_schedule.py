@@ -70,6 +70,16 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
                     "3.4",
                 )
             continue
+        if epilogues == 0:
+            fail(
+                T6,
+                f"{case}：tile {tile} 的 epilogue 跑了 0 次，应当恰好 1 次：没有程序走到它，"
+                "是 tile 总数（§3.3）或循环的上界（§3.4）停得太早",
+                f"{case}: tile {tile} had 0 epilogues, exactly 1 expected: no program reached it, so the tile "
+                "count (§3.3) or the loop's bound (§3.4) stops short",
+                "3.3",
+                "3.4",
+            )
         if epilogues != 1:
             fail(
                 T6,
