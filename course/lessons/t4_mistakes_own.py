@@ -22,7 +22,7 @@ OWN = (
     mutant(
         "own-break-in-k-loop",
         "T4.3",
-        "5.1",
+        "4",
         "        k_remaining = K - k * BLOCK_K\n",
         "        k_remaining = K - k * BLOCK_K\n        if k_remaining <= 0:  # never true here\n            break\n",
         "test_the_kernel_compiles_for_a_hopper_gpu",

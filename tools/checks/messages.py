@@ -15,6 +15,7 @@ Chinese in zh and has no Chinese in en.
 """
 
 import ast
+import re
 
 from course import ROOT, i18n
 from course.registry import LESSON_BY_ID, LESSONS
@@ -225,3 +226,38 @@ def check_each_mistake_names_its_own_cause_and_no_other():
             found = seen_by_learner(lesson, mistakes_of(lesson), lang)
             problems += cause_problems(lesson, mistakes_of(lesson), causes, lang, found)
     return problems
+
+
+READS = re.compile(r"read content/\S+ ((?:§[\d.]+(?:, | and )?)+)")
+
+
+def section_problems_of(lesson, mistakes, found):
+    """Each mistake's English message, where it says where to read, names the mistake's own section,
+    or one above or below it: a message that sends the learner elsewhere misdirects."""
+
+    def related(a, b):
+        return a == b or a.startswith(b + ".") or b.startswith(a + ".")
+
+    problems = []
+    for m in mistakes:
+        text = found[m.key][3] or found[m.key][2]
+        named = {s for reads in READS.findall(text) for s in re.findall(r"§(\d+(?:\.\d+)*)", reads)}
+        if named and not any(related(m.section, s) for s in named):
+            problems.append(
+                f"{lesson.id} mistake {m.key!r} is in §{m.section}, but its message reads "
+                f"{', '.join('§' + s for s in sorted(named))}: {text[:200]!r}"
+            )
+    return problems
+
+
+@costly(1)  # reads the runs of the mistakes checks above
+def check_each_mistake_reads_its_own_section():
+    """Every mistake and mutant of every lesson: its message sends the learner to its own section."""
+    from course.lesson_data import mistakes_of
+    from tools.core.mistakes import lessons_with_mistakes, seen_by_learner
+
+    return [
+        p
+        for lesson in lessons_with_mistakes()
+        for p in section_problems_of(lesson, mistakes_of(lesson), seen_by_learner(lesson, mistakes_of(lesson), "en"))
+    ]
