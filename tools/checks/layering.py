@@ -1,7 +1,9 @@
 """Imports run one way.  course/ is the core everyone uses and imports nothing of tools/ or tests/;
-the suite (tests/) imports no tools; each folder of tools/ serves one audience and imports only
-from itself, from tools/core/ (what several folders share) and from course/; and no import circle
-runs through course/ (a circle there means a module half-loaded when the other reads it).
+the suite (tests/) imports no tools; given/ (the code a lesson hands both sides to read) imports
+none of the machinery and neither side, each side passing itself in; each folder of tools/ serves
+one audience and imports only from itself, from tools/core/ (what several folders share) and from
+course/; and no import circle runs through course/ (a circle there means a module half-loaded when
+the other reads it).
 
 Every import counts, the ones inside a function too: a lazy import still ties the two modules
 together.  tools/tests/ tests every folder, so it may import any of them.  Running another
@@ -56,7 +58,7 @@ def python_files(root, *folders):
 def arrow_problems(root=ROOT):
     """Each import that runs against the folders' audiences, as 'file:line imports module: why'."""
     problems = []
-    for path in python_files(root, "course", "tests", "tools"):
+    for path in python_files(root, "course", "tests", "tools", "given"):
         rel = path.relative_to(root)
         top = rel.parts[0]
         folder = rel.parts[1] if top == "tools" and len(rel.parts) > 2 else None
@@ -65,6 +67,8 @@ def arrow_problems(root=ROOT):
             why = None
             if top == "course" and parts[0] in ("tools", "tests"):
                 why = "course/ is the core: it imports nothing of tools/ or tests/"
+            elif top == "given" and parts[0] in ("course", "tools", "tests", "mine", "solutions"):
+                why = "given/ is lesson code both sides read: it imports no machinery and no side"
             elif top == "tests" and parts[0] == "tools":
                 why = "the suite imports no tools (course/ holds what both need)"
             elif top == "tools" and parts[0] == "tools" and len(parts) > 1 and folder not in ANY_TOOLS:

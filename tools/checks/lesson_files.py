@@ -34,6 +34,8 @@ def files_of(lesson):
     ]
     if lesson.probes:
         files.append((lesson.probes, "its probes (declared in its entry)"))
+    if lesson.given:
+        files.append((lesson.given, "the code it gives both sides to read (declared in its entry)"))
     return files
 
 

@@ -27,6 +27,7 @@ GOOD = {
     "tools/tests/__init__.py": "",
     "tools/tests/test_grade.py": "from tools.learner import grade\nfrom tools.checks import grader\n",
     "tests/test_t9.py": "from course.registry import LESSONS\n",
+    "given/t9_host.py": "import math\n\nimport torch\n",
 }
 
 
@@ -57,6 +58,14 @@ def test_the_core_course_and_the_suite_import_no_audience(tmp_path):
     )
     said = layering.arrow_problems(root)
     assert [p.split(" imports ")[0] for p in said] == ["course/seam.py:1", "tests/test_t9.py:1", "tools/core/repo.py:1"]
+
+
+def test_given_code_imports_neither_side_nor_the_machinery(tmp_path):
+    host = "import torch\n\nfrom solutions import t9\nfrom course import registry\n"
+    root = tree(tmp_path, {**GOOD, "given/t9_host.py": host})
+    said = layering.arrow_problems(root)
+    assert [p.split(" imports ")[0] for p in said] == ["given/t9_host.py:3", "given/t9_host.py:4"]
+    assert all("given/ is lesson code both sides read" in p for p in said)
 
 
 def test_a_circle_in_course_is_reported_even_through_a_lazy_import(tmp_path):
