@@ -350,19 +350,19 @@ TUNED = {
 }
 
 
-def pick_config(M, N, K, dtype, sms=None, pitch128=True):
+def pick_config(M, N, K, dtype, sms=None, pitch=128):
     """TUNED's config for this shape, else the rules below; for a GPU with `sms` SMs (by default the
-    current GPU's own count, as matmul passes it).  pitch128: whether the row pitches of both operands,
-    as TMA reads them, are whole multiples of 128 bytes."""
+    current GPU's own count, as matmul passes it).  pitch: the largest of 128, 64, 32 and 16 bytes
+    that divides the row pitches of both operands, as TMA reads them."""
     if INTERPRETING:
         return INTERPRET_CONFIG
     name = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32"}[dtype]
-    cfg = TUNED.get((name, M, N, K)) or rule_config(M, N, K, dtype, sms or num_sms(torch.device("cuda")), pitch128)
+    cfg = TUNED.get((name, M, N, K)) or rule_config(M, N, K, dtype, sms or num_sms(torch.device("cuda")), pitch)
     # §6.4: measured on the H200, launching early gains at 2048³ and below and in a decode step, not above
     return replace(cfg, pdl=M <= 64 or M * N * K <= 2048**3)
 
 
-def rule_config(M, N, K, dtype, sms, pitch128=True):
+def rule_config(M, N, K, dtype, sms, pitch=128):
     """The rules for shapes TUNED lacks (§6), measured on the H200."""
     if M <= 64 and dtype != torch.float32:  # a decode step: bound by reading B, turned around (§6.3)
         if M <= 32:
@@ -376,11 +376,12 @@ def rule_config(M, N, K, dtype, sms, pitch128=True):
         cfg = Config(64, 128, 64, 8, 4, 5, 1, True, "split")
     elif M * N <= 512 * 512:  # tiny: 64x32 tiles, data-parallel (a fix-up would cost more than the product)
         cfg = Config(64, 32, 128, 8, 4, 4, 1, False, "dp")
-    elif not pitch128 and M > 256 and M * N > 1536 * 1536 and dtype != torch.float32:
-        # a row pitch that is not a multiple of 128 bytes slows every TMA box (t5.perf §3): there big
-        # tiles, data-parallel, lost least, 64-row tiles and stream-K most (measured 2026-12-02, 16-bit)
-        if triton.cdiv(M, 128) * triton.cdiv(N, 256) >= 2 * sms:
-            cfg = Config(128, 256, 64, 8, 8, 3, 1, False, "dp")
+    elif pitch < 128 and M > 256 and M * N > 1536 * 1536 and dtype != torch.float32:
+        # a row pitch that is not whole 128 bytes slows every TMA box (t5.perf §3), an odd multiple of 16
+        # bytes most: there 128x256 tiles, which read the fewest bytes per product, with stream-K for a
+        # thin last wave, lost least; at 32 or 64 bytes, 128x128 data-parallel (measured 2026-12-02, 16-bit)
+        if pitch == 16:
+            cfg = Config(128, 256, 64, 8, 8, 3, 1, False, "auto")
         else:
             cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "dp")
     elif M <= 256 or M * N <= 1536 * 1536 or wave_use(M, N, 64, 128, sms) > wave_use(M, N, 128, 128, sms) + 0.05:
@@ -608,9 +609,9 @@ def first_call(key, a, b, bias, activation, config, num_programs, out, trace, tm
         key = None
     sms = num_programs or num_sms(a.device)
     a, b, b_kmajor = tma_ready(a, b, tma_fallback)
-    pitch128 = all(t.stride(0) * t.element_size() % 128 == 0 for t in (a, b))  # rows TMA reads fastest
+    pitch = min(math.gcd(t.stride(0) * t.element_size(), 128) for t in (a, b))  # 128: rows TMA reads fastest
     cfg = config or tuned_config(a_in, b_in, b_kmajor, bias, activation, sms)
-    cfg = cfg or pick_config(M, N, K, a.dtype, sms, pitch128)
+    cfg = cfg or pick_config(M, N, K, a.dtype, sms, pitch)
     # A TMA store writes whole 16-byte chunks: measured on the H200 (triton 3.6, 2026-11-30), one into a
     # 37 x 45 view wrote columns 45-47 too.  So C's rows must be whole chunks, or C goes through a copy.
     whole_chunks = c.shape[1] * c.element_size() % 16 == 0

@@ -59,6 +59,14 @@ TUNING = [
     *[("pitch", m, n, k) for m, n, k in ((3000, 3000, 3000), (1000, 1000, 1000), (2000, 5000, 3000))],
     *[("pitch", m, n, k) for m, n, k in ((5000, 2000, 3000), (3000, 3000, 1000), (100, 5000, 3000))],
     ("pitch", 6000, 1000, 6000),
+    # added 2026-12-02 (session 15, t5.perf §3): the pitch rule's split by 16 and 32 bytes was chosen on these
+    *[("pitch", m, n, k) for m, n, k in ((1800, 1800, 9000), (2600, 2600, 5000), (2400, 1800, 7000))],
+    *[("pitch", m, n, k) for m, n, k in ((1400, 3400, 7400), (3800, 1000, 5800), (2000, 3000, 3000))],
+    *[("pitch", m, n, k) for m, n, k in ((4200, 4200, 2600), (2000, 2000, 6000), (3600, 3600, 3600))],
+    *[("pitch", m, n, k) for m, n, k in ((600, 5200, 4400), (1200, 6800, 2800), (5200, 5200, 2000))],
+    # and these decode shapes, where no config beat the rules (the same session)
+    *[("decode", m, n, k) for m, n, k in ((136, 11008, 4096), (128, 14336, 4096), (256, 11008, 4096))],
+    ("decode", 128, 8192, 4096),
 ]
 
 
