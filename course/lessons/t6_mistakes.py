@@ -164,7 +164,7 @@ MISTAKES = (
         "    valid = (slots < num_slots) & (ids >= 0) & (ids < num_experts)\n    earlier_same",
         "    valid = slots < num_slots\n    earlier_same",
         "test_route_ignores_ids_out_of_range",
-        "outside-tensors",
+        "outside-tensors+id-as-index",
     ),
     Mistake(
         "atomic-cursor",

@@ -24,6 +24,8 @@ OWN_CAUSES = {
     "down-not-h": ("down 那次启动读的不是 gate/up 那次写出的 h", "the down launch does not read the h the gate/up"),
     "down-unsorted": ("没有传 x_sorted=True", "without x_sorted=True"),
     "read-as-contiguous": ("当成连续的来读", "as if it were contiguous"),
+    "id-as-index": ("也不能拿来当下标", "is never an index"),
+    "not-the-bad-ids": ("不是这些号的问题", "the ids out of range are not the cause"),
 }
 
 COMBINE_LOAD = "mask=cols < N, other=0.0).to(tl.float32)\n"
@@ -334,5 +336,28 @@ OWN = (
         "    tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty))",
         "test_each_tile_reads_its_own_expert_alone[weighted and combined]",
         "outside-tensors",
+    ),
+    own(
+        "expert-rows-read-by-bad-ids",
+        "T6.1",
+        "scatter_slots reads offsets and counts at every slot of the block, in range or not: an id out of range "
+        "reads past them (the message blamed the ids without having checked that they were the cause)",
+        "2.3",
+        "first_row = tl.load(offsets_ptr + ids, mask=valid, other=0) - tl.load(counts_ptr + ids, mask=valid, other=0)",
+        "first_row = tl.load(offsets_ptr + ids, mask=slots < num_slots, other=0) - tl.load(counts_ptr + ids, "
+        "mask=slots < num_slots, other=0)",
+        "test_route_ignores_ids_out_of_range",
+        "outside-tensors+id-as-index",
+    ),
+    own(
+        "id-load-unmasked",
+        "T6.1",
+        "count_experts loads the ids without a mask: the last block's lanes past the last slot read past topk_ids, "
+        "with or without ids out of range (the message had blamed the ids out of range)",
+        "2.1",
+        "ids = tl.load(ids_ptr + slots, mask=slots < num_slots, other=0)  # int64 stays int64 until checked",
+        "ids = tl.load(ids_ptr + slots)  # int64 stays int64 until checked",
+        "test_route_ignores_ids_out_of_range",
+        "outside-tensors+not-the-bad-ids",
     ),
 )

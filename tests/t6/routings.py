@@ -1,4 +1,5 @@
-"""Lesson T6's routing checks, which T6.1's test files share: a Routing against a stable sort of the ids."""
+"""Lesson T6's routing checks, which T6.1's test files share: a Routing against a stable sort of the ids,
+and the address watch on route's three kernels that names the line of a stray access."""
 
 import torch
 
@@ -6,6 +7,25 @@ from course.i18n import count
 from course.messages import fail
 
 from .common import ROUTE_BLOCK, SCAN_ROWS, T6
+from .stray import OURS
+from bounds import AddressWatch, Strays
+
+ROUTE_KERNELS = ("count_experts", "scan_counts", "scatter_slots")
+
+
+def route_watch(t6, patch, accesses=None):
+    """An AddressWatch on route's three kernels, with its strays' lines (Strays) as .strays; every
+    access is also recorded into accesses (an Accesses) where one is given."""
+    strays = Strays(OURS, "t6_probes.py")
+
+    def seen(what, addresses, inside):
+        strays.seen(what, addresses, inside)
+        if accesses is not None:
+            accesses(what, addresses, inside)
+
+    addresses = AddressWatch(t6, patch, ROUTE_KERNELS, seen=seen)
+    addresses.strays = strays
+    return addresses
 
 
 def check_counts_and_offsets(r, ids, experts, case):

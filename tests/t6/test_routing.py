@@ -8,9 +8,8 @@ from course.messages import fail
 
 from .accesses import Accesses
 from .common import ROUTE_BLOCK, T6, case_name, make_ids, raised_by, raised_in, same_memory
-from .routings import check_counts_and_offsets, check_routing, places_found
-from .stray import OURS
-from bounds import AddressWatch, Strays, place
+from .routings import ROUTE_KERNELS, check_counts_and_offsets, check_routing, places_found, route_watch
+from bounds import place
 from support import INTERPRETING, LaunchWatch
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -25,9 +24,6 @@ ROUTE_CASES = [  # (kind, tokens, top_k, experts)
     ("skewed", 70, 4, 16),
     ("skewed", 1100, 2, 9),  # 2200 slots: 18 routing blocks, more than one batch of SCAN_ROWS = 16
 ]
-
-
-ROUTE_KERNELS = ("count_experts", "scan_counts", "scatter_slots")
 
 
 # Where each of the Routing's tensors comes from: (the kernel that writes it, its argument there).
@@ -79,21 +75,6 @@ def report_outside(addresses, r, ids, experts, case, accesses=None):
             f"given{at_en} (stopped here, not made)" + (f"; {found[1]}" if found else ""),
             section,
         )
-
-
-def route_watch(t6, patch, accesses=None):
-    """An AddressWatch on route's three kernels, with its strays' lines (Strays) as .strays; every
-    access is also recorded into accesses (an Accesses) where one is given."""
-    strays = Strays(OURS, "t6_probes.py")
-
-    def seen(what, addresses, inside):
-        strays.seen(what, addresses, inside)
-        if accesses is not None:
-            accesses(what, addresses, inside)
-
-    addresses = AddressWatch(t6, patch, ROUTE_KERNELS, seen=seen)
-    addresses.strays = strays
-    return addresses
 
 
 def guarded_route(t6, monkeypatch, ids, experts, case, **options):

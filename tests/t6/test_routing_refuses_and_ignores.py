@@ -1,5 +1,7 @@
 """T6.1: what route refuses (bad input), what it ignores (ids out of range), and no tokens at all."""
 
+import os
+
 import pytest
 import torch
 
@@ -8,9 +10,9 @@ from course.i18n import cells, say
 from course.messages import fail
 
 from .common import T6, make_ids, names_one_of, raised_by
-from .routings import check_routing
+from .routings import check_routing, route_watch
 from .stray import input_to_refuse
-from bounds import AddressWatch, padded_integers, padding_written
+from bounds import padded_integers, padding_written
 from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -100,7 +102,7 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         "route(..., check_ids=False)",
     )
     made = padded_integers(monkeypatch)
-    watch = AddressWatch(t6, monkeypatch, ("count_experts", "scan_counts", "scatter_slots"))
+    watch = route_watch(t6, monkeypatch)
     try:
         r = t6.route(ids, experts, check_ids=False)
     except (ValueError, TypeError) as e:
@@ -114,13 +116,38 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
     finally:
         monkeypatch.undo()
     for kernel, lanes in watch.outside.items():
+        frames = [f[-1] for f in watch.strays.first.values() if f and f[-1].name == kernel]
+        # the line by number alone: the access may be made by a line the learner wrote right, whose
+        # mask or index comes from a wrong one above it (and §8's table would then quote a reference line)
+        where = f"{os.path.basename(frames[0].filename)} line {frames[0].lineno} ({frames[0].name})" if frames else ""
+        at_zh, at_en = (f"，第一个在 {where}", f", first at {where}") if frames else ("", "")
+        # Whose fault: the same slots with every id in range (the bad ones made expert 0) stray too, or not.
+        in_range = ids.clone()
+        in_range.view(-1)[bad.to(DEVICE)] = 0
+        with monkeypatch.context() as patch:
+            again = route_watch(t6, patch)
+            t6.route(in_range, experts, check_ids=False)
+        if kernel in again.outside:
+            why_zh, why_en, section = (
+                "；把越界的号都换成 0 以后照样越界，所以不是这些号的问题：看这一行的地址和掩码",
+                "; it does so with every id in range too (the bad ones made 0), so the ids out of range are not "
+                "the cause: look at that line's addresses and mask",
+                "2.1",
+            )
+        else:
+            why_zh, why_en, section = (
+                "；把越界的号都换成 0 以后就不越界了：越界的专家号不算进任何专家，也不能拿来当下标",
+                "; with every id in range (the bad ones made 0) it does not: an id out of range counts for no "
+                "expert and is never an index",
+                "2.3",
+            )
         fail(
             T6,
-            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
-            "（这里拦下了，没有真的读写）：越界的专家号不算进任何专家，也不能拿来当下标",
+            f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元{at_zh}"
+            "（这里拦下了，没有真的读写）" + why_zh,
             f"{case}: {kernel} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
-            "given (stopped here, not made): an id out of range counts for no expert and is never an index",
-            "2.3",
+            f"given{at_en} (stopped here, not made)" + why_en,
+            section,
         )
     stray = padding_written(made)
     if stray:

@@ -196,16 +196,17 @@ def cause_problems(lesson, mistakes, causes, lang, found):
     problems = []
     for m in mistakes:
         text = found[m.key][3] or found[m.key][2]
-        if m.cause and m.cause not in causes:
-            problems.append(f"{lesson.id} mistake {m.key!r}: its cause {m.cause!r} is not in CAUSES")
+        own = set(m.cause.split("+")) if m.cause else set()  # "a+b": a message that detected both
+        for cause in sorted(own - set(causes)):
+            problems.append(f"{lesson.id} mistake {m.key!r}: its cause {cause!r} is not in CAUSES")
         for key, words in causes.items():
             said = words[lang] in text
-            if key == m.cause and not said:
+            if key in own and not said:
                 problems.append(
                     f"COURSE_LANG={lang}: {lesson.id} mistake {m.key!r} does not name its cause "
                     f"({words[lang]!r}): {text[:300]!r}"
                 )
-            elif key != m.cause and said:
+            elif key not in own and said:
                 problems.append(
                     f"COURSE_LANG={lang}: {lesson.id} mistake {m.key!r} names another cause, {key!r} "
                     f"({words[lang]!r}): {text[:300]!r}"

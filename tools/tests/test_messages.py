@@ -164,3 +164,22 @@ def test_a_helper_of_its_own_that_says_where_to_read_is_a_problem():
     )
     found = message_code.explainers_named_by_hand(ast.parse(text), "t.py")
     assert len(found) == 2 and all("line 3" in p for p in found), found
+
+
+def test_a_mistake_names_each_of_its_causes_and_no_other():
+    """cause "a+b": the message must say both causes' words, and no third cause's."""
+    from types import SimpleNamespace
+
+    causes = {k: {"en": w} for k, w in (("out", "outside every tensor"), ("index", "never an index"), ("late", "started late"))}
+    both = SimpleNamespace(key="m", cause="out+index")
+    said = {"m": (None, None, "", "read outside every tensor: an id is never an index")}
+    assert messages.cause_problems(SimpleNamespace(id="T9"), [both], causes, "en", said) == []
+    one = {"m": (None, None, "", "read outside every tensor")}
+    problems = messages.cause_problems(SimpleNamespace(id="T9"), [both], causes, "en", one)
+    assert len(problems) == 1 and "does not name its cause ('never an index')" in problems[0]
+    single = SimpleNamespace(key="m", cause="out")
+    problems = messages.cause_problems(SimpleNamespace(id="T9"), [single], causes, "en", said)
+    assert len(problems) == 1 and "names another cause, 'index'" in problems[0]
+    unknown = SimpleNamespace(key="m", cause="out+nowhere")
+    problems = messages.cause_problems(SimpleNamespace(id="T9"), [unknown], causes, "en", said)
+    assert "its cause 'nowhere' is not in CAUSES" in problems[0]
