@@ -38,7 +38,7 @@ from pathlib import Path
 # The modules a child imports afresh: everything of the repo, which may read the learner's file,
 # the scratch copy it runs in, or the environment it was given when imported.  Third-party
 # modules stay warm.
-FRESH = ("mine", "solutions", "course", "tests", "tools", "conftest")
+FRESH = ("mine", "solutions", "given", "course", "tests", "tools", "conftest")
 # and the suite's own modules, whatever pytest named them (test_x, or t5.common for tests/t5/common.py)
 SUITE_DIR = str(Path(__file__).resolve().parent.parent / "tests") + os.sep
 POLL_S = 0.05

@@ -13,6 +13,8 @@ from course.messages import fail
 from course.registry import lesson
 
 T5 = lesson("T5")
+# T5's code: the graded file, and the host side it is given (given/t5_host.py: matmul, first_call, the plans)
+T5_FILES = ("t5_persistent.py", "t5_host.py")
 
 
 def crash_site(exc):
@@ -20,7 +22,7 @@ def crash_site(exc):
     lessons' files (mine/ or solutions/) along the exception's chain, else the deepest of all."""
     import traceback
 
-    ours = ("tensor_descriptor.py", "t5_persistent.py", "t4_matmul.py")
+    ours = ("tensor_descriptor.py", *T5_FILES, "t4_matmul.py")
     site, inner, seen = None, exc, set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
@@ -90,7 +92,7 @@ def run_matmul(t5, case, section, *args, **kwargs):
 
         caller = t5_caller(e) if site.filename.endswith("t4_matmul.py") else None
         if caller is not None:  # a T4 line that T5's code called: the arguments may be the cause
-            where += f", called from t5_persistent.py line {caller.lineno} ({caller.name})"
+            where += f", called from {os.path.basename(caller.filename)} line {caller.lineno} ({caller.name})"
         if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
             fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):

@@ -10,6 +10,7 @@ import pytest
 from course.messages import fail
 
 from .common import T5
+from .crashes import T5_FILES
 from support import HandedToTorch, refuse_torch_products
 
 
@@ -21,7 +22,7 @@ def matmul_in_kernel(t5, case, section, *args, **kwargs):
         try:
             return t5.matmul(*args, **kwargs)
         except HandedToTorch as e:
-            ours = [f for f in traceback.extract_tb(e.__traceback__) if f.filename.endswith("t5_persistent.py")]
+            ours = [f for f in traceback.extract_tb(e.__traceback__) if f.filename.endswith(T5_FILES)]
             where = f"{os.path.basename(ours[-1].filename)} line {ours[-1].lineno} ({ours[-1].name})" if ours else ""
             fail(
                 T5,

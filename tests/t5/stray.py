@@ -13,6 +13,7 @@ from course.messages import fail, written_elsewhere
 
 import bounds
 from .common import T5
+from .crashes import T5_FILES
 from bounds import Strays, caller_of, place
 
 OURS = ("t5_persistent.py", "t4_matmul.py", "t5_probes.py")
@@ -43,12 +44,12 @@ def body_step(frame):
 
 
 def t5_caller(exc):
-    """The deepest frame of t5_persistent.py along the exception's chain (each call the interpreter
+    """The deepest frame of T5's code (T5_FILES) along the exception's chain (each call the interpreter
     makes inside a kernel adds a link), or None."""
     found, seen = None, set()
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
-        ours = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith("t5_persistent.py")]
+        ours = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(T5_FILES)]
         found = ours[-1] if ours else found
         exc = exc.__cause__ or exc.__context__
     return found

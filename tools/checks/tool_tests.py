@@ -19,6 +19,7 @@ TOOL_TESTS_READ = (
     "tools",
     "mine",
     "solutions",
+    "given",
     "content",
     "README.md",
     "Makefile",

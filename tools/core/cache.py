@@ -27,6 +27,7 @@ RUN_READS = (
     "tools/learner",
     "solutions",
     "mine",
+    "given",
     "pytest.ini",
     "pyproject.toml",
 )

@@ -136,7 +136,7 @@ def worker(jobs_path):
 # ------------------------------------------------------------------------------------------------
 RUNNER = "tools/core/mistakes.py"  # this file: the worker, and the environment it runs under
 PYTEST_SETTINGS = ("pytest.ini", "pyproject.toml")
-OURS = ("course", "tests", "tools")  # the packages whose modules a run may import from the repo
+OURS = ("course", "tests", "tools", "given")  # the packages whose modules a run may import from the repo
 
 
 def _module_file(name, root):
@@ -178,13 +178,14 @@ def run_reads(lesson, root=ROOT):
     """The files one test of the lesson's suite, run by this runner, reads besides mine/ (which the
     key takes as text): the files of the lesson's suite; the suite's support, the files of tests/
     that are no lesson's suite (conftest.py, the shared helpers); this runner and the pytest plugin; the lessons'
-    LESSON modules, which the registry imports by searching; every repo module these import, followed
-    import by import; and pytest's settings.  Not read: the other lessons' suites and probes, the
+    LESSON modules, which the registry imports by searching; given/, which mine/ imports; every repo module
+    these import, followed import by import; and pytest's settings.  Not read: the other lessons' suites and probes, the
     mistakes modules (the mistake's own text is hashed instead), tools/ outside what is imported."""
     suites = {each.suite for each in LESSONS}
     start = [root / f for f in lesson.suite_files(root)] + [root / RUNNER, root / "tools" / "core" / "plugin.py"]
     start += [f for f in sorted((root / "tests").glob("*.py")) if str(f.relative_to(root)) not in suites]
     start += [f for f in sorted((root / "course" / "lessons").glob("*.py")) if "_" not in f.stem]
+    start += sorted((root / "given").glob("*.py"))  # the host sides mine/ imports: given/t5_host.py, ...
     seen, todo = set(), [f for f in start if f.is_file()]
     while todo:
         f = todo.pop()

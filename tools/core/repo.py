@@ -11,7 +11,7 @@ from course import ROOT
 from course.registry import LESSONS
 
 # What a scratch copy holds: everything the suite, the grader and the tools need to run there.
-COPIED = ("course", "tests", "tools", "solutions", "mine", "pytest.ini", "pyproject.toml")
+COPIED = ("course", "tests", "tools", "solutions", "mine", "given", "pytest.ini", "pyproject.toml")
 
 
 def solution_file(lesson):

@@ -4,7 +4,7 @@ from the TUNING shapes only (content/ref.perf.md §3), never the held-out ones.
     T5_AUTOTUNE=1 T5_TUNE_CACHE=tuned.json python -m tools.gpu.tune [MxNxK ...: retune only these]
 
 Each shape, in both layouts of B, is one first call: matmul times its bucket's candidates there and
-keeps the fastest (solutions/t5_persistent.py, tuned_config).  Then time the held-out set with
+keeps the fastest (given/t5_host.py, tuned_config).  Then time the held-out set with
 T5_TUNE_FROZEN=1, so that a bucket the tuning set left empty falls back to the rules instead of
 being tuned on a held-out shape.  fp16 tunes the buckets of both 16-bit types.
 """
@@ -82,21 +82,22 @@ def main():
     if not ref.AUTOTUNE or ref.TUNE_FROZEN:  # read from the environment when the reference was imported
         sys.exit(f"{ref.__name__} does not tune: set its AUTOTUNE switch, not TUNE_FROZEN (tools/gpu/tune.py's usage)")
 
+    host = ref.host  # its Host (given/t5_host.py): tuned_config keeps the buckets there, in host.tuned
     only = {parse_shape(s) for s in sys.argv[1:]}  # retune these shapes' buckets (a cache holds the rest)
     for _, M, N, K in TUNING:
         if only and (M, N, K) not in only:
             continue
         for layout in ("row-major", "W.t()"):
-            if ref._tuned is None:  # the cache as tuned_config reads it, so that the other buckets stay
-                ref._tuned = {k: ref.Config(*v) for k, v in json.load(open(ref.TUNE_CACHE)).items()} if only else {}
-            ref._tuned.pop(ref.shape_bucket(M, N, K, torch.float16, layout == "W.t()"), None)
+            if host.tuned is None:  # the cache as tuned_config reads it, so that the other buckets stay
+                host.tuned = {k: ref.Config(*v) for k, v in json.load(open(ref.TUNE_CACHE)).items()} if only else {}
+            host.tuned.pop(ref.shape_bucket(M, N, K, torch.float16, layout == "W.t()"), None)
             a = torch.randn(M, K, device="cuda", dtype=torch.float16)
             b = torch.randn(N, K, device="cuda", dtype=torch.float16)
             b = b.t() if layout == "W.t()" else b.reshape(K, N)
             ref.matmul(a, b)
             bucket = ref.shape_bucket(M, N, K, torch.float16, layout == "W.t()")
-            print(f"{M}x{N}x{K} {layout}: {bucket}: {ref._tuned.get(bucket)}", flush=True)
-    print(f"# wrote {ref.TUNE_CACHE}: {len(ref._tuned)} buckets")
+            print(f"{M}x{N}x{K} {layout}: {bucket}: {host.tuned.get(bucket)}", flush=True)
+    print(f"# wrote {ref.TUNE_CACHE}: {len(host.tuned)} buckets")
 
 
 if __name__ == "__main__":
