@@ -48,6 +48,7 @@ def bind(side):
     return host
 
 
+# ----------------------------------------------------------------------------------------------
 # §1 The host wrapper (given)
 # ----------------------------------------------------------------------------------------------
 # An eager call must cost about what torch.matmul's does (content/t5.perf.md §2), so matmul does the
@@ -184,7 +185,7 @@ class Host:
         slots = sms * cfg.occupancy  # the program slots: SMs x programs per SM
         sk_tiles, programs = self.stream_k_plan(num_tiles, k_blocks, slots, cfg.mode)
         early = cfg.pdl and launches_early(a.device)
-        # unused without stream-K
+        # the stream-K workspace; without stream-K the kernel never reads these two pointers
         partials, flags = self.workspace(a.device, programs, BM, BN) if sk_tiles else (c_tma, c_tma)
         args = dict(a_desc=descs[0], b_desc=descs[1], c_desc=descs[2], bias_ptr=c_tma if bias is None else bias,
                     partials_ptr=partials, flags_ptr=flags, trace_ptr=c_tma if trace is None else trace,
