@@ -27,9 +27,9 @@ from . import t5_config
 from .t5_config import AUTOTUNE, INTERPRETING, TUNE_CACHE, TUNE_FROZEN, Config, launches_early, num_sms, pick_config
 
 # The names a side's module shows of the host side (bind): t5_config's, this file's, and its Host's methods.
-CONFIG_NAMES = ("Config", "INTERPRET_CONFIG", "TUNED", "pick_config", "rule_config", "wave_use", "AUTOTUNE",
-                "TUNE_FROZEN", "TUNE_CACHE", "shape_bucket", "tune_candidates", "device_facts", "num_sms",
-                "launches_early")
+CONFIG_NAMES = ("INTERPRETING", "INTERPRET_PROGS", "Config", "INTERPRET_CONFIG", "TUNED", "pick_config",
+                "rule_config", "wave_use", "AUTOTUNE", "TUNE_FROZEN", "TUNE_CACHE", "shape_bucket", "tune_candidates",
+                "device_facts", "num_sms", "launches_early")
 HOST_NAMES = ("tensor_key", "plan_key", "same_memory", "Plan", "no_launch_hooks", "run_compiled", "RawLaunch")
 BOUND_NAMES = ("matmul", "first_call", "tuned_config", "stream_k_plan", "workspace")
 
