@@ -50,7 +50,7 @@ class Lesson:
     steps: tuple
     suite: str  # the lesson's section of the one suite: a folder (tests/t5) or one file (tests/test_t5.py)
     probes: str = ""  # kernels that test one device function alone (course/), if the lesson has them
-    given: str = ""  # given/<file>: code the lesson hands both sides to read, not to write (its host side), if any
+    given: tuple = ()  # given/<file>s: code the lesson hands both sides to read, not to write (its host side)
     title_zh: str = ""  # the title in Chinese
     note: tuple = ()  # (zh, en): said under the advice when a failure of a step in note_steps is about torch
     note_steps: tuple = ()
@@ -65,9 +65,9 @@ class Lesson:
 
     def files(self):
         """The lesson's code files, relative to the repo: its stub, reference, suite, probes and given code."""
-        return [f"mine/{self.file}", f"solutions/{self.file}", *self.suite_files()] + [
-            f for f in (self.probes, self.given) if f
-        ]
+        return [f"mine/{self.file}", f"solutions/{self.file}", *self.suite_files()] + (
+            [self.probes] if self.probes else []
+        ) + list(self.given)
 
     def suite_files(self, root=ROOT):
         """The files of the lesson's section of the suite, relative to the repo: the suite itself when

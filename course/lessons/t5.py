@@ -14,7 +14,7 @@ LESSON = Lesson(
     explainers={"zh": "content/t5.md", "en": "content/t5.en.md"},
     suite="tests/t5",
     probes="course/lessons/t5_probes.py",
-    given="given/t5_host.py",
+    given=("given/t5_config.py", "given/t5_host.py"),
     sections={
         "1": (
             "全景：从一个 tile 一个程序到常驻程序",

@@ -34,8 +34,7 @@ def files_of(lesson):
     ]
     if lesson.probes:
         files.append((lesson.probes, "its probes (declared in its entry)"))
-    if lesson.given:
-        files.append((lesson.given, "the code it gives both sides to read (declared in its entry)"))
+    files += [(path, "code it gives both sides to read (declared in its entry)") for path in lesson.given]
     return files
 
 

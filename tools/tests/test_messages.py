@@ -170,7 +170,10 @@ def test_a_mistake_names_each_of_its_causes_and_no_other():
     """cause "a+b": the message must say both causes' words, and no third cause's."""
     from types import SimpleNamespace
 
-    causes = {k: {"en": w} for k, w in (("out", "outside every tensor"), ("index", "never an index"), ("late", "started late"))}
+    causes = {
+        k: {"en": w}
+        for k, w in (("out", "outside every tensor"), ("index", "never an index"), ("late", "started late"))
+    }
     both = SimpleNamespace(key="m", cause="out+index")
     said = {"m": (None, None, "", "read outside every tensor: an id is never an index")}
     assert messages.cause_problems(SimpleNamespace(id="T9"), [both], causes, "en", said) == []
