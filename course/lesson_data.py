@@ -35,6 +35,7 @@ class Mistake:
     test: str  # the node id in the lesson's suite that catches it, by name (test_x[ids]): Lesson.node_of finds its file
     cause: str = ""  # a key of the lesson's CAUSES: the cause its message must name (several: "a+b"); "" names none
     table: bool = True  # shown in §8; False: a mutant of our own, which only make check runs
+    file: str = ""  # the file it is made in, relative to the repo: "" the lesson's reference; its given host, say
 
 
 def mistakes_module(lesson):

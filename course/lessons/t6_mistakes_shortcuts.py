@@ -2,13 +2,15 @@
 §8's table): text substitutions in solutions/t6_moe.py, each with the one test of tests/t6/ that
 must catch it, as course/lessons/t6_mistakes.py describes.  Shortcuts: numbers cannot tell them from
 the kernel, the watch on the launch can.  BASE is scan_counts' line that the table's mistakes
-change too."""
+change too.  The shortcuts in grouped_matmul, route and combined are made where that code is, in
+the given host (HOST): the suite's watches must see through it as they see through the side's file."""
 
 from course.lesson_data import Mistake
 
+HOST = "given/t6_host.py"  # the lesson's given host side, which both sides bind
 # The block_base line of scan_counts: the running sum of the blocks before this one.
 BASE = "before = running[None, :] + tl.cumsum(here, axis=0) - here"
-LAUNCH = "    kernel = moe_kernel[(programs,)]("
+LAUNCH = "    kernel = side.moe_kernel[(programs,)]("
 DOWN_CALL = (
     "    return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True, x_sorted=True, config=config)"
 )
@@ -33,7 +35,7 @@ LOOP_OF = (
 A_ALONG_K = "(k0 + cols)[None, :] * stride_xk,"
 A_MASK_THEN_B = "\n                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n        b = "
 # route's three launches, and a stable sort by torch in their place (t6hunt).
-ROUTE_LAUNCHES = "        launch_in_order(route_key(topk_ids, num_experts), launches, dev)\n"
+ROUTE_LAUNCHES = "        launch_in_order(side, route_key(side, topk_ids, num_experts), launches, dev)\n"
 ROUTE_IN_TORCH = (
     "        keyed = torch.where((ids >= 0) & (ids < num_experts), ids, num_experts)\n"
     "        order = torch.sort(keyed, stable=True).indices\n"
@@ -45,7 +47,7 @@ ROUTE_IN_TORCH = (
 COMBINE_LAUNCH = (
     "    y = torch.empty((rows, N), device=by_slot.device, dtype=dtype)\n"
     "    block_n = min(1024, triton.next_power_of_2(N))\n"
-    "    combine_topk[(rows, triton.cdiv(N, block_n))](by_slot, y, N, top_k, block_n)\n"
+    "    side.combine_topk[(rows, triton.cdiv(N, block_n))](by_slot, y, N, top_k, block_n)\n"
     "    return y\n"
 )
 COMBINE_BODY = (
@@ -69,12 +71,13 @@ SHORTCUTS = (
         "结果换成 torch._grouped_mm 算的",
         "the result replaced by torch._grouped_mm's",
         "1.2",
-        "    return combined(out, out_rows, N, routing.top_k, x.dtype) if combine else out\n",
+        "    return combined(side, out, out_rows, N, routing.top_k, x.dtype) if combine else out\n",
         "    if not combine:\n        xs = x[routing.sorted_slots.long() // routing.top_k]\n"
         "        return torch._grouped_mm(xs, w.transpose(-2, -1), offs=routing.offsets)\n"
-        "    return combined(out, out_rows, N, routing.top_k, x.dtype)\n",
+        "    return combined(side, out, out_rows, N, routing.top_k, x.dtype)\n",
         "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
         table=False,
+        file=HOST,
     ),
     Mistake(
         "shortcut-matmul-loop",
@@ -86,6 +89,7 @@ SHORTCUTS = (
         LOOP_OF.format(product="x[rows] @ w[e].t()"),
         "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
         table=False,
+        file=HOST,
     ),
     Mistake(
         "shortcut-t5-per-expert",
@@ -97,6 +101,7 @@ SHORTCUTS = (
         LOOP_OF.format(product="__import__('mine.t5_persistent').t5_persistent.matmul(x[rows].contiguous(), w[e].t())"),
         "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
         table=False,
+        file=HOST,
     ),
     Mistake(
         "shortcut-down-in-torch",
@@ -121,6 +126,7 @@ SHORTCUTS = (
         ROUTE_IN_TORCH,
         "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
         table=False,
+        file=HOST,
     ),
     Mistake(
         "base-without-carry",
@@ -177,6 +183,7 @@ SHORTCUTS = (
         "    return by_slot.view(rows, top_k, N).sum(1).to(dtype)\n",
         "test_routing_weights_and_the_combine[combined]",
         table=False,
+        file=HOST,
     ),
     Mistake(
         "combine-by-tl-sum",

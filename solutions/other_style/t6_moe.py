@@ -4,7 +4,8 @@ Read content/t6.md (中文) or content/t6.en.md (English) first: every banner be
 section it implements.  mine/t6_moe.py is this file with the learner's bodies cut out, so
 `diff mine/t6_moe.py solutions/t6_moe.py` shows only code that a learner writes.
 T6 builds on T5 (and so on T4): the persistent grid, TMA's rules and the grouped tile order come
-from YOUR t5_persistent.py and t4_matmul.py.
+from YOUR t5_persistent.py and t4_matmul.py.  The host side (route, grouped_matmul, the configs
+and the plans) is given, one file for both sides: given/t6_host.py, bound to this file at its end.
 
 Token t's j-th choice is the slot s = t * top_k + j.  The layer, in two steps:
 
@@ -19,19 +20,19 @@ Token t's j-th choice is the slot s = t * top_k + j.  The layer, in two steps:
         combine: y[t] = sum over j of out[t * top_k + j], in j order  # §4.4
     moe_mlp: gate/up with SwiGLU, then down with the combine          # §5 (T6.4)
 """
-import os
-from dataclasses import dataclass
+import sys
 
 import torch
 import triton
 import triton.language as tl
-from triton.tools.tensor_descriptor import TensorDescriptor
+
+from given import t6_host  # the host side, given: bound to this file at its end
 
 # ---- other style begin: T4's grouped order is imported as in the reference but not used here
 from .t4_matmul import tile_coords  # noqa: F401 - this variant orders an expert's tiles its own way
 
 # ---- other style end
-from .t5_persistent import (  # and your T5, with its given launch helpers (t5.perf §2)
+from .t5_persistent import (  # noqa: F401 - and your T5's launch helpers (t5.perf §2): given/t6_host.py reads them
     RawLaunch,
     aligned_copy,
     no_launch_hooks,
@@ -42,29 +43,7 @@ from .t5_persistent import (  # and your T5, with its given launch helpers (t5.p
     tma_problem,
 )
 
-INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
-ROUTE_BLOCK = 128  # slots per program of the routing kernels
-SCAN_ROWS = 16  # per-block histograms summed at once by scan_counts
 TRACE_INTS = tl.constexpr(7)  # per tile: epilogues, expert, pid_m, pid_n, first row, row end, program
-
-
-@dataclass(frozen=True)
-class Routing:
-    """The slots sorted by expert.  counts[e]: expert e's rows; offsets[e]: the end of its rows in
-    sorted order (torch._grouped_mm's offs); sorted_slots[pos]: the slot at sorted position pos;
-    slot_pos[s]: where slot s went.  checked: made by route(), so its invariants hold."""
-
-    counts: torch.Tensor
-    offsets: torch.Tensor
-    sorted_slots: torch.Tensor
-    slot_pos: torch.Tensor
-    num_tokens: int
-    top_k: int
-    checked: bool = False
-
-    @property
-    def num_experts(self):
-        return self.counts.numel()
 
 
 # ----------------------------------------------------------------------------------------------
@@ -142,61 +121,6 @@ def check_routing_inputs(topk_ids, num_experts, check_ids=True):
     if check_ids and bool(((topk_ids < 0) | (topk_ids >= num_experts)).any()):
         raise ValueError(f"topk_ids: some ids are not in range(num_experts={num_experts})")
     # ---- T6.1 end ----
-
-
-def route(topk_ids, num_experts, *, check_ids=True):
-    """The Routing of topk_ids [T, top_k] over num_experts experts: three launches, no host sync
-    (but check_ids's look at the ids; pass check_ids=False under CUDA graph capture)."""
-    check_routing_inputs(topk_ids, num_experts, check_ids and not _capturing(topk_ids))
-    tokens, top_k = topk_ids.shape
-    slots = tokens * top_k
-    dev = topk_ids.device
-    ids = topk_ids.reshape(-1)  # a view where it can be: the caller's tensor is only read
-    e_block = max(2, triton.next_power_of_2(num_experts))
-    blocks = triton.cdiv(slots, ROUTE_BLOCK)
-    counts = torch.zeros(num_experts, device=dev, dtype=torch.int32)
-    offsets = torch.zeros(num_experts, device=dev, dtype=torch.int32)
-    sorted_slots = torch.empty(slots, device=dev, dtype=torch.int32)
-    slot_pos = torch.empty(slots, device=dev, dtype=torch.int32)
-    if slots:
-        block_counts = torch.empty((blocks, e_block), device=dev, dtype=torch.int32)
-        block_base = torch.empty_like(block_counts)
-        launches = (
-            (count_experts, (blocks,), (ids, block_counts, slots, num_experts, ROUTE_BLOCK, e_block)),
-            (scan_counts, (1,), (block_counts, block_base, counts, offsets, blocks, num_experts, SCAN_ROWS, e_block)),
-            (scatter_slots, (blocks,), (ids, block_base, counts, offsets, sorted_slots, slot_pos, slots, num_experts,
-                                        ROUTE_BLOCK, e_block)),
-        )
-        launch_in_order(route_key(topk_ids, num_experts), launches, dev)
-    return Routing(counts, offsets, sorted_slots, slot_pos, tokens, top_k, checked=True)
-
-
-def _capturing(t):
-    return t.is_cuda and torch.cuda.is_current_stream_capturing()
-
-
-_route_plans = {}  # route_key -> route's three kernels, compiled
-
-
-def route_key(topk_ids, num_experts):
-    """What route's launches hang on (the ids' shape, strides, dtype, device, alignment; the expert
-    count), or None while the suite stands in for one of its kernels, watching the launch."""
-    if not all(isinstance(k, triton.runtime.JITFunction) for k in (count_experts, scan_counts, scatter_slots)):
-        return None
-    return tensor_key(topk_ids), num_experts
-
-
-def launch_in_order(key, launches, device):
-    """Each (kernel, grid, arguments) launched in turn: through kernel[grid] the first time, then, on
-    a GPU with no launch hook set, the compiled kernels directly, without Triton's argument binding (§6.4)."""
-    compiled = _route_plans.get(key) if key is not None else None
-    if compiled is not None and no_launch_hooks():
-        for kernel, (_, grid, args) in zip(compiled, launches, strict=True):
-            run_compiled(kernel, grid, device, args)
-        return
-    made = [kernel[grid](*args) for kernel, grid, args in launches]
-    if key is not None and device.type == "cuda" and None not in made:
-        _route_plans[key] = made
 
 
 # ----------------------------------------------------------------------------------------------
@@ -479,184 +403,9 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
     # ---- T6.3 end ----
 
 
-def check_offsets(routing):
-    """A hand-made Routing's offsets: non-decreasing, each the previous plus the expert's count,
-    the last one the number of slots, num_tokens * top_k (a host sync: route()'s own routings skip it)."""
-    offsets, counts = routing.offsets.long().cpu(), routing.counts.long().cpu()
-    slots = routing.sorted_slots.numel()
-    if slots != routing.num_tokens * routing.top_k or routing.slot_pos.numel() != slots:
-        raise ValueError(f"grouped_matmul: routing has {slots} sorted slots and {routing.slot_pos.numel()} slot "
-                         f"positions for num_tokens * top_k = {routing.num_tokens * routing.top_k}")
-    if (counts < 0).any() or (offsets.diff() < 0).any():
-        raise ValueError(f"grouped_matmul: routing.offsets must not decrease, got {offsets.tolist()[:16]}")
-    if offsets.numel() and (int(offsets[-1]) != slots or not torch.equal(offsets, counts.cumsum(0))):
-        raise ValueError(f"grouped_matmul: routing.offsets must be the running sum of counts ending at "
-                         f"{slots} rows, got {offsets.tolist()[:16]}")
-
-
 # ----------------------------------------------------------------------------------------------
-# Block sizes (tuned on the H200 by content/t6.md §6: change the table and pick_config only)
+# §5.2 The layer: one route, then two grouped launches (T6.4)
 # ----------------------------------------------------------------------------------------------
-@dataclass(frozen=True)
-class Config:
-    BLOCK_M: int = 64
-    BLOCK_N: int = 128
-    BLOCK_K: int = 64
-    GROUP_M: int = 8
-    num_warps: int = 4
-    num_stages: int = 3
-    FLATTEN: bool = False  # tl.range(..., flatten=True): the next tile's loads overlap this tile's epilogue
-
-
-CONFIGS = {
-    "interpret": Config(16, 32, 32, 2, 4, 1),  # the CPU: small boxes, several tiles per expert
-    "few": Config(16, 256, 128, 8, 4, 3),  # at most 16 rows per expert: read the weights fast
-    "some": Config(64, 256, 64, 8, 8, 4),  # at most 64 rows per expert, or 64-row blocks waste less
-    "many": Config(128, 256, 64, 8, 8, 4, True),  # measured: 128 x 256 tiles beat 128 x 128 by 1.3-1.4x;
-}  # flatten: Mixtral 4096 (a tuning case) 0.90 -> 0.94 of grouped_mm, H200 2026-12-02 (t6 §6).  Not with
-# SwiGLU (not measured) nor a combine: its float32 tile's epilogue beside a flattened pipeline asks
-# 327,712 B of shared memory, past the H200's 232,448 (measured)
-
-
-def pick_config(rows, N, K, num_experts, dtype, sms, activation=None):
-    """The block sizes for `rows` sorted rows over num_experts experts, N x K weights each."""
-    if INTERPRETING:
-        return CONFIGS["interpret"]
-    per_expert = rows / max(1, num_experts)
-    padded = {bm: -(-per_expert // bm) * bm for bm in (64, 128)}  # an expert's rows in whole m-blocks
-    wide = per_expert > 64 and padded[128] <= 1.1 * padded[64]
-    cfg = CONFIGS["few" if per_expert <= 16 else "many" if wide else "some"]
-    if dtype == torch.float32:  # 4-byte elements: half the k-box in the same shared memory
-        cfg = Config(cfg.BLOCK_M, cfg.BLOCK_N, max(32, cfg.BLOCK_K // 2), cfg.GROUP_M, cfg.num_warps, 3)
-    if activation == "swiglu":  # two accumulators (gate, up): half the columns keeps them in registers
-        cfg = Config(cfg.BLOCK_M, max(64, cfg.BLOCK_N // 2), cfg.BLOCK_K, cfg.GROUP_M, cfg.num_warps, cfg.num_stages)
-    return cfg
-
-
-# ----------------------------------------------------------------------------------------------
-# §1, §4 The host wrappers (given)
-# ----------------------------------------------------------------------------------------------
-def grouped_matmul(x, w, routing, topk_weights=None, *, combine=False, activation=None, x_sorted=False,
-                   config=None, num_programs=None, trace=None):
-    """One persistent launch over every expert's tiles.  x [T, K] (or [T*top_k, K] in sorted order
-    with x_sorted); w [E, N, K] as nn.Linear stores it ([E, 2F, K], gate rows then up rows, for
-    activation="swiglu", giving F columns).  Returns [T*top_k, N] in sorted order, scaled by
-    topk_weights [T, top_k] where given; with combine, [T, N]: each token's top_k rows summed.
-    trace: int32 zeros, TRACE_INTS per tile of upper_bound_tiles (tests).
-    A later call of the same kind (shapes, strides, dtypes, devices, alignment, options, and a
-    routing made by route()) launches from the first one's plan, on a GPU (t6 §6)."""
-    key = plan_key(x, w, routing, topk_weights, combine, activation, x_sorted, config, num_programs, trace)
-    plan = _plans.get(key) if key is not None else None
-    if plan is not None:
-        return plan.launch(x, w, routing, topk_weights)
-    check_expert_inputs(x, w, routing, topk_weights, activation, x_sorted)
-    experts, w_rows, K = w.shape
-    N = w_rows // 2 if activation == "swiglu" else w_rows
-    slots = routing.sorted_slots.numel()
-    out_rows = routing.num_tokens if combine else slots
-    sms = num_programs or num_sms(x.device)
-    cfg = config or pick_config(slots, N, K, experts, x.dtype, sms, activation)
-    out = torch.empty((slots, N), device=x.device, dtype=torch.float32 if combine else x.dtype)
-    if slots == 0 or N == 0 or K == 0:
-        return torch.zeros((out_rows, N), device=x.device, dtype=x.dtype)
-    w2d = w.reshape(experts * w_rows, K)  # a view of a contiguous w: TMA reads the caller's weights
-    if tma_problem(w2d, "w") is not None:
-        w2d, key = aligned_copy(w2d), None  # e.g. fp16 with K not a multiple of 8
-    w_desc = TensorDescriptor.from_tensor(w2d, [cfg.BLOCK_N, cfg.BLOCK_K])
-    tiles = upper_bound_tiles(slots, N, experts, cfg)
-    programs = persistent_grid(tiles, sms)
-    weights = topk_weights.reshape(-1) if topk_weights is not None else out
-    args = dict(
-        x_ptr=x, w_desc=w_desc, out_ptr=out, weights_ptr=weights, sorted_slots_ptr=routing.sorted_slots,
-        counts_ptr=routing.counts, offsets_ptr=routing.offsets, trace_ptr=out if trace is None else trace, N=N, K=K,
-        num_experts=experts, stride_xm=x.stride(0), stride_xk=x.stride(1), stride_om=out.stride(0),
-        stride_on=out.stride(1), NUM_PROGS=programs, TOP_K=routing.top_k, BLOCK_M=cfg.BLOCK_M, BLOCK_N=cfg.BLOCK_N,
-        BLOCK_K=cfg.BLOCK_K, GROUP_M=cfg.GROUP_M, E_BLOCK=max(2, triton.next_power_of_2(experts)), X_SORTED=x_sorted,
-        HAS_WEIGHTS=topk_weights is not None, BY_SLOT=combine, ACTIVATION=activation or "none",
-        TRACE=0 if trace is None else 1, FLATTEN=cfg.FLATTEN and activation is None and not combine)
-    options = dict(num_warps=cfg.num_warps, num_stages=cfg.num_stages)
-    kernel = moe_kernel[(programs,)](**args, **options)
-    if key is not None and kernel is not None and x.is_cuda and list(args) == list(moe_kernel.arg_names):
-        _plans[key] = GroupedPlan(kernel, args, options, x.dtype if combine else None)
-    return combined(out, out_rows, N, routing.top_k, x.dtype) if combine else out
-
-
-def combined(by_slot, rows, N, top_k, dtype):
-    """[rows, N] in dtype: each token's top_k float32 rows of by_slot summed by combine_topk."""
-    y = torch.empty((rows, N), device=by_slot.device, dtype=dtype)
-    block_n = min(1024, triton.next_power_of_2(N))
-    combine_topk[(rows, triton.cdiv(N, block_n))](by_slot, y, N, top_k, block_n)
-    return y
-
-
-# ----------------------------------------------------------------------------------------------
-# §6 Plans: a later call of one kind, launched without Triton's argument binding (given)
-# ----------------------------------------------------------------------------------------------
-_plans = {}  # plan_key -> GroupedPlan
-ROUTING_TENSORS = ("counts", "offsets", "sorted_slots", "slot_pos")
-
-
-def plan_key(x, w, routing, topk_weights, combine, activation, x_sorted, config, num_programs, trace):
-    """What grouped_matmul's checks and choices read, or None (no plan): with a trace, or a routing
-    not made by route() (its offsets are checked on the host at every call), or a kernel stood in for
-    (the suite watching the launch)."""
-    if trace is not None or not isinstance(routing, Routing) or not routing.checked:
-        return None
-    if not isinstance(moe_kernel, triton.runtime.JITFunction) or not isinstance(combine_topk,
-                                                                                triton.runtime.JITFunction):
-        return None
-    try:
-        key = (tensor_key(x), tensor_key(w), tensor_key(topk_weights),
-               *(tensor_key(getattr(routing, name)) for name in ROUTING_TENSORS), routing.num_tokens,
-               routing.top_k, combine, activation, x_sorted, config, num_programs)
-        hash(key)
-    except (AttributeError, TypeError):  # not tensors, say: check_expert_inputs names what is wrong
-        return None
-    return key
-
-
-class GroupedPlan:
-    """The first call's launch again, with this call's tensors and the first call's numbers (the key
-    fixes them): the compiled moe_kernel run without Triton's argument binding, the weights' tensor
-    map kept per address as T5's Plan keeps its operands' (t5.perf §2).  Where a launch hook is set,
-    through moe_kernel[grid] as the first call; where this Triton's launcher is not 3.6's kind,
-    through the compiled kernel's own launcher."""
-
-    TENSORS = ("x_ptr", "w_desc", "out_ptr", "weights_ptr", "sorted_slots_ptr", "counts_ptr", "offsets_ptr",
-               "trace_ptr")
-
-    def __init__(self, kernel, args, options, combine_dtype):
-        self.kernel, self.options, self.combine_dtype = kernel, options, combine_dtype
-        out, self.box = args["out_ptr"], args["w_desc"].block_shape
-        self.out, self.device, self.programs = (out.shape, out.dtype), out.device, args["NUM_PROGS"]
-        self.rest = [value for name, value in args.items() if name not in self.TENSORS]  # held: no tensor
-        self.raw = RawLaunch.of(kernel, [self.box])  # the weights' tensor map kept per address
-
-    def descriptor(self, w):
-        w2d = w.reshape(-1, w.shape[-1])
-        return TensorDescriptor(w2d, list(w2d.shape), list(w2d.stride()), self.box)
-
-    def launch(self, x, w, routing, topk_weights):
-        out = torch.empty(self.out[0], device=self.device, dtype=self.out[1])
-        weights = out if topk_weights is None else topk_weights.reshape(-1)
-        rows = (out, weights, routing.sorted_slots, routing.counts, routing.offsets, out)  # out again: the trace
-        if not no_launch_hooks():  # a profiler's hook: the public launch, which calls it
-            moe_kernel[(self.programs,)](x, self.descriptor(w), *rows, *self.rest, **self.options)
-        elif self.raw is not None:
-            self.raw.launch(self.programs, self.device, (x,), (w.reshape(-1, w.shape[-1]),), *rows, *self.rest)
-        else:
-            run_compiled(self.kernel, (self.programs,), self.device, (x, self.descriptor(w), *rows, *self.rest))
-        if self.combine_dtype is None:
-            return out
-        return combined(out, routing.num_tokens, self.out[0][1], routing.top_k, self.combine_dtype)
-
-
-def upper_bound_tiles(slots, N, experts, cfg):
-    """At least the tiles any routing of `slots` rows gives: each non-empty expert wastes less than
-    one m-block, so sum of cdiv(count_e, BM) <= cdiv(slots, BM) + min(E, slots)."""
-    return (triton.cdiv(slots, cfg.BLOCK_M) + min(experts, slots)) * triton.cdiv(N, cfg.BLOCK_N)
-
-
 def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
     """An MoE layer's experts: y[t] = sum over j of topk_weights[t, j] * down_e(silu(gate_e x) * up_e x),
     e = topk_ids[t, j]; w_gate_up [E, 2F, K], w_down [E, K', F].  Two grouped launches (and the combine)."""
@@ -665,3 +414,12 @@ def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
     h = grouped_matmul(x, w_gate_up, r, None, activation="swiglu", config=config)
     return grouped_matmul(h, w_down, r, topk_weights=topk_weights, x_sorted=True, combine=True, config=config)
     # ---- T6.4 end ----
+
+
+# ----------------------------------------------------------------------------------------------
+# The host side, given (given/t6_host.py: read it, nothing there to write), bound to this file
+# ----------------------------------------------------------------------------------------------
+Routing, Config, CONFIGS = t6_host.Routing, t6_host.Config, t6_host.CONFIGS
+check_offsets, pick_config, upper_bound_tiles = t6_host.check_offsets, t6_host.pick_config, t6_host.upper_bound_tiles
+_plans, _route_plans = {}, {}  # this file's plans (t6 §6.4): the host keeps each side's apart
+route, grouped_matmul = t6_host.bind(sys.modules[__name__])  # each reads this file's kernels at every call

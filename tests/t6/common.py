@@ -1,10 +1,11 @@
 """Lesson T6's helpers that more than one of its test files uses: routings, tolerances, the watch on a launch."""
 
+import os
 import re
 
 import torch
 
-from course import seam
+from course import ROOT, seam
 from course.i18n import agree, cells, say
 from course.messages import fail
 from course.registry import lesson
@@ -247,7 +248,6 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, seen=Non
 
 def raised_in(error, module, name):
     """Whether error was raised inside module's function `name` (a frame of its traceback)."""
-    import os
     import traceback
 
     graded = os.path.realpath(getattr(module, "__file__", "") or "")
@@ -329,17 +329,24 @@ def check_combine_launch(watch, case, buffer, left, out):
         )
 
 
+def graded_code(t6):
+    """The files whose code runs as the graded side's own: its file, and the given host it binds
+    (given/t6_host.py: route, grouped_matmul), as realpaths."""
+    files = {os.path.realpath(getattr(t6, "__file__", "") or "")}
+    return files | {os.path.realpath(ROOT / path) for path in T6.given}
+
+
 def graded_caller(t6, default):
-    """The function of the graded file that made the call now refused: the nearest frame on the stack
-    in that file with a name of its own (not a comprehension's); `default` where none is."""
-    import os
+    """The function of the graded code that made the call now refused: the nearest frame on the stack
+    in the graded file or its given host (graded_code) with a name of its own (not a comprehension's);
+    `default` where none is."""
     import sys
 
-    graded = os.path.realpath(getattr(t6, "__file__", "") or "")
+    graded = graded_code(t6)
     frame = sys._getframe(2)
     while frame is not None:
         code = frame.f_code
-        if os.path.realpath(code.co_filename) == graded and not code.co_name.startswith("<"):
+        if os.path.realpath(code.co_filename) in graded and not code.co_name.startswith("<"):
             return code.co_name
         frame = frame.f_back
     return default

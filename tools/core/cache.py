@@ -18,7 +18,8 @@ from course.lesson_data import read_by_runs
 # `rm -rf` it for a cold start; COURSE_CHECK_CACHE names another folder.
 CACHE = Path(os.environ.get("COURSE_CHECK_CACHE") or Path(tempfile.gettempdir()) / "course-checks")
 # What a run of the suite or of the grader reads in a scratch copy: the suite, what it imports, the
-# graded files and pytest's settings.  Not tools/checks, tools/explainers, tools/study or content/.
+# graded files, the code given to them (given/) and pytest's settings.  Not tools/checks,
+# tools/explainers, tools/study or content/.
 RUN_READS = (
     "course",
     "tests",

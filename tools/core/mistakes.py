@@ -59,27 +59,41 @@ WHERE = re.compile(
 LOADS = re.compile(r"[.。] ?(?:see your own loads: make loads|用 make loads) .*$")
 
 
-def mistaken_source(lesson, m, reference):
-    if reference.count(m.old) != 1:
+def planted_in(lesson, m):
+    """The file mistake m is made in, relative to the repo: the lesson's reference, or the file it
+    names (the lesson's given host, say)."""
+    return m.file or f"solutions/{lesson.file}"
+
+
+def mistaken_source(lesson, m, reference=None):
+    """The text of the file m is made in (planted_in; `reference`, its text, when given) with m made."""
+    text = (ROOT / planted_in(lesson, m)).read_text() if reference is None else reference
+    if text.count(m.old) != 1:
         raise SystemExit(
-            f"mistake {m.key!r}: its text occurs {reference.count(m.old)} times in solutions/{lesson.file}, "
-            f"not once; update {mistakes_file(lesson)} to the reference as it is now"
+            f"mistake {m.key!r}: its text occurs {text.count(m.old)} times in {planted_in(lesson, m)}, "
+            f"not once; update {mistakes_file(lesson)} to the code as it is now"
         )
-    return reference.replace(m.old, m.new)
+    return text.replace(m.old, m.new)
+
+
+def planted_path(lesson, m):
+    """Where the mistaken text goes in a scratch copy: mine/<file> for the reference, else its own file."""
+    return m.file or f"mine/{lesson.file}"
 
 
 def run_in_worker(lesson, jobs):
     """{job: (outcome, first line, first line as printed, message)} for jobs {job: (mistake, lang)},
     run one after another by one worker process in its own copy, each under COURSE_LANG=lang."""
-    reference = solution_file(lesson).read_text()
-    with scratch_repo(earlier_lessons_written(lesson) or None) as tmp:
+    # mine/ holds the reference, as every job but one made in another file (its given host) finds it
+    with scratch_repo({**earlier_lessons_written(lesson), lesson: solution_file(lesson).read_text()}) as tmp:
         given = Path(tmp) / "jobs.json"
         given.write_text(
             json.dumps(
                 {
                     "lesson": lesson.id,
                     "jobs": {
-                        job: [m.test, mistaken_source(lesson, m, reference), lang] for job, (m, lang) in jobs.items()
+                        job: [m.test, planted_path(lesson, m), mistaken_source(lesson, m), lang]
+                        for job, (m, lang) in jobs.items()
                     },
                 }
             )
@@ -108,15 +122,19 @@ def worker(jobs_path):
     # once per job (about 15 % of a job's CPU, measured).  Only mine/ changes between jobs, its bytecode
     # goes before each, so no job can load the last one's (a pyc is checked by mtime and size only).
     sys.dont_write_bytecode = False
-    seen = {}
-    for i, (job, (test, source, lang)) in enumerate(given["jobs"].items()):
-        shutil.rmtree("mine/__pycache__", ignore_errors=True)
-        Path(f"mine/{lesson.file}").write_text(source)
+    seen, kept = {}, {}  # kept: each planted file's text before any job
+    for i, (job, (test, path, source, lang)) in enumerate(given["jobs"].items()):
+        for planted, text in kept.items():
+            Path(planted).write_text(text)  # the last job's mistake undone
+        kept.setdefault(path, Path(path).read_text())
+        for folder in {"mine", *(str(Path(p).parent) for p in kept)}:
+            shutil.rmtree(f"{folder}/__pycache__", ignore_errors=True)
+        Path(path).write_text(source)
         # all of course/ too: `from course.lessons import <id>_probes` would find the old probes as an attribute
         for name in [
             n
             for n in sys.modules
-            if n.split(".")[0] in ("mine", "course", "conftest", suite_module) or n == plugin.__name__
+            if n.split(".")[0] in ("mine", "given", "course", "conftest", suite_module) or n == plugin.__name__
         ]:
             del sys.modules[name]  # the next session imports the mistaken file afresh
         os.environ["COURSE_LANG"] = lang
@@ -178,14 +196,15 @@ def run_reads(lesson, root=ROOT):
     """The files one test of the lesson's suite, run by this runner, reads besides mine/ (which the
     key takes as text): the files of the lesson's suite; the suite's support, the files of tests/
     that are no lesson's suite (conftest.py, the shared helpers); this runner and the pytest plugin; the lessons'
-    LESSON modules, which the registry imports by searching; given/, which mine/ imports; every repo module
-    these import, followed import by import; and pytest's settings.  Not read: the other lessons' suites and probes, the
+    LESSON modules, which the registry imports by searching; the code given to the sides of this lesson
+    and the ones before it (given/, which mine/ imports); every repo module these import, followed
+    import by import; and pytest's settings.  Not read: the other lessons' suites and probes, the
     mistakes modules (the mistake's own text is hashed instead), tools/ outside what is imported."""
     suites = {each.suite for each in LESSONS}
     start = [root / f for f in lesson.suite_files(root)] + [root / RUNNER, root / "tools" / "core" / "plugin.py"]
     start += [f for f in sorted((root / "tests").glob("*.py")) if str(f.relative_to(root)) not in suites]
     start += [f for f in sorted((root / "course" / "lessons").glob("*.py")) if "_" not in f.stem]
-    start += sorted((root / "given").glob("*.py"))  # the host sides mine/ imports: given/t5_host.py, ...
+    start += [root / path for each in LESSONS[: LESSONS.index(lesson) + 1] for path in each.given]
     seen, todo = set(), [f for f in start if f.is_file()]
     while todo:
         f = todo.pop()
@@ -212,9 +231,8 @@ def seen_by_learner(lesson, chosen, lang):
     (tools/core/cache.py, shared_many) under saw_before's key; a lock per lesson lets a second
     caller wait for the first one's runs instead of making its own."""
     # TRITON_INTERPRET=1 in the workers: the same messages on every machine, the learner's CPU path.
-    reference = solution_file(lesson).read_text()
     for m in chosen:
-        mistaken_source(lesson, m, reference)  # refuse a stale substitution even when a kept run would answer
+        mistaken_source(lesson, m)  # refuse a stale substitution even when a kept run would answer
     reads = run_reads(lesson)
     keys = {f"{m.key}|{la}": saw_before(lesson, m, la, reads) for m in chosen for la in i18n.LANGS}
     by_key = {m.key: m for m in chosen}

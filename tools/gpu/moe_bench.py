@@ -9,8 +9,9 @@ as nn.Linear stores it; 2 * tokens * top_k * FFN * hidden FLOP.  Per case and dt
   (vs_gmm) is to bf16 torch._grouped_mm on the same case, in both dtypes, as issue 20 says;
 - "loop": torch.matmul per expert into slices of one output; "T5": solutions.t5_persistent.matmul
   per expert the same way;
-- "T6": solutions.t6_moe.grouped_matmul from the unsorted tokens and its routing (the gather is
-  its own work), when that module exists and agrees with torch._grouped_mm;
+- "T6": solutions.t6_moe.grouped_matmul (given/t6_host.py bound to the reference) from the unsorted
+  tokens and its routing (the gather is its own work), when that module exists and agrees with
+  torch._grouped_mm;
 - T6's route and torch's (a stable sort, a histogram, a scan) apart, and "layer" = T6 route +
   grouped GEMM, for the routing's share of the layer.
 Each is timed graph-replayed (tools/gpu/bench.py's graph_timer: no host cost) and eager

@@ -4,7 +4,7 @@
 
 Each case's candidates are those of its bucket (rows per expert: few <= 16 < some <= 128 < many) and
 of the bucket's neighbours, graph-timed in interleaved rounds against bf16 torch._grouped_mm; the
-CSV and the log say which wins where.  pick_config in solutions/t6_moe.py is then written by hand
+CSV and the log say which wins where.  pick_config in given/t6_host.py is then written by hand
 from these figures, and the held-out cases (make bench ARGS="--moe --set heldout") are timed with it.
 """
 

@@ -6,7 +6,7 @@ nothing is run here; `make check` (docs, messages) runs the mistakes themselves.
 import pytest
 
 from course import ROOT, lesson_data
-from course.registry import BY_ID, lesson
+from course.registry import BY_ID, LESSONS, lesson
 from tools.core import mistakes as runs
 from tools.core.repo import solution_file
 
@@ -36,11 +36,11 @@ def test_the_default_lesson_keeps_t4_s_generated_commands_working():
 
 @pytest.mark.parametrize("lesson", runs.lessons_with_mistakes(), ids=lambda lesson: lesson.id)
 def test_each_mistake_fits_its_reference_and_names_a_test_of_its_suite(lesson):
-    reference = solution_file(lesson).read_text()
     found = lesson_data.mistakes_of(lesson)
     assert len({m.key for m in found}) == len(found), "keys repeat"
-    for m in found:
-        assert runs.mistaken_source(lesson, m, reference) != reference, m.key
+    for m in found:  # made in the reference, or in the file it names (the lesson's given host)
+        assert runs.planted_in(lesson, m) in (f"solutions/{lesson.file}", *lesson.given), m.key
+        assert runs.mistaken_source(lesson, m) != (ROOT / runs.planted_in(lesson, m)).read_text(), m.key
         try:  # the one file of the suite that defines it: the node id the run and the replay line name
             assert lesson.node_of(m.test).endswith(f".py::{m.test}")
         except KeyError as e:
@@ -53,6 +53,14 @@ def test_a_stale_substitution_is_refused():
     stale = type(m)(**{**m.__dict__, "old": "text the reference does not hold"})
     with pytest.raises(SystemExit, match="course/lessons/t5_mistakes.py"):
         runs.mistaken_source(T5, stale, solution_file(T5).read_text())
+
+
+def test_a_lesson_s_runs_read_the_code_given_to_its_sides_and_the_earlier_ones():
+    """mine/ imports given/ (a lesson's host side): a change there is a change in what its runs read."""
+    for each in LESSONS:
+        reads = set(runs.run_reads(each))
+        for earlier in LESSONS[: LESSONS.index(each) + 1]:
+            assert set(earlier.given) <= set(reads), (each.id, earlier.given)
 
 
 def test_a_run_is_keyed_on_what_it_reads_and_nothing_else():
