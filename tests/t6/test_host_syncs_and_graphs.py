@@ -21,7 +21,7 @@ VALUE_READS |= {"allclose", "__format__", "__repr__", "__str__"}
 
 
 def host_reads(t6, allowed=()):
-    """A torch function mode recording (what, function, line) for each read of a tensor's value made
+    """A torch function mode recording (what, function, file, line) for each read of a tensor's value made
     by the graded file itself or the given host it binds (graded_code; not by torch, Triton's
     interpreter or the tests): on the CPU nothing syncs, so this is how a read that a CUDA graph would
     refuse shows there.  Reads made while a function of that code named in `allowed` runs are not recorded."""
@@ -52,7 +52,8 @@ def host_reads(t6, allowed=()):
                     line, function = frame.f_lineno, frame
                     while function.f_code.co_name.startswith("<") and function.f_back is not None:
                         function = function.f_back  # a comprehension's frame: name the function it is in
-                    self.reads.append((name, function.f_code.co_name, line))
+                    file = os.path.basename(frame.f_code.co_filename)  # the side's file, or its given host
+                    self.reads.append((name, function.f_code.co_name, file, line))
             return func(*args, **(kwargs or {}))
 
     return HostReads()
@@ -67,14 +68,14 @@ OFFSETS_ONCE = (
 
 def check_no_host_reads(reads, case, who, section):
     if reads:
-        what, function, line = reads[0]
+        what, function, file, line = reads[0]
         fail(
             T6,
-            f"{case}：{who} 在主机上读了张量的值 {len(reads)} 次，第一次是 {function}（第 {line} 行）里的 {what}："
-            "在 GPU 上每次都要等设备算完，CUDA graph 也捕获不了"
+            f"{case}：{who} 在主机上读了张量的值 {len(reads)} 次，第一次是 {function}（{file} 第 {line} 行）里的 "
+            f"{what}：在 GPU 上每次都要等设备算完，CUDA graph 也捕获不了"
             + (OFFSETS_ONCE[0] if function == "check_offsets" else ""),
             f"{case}: {who} read tensor values back to the host {len(reads)} time{'s' * (len(reads) != 1)}, "
-            f"first {what} in {function} (line {line}): on a GPU each waits for the device, and a CUDA graph "
+            f"first {what} in {function} ({file} line {line}): on a GPU each waits for the device, and a CUDA graph "
             "cannot capture it" + (OFFSETS_ONCE[1] if function == "check_offsets" else ""),
             section,
         )
