@@ -65,9 +65,11 @@ class Lesson:
 
     def files(self):
         """The lesson's code files, relative to the repo: its stub, reference, suite, probes and given code."""
-        return [f"mine/{self.file}", f"solutions/{self.file}", *self.suite_files()] + (
-            [self.probes] if self.probes else []
-        ) + list(self.given)
+        return (
+            [f"mine/{self.file}", f"solutions/{self.file}", *self.suite_files()]
+            + ([self.probes] if self.probes else [])
+            + list(self.given)
+        )
 
     def suite_files(self, root=ROOT):
         """The files of the lesson's section of the suite, relative to the repo: the suite itself when
