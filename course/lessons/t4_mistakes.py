@@ -62,6 +62,7 @@ CAUSES = {
     "tanh-gelu": ("这是 GELU 的 tanh 近似", "this is the tanh approximation of GELU"),
     "bias-by-row": ("说明 bias 是沿行方向加的", "so the bias went down the rows"),
     "bias-wrong-tile": ("别的列的 bias", "the bias of other columns"),
+    "nan-not-from-bias": ("所以 NaN 不是从 bias 读来的", "so the NaN comes from no read of the bias"),
 }
 
 TABLE = (

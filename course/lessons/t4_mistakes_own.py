@@ -234,4 +234,39 @@ OWN = (
         zh="bias 的偏移用了 tl.program_id(0)",
         en="bias offsets from tl.program_id(0)",
     ),
+    # T4.5: a NaN that no read of the bias made (the message had blamed the bias's padding, bias or none)
+    mutant(
+        "own-tanh-from-exp",
+        "T4.5",
+        "5.2",
+        EXACT_GELU,
+        "e = tl.exp(1.5957691216057308 * (acc + 0.044715 * acc * acc * acc))\n"
+        "        acc = 0.5 * acc * (1.0 + (e - 1.0) / (e + 1.0))",
+        "test_bias_and_gelu[48-48-40-True-gelu-torch.float32]",
+        "nan-not-from-bias",
+        zh="用 tl.exp 拼出的 tanh GELU：acc 大时 exp 溢出成 inf，inf / inf 是 NaN",
+        en="a tanh GELU built from tl.exp: for a large acc the exp overflows to inf, and inf / inf is NaN",
+    ),
+    mutant(
+        "own-tanh-from-exp-no-bias",
+        "T4.5",
+        "5.2",
+        EXACT_GELU,
+        "e = tl.exp(1.5957691216057308 * (acc + 0.044715 * acc * acc * acc))\n"
+        "        acc = 0.5 * acc * (1.0 + (e - 1.0) / (e + 1.0))",
+        "test_bias_and_gelu[48-48-40-False-gelu-torch.float32]",
+        "nan-not-from-bias",
+        zh="用 tl.exp 拼出的 tanh GELU，没有 bias",
+        en="a tanh GELU built from tl.exp, with no bias",
+    ),
+    mutant(
+        "own-bias-unit-stride-fused",
+        "T4.5",
+        "5.2",
+        "bias_ptr + offs_n * stride_bias",
+        "bias_ptr + offs_n",
+        "test_bias_and_gelu[37-70-33-True-None-torch.float16]",
+        zh="bias 的 stride 被忽略，在融合的 matmul 里看（NaN 确实来自 bias 的填充）",
+        en="the bias stride ignored, seen in the fused matmul (the NaN does come from the bias's padding)",
+    ),
 )

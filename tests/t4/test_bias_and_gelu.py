@@ -61,6 +61,16 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
         + (f", bias {dtype} with stride 2" if has_bias else ""),
     )
     nan_columns = out[:, :N].isnan().any(0).cpu()
+    if out.isnan().any():
+        # Whose NaN: the same tile with the bias's padding finite (0) has none when it came from there.
+        again = torch.full_like(acc, -7.0)
+        if has_bias:
+            probes.bias_and_activation_probe[(tiles,)](
+                acc, acc.stride(0), finite_padding(bias), N, bias.stride(0), again, bm, bn, has_bias, activation
+            )
+        if not has_bias or again.isnan().any():
+            hint = not_from_the_bias(spans(out.isnan().any(0).nonzero().flatten().tolist()), has_bias)
+            pytest.fail(say(zh=f"{case}：{hint}；{read('T4.5')}", en=f"{case}: {hint}; {read('T4.5')}"), pytrace=False)
     if nan_columns.any():
         # bias[n] sits at 2 * n, NaN between: a load with stride 1 takes NaN in exactly the odd columns.
         if torch.equal(nan_columns, torch.arange(N) % 2 == 1):
@@ -125,6 +135,31 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
             en=f"{case}: relative error {err:.2e} > 1e-5; {hint}; {read('T4.5')}",
         ),
         pytrace=False,
+    )
+
+
+def finite_padding(bias):
+    """The same bias (its values, its stride 2), in padding of zeros instead of NaN."""
+    clean, _ = poisoned_view(1, bias.numel(), "every-other-column", bias.dtype, fill=0.0)
+    clean[0].copy_(bias)
+    return clean[0]
+
+
+def not_from_the_bias(columns, with_bias):
+    """What to say of a NaN in columns that no read of the bias's NaN padding made: none was given, or
+    the call with that padding finite has NaN too."""
+    if with_bias:
+        zh = "把 bias 周围的填充换成 0 再算一遍照样有 NaN"
+        en = "the same call with the bias's padding made 0 has NaN too"
+    else:
+        zh, en = "这次调用没有 bias", "this call has no bias"
+    return say(
+        zh=f"第 {columns} 列有 NaN，而{zh}，所以 NaN 不是从 bias 读来的：输入里也没有 NaN，"
+        "那就是内核自己算出了它，或者读到了张量外面。一种情况：激活里的溢出，比如用 tl.exp 拼出的 tanh 在 x 大时"
+        "成了 inf / inf",
+        en=f"NaN in columns {columns}, and {en}, so the NaN comes from no read of the bias: the inputs hold "
+        "none either, so the kernel computed it or read it from outside the tensors. One way this happens: "
+        "an overflow in the activation, such as a tanh built from tl.exp that gives inf / inf for a large x",
     )
 
 
@@ -207,13 +242,21 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
     x = fused_reference(a, b, bias, None)  # before the activation, in float64
     shifted = with_bias and bias_of_other_columns(c, a, b, bias, activation, watched.watch, OUT_RTOL[dtype])
     if c.isnan().any():
-        # A and B hold no NaN here; the bias sits in NaN padding, so a NaN came from around the bias.
+        # A and B hold no NaN here; the bias sits in NaN padding. Whose NaN: the same call with the
+        # bias's padding finite (0) says whether the NaN came from around the bias or from elsewhere.
         columns = spans(c.isnan().any(0).nonzero().flatten().tolist())
-        hint = say(
-            zh=f"第 {columns} 列有 NaN：那里加上的 bias 是从 bias 周围的 NaN 填充读来的，不是它的元素",
-            en=f"NaN in columns {columns}: the bias added there was read from the NaN padding around the "
-            f"bias, not from its elements",
+        again = with_bias and watched(
+            a, b, step="T4.5", bias=finite_padding(bias), activation=activation, config=quick(t4)
         )
+        if with_bias and not again.isnan().any():
+            hint = say(
+                zh=f"第 {columns} 列有 NaN：那里加上的 bias 是从 bias 周围的 NaN 填充读来的，不是它的元素"
+                "（把填充换成 0 再算一遍就没有 NaN 了）",
+                en=f"NaN in columns {columns}: the bias added there was read from the NaN padding around the "
+                f"bias, not from its elements (with that padding made 0 the same call has none)",
+            )
+        else:
+            hint = not_from_the_bias(columns, with_bias)
     elif shifted:
         hint = shifted
     elif (
