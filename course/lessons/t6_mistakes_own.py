@@ -26,6 +26,7 @@ OWN_CAUSES = {
     "read-as-contiguous": ("当成连续的来读", "as if it were contiguous"),
     "id-as-index": ("也不能拿来当下标", "is never an index"),
     "not-the-bad-ids": ("不是这些号的问题", "the ids out of range are not the cause"),
+    "start-or-step": ("是循环的起点或步长跳过了它", "so the loop's start or step skips it"),
 }
 
 COMBINE_LOAD = "mask=cols < N, other=0.0).to(tl.float32)\n"
@@ -348,6 +349,17 @@ OWN = (
         "mask=slots < num_slots, other=0)",
         "test_route_ignores_ids_out_of_range",
         "outside-tensors+id-as-index",
+    ),
+    own(
+        "loop-chunk-start",
+        "T6.2",
+        "the tile loop starts at pid * NUM_PROGS (a chunk's start) with the step NUM_PROGS: tiles 1 .. NUM_PROGS - 1 "
+        "are never done, though later ones are (the message had said the tile count or the loop's bound stops short)",
+        "3.4",
+        LOOP,
+        LOOP.replace("tl.program_id(0),", "tl.program_id(0) * NUM_PROGS,"),
+        "test_every_tile_of_every_expert_once",
+        "start-or-step",
     ),
     own(
         "id-load-unmasked",

@@ -71,12 +71,25 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
                 )
             continue
         if epilogues == 0:
+            # Whose fault: a tile after this one was done (the bound reaches past it), or none was.
+            later = next((t for t in range(tile + 1, total) if rows[t][0]), None)
+            if later is not None:
+                fail(
+                    T6,
+                    f"{case}：tile {tile} 的 epilogue 跑了 0 次，应当恰好 1 次，而它后面的 tile {later} 做了："
+                    "tile 总数和循环的上界都够得着它，所以是循环的起点或步长跳过了它：程序 p 做的是 tile p、"
+                    "p + NUM_PROGS、p + 2 * NUM_PROGS……",
+                    f"{case}: tile {tile} had 0 epilogues, exactly 1 expected, yet tile {later} after it was done: the "
+                    "tile count and the loop's bound reach past it, so the loop's start or step skips it: program p "
+                    "does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
+                    "3.4",
+                )
             fail(
                 T6,
-                f"{case}：tile {tile} 的 epilogue 跑了 0 次，应当恰好 1 次：没有程序走到它，"
-                "是 tile 总数（§3.3）或循环的上界（§3.4）停得太早",
-                f"{case}: tile {tile} had 0 epilogues, exactly 1 expected: no program reached it, so the tile "
-                "count (§3.3) or the loop's bound (§3.4) stops short",
+                f"{case}：tile {tile} 的 epilogue 跑了 0 次，应当恰好 1 次，它后面的 tile 也都没人做：循环在它之前"
+                "就停了，比如 tile 总数（§3.3）或循环的上界（§3.4）太小",
+                f"{case}: tile {tile} had 0 epilogues, exactly 1 expected, and no tile after it was done either: the "
+                "loop stops before it, with a tile count (§3.3) or a loop bound (§3.4) too small, say",
                 "3.3",
                 "3.4",
             )
