@@ -294,4 +294,15 @@ OWN += (
         "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
         "past-stream-k",
     ),
+    own(
+        "sk-collect-slot-plus-one-whole",
+        "T5.3",
+        "sk_collect_partials reads program p's partial from slot p + 1, seen in the whole kernel with the workspace "
+        "filled with NaN (the message had said: a tile was never written, or a load read outside A or B)",
+        "4.2",
+        "        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs",
+        "        acc += tl.load(partials_ptr + (p + 1) * (BLOCK_M * BLOCK_N) + offs",
+        "test_stream_k_in_any_program_order[32-32-320-5-reversed]",
+        "nan-from-workspace",
+    ),
 )

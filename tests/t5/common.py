@@ -225,8 +225,10 @@ def check_product(c, a, b, dtype, case, section, tile=None):
     if c.isnan().any():
         fail(
             T5,
-            f"{case}：C 里有 {c.isnan().sum().item()} 个 NaN：有 tile 没写，或读到了 A、B 外面",
-            f"{case}: {c.isnan().sum().item()} NaN in C: a tile was never written, or a load read outside A or B",
+            f"{case}：C 里有 {c.isnan().sum().item()} 个 NaN，A、B 里却没有：NaN 是从别处来的，比如有 tile 没写、"
+            "读到了 A 或 B 外面，或者（stream-K）加上了 workspace 里没有哪次发布写过的格子",
+            f"{case}: {c.isnan().sum().item()} NaN in C, where A and B hold none: they came from elsewhere, from a "
+            "tile never written, a load outside A or B, or (stream-K) workspace cells that no publish wrote, say",
             section,
         )
     want = a.double() @ b.double()

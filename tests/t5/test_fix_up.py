@@ -135,6 +135,20 @@ def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
         zh=f"{M}x{K} @ {K}x{N} fp32，全部 stream-K，{progs} 个程序按 {chosen} 的顺序轮流运行",
         en=f"{M}x{K} @ {K}x{N} fp32, all stream-K, {progs} programs run in turns in the order {chosen}",
     )
+    if first.isnan().any():  # whose NaN: the same call with the workspace filled with zeros instead
+        partials.fill_(0.0)
+        if not t5.matmul(a, b, config=config, num_programs=progs).isnan().any():
+            fail(
+                T5,
+                f"{M}x{K} @ {K}x{N} fp32，全部 stream-K，{progs} 个程序按程序号顺序运行：workspace 事先填 NaN 时 "
+                f"C 里有 {first.isnan().sum().item()} 个 NaN，换成填 0 就没有 NaN：owner 加上了 workspace 里当时还没有"
+                "哪次发布写过的格子（程序 p 的槽是 partials[p*BLOCK_M*BLOCK_N : (p+1)*BLOCK_M*BLOCK_N]）",
+                f"{M}x{K} @ {K}x{N} fp32, all stream-K, {progs} programs run in id order: with the workspace filled "
+                f"with NaN first, C holds {first.isnan().sum().item()} NaN, and with it filled with zeros instead C "
+                "has none: the owner added cells of the workspace that no publish had written (program p's slot is "
+                "partials[p*BLOCK_M*BLOCK_N : (p+1)*BLOCK_M*BLOCK_N])",
+                "4.2",
+            )
     check_product(first, a, b, torch.float32, case, "4.2")
     check_pair(
         again, t5.workspace(a.device, progs, 32, 32)[1], first, case, ("按程序号顺序运行时", "the run in id order")
