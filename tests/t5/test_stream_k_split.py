@@ -354,11 +354,26 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
             again.view(torch.int32 if dtype == torch.float32 else torch.int16),
             c.view(torch.int32 if dtype == torch.float32 else torch.int16),
         ):
+            # The interpreter runs the programs in id order every time: there no order of adding can differ.
+            why = (
+                (
+                    "，而解释器两次都按程序号顺序运行这些程序，所以不是相加顺序的问题：是第 1 次运行留下的东西改变了"
+                    "第 2 次，比如 workspace（partial 加进了槽里而不是存进去，或者有 flag 没放回 0）",
+                    ", though the interpreter ran the programs in id order both times, so no order of adding "
+                    "explains it: something run 1 left behind changed run 2, in the workspace, say (a partial added "
+                    "into its slot rather than stored there, or a flag left raised)",
+                )
+                if INTERPRETING
+                else (
+                    "：partial 要按固定顺序相加，不用浮点 atomic，也不要让上一次运行留在 workspace 里的东西影响下一次",
+                    ": add the partials in a fixed order, with no float atomics, and let nothing a run leaves in "
+                    "the workspace change the next",
+                )
+            )
             fail(
                 T5,
-                f"{case}：第 {run + 2} 次运行的结果和第 1 次不是同样的比特：partial 要按固定顺序相加，不用浮点 atomic",
-                f"{case}: run {run + 2} differs in its bits from run 1: add the partials in a fixed order, "
-                "with no float atomics",
+                f"{case}：第 {run + 2} 次运行的结果和第 1 次不是同样的比特{why[0]}",
+                f"{case}: run {run + 2} differs in its bits from run 1{why[1]}",
                 "4.2",
             )
     sk_tiles, programs = t5.stream_k_plan(triton.cdiv(M, 32) * triton.cdiv(N, 32), triton.cdiv(K, 32), progs, mode)
