@@ -86,6 +86,7 @@ CAUSES = {
     ),
     "right-half-off": ("左半块都对，右半块都不对", "the left halves are all right and the right halves all off"),
     "coords-mn-swapped": ("num_pid_m 和 num_pid_n 传反了", "num_pid_m and num_pid_n were passed to tile_coords"),
+    "descriptor-argument": ("而是这次调用的别的参数", "but another argument of that call"),
     "nan-from-workspace": ("换成填 0 就没有 NaN", "with it filled with zeros instead C has none"),
 }
 

@@ -305,4 +305,15 @@ OWN += (
         "test_stream_k_in_any_program_order[32-32-320-5-reversed]",
         "nan-from-workspace",
     ),
+    own(
+        "descriptor-padding-zeros",
+        "T5.2",
+        "make_descriptors builds a_desc with padding=\"zeros\" (torch's padding_mode word), which TensorDescriptor "
+        "refuses (the message had said make_descriptors built a descriptor on some other tensor)",
+        "3.1",
+        "    a_desc = TensorDescriptor.from_tensor(a, [BLOCK_M, BLOCK_K])\n",
+        '    a_desc = TensorDescriptor.from_tensor(a, [BLOCK_M, BLOCK_K], padding="zeros")\n',
+        "test_matmul_data_parallel[45-37-83-3-row-major-torch.float16]",
+        "descriptor-argument",
+    ),
 )

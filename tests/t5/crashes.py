@@ -106,10 +106,27 @@ def run_matmul(t5, case, section, *args, **kwargs):
         )
 
 
+# What TensorDescriptor says when the tensor itself breaks one of TMA's rules (§3.2); it says other
+# things of its other arguments (an illegal padding, a box of another rank, a shape not positive).
+TENSOR_RULES_SAID = ("16-byte aligned", "must be contiguous")
+
+
 def fail_descriptor_refused(t5, case, said, args, kwargs):
     """Fail for a descriptor that TensorDescriptor refused, naming why only as far as it is seen: an
-    operand that tma_ready returns breaking a rule, a C that the learner's tma_problem let through,
-    or else (every tensor keeps the rules) a descriptor built on some other tensor in make_descriptors."""
+    argument other than the tensor (TensorDescriptor's words are no TMA rule's), an operand that
+    tma_ready returns breaking a rule, a C that the learner's tma_problem let through, or else (every
+    tensor keeps the rules) a descriptor built on some other tensor in make_descriptors."""
+    if not any(words in said for words in TENSOR_RULES_SAID):  # the padding, the box's rank, a shape given by hand
+        fail(
+            T5,
+            f"{case}：TensorDescriptor 拒绝了传给它的参数（{said}）：这不是 TMA 对张量本身的规矩"
+            "（对齐、最后一维连续），而是这次调用的别的参数：看 make_descriptors 里那一行的 box、padding，"
+            "以及手写的 shape 和 stride",
+            f"{case}: TensorDescriptor refused what it was given ({said}): none of TMA's rules for the tensor "
+            "itself (its alignment, its last dimension contiguous), but another argument of that call: look at "
+            "make_descriptors's box, padding, and any shape or strides given by hand",
+            "3.1",
+        )
     head = (
         f"{case}：TensorDescriptor 不接受传给它的张量（{said}）",
         f"{case}: TensorDescriptor refused a tensor ({said})",
