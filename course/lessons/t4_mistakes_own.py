@@ -269,4 +269,28 @@ OWN = (
         zh="bias 的 stride 被忽略，在融合的 matmul 里看（NaN 确实来自 bias 的填充）",
         en="the bias stride ignored, seen in the fused matmul (the NaN does come from the bias's padding)",
     ),
+    # T4.2 seen through T4.4's products: a NaN in C is traced to A's and B's padding only by a re-run
+    # with that padding made 0 (the message had said so for any NaN, with or without padding to read)
+    mutant(
+        "own-a-k-tail-unmasked-in-matmul",
+        "T4.2",
+        "4.1",
+        "a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), other=0.0)",
+        "a = tl.load(a_ptrs, mask=offs_m[:, None] < M, other=0.0)",
+        "test_matmul[45-37-83-row-major-torch.float16]",
+        "nan-from-padding",
+        zh="A 的加载不挡 K 尾部，在 matmul 的乘积里看（NaN 确实来自 A 外面的填充）",
+        en="A's load leaves the K tail unmasked, seen in matmul's product (the NaN does come from A's padding)",
+    ),
+    mutant(
+        "own-nan-computed-in-epilogue",
+        "T4.3",
+        "5.1",
+        "    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)",
+        "    tl.store(c_ptrs, (acc + (acc - acc) / (acc - acc)).to(c_ptr.dtype.element_ty), mask=c_mask)",
+        "test_matmul[45-37-83-row-major-torch.float16]",
+        "nan-not-from-padding",
+        zh="epilogue 加上 (acc - acc) / (acc - acc)：NaN 是算出来的，不是读来的",
+        en="the epilogue adds (acc - acc) / (acc - acc): the NaN is computed, not read",
+    ),
 )

@@ -140,7 +140,53 @@ def quick(t4):
     return None if INTERPRETING else t4.INTERPRET_CONFIG
 
 
-def check_product(c, a, b, dtype, case):
+def nan_outside(t):
+    """t's whole storage, as a flat tensor, where NaN lies in it outside t (t a view in NaN padding); else None."""
+    if not isinstance(t, torch.Tensor) or not t.is_floating_point():
+        return None
+    flat = torch.empty(0, dtype=t.dtype, device=t.device).set_(t.untyped_storage())
+    return flat if flat.isnan().sum().item() > t.isnan().sum().item() else None
+
+
+def nan_cause(a, b, again):
+    """Why C holds NaN, as (zh, en, whether it came from the padding), from what was detected: re-run
+    (again) with A's and B's NaN padding made 0, the NaN goes (the kernel read the padding) or stays;
+    with no padding, A and B hold none to read."""
+    padding = [flat for flat in (nan_outside(a), nan_outside(b)) if flat is not None]
+    if padding and again is not None:
+        for flat in padding:
+            flat[flat.isnan()] = 0  # A's and B's own elements hold no NaN: only the padding changes
+        if not again().isnan().any().item():
+            return (
+                "，把 A、B 外面的 NaN 填充换成 0 以后同一个调用就没有了：kernel 读到了 A 或 B 外面的填充",
+                ", and none once the NaN padding around A and B is made 0: the kernel read that padding, "
+                "outside A or B",
+                True,
+            )
+        return (
+            "，把 A、B 外面的 NaN 填充换成 0 以后照样有：不是读到了填充，"
+            "是 kernel 算出来的，或者从给它的张量之外读来的",
+            ", and NaN again with the NaN padding around A and B made 0: not read from that padding, so the "
+            "kernel computed it or read it from memory outside the tensors it was given",
+            False,
+        )
+    if padding:  # no re-run to tell: both ways stay open
+        return (
+            "；A、B 里没有 NaN，外面的填充里有：要么读到了那些填充，要么是 kernel 算出来的",
+            "; A and B hold none, the padding around them does: the kernel read that padding or computed the NaN",
+            False,
+        )
+    return (
+        "；A、B 里没有 NaN：是 kernel 算出来的，或者从给它的张量之外读来的（比如一次没有掩码、越过 A 或 B 末尾的加载）",
+        "; A and B hold none: the kernel computed it or read it from memory outside the tensors it was given "
+        "(one way: a load past A's or B's end without a mask)",
+        False,
+    )
+
+
+def check_product(c, a, b, dtype, case, again=None):
+    """C against float64 A @ B.  again: the same call once more (a NaN in C is then traced to A's and
+    B's NaN padding, or away from it)."""
     shape = (a.shape[0], b.shape[1])
     got = f"{getattr(c, 'dtype', type(c))} {tuple(getattr(c, 'shape', ()))}"
     assert isinstance(c, torch.Tensor) and c.dtype == dtype and tuple(c.shape) == shape, say(
@@ -167,12 +213,24 @@ def check_product(c, a, b, dtype, case):
             pytrace=False,
         )
     computed_nan = c.isnan().sum().item()
-    assert not computed_nan, say(
-        zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN：kernel 读到了 A 或 B 外面的 NaN 填充，"
-        f"先让 T4.2（make test STEP=T4.2）通过；{read('T4.2', '4.1')}",
-        en=f"{case}: {cells(computed_nan)} of C came out NaN: the kernel read the NaN padding outside A or B; "
-        f"get T4.2 passing first (make test STEP=T4.2); {read('T4.2', '4.1')}",
-    )
+    if computed_nan:
+        why_zh, why_en, read_padding = nan_cause(a, b, again)
+        first_zh, first_en, sections = (
+            ("先让 T4.2（make test STEP=T4.2）通过", "get T4.2 passing first (make test STEP=T4.2)", ("4.1",))
+            if read_padding
+            else (
+                "先让 T4.2 和 T4.3（make test STEP=T4.2，再 STEP=T4.3）通过",
+                "get T4.2 and T4.3 passing first (make test STEP=T4.2, then STEP=T4.3)",
+                ("4.1", "5.1"),
+            )
+        )
+        pytest.fail(
+            say(
+                zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN{why_zh}；{first_zh}；{read('T4.2', *sections)}",
+                en=f"{case}: {cells(computed_nan)} of C came out NaN{why_en}; {first_en}; {read('T4.2', *sections)}",
+            ),
+            pytrace=False,
+        )
     ref = a.double() @ b.double()
     err = rel_err(c, ref)
     assert err <= OUT_RTOL[dtype], say(
