@@ -293,4 +293,16 @@ OWN = (
         zh="epilogue 加上 (acc - acc) / (acc - acc)：NaN 是算出来的，不是读来的",
         en="the epilogue adds (acc - acc) / (acc - acc): the NaN is computed, not read",
     ),
+    # T4.4: a C kept between calls (the message said 'one buffer' without looking at the storage)
+    mutant(
+        "own-c-kept-between-calls",
+        "T4.4",
+        "6.2",
+        "    c = torch.empty((M, N), device=a.device, dtype=a.dtype)",
+        "    c = matmul.__dict__.setdefault((M, N, a.dtype), torch.empty((M, N), device=a.device, dtype=a.dtype))",
+        "test_every_call_returns_a_new_c",
+        "one-buffer",
+        zh="C 按形状留在函数里，下次调用接着用",
+        en="C kept on the function per shape and used again by the next call",
+    ),
 )

@@ -104,7 +104,7 @@ def test_every_call_returns_a_new_c(t4, monkeypatch, poisoned_allocations):
     watch = launch_watch(t4, monkeypatch, case=case)
     c1 = t4.matmul(a1, b1, config=quick(t4))
     first = c1.clone()
-    t4.matmul(a2, b2, config=quick(t4))
+    c2 = t4.matmul(a2, b2, config=quick(t4))
     for name, was in kept.items():
         now = a1 if name == "a" else b1
         assert torch.equal(now, was), say(
@@ -114,11 +114,17 @@ def test_every_call_returns_a_new_c(t4, monkeypatch, poisoned_allocations):
             f"a new tensor, never into A or B; {read('T4.4', '6.2')}",
         )
     changed = (c1 != first).sum().item()
+    shared = isinstance(c2, torch.Tensor) and c2.untyped_storage().data_ptr() == c1.untyped_storage().data_ptr()
+    why_zh, why_en = (
+        ("两次调用返回的 C 是同一块内存", "both calls returned C in one buffer")
+        if shared
+        else ("第二次调用写进了第一次的 C 所在的内存", "the second call wrote into memory the first C lies in")
+    )
     assert changed == 0, say(
-        zh=f"{case}：第二次调用改动了第一次调用返回的 C（{changed} 个元素变了）：两次调用共用了同一块输出；"
+        zh=f"{case}：第二次调用改动了第一次调用返回的 C（{changed} 个元素变了）：{why_zh}；"
         f"每次调用都要用 torch.empty 分配新的 C；{read('T4.4', '6.2')}",
-        en=f"{case}: the second call changed the C the first call returned ({cells(changed)}): both calls "
-        f"wrote into one buffer; allocate a new C with torch.empty on every call; {read('T4.4', '6.2')}",
+        en=f"{case}: the second call changed the C the first call returned ({cells(changed)}): {why_en}; "
+        f"allocate a new C with torch.empty on every call; {read('T4.4', '6.2')}",
     )
     for launch in watch.launches:
         check_one_axis(launch, case)
