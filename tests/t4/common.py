@@ -215,19 +215,23 @@ def check_product(c, a, b, dtype, case, again=None):
     computed_nan = c.isnan().sum().item()
     if computed_nan:
         why_zh, why_en, read_padding = nan_cause(a, b, again)
-        first_zh, first_en, sections = (
-            ("先让 T4.2（make test STEP=T4.2）通过", "get T4.2 passing first (make test STEP=T4.2)", ("4.1",))
+        first_zh, first_en, where = (
+            (
+                "先让 T4.2（make test STEP=T4.2）通过",
+                "get T4.2 passing first (make test STEP=T4.2)",
+                read("T4.2", "4.1"),
+            )
             if read_padding
             else (
                 "先让 T4.2 和 T4.3（make test STEP=T4.2，再 STEP=T4.3）通过",
                 "get T4.2 and T4.3 passing first (make test STEP=T4.2, then STEP=T4.3)",
-                ("4.1", "5.1"),
+                read("T4.2", "4.1", "5.1"),
             )
         )
         pytest.fail(
             say(
-                zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN{why_zh}；{first_zh}；{read('T4.2', *sections)}",
-                en=f"{case}: {cells(computed_nan)} of C came out NaN{why_en}; {first_en}; {read('T4.2', *sections)}",
+                zh=f"{case}：C 有 {computed_nan} 个元素算出来是 NaN{why_zh}；{first_zh}；{where}",
+                en=f"{case}: {cells(computed_nan)} of C came out NaN{why_en}; {first_en}; {where}",
             ),
             pytrace=False,
         )
