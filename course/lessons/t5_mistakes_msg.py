@@ -99,6 +99,17 @@ MSG = (
         "store-coords-swapped",
     ),
     own(
+        "subtile-right-half-coords-swapped",
+        "T5.4",
+        "the right half alone stored at [pid_n * BLOCK_N + BLOCK_N // 2, pid_m * BLOCK_M] (it was 'cells never "
+        "written', with no cause)",
+        "5",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))",
+        "c_desc.store([pid_n * BLOCK_N + BLOCK_N // 2, pid_m * BLOCK_M], right.to(c_desc.dtype))",
+        "test_store_tile_subtiled[37-48-torch.float16]",
+        "store-coords-swapped",
+    ),
+    own(
         "c-box-always-half",
         "T5.2",
         "c_desc's box [BLOCK_M, BLOCK_N // 2] whatever EPILOGUE_SUBTILE: the whole-tile store then fails in the "

@@ -62,10 +62,11 @@ def fail_if_a_load_swapped(acc, a, b_store, kmajor, tiles, kb_begin, kb_end, blo
         )
 
 
-def stored_transposed(tiles, c, fill, bm, bn, subtile=1):
+def stored_transposed(tiles, c, fill, bm, bn, subtile=1, turned=None):
     """What store_tile leaves in C (fill where nothing was written) when each part of tiles' tile
     (pid_m, pid_n), the whole tile or each of its `subtile` column slices, is stored with its
-    coordinates the other way round ([col, row] for [row, col]), the store clipping it at C's edges."""
+    coordinates the other way round ([col, row] for [row, col]), the store clipping it at C's edges;
+    turned: the parts (0 the left half, 1 the right) so stored, the others where they belong (all)."""
     out = torch.full(c.shape, fill, dtype=c.dtype, device=c.device)
     rows, cols = c.shape
     width = bn // subtile
@@ -73,6 +74,8 @@ def stored_transposed(tiles, c, fill, bm, bn, subtile=1):
         for n in range(tiles.shape[1] // bn):
             for i in range(subtile):
                 r, k = n * bn + i * width, m * bm  # the part's [row, col], [m * bm, n * bn + i * width], turned
+                if turned is not None and i not in turned:
+                    r, k = m * bm, n * bn + i * width
                 if r < rows and k < cols:
                     part = tiles[m * bm : (m + 1) * bm, n * bn + i * width : n * bn + (i + 1) * width]
                     part = part[: rows - r, : cols - k]
@@ -83,13 +86,22 @@ def stored_transposed(tiles, c, fill, bm, bn, subtile=1):
 def fail_if_store_swapped(c, want, tiles, fill, bm, bn, case, section, subtile=1):
     """Fail, naming the store, where C is not `want` but what stores with their coordinates the other
     way round leave there (tiles: the finished tiles, as wide as the grid; fill elsewhere)."""
-    if torch.equal(c, want) or not torch.equal(c, stored_transposed(tiles, c, fill, bm, bn, subtile)):
+    if torch.equal(c, want):
         return
-    what = ("每个 tile", "each tile") if subtile == 1 else ("每个 tile 的每一半", "each half of each tile")
-    at = "[pid_m * BLOCK_M, pid_n * BLOCK_N]" if subtile == 1 else "[pid_m * BLOCK_M, pid_n * BLOCK_N (+ BLOCK_N // 2)]"
-    turned = (
-        "[pid_n * BLOCK_N, pid_m * BLOCK_M]" if subtile == 1 else "[pid_n * BLOCK_N (+ BLOCK_N // 2), pid_m * BLOCK_M]"
-    )
+    if torch.equal(c, stored_transposed(tiles, c, fill, bm, bn, subtile)):
+        what = ("每个 tile", "each tile") if subtile == 1 else ("每个 tile 的每一半", "each half of each tile")
+        plus = "" if subtile == 1 else " (+ BLOCK_N // 2)"
+        at, turned = f"[pid_m * BLOCK_M, pid_n * BLOCK_N{plus}]", f"[pid_n * BLOCK_N{plus}, pid_m * BLOCK_M]"
+    else:  # one half alone turned: the other stored where it belongs
+        halves = {
+            0: (("每个 tile 的左半", "the left half of each tile"), ""),
+            1: (("每个 tile 的右半", "the right half of each tile"), " + BLOCK_N // 2"),
+        }
+        one = [i for i in halves if subtile == 2 and torch.equal(c, stored_transposed(tiles, c, fill, bm, bn, 2, {i}))]
+        if len(one) != 1:
+            return
+        what, plus = halves[one[0]]
+        at, turned = f"[pid_m * BLOCK_M, pid_n * BLOCK_N{plus}]", f"[pid_n * BLOCK_N{plus}, pid_m * BLOCK_M]"
     fail(
         T5,
         f"{case}：C 正是{what[0]}按反过来的坐标存储（{turned}）时的样子：store 的坐标是 C 的 [行, 列]，写成 {at}",
