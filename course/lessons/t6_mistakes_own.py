@@ -26,8 +26,15 @@ OWN_CAUSES = {
     "read-as-contiguous": ("当成连续的来读", "as if it were contiguous"),
     "id-as-index": ("也不能拿来当下标", "is never an index"),
     "not-the-bad-ids": ("不是这些号的问题", "the ids out of range are not the cause"),
+    "w-box-turned": ("w 的 box 按反过来的坐标载入", "w's box gives when loaded with its coordinates the other way"),
+    "w-box-untransposed": ("w 的 box 不转置就拿去乘", "w's box gives when multiplied without .T"),
     "start-or-step": ("是循环的起点或步长跳过了它", "so the loop's start or step skips it"),
 }
+
+# gathered_product's load of w's box, and the line after it
+W_BOX = (
+    "        b = w_desc.load([w_row, k0])  # past K: zeros; past the expert's N rows: the next expert's, never stored\n"
+)
 
 COMBINE_LOAD = "mask=cols < N, other=0.0).to(tl.float32)\n"
 COMBINE_STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
@@ -371,5 +378,25 @@ OWN = (
         "ids = tl.load(ids_ptr + slots)  # int64 stays int64 until checked",
         "test_route_ignores_ids_out_of_range",
         "outside-tensors+not-the-bad-ids",
+    ),
+    own(
+        "w-box-coords-turned",
+        "T6.3",
+        "gathered_product loads w's box at [k0, w_row]: the message said 'relative error' alone",
+        "4.2",
+        W_BOX,
+        W_BOX.replace("[w_row, k0]", "[k0, w_row]"),
+        "test_gathered_product_alone[gathered]",
+        "w-box-turned",
+    ),
+    own(
+        "w-box-not-transposed",
+        "T6.3",
+        "gathered_product multiplies by w's box without .T (square boxes in the test, so no shape error)",
+        "4.2",
+        W_BOX + "        acc = tl.dot(a, b.T, acc)",
+        W_BOX + "        acc = tl.dot(a, b, acc)",
+        "test_gathered_product_alone[gathered]",
+        "w-box-untransposed",
     ),
 )

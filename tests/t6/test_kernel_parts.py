@@ -22,9 +22,10 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 def test_gathered_product_alone(probes, monkeypatch, x_sorted):
     """One tile: rows 5..13 of a sorted order (9 live of 16), each reading x's row slot // top_k (or
     the sorted row itself), times expert 1's weight rows 16..31 of w2d = w.view(E*N, K).  x is a view
-    with 8 padding cells after each row's K = 40: on the interpreter a read of them (a k-box past K
-    unmasked: its products are 0, w's box is zero-filled there) is named."""
-    top_k, bm, bn, bk, K, pad = 2, 16, 16, 16, 40, 8
+    with 8 padding cells after each row's K = 72: on the interpreter a read of them (a k-box past K
+    unmasked: its products are 0, w's box is zero-filled there) is named.  K > w_row, so that w's box
+    loaded at [k0, w_row], the coordinates turned, holds weights, not only TMA's zeros."""
+    top_k, bm, bn, bk, K, pad = 2, 16, 16, 16, 72, 8
     slots = torch.randperm(40).int().to(DEVICE)
     x = torch.randn(40 if x_sorted else 20, K + pad, device=DEVICE).half()[:, :K]
     accesses = Accesses()
@@ -108,13 +109,51 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
     err = rel_err(acc[live], want[live])
     dead = acc.cpu()[~live]
     if err > 1e-5 or (dead != 0).any():
+        # two ways to get w's box wrong, each worked out on the same inputs; named only when acc is one of them
+        ways = weight_box_mistakes(x.cpu().double()[want_rows[live]], w2d.cpu().double(), w_row, K, bn, bk)
+        said = [(zh, en) for got, zh, en in ways if got.any() and rel_err(acc.cpu()[live], got) <= 1e-5]
         fail(
             T6,
-            f"gathered_product：live 行的相对误差 {err:.2e}，不 live 的行里有 {int((dead != 0).sum())} 个非零值",
+            f"gathered_product：live 行的相对误差 {err:.2e}，不 live 的行里有 {int((dead != 0).sum())} 个非零值"
+            + (f"：{said[0][0]}" if len(said) == 1 else ""),
             f"gathered_product: relative error {err:.2e} on the live rows, {int((dead != 0).sum())} nonzero cells "
-            "in the rows that are not live",
+            "in the rows that are not live" + (f": {said[0][1]}" if len(said) == 1 else ""),
             "4.2",
         )
+
+
+def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
+    """[(float64 sums of the live rows, zh, en)] that gathered_product gives when w's box is loaded with
+    its coordinates the other way round, or used without .T: each k-block's A box (zeros past K) times
+    w2d's box (zeros outside w2d), as TMA reads it."""
+
+    def box(row, col):
+        out = torch.zeros(bn, bk, dtype=torch.float64)
+        part = w2d[row : row + bn, col : col + bk]
+        out[: part.shape[0], : part.shape[1]] = part
+        return out
+
+    turned, untransposed = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(2))
+    for k0 in range(0, K, bk):
+        a = torch.zeros(xr.shape[0], bk, dtype=torch.float64)
+        a[:, : min(bk, K - k0)] = xr[:, k0 : k0 + bk]
+        turned += a @ box(k0, w_row).T
+        untransposed += a @ box(w_row, k0)  # [bn, bk] taken as [bk, bn]: square boxes here
+    return [
+        (
+            turned,
+            "w 的 box 按反过来的坐标载入（[k0, w_row]）时正是这个和："
+            "load 的坐标是 w.view(E*N, K) 的 [行, 列]，[w_row, k0]",
+            "it is the sum that w's box gives when loaded with its coordinates the other way round ([k0, w_row]): a "
+            "load's coordinates are [row, column] of w.view(E*N, K), [w_row, k0]",
+        ),
+        (
+            untransposed,
+            "w 的 box 不转置就拿去乘时正是这个和：box 是 [BLOCK_N, BLOCK_K]，tl.dot 要的是它的转置 b.T",
+            "it is the sum that w's box gives when multiplied without .T: the box is [BLOCK_N, BLOCK_K], and "
+            "tl.dot takes its transpose, b.T",
+        ),
+    ]
 
 
 @pytest.mark.t6_3
