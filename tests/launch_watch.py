@@ -40,6 +40,7 @@ class LaunchWatch:
     def __init__(self, module, monkeypatch, kernels, wrapper, out="c_ptr", shared_names=True):
         self.launches = []  # a Launch each, in the order they ran
         self.on_error = None  # on_error(arguments): checks a launch whose kernel raised, before it propagates
+        self.before = None  # before(arguments): checks a launch before its kernel runs (sizes that are not C's)
         self.kernel, self.wrapper = next(iter(kernels)), wrapper
         first = getattr(module, self.kernel).arg_names
         for name, run in kernels.items():
@@ -200,6 +201,8 @@ class _Spy:
     def __getitem__(self, grid):
         def launch(*args, **kwargs):
             bound = dict(zip(self.arg_names, args, strict=False), **kwargs)
+            if self.watch.before is not None:  # fails the check before a kernel given wrong sizes writes past C
+                self.watch.before(bound)
             out = bound.get(self.out)
             if isinstance(out, torch.Tensor) and out.is_floating_point():
                 out.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch

@@ -305,4 +305,16 @@ OWN = (
         zh="C 按形状留在函数里，下次调用接着用",
         en="C kept on the function per shape and used again by the next call",
     ),
+    # T4.4: sizes in the wrong order write past C: stopped before the kernel runs (it crashed the run)
+    mutant(
+        "own-launch-m-k-n",
+        "T4.4",
+        "6.2",
+        "    args = (a, b, c, bias, M, N, K, a.stride(0)",
+        "    args = (a, b, c, bias, M, K, N, a.stride(0)",
+        "test_matmul[45-37-83-row-major-torch.float16]",
+        "launch-sizes",
+        zh="launch 的尺寸按 M、K、N 传，内核要的是 M、N、K",
+        en="the launch's sizes passed as M, K, N where the kernel takes M, N, K",
+    ),
 )

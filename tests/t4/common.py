@@ -35,14 +35,43 @@ def launch_watch(t4, monkeypatch, run_tuned=True, case=None, bias=None, activati
     watches (and its bias, activation and step): when the kernel raises, the launch's flags are
     checked first, since HAS_BIAS or ACTIVATION at odds with the call (ACTIVATION=None for "none",
     say) take a T4.4 check into the body of T4.5, whose "not written yet" would blame a step the
-    check does not need."""
+    check does not need.  The launch's M, N, K are checked against the tensors it got before the
+    kernel runs (a kernel told M, K, N for M, N, K would write past C: a crash, not a message)."""
     kernels = {"matmul_kernel": True, "matmul_kernel_autotuned": run_tuned}
     watch = LaunchWatch(t4, monkeypatch, kernels, wrapper="matmul")
     if case is not None:  # a launch that lacks a flag fails on its own, with Triton's words for what is missing
         watch.on_error = lambda args: (
             check_flags(args, bias, activation, case, step) if {"HAS_BIAS", "ACTIVATION"} <= args.keys() else None
         )
+    if case is not None:
+        watch.before = lambda args: check_sizes(args, case, step)
     return watch
+
+
+def check_sizes(args, case, step):
+    """Fail where the launch's M, N or K is larger than the A (M, K), B (K, N) and C (M, N) it got: the
+    kernel would read and write past them.  Smaller ones touch nothing outside, and the checks after
+    the launch name what they leave (cells never written, say)."""
+    got = {k: args.get(k) for k in "MNK"}
+    a, b, c = (args.get(k) for k in ("a_ptr", "b_ptr", "c_ptr"))
+    if not all(isinstance(t, torch.Tensor) and t.dim() == 2 for t in (a, b, c)):
+        return
+    if a.shape[1] != b.shape[0] or (a.shape[0], b.shape[1]) != tuple(c.shape):
+        return  # operands that do not fit together: the checks after the launch say which
+    sizes = (a.shape[0], b.shape[1], a.shape[1])
+    if all(isinstance(v, int) for v in got.values()) and any(g > w for g, w in zip(got.values(), sizes, strict=True)):
+        said = ", ".join(f"{k}={v}" for k, v in got.items())
+        want = ", ".join(f"{k}={v}" for k, v in zip("MNK", sizes, strict=True))
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 收到的是 {said}，它拿到的 A、B、C 是 {want}（M = a.shape[0]，N = b.shape[1]，"
+                f"K = a.shape[1]，按内核参数的顺序传）；这里在内核运行之前就拦下了；{launch_where(step)}",
+                en=f"{case}: the launch got {said}, where the A, B and C it got have {want} (M = a.shape[0], "
+                f"N = b.shape[1], K = a.shape[1], in the order of the kernel's arguments); stopped before the kernel "
+                f"ran; {launch_where(step)}",
+            ),
+            pytrace=False,
+        )
 
 
 def check_flags(args, bias, activation, case, step):
