@@ -88,6 +88,10 @@ CAUSES = {
     "coords-mn-swapped": ("num_pid_m 和 num_pid_n 传反了", "num_pid_m and num_pid_n were passed to tile_coords"),
     "descriptor-argument": ("而是这次调用的别的参数", "but another argument of that call"),
     "nan-from-workspace": ("换成填 0 就没有 NaN", "with it filled with zeros instead C has none"),
+    "finish-other-tile": (
+        "finish_tile 拿到的 tile 编号和它前面 k_segment 拿到的不一样",
+        "finish_tile was given other tile numbers than the k_segment before it",
+    ),
 }
 
 MISTAKES = (

@@ -18,6 +18,10 @@ WAIT_THEN_ADD = (  # sk_collect_partials: the wait for program p's flag, then it
     "            pass\n"
     '        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n'
 )
+DP_SUM = (  # data_parallel_tiles's whole-tile sum, the line before its finish_tile
+    "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, 0, k_blocks,\n"
+    "                        BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)\n"
+)
 SK_COORDS = (  # stream_k_tiles's call of tile_coords, and the line after it
     "        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)\n"
     "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, it_begin - tile_begin,"
@@ -245,5 +249,17 @@ MSG = (
         "        if problem:\n            operands[name] = aligned_copy(t)\n",
         "        operands[name] = aligned_copy(t)\n",
         "test_tma_ready_reads_b_t_k_major_without_a_copy",
+    ),
+    own(
+        "dp-finish-program-id",
+        "T5.1",
+        "finish_tile given the program id, not the tile: the message had said the loop stops before "
+        "num_tiles (t5learner)",
+        "2.2",
+        DP_SUM + "        finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,\n",
+        DP_SUM
+        + "        finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tl.program_id(0), pid_m, pid_n,\n",
+        "test_a_program_does_several_tiles",
+        "finish-other-tile",
     ),
 )

@@ -73,11 +73,33 @@ EPILOGUES_OFF = {
 }
 
 
+def epilogues_on_other_tiles(rows, done, k_blocks, case, step_section):
+    """Fail where every tile in `done` summed all its k-blocks and as many epilogues ran as there are
+    tiles, yet not one per tile: k_segment counts under the tile number it is given and finish_tile
+    under its own, so the loop visited each tile once and finish_tile was given other numbers."""
+    epilogues = [rows[t][0] for t in done]
+    if all(rows[t][1] == k_blocks for t in done) and sum(epilogues) == len(epilogues) and set(epilogues) != {1}:
+        off = [(t, rows[t][0]) for t in done if rows[t][0] != 1][:4]
+        shown_zh = "，".join(f"tile {t} {n} 次" for t, n in off)
+        shown_en = ", ".join(f"tile {t}: {n}" for t, n in off)
+        fail(
+            T5,
+            f"{case}：每个 tile 的 k-block 都正好算了一遍，epilogue 的总次数也等于 tile 数，却不是每个 tile 一次"
+            f"（{shown_zh}）：finish_tile 拿到的 tile 编号和它前面 k_segment 拿到的不一样；两个都传这一轮的 tile_id",
+            f"{case}: every tile summed its k-blocks once and as many epilogues ran as there are tiles, yet not one "
+            f"per tile (epilogues: {shown_en}): finish_tile was given other tile numbers than the k_segment before "
+            "it; pass both this iteration's tile_id",
+            step_section,
+        )
+
+
 def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched."""
     order = grouped_order(num_pid_m, num_pid_n, group_m)
     done = range(len(rows)) if done is None else done
+    if step_section != "4.2":  # a loop over whole tiles: one k_segment and one finish_tile per tile
+        epilogues_on_other_tiles(rows, done, k_blocks, case, step_section)
     for tile, (epilogues, kbs, prog, pm, pn) in enumerate(rows):
         if tile not in done:
             if epilogues or kbs:

@@ -6,7 +6,7 @@ import torch
 from course.i18n import agree, say
 from course.messages import fail, stub_report
 
-from .common import T5, check_trace, new_trace, no_tile_past, trace_rows
+from .common import T5, check_trace, epilogues_on_other_tiles, new_trace, no_tile_past, trace_rows
 from .loop_ir import flattened_loops
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -80,7 +80,9 @@ def test_a_program_does_several_tiles(probes):
     """3 programs, 12 tiles: each program finishes 4 tiles, not 1 (one tile per program is T4)."""
     trace = new_trace(2 * 12 + 3)  # guard rows past the 12 tiles, as in test_every_tile_once_over_many_grids
     probes.tile_loop_probe[(3,)](trace, 64, 0, 12, 4, 3, 3, 32, 2, False)
-    rows = no_tile_past(trace_rows(trace), 12, say(zh="12 个 tile、3 个程序", en="12 tiles, 3 programs"))
+    case = say(zh="12 个 tile、3 个程序", en="12 tiles, 3 programs")
+    rows = no_tile_past(trace_rows(trace), 12, case)
+    epilogues_on_other_tiles(rows, range(12), 2, case, "2.2")  # K = 64 in k-blocks of 32
     per_program = [sum(1 for r in rows if r[0] and r[2] == p) for p in range(3)]
     missing = [t for t in range(12) if not rows[t][0]]
     if missing and missing == list(range(12 - len(missing), 12)) and sum(per_program) == 12 - len(missing):
