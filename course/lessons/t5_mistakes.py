@@ -92,6 +92,7 @@ CAUSES = {
         "finish_tile 拿到的 tile 编号和它前面 k_segment 拿到的不一样",
         "finish_tile was given other tile numbers than the k_segment before it",
     ),
+    "flags-raised-at-start": ("开始时这些 flag 还举着", "which started with those flags raised"),
 }
 
 MISTAKES = (

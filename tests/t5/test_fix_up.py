@@ -128,6 +128,7 @@ def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
     partials = t5.workspace(a.device, progs, 32, 32)[0]
     partials.fill_(float("nan"))
     first = t5.matmul(a, b, config=config, num_programs=progs)
+    left_up = t5.workspace(a.device, progs, 32, 32)[1].clone()  # the flags the run in id order left
     chosen = orders(progs, int(torch.randint(0, 2**31, (1,))))[order]
     partials.fill_(float("nan"))
     again = in_order(chosen, lambda: t5.matmul(a, b, config=config, num_programs=progs))
@@ -150,6 +151,30 @@ def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
                 "4.2",
             )
     check_product(first, a, b, torch.float32, case, "4.2")
+    if left_up.any():  # the run in another order started with them raised
+        nan = again.isnan().sum().item()
+        fail(
+            T5,
+            f"{M}x{K} @ {K}x{N} fp32，全部 stream-K，{progs} 个程序按程序号顺序运行：结果对，但结束后 "
+            f"workspace 的 flag 没有归零：{left_up.cpu().tolist()}"
+            + (
+                f"；紧接着按 {chosen} 的顺序再跑，开始时这些 flag 还举着，结果里有 {nan} 个 NaN："
+                "举着的旧 flag 让 owner 在这次发布之前就读了那个槽"
+                if nan
+                else ""
+            )
+            + "。owner 加完一个 partial 要把那个程序的 flag 放回 0",
+            f"{M}x{K} @ {K}x{N} fp32, all stream-K, {progs} programs run in id order: the product is right, but "
+            f"the workspace's flags are not back at 0 after the kernel: {left_up.cpu().tolist()}"
+            + (
+                f"; the run in the order {chosen} after it, which started with those flags raised, has {nan} NaN "
+                "in the result: a flag left raised let an owner read its slot before this launch wrote it"
+                if nan
+                else ""
+            )
+            + ". After adding a partial the owner puts that program's flag back to 0",
+            "4.2",
+        )
     check_pair(
         again, t5.workspace(a.device, progs, 32, 32)[1], first, case, ("按程序号顺序运行时", "the run in id order")
     )
