@@ -93,6 +93,7 @@ CAUSES = {
         "finish_tile was given other tile numbers than the k_segment before it",
     ),
     "flags-raised-at-start": ("开始时这些 flag 还举着", "which started with those flags raised"),
+    "ready-not-three": ("应当返回三个值 (a, b, b_kmajor)", "not the three values (a, b, b_kmajor)"),
 }
 
 MISTAKES = (

@@ -273,4 +273,15 @@ MSG = (
         "test_stream_k_in_any_program_order[32-32-320-5-reversed]",
         "flags-raised-at-start",
     ),
+    own(
+        "tma-ready-two-values",
+        "T5.2",
+        "tma_ready returns (a, b) without b_kmajor: the message had been Python's 'not enough values to "
+        "unpack', with no function or section named (t5learner)",
+        "3.2",
+        '    return operands["a"], operands["b"], b_kmajor\n',
+        '    return operands["a"], operands["b"]\n',
+        "test_tma_ready_leaves_legal_views_alone",
+        "ready-not-three",
+    ),
 )

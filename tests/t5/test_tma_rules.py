@@ -197,11 +197,31 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
         )
 
 
+def ready(t5, a, b, fallback):
+    """tma_ready(a, b, fallback), after checking that it returned the three values matmul unpacks."""
+    return three_values(t5.tma_ready(a, b, fallback))
+
+
+def three_values(got):
+    """got, tma_ready's answer, once it is seen to be three values: a tuple of another length, or
+    None (a branch that returns nothing), fails naming what it was."""
+    if not (isinstance(got, tuple) and len(got) == 3):
+        shown = f"{len(got)} values" if isinstance(got, tuple) else "None" if got is None else type(got).__name__
+        fail(
+            T5,
+            f"tma_ready 返回了 {shown}，应当返回三个值 (a, b, b_kmajor)：每个分支都要返回三个（matmul 就这样拆开）",
+            f"tma_ready returned {shown}, not the three values (a, b, b_kmajor): every branch returns all three "
+            "(matmul unpacks them so)",
+            "3.2",
+        )
+    return got
+
+
 def ready_k_major(t5, a, w, fallback):
     """tma_ready(a, w.t(), fallback) for a w whose rows keep TMA's rules: an error raised is named as the
     refusal of a b that TMA reads K-major as it is (a strict mode that refuses before trying b.t())."""
     try:
-        return t5.tma_ready(a, w.t(), fallback)
+        got = t5.tma_ready(a, w.t(), fallback)
     except (ValueError, TypeError) as e:
         fail(
             T5,
@@ -212,6 +232,7 @@ def ready_k_major(t5, a, w, fallback):
             "before refusing",
             "3.2",
         )
+    return three_values(got)
 
 
 @pytest.mark.t5_2
@@ -254,7 +275,7 @@ def test_tma_ready_leaves_legal_views_alone(t5):
                 f"{tuple(b2.stride())}" + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else ""),
                 "3.2",
             )
-        a2, b2, kmajor = t5.tma_ready(a, b, fallback)
+        a2, b2, kmajor = ready(t5, a, b, fallback)
         for name, got, given in (("a", a2, a), ("b", b2, b)):
             if kmajor or got.data_ptr() != given.data_ptr() or got.stride() != given.stride():
                 fail(
@@ -339,7 +360,7 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
     """Both outcomes: by default an aligned copy (same values, rules kept); with fallback=False a
     ValueError naming the tensor that breaks a rule, and the rule."""
     a, b = make_a(), make_b()
-    a2, b2, kmajor = t5.tma_ready(a, b, True)
+    a2, b2, kmajor = ready(t5, a, b, True)
     # read K-major, the b returned is the (N, K) tensor the descriptor is built on: it keeps the rules too
     for name, got, want, read in (("a", a2, a, a2), ("b", b2.t() if kmajor else b2, b, b2)):
         broken = tma_rule_broken(read)  # the suite's check: a wrong tma_problem must not fail tma_ready here
