@@ -128,6 +128,8 @@ def given_code(exc, step_id, found):
         f"{found[0]} line {found[1]}"
         if found
         else f"{shown_path(raised.filename)} line {raised.lineno} ({raised.name})"
+        # the host code given beside the learner's file calls the learner's functions: its line shows which
+        + (f": {raised.line.strip()}" if shown_path(raised.filename).startswith("given/") and raised.line else "")
     )
     yours = [
         f"{g} line {f.lineno}" for f in frames for g in [seam.graded_file(f.filename)] if g and f.lineno in bodies(g)

@@ -281,6 +281,18 @@ def test_an_error_from_the_scaffold_says_it_is_not_the_learners_code(t4_lines, l
     assert ("不是你写的代码" in said) if lang == "zh" else ("code you did not write" in said), said
 
 
+def test_an_error_from_the_given_host_code_shows_its_line(lang):
+    """given/'s host code calls the learner's functions (T5's matmul unpacks tma_ready's answer): the
+    place of an error raised there shows that line, which names the function whose answer it used."""
+    host = ROOT / "given" / "t5_host.py"
+    line = next(n for n, text in enumerate(host.read_text().splitlines(), 1) if "= side.tma_ready(" in text)
+    given = at_lines(host, {"first_call": (line - 1, "raise ValueError('not enough values to unpack')")})
+    said, place = failure_words.given_code(raised(given["first_call"]), "T5.2", None)
+    assert place.startswith(f"given/t5_host.py line {line} (first_call): "), place
+    assert place.endswith("side.tma_ready(a, b, tma_fallback)"), place
+    assert place in said, said
+
+
 def test_an_error_from_a_library_named_with_the_bodys_sections(t4_lines, lang):
     graded, body, _ = t4_lines
     library = at_lines(LIBRARY, {"__post_init__": (22, "raise AssertionError('base must be 16-byte aligned')")})
