@@ -284,4 +284,15 @@ MSG = (
         "test_tma_ready_leaves_legal_views_alone",
         "ready-not-three",
     ),
+    own(
+        "split-answer-swapped",
+        "T5.3",
+        "stream_k_split returns (programs, sk_tiles): the product's message had named the loops' ends, which "
+        "were right (t5learner)",
+        "4.3",
+        "    return sk_tiles, min(num_sms, sk_tiles * k_blocks)\n",
+        "    return min(num_sms, sk_tiles * k_blocks), sk_tiles\n",
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-split-64-40-256-9]",
+        "sk-tiles-past",
+    ),
 )

@@ -237,6 +237,18 @@ def product_case(t5, M, N, K, dtype, layout, progs, config, trace=True):
     case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode={config.mode}, BLOCK {blocks}"
     c = run_matmul(t5, case, "3.1", a, b, config=config, num_programs=progs, out=out, trace=tr)
     stream_k = config.mode not in ("dp", "swap")
+    if stream_k:  # the plan the launch used, from your stream_k_split: more stream-K tiles than tiles runs past them
+        slots = (progs or t5.num_sms(a.device)) * config.occupancy
+        plan = t5.stream_k_plan(tiles, triton.cdiv(K, config.BLOCK_K), slots, config.mode)
+        if plan[0] > tiles:
+            fail(
+                T5,
+                f"{case}：stream_k_split 给出的 (sk_tiles, programs) 是 {tuple(plan)}，可一共只有 {tiles} 个 tile："
+                "sk_tiles 最多是 num_tiles（它返回 (sk_tiles, programs)）",
+                f"{case}: stream_k_split gave (sk_tiles, programs) = {tuple(plan)}, yet there are {tiles} tiles: "
+                "sk_tiles is at most num_tiles (it returns (sk_tiles, programs))",
+                "4.3",
+            )
     return c, a, b, (no_tile_past(trace_rows(tr), tiles, case, stream_k) if trace else None)
 
 
