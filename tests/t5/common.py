@@ -300,3 +300,23 @@ def tiles_off(c, want, tol, tile):
 
 def gelu(x):
     return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))
+
+
+def ready(t5, a, b, fallback):
+    """tma_ready(a, b, fallback), after checking that it returned the three values matmul unpacks."""
+    return three_values(t5.tma_ready(a, b, fallback))
+
+
+def three_values(got):
+    """got, tma_ready's answer, once it is seen to be three values: a tuple of another length, or
+    None (a branch that returns nothing), fails naming what it was."""
+    if not (isinstance(got, tuple) and len(got) == 3):
+        shown = f"{len(got)} values" if isinstance(got, tuple) else "None" if got is None else type(got).__name__
+        fail(
+            T5,
+            f"tma_ready 返回了 {shown}，应当返回三个值 (a, b, b_kmajor)：每个分支都要返回三个（matmul 就这样拆开）",
+            f"tma_ready returned {shown}, not the three values (a, b, b_kmajor): every branch returns all three "
+            "(matmul unpacks them so)",
+            "3.2",
+        )
+    return got

@@ -7,7 +7,7 @@ import torch
 
 from course.messages import fail
 
-from .common import T5, tma_rule_broken
+from .common import T5, ready, three_values, tma_rule_broken
 from support import DEVICE, padded, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -195,26 +195,6 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
             f"got {problem!r}",
             "3.2",
         )
-
-
-def ready(t5, a, b, fallback):
-    """tma_ready(a, b, fallback), after checking that it returned the three values matmul unpacks."""
-    return three_values(t5.tma_ready(a, b, fallback))
-
-
-def three_values(got):
-    """got, tma_ready's answer, once it is seen to be three values: a tuple of another length, or
-    None (a branch that returns nothing), fails naming what it was."""
-    if not (isinstance(got, tuple) and len(got) == 3):
-        shown = f"{len(got)} values" if isinstance(got, tuple) else "None" if got is None else type(got).__name__
-        fail(
-            T5,
-            f"tma_ready 返回了 {shown}，应当返回三个值 (a, b, b_kmajor)：每个分支都要返回三个（matmul 就这样拆开）",
-            f"tma_ready returned {shown}, not the three values (a, b, b_kmajor): every branch returns all three "
-            "(matmul unpacks them so)",
-            "3.2",
-        )
-    return got
 
 
 def ready_k_major(t5, a, w, fallback):
