@@ -154,19 +154,20 @@ def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", b
     grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
     acc = 3 * torch.randn(grid[0] * bm, grid[1] * bn, device=DEVICE) if acc is None else acc
     bias_arg = acc if bias is None else bias
-    probes.store_tile_probe[grid](
-        acc,
-        acc.stride(0),
-        descriptor(c, [bm, bn // subtile]),
-        bias_arg,
-        N,
-        0 if bias is None else bias.stride(0),
-        bm,
-        bn,
-        subtile,
-        bias is not None,
-        activation,
-    )
+    with offsets_in_elements(f"C {M}x{N} {dtype}, EPILOGUE_SUBTILE={subtile}", store_subtile=subtile):
+        probes.store_tile_probe[grid](
+            acc,
+            acc.stride(0),
+            descriptor(c, [bm, bn // subtile]),
+            bias_arg,
+            N,
+            0 if bias is None else bias.stride(0),
+            bm,
+            bn,
+            subtile,
+            bias is not None,
+            activation,
+        )
     return c, buf, before, acc
 
 

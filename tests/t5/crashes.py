@@ -53,9 +53,11 @@ OFFSET_NOT_16 = "block offset start must be 16-byte aligned"
 
 
 @contextmanager
-def offsets_in_elements(case):
+def offsets_in_elements(case, store_subtile=None):
     """Fail, naming it, where the interpreter refuses a descriptor access at a column offset that is
-    not a multiple of 16 bytes (the k-block's number, say, in place of its first element)."""
+    not a multiple of 16 bytes (the k-block's number, say, in place of its first element).
+    store_subtile: the code run is store_tile's, whose only descriptor access is c_desc.store (§3.3;
+    §5 with EPILOGUE_SUBTILE 2)."""
     from triton.runtime.errors import InterpreterError
 
     try:
@@ -63,6 +65,18 @@ def offsets_in_elements(case):
     except (AssertionError, InterpreterError) as e:
         if OFFSET_NOT_16 not in repr(e) + repr(e.__cause__):
             raise
+        if store_subtile is not None:
+            fail(
+                T5,
+                f"{case}：解释器拒绝了 c_desc.store：列偏移不是 16 字节的倍数（{OFFSET_NOT_16}）。"
+                "c_desc.store 的坐标以元素计：tile (pid_m, pid_n) 从 (pid_m * BLOCK_M, pid_n * BLOCK_N) 开始"
+                + ("，右半块从 pid_n * BLOCK_N + BLOCK_N // 2 列开始" if store_subtile == 2 else ""),
+                f"{case}: the interpreter refused a c_desc.store whose column offset is not a multiple of 16 "
+                f"bytes ({OFFSET_NOT_16}). c_desc.store takes element coordinates: tile (pid_m, pid_n) starts at "
+                "(pid_m * BLOCK_M, pid_n * BLOCK_N)"
+                + (", its right half at column pid_n * BLOCK_N + BLOCK_N // 2" if store_subtile == 2 else ""),
+                "5" if store_subtile == 2 else "3.3",
+            )
         fail(
             T5,
             f"{case}：解释器拒绝了一次描述符读写：列偏移不是 16 字节的倍数（{OFFSET_NOT_16}）。desc.load 的坐标"
