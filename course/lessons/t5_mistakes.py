@@ -95,6 +95,7 @@ CAUSES = {
     "flags-raised-at-start": ("开始时这些 flag 还举着", "which started with those flags raised"),
     "ready-not-three": ("应当返回三个值 (a, b, b_kmajor)", "not the three values (a, b, b_kmajor)"),
     "sk-tiles-past": ("sk_tiles 最多是 num_tiles", "sk_tiles is at most num_tiles"),
+    "flags-still-up": ("没有 owner 把它们放回 0", "no owner put them back to 0"),
 }
 
 MISTAKES = (

@@ -306,4 +306,15 @@ MSG = (
         "test_store_tile[37-48-torch.float16]",
         "offset-in-blocks",
     ),
+    own(
+        "sk-first-pid-after-owner-of-first",
+        "T5.3",
+        "the owner waits from sk_program_of(tile_begin) + 1, seen in a product: the message had said to publish "
+        "the segment's acc and finish with sk_collect_partials's, both right (t5learner)",
+        "4.2",
+        "            first_pid = sk_program_of(tile_begin, total, NUM_PROGS)\n",
+        "            first_pid = sk_program_of(tile_begin, total, NUM_PROGS) + 1\n",
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
+        "partials-lost+flags-still-up",
+    ),
 )

@@ -112,11 +112,11 @@ def fail_if_segments_counted_globally(c, a, b, sk_tiles, tiles, group_m, tol, ca
     )
 
 
-def fail_if_owners_alone(c, a, b, plan, k_blocks, tiles, group_m, tol, case):
+def fail_if_owners_alone(c, a, b, plan, k_blocks, tiles, group_m, tol, case, flags=None):
     """Fail where C is right on the data-parallel tiles and holds, on each stream-K tile, its owner's
     own k-blocks alone: no partial of the programs before the owner reached the result (published
     as zeros, say, or collected into an acc the epilogue never took).  plan: (sk_tiles, programs);
-    tiles: (BLOCK_M, BLOCK_N, BLOCK_K, rows, cols)."""
+    tiles: (BLOCK_M, BLOCK_N, BLOCK_K, rows, cols); flags: the workspace's flags after the kernel."""
     from course.messages import fail
     from course.tile_order import grouped_order
 
@@ -137,14 +137,27 @@ def fail_if_owners_alone(c, a, b, plan, k_blocks, tiles, group_m, tol, case):
         )
     if not shared or rel_err(c, want) > tol:
         return
+    up = [p for p, f in enumerate(flags.cpu().tolist()) if f] if flags is not None else []
+    why = (  # flags still raised: those partials were published, and no owner put their flags back
+        (
+            f"；程序 {up} 的 flag 在 kernel 结束后还举着，没有 owner 把它们放回 0：owner 要等的是从 "
+            "sk_program_of(这个 tile 的第一个 k-block) 到 pid - 1 的程序",
+            f"; the flags of programs {up} are still raised after the kernel, and no owner put them back to 0: an "
+            "owner waits on the programs from sk_program_of(its tile's first k-block) to pid - 1",
+        )
+        if up
+        else (
+            "。发布的要是那一段的 acc，owner 做 epilogue 用的要是 sk_collect_partials 返回的 acc",
+            ". A publisher publishes its segment's acc, and the owner's epilogue takes the acc that "
+            "sk_collect_partials returns",
+        )
+    )
     fail(
         T5,
         f"{case}：整块算的 tile 都对，{shared} 个由几个程序分着算的 stream-K tile 里却只有 owner 自己那一段的和："
-        "owner 之前那些程序的 partial 一个也没进结果。发布的要是那一段的 acc，owner 做 epilogue 用的要是 "
-        "sk_collect_partials 返回的 acc",
+        "owner 之前那些程序的 partial 一个也没进结果" + why[0],
         f"{case}: the data-parallel tiles are right, yet the {shared} stream-K tiles shared by several programs "
         "hold their owner's own segment alone: not one partial of the programs before the owner reached the "
-        "result. A publisher publishes its segment's acc, and the owner's epilogue takes the acc that "
-        "sk_collect_partials returns",
+        "result" + why[1],
         "4.2",
     )

@@ -345,7 +345,8 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
         grid, k_blocks = (triton.cdiv(M, 32), triton.cdiv(N, 32)), triton.cdiv(K, 32)
         plan = t5.stream_k_plan(grid[0] * grid[1], k_blocks, progs, mode)
         fail_if_segments_counted_globally(c, a, b, plan[0], (32, 32, *grid), 4, OUT_RTOL[dtype], case)
-        fail_if_owners_alone(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case)
+        flags = t5.workspace(a.device, plan[1], 32, 32)[1] if plan[0] else None
+        fail_if_owners_alone(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case, flags)
     check_product(c, a, b, dtype, case, "4.2", tile=(config.BLOCK_M, config.BLOCK_N))
     check_trace(rows, triton.cdiv(M, 32), triton.cdiv(N, 32), 4, triton.cdiv(K, 32), case, "4.2")
     for run in range(1 if INTERPRETING else 20):  # the interpreter runs programs in order; a GPU does not
