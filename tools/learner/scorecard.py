@@ -162,9 +162,9 @@ def advice(lesson, rows, blocked, seed, whole=False):
             paint(line, "1")
             for line in wrap(
                 say(
-                    zh=f"下一课：{after.id}（{after.title_zh or after.title}），直接 make test 就会给它评分；"
+                    zh=f"下一课：{after.id}（{after.title_zh or after.title}），再运行一次 make test 就会给它评分；"
                     f"{read(after.steps[0], titled=True)}",
-                    en=f"Next lesson: {after.id}, {after.title}: make test now grades it; "
+                    en=f"Next lesson: {after.id}, {after.title}: run make test again and it grades that one; "
                     f"{read(after.steps[0], titled=True)}",
                 ),
                 8,
