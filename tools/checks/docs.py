@@ -146,10 +146,14 @@ TRAILING_COMMENT = re.compile(r"\s+#.*$|^\s*#.*$")
 IDENT = r"[\w.]"
 
 
+LONE_KEYWORD = re.compile(r"(pass|break|continue|return|else:|try:|finally:)")
+
+
 def body_lines(text):
     """{code: line number} of every line of code inside a marked body, whitespace collapsed.
 
-    A line of punctuation alone (a closing `]`) says nothing and is left out."""
+    A line of punctuation alone (a closing `]`) or a keyword alone (`pass`, `else:`) says nothing and
+    is left out: the word "pass" in a sentence is no answer given away."""
     from tools.core.bodies import split_bodies
 
     found, number = {}, 0
@@ -157,7 +161,7 @@ def body_lines(text):
         for line in lines:
             number += 1
             code = " ".join(TRAILING_COMMENT.sub("", line).split())
-            if step is not None and re.search(r"\w", code):
+            if step is not None and re.search(r"\w", code) and not LONE_KEYWORD.fullmatch(code):
                 found.setdefault(code, number)
     return found
 

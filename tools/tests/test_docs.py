@@ -232,6 +232,14 @@ def test_body_lines_are_caught_in_prose_and_in_generated_output_but_comments_and
     assert len(docs_checks.check_no_reference_body_stands_in_an_explainer()) == 1
 
 
+def test_a_keyword_alone_in_a_body_is_no_line_to_give_away():
+    body = ("pass", "y = x + 1", "return y")
+    text = "def f(x):\n    # ---- T9.1 begin (§1) ----\n" + "".join(f"    {line}\n" for line in body)
+    text += "    # ---- T9.1 end ----\n"
+    found = docs_checks.body_lines(text)
+    assert "y = x + 1" in found and "return y" in found and "pass" not in found, found
+
+
 def test_the_answers_file_may_quote_the_bodies(lesson_repo):
     (lesson_repo / "t9.answers.md").write_text("    y = x * 2 + 1  # the answer\n")
     assert docs_checks.check_no_reference_body_stands_in_an_explainer() == []
