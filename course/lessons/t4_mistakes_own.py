@@ -317,4 +317,16 @@ OWN = (
         zh="launch 的尺寸按 M、K、N 传，内核要的是 M、N、K",
         en="the launch's sizes passed as M, K, N where the kernel takes M, N, K",
     ),
+    # T4.3: C += acc; the cells where acc rounded away next to the fill read as 'never written'
+    mutant(
+        "own-epilogue-adds-into-c",
+        "T4.3",
+        "5.1",
+        "    tl.store(c_ptrs, acc.to(c_ptr.dtype.element_ty), mask=c_mask)",
+        "    tl.store(c_ptrs, (acc + tl.load(c_ptrs, mask=c_mask, other=0.0)).to(c_ptr.dtype.element_ty), mask=c_mask)",
+        "test_matmul[45-37-83-row-major-torch.float16]",
+        "added-into-c",
+        zh="epilogue 把 acc 加到 C 原来的内容上再存",
+        en="the epilogue adds acc to what C held and stores that",
+    ),
 )
