@@ -150,9 +150,10 @@ class Strays:
         return what, self.counts[what], self.first.get(what, [])
 
 
-def place(frame):
-    """A frame as a learner finds it: file line n (function): the line."""
-    return f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name}): {(frame.line or '').strip()}"
+def place(frame, code=True):
+    """A frame as a learner finds it: file line n (function), then `: the line` with code."""
+    where = f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name})"
+    return f"{where}: {(frame.line or '').strip()}" if code else where
 
 
 def caller_of(frames):

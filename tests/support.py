@@ -10,6 +10,7 @@ and the "read §x.y" texts (course.messages.read) its messages end with.
     poisoned_view, layout_pairs, Layouts, LAYOUTS, PAD     operands in NaN, in three layouts
     padded                           a TMA-legal view inside NaN (rows 16-element aligned)
     descriptor(t, box)               a TensorDescriptor of t with that box
+    box(t, row, col, rows, cols)     what a TMA load of that box reads (float64, zeros outside t)
     poison_allocations(monkeypatch)  every new floating tensor starts as NaN (integers: a value too)
     refuse_torch_products(monkeypatch, kernel)   torch's products (TORCH_PRODUCTS) raise HandedToTorch
     refuse_products(monkeypatch, refuse)         each of TORCH_PRODUCTS replaced by a refusal of your own
@@ -162,6 +163,15 @@ def padded(rows, cols, dtype, fill=float("nan"), values=True):
     if values:
         view.copy_(random((rows, cols), dtype))
     return view, buf
+
+
+def box(t, row, col, rows, cols):
+    """A descriptor's load of a rows x cols box at [row, col] of t, in float64: the part outside t
+    reads as zeros (what the tests work a TMA load's result out with)."""
+    out = torch.zeros((rows, cols), dtype=torch.float64, device=t.device)
+    part = t[row : row + rows, col : col + cols].double()
+    out[: part.shape[0], : part.shape[1]] = part
+    return out
 
 
 def descriptor(t, box):

@@ -12,6 +12,8 @@ from course.interpreter_spin import ProgramWaitsForever
 from course.messages import fail
 from course.registry import lesson
 
+from bounds import place
+
 T5 = lesson("T5")
 # T5's code: the graded file, and the host side it is given (given/t5_host.py: matmul, first_call, the plans)
 T5_FILES = ("t5_persistent.py", "t5_host.py")
@@ -101,12 +103,12 @@ def run_matmul(t5, case, section, *args, **kwargs):
         said = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
         if "NotImplementedError" in repr(e) or site is None:
             raise
-        where = f"{os.path.basename(site.filename)} line {site.lineno} ({site.name})"
+        where = place(site, code=False)
         from .stray import t5_caller
 
         caller = t5_caller(e) if site.filename.endswith("t4_matmul.py") else None
         if caller is not None:  # a T4 line that T5's code called: the arguments may be the cause
-            where += f", called from {os.path.basename(caller.filename)} line {caller.lineno} ({caller.name})"
+            where += f", called from {place(caller, code=False)}"
         if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
             fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):

@@ -2,7 +2,6 @@
 product must come from t5_kernel, not from a torch.matmul hidden in a function the wrapper calls
 (make_descriptors copying torch's product into C, say, the kernel then writing elsewhere)."""
 
-import os
 import traceback
 
 import pytest
@@ -11,6 +10,7 @@ from course.messages import fail
 
 from .common import T5
 from .crashes import T5_FILES
+from bounds import place
 from support import HandedToTorch, refuse_torch_products
 
 
@@ -23,7 +23,7 @@ def matmul_in_kernel(t5, case, section, *args, **kwargs):
             return t5.matmul(*args, **kwargs)
         except HandedToTorch as e:
             ours = [f for f in traceback.extract_tb(e.__traceback__) if f.filename.endswith(T5_FILES)]
-            where = f"{os.path.basename(ours[-1].filename)} line {ours[-1].lineno} ({ours[-1].name})" if ours else ""
+            where = place(ours[-1], code=False) if ours else ""
             fail(
                 T5,
                 f"{case}：{e}" + (f"（在 {where}）" if where else ""),

@@ -8,15 +8,7 @@ import torch
 from course.messages import fail
 
 from .common import T5
-from support import rel_err
-
-
-def box(t, row, col, rows, cols):
-    """A descriptor's load of a rows x cols box at [row, col] of t: the part outside t reads as zeros."""
-    out = torch.zeros((rows, cols), dtype=torch.float64, device=t.device)
-    part = t[row : row + rows, col : col + cols].double()
-    out[: part.shape[0], : part.shape[1]] = part
-    return out
+from support import box, rel_err
 
 
 def sums_with_a_load_swapped(a, b_store, kmajor, tiles, kb_begin, kb_end, bm, bn, bk):

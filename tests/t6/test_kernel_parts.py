@@ -9,7 +9,7 @@ from course.messages import fail
 from .accesses import Accesses
 from .common import T6
 from bounds import AddressWatch
-from support import DEVICE, UNWRITTEN, descriptor, rel_err
+from support import DEVICE, UNWRITTEN, box, descriptor, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
@@ -126,19 +126,11 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
     """[(float64 sums of the live rows, zh, en)] that gathered_product gives when w's box is loaded with
     its coordinates the other way round, or used without .T: each k-block's A box (zeros past K) times
     w2d's box (zeros outside w2d), as TMA reads it."""
-
-    def box(row, col):
-        out = torch.zeros(bn, bk, dtype=torch.float64)
-        part = w2d[row : row + bn, col : col + bk]
-        out[: part.shape[0], : part.shape[1]] = part
-        return out
-
     turned, untransposed = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(2))
     for k0 in range(0, K, bk):
-        a = torch.zeros(xr.shape[0], bk, dtype=torch.float64)
-        a[:, : min(bk, K - k0)] = xr[:, k0 : k0 + bk]
-        turned += a @ box(k0, w_row).T
-        untransposed += a @ box(w_row, k0)  # [bn, bk] taken as [bk, bn]: square boxes here
+        a = box(xr, 0, k0, xr.shape[0], bk)
+        turned += a @ box(w2d, k0, w_row, bn, bk).T
+        untransposed += a @ box(w2d, w_row, k0, bn, bk)  # [bn, bk] taken as [bk, bn]: square boxes here
     return [
         (
             turned,

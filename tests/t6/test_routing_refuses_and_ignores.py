@@ -1,7 +1,5 @@
 """T6.1: what route refuses (bad input), what it ignores (ids out of range), and no tokens at all."""
 
-import os
-
 import pytest
 import torch
 
@@ -12,7 +10,7 @@ from course.messages import fail
 from .common import T6, make_ids, names_one_of, raised_by
 from .routings import check_routing, route_watch
 from .stray import input_to_refuse
-from bounds import padded_integers, padding_written
+from bounds import padded_integers, padding_written, place
 from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -119,7 +117,7 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         frames = [f[-1] for f in watch.strays.first.values() if f and f[-1].name == kernel]
         # the line by number alone: the access may be made by a line the learner wrote right, whose
         # mask or index comes from a wrong one above it (and §8's table would then quote a reference line)
-        where = f"{os.path.basename(frames[0].filename)} line {frames[0].lineno} ({frames[0].name})" if frames else ""
+        where = place(frames[0], code=False) if frames else ""
         at_zh, at_en = (f"，第一个在 {where}", f", first at {where}") if frames else ("", "")
         # Whose fault: the same slots with every id in range (the bad ones made expert 0) stray too, or not.
         in_range = ids.clone()
