@@ -96,6 +96,7 @@ CAUSES = {
     "ready-not-three": ("应当返回三个值 (a, b, b_kmajor)", "not the three values (a, b, b_kmajor)"),
     "sk-tiles-past": ("sk_tiles 最多是 num_tiles", "sk_tiles is at most num_tiles"),
     "flags-still-up": ("没有 owner 把它们放回 0", "no owner put them back to 0"),
+    "loop-counts": ("这正是一个从", "the counts of a loop that starts at"),
 }
 
 MISTAKES = (

@@ -37,6 +37,26 @@ RIGHT_HALF = (
 )
 OWN = (
     own(
+        "loop-start-without-pid",
+        "T5.1",
+        "every program's loop starts at first_tile: each of the first tiles is done by all programs",
+        "2.2",
+        LOOP,
+        LOOP.replace("first_tile + tl.program_id(0)", "first_tile"),
+        "test_every_tile_once_over_many_grids[plain]",
+        "loop-counts",
+    ),
+    own(
+        "loop-step-doubled",
+        "T5.1",
+        "the loop steps by 2 * NUM_PROGS: every other round of tiles is left undone",
+        "2.2",
+        LOOP,
+        LOOP.replace("num_tiles, NUM_PROGS,", "num_tiles, 2 * NUM_PROGS,"),
+        "test_every_tile_once_over_many_grids[plain]",
+        "loop-counts",
+    ),
+    own(
         "epilogue-no-bias",
         "T5.2",
         "the whole-tile epilogue leaves the bias out",

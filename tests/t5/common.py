@@ -58,19 +58,44 @@ def no_tile_past(rows, tiles, case, stream_k=False):
     return rows[:tiles]
 
 
-# What a tile finished 0 times or more than once means, for a loop over whole tiles and for stream-K
-# (whose tiles are finished by their owner, not by a loop's start and stride).
+# What a tile finished 0 times or more than once means, for a loop over whole tiles whose wrong start
+# or step was not recognised (loop_like), and for stream-K (whose tiles are finished by their owner).
 EPILOGUES_OFF = {
     "loop": (
-        "（0 次：有的 tile 没人做；多次：步长或起点错了）",
-        "(0: no program took it; more: a wrong start or stride)",
+        "（每个 tile 恰好一次：循环从 first_tile + pid 开始，步长 NUM_PROGS）",
+        " (each tile exactly once: the loop starts at first_tile + pid and steps by NUM_PROGS)",
     ),
     "stream-K": (
         "（0 次：没有程序作为 owner 给它收尾；多次：不止一个；owner 是段里含这个 tile 最后一个 k-block 的程序）",
-        "(0: no program finished it as its owner; more: more than one did; the owner is the program whose run "
+        " (0: no program finished it as its owner; more: more than one did; the owner is the program whose run "
         "holds the tile's last k-block)",
     ),
 }
+
+
+def loop_like(epilogues, programs, first):
+    """The (start, step) of a wrong tile loop that finishes each tile exactly as often as `epilogues`
+    says (tile ids 0 .. len - 1, by `programs` programs), as the learner would write them; None when
+    no such loop matches, or when loops with different words match: the counts then name nothing."""
+    tiles = len(epilogues)
+    # Words that give the same numbers here (pid and first_tile + pid when first_tile is 0) are one
+    # loop: the first words listed are kept.
+    starts = {"first_tile + pid": [first + p for p in range(programs)], "pid": list(range(programs))}
+    starts = {**starts, "first_tile": [first] * programs}
+    steps = {"NUM_PROGS": programs, "1": 1, "NUM_PROGS + 1": programs + 1, "2 * NUM_PROGS": 2 * programs}
+    steps = {**steps, "NUM_PROGS - 1": max(programs - 1, 1)}
+    starts = {v: k for k, v in reversed([(k, tuple(v)) for k, v in starts.items()])}
+    steps = {v: k for k, v in reversed(list(steps.items()))}
+    matches = []
+    for start, start_words in starts.items():
+        for step, step_words in steps.items():
+            counts = [0] * tiles
+            for first_of_program in start:
+                for t in range(first_of_program, tiles, step):
+                    counts[t] += 1
+            if counts == list(epilogues):
+                matches.append((start_words, step_words))
+    return matches[0] if len(matches) == 1 and matches[0] != ("first_tile + pid", "NUM_PROGS") else None
 
 
 def epilogues_on_other_tiles(rows, done, k_blocks, case, step_section):
@@ -93,9 +118,10 @@ def epilogues_on_other_tiles(rows, done, k_blocks, case, step_section):
         )
 
 
-def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None):
+def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None, loop=None):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
-    T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched."""
+    T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched.
+    loop: (programs, first_tile) of a loop over whole tiles, so that a wrong start or step can be named."""
     order = grouped_order(num_pid_m, num_pid_n, group_m)
     done = range(len(rows)) if done is None else done
     if step_section != "4.2":  # a loop over whole tiles: one k_segment and one finish_tile per tile
@@ -112,10 +138,18 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             continue
         if epilogues != 1:
             said = EPILOGUES_OFF["stream-K" if step_section == "4.2" else "loop"]
+            like = loop_like([r[0] for r in rows], *loop) if loop else None
+            if like:
+                said = (
+                    f"：这正是一个从 {like[0]} 开始、步长 {like[1]} 的循环的次数；"
+                    "要从 first_tile + pid 开始，步长 NUM_PROGS",
+                    f": the counts of a loop that starts at {like[0]} and steps by {like[1]}; start at "
+                    "first_tile + pid and step by NUM_PROGS",
+                )
             fail(
                 T5,
                 f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次{said[0]}",
-                f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected {said[1]}",
+                f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected{said[1]}",
                 step_section,
             )
         if kbs != k_blocks:

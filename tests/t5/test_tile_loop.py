@@ -72,6 +72,7 @@ def test_every_tile_once_over_many_grids(probes, flatten):
             "2.2",
             owner=lambda t, f=first, p=progs: (t - f) % p,
             done=range(first, tiles),
+            loop=(progs, first),
         )
 
 
