@@ -113,6 +113,33 @@ def test_grouped_matmul_reads_nothing_back(t6):
     check_no_host_reads(mode.reads, case, "grouped_matmul(combine=True)", "3.4")
 
 
+def capture_failed(t6, error, call):
+    """Fail for a CUDA graph capture of `call` that raised `error`: where the graded code read a
+    tensor's value back to the host, run again eagerly under host_reads, that read is named (a host
+    sync, which a capture refuses); else only the error is shown, with no cause claimed."""
+    case = say(zh="route 加 grouped_matmul，在 CUDA graph 里", en="route and grouped_matmul, in a CUDA graph")
+    try:
+        with host_reads(t6) as mode:
+            call()
+    except Exception:  # noqa: BLE001 - the eager call failing too says nothing of host reads
+        mode = None
+    if mode is not None:
+        check_no_host_reads(mode.reads, case, "route + grouped_matmul", "3.4")
+    seen = (
+        ("你的代码在调用里没有读回张量的值", "your code read no tensor value back to the host in the call")
+        if mode is not None
+        else ("不在捕获里时这次调用也出错了", "the same call failed outside a capture too")
+    )
+    fail(
+        T6,
+        f"route 加 grouped_matmul 没能被 CUDA graph 捕获（{type(error).__name__}: {str(error)[:200]}）；"
+        f"{seen[0]}：看上面的错误是哪一步引起的",
+        f"route and grouped_matmul could not be captured in a CUDA graph ({type(error).__name__}: "
+        f"{str(error)[:200]}); {seen[1]}: the error says which step the capture refused",
+        "3.4",
+    )
+
+
 @pytest.mark.t6_3
 @pytest.mark.skipif(INTERPRETING, reason="CUDA graphs need a GPU")
 def test_routing_and_launch_under_a_cuda_graph(t6):
@@ -130,14 +157,8 @@ def test_routing_and_launch_under_a_cuda_graph(t6):
         with torch.cuda.graph(graph):
             y = t6.grouped_matmul(x, w, t6.route(ids, experts, check_ids=False), weights, combine=True)
     except Exception as e:  # noqa: BLE001 - any failure of the capture is what this reports
-        fail(
-            T6,
-            f"route 加 grouped_matmul 没能被 CUDA graph 捕获（{type(e).__name__}: {str(e)[:200]}）："
-            "调用里有和主机的同步，比如读了 counts、offsets 或 tile 总数的值",
-            f"route and grouped_matmul could not be captured in a CUDA graph ({type(e).__name__}: "
-            f"{str(e)[:200]}): the call syncs with the host somewhere, reading a count, an offset or the "
-            "total of tiles, say",
-            "3.4",
+        capture_failed(
+            t6, e, lambda: t6.grouped_matmul(x, w, t6.route(ids, experts, check_ids=False), weights, combine=True)
         )
     ids.copy_(make_ids("one expert", tokens, top_k, experts))
     graph.replay()

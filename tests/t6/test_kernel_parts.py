@@ -268,9 +268,15 @@ def test_store_rows_alone(probes, weights, by_slot):
         fail(
             T6,
             f"store_rows：写入的值相对误差 {err:.2e}"
-            + (f"：{seen[0]}" if seen else "（要乘上 weights[slot]）" if weights else ""),
+            + (f"：{seen[0]}" if seen else "（应存的是 acc 的每一行乘上它的 weights[slot]）" if weights else ""),
             f"store_rows: the stored values are off by {err:.2e} (relative)"
-            + (f": {seen[1]}" if seen else " (multiply by weights[slot])" if weights else ""),
+            + (
+                f": {seen[1]}"
+                if seen
+                else " (what is due is each row of acc times its weights[slot])"
+                if weights
+                else ""
+            ),
             "4.3",
         )
     # Bit for bit: acc times the weight in float32, then one rounding to the output's dtype.
