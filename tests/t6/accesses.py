@@ -28,10 +28,22 @@ class Accesses:
     """Every access of a launch under an AddressWatch (tests/bounds.py, seen=): (what, addresses, inside)."""
 
     def __init__(self):
-        self.log = []
+        self.log, self.kernels = [], []  # kernels[i]: the kernel that made log[i], where the watch said
 
-    def __call__(self, what, addresses, inside):
+    def __call__(self, what, addresses, inside, kernel=None):
         self.log.append((what, addresses.copy(), inside.copy()))
+        self.kernels.append(kernel)
+
+    def writes_into(self, t):
+        """{kernel: lanes} of the stores that fell inside t's bytes (t one of the launch's tensors)."""
+        first = t.data_ptr()
+        end = first + t.numel() * t.element_size()
+        found = {}
+        for (what, addresses, inside), kernel in zip(self.log, self.kernels, strict=True):
+            hits = int((inside & (addresses >= first) & (addresses < end)).sum()) if what == "write" else 0
+            if hits:
+                found[kernel] = found.get(kernel, 0) + hits
+        return found
 
     def read_just_before(self, t):
         """Whether a read outside every tensor hit the cell right before t: t[-1]."""

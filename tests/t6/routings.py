@@ -18,10 +18,10 @@ def route_watch(t6, patch, accesses=None):
     access is also recorded into accesses (an Accesses) where one is given."""
     strays = Strays(OURS, "t6_probes.py")
 
-    def seen(what, addresses, inside):
-        strays.seen(what, addresses, inside)
+    def seen(what, lanes, inside):
+        strays.seen(what, lanes, inside)
         if accesses is not None:
-            accesses(what, addresses, inside)
+            accesses(what, lanes, inside, addresses._running)  # the kernel running now
 
     addresses = AddressWatch(t6, patch, ROUTE_KERNELS, seen=seen)
     addresses.strays = strays

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from course.i18n import cells, say
+from course.i18n import cells, count, say
 from course.messages import fail
 
 from .accesses import Accesses
@@ -77,13 +77,36 @@ def report_outside(addresses, r, ids, experts, case, accesses=None):
         )
 
 
+def ids_kept(r, ids, before, experts, case, accesses):
+    """Fail where route changed the caller's topk_ids, which it only reads (a store of its kernels
+    that lands there changes what every later check would compare against): counts and offsets first,
+    against the ids as they were; then the change, naming the kernels whose stores fell in it."""
+    if torch.equal(ids, before):
+        return
+    check_counts_and_offsets(r, before, experts, case)
+    changed = int((ids != before).sum())
+    stores = accesses.writes_into(ids) if ids.device.type == "cpu" else {}
+    by_zh = "、".join(f"{k}（{n} 个 lane）" for k, n in stores.items())
+    by_en = ", ".join(f"{k} ({count(n, 'lane')})" for k, n in stores.items())
+    fail(
+        T6,
+        f"{case}：route 改动了调用者的 topk_ids（{changed} 个专家号变了），它只应该读 topk_ids"
+        + (f"：存进去的是 {by_zh} 的存储；每个 kernel 只往自己的输出里存" if stores else ""),
+        f"{case}: route changed {count(changed, 'id')} of the caller's topk_ids, which it only reads"
+        + (f": the stores of {by_en} fell in it; each kernel stores only into its own outputs" if stores else ""),
+        "2.3",
+    )
+
+
 def guarded_route(t6, monkeypatch, ids, experts, case, **options):
-    """route with its kernels' addresses watched on the interpreter (report_outside)."""
-    accesses = Accesses()
+    """route with its kernels' addresses watched on the interpreter (report_outside), and the
+    caller's ids kept (ids_kept)."""
+    accesses, before = Accesses(), ids.clone()
     with monkeypatch.context() as patch:
         addresses = route_watch(t6, patch, accesses)
         r = t6.route(ids, experts, **options)
-    report_outside(addresses, r, ids, experts, case, accesses)
+    report_outside(addresses, r, before, experts, case, accesses)
+    ids_kept(r, ids, before, experts, case, accesses)
     return r
 
 
@@ -92,14 +115,15 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     launch each (§2.3).  Numbers cannot tell the kernels from a stable sort on the host.  On the
     interpreter their addresses are watched too: a place computed wrong (past sorted_slots, say) is
     reported and stopped, where it would write over whatever memory lies there."""
-    accesses = Accesses()
+    accesses, before = Accesses(), ids.clone()
     addresses = route_watch(t6, monkeypatch, accesses)
     watch = LaunchWatch(
         t6, monkeypatch, dict.fromkeys(ROUTE_KERNELS, True), wrapper="route", out=None, shared_names=False
     )
     r = t6.route(ids, experts)
     monkeypatch.undo()
-    report_outside(addresses, r, ids, experts, case, accesses)
+    report_outside(addresses, r, before, experts, case, accesses)
+    ids_kept(r, ids, before, experts, case, accesses)
     launched = [launch.name for launch in watch.launches]
     if launched != list(ROUTE_KERNELS):
         fail(
@@ -127,12 +151,9 @@ def watched_route(t6, monkeypatch, ids, experts, case):
 @pytest.mark.parametrize("kind, tokens, top_k, experts", ROUTE_CASES)
 def test_route_is_a_stable_counting_sort(t6, monkeypatch, kind, tokens, top_k, experts):
     ids = make_ids(kind, tokens, top_k, experts)
-    before = ids.clone()
     case = case_name(kind, tokens, top_k, experts)
-    r = watched_route(t6, monkeypatch, ids, experts, case)
+    r = watched_route(t6, monkeypatch, ids, experts, case)  # the caller's ids kept, too
     check_routing(r, ids, experts, case)
-    if not torch.equal(ids, before):
-        fail(T6, f"{case}：route 改动了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
     for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
         t = getattr(r, name)
         if t.dtype != torch.int32:
