@@ -381,7 +381,7 @@ MISTAKES = (
         "weights-in-gate-up",
     ),
 )
-# the table's first, then the shortcuts and t6hunt's (t6_mistakes_shortcuts.py), then the hole
+# the table's first, then the shortcuts, t6hunt's and t6learner2's (t6_mistakes_shortcuts.py), then the hole
 # hunt's (t6_mistakes_own.py)
 MISTAKES = MISTAKES + SHORTCUTS + OWN
 CAUSES = {**CAUSES, **OWN_CAUSES}

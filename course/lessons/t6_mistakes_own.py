@@ -30,6 +30,8 @@ OWN_CAUSES = {
     "w-box-untransposed": ("w 的 box 不转置就拿去乘", "w's box gives when multiplied without .T"),
     "start-or-step": ("是循环的起点或步长跳过了它", "so the loop's start or step skips it"),
     "ids-written": ("route 改动了调用者的 topk_ids", "of the caller's topk_ids, which it only reads"),
+    "loop-words": ("会做出来的", "are those of a loop from"),
+    "tile-ends-are-starts": ("这是每个专家的第一个 tile", "these are each expert's first tile"),
 }
 
 # gathered_product's load of w's box, and the line after it
@@ -379,17 +381,6 @@ OWN = (
         "ids = tl.load(ids_ptr + slots)  # int64 stays int64 until checked",
         "test_route_ignores_ids_out_of_range",
         "outside-tensors+not-the-bad-ids",
-    ),
-    own(
-        "slot-pos-into-ids",
-        "T6.1",
-        "scatter_slots stores slot_pos through ids_ptr: the caller's topk_ids change under the checks (the "
-        "message had named counts, against the ids as changed)",
-        "2.3",
-        "tl.store(slot_pos_ptr + slots, pos, mask=valid)",
-        "tl.store(ids_ptr + slots, pos, mask=valid)",
-        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
-        "ids-written",
     ),
     own(
         "w-box-coords-turned",

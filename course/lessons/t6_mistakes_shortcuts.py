@@ -1,13 +1,16 @@
-"""Lesson T6's shortcuts and t6hunt's mistakes, mutants of our own that make check runs (most not in
-§8's table): text substitutions in solutions/t6_moe.py, each with the one test of tests/t6/ that
-must catch it, as course/lessons/t6_mistakes.py describes.  Shortcuts: numbers cannot tell them from
-the kernel, the watch on the launch can.  BASE is scan_counts' line that the table's mistakes
-change too.  The shortcuts in grouped_matmul, route and combined are made where that code is, in
-the given host (HOST): the suite's watches must see through it as they see through the side's file."""
+"""Lesson T6's shortcuts, t6hunt's mistakes and the t6learner2 walk's: mutants of our own that make
+check runs (most not in §8's table): text substitutions in solutions/t6_moe.py, each with the one
+test of tests/t6/ that must catch it, as course/lessons/t6_mistakes.py describes.  Shortcuts:
+numbers cannot tell them from the kernel, the watch on the launch can.  BASE is scan_counts' line
+that the table's mistakes change too.  The shortcuts in grouped_matmul, route and combined are made
+where that code is, in the given host (HOST): the suite's watches must see through it as they see
+through the side's file.  Their causes are in t6_mistakes.py's CAUSES and t6_mistakes_own.py's."""
 
 from course.lesson_data import Mistake
 
 HOST = "given/t6_host.py"  # the lesson's given host side, which both sides bind
+LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):"
+TILE_ENDS = "    tile_ends = tl.cumsum(m_blocks * num_pid_n, axis=0)"
 # The block_base line of scan_counts: the running sum of the blocks before this one.
 BASE = "before = running[None, :] + tl.cumsum(here, axis=0) - here"
 LAUNCH = "    kernel = side.moe_kernel[(programs,)]("
@@ -194,6 +197,44 @@ SHORTCUTS = (
         COMBINE_BODY,
         COMBINE_BY_TL_SUM,
         "test_combine_topk_sums_in_float32_in_slot_order[torch.float32]",
+        table=False,
+    ),
+    Mistake(
+        "slot-pos-into-ids",
+        "T6.1",
+        "scatter_slots 把 slot_pos 存进了 ids_ptr：调用者的 topk_ids 在检查之前就被改了",
+        "scatter_slots stores slot_pos through ids_ptr: the caller's topk_ids change under the checks (the "
+        "message had named counts, against the ids as changed)",
+        "2.3",
+        "tl.store(slot_pos_ptr + slots, pos, mask=valid)",
+        "tl.store(ids_ptr + slots, pos, mask=valid)",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "ids-written",
+        table=False,
+    ),
+    Mistake(
+        "tile-loop-from-zero",
+        "T6.2",
+        "tile 循环从 0 开始、步长 NUM_PROGS：每个程序都做 tile 0、NUM_PROGS……",
+        "the tile loop starts at 0 with the step NUM_PROGS: every program does tiles 0, NUM_PROGS, ... (the "
+        "message had said 'tile 0 had 3 epilogues' alone)",
+        "3.4",
+        LOOP,
+        LOOP.replace("tl.program_id(0),", "0,"),
+        "test_every_tile_of_every_expert_once",
+        "loop-words",
+        table=False,
+    ),
+    Mistake(
+        "tile-ends-exclusive",
+        "T6.2",
+        "expert_tile_counts 的 tile_ends 是不含自身的前缀和：每个专家的第一个 tile",
+        "expert_tile_counts' tile_ends an exclusive sum: each expert's first tile, not its end",
+        "3.3",
+        TILE_ENDS,
+        TILE_ENDS.replace("axis=0)", "axis=0) - m_blocks * num_pid_n"),
+        "test_tile_counts_and_places_alone",
+        "tile-ends-are-starts",
         table=False,
     ),
 )

@@ -55,10 +55,43 @@ def run_schedule(probes, counts, bm, bn, n, progs, group_m):
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
 
 
+def loop_like(epilogues, programs):
+    """(start, step) of the one wrong tile loop, as the learner would write them, that finishes each
+    tile exactly as often as `epilogues` says (tiles 0 .. len - 1, by `programs` programs); None when
+    none matches, or several do.  Words that give the same numbers are one loop (the first kept)."""
+    starts = {"tl.program_id(0)": tuple(range(programs)), "0": (0,) * programs}
+    steps = {"NUM_PROGS": programs, "1": 1, "NUM_PROGS + 1": programs + 1, "2 * NUM_PROGS": 2 * programs}
+    steps["NUM_PROGS - 1"] = max(programs - 1, 1)
+    starts = {v: k for k, v in reversed(list(starts.items()))}
+    steps = {v: k for k, v in reversed(list(steps.items()))}
+    matches = []
+    for start, start_words in starts.items():
+        for step, step_words in steps.items():
+            done = [0] * len(epilogues)
+            for first in start:
+                for t in range(first, len(epilogues), step):
+                    done[t] += 1
+            if done == list(epilogues):
+                matches.append((start_words, step_words))
+    return matches[0] if len(matches) == 1 and matches[0] != ("tl.program_id(0)", "NUM_PROGS") else None
+
+
 def check_schedule(rows, counts, bm, bn, n, progs, case):
     want = expected_tiles(counts, bm, bn, n)
     total = len(want)
     seen = {}
+    epilogues = [row[0] for row in rows[:total]]
+    loop = loop_like(epilogues, progs) if set(epilogues) != {1} and not any(r[0] for r in rows[total:]) else None
+    if loop:
+        shown = ", ".join(f"{t}: {e}" for t, e in enumerate(epilogues[:8]))
+        fail(
+            T6,
+            f"{case}：每个 tile 的 epilogue 次数（tile {shown}）正是一个从 {loop[0]} 开始、步长 {loop[1]} 的循环"
+            "会做出来的：程序 p 做的是 tile p、p + NUM_PROGS、p + 2 * NUM_PROGS……",
+            f"{case}: the epilogues per tile (tile {shown}) are those of a loop from {loop[0]} in steps of "
+            f"{loop[1]}: program p does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
+            "3.4",
+        )
     for tile, (epilogues, e, pm, pn, begin, end, prog) in enumerate(rows):
         if tile >= total:
             if epilogues:
@@ -210,11 +243,13 @@ def test_tile_counts_and_places_alone(probes):
         en=f"rows per expert {counts}, BLOCK_M={bm}, {num_pid_n} blocks along N",
     )
     if m_blocks != want_m or ends != want_ends:
+        starts = m_blocks == want_m and ends == [end - m * num_pid_n for end, m in zip(want_ends, want_m, strict=True)]
         fail(
             T6,
-            f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}",
+            f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}"
+            + ("：这是每个专家的第一个 tile（不含自身的前缀和），不是 tile 的结尾" if starts else ""),
             f"{case}: expert_tile_counts should give m_blocks {want_m} and tile_ends {want_ends}, got {m_blocks} "
-            f"and {ends}",
+            f"and {ends}" + (": these are each expert's first tile (an exclusive sum), not the ends" if starts else ""),
             "3.3",
         )
     want = expected_tiles(counts, bm, bn, n)
