@@ -32,6 +32,7 @@ OWN_CAUSES = {
     "ids-written": ("route 改动了调用者的 topk_ids", "of the caller's topk_ids, which it only reads"),
     "loop-words": ("会做出来的", "are those of a loop from"),
     "tile-ends-are-starts": ("这是每个专家的第一个 tile", "these are each expert's first tile"),
+    "scatter-stores-swapped": ("互换了内容", "hold each other's values"),
 }
 
 # gathered_product's load of w's box, and the line after it

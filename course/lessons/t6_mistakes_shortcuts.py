@@ -11,6 +11,9 @@ from course.lesson_data import Mistake
 HOST = "given/t6_host.py"  # the lesson's given host side, which both sides bind
 LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):"
 TILE_ENDS = "    tile_ends = tl.cumsum(m_blocks * num_pid_n, axis=0)"
+SCATTER_STORES = (
+    "tl.store(sorted_slots_ptr + pos, slots, mask=valid)\n    tl.store(slot_pos_ptr + slots, pos, mask=valid)"
+)
 # The block_base line of scan_counts: the running sum of the blocks before this one.
 BASE = "before = running[None, :] + tl.cumsum(here, axis=0) - here"
 LAUNCH = "    kernel = side.moe_kernel[(programs,)]("
@@ -235,6 +238,19 @@ SHORTCUTS = (
         TILE_ENDS.replace("axis=0)", "axis=0) - m_blocks * num_pid_n"),
         "test_tile_counts_and_places_alone",
         "tile-ends-are-starts",
+        table=False,
+    ),
+    Mistake(
+        "scatter-stores-swapped",
+        "T6.1",
+        "scatter_slots 的两个存储互换：sorted_slots[slot] = pos，slot_pos[pos] = slot",
+        "scatter_slots' two stores swapped: sorted_slots[slot] = pos, slot_pos[pos] = slot (the message had said "
+        "'sorted_slots is wrong from position 0 on' alone)",
+        "2.1",
+        SCATTER_STORES,
+        "tl.store(slot_pos_ptr + pos, slots, mask=valid)\n    tl.store(sorted_slots_ptr + slots, pos, mask=valid)",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "scatter-stores-swapped",
         table=False,
     ),
 )

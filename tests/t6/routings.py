@@ -155,6 +155,17 @@ def check_routing(r, ids, experts, case):
             + (f"; {found[1]}" if found else ""),
             "2.1",
         )
+    inverse = torch.empty_like(want_sorted)
+    inverse[want_sorted.long()] = torch.arange(want_sorted.numel(), dtype=torch.int32)
+    if not torch.equal(got, want_sorted) and torch.equal(got, inverse) and torch.equal(r.slot_pos.cpu(), want_sorted):
+        fail(
+            T6,
+            f"{case}：sorted_slots 和 slot_pos 互换了内容：sorted_slots 里是每个 slot 去的行（slot_pos 该有的），"
+            "slot_pos 里是每行的 slot；sorted_slots[pos] = slot，slot_pos[slot] = pos",
+            f"{case}: sorted_slots and slot_pos hold each other's values: sorted_slots holds the row each slot went "
+            "to (slot_pos's), and slot_pos the slot of each row; sorted_slots[pos] = slot, slot_pos[slot] = pos",
+            "2.1",
+        )
     if not torch.equal(got, want_sorted):
         bad = int((got != want_sorted).nonzero()[0])
         same_groups = got.numel() == want_sorted.numel() and torch.equal(flat[got.long()], flat[want_sorted.long()])
@@ -187,8 +198,6 @@ def check_routing(r, ids, experts, case):
             ),
             "2.2" if grouped_right else "2.1",
         )
-    inverse = torch.empty_like(want_sorted)
-    inverse[want_sorted.long()] = torch.arange(want_sorted.numel(), dtype=torch.int32)
     if not torch.equal(r.slot_pos.cpu(), inverse):
         fail(
             T6,
