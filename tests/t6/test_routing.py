@@ -91,7 +91,7 @@ def ids_kept(r, ids, before, experts, case, accesses):
     fail(
         T6,
         f"{case}：route 改动了调用者的 topk_ids（{changed} 个专家号变了），它只应该读 topk_ids"
-        + (f"：存进去的是 {by_zh} 的存储；每个 kernel 只往自己的输出里存" if stores else ""),
+        + (f"：存进去的是 {by_zh}的存储；每个 kernel 只往自己的输出里存" if stores else ""),
         f"{case}: route changed {count(changed, 'id')} of the caller's topk_ids, which it only reads"
         + (f": the stores of {by_en} fell in it; each kernel stores only into its own outputs" if stores else ""),
         "2.3",
