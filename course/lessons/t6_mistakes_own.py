@@ -33,6 +33,7 @@ OWN_CAUSES = {
     "loop-words": ("会做出来的", "are those of a loop from"),
     "tile-ends-are-starts": ("这是每个专家的第一个 tile", "these are each expert's first tile"),
     "scatter-stores-swapped": ("互换了内容", "hold each other's values"),
+    "row-end-live": ("row_end 本身）也被当成了 live", "(row_end itself) was taken as live"),
 }
 
 # gathered_product's load of w's box, and the line after it

@@ -253,4 +253,17 @@ SHORTCUTS = (
         "scatter-stores-swapped",
         table=False,
     ),
+    Mistake(
+        "row-end-live",
+        "T6.3",
+        "gathered_rows 的 live 是 rows <= row_end：多了一行，row_end 本身",
+        "gathered_rows' live is rows <= row_end: one row too many, row_end's own (the message had listed the "
+        "rows alone)",
+        "4.1",
+        "    live = rows < row_end\n    if X_SORTED:",
+        "    live = rows <= row_end\n    if X_SORTED:",
+        "test_gathered_product_alone[gathered]",
+        "row-end-live",
+        table=False,
+    ),
 )

@@ -78,6 +78,13 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
             ),
         )
         said = [(zh, en) for hit, zh, en in ways if hit and torch.equal(got_live, live)]
+        if torch.equal(got_live, pos <= end):  # one live row too many: row_end's own
+            said = [
+                (
+                    f"第 {end} 行（row_end 本身）也被当成了 live：一行在 row < row_end 时才是 live",
+                    f"row {end} (row_end itself) was taken as live too: a row is live while row < row_end",
+                )
+            ]
         fail(
             T6,
             f"gathered_rows{'（X_SORTED）' if x_sorted else ''}：排好序的第 {begin}..{end - 1} 行应当读 x 的第 "
