@@ -34,6 +34,7 @@ OWN_CAUSES = {
     "tile-ends-are-starts": ("这是每个专家的第一个 tile", "these are each expert's first tile"),
     "scatter-stores-swapped": ("互换了内容", "hold each other's values"),
     "row-end-live": ("row_end 本身）也被当成了 live", "(row_end itself) was taken as live"),
+    "x-strides-swapped": ("按 stride_xm 和 stride_xk 反过来读 x", "stride_xm and stride_xk the other way round"),
 }
 
 # gathered_product's load of w's box, and the line after it

@@ -266,4 +266,17 @@ SHORTCUTS = (
         "row-end-live",
         table=False,
     ),
+    Mistake(
+        "x-strides-swapped",
+        "T6.3",
+        "A 的指针把 stride_xm 和 stride_xk 用反了",
+        "A's pointers with stride_xm and stride_xk swapped: row r, column k read at r * stride_xk + k * stride_xm "
+        "(the message had said 'relative error' alone)",
+        "4.1",
+        "x_rows[:, None] * stride_xm + " + A_ALONG_K + A_MASK_THEN_B,
+        "x_rows[:, None] * stride_xk + " + A_ALONG_K.replace("stride_xk", "stride_xm") + A_MASK_THEN_B,
+        "test_gathered_product_alone[gathered]",
+        "x-strides-swapped",
+        table=False,
+    ),
 )

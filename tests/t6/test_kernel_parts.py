@@ -116,17 +116,37 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
     err = rel_err(acc[live], want[live])
     dead = acc.cpu()[~live]
     if err > 1e-5 or (dead != 0).any():
-        # two ways to get w's box wrong, each worked out on the same inputs; named only when acc is one of them
+        # two ways to get w's box wrong (§4.2) and one to read x wrong (§4.1), each worked out on the same
+        # inputs; named only when acc is one of them
         ways = weight_box_mistakes(x.cpu().double()[want_rows[live]], w2d.cpu().double(), w_row, K, bn, bk)
+        ways.append(strides_swapped(x, want_rows[live], w2d.cpu().double()[w_row : w_row + bn]))
         said = [(zh, en) for got, zh, en in ways if got.any() and rel_err(acc.cpu()[live], got) <= 1e-5]
+        section = "4.1" if len(said) == 1 and said[0][1] == ways[-1][2] else "4.2"
         fail(
             T6,
             f"gathered_product：live 行的相对误差 {err:.2e}，不 live 的行里有 {int((dead != 0).sum())} 个非零值"
             + (f"：{said[0][0]}" if len(said) == 1 else ""),
             f"gathered_product: relative error {err:.2e} on the live rows, {int((dead != 0).sum())} nonzero cells "
             "in the rows that are not live" + (f": {said[0][1]}" if len(said) == 1 else ""),
-            "4.2",
+            section,
         )
+
+
+def strides_swapped(x, rows, w_box):
+    """(float64 sums of `rows`, zh, en) that gathered_product gives when it reads x with stride_xm and
+    stride_xk the other way round: element k of row r at r * stride_xk + k * stride_xm, 0 past x's last
+    element (the AddressWatch stops those reads, and a masked load gives other=0)."""
+    sm, sk = x.stride()
+    span = (x.shape[0] - 1) * sm + (x.shape[1] - 1) * sk + 1
+    flat = x.as_strided((span,), (1,)).cpu().double()
+    at = rows[:, None] * sk + torch.arange(x.shape[1])[None, :] * sm
+    a = torch.where(at < span, flat[at.clamp_max(span - 1)], torch.zeros((), dtype=torch.float64))
+    return (
+        a @ w_box.T,
+        "按 stride_xm 和 stride_xk 反过来读 x 时正是这个和：x 第 r 行第 k 列在 r * stride_xm + k * stride_xk",
+        "it is the sum that x gives when read with stride_xm and stride_xk the other way round: row r, column k "
+        "of x is at r * stride_xm + k * stride_xk",
+    )
 
 
 def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
