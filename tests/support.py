@@ -180,3 +180,27 @@ def descriptor(t, box):
     from triton.tools.tensor_descriptor import TensorDescriptor
 
     return TensorDescriptor.from_tensor(t, box)
+
+
+def loop_like(epilogues, starts, programs):
+    """(start words, step words) of the one wrong persistent tile loop that finishes each tile exactly
+    as often as `epilogues` says (tile ids 0 .. len - 1, by `programs` programs), as a learner would
+    write it; None when no loop matches, or when loops with different words do.  starts: {words: each
+    program's first tile}, the right start first; the steps tried are NUM_PROGS (right), 1,
+    NUM_PROGS + 1, 2 * NUM_PROGS and NUM_PROGS - 1.  Words that give the same numbers here (pid and
+    first_tile + pid when first_tile is 0) are one loop: the first words listed are kept."""
+    steps = {"NUM_PROGS": programs, "1": 1, "NUM_PROGS + 1": programs + 1, "2 * NUM_PROGS": 2 * programs}
+    steps["NUM_PROGS - 1"] = max(programs - 1, 1)
+    right = (next(iter(starts)), "NUM_PROGS")
+    starts = {v: k for k, v in reversed([(k, tuple(v)) for k, v in starts.items()])}
+    steps = {v: k for k, v in reversed(list(steps.items()))}
+    matches = []
+    for start, start_words in starts.items():
+        for step, step_words in steps.items():
+            counts = [0] * len(epilogues)
+            for first_of_program in start:
+                for t in range(first_of_program, len(epilogues), step):
+                    counts[t] += 1
+            if counts == list(epilogues):
+                matches.append((start_words, step_words))
+    return matches[0] if len(matches) == 1 and matches[0] != right else None

@@ -11,7 +11,7 @@ from course.registry import lesson
 from course.tile_order import grouped_order
 
 from .crashes import offsets_in_elements, run_matmul, tma_rule_broken  # noqa: F401 - test files import them from here
-from support import DEVICE, OUT_RTOL, descriptor, padded, rel_err
+from support import DEVICE, OUT_RTOL, descriptor, loop_like, padded, rel_err
 
 T5 = lesson("T5")
 
@@ -59,7 +59,7 @@ def no_tile_past(rows, tiles, case, stream_k=False):
 
 
 # What a tile finished 0 times or more than once means, for a loop over whole tiles whose wrong start
-# or step was not recognised (loop_like), and for stream-K (whose tiles are finished by their owner).
+# or step was not recognised (tile_loop_like), and for stream-K (whose tiles are finished by their owner).
 EPILOGUES_OFF = {
     "loop": (
         "（每个 tile 恰好一次：循环从 first_tile + pid 开始，步长 NUM_PROGS）",
@@ -73,29 +73,10 @@ EPILOGUES_OFF = {
 }
 
 
-def loop_like(epilogues, programs, first):
-    """The (start, step) of a wrong tile loop that finishes each tile exactly as often as `epilogues`
-    says (tile ids 0 .. len - 1, by `programs` programs), as the learner would write them; None when
-    no such loop matches, or when loops with different words match: the counts then name nothing."""
-    tiles = len(epilogues)
-    # Words that give the same numbers here (pid and first_tile + pid when first_tile is 0) are one
-    # loop: the first words listed are kept.
+def tile_loop_like(epilogues, programs, first):
+    """loop_like (tests/support.py) with the starts a T5.1 loop may be written with."""
     starts = {"first_tile + pid": [first + p for p in range(programs)], "pid": list(range(programs))}
-    starts = {**starts, "first_tile": [first] * programs}
-    steps = {"NUM_PROGS": programs, "1": 1, "NUM_PROGS + 1": programs + 1, "2 * NUM_PROGS": 2 * programs}
-    steps = {**steps, "NUM_PROGS - 1": max(programs - 1, 1)}
-    starts = {v: k for k, v in reversed([(k, tuple(v)) for k, v in starts.items()])}
-    steps = {v: k for k, v in reversed(list(steps.items()))}
-    matches = []
-    for start, start_words in starts.items():
-        for step, step_words in steps.items():
-            counts = [0] * tiles
-            for first_of_program in start:
-                for t in range(first_of_program, tiles, step):
-                    counts[t] += 1
-            if counts == list(epilogues):
-                matches.append((start_words, step_words))
-    return matches[0] if len(matches) == 1 and matches[0] != ("first_tile + pid", "NUM_PROGS") else None
+    return loop_like(epilogues, {**starts, "first_tile": [first] * programs}, programs)
 
 
 def epilogues_on_other_tiles(rows, done, k_blocks, case, step_section):
@@ -138,7 +119,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             continue
         if epilogues != 1:
             said = EPILOGUES_OFF["stream-K" if step_section == "4.2" else "loop"]
-            like = loop_like([r[0] for r in rows], *loop) if loop else None
+            like = tile_loop_like([r[0] for r in rows], *loop) if loop else None
             if like:
                 said = (
                     f"：这正是一个从 {like[0]} 开始、步长 {like[1]} 的循环的次数；"

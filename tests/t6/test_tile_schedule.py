@@ -11,7 +11,7 @@ from course.messages import fail
 from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import T6, TRACE_INTS
 from bounds import AddressWatch
-from support import DEVICE
+from support import DEVICE, loop_like
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
@@ -55,33 +55,16 @@ def run_schedule(probes, counts, bm, bn, n, progs, group_m):
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
 
 
-def loop_like(epilogues, programs):
-    """(start, step) of the one wrong tile loop, as the learner would write them, that finishes each
-    tile exactly as often as `epilogues` says (tiles 0 .. len - 1, by `programs` programs); None when
-    none matches, or several do.  Words that give the same numbers are one loop (the first kept)."""
-    starts = {"tl.program_id(0)": tuple(range(programs)), "0": (0,) * programs}
-    steps = {"NUM_PROGS": programs, "1": 1, "NUM_PROGS + 1": programs + 1, "2 * NUM_PROGS": 2 * programs}
-    steps["NUM_PROGS - 1"] = max(programs - 1, 1)
-    starts = {v: k for k, v in reversed(list(starts.items()))}
-    steps = {v: k for k, v in reversed(list(steps.items()))}
-    matches = []
-    for start, start_words in starts.items():
-        for step, step_words in steps.items():
-            done = [0] * len(epilogues)
-            for first in start:
-                for t in range(first, len(epilogues), step):
-                    done[t] += 1
-            if done == list(epilogues):
-                matches.append((start_words, step_words))
-    return matches[0] if len(matches) == 1 and matches[0] != ("tl.program_id(0)", "NUM_PROGS") else None
-
-
 def check_schedule(rows, counts, bm, bn, n, progs, case):
     want = expected_tiles(counts, bm, bn, n)
     total = len(want)
     seen = {}
     epilogues = [row[0] for row in rows[:total]]
-    loop = loop_like(epilogues, progs) if set(epilogues) != {1} and not any(r[0] for r in rows[total:]) else None
+    loop = (
+        loop_like(epilogues, {"tl.program_id(0)": range(progs), "0": [0] * progs}, progs)
+        if set(epilogues) != {1} and not any(r[0] for r in rows[total:])
+        else None
+    )
     if loop:
         shown = ", ".join(f"{t}: {e}" for t, e in enumerate(epilogues[:8]))
         fail(
