@@ -115,6 +115,17 @@ OWN = (
         zh="b_ptrs 按 stride_bn 前进",
         en="b_ptrs advanced by stride_bn",
     ),
+    # one K step (K=7 < BLOCK_K): every advance is the same loop, so no advance may be blamed
+    mutant(
+        "own-a-k-mask-le-one-step",
+        "T4.2",
+        "4.1",
+        "(offs_k[None, :] < k_remaining), other=0.0)",
+        "(offs_k[None, :] <= k_remaining), other=0.0)",
+        "test_mainloop[17-50-7-16-16-32-row-major-torch.float16]",
+        zh="A 的 K 尾部掩码写成 <=（只有一步 K）",
+        en="A's K-tail mask written with <= (a single K step)",
+    ),
     mutant(
         "own-b-unit-stride",
         "T4.2",
