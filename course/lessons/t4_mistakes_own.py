@@ -328,6 +328,18 @@ OWN = (
         zh="launch 的尺寸按 M、K、N 传，内核要的是 M、N、K",
         en="the launch's sizes passed as M, K, N where the kernel takes M, N, K",
     ),
+    # T4.5 through T4.4's wrapper: the bias's stride 2 passed as 1 (NaN in the odd columns, from the padding)
+    mutant(
+        "own-launch-bias-stride-one",
+        "T4.5",
+        "5.2",
+        "c.stride(0), c.stride(1), 0 if bias is None else bias.stride(0))",
+        "c.stride(0), c.stride(1), 0 if bias is None else 1)",
+        "test_bias_and_gelu[48-48-40-True-None-torch.float16]",
+        "launch-strides",
+        zh="launch 的 stride_bias 传了 1，不是 bias.stride(0)",
+        en="the launch's stride_bias passed as 1, not bias.stride(0)",
+    ),
     # T4.3: C += acc; the cells where acc rounded away next to the fill read as 'never written'
     mutant(
         "own-epilogue-adds-into-c",

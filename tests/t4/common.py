@@ -98,6 +98,8 @@ def check_launch(watch, c, a, b, bias, activation, case, step):
     def flags_and_bias(args):
         given = {"stride_am": (a, 0), "stride_ak": (a, 1), "stride_bk": (b, 0), "stride_bn": (b, 1)}
         given.update({"stride_cm": (c, 0), "stride_cn": (c, 1)})
+        if bias is not None:
+            given["stride_bias"] = (bias, 0)
         wrong = {  # a stride along a dimension of size 1 is never used, so any value does there
             k: (args[k], t.stride(d))
             for k, (t, d) in given.items()
@@ -109,10 +111,12 @@ def check_launch(watch, c, a, b, bias, activation, case, step):
             pytest.fail(
                 say(
                     zh=f"{case}：launch 收到的 stride 是 {got}，这些张量实际的 stride 是 {want}："
-                    f"把 a.stride(0)、a.stride(1)、b.stride(0)、b.stride(1)、c.stride(0)、c.stride(1) 原样传给内核，"
+                    f"把 a.stride(0)、a.stride(1)、b.stride(0)、b.stride(1)、c.stride(0)、c.stride(1)"
+                    f"{'、bias.stride(0)' if bias is not None else ''} 原样传给内核，"
                     f"不要假定张量是连续存放的；{launch_where(step)}",
                     en=f"{case}: the launch got {got}, where the tensors' own strides are {want}: pass "
-                    f"a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1) as they are, "
+                    f"a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1)"
+                    f"{', bias.stride(0)' if bias is not None else ''} as they are, "
                     f"never assume a tensor is contiguous; {launch_where(step)}",
                 ),
                 pytrace=False,
