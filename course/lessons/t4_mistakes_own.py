@@ -126,6 +126,18 @@ OWN = (
         zh="A 的 K 尾部掩码写成 <=（只有一步 K）",
         en="A's K-tail mask written with <= (a single K step)",
     ),
+    # the values right, the reads not: a load with no mask, its lanes past the edges zeroed by tl.where
+    mutant(
+        "own-a-load-unmasked-then-where",
+        "T4.2",
+        "4.1",
+        "        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), other=0.0)\n",
+        "        a = tl.where((offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), tl.load(a_ptrs), 0.0)\n",
+        "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
+        "reads-outside",
+        zh="A 的 load 不带掩码，越界的 lane 事后用 tl.where 清零",
+        en="A loaded without a mask, the lanes past its edges zeroed by tl.where afterwards",
+    ),
     mutant(
         "own-b-unit-stride",
         "T4.2",

@@ -7,12 +7,14 @@ import triton
 from course.i18n import say
 from course.messages import read
 
+import bounds
 from .common import see_loads
 from support import (
     ACC_RTOL,
     BOTH_LAYOUTS,
     DEVICE,
     DTYPES,
+    INTERPRETING,
     LAYOUTS,
     PAD,
     layout_pairs,
@@ -179,7 +181,7 @@ def blockwise(a, b, bk, round_partials):
 @pytest.mark.parametrize("layout", layout_pairs(1))
 @pytest.mark.parametrize("M, N, K, bm, bn, bk", MAINLOOP_CASES)
 @pytest.mark.case_words(layout=BOTH_LAYOUTS)
-def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
+def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
     layout_b = layout.b
     a, a_buf = poisoned_view(M, K, layout, dtype)
     b, b_buf = poisoned_view(K, N, layout_b, dtype)
@@ -287,6 +289,35 @@ def test_mainloop(probes, dtype, layout, M, N, K, bm, bn, bk):
             ),
             pytrace=False,
         )
+    stray = reads_outside(probes, monkeypatch, a, b, (bm, bn, bk))
+    if stray:
+        pytest.fail(
+            say(
+                zh=f"{case}：结果是对的，可是 A、B 的 load 有 {stray} 个没被掩码挡住的 lane 读到了 A、B 之外"
+                f"（这里 A、B 外面是 NaN，读来的值事后被丢掉了，比如 load 之后再 tl.where；但读这件事已经发生，"
+                f"在 GPU 上可能是非法地址）：把行 < M、列 < N、K 尾部这些条件都放进 tl.load 的 mask，"
+                f"并给 other=0.0；{read('T4.2', '4.1')}。{loads}",
+                en=f"{case}: the result is right, but {stray} lanes of the loads of A and B, not masked off, read "
+                f"outside A and B (NaN lies there, so the values read were thrown away afterwards, by a "
+                f"tl.where after the load, say; the reads were still made, and on a GPU such an address can "
+                f"fault): put every condition, rows < M, columns < N and the K tail, in tl.load's mask, with "
+                f"other=0.0; {read('T4.2', '4.1')}. {loads}",
+            ),
+            pytrace=False,
+        )
+
+
+def reads_outside(probes, monkeypatch, a, b, blocks):
+    """How many lanes of the probe's loads, run again on the interpreter under an AddressWatch, read
+    outside A and B though no mask turned them off (the watch does not make those reads); 0 off the
+    interpreter."""
+    if not INTERPRETING:
+        return 0
+    watch = bounds.AddressWatch(probes, monkeypatch, ("mainloop_probe",))
+    if not watch.active:
+        return 0
+    run_mainloop(probes, a, b, blocks)
+    return watch.outside.get("mainloop_probe", {}).get("read", 0)
 
 
 @pytest.mark.t4_2
