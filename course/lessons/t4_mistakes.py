@@ -65,6 +65,8 @@ CAUSES = {
     "nan-not-from-bias": ("所以 NaN 不是从 bias 读来的", "so the NaN comes from no read of the bias"),
     "added-into-c": ("kernel 把 acc 加到了 C 原来的内容上", "the kernel added acc into C's old contents"),
     "reads-outside": ("个没被掩码挡住的 lane 读到了 A、B 之外", "not masked off, read outside A and B"),
+    "bias-read-outside": ("bias 的 load 有没被掩码挡住的 lane", "lanes of the bias load, not masked off"),
+    "gelu-skipped": ("而这次 ACTIVATION='gelu'", "with no GELU applied, and ACTIVATION='gelu' here"),
     "launch-strides": ("这些张量实际的 stride 是", "where the tensors' own strides are"),
     "launch-sizes": ("它拿到的 A、B、C 是", "where the A, B and C it got have"),
     "one-buffer": ("两次调用返回的 C 是同一块内存", "both calls returned C in one buffer"),

@@ -352,6 +352,30 @@ OWN = (
         zh="launch 的 stride_bias 传了 1，不是 bias.stride(0)",
         en="the launch's stride_bias passed as 1, not bias.stride(0)",
     ),
+    # T4.5: the bias's values right, its reads not: no mask, the lanes past N zeroed by tl.where
+    mutant(
+        "own-bias-unmasked-then-where",
+        "T4.5",
+        "5.2",
+        "bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)",
+        "bias = tl.where(offs_n < N, tl.load(bias_ptr + offs_n * stride_bias), 0.0)",
+        "test_bias_and_activation[70-32-True-none-torch.float16]",
+        "bias-read-outside",
+        zh="bias 的 load 不带掩码，列号 >= N 的 lane 事后用 tl.where 清零",
+        en="the bias loaded without a mask, the lanes past N zeroed by tl.where afterwards",
+    ),
+    # T4.5: GELU under the wrong flag; with K = 0, gelu(0) + bias is bias too: no bias-after-GELU there
+    mutant(
+        "own-gelu-flag-inverted",
+        "T4.5",
+        "5.2",
+        '    if ACTIVATION == "gelu":\n',
+        '    if ACTIVATION != "gelu":\n',
+        "test_bias_and_gelu[20-9-0-True-gelu-torch.float16]",
+        "gelu-skipped",
+        zh="GELU 的条件写反了",
+        en="the GELU's condition inverted",
+    ),
     # T4.3: C += acc; the cells where acc rounded away next to the fill read as 'never written'
     mutant(
         "own-epilogue-adds-into-c",

@@ -10,8 +10,9 @@ from course.i18n import say
 from course.messages import read
 from course.tile_order import grouped_order
 
+import bounds
 from .common import BLOCK_KEYS, quick
-from support import DEVICE, DTYPES, OUT_RTOL, poisoned_view, random, rel_err, spans, wrong_cells
+from support import DEVICE, DTYPES, INTERPRETING, OUT_RTOL, poisoned_view, random, rel_err, spans, wrong_cells
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
 
@@ -43,7 +44,7 @@ def tanh_gelu_hint(x):
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
 @pytest.mark.parametrize("has_bias, activation", [(True, "none"), (False, "gelu"), (True, "gelu")])
 @pytest.mark.parametrize("N, bn", [(40, 16), (70, 32), (5, 16)])
-def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
+def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N, bn):
     """The tile of a row of programs across N, padding columns included: the bias sits inside NaN
     padding with stride 2, so a load past its end or between its elements puts NaN in the tile."""
     bm, tiles = 16, triton.cdiv(N, bn)
@@ -111,9 +112,24 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
     want = gelu(x) if activation == "gelu" else x
     err = rel_err(out[:, :N], want)
     if err <= 1e-5:
+        if has_bias and bias_read_outside(probes, monkeypatch, acc, bias, N, bm, bn, activation):
+            pytest.fail(
+                say(
+                    zh=f"{case}：结果是对的，可是 bias 的 load 有没被掩码挡住的 lane 读到了 bias 之外（列号 >= N；"
+                    f"读来的值事后被丢掉了，比如 load 之后再 tl.where；但读这件事已经发生，在 GPU 上可能是非法地址）："
+                    f"load 时加 mask=offs_n < N, other=0.0；{read('T4.5')}",
+                    en=f"{case}: the result is right, but lanes of the bias load, not masked off, read outside "
+                    f"the bias (columns >= N; the values read were thrown away afterwards, by a tl.where after "
+                    f"the load, say; the reads were still made, and on a GPU such an address can fault): load "
+                    f"with mask=offs_n < N, other=0.0; {read('T4.5')}",
+                ),
+                pytrace=False,
+            )
         return
     hint = wrong_cells(out[:, :N], want, 1e-5)
-    if has_bias and activation == "gelu" and rel_err(out[:, :N], gelu(acc[:, :N].double()) + bias.double()) <= 1e-5:
+    if activation in ("gelu", "none") and rel_err(out[:, :N], x if activation == "gelu" else gelu(x)) <= 1e-5:
+        hint = gelu_flag_words(activation)
+    elif has_bias and activation == "gelu" and rel_err(out[:, :N], gelu(acc[:, :N].double()) + bias.double()) <= 1e-5:
         hint = say(
             zh="bias 是在 GELU 之后加的：先加 bias，gelu(acc + bias)",
             en="the bias was added after the GELU: add it first, gelu(acc + bias)",
@@ -136,6 +152,36 @@ def test_bias_and_activation(probes, dtype, has_bias, activation, N, bn):
         ),
         pytrace=False,
     )
+
+
+def gelu_flag_words(activation):
+    """What to say when the result is the pre-activation under ACTIVATION="gelu", or its GELU under "none"."""
+    if activation == "gelu":
+        return say(
+            zh="结果正好是没做 GELU 的值，而这次 ACTIVATION='gelu'：ACTIVATION == \"gelu\" 时要做 GELU",
+            en="it is exactly the value with no GELU applied, and ACTIVATION='gelu' here: apply the GELU when "
+            'ACTIVATION == "gelu"',
+        )
+    return say(
+        zh="结果正好是做了 GELU 的值，而这次 ACTIVATION='none'：只在 ACTIVATION == \"gelu\" 时做 GELU",
+        en="it is exactly the GELU of the right value, and ACTIVATION='none' here: apply the GELU only when "
+        'ACTIVATION == "gelu"',
+    )
+
+
+def bias_read_outside(probes, monkeypatch, acc, bias, N, bm, bn, activation):
+    """Whether the probe, run again on the interpreter under an AddressWatch, read outside the bias
+    (or acc) with a lane no mask turned off (the watch does not make those reads)."""
+    if not INTERPRETING:
+        return False
+    watch = bounds.AddressWatch(probes, monkeypatch, ("bias_and_activation_probe",))
+    if not watch.active:
+        return False
+    tiles, out = acc.shape[1] // bn, torch.full_like(acc, -7.0)
+    probes.bias_and_activation_probe[(tiles,)](
+        acc, acc.stride(0), bias, N, bias.stride(0), out, bm, bn, True, activation
+    )
+    return watch.outside.get("bias_and_activation_probe", {}).get("read", 0) > 0
 
 
 def finite_padding(bias):
@@ -259,6 +305,8 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
             hint = not_from_the_bias(columns, with_bias)
     elif shifted:
         hint = shifted
+    elif rel_err(c, x if activation == "gelu" else gelu(x)) <= OUT_RTOL[dtype]:  # the launch's flags are checked
+        hint = gelu_flag_words(activation)
     elif (
         with_bias and activation and rel_err(c, fused_reference(a, b, None, "gelu") + bias.double()) <= OUT_RTOL[dtype]
     ):
