@@ -376,6 +376,18 @@ OWN = (
         zh="GELU 的条件写反了",
         en="the GELU's condition inverted",
     ),
+    # T4.4: C is A's own storage where it fits: the caller's a overwritten
+    mutant(
+        "own-c-written-into-a",
+        "T4.4",
+        "6.2",
+        "    c = torch.empty((M, N), device=a.device, dtype=a.dtype)\n",
+        "    c = a[:, :N] if K >= N else torch.empty((M, N), device=a.device, dtype=a.dtype)\n",
+        "test_matmul[45-37-83-row-major-torch.float16]",
+        "input-written",
+        zh="C 借用 A 的存储（K >= N 时），调用者的 a 被覆盖",
+        en="C taken from A's storage where K >= N, overwriting the caller's a",
+    ),
     # T4.3: C += acc; the cells where acc rounded away next to the fill read as 'never written'
     mutant(
         "own-epilogue-adds-into-c",

@@ -139,6 +139,25 @@ def check_launch(watch, c, a, b, bias, activation, case, step):
         check_one_axis(watch.launches[0], case)
 
 
+def check_inputs_kept(before, after, case):
+    """Fail when matmul changed one of the caller's tensors: before and after, {name: tensor}, a copy
+    taken before the call and the tensor itself."""
+    for name, was in before.items():
+        now = after[name]
+        changed = ((was != now) & ~(was.isnan() & now.isnan())).sum().item()
+        if changed:
+            pytest.fail(
+                say(
+                    zh=f"{case}：matmul 改动了调用者的 {name}（调用之后有 {changed} 个元素变了）："
+                    f"C 要是一块新分配的张量（torch.empty），输入一个也不能写；{read('T4.4', '6.2')}",
+                    en=f"{case}: matmul changed the caller's {name} ({cells(changed)} differ after the call): "
+                    f"C must be a tensor of its own (torch.empty), and no input may be written; "
+                    f"{read('T4.4', '6.2')}",
+                ),
+                pytrace=False,
+            )
+
+
 def check_one_axis(launch, case):
     """Fail when the grid has programs along more than one axis: matmul_kernel numbers its programs
     with tl.program_id(axis=0) alone, so those along axis 1 or 2 redo the tiles of axis 0."""

@@ -1,8 +1,9 @@
 """Lesson T4's fixtures: the graded module, its probes, and the defences its wrapper's checks run under."""
 
 import pytest
+import torch
 
-from .common import T4, check_launch, launch_watch
+from .common import T4, check_inputs_kept, check_launch, launch_watch
 from support import poison_allocations
 
 
@@ -33,7 +34,10 @@ def watched(t4, monkeypatch):
         bias, activation = kwargs.get("bias"), kwargs.get("activation")
         # the last call's watch, for a test that asks what ran
         call.watch = watch = launch_watch(t4, monkeypatch, case=case, bias=bias, activation=activation, step=step)
+        given = {"a": a, "b": b, "bias": bias}
+        before = {k: t.clone() for k, t in given.items() if isinstance(t, torch.Tensor)}
         c = t4.matmul(a, b, **kwargs)
+        check_inputs_kept(before, given, case)
         check_launch(watch, c, a, b, bias, activation, case, step)
         return c
 
