@@ -388,6 +388,18 @@ OWN = (
         zh="C 借用 A 的存储（K >= N 时），调用者的 a 被覆盖",
         en="C taken from A's storage where K >= N, overwriting the caller's a",
     ),
+    # T4.3: C's strides swapped: on a square C every store stays inside it, C = acc transposed
+    mutant(
+        "own-c-strides-swapped",
+        "T4.3",
+        "5.1",
+        "offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn",
+        "offs_m[:, None] * stride_cn + offs_n[None, :] * stride_cm",
+        "test_epilogue[32-32-16-16-row-major-torch.float16]",
+        "c-transposed",
+        zh="C 的两个 stride 对调",
+        en="C's strides swapped",
+    ),
     # T4.3: C += acc; the cells where acc rounded away next to the fill read as 'never written'
     mutant(
         "own-epilogue-adds-into-c",

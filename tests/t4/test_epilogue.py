@@ -90,6 +90,16 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
                 ),
                 pytrace=False,
             )
+    if M == N and torch.equal(c, want.t()):  # a square C: a store along swapped strides stays inside it
+        pytest.fail(
+            say(
+                zh=f"{case}：C 正好是 acc 的转置（C[i, j] = acc[j, i]）：行号配 stride_cm，列号配 stride_cn，"
+                f"不要对调；{read('T4.3')}。{loads}",
+                en=f"{case}: C holds acc transposed (C[i, j] = acc[j, i]): rows go with stride_cm, columns "
+                f"with stride_cn, not the other way round; {read('T4.3')}. {loads}",
+            ),
+            pytrace=False,
+        )
     pytest.fail(
         say(
             zh=f"{case}：C 和转换成 {dtype} 的 acc 不一样：{wrong_cells(c, want, 0)}；{read('T4.3')}。{loads}",
