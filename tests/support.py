@@ -86,9 +86,12 @@ def wrong_cells(out, want, rtol):
     bad = diff > 10 * rtol * max(rms, 1e-30)
     n, total = int(bad.sum()), bad.numel()
     i, j = divmod(int(diff.flatten().argmax()), want.shape[1])
+    got, right = out[i, j].item(), want[i, j].item()
+    digits = next((d for d in range(4, 17) if f"{got:.{d}g}" != f"{right:.{d}g}"), 17)  # enough to differ
+    got, right = f"{got:.{digits}g}", f"{right:.{digits}g}"
     worst = say(
-        zh=f"差得最多的是 ({i}, {j})：{out[i, j].item():.4g}，应为 {want[i, j].item():.4g}",
-        en=f"the largest difference is at ({i}, {j}): {out[i, j].item():.4g} instead of {want[i, j].item():.4g}",
+        zh=f"差得最多的是 ({i}, {j})：{got}，应为 {right}",
+        en=f"the largest difference is at ({i}, {j}): {got} instead of {right}",
     )
     if n == 0:
         return say(
