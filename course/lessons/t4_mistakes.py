@@ -69,6 +69,7 @@ CAUSES = {
     "gelu-skipped": ("而这次 ACTIVATION='gelu'", "with no GELU applied, and ACTIVATION='gelu' here"),
     "input-written": ("matmul 改动了调用者的", "matmul changed the caller's"),
     "c-transposed": ("C 正好是 acc 的转置", "C holds acc transposed"),
+    "key-lacks-m-or-n": ("M、N 一变，最好的 tile 大小就变", "M and N change the best tile size"),
     "launch-strides": ("这些张量实际的 stride 是", "where the tensors' own strides are"),
     "launch-sizes": ("它拿到的 A、B、C 是", "where the A, B and C it got have"),
     "one-buffer": ("两次调用返回的 C 是同一块内存", "both calls returned C in one buffer"),

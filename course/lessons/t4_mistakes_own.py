@@ -400,6 +400,18 @@ OWN = (
         zh="C 的两个 stride 对调",
         en="C's strides swapped",
     ),
+    # T4.4: a key without M: the message's example must be M's, not K's
+    mutant(
+        "own-key-without-m",
+        "T4.4",
+        "6.1",
+        'key=["M", "N", "K", "stride_bn"]',
+        'key=["N", "K", "stride_bn"]',
+        "test_autotuned_kernel",
+        "key-lacks-m-or-n",
+        zh="autotune 的 key 里没有 M",
+        en="an autotune key without M",
+    ),
     # T4.3: C += acc; the cells where acc rounded away next to the fill read as 'never written'
     mutant(
         "own-epilogue-adds-into-c",

@@ -118,9 +118,13 @@ def test_autotuned_kernel(t4):
         en=f"autotune over AUTOTUNE_CONFIGS, all of them; {read('T4.4', '6.1')}",
     )
     missing = [k for k in ("M", "N", "K") if k not in tuned.keys]
+    why = say(  # the example for what is missing: K's is the lesson's (§6.1), M's or N's the tile's
+        zh="K 一变，最好的 BLOCK_K 就变" if "K" in missing else "M、N 一变，最好的 tile 大小就变",
+        en="K changes the best BLOCK_K" if "K" in missing else "M and N change the best tile size",
+    )
     assert not missing, say(
         zh=f"autotune 的 key {tuned.keys} 缺了 {missing}：为一种形状调出来的配置会被其他所有形状沿用"
-        f"（K 一变，最好的 BLOCK_K 就变）；{read('T4.4', '6.1')}",
+        f"（{why}）；{read('T4.4', '6.1')}",
         en=f"the autotune key {tuned.keys} lacks {missing}: a config tuned for one shape "
-        f"would be reused for every other (K changes the best BLOCK_K); {read('T4.4', '6.1')}",
+        f"would be reused for every other ({why}); {read('T4.4', '6.1')}",
     )
