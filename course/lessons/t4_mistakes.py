@@ -8,6 +8,7 @@ check: each_mistake_names_its_own_cause_and_no_other).
 """
 
 from course.lesson_data import Mistake
+from course.lessons.t4_mistakes_learner import LEARNER
 from course.lessons.t4_mistakes_own import OWN
 
 # bias_and_activation's two blocks, as in the reference: the bias-after-gelu mistake swaps them.
@@ -406,4 +407,4 @@ TABLE = (
     ),
 )
 
-MISTAKES = TABLE + OWN  # make check runs them all; §8 shows TABLE
+MISTAKES = TABLE + OWN + LEARNER  # make check runs them all; §8 shows TABLE
