@@ -71,6 +71,7 @@ CAUSES = {
     "input-written": ("matmul 改动了调用者的", "matmul changed the caller's"),
     "c-transposed": ("C 正好是 acc 的转置", "C holds acc transposed"),
     "key-lacks-m-or-n": ("M、N 一变，最好的 tile 大小就变", "M and N change the best tile size"),
+    "unit-advance": ("每次只前移 BLOCK_K 个元素", "by BLOCK_K elements, as if the stride along K were 1"),
     "launch-strides": ("这些张量实际的 stride 是", "where the tensors' own strides are"),
     "launch-sizes": ("它拿到的 A、B、C 是", "where the A, B and C it got have"),
     "one-buffer": ("两次调用返回的 C 是同一块内存", "both calls returned C in one buffer"),

@@ -7,6 +7,18 @@ them; t4_mistakes.py gathers them after it.
 from course.lessons.t4_mistakes_own import mutant
 
 LEARNER = (
+    # both blocks moved BLOCK_K elements: on column-major A (along M) and every-other-column B
+    mutant(
+        "own-both-advance-block-k-elements",
+        "T4.2",
+        "4.3",
+        "        a_ptrs += BLOCK_K * stride_ak\n        b_ptrs += BLOCK_K * stride_bk\n",
+        "        a_ptrs += BLOCK_K\n        b_ptrs += BLOCK_K\n",
+        "test_mainloop[32-32-64-16-16-16-column-major-torch.float16]",
+        "unit-advance",
+        zh="两个指针块每次都只前移 BLOCK_K 个元素",
+        en="both pointer blocks advanced by BLOCK_K elements",
+    ),
     # one K step (K=7 < BLOCK_K): every advance is the same loop, so no advance may be blamed
     mutant(
         "own-a-k-mask-le-one-step",

@@ -116,11 +116,12 @@ def unit_advance(a, a_buf, b, b_buf, bk, got, rtol):
     """Which pointer block moves BLOCK_K elements per iteration where it should move BLOCK_K strides
     along K, if the loop's result is what that loop computes (on these buffers, padding and all).
     Only where neither of that block's strides is 1: else BLOCK_K elements is BLOCK_K strides along
-    K (right) or along M or N (advance_mistake's words)."""
+    K (right) or along M or N (advance_mistake's words).  Both blocks moved BLOCK_K elements is tried
+    wherever that is wrong for both (one along M or N, the other with no unit stride, say)."""
     right = (bk * a.stride(1), bk * b.stride(0))
     a_unit, b_unit = 1 not in a.stride(), 1 not in b.stride()
     candidates = {"a_ptrs": (a_unit, (bk, right[1])), "b_ptrs": (b_unit, (right[0], bk))}
-    candidates["a_ptrs, b_ptrs"] = (a_unit and b_unit, (bk, bk))
+    candidates["a_ptrs, b_ptrs"] = (bk not in right, (bk, bk))
     for name, (apart, steps) in candidates.items():
         if apart and rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *steps)) < rtol:
             return name
