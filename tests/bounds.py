@@ -99,6 +99,19 @@ class AddressWatch:
         return self._handle(lanes & ok, mask.dtype)
 
 
+def unmasked_reads(module, monkeypatch, kernel, launch):
+    """How many lanes of `kernel`'s loads (an attribute of `module`) read outside every tensor its
+    launch got though no mask turned them off, while launch() runs it again under an AddressWatch,
+    which does not make those reads; 0 off the interpreter, where the watch cannot see them."""
+    if os.environ.get("TRITON_INTERPRET") != "1":
+        return 0
+    watch = AddressWatch(module, monkeypatch, (kernel,))
+    if not watch.active:
+        return 0
+    launch()
+    return watch.outside.get(kernel, {}).get("read", 0)
+
+
 class _Launch:
     def __init__(self, watch, name, kernel):
         self.watch, self.name, self.kernel = watch, name, kernel

@@ -12,7 +12,7 @@ from course.tile_order import grouped_order
 
 import bounds
 from .common import BLOCK_KEYS, quick
-from support import DEVICE, DTYPES, INTERPRETING, OUT_RTOL, poisoned_view, random, rel_err, spans, wrong_cells
+from support import DEVICE, DTYPES, OUT_RTOL, poisoned_view, random, rel_err, spans, wrong_cells
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
 
@@ -171,17 +171,12 @@ def gelu_flag_words(activation):
 
 def bias_read_outside(probes, monkeypatch, acc, bias, N, bm, bn, activation):
     """Whether the probe, run again on the interpreter under an AddressWatch, read outside the bias
-    (or acc) with a lane no mask turned off (the watch does not make those reads)."""
-    if not INTERPRETING:
-        return False
-    watch = bounds.AddressWatch(probes, monkeypatch, ("bias_and_activation_probe",))
-    if not watch.active:
-        return False
+    (or acc) with a lane no mask turned off (bounds.unmasked_reads)."""
     tiles, out = acc.shape[1] // bn, torch.full_like(acc, -7.0)
-    probes.bias_and_activation_probe[(tiles,)](
+    launch = lambda: probes.bias_and_activation_probe[(tiles,)](  # noqa: E731
         acc, acc.stride(0), bias, N, bias.stride(0), out, bm, bn, True, activation
     )
-    return watch.outside.get("bias_and_activation_probe", {}).get("read", 0) > 0
+    return bounds.unmasked_reads(probes, monkeypatch, "bias_and_activation_probe", launch) > 0
 
 
 def finite_padding(bias):

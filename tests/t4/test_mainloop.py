@@ -14,7 +14,6 @@ from support import (
     BOTH_LAYOUTS,
     DEVICE,
     DTYPES,
-    INTERPRETING,
     LAYOUTS,
     PAD,
     layout_pairs,
@@ -310,15 +309,8 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
 
 def reads_outside(probes, monkeypatch, a, b, blocks):
     """How many lanes of the probe's loads, run again on the interpreter under an AddressWatch, read
-    outside A and B though no mask turned them off (the watch does not make those reads); 0 off the
-    interpreter."""
-    if not INTERPRETING:
-        return 0
-    watch = bounds.AddressWatch(probes, monkeypatch, ("mainloop_probe",))
-    if not watch.active:
-        return 0
-    run_mainloop(probes, a, b, blocks)
-    return watch.outside.get("mainloop_probe", {}).get("read", 0)
+    outside A and B though no mask turned them off (bounds.unmasked_reads); 0 off the interpreter."""
+    return bounds.unmasked_reads(probes, monkeypatch, "mainloop_probe", lambda: run_mainloop(probes, a, b, blocks))
 
 
 @pytest.mark.t4_2
