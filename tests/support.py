@@ -7,6 +7,7 @@ and the "read §x.y" texts (course.messages.read) its messages end with.
     DEVICE, INTERPRETING, DTYPES     where the suite runs, and the dtypes it can check there
     OUT_RTOL, ACC_RTOL               tolerances of a product and of an fp32 accumulator
     rel_err, random, spans, wrong_cells
+    copies, changed_cells, cells_changed    the caller's tensors before a call, and what it changed
     poisoned_view, layout_pairs, Layouts, LAYOUTS, PAD     operands in NaN, in three layouts
     padded                           a TMA-legal view inside NaN (rows 16-element aligned)
     descriptor(t, box)               a TensorDescriptor of t with that box
@@ -129,6 +130,24 @@ class Layouts(str):
         made = super().__new__(cls, a)
         made.b = b
         return made
+
+
+def copies(given):
+    """{name: a copy} of the tensors in given (a call's arguments, by name; None and numbers skipped)."""
+    return {name: t.clone() for name, t in given.items() if isinstance(t, torch.Tensor)}
+
+
+def cells_changed(now, then):
+    """How many cells of now differ from the copy then, bit for bit: a NaN the caller passed equals
+    itself, and a -0.0 written over 0.0 counts."""
+    as_ints = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[then.element_size()]
+    return int((now.contiguous().view(as_ints) != then.contiguous().view(as_ints)).sum())
+
+
+def changed_cells(given, before):
+    """{name: cells changed} of the tensors in given that a call changed, against copies(given)."""
+    found = {name: cells_changed(given[name], was) for name, was in before.items()}
+    return {name: n for name, n in found.items() if n}
 
 
 def layout_pairs(shift):

@@ -7,7 +7,17 @@ from course.i18n import agree, cells, say
 from course.messages import read, stub_report
 from course.registry import lesson
 
-from support import INTERPRETING, OUT_RTOL, UNWRITTEN, LaunchWatch, rel_err, same_tensor, spans, wrong_cells
+from support import (
+    INTERPRETING,
+    OUT_RTOL,
+    UNWRITTEN,
+    LaunchWatch,
+    changed_cells,
+    rel_err,
+    same_tensor,
+    spans,
+    wrong_cells,
+)
 
 T4 = lesson("T4")
 
@@ -142,9 +152,7 @@ def check_launch(watch, c, a, b, bias, activation, case, step):
 def check_inputs_kept(before, after, case):
     """Fail when matmul changed one of the caller's tensors: before and after, {name: tensor}, a copy
     taken before the call and the tensor itself."""
-    for name, was in before.items():
-        now = after[name]
-        changed = ((was != now) & ~(was.isnan() & now.isnan())).sum().item()
+    for name, changed in changed_cells(after, before).items():
         if changed:
             pytest.fail(
                 say(

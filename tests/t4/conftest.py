@@ -1,10 +1,9 @@
 """Lesson T4's fixtures: the graded module, its probes, and the defences its wrapper's checks run under."""
 
 import pytest
-import torch
 
 from .common import T4, check_inputs_kept, check_launch, launch_watch
-from support import poison_allocations
+from support import copies, poison_allocations
 
 
 @pytest.fixture(scope="session")
@@ -35,7 +34,7 @@ def watched(t4, monkeypatch):
         # the last call's watch, for a test that asks what ran
         call.watch = watch = launch_watch(t4, monkeypatch, case=case, bias=bias, activation=activation, step=step)
         given = {"a": a, "b": b, "bias": bias}
-        before = {k: t.clone() for k, t in given.items() if isinstance(t, torch.Tensor)}
+        before = copies(given)
         c = t4.matmul(a, b, **kwargs)
         check_inputs_kept(before, given, case)
         check_launch(watch, c, a, b, bias, activation, case, step)

@@ -10,7 +10,17 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 from course.registry import lesson
 
-from support import DEVICE, INTERPRETING, UNWRITTEN, LaunchWatch, refuse_products, rel_err
+from support import (  # noqa: F401 - copies and changed_cells: tests import them from here
+    DEVICE,
+    INTERPRETING,
+    UNWRITTEN,
+    LaunchWatch,
+    cells_changed,
+    changed_cells,
+    copies,
+    refuse_products,
+    rel_err,
+)
 
 T6 = lesson("T6")
 
@@ -140,23 +150,6 @@ def by_slot_found(by_slot, x, w, ids, weights):
     )
 
 
-def copies(given):
-    """{name: a copy} of the tensors in given (the caller's arguments, by name), for changed_cells."""
-    return {name: t.clone() for name, t in given.items() if isinstance(t, torch.Tensor)}
-
-
-def changed_cells(given, before):
-    """{name: cells whose bits differ} of the tensors that a call changed, against copies(given) taken
-    before it: bit for bit, so a NaN the caller passed equals itself and a -0.0 written over 0.0 shows."""
-    found = {}
-    for name, was in before.items():
-        as_ints = {1: torch.int8, 2: torch.int16, 4: torch.int32, 8: torch.int64}[was.element_size()]
-        differ = int((given[name].contiguous().view(as_ints) != was.contiguous().view(as_ints)).sum())
-        if differ:
-            found[name] = differ
-    return found
-
-
 def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, seen=None, **kwargs):
     """grouped_matmul under watch_grouped: returns its result once the launch checks out.  seen (a
     dict): with combine, seen["by_slot"] is the buffer as moe_kernel left it."""
@@ -253,11 +246,6 @@ def raised_in(error, module, name):
     graded = os.path.realpath(getattr(module, "__file__", "") or "")
     frames = traceback.extract_tb(error.__traceback__)
     return any(os.path.realpath(f.filename) == graded and f.name == name for f in frames)
-
-
-def cells_changed(now, then):
-    """How many cells of now differ from the copy then (a NaN in both counts as unchanged)."""
-    return int((~((now == then) | (now.isnan() & then.isnan()))).sum())
 
 
 def check_combine_launch(watch, case, buffer, left, out):
