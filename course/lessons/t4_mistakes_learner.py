@@ -1,10 +1,23 @@
 """Lesson T4's mutants of our own found by a learner's run of 2026-12-02 (t4learner3): mistakes the
 suite caught under another cause, or let through, until the checks named with each were added.  Only
 make check runs them (table=False).  Kept beside t4_mistakes_own.py, which would pass 400 lines with
-them; t4_mistakes.py gathers them after it.
+them; t4_mistakes.py gathers them after it, and their causes (LEARNER_CAUSES) into its CAUSES.
+The last one came from the mistakes the t4learner3 run saw caught with no cause named (session 17).
 """
 
-from course.lessons.t4_mistakes_own import mutant
+from course.lessons.t4_mistakes_own import EXACT_GELU, mutant
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+LEARNER_CAUSES = {
+    "reads-outside": ("个没被掩码挡住的 lane 读到了 A、B 之外", "not masked off, read outside A and B"),
+    "bias-read-outside": ("bias 的 load 有没被掩码挡住的 lane", "lanes of the bias load, not masked off"),
+    "gelu-skipped": ("而这次 ACTIVATION='gelu'", "with no GELU applied, and ACTIVATION='gelu' here"),
+    "input-written": ("matmul 改动了调用者的", "matmul changed the caller's"),
+    "c-transposed": ("C 正好是 acc 的转置", "C holds acc transposed"),
+    "key-lacks-m-or-n": ("M、N 一变，最好的 tile 大小就变", "M and N change the best tile size"),
+    "unit-advance": ("每次只前移 BLOCK_K 个元素", "by BLOCK_K elements, as if the stride along K were 1"),
+    "sigmoid-gelu": ("GELU 的 sigmoid 近似", "the sigmoid approximation of GELU"),
+}
 
 LEARNER = (
     # both blocks moved BLOCK_K elements: on column-major A (along M) and every-other-column B
@@ -113,5 +126,17 @@ LEARNER = (
         "key-lacks-m-or-n",
         zh="autotune 的 key 里没有 M",
         en="an autotune key without M",
+    ),
+    # T4.5: the quick (sigmoid) GELU in place of the exact one
+    mutant(
+        "own-sigmoid-gelu",
+        "T4.5",
+        "5.2",
+        EXACT_GELU,
+        "acc = acc * tl.sigmoid(1.702 * acc)",
+        "test_bias_and_activation[70-32-True-gelu-torch.float16]",
+        "sigmoid-gelu",
+        zh="用 GELU 的 sigmoid 近似 x * sigmoid(1.702 x)",
+        en="the sigmoid approximation of GELU, x * sigmoid(1.702 x)",
     ),
 )

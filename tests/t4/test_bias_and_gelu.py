@@ -29,15 +29,34 @@ def tanh_gelu(x):
     return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
 
 
-def tanh_gelu_hint(x):
-    """What to say when the result is the tanh GELU of x (the pre-activation, in float64)."""
-    far = rel_err(tanh_gelu(x), gelu(x))
-    return say(
-        zh=f"这是 GELU 的 tanh 近似，和课程要求的精确（erf）GELU 差 {far:.0e}：要的是 "
-        f"0.5 * x * (1 + erf(x / sqrt(2)))，用 tl.erf",
-        en=f"this is the tanh approximation of GELU, {far:.0e} away from the exact (erf) GELU the lesson "
-        f"asks for: 0.5 * x * (1 + erf(x / sqrt(2))), with tl.erf",
-    )
+def sigmoid_gelu(x):
+    """The sigmoid approximation of GELU, x * sigmoid(1.702 x) (Hendrycks and Gimpel's): not what T4.5 asks."""
+    return x * torch.sigmoid(1.702 * x)
+
+
+APPROXIMATIONS = (  # (function, zh, en) for each approximation of GELU a learner may write
+    (tanh_gelu, "GELU 的 tanh 近似", "the tanh approximation of GELU"),
+    (
+        sigmoid_gelu,
+        "GELU 的 sigmoid 近似 x * sigmoid(1.702 x)",
+        "the sigmoid approximation of GELU, x * sigmoid(1.702 x)",
+    ),
+)
+
+
+def approximation_hint(out, x, rtol):
+    """What to say when out is one approximation of GELU of x (the pre-activation, in float64) within
+    rtol, or None."""
+    for approx, zh, en in APPROXIMATIONS:
+        if rel_err(out, approx(x)) <= rtol:
+            far = rel_err(approx(x), gelu(x))
+            return say(
+                zh=f"这是 {zh}，和课程要求的精确（erf）GELU 差 {far:.0e}："
+                "要的是 0.5 * x * (1 + erf(x / sqrt(2)))，用 tl.erf",
+                en=f"this is {en}, {far:.0e} away from the exact (erf) GELU the lesson asks for: "
+                "0.5 * x * (1 + erf(x / sqrt(2))), with tl.erf",
+            )
+    return None
 
 
 @pytest.mark.t4_5
@@ -134,8 +153,8 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
             zh="bias 是在 GELU 之后加的：先加 bias，gelu(acc + bias)",
             en="the bias was added after the GELU: add it first, gelu(acc + bias)",
         )
-    elif activation == "gelu" and rel_err(out[:, :N], tanh_gelu(x)) <= 1e-5:
-        hint = tanh_gelu_hint(x)
+    elif activation == "gelu" and approximation_hint(out[:, :N], x, 1e-5):
+        hint = approximation_hint(out[:, :N], x, 1e-5)
     elif has_bias and bm == bn:  # a square tile: bias[:, None] broadcasts too, down the rows
         by_row = acc.double() + bias_down_the_rows(bias, N, bm, tiles)
         if rel_err(out[:, :N], (gelu(by_row) if activation == "gelu" else by_row)[:, :N]) <= 1e-5:
@@ -309,8 +328,8 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
             zh="bias 是在 GELU 之后加的：先加 bias，C = gelu(A @ B + bias)",
             en="the bias was added after the GELU: add it first, C = gelu(A @ B + bias)",
         )
-    elif activation == "gelu" and rel_err(c, tanh_gelu(x)) <= OUT_RTOL[dtype]:  # the bias right, the GELU tanh's
-        hint = tanh_gelu_hint(x)
+    elif activation == "gelu" and approximation_hint(c, x, OUT_RTOL[dtype]):  # the bias right, the GELU not
+        hint = approximation_hint(c, x, OUT_RTOL[dtype])
     pytest.fail(
         say(
             zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{hint}；{read('T4.5')}",
