@@ -175,37 +175,6 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
 
 
 @pytest.mark.t6_2
-def test_every_tile_of_every_expert_once(probes, monkeypatch):
-    """Over many distributions: each tile of each expert exactly once, by program tile % programs,
-    on its expert's rows only; no tile id past the total touched.  On the interpreter the addresses
-    are watched: a loop far past the total would write past the trace and crash the run."""
-    cases = SCHEDULE_CASES + [  # and two random ones, from the test's seed
-        ([int(c) for c in torch.randint(0, 20, (int(torch.randint(1, 9, (1,))),))], 8, 16, 32, 3, 2) for _ in range(2)
-    ]
-    watch = AddressWatch(probes, monkeypatch, ("schedule_probe",))  # reads: test_schedule_reads_only_...
-    for counts, bm, bn, n, progs, group_m in cases:
-        rows = run_schedule(probes, counts, bm, bn, n, progs, group_m)
-        case = say(
-            zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N={n}，BLOCK_N={bn}，{progs} 个程序",
-            en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
-        )
-        written = sum(lanes["write"] for lanes in watch.outside.values())
-        if written:  # record-only: the one store is the trace's, at the tile id, so the id was past the bound
-            bound = upper_bound(counts, bm, bn, n)
-            fail(
-                T6,
-                f"{case}：一共只有 {len(expected_tiles(counts, bm, bn, n))} 个 tile，tile 号却超过了 §3.4 的上界 "
-                f"{bound}（trace 只给这么多 tile 留了位置，{written} 个单元写到了它外面，这里拦下了）："
-                "循环要停在设备上读出的总数",
-                f"{case}: there are {len(expected_tiles(counts, bm, bn, n))} tiles, yet tile ids past §3.4's bound "
-                f"{bound} were done ({cells(written)} written past the trace, which has room for that many tiles; "
-                "stopped here, not made): the loop must stop at the total read on the device",
-                "3.4",
-            )
-        check_schedule(rows, counts, bm, bn, n, progs, case)
-
-
-@pytest.mark.t6_2
 def test_tile_counts_and_places_alone(probes):
     """expert_tile_counts and locate_tile, without the loop: each global tile's expert, and every
     tile of an expert exactly once."""
@@ -267,6 +236,37 @@ def test_tile_counts_and_places_alone(probes):
             f"{case}: locate_tile put two global tiles at one place: {places}",
             "3.3",
         )
+
+
+@pytest.mark.t6_2
+def test_every_tile_of_every_expert_once(probes, monkeypatch):
+    """Over many distributions: each tile of each expert exactly once, by program tile % programs,
+    on its expert's rows only; no tile id past the total touched.  On the interpreter the addresses
+    are watched: a loop far past the total would write past the trace and crash the run."""
+    cases = SCHEDULE_CASES + [  # and two random ones, from the test's seed
+        ([int(c) for c in torch.randint(0, 20, (int(torch.randint(1, 9, (1,))),))], 8, 16, 32, 3, 2) for _ in range(2)
+    ]
+    watch = AddressWatch(probes, monkeypatch, ("schedule_probe",))  # reads: test_schedule_reads_only_...
+    for counts, bm, bn, n, progs, group_m in cases:
+        rows = run_schedule(probes, counts, bm, bn, n, progs, group_m)
+        case = say(
+            zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N={n}，BLOCK_N={bn}，{progs} 个程序",
+            en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
+        )
+        written = sum(lanes["write"] for lanes in watch.outside.values())
+        if written:  # record-only: the one store is the trace's, at the tile id, so the id was past the bound
+            bound = upper_bound(counts, bm, bn, n)
+            fail(
+                T6,
+                f"{case}：一共只有 {len(expected_tiles(counts, bm, bn, n))} 个 tile，tile 号却超过了 §3.4 的上界 "
+                f"{bound}（trace 只给这么多 tile 留了位置，{written} 个单元写到了它外面，这里拦下了）："
+                "循环要停在设备上读出的总数",
+                f"{case}: there are {len(expected_tiles(counts, bm, bn, n))} tiles, yet tile ids past §3.4's bound "
+                f"{bound} were done ({cells(written)} written past the trace, which has room for that many tiles; "
+                "stopped here, not made): the loop must stop at the total read on the device",
+                "3.4",
+            )
+        check_schedule(rows, counts, bm, bn, n, progs, case)
 
 
 @pytest.mark.t6_2
