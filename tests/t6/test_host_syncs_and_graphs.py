@@ -173,6 +173,44 @@ def test_routing_and_launch_under_a_cuda_graph(t6):
 
 
 @pytest.mark.t6_3
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: the interpreter has one stream")
+def test_the_layer_on_two_streams_at_once(t6):
+    """route and grouped_matmul (weighted, combined) on two streams side by side, 40 rounds, as a model
+    that runs layers on several streams calls them: each stream's result equals, bit for bit, the one
+    computed alone (nothing the calls share, a buffer or a plan, may be written by both at once)."""
+    top_k, experts, K, N, rounds = 2, 8, 256, 384, 40
+    streams = [torch.cuda.Stream() for _ in range(2)]
+    inputs = [
+        (
+            torch.randn(tokens, K, device=DEVICE).half(),
+            torch.randn(experts, N, K, device=DEVICE).half() * K**-0.5,
+            make_ids(kind, tokens, top_k, experts),
+            torch.rand(tokens, top_k, device=DEVICE),
+        )
+        for tokens, kind in ((300, "skewed"), (200, "balanced"))
+    ]
+    alone = [t6.grouped_matmul(x, w, t6.route(ids, experts), wt, combine=True) for x, w, ids, wt in inputs]
+    wrong = [torch.zeros((), dtype=torch.int64, device=DEVICE) for _ in streams]
+    torch.cuda.synchronize()
+    for _ in range(rounds):
+        for stream, (x, w, ids, wt), want, bad in zip(streams, inputs, alone, wrong, strict=True):
+            with torch.cuda.stream(stream):
+                y = t6.grouped_matmul(x, w, t6.route(ids, experts), wt, combine=True)
+                bad += (y != want).sum()  # counted on the stream: no synchronization between rounds
+    torch.cuda.synchronize()
+    counts = [int(bad) for bad in wrong]
+    if any(counts):
+        fail(
+            T6,
+            f"两个 stream 同时跑 route 和 grouped_matmul（{rounds} 轮）：与单独计算不同的单元数，每个 stream：{counts}",
+            f"route and grouped_matmul on two streams at once ({rounds} rounds): cells that differ from the result "
+            f"computed alone, per stream: {counts}",
+            "2.2",
+            "4.4",
+        )
+
+
+@pytest.mark.t6_3
 @pytest.mark.skipif(INTERPRETING, reason="GPU only: on a GPU a later call of the same kind launches from a plan")
 def test_a_later_call_of_the_same_kind_is_right_on_new_tensors(t6):
     """grouped_matmul keeps a plan per kind of call (content/t6.md §6): a later call with tensors of the
