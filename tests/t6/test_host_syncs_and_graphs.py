@@ -175,10 +175,11 @@ def test_routing_and_launch_under_a_cuda_graph(t6):
 @pytest.mark.t6_3
 @pytest.mark.skipif(INTERPRETING, reason="GPU only: the interpreter has one stream")
 def test_the_layer_on_two_streams_at_once(t6):
-    """route and grouped_matmul (weighted, combined) on two streams side by side, 40 rounds, as a model
+    """route and grouped_matmul (weighted, combined) on two streams side by side, 20 rounds, as a model
     that runs layers on several streams calls them: each stream's result equals, bit for bit, the one
-    computed alone (nothing the calls share, a buffer or a plan, may be written by both at once)."""
-    top_k, experts, K, N, rounds = 2, 8, 256, 384, 40
+    computed alone (nothing the calls share, a buffer or a plan, may be written by both at once).  Each
+    product runs longer than a call's host time, on 48 programs, so the two streams' kernels overlap."""
+    tokens, top_k, experts, K, N, rounds, programs = 4096, 2, 8, 4096, 4096, 20, 48
     streams = [torch.cuda.Stream() for _ in range(2)]
     inputs = [
         (
@@ -187,15 +188,20 @@ def test_the_layer_on_two_streams_at_once(t6):
             make_ids(kind, tokens, top_k, experts),
             torch.rand(tokens, top_k, device=DEVICE),
         )
-        for tokens, kind in ((300, "skewed"), (200, "balanced"))
+        for kind in ("skewed", "balanced")  # one kind of call: the second and later share one plan
     ]
-    alone = [t6.grouped_matmul(x, w, t6.route(ids, experts), wt, combine=True) for x, w, ids, wt in inputs]
+    alone = [
+        t6.grouped_matmul(x, w, t6.route(ids, experts), wt, combine=True, num_programs=programs)
+        for x, w, ids, wt in inputs
+    ]
     wrong = [torch.zeros((), dtype=torch.int64, device=DEVICE) for _ in streams]
     torch.cuda.synchronize()
     for _ in range(rounds):
         for stream, (x, w, ids, wt), want, bad in zip(streams, inputs, alone, wrong, strict=True):
             with torch.cuda.stream(stream):
-                y = t6.grouped_matmul(x, w, t6.route(ids, experts), wt, combine=True)
+                y = t6.grouped_matmul(
+                    x, w, t6.route(ids, experts, check_ids=False), wt, combine=True, num_programs=programs
+                )
                 bad += (y != want).sum()  # counted on the stream: no synchronization between rounds
     torch.cuda.synchronize()
     counts = [int(bad) for bad in wrong]
