@@ -12,7 +12,7 @@ schedule's read of offsets[-1], test_each_tile_reads_its_own_expert_alone).
 
 from course.lesson_data import Mistake
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
-from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS
+from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
 
 # The words a T6 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -384,4 +384,4 @@ MISTAKES = (
 # the table's first, then the shortcuts, t6hunt's and t6learner2's (t6_mistakes_shortcuts.py), then the hole
 # hunt's (t6_mistakes_own.py)
 MISTAKES = MISTAKES + SHORTCUTS + OWN
-CAUSES = {**CAUSES, **OWN_CAUSES}
+CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES}

@@ -4,16 +4,26 @@ test of tests/t6/ that must catch it, as course/lessons/t6_mistakes.py describes
 numbers cannot tell them from the kernel, the watch on the launch can.  BASE is scan_counts' line
 that the table's mistakes change too.  The shortcuts in grouped_matmul, route and combined are made
 where that code is, in the given host (HOST): the suite's watches must see through it as they see
-through the side's file.  Their causes are in t6_mistakes.py's CAUSES and t6_mistakes_own.py's."""
+through the side's file.  Their causes are in t6_mistakes.py's CAUSES and t6_mistakes_own.py's, and for the
+last two (session 17's own) in STORE_CAUSES below."""
 
 from course.lesson_data import Mistake
 
+# The words a message says when, and only when, it has detected the cause: {key: (Chinese, English)}.
+STORE_CAUSES = {
+    "counts-are-ends": (
+        "这是每个专家的行尾（累加和，offsets 的值）",
+        "these are the row ends (the running sum, offsets'",
+    ),
+    "store-in-counts": ("的存储落进了 counts", "fell in counts, which scan_counts alone writes"),
+}
 HOST = "given/t6_host.py"  # the lesson's given host side, which both sides bind
 LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):"
 TILE_ENDS = "    tile_ends = tl.cumsum(m_blocks * num_pid_n, axis=0)"
 SCATTER_STORES = (
     "tl.store(sorted_slots_ptr + pos, slots, mask=valid)\n    tl.store(slot_pos_ptr + slots, pos, mask=valid)"
 )
+OFFSETS_STORE = "    tl.store(offsets_ptr + experts, tl.cumsum(running, axis=0), mask=experts < num_experts)\n"
 # The block_base line of scan_counts: the running sum of the blocks before this one.
 BASE = "before = running[None, :] + tl.cumsum(here, axis=0) - here"
 LAUNCH = "    kernel = side.moe_kernel[(programs,)]("
@@ -277,6 +287,30 @@ SHORTCUTS = (
         "x_rows[:, None] * stride_xk + " + A_ALONG_K.replace("stride_xk", "stride_xm") + A_MASK_THEN_B,
         "test_gathered_product_alone[gathered]",
         "x-strides-swapped",
+        table=False,
+    ),
+    Mistake(
+        "counts-stored-as-ends",
+        "T6.1",
+        "scan_counts 把累加和也存进了 counts",
+        "scan_counts stores the running sum into counts too (the message had said 'counts should be' alone)",
+        "2.1",
+        OFFSETS_STORE,
+        OFFSETS_STORE + OFFSETS_STORE.replace("offsets_ptr", "counts_ptr"),
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "counts-are-ends",
+        table=False,
+    ),
+    Mistake(
+        "scatter-stores-into-counts",
+        "T6.1",
+        "scatter_slots 还往 counts 里存了位置",
+        "scatter_slots also stores each slot's place into counts[id] (the message had said 'counts should be' alone)",
+        "2.3",
+        "    tl.store(sorted_slots_ptr + pos, slots, mask=valid)\n",
+        "    tl.store(sorted_slots_ptr + pos, slots, mask=valid)\n    tl.store(counts_ptr + ids, pos, mask=valid)\n",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "store-in-counts",
         table=False,
     ),
 )

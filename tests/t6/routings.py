@@ -34,10 +34,17 @@ def check_counts_and_offsets(r, ids, experts, case):
     want_offsets = want_counts.cumsum(0).int()
     counts, offsets = r.counts.cpu(), r.offsets.cpu()
     if not torch.equal(counts, want_counts):
+        ends = torch.equal(counts, want_offsets) and not torch.equal(want_offsets, want_counts)
         fail(
             T6,
-            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}",
-            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}",
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}"
+            + ("：这是每个专家的行尾（累加和，offsets 的值），不是它自己的行数" if ends else ""),
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}"
+            + (
+                ": these are the row ends (the running sum, offsets' values), not each expert's own count"
+                if ends
+                else ""
+            ),
             "2.1",
         )
     if not torch.equal(offsets, want_offsets):

@@ -98,6 +98,29 @@ def ids_kept(r, ids, before, experts, case, accesses):
     )
 
 
+def stores_kept(r, ids, experts, case, accesses):
+    """Fail where counts or offsets hold other values than the ids give and stores of a kernel other
+    than scan_counts fell in them (scatter_slots gets both, to read): named, with what it left there."""
+    keep = (ids.reshape(-1).cpu() >= 0) & (ids.reshape(-1).cpu() < experts)
+    want = {"counts": torch.bincount(ids.reshape(-1).cpu()[keep], minlength=experts).int()}
+    want["offsets"] = want["counts"].cumsum(0).int()
+    for name in ("counts", "offsets"):
+        got, owner = getattr(r, name), WRITTEN_BY[name][0]
+        foreign = {k: n for k, n in accesses.writes_into(got).items() if k != owner}
+        if not foreign or torch.equal(got.cpu(), want[name]):
+            continue
+        by_zh = "、".join(f"{k}（{n} 个 lane）" for k, n in foreign.items())
+        by_en = ", ".join(f"{k} ({count(n, 'lane')})" for k, n in foreign.items())
+        fail(
+            T6,
+            f"{case}：{by_zh}的存储落进了 {name}，而 {name} 只该由 {owner} 写：{name} 应当是 "
+            f"{want[name].tolist()}，得到 {got.cpu().tolist()}；每个 kernel 只往自己的输出里存",
+            f"{case}: the stores of {by_en} fell in {name}, which {owner} alone writes: {name} should be "
+            f"{want[name].tolist()}, got {got.cpu().tolist()}; each kernel stores only into its own outputs",
+            "2.3",
+        )
+
+
 def guarded_route(t6, monkeypatch, ids, experts, case, **options):
     """route with its kernels' addresses watched on the interpreter (report_outside), and the
     caller's ids kept (ids_kept)."""
@@ -107,6 +130,7 @@ def guarded_route(t6, monkeypatch, ids, experts, case, **options):
         r = t6.route(ids, experts, **options)
     report_outside(addresses, r, before, experts, case, accesses)
     ids_kept(r, ids, before, experts, case, accesses)
+    stores_kept(r, before, experts, case, accesses)
     return r
 
 
@@ -124,6 +148,7 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     monkeypatch.undo()
     report_outside(addresses, r, before, experts, case, accesses)
     ids_kept(r, ids, before, experts, case, accesses)
+    stores_kept(r, before, experts, case, accesses)
     launched = [launch.name for launch in watch.launches]
     if launched != list(ROUTE_KERNELS):
         fail(
