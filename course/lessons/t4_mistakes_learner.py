@@ -2,10 +2,10 @@
 suite caught under another cause, or let through, until the checks named with each were added.  Only
 make check runs them (table=False).  Kept beside t4_mistakes_own.py, which would pass 400 lines with
 them; t4_mistakes.py gathers them after it, and their causes (LEARNER_CAUSES) into its CAUSES.
-The last one came from the mistakes the t4learner3 run saw caught with no cause named (session 17).
+The cause sigmoid-gelu (session 17) is own-sigmoid-gelu's, in t4_mistakes_own.py.
 """
 
-from course.lessons.t4_mistakes_own import EXACT_GELU, mutant
+from course.lessons.t4_mistakes_own import mutant
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEARNER_CAUSES = {
@@ -126,17 +126,5 @@ LEARNER = (
         "key-lacks-m-or-n",
         zh="autotune 的 key 里没有 M",
         en="an autotune key without M",
-    ),
-    # T4.5: the quick (sigmoid) GELU in place of the exact one
-    mutant(
-        "own-sigmoid-gelu",
-        "T4.5",
-        "5.2",
-        EXACT_GELU,
-        "acc = acc * tl.sigmoid(1.702 * acc)",
-        "test_bias_and_activation[70-32-True-gelu-torch.float16]",
-        "sigmoid-gelu",
-        zh="用 GELU 的 sigmoid 近似 x * sigmoid(1.702 x)",
-        en="the sigmoid approximation of GELU, x * sigmoid(1.702 x)",
     ),
 )

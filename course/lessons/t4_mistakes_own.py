@@ -201,7 +201,7 @@ OWN = (
         zh="每个配置都是 GROUP_M = 1",
         en="GROUP_M = 1 in every config",
     ),
-    # T4.5: wrong GELUs and bias offsets that are no tanh GELU
+    # T4.5: wrong GELUs and bias offsets that are no tanh GELU (the sigmoid GELU, named since session 17)
     mutant(
         "own-sigmoid-gelu",
         "T4.5",
@@ -209,6 +209,7 @@ OWN = (
         EXACT_GELU,
         "acc = acc * tl.sigmoid(1.702 * acc)",
         "test_bias_and_gelu[48-48-40-True-gelu-torch.float32]",
+        "sigmoid-gelu",
         zh="sigmoid 近似的 GELU",
         en="the sigmoid GELU",
     ),

@@ -214,6 +214,22 @@ def cause_problems(lesson, mistakes, causes, lang, found):
     return problems
 
 
+def check_every_mistake_has_a_key_of_its_own():
+    """Two mistakes of one lesson under one key: the runs are kept and reported by key, so one of the
+    two would never be seen (a mutant added again under a key a file already used, say)."""
+    from collections import Counter
+
+    from course.lesson_data import mistakes_of
+    from tools.core.mistakes import lessons_with_mistakes
+
+    return [
+        f"{lesson.id}: {n} mistakes have the key {key!r}; give each its own"
+        for lesson in lessons_with_mistakes()
+        for key, n in Counter(m.key for m in mistakes_of(lesson)).items()
+        if n > 1
+    ]
+
+
 @costly(1)  # reads the runs of the check above
 def check_each_mistake_names_its_own_cause_and_no_other():
     """Every mistake and mutant of every lesson (course/lessons/<id>_mistakes.py), in each language."""
