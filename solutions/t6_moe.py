@@ -382,8 +382,10 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
             raise ValueError(f"grouped_matmul: routing.{name} must be 1-D int32 on {x.device}, got "
                              f"{t.dtype} {tuple(t.shape)} on {t.device}")
     if topk_weights is not None:
-        if not isinstance(topk_weights, torch.Tensor) or not topk_weights.is_floating_point():
-            raise ValueError("grouped_matmul: topk_weights must be a floating tensor [tokens, top_k]")
+        if not isinstance(topk_weights, torch.Tensor):
+            raise TypeError(f"grouped_matmul: topk_weights must be a tensor, got {type(topk_weights).__name__}")
+        if not topk_weights.is_floating_point():
+            raise ValueError(f"grouped_matmul: topk_weights must be floating [tokens, top_k], got {topk_weights.dtype}")
         if tuple(topk_weights.shape) != (routing.num_tokens, routing.top_k) or topk_weights.device != x.device:
             raise ValueError(f"grouped_matmul: topk_weights must be [{routing.num_tokens}, {routing.top_k}] on "
                              f"{x.device}, got {tuple(topk_weights.shape)} on {topk_weights.device}")

@@ -388,6 +388,8 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
     for part in (routing.counts, routing.offsets, routing.sorted_slots, routing.slot_pos):
         if part.dtype != torch.int32 or part.device != x.device:
             raise ValueError("routing: its tensors must be int32 on x's device")
+    if topk_weights is not None and not isinstance(topk_weights, torch.Tensor):
+        raise TypeError(f"topk_weights: a tensor expected, got {type(topk_weights).__name__}")
     if topk_weights is not None and (
         not torch.is_floating_point(topk_weights) or topk_weights.shape != (routing.num_tokens, routing.top_k)
         or topk_weights.device != x.device

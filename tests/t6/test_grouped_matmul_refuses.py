@@ -38,6 +38,7 @@ def bad_inputs(t6):
         ("topk_weights [6, 3] for top_k 2", (x, w, r, torch.rand(6, 3, device=DEVICE)), ("topk_weights",)),
         ("topk_weights of integers", (x, w, r, torch.ones(6, 2, dtype=torch.int32, device=DEVICE)), ("topk_weights",)),
         ("topk_weights on another device than x", (x, w, r, torch.rand(6, 2, device="meta")), ("topk_weights",)),
+        ("topk_weights a list, not a tensor", (x, w, r, [[0.5, 0.5]] * 6), ("topk_weights",)),
         ("routing a dict, not a Routing", (x, w, {"counts": r.counts, "offsets": r.offsets}), ("routing",)),
         ("offsets not monotone", (x, w, bad_offsets), ("offsets",)),
         ("offsets not ending at the rows", (x, w, short_offsets), ("offsets",)),
