@@ -27,7 +27,11 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
     loaded at [k0, w_row], the coordinates turned, holds weights, not only TMA's zeros."""
     top_k, bm, bn, bk, K, pad = 2, 16, 16, 16, 72, 8
     slots = torch.randperm(40).int().to(DEVICE)
-    x = torch.randn(40 if x_sorted else 20, K + pad, device=DEVICE).half()[:, :K]
+    x_rows = 40 if x_sorted else 20
+    # x's buffer holds rows enough for every address a load with x's strides swapped makes (strides_swapped):
+    # those past x are then outside every tensor of the launch (read as 0), never in another tensor's cells
+    held = -(-((K - 1) * (K + pad) + x_rows) // (K + pad))
+    x = torch.randn(held, K + pad, device=DEVICE).half()[:x_rows, :K]
     accesses = Accesses()
     AddressWatch(probes, monkeypatch, ("gather_probe",), seen=accesses)
     w2d = torch.randn(3 * 32, K, device=DEVICE).half()
