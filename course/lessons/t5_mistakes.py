@@ -7,12 +7,14 @@ test.  After the classic mistakes come the fix-up's ordering mistakes, caught on
 the programs in other orders (course/interpreter_order.py): five shown in §8 (row), the rest, with the
 holes the suite once let through, mutants of our own (own: table=False) that only make check runs.
 The fix-up's mistakes are in t5_mistakes_fixup.py, the other mutants of our own in
-t5_mistakes_own.py, t5_mistakes_holes.py and t5_mistakes_msg.py, so that no file of them passes 400 lines.
+t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py and t5_mistakes_learner2.py, so that no
+file of them passes 400 lines.
 """
 
 from course.lesson_data import Mistake
 from course.lessons.t5_mistakes_fixup import FIXUP
 from course.lessons.t5_mistakes_holes import HOLES
+from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 
@@ -97,6 +99,7 @@ CAUSES = {
     "sk-tiles-past": ("sk_tiles 最多是 num_tiles", "sk_tiles is at most num_tiles"),
     "flags-still-up": ("没有 owner 把它们放回 0", "no owner put them back to 0"),
     "loop-counts": ("这正是一个从", "the counts of a loop that starts at"),
+    "width-not-stride": ("判断跟着宽度走", "the verdict follows the width"),
 }
 
 MISTAKES = (
@@ -230,4 +233,5 @@ MISTAKES = (
     ),
 )
 
-MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG  # the table's first (the classic ones, then the fix-up's), then our own
+# the table's first (the classic ones, then the fix-up's), then our own
+MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2

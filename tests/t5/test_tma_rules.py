@@ -197,6 +197,71 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
         )
 
 
+@pytest.mark.t5_2
+def test_tma_problem_reads_the_row_stride_not_the_width(t5):
+    """§3.2's rule 2 is on stride(0), the distance from one row to the next, not on the width: a view cut
+    from wider rows has a width and a row stride that differ.  Each view is told against a contiguous
+    tensor of its strides and one of its width: a verdict that follows the width, not the strides, is a
+    rule read off shape[1]."""
+
+    def fp16(rows, cols):
+        return torch.zeros(rows, cols, dtype=torch.float16, device=DEVICE)
+
+    cases = (  # (what, the view, a tensor of its strides, a tensor of its width, the view's right verdict)
+        (
+            "fp16 (8, 32) cut from an (8, 33): 64 bytes wide, rows 66 bytes apart",
+            fp16(8, 33)[:, :32],
+            fp16(8, 33),
+            fp16(8, 32),
+            False,
+        ),
+        (
+            "fp16 (8, 33) cut from an (8, 64): 66 bytes wide, rows 128 bytes apart",
+            fp16(8, 64)[:, :33],
+            fp16(8, 64),
+            fp16(8, 33),
+            True,
+        ),
+    )
+    for what, view, same_strides, same_width, legal in cases:
+        said = t5.tma_problem(view, "tensor_q")
+        if (said is None) == legal:
+            continue
+        by_width = (
+            (t5.tma_problem(same_width, "tensor_q") is None)
+            == (said is None)
+            != (t5.tma_problem(same_strides, "tensor_q") is None)
+        )
+        cause = (
+            (
+                f"；判断跟着宽度走：它对同样 stride 的连续张量 {tuple(same_strides.shape)} 判的相反，对同样宽度的 "
+                f"{tuple(same_width.shape)} 判的一样。第二条看的是 stride(0) * element_size()，行与行之间的距离，"
+                "不是 shape[1]",
+                f": the verdict follows the width: a contiguous {tuple(same_strides.shape)} with the same strides gets "
+                f"the other verdict, one {tuple(same_width.shape)} as wide the same. Rule 2 reads stride(0) * "
+                "element_size(), the distance from one row to the next, not shape[1]",
+            )
+            if by_width
+            else ("", "")
+        )
+        if legal:
+            fail(
+                T5,
+                f"{what}（stride {tuple(view.stride())}）满足 TMA 的三条规矩，tma_problem 却说：{said}{cause[0]}",
+                f"{what} (strides {tuple(view.stride())}) keeps TMA's three rules, yet tma_problem says: {said}"
+                f"{cause[1]}",
+                "3.2",
+            )
+        fail(
+            T5,
+            f"{what}（stride {tuple(view.stride())}）违反 TMA 的规矩：行距 66 字节，不是 16 的倍数；tma_problem "
+            f"却返回 None{cause[0]}",
+            f"{what} (strides {tuple(view.stride())}) breaks a TMA rule: its rows are 66 bytes apart, not a "
+            f"multiple of 16; yet tma_problem returned None{cause[1]}",
+            "3.2",
+        )
+
+
 def ready_k_major(t5, a, w, fallback):
     """tma_ready(a, w.t(), fallback) for a w whose rows keep TMA's rules: an error raised is named as the
     refusal of a b that TMA reads K-major as it is (a strict mode that refuses before trying b.t())."""
