@@ -100,6 +100,7 @@ CAUSES = {
     "flags-still-up": ("没有 owner 把它们放回 0", "no owner put them back to 0"),
     "loop-counts": ("这正是一个从", "the counts of a loop that starts at"),
     "width-not-stride": ("判断跟着宽度走", "the verdict follows the width"),
+    "programs-past-k-blocks": ("程序比 k-block 还多", "more programs than k-blocks"),
 }
 
 MISTAKES = (

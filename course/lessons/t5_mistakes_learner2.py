@@ -19,4 +19,16 @@ LEARNER2 = (
         "test_tma_problem_reads_the_row_stride_not_the_width",
         "width-not-stride",
     ),
+    own(
+        "sk-programs-not-capped",
+        "T5.3",
+        "stream_k_split returns num_sms programs where the stream-K tiles hold fewer k-blocks: one thin wave "
+        "of 10 tiles of 2 k-blocks ran 132 programs, 112 of them with an empty run; no case had shown it in "
+        "mode auto (t5learner2)",
+        "4.3",
+        "    return sk_tiles, min(num_sms, sk_tiles * k_blocks)\n",
+        "    return sk_tiles, num_sms\n",
+        "test_stream_k_split[10-2-132-auto-want12]",
+        "programs-past-k-blocks",
+    ),
 )

@@ -186,17 +186,33 @@ def flags_read_by_others(probes, case, published):
         (65, 8, 132, "auto", (65, 132)),  # one tile under half: stream-K
         (7, 8, 3, "auto", (4, 3)),  # an odd SM count: 1 tile is under half of 3 (a floored half would say 1 >= 1)
         (8, 8, 3, "auto", (0, 3)),  # 2 of 3 is over half: data-parallel
+        (10, 2, 132, "auto", (10, 20)),  # one thin wave of few k-blocks: no more programs than k-blocks here too
     ],
 )
 def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
     got = tuple(t5.stream_k_split(tiles, k_blocks, sms, mode))
     if got != want:
+        blocks = want[0] * k_blocks
+        # the right tiles, yet as many programs as SMs where the k-blocks are fewer: some runs would be empty
+        too_many = got == (want[0], sms) and want[1] == blocks < sms
         fail(
             T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
-            f"期望 (sk_tiles, programs) = {want}，得到 {got}",
+            f"期望 (sk_tiles, programs) = {want}，得到 {got}"
+            + (
+                f"：程序比 k-block 还多（{blocks} 个 k-block），有的程序一个 k-block 也分不到；stream-K 跑 "
+                "min(num_sms, sk_tiles * k_blocks) 个程序"
+                if too_many
+                else ""
+            ),
             f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
-            f"{want}, got {got}",
+            f"{want}, got {got}"
+            + (
+                f": more programs than k-blocks ({blocks}), so some programs get none; stream-K runs "
+                "min(num_sms, sk_tiles * k_blocks) programs"
+                if too_many
+                else ""
+            ),
             "4.3",
         )
 
