@@ -101,6 +101,7 @@ CAUSES = {
     "loop-counts": ("这正是一个从", "the counts of a loop that starts at"),
     "width-not-stride": ("判断跟着宽度走", "the verdict follows the width"),
     "programs-past-k-blocks": ("程序比 k-block 还多", "more programs than k-blocks"),
+    "partial-added": ("partial 被加到了槽里原有的值上", "the partial was added to what the slot held"),
 }
 
 MISTAKES = (

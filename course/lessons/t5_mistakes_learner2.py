@@ -31,4 +31,15 @@ LEARNER2 = (
         "test_stream_k_split[10-2-132-auto-want12]",
         "programs-past-k-blocks",
     ),
+    own(
+        "publish-by-float-atomic-add",
+        "T5.3",
+        "sk_publish_partial adds the partial to its slot with a float tl.atomic_add instead of storing it: "
+        "the message had said only that the slot's cells differ from the partial (t5learner2)",
+        "4.2",
+        "    tl.store(partials_ptr + pid * (BLOCK_M * BLOCK_N) + offs, acc)\n",
+        "    tl.atomic_add(partials_ptr + pid * (BLOCK_M * BLOCK_N) + offs, acc)\n",
+        "test_sk_publish_partial_alone",
+        "partial-added",
+    ),
 )

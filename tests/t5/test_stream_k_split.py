@@ -242,17 +242,34 @@ def test_sk_publish_partial_alone(probes):
         if wrong:
             # the same values in another order: the tile stored in another layout than §4.2's row-major slot
             moved = torch.equal(partials[p].flatten().sort().values, src[p].flatten().sort().values)
+            # published again into a workspace of 0.5 (NaN + x is NaN): the slot then holds 0.5 + the partial
+            again = torch.full_like(partials, 0.5)
+            probes.publish_probe[(n,)](src, again, torch.zeros_like(flags), FIX_BM, FIX_BN)
+            added = not moved and all(torch.equal(again[q], src[q] + 0.5) for q in range(n))
             fail(
                 T5,
                 f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
                 f"有 {wrong} 个格子不等于它的 partial"
-                + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else ""),
+                + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else "")
+                + (
+                    "：partial 被加到了槽里原有的值上（工作区先填 0.5，槽里就是 0.5 + partial），比如用了浮点 "
+                    "atomic_add；槽里原来的内容是上一次启动留下的，partial 要用 tl.store 存进去"
+                    if added
+                    else ""
+                ),
                 f"sk_publish_partial: {cells(wrong)} of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
                 "of the workspace) differ from its partial"
                 + (
                     ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
                     "the tests read it so"
                     if moved
+                    else ""
+                )
+                + (
+                    ": the partial was added to what the slot held (a workspace of 0.5 gets 0.5 + the partial), "
+                    "by a float atomic_add, say; a slot holds what an earlier launch left there, so the partial "
+                    "is stored with tl.store"
+                    if added
                     else ""
                 ),
                 "4.2",
