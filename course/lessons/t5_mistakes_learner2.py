@@ -42,4 +42,24 @@ LEARNER2 = (
         "test_sk_publish_partial_alone",
         "partial-added",
     ),
+    own(
+        "subtile-right-half-not-stored",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) never stores the right half: on a C of 5 rows the message had named "
+        "a store with its coordinates the other way round, whose every store falls outside C too (t5learner2)",
+        "5",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))\n",
+        "",
+        "test_store_tile_subtiled[5-72-torch.float16]",
+    ),
+    own(
+        "subtile-right-half-a-tile-on",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) stores the right half at pid_n * BLOCK_N + BLOCK_N, where the next "
+        "tile's left half overwrites it: the bias test had named the right half's bias, which is right (t5learner2)",
+        "5",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))\n",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N], right.to(c_desc.dtype))\n",
+        "test_store_tile_subtiled_bias_per_half[none]",
+    ),
 )

@@ -207,7 +207,22 @@ def fail_even_odd_halves(case):
     )
 
 
-def check_stored(c, buf, before, want, case, section):
+def unwritten_where(c, sub_bn=None):
+    """(zh, en) words for where C's unwritten cells (run_store_tile's sentinel, -1234.0) lie, when they
+    are exactly the right halves of sub_bn-wide tiles (a subtiled store whose right half never reached
+    its place: left out, or stored elsewhere); else ("", "").  What C shows, not why."""
+    left = c == -1234.0
+    right = (torch.arange(c.shape[1], device=c.device) % sub_bn >= sub_bn // 2) if sub_bn else None
+    if right is None or not right.any() or not torch.equal(left, right[None, :].expand_as(left)):
+        return "", ""
+    return (
+        "：正是每个 tile 的右半块（第 pid_n * BLOCK_N + BLOCK_N // 2 列起），右半块没有存到它的位置上",
+        ": they are exactly the right halves of the tiles (columns pid_n * BLOCK_N + BLOCK_N // 2 on): no right "
+        "half reached its place",
+    )
+
+
+def check_stored(c, buf, before, want, case, section, sub_bn=None):
     inside = torch.zeros(buf.shape, dtype=torch.bool, device=DEVICE)
     inside.as_strided(c.shape, c.stride(), c.storage_offset()).fill_(True)
     stray = ((buf != before) & ~inside).sum().item()
@@ -221,10 +236,11 @@ def check_stored(c, buf, before, want, case, section):
         )
     unwritten = (c == -1234.0).sum().item()
     if unwritten:
+        where = unwritten_where(c, sub_bn)
         fail(
             T5,
-            f"{case}：C 有 {unwritten} 个格子没写",
-            f"{case}: {cells(unwritten)} of C {agree(unwritten, 'was', 'were')} never written",
+            f"{case}：C 有 {unwritten} 个格子没写{where[0]}",
+            f"{case}: {cells(unwritten)} of C {agree(unwritten, 'was', 'were')} never written{where[1]}",
             section,
         )
     if not torch.equal(c, want):

@@ -7,7 +7,7 @@ import torch
 from course.i18n import agree, cells, say
 from course.messages import fail
 
-from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile
+from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile, unwritten_where
 from .halves import fail_if_halves_mixed
 from .swaps import fail_if_store_swapped, fail_if_sums_turned
 from support import DEVICE, OUT_RTOL, padded, rel_err
@@ -112,11 +112,12 @@ def test_store_tile_rounds_once_after_the_bias(probes, subtile):
         fail_if_store_swapped(c, want, acc - 1000, -1234.0, 32, 32, case, "3.3" if subtile == 1 else "5", subtile)
         unwritten = (c == -1234.0).sum().item()  # run_store_tile's sentinel
         if unwritten:
+            where = unwritten_where(c, 32 if subtile == 2 else None)
             fail(
                 T5,
-                f"C {M}x{N} fp16，EPILOGUE_SUBTILE={subtile}：C 有 {unwritten} 个格子没写",
+                f"C {M}x{N} fp16，EPILOGUE_SUBTILE={subtile}：C 有 {unwritten} 个格子没写{where[0]}",
                 f"C {M}x{N} fp16, EPILOGUE_SUBTILE={subtile}: {cells(unwritten)} of C "
-                f"{agree(unwritten, 'was', 'were')} never written",
+                f"{agree(unwritten, 'was', 'were')} never written{where[1]}",
                 "3.3" if subtile == 1 else "5",
             )
         early = rel_err(c, (acc.to(torch.float16).float() - 1000).to(torch.float16)) <= 2e-3
