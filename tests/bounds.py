@@ -15,7 +15,8 @@ from the data (an expert id, say) that runs past a tensor reads and writes whate
 there.  The watch sees every address before the interpreter touches it, so such an access is
 reported, and never made.  It reaches into the interpreter's private InterpreterBuilder (its
 create_masked_load, create_masked_store and create_atomic_rmw, as in Triton 3.9); where those are
-missing it watches nothing and says so in `active`.
+missing it watches nothing and says so in `active`.  tl.atomic_cas has no mask (create_atomic_cas):
+a lane of it outside the tensors is counted, and sent to a scratch word of the watch's own instead.
 """
 
 import os
@@ -52,6 +53,7 @@ class AddressWatch:
 
     def __init__(self, module, monkeypatch, kernels, seen=None):
         self.outside, self._spans, self._running, self._seen = {}, None, None, seen
+        self._scratch = np.zeros(8, dtype=np.int64)  # where a stray atomic_cas lane goes instead
         try:
             from triton.runtime import interpreter
 
@@ -79,12 +81,26 @@ class AddressWatch:
 
         for name, method in zip(methods, (watched_load, watched_store, watched_rmw), strict=True):
             monkeypatch.setattr(builder, name, method)
+        cas = getattr(builder, "create_atomic_cas", None)
+        if cas is not None:
+
+            def watched_cas(ptr, cmp, val, *rest, **named):
+                return cas(self._redirected(ptr), cmp, val, *rest, **named)
+
+            monkeypatch.setattr(builder, "create_atomic_cas", watched_cas)
 
     def _inside(self, ptrs, mask, what):
         if self._spans is None:
             return mask
         addresses = np.asarray(ptrs.data).astype(np.uint64)
         lanes = np.broadcast_to(np.asarray(mask.data, dtype=bool), addresses.shape)
+        ok = self._counted(ptrs, addresses, lanes, what)
+        if ok.all():
+            return mask
+        return self._handle(lanes & ok, mask.dtype)
+
+    def _counted(self, ptrs, addresses, lanes, what):
+        """Which lanes address an element of the launch's tensors; the active others counted as outside."""
         size = max(1, ptrs.get_element_ty().primitive_bitwidth // 8)
         ok = np.zeros(addresses.shape, dtype=bool)
         for first, end in self._spans:
@@ -92,11 +108,23 @@ class AddressWatch:
         stray = int((lanes & ~ok).sum())
         if self._seen is not None:
             self._seen(what, addresses[lanes], ok[lanes])
-        if not stray:
-            return mask
-        counts = self.outside.setdefault(self._running, {"read": 0, "write": 0})
-        counts[what] += stray
-        return self._handle(lanes & ok, mask.dtype)
+        if stray:
+            counts = self.outside.setdefault(self._running, {"read": 0, "write": 0})
+            counts[what] += stray
+        return ok | ~lanes
+
+    def _redirected(self, ptrs):
+        """ptrs of an atomic_cas (no mask: every lane acts) with each lane outside the tensors counted
+        and pointed at the watch's scratch word, so that it is not made where it points."""
+        if self._spans is None:
+            return ptrs
+        data = np.asarray(ptrs.data)
+        addresses = data.astype(np.uint64)
+        ok = self._counted(ptrs, addresses, np.ones(addresses.shape, dtype=bool), "write")
+        if ok.all():
+            return ptrs
+        moved = np.where(ok, addresses, np.uint64(self._scratch.ctypes.data)).astype(data.dtype)
+        return self._handle(moved, ptrs.dtype)
 
 
 def unmasked_reads(module, monkeypatch, kernel, launch):

@@ -62,4 +62,16 @@ LEARNER2 = (
         "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N], right.to(c_desc.dtype))\n",
         "test_store_tile_subtiled_bias_per_half[none]",
     ),
+    own(
+        "flag-cas-at-slot-offset",
+        "T5.3",
+        "sk_publish_partial raises its flag with tl.atomic_cas at flags_ptr + pid * BLOCK_M * BLOCK_N, indexed "
+        "like the slot: the address watch did not see atomic_cas (it has no mask), so the stray writes were "
+        "made and corrupted the heap, and the step crashed (SIGSEGV, or an abort) in a later check (t5learner2)",
+        "4.2",
+        '    tl.atomic_xchg(flags_ptr + pid, 1, sem="release")\n',
+        '    tl.atomic_cas(flags_ptr + pid * (BLOCK_M * BLOCK_N), 0, 1, sem="release")\n',
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-tail-128-160-96-7]",
+        "stray-access",
+    ),
 )
