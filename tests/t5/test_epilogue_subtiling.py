@@ -26,7 +26,36 @@ def test_store_tile_subtiled(probes, dtype, M, N):
     case = f"C {M}x{N} {dtype}, EPILOGUE_SUBTILE=2"
     fail_if_halves_mixed(c, acc, 32, lambda x: x.to(dtype), 0.0, case)
     fail_if_store_swapped(c, acc[:M, :N].to(dtype), acc, -1234.0, 32, 32, case, "5", subtile=2)
+    fail_if_cast_fixed(c, acc[:M, :N], dtype, case)
     check_stored(c, buf, before, acc[:M, :N].to(dtype), case, "5", sub_bn=32)
+
+
+def fail_if_cast_fixed(c, acc, dtype, case):
+    """Fail, naming the cast, where C is acc with one half of each tile, or both, rounded to a fixed dtype
+    (fp16, bf16) that is not C's: what a half cast to tl.float16, not to c_desc.dtype, leaves."""
+    want = acc.to(dtype)
+    if torch.equal(c, want):
+        return
+    left = ((torch.arange(acc.shape[1], device=acc.device) % 32) < 16)[None, :]
+    halves = {
+        "left": (left, ("左半块", "the left halves")),
+        "right": (~left, ("右半块", "the right halves")),
+        "both": (torch.ones_like(left), ("两半", "both halves")),
+    }
+    for other in (torch.float16, torch.bfloat16):
+        if other == dtype:
+            continue
+        rounded = acc.to(other).to(dtype)
+        for where, words in halves.values():
+            if torch.equal(c, torch.where(where, rounded, want)) and not torch.equal(rounded, want):
+                fail(
+                    T5,
+                    f"{case}：C 的{words[0]}里是 acc 舍入到 {other} 的值：每一半存储前都转成 c_desc.dtype"
+                    "（C 自己的 dtype），不要写死一种",
+                    f"{case}: {words[1]} of C hold acc rounded to {other}: cast each half to c_desc.dtype (C's "
+                    "own dtype) before its store, not to a fixed one",
+                    "5",
+                )
 
 
 @pytest.mark.t5_4
