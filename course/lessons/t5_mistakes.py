@@ -102,6 +102,7 @@ CAUSES = {
     "width-not-stride": ("判断跟着宽度走", "the verdict follows the width"),
     "programs-past-k-blocks": ("程序比 k-block 还多", "more programs than k-blocks"),
     "partial-added": ("partial 被加到了槽里原有的值上", "the partial was added to what the slot held"),
+    "kb-under-pid": ("k-block 都记在了编号等于程序号的 tile 上", "k-blocks were all counted on the tile numbered as"),
 }
 
 MISTAKES = (

@@ -85,4 +85,15 @@ LEARNER2 = (
         "test_store_tile_subtiled[32-64-torch.float32]",
         "fixed-cast",
     ),
+    own(
+        "segment-given-pid",
+        "T5.1",
+        "data_parallel_tiles passes k_segment tl.program_id(0) as the tile's number (T4's habit: a program was a "
+        "tile): the message had said only 'tile 0 summed 16 k-blocks, 4 expected' (t5learner2)",
+        "2.2",
+        "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, 0, k_blocks,\n",
+        "        acc = k_segment(a_desc, b_desc, trace_ptr, tl.program_id(0), pid_m, pid_n, 0, k_blocks,\n",
+        "test_every_tile_once_over_many_grids[plain]",
+        "kb-under-pid",
+    ),
 )

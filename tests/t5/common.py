@@ -99,6 +99,15 @@ def epilogues_on_other_tiles(rows, done, k_blocks, case, step_section):
         )
 
 
+def counted_under_pids(rows, k_blocks, programs, first, num_tiles):
+    """Whether the trace's k-block counts are those of a right loop (program p: first + p, + programs, ...)
+    whose k_segment counted every tile of program p under tile number p."""
+    want = [0] * len(rows)
+    for p in range(min(programs, len(rows))):
+        want[p] = len(range(first + p, num_tiles, programs)) * k_blocks
+    return any(want) and [r[1] for r in rows] == want
+
+
 def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None, loop=None):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched.
@@ -134,10 +143,24 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                 step_section,
             )
         if kbs != k_blocks:
+            # each program's k-blocks all counted on the tile numbered as the program: k_segment given its pid
+            by_pid = loop is not None and counted_under_pids(rows, k_blocks, *loop, num_pid_m * num_pid_n)
             fail(
                 T5,
-                f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个",
-                f"{case}: tile {tile} summed {kbs} k-blocks, {k_blocks} expected",
+                f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个"
+                + (
+                    "：每个程序的 k-block 都记在了编号等于程序号的 tile 上：k_segment 拿到的是程序号，"
+                    "要传这一轮的 tile_id"
+                    if by_pid
+                    else ""
+                ),
+                f"{case}: tile {tile} summed {kbs} k-blocks, {k_blocks} expected"
+                + (
+                    ": each program's k-blocks were all counted on the tile numbered as the program: k_segment was "
+                    "given the program id; pass it this iteration's tile_id"
+                    if by_pid
+                    else ""
+                ),
                 step_section,
                 "2.3",  # a whole tile's k-blocks: 0 .. tl.cdiv(K, BLOCK_K)
             )
