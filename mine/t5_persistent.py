@@ -123,7 +123,8 @@ def data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, strid
                         HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, FLATTEN: tl.constexpr,
                         TRACE: tl.constexpr):
     """Program p computes whole tiles first_tile + p, first_tile + p + NUM_PROGS, ... < num_tiles,
-    each at the place T4's grouped order gives it: k_segment over all of K, then finish_tile."""
+    each at the place T4's grouped order gives it: k_segment over all of K, then finish_tile.  The loop
+    is tl.range(..., flatten=FLATTEN), FLATTEN passed on as the config gives it (§2.2; a test checks)."""
     # ---- T5.1 begin (§2.2) ----
     raise NotImplementedError("T5.1 data_parallel_tiles: loop over this program's tiles, first_tile + pid, + NUM_PROGS, ...; read §2.2 in content/t5.md or content/t5.en.md")
     # ---- T5.1 end ----

@@ -138,7 +138,8 @@ def data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, strid
                         HAS_BIAS: tl.constexpr, ACTIVATION: tl.constexpr, FLATTEN: tl.constexpr,
                         TRACE: tl.constexpr):
     """Program p computes whole tiles first_tile + p, first_tile + p + NUM_PROGS, ... < num_tiles,
-    each at the place T4's grouped order gives it: k_segment over all of K, then finish_tile."""
+    each at the place T4's grouped order gives it: k_segment over all of K, then finish_tile.  The loop
+    is tl.range(..., flatten=FLATTEN), FLATTEN passed on as the config gives it (§2.2; a test checks)."""
     # ---- T5.1 begin (§2.2) ----
     k_blocks = tl.cdiv(K, BLOCK_K)
     for tile_id in tl.range(first_tile + tl.program_id(0), num_tiles, NUM_PROGS, flatten=FLATTEN):
