@@ -71,6 +71,14 @@ def row_of(s, report, rc, output):
     unfinished = [t for t in counted if t not in results]
     if report.get("timed_out"):  # the tests after it were never run: they count as not passed
         row.broke, row.reason, row.detail = True, report["timed_out"], report.get("timed_out_at", "")
+        before = [t for t in failed if "Timeout (>" not in (results[t].get("message") or results[t]["text"] or "")]
+        if before:  # checks that failed before it: the first one's cause first (a hang may follow from it)
+            first, cause = results[before[0]], dict(row.failures)[before[0]]
+            row.reason = say(
+                zh=f"{short(before[0])}：{cause}；之后，{report['timed_out']}",
+                en=f"{short(before[0])}: {cause}; then {report['timed_out']}",
+            )
+            row.detail = "\n".join(x for x in ((first.get("message") or first["text"]).strip(), row.detail) if x)
     elif unfinished:  # the process died, or was stopped, before these tests reported
         row.broke = True
         row.reason, code = died(rc, report.get("running"), output)

@@ -119,6 +119,28 @@ def test_a_gpu_timeout_is_run_once_more_before_it_is_called_a_hang(monkeypatch, 
         assert float(calls[1][CPU_LIMIT_GPU]) == 2 * float(calls[0][CPU_LIMIT_GPU])
 
 
+def test_a_timeout_after_a_failure_shows_that_failure_first(lang):
+    """A check that failed before the one that timed out (a stray write, say, whose flag then never
+    rises) is the row's first words; the timeout follows, and that later checks did not run."""
+    tests = ["tests/t5/test_a.py::test_stray", "tests/t5/test_b.py::test_hangs", "tests/t5/test_c.py::test_never"]
+    report = dict(
+        collected=[collected(t, "T5.3") for t in tests],
+        results={
+            tests[0]: result("failed", "a probe wrote 1 cell outside every tensor", "a probe wrote 1 cell outside"),
+            tests[1]: result("failed", "Timeout (>10s of CPU time)"),
+        },
+        timed_out="test_hangs timed out after 10 s of CPU time",
+        timed_out_at="t5_persistent.py line 9",
+    )
+    row = step_row.row_of(BY_ID["T5.3"], report, 1, "")
+    assert row.broke and row.passed == 0 and row.total == 3
+    assert row.reason.startswith("test_stray") and "a probe wrote 1 cell outside" in row.reason, row.reason
+    assert row.reason.endswith("test_hangs timed out after 10 s of CPU time"), row.reason
+    assert row.detail.startswith("a probe wrote 1 cell outside every tensor") and "line 9" in row.detail, row.detail
+    alone = dict(report, results={tests[1]: result("failed", "Timeout (>10s of CPU time)")})
+    assert step_row.row_of(BY_ID["T5.3"], alone, 1, "").reason == "test_hangs timed out after 10 s of CPU time"
+
+
 # ------------------------------------------------------------------------------------------------
 # A crash: the check, the line, the last words, and what failed before it
 # ------------------------------------------------------------------------------------------------
