@@ -153,8 +153,8 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
             zh="bias 是在 GELU 之后加的：先加 bias，gelu(acc + bias)",
             en="the bias was added after the GELU: add it first, gelu(acc + bias)",
         )
-    elif activation == "gelu" and approximation_hint(out[:, :N], x, 1e-5):
-        hint = approximation_hint(out[:, :N], x, 1e-5)
+    elif activation == "gelu" and (approximate := approximation_hint(out[:, :N], x, 1e-5)):
+        hint = approximate
     elif has_bias and bm == bn:  # a square tile: bias[:, None] broadcasts too, down the rows
         by_row = acc.double() + bias_down_the_rows(bias, N, bm, tiles)
         if rel_err(out[:, :N], (gelu(by_row) if activation == "gelu" else by_row)[:, :N]) <= 1e-5:
@@ -328,8 +328,8 @@ def test_bias_and_gelu(t4, watched, poisoned_allocations, dtype, with_bias, acti
             zh="bias 是在 GELU 之后加的：先加 bias，C = gelu(A @ B + bias)",
             en="the bias was added after the GELU: add it first, C = gelu(A @ B + bias)",
         )
-    elif activation == "gelu" and approximation_hint(c, x, OUT_RTOL[dtype]):  # the bias right, the GELU not
-        hint = approximation_hint(c, x, OUT_RTOL[dtype])
+    elif activation == "gelu" and (approximate := approximation_hint(c, x, OUT_RTOL[dtype])):  # the GELU wrong
+        hint = approximate
     pytest.fail(
         say(
             zh=f"{case}：相对误差 {err:.2e} > {OUT_RTOL[dtype]:.1e}；{hint}；{read('T4.5')}",

@@ -28,10 +28,16 @@ def route_watch(t6, patch, accesses=None):
     return addresses
 
 
+def counts_in_range(ids, experts):
+    """(counts, offsets) that route's ids give: each expert's ids in range counted, and their running sum."""
+    flat = ids.reshape(-1).cpu()
+    counts = torch.bincount(flat[(flat >= 0) & (flat < experts)], minlength=experts).int()
+    return counts, counts.cumsum(0).int()
+
+
 def check_counts_and_offsets(r, ids, experts, case):
     """counts and offsets (scan_counts' outputs) against the ids: returned, the expected pair."""
-    want_counts = torch.bincount(ids.reshape(-1).cpu(), minlength=experts).int()
-    want_offsets = want_counts.cumsum(0).int()
+    want_counts, want_offsets = counts_in_range(ids, experts)
     counts, offsets = r.counts.cpu(), r.offsets.cpu()
     if not torch.equal(counts, want_counts):
         ends = torch.equal(counts, want_offsets) and not torch.equal(want_offsets, want_counts)

@@ -8,7 +8,14 @@ from course.messages import fail
 
 from .accesses import Accesses
 from .common import ROUTE_BLOCK, T6, case_name, make_ids, raised_by, raised_in, same_memory
-from .routings import ROUTE_KERNELS, check_counts_and_offsets, check_routing, places_found, route_watch
+from .routings import (
+    ROUTE_KERNELS,
+    check_counts_and_offsets,
+    check_routing,
+    counts_in_range,
+    places_found,
+    route_watch,
+)
 from bounds import place
 from support import INTERPRETING, LaunchWatch
 
@@ -77,6 +84,14 @@ def report_outside(addresses, r, ids, experts, case, accesses=None):
         )
 
 
+def lanes_by_kernel(stores):
+    """(zh, en) words for {kernel: lanes} of the stores that fell in a tensor: 'scatter_slots (74 lanes)'."""
+    return (
+        "、".join(f"{k}（{n} 个 lane）" for k, n in stores.items()),
+        ", ".join(f"{k} ({count(n, 'lane')})" for k, n in stores.items()),
+    )
+
+
 def ids_kept(r, ids, before, experts, case, accesses):
     """Fail where route changed the caller's topk_ids, which it only reads (a store of its kernels
     that lands there changes what every later check would compare against): counts and offsets first,
@@ -86,8 +101,7 @@ def ids_kept(r, ids, before, experts, case, accesses):
     check_counts_and_offsets(r, before, experts, case)
     changed = int((ids != before).sum())
     stores = accesses.writes_into(ids) if ids.device.type == "cpu" else {}
-    by_zh = "、".join(f"{k}（{n} 个 lane）" for k, n in stores.items())
-    by_en = ", ".join(f"{k} ({count(n, 'lane')})" for k, n in stores.items())
+    by_zh, by_en = lanes_by_kernel(stores)
     fail(
         T6,
         f"{case}：route 改动了调用者的 topk_ids（{changed} 个专家号变了），它只应该读 topk_ids"
@@ -101,22 +115,18 @@ def ids_kept(r, ids, before, experts, case, accesses):
 def stores_kept(r, ids, experts, case, accesses):
     """Fail where counts or offsets hold other values than the ids give and stores of a kernel other
     than scan_counts fell in them (scatter_slots gets both, to read): named, with what it left there."""
-    keep = (ids.reshape(-1).cpu() >= 0) & (ids.reshape(-1).cpu() < experts)
-    want = {"counts": torch.bincount(ids.reshape(-1).cpu()[keep], minlength=experts).int()}
-    want["offsets"] = want["counts"].cumsum(0).int()
-    for name in ("counts", "offsets"):
+    for name, want in zip(("counts", "offsets"), counts_in_range(ids, experts), strict=True):
         got, owner = getattr(r, name), WRITTEN_BY[name][0]
         foreign = {k: n for k, n in accesses.writes_into(got).items() if k != owner}
-        if not foreign or torch.equal(got.cpu(), want[name]):
+        if not foreign or torch.equal(got.cpu(), want):
             continue
-        by_zh = "、".join(f"{k}（{n} 个 lane）" for k, n in foreign.items())
-        by_en = ", ".join(f"{k} ({count(n, 'lane')})" for k, n in foreign.items())
+        by_zh, by_en = lanes_by_kernel(foreign)
         fail(
             T6,
             f"{case}：{by_zh}的存储落进了 {name}，而 {name} 只该由 {owner} 写：{name} 应当是 "
-            f"{want[name].tolist()}，得到 {got.cpu().tolist()}；每个 kernel 只往自己的输出里存",
+            f"{want.tolist()}，得到 {got.cpu().tolist()}；每个 kernel 只往自己的输出里存",
             f"{case}: the stores of {by_en} fell in {name}, which {owner} alone writes: {name} should be "
-            f"{want[name].tolist()}, got {got.cpu().tolist()}; each kernel stores only into its own outputs",
+            f"{want.tolist()}, got {got.cpu().tolist()}; each kernel stores only into its own outputs",
             "2.3",
         )
 
