@@ -69,7 +69,7 @@ LESSON = Lesson(
                     "Pass TRACE on as it is.",
                 ),
             ),
-            title_zh="persistent 的 tile 循环",
+            title_zh="常驻的 tile 循环",
         ),
         Step(
             "T5.2",
@@ -101,7 +101,7 @@ LESSON = Lesson(
                     "other offender with aligned_copy(), or raise ValueError when fallback=False.",
                 ),
             ),
-            title_zh="TMA tensor descriptor",
+            title_zh="TMA 张量描述符",
             needs=("T5.1",),
         ),
         Step(
