@@ -5,7 +5,7 @@ import math
 import torch
 import triton
 
-from course.i18n import agree, cells
+from course.i18n import agree, cells, count
 from course.messages import fail
 from course.registry import lesson
 from course.tile_order import grouped_order
@@ -122,7 +122,8 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                 fail(
                     T5,
                     f"{case}：tile {tile} 不归这段代码管，却被做了（epilogue {epilogues} 次，k-block {kbs} 个）",
-                    f"{case}: tile {tile} is not this loop's, yet it was done ({epilogues} epilogues, {kbs} k-blocks)",
+                    f"{case}: tile {tile} is not this loop's, yet it was done "
+                    f"({count(epilogues, 'epilogue')}, {count(kbs, 'k-block')})",
                     step_section,
                 )
             continue
@@ -154,7 +155,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                     if by_pid
                     else ""
                 ),
-                f"{case}: tile {tile} summed {kbs} k-blocks, {k_blocks} expected"
+                f"{case}: tile {tile} summed {count(kbs, 'k-block')}, {k_blocks} expected"
                 + (
                     ": each program's k-blocks were all counted on the tile numbered as the program: k_segment was "
                     "given the program id; pass it this iteration's tile_id"

@@ -48,7 +48,11 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
             + (f"、前 {extra} 段多一个" if extra else f"、每段 {base} 个")
             + f"：期望 {want}，得到 {got}",
             f"{total} k-blocks over {progs} programs: the runs lie end to end, "
-            + (f"the first {extra} one k-block longer" if extra else f"{base} each")
+            + (
+                ("the first run" if extra == 1 else f"the first {extra} runs") + " one k-block longer"
+                if extra
+                else f"{base} each"
+            )
             + f": expected {want}, got {got}",
             "4.1",
         )

@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from course.i18n import agree, say
+from course.i18n import agree, count, say
 from course.messages import fail, stub_report
 
 from .common import T5, check_trace, epilogues_on_other_tiles, new_trace, no_tile_past, trace_rows
@@ -23,7 +23,7 @@ def test_persistent_grid(t5, tiles, sms, want):
         fail(
             T5,
             f"{tiles} 个 tile、{sms} 个 SM：应当启动 {want} 个常驻程序，得到 {got}",
-            f"{tiles} tiles on {sms} SMs: {want} persistent programs expected, got {got}",
+            f"{count(tiles, 'tile')} on {sms} SMs: {count(want, 'persistent program')} expected, got {got}",
             "2.2",
         )
 
