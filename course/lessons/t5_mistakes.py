@@ -7,13 +7,14 @@ test.  After the classic mistakes come the fix-up's ordering mistakes, caught on
 the programs in other orders (course/interpreter_order.py): five shown in §8 (row), the rest, with the
 holes the suite once let through, mutants of our own (own: table=False) that only make check runs.
 The fix-up's mistakes are in t5_mistakes_fixup.py, the other mutants of our own in
-t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py and t5_mistakes_learner2.py, so that no
-file of them passes 400 lines.
+t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py, t5_mistakes_learner2.py and t5_mistakes_hunter.py,
+so that no file of them passes 400 lines.
 """
 
 from course.lesson_data import Mistake
 from course.lessons.t5_mistakes_fixup import FIXUP
 from course.lessons.t5_mistakes_holes import HOLES
+from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
@@ -237,4 +238,5 @@ MISTAKES = (
 )
 
 # the table's first (the classic ones, then the fix-up's), then our own
-MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2
+MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2 + HUNTER
+CAUSES = {**CAUSES, **HUNTER_CAUSES}

@@ -359,8 +359,28 @@ def gelu(x):
 
 
 def ready(t5, a, b, fallback):
-    """tma_ready(a, b, fallback), after checking that it returned the three values matmul unpacks."""
-    return three_values(t5.tma_ready(a, b, fallback))
+    """tma_ready(a, b, fallback), after checking that it returned the three values matmul unpacks and
+    left the caller's a and b as they were (t.set_(aligned_copy(t)) would copy into the caller's tensor)."""
+
+    def layout(t):
+        return tuple(t.shape), t.stride(), t.storage_offset(), t.data_ptr()
+
+    seen = {"a": layout(a), "b": layout(b)}
+    got = three_values(t5.tma_ready(a, b, fallback))
+    for name, t in (("a", a), ("b", b)):
+        if layout(t) != seen[name]:
+            was, now, moved = seen[name][:3], layout(t)[:3], seen[name][3] != t.data_ptr()
+            fail(
+                T5,
+                f"tma_ready 改动了调用者的 {name}：（形状, 步长, 偏移）原来是 {was}，现在是 {now}"
+                + ("，数据也换了地方" if moved else "")
+                + "。副本要作为新张量返回，调用者的张量保持原样",
+                f"tma_ready changed the caller's {name}: its (shape, strides, offset) were {was}, now {now}"
+                + (", its data elsewhere" if moved else "")
+                + ". Return a copy as a new tensor and leave the caller's as it was",
+                "3.2",
+            )
+    return got
 
 
 def three_values(got):

@@ -66,6 +66,7 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
         fail_if_another_range(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case)
+        fail_if_operands_rounded(acc[:M, :N], a[:, ks], b[ks, :], err, ACC_RTOL[dtype], case)
         blocks, tol = (bm, bn, bk), ACC_RTOL[dtype]
         fail_if_a_load_swapped(acc[:M, :N], a, b_store, kmajor, grid, kb_begin, kb_end, blocks, tol, case, (M, N))
         fail(
@@ -76,6 +77,22 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
             "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
             "3.1",
         )
+
+
+def fail_if_operands_rounded(acc, a, b, err, tol, case):
+    """Fail where float32 operands were rounded to float16 before tl.dot (a.to(tl.float16), say): acc
+    is then, within tol, the product of the rounded A and B, and not of A and B themselves."""
+    if a.dtype != torch.float32 or rel_err(acc, a.half().double() @ b.half().double()) > tol:
+        return
+    fail(
+        T5,
+        f"{case}：相对误差 {err:.2e} > {tol:.0e}；累加器正是 A、B 先舍入成 float16 再相乘的和："
+        "操作数在 tl.dot 之前被舍入成了 float16。按描述符载入的 dtype 直接交给 tl.dot",
+        f"{case}: relative error {err:.2e} > {tol:.0e}; the accumulator is, within it, the product of A and B "
+        "each rounded to float16 first: the operands were rounded to float16 before tl.dot. Hand tl.dot "
+        "the boxes in the dtype the descriptors load",
+        "3.1",
+    )
 
 
 def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case):

@@ -50,6 +50,8 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
     # rows of 72 bytes: a multiple of 8, and of 16 only if the size of an element is taken as 4, not 2
     ("fp16 (1, 7): one row of 14 bytes", lambda: torch.zeros(1, 7, dtype=torch.float16, device=DEVICE), ("16",)),
     ("fp16 (8, 36): rows of 72 bytes", lambda: torch.zeros(8, 36, dtype=torch.float16, device=DEVICE), ("16",)),
+    # fp32 rows of 24 bytes: a rule checked on 2-byte elements alone (the fp16 cases above) lets them through
+    ("fp32 (8, 6): rows of 24 bytes", lambda: torch.zeros(8, 6, dtype=torch.float32, device=DEVICE), ("16",)),
     # one column, but 2 elements from one to the next: the descriptor still wants stride(1) = 1
     (
         "one column of every other",
