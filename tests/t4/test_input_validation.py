@@ -36,6 +36,8 @@ def bad_inputs():
         ("1-D b", f16(4, 3), f16(3), {}, ValueError, ["(3,)"]),
         ("inner dims differ", f16(4, 5), f16(6, 3), {}, ValueError, ["(4, 5)", "(6, 3)"]),
         ("bias shape", f16(4, 5), f16(5, 3), {"bias": f16(4)}, ValueError, ["(4,)"]),
+        # N values in a row: a check of bias.numel() alone lets it through, and stride(0) is then N, not 1
+        ("bias of shape (1, 3)", f16(4, 5), f16(5, 3), {"bias": f16(1, 3)}, ValueError, ["(1, 3)"]),
         ("bias dtype", f16(4, 5), f16(5, 3), {"bias": torch.randn(3)}, TypeError, ["float32"]),
         ("activation", f16(4, 5), f16(5, 3), {"activation": "relu"}, ValueError, ["relu"]),
         ("devices differ", f16(4, 5), torch.empty(5, 3, dtype=torch.float16, device="meta"), {}, ValueError, ["meta"]),

@@ -18,6 +18,8 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 
 BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("an id >= num_experts", lambda: torch.tensor([[0, 4], [1, 2]]), 4, "topk_ids"),
+    # in the last token's row alone: a check of the first token's ids (topk_ids[0]) lets it through
+    ("an id >= num_experts in the last row", lambda: torch.tensor([[0, 1], [2, 3], [1, 4]]), 4, "topk_ids"),
     # -1 (a dropped slot, for some routers) and -3: a check that rewrites negatives in place (to -1, say)
     # before it raises would leave a lone -1 as it was, and the caller's tensor would look untouched
     ("negative ids", lambda: torch.tensor([[0, -1], [-3, 2]]), 4, "topk_ids"),

@@ -1,0 +1,23 @@
+"""Lesson T4's mutants of our own from the hunt for unplanted mistakes (2026-12-03): each was let
+through until the check named with it was added.  Only make check runs them (table=False, not in
+§8); each must be caught by its test, whose message names its cause (a key of t4_mistakes.CAUSES)
+or, for cause "", none.  t4_mistakes_learner.py adds them to its LEARNER, which t4_mistakes.py gathers
+(t4_mistakes.py itself is left to the session splitting it).
+"""
+
+from course.lessons.t4_mistakes_own import mutant
+
+HUNTER = (
+    # a (1, N) bias has N elements: numel() alone takes it, and the launch's stride_bias is then N
+    mutant(
+        "own-bias-shape-by-numel",
+        "T4.4",
+        "6.3",
+        "    if bias is not None and tuple(bias.shape) != (b.shape[1],):\n",
+        "    if bias is not None and bias.numel() != b.shape[1]:\n",
+        "test_input_validation[bias of shape (1, 3)]",
+        zh="check_inputs 只比较 bias 的元素个数：形状 (1, N) 的 bias 也被接受，它的 stride(0) 是 N 而不是 1（hunter）",
+        en="check_inputs compares the bias's element count alone: a bias of shape (1, N) is taken, whose "
+        "stride(0) is N, not 1; every bias case of the suite was 1-D, and it passed (hunter)",
+    ),
+)
