@@ -6,6 +6,12 @@ or, for cause "", none.  t6_mistakes.py gathers them last.
 
 from course.lessons.t6_mistakes_own import own
 
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+HUNTER_CAUSES = {
+    "row-pitch-k": ("都是按行距 K 数出来的", "at a row pitch of K"),
+    "mlp-kept": ("第一次调用的东西（比如路由）被留下来又用了", "so something of that call (its routing, say) was kept"),
+}
+
 HUNTER = (
     own(
         "ids-checked-in-first-row",
@@ -17,5 +23,49 @@ HUNTER = (
         "torch.aminmax(topk_ids)",
         "torch.aminmax(topk_ids[0])",
         "test_route_refuses_bad_input[an id >= num_experts in the last row]",
+    ),
+    own(
+        "x-row-pitch-k",
+        "T6.3",
+        "gathered_product steps x's rows by K, x_rows * K, not by stride_xm: right for a contiguous x alone; "
+        "on a padded view the message had said to mask A's load at K, which it did (hunter)",
+        "4.1",
+        "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+        "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+        "        b = w_desc",
+        "        a = tl.load(x_ptr + x_rows[:, None] * K + (k0 + cols)[None, :] * stride_xk,\n"
+        "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+        "        b = w_desc",
+        "test_gathered_product_alone[gathered]",
+        "row-pitch-k",
+    ),
+    own(
+        "k-loop-stops-at-k-minus-one",
+        "T6.3",
+        "gathered_product loops k0 over range(0, K - 1, BLOCK_K): the last k-box is left out where it is one "
+        "column wide (K % BLOCK_K == 1); no K of the suite was, and it passed (hunter)",
+        "4.2",
+        "    for k0 in range(0, K, BLOCK_K):\n        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)"
+        "[None, :] * stride_xk,\n                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+        "        b = w_desc",
+        "    for k0 in range(0, K - 1, BLOCK_K):\n        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)"
+        "[None, :] * stride_xk,\n                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+        "        b = w_desc",
+        "test_grouped_matmul_in_sorted_order[skewed-21-2-4-33-24-torch.float32]",
+    ),
+    own(
+        "mlp-routing-kept",
+        "T6.4",
+        "moe_mlp keeps the routing per (topk_ids' shape, E) on the function and uses it again: a later call of "
+        "the same shapes with other ids is routed as the first; each test had called it once per shape, and it "
+        "passed (hunter)",
+        "5.2",
+        "    routing = route(topk_ids, w_gate_up.shape[0])\n",
+        "    kept = moe_mlp.__dict__.setdefault('kept', {})\n"
+        "    key = (tuple(topk_ids.shape), w_gate_up.shape[0])\n"
+        "    if key not in kept:\n        kept[key] = route(topk_ids, w_gate_up.shape[0])\n"
+        "    routing = kept[key]\n",
+        "test_moe_mlp_in_two_launches",
+        "mlp-kept",
     ),
 )

@@ -2,6 +2,7 @@
 (T6.2, T6.3).  Accesses records a launch's accesses under an AddressWatch (tests/bounds.py);
 check_inside says what it found."""
 
+import numpy as np
 import torch
 
 from course.i18n import cells
@@ -134,3 +135,45 @@ def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None
             "given (stopped here, not made)",
             section,
         )
+
+
+def fail_if_read_past_k(accesses, x, K, rows, block_k, who, section):
+    """Fail where `who` read cells of x's padding (x a view whose rows hold K values, then padding).
+    Named as the K tail left unmasked only where every such cell lies in a row it gathers, in the last
+    k-box's columns; as rows taken K apart (the pitch K, not stride_xm) where every read of x is one of
+    its rows' first K cells at that pitch; else the cells are said, and where x's cells are, no cause."""
+    esize, sm = x.element_size(), x.stride(0)
+    first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * sm * esize
+    read = np.concatenate(
+        [(a[(a >= first) & (a < end) & inside] - first) // esize for what, a, inside in accesses.log if what == "read"]
+        + [np.zeros(0, dtype=np.int64)]
+    )
+    past = read[read % sm >= K]
+    if not past.size:
+        return
+    rows = np.asarray(torch.as_tensor(rows).cpu().long())
+    tail = bool(np.isin(past // sm, rows).all() and (past % sm < -(-K // block_k) * block_k).all())
+    pitch_k = not tail and bool(np.isin(read // K, rows).all())
+    fail(
+        T6,
+        f"{who} 读了 x 每行 K={K} 之后的 {past.size} 个单元（这里 x 是带填充的视图）"
+        + (
+            "：A 的块在 K 处要用掩码挡住"
+            if tail
+            else f"：它读的每个单元都是按行距 K 数出来的，x 的行距是 stride_xm = {sm}，不是 K"
+            if pitch_k
+            else "，并非都在它那些行最后一个 k 块不加掩码时会读到的地方："
+            f"x 第 r 行第 k 列在 r * stride_xm + k * stride_xk（这里是 {sm} 和 1）"
+        ),
+        f"{who} read {cells(past.size)} of x past K={K} in its rows (the padding of a view here)"
+        + (
+            ": mask A's load at K"
+            if tail
+            else f": every cell it read is one of its rows' first K at a row pitch of K; x's rows are "
+            f"stride_xm = {sm} apart, not K"
+            if pitch_k
+            else ", not all where its rows' last k-box, unmasked, would read: row r, column k of x is at "
+            f"r * stride_xm + k * stride_xk ({sm} and 1 here)"
+        ),
+        section,
+    )

@@ -198,7 +198,8 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, seen=Non
             "4.1",
         )
     base = getattr(args.get("w_desc"), "base", None)
-    if not same_memory(base, w):
+    # rows of K elements not a multiple of 16 bytes (K = 33, say): TMA needs the given host's aligned copy
+    if not same_memory(base, w) and w.shape[-1] * w.element_size() % 16 == 0:
         fail(
             T6,
             f"{case}：moe_kernel 的 w_desc 不是建在调用者的 w 上的（w 是连续的，不需要拷贝）",

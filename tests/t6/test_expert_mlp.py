@@ -3,10 +3,10 @@
 import pytest
 import torch
 
-from course.i18n import cells, say
+from course.i18n import say
 from course.messages import fail
 
-from .accesses import Accesses
+from .accesses import Accesses, fail_if_read_past_k
 from .common import (
     OUT_RTOL,
     T6,
@@ -109,16 +109,7 @@ def test_gate_up_product_alone(probes, monkeypatch):
     first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * x.stride(0) * x.element_size()
     read = [a[(a >= first) & (a < end) & inside] for what, a, inside in accesses.log if what == "read"]
     column = [(a - first) // x.element_size() % x.stride(0) for a in read]  # x's column; >= K: the padding
-    past_k = sum(int((c >= K).sum()) for c in column)
-    if past_k:
-        fail(
-            T6,
-            f"gate_up_product 读了 x 每行 K={K} 之后的 {past_k} 个单元（这里 x 是带填充的视图）："
-            "A 的块在 K 处要用掩码挡住",
-            f"gate_up_product read {cells(past_k)} of x past K={K} in its rows (the padding of a view here): "
-            "mask A's load at K",
-            "5.1",
-        )
+    fail_if_read_past_k(accesses, x, K, x_rows[live], bk, "gate_up_product", "5.1")
     x_reads = sum(int((c < K).sum()) for c in column)
     rows = int(live.sum())
     needed = rows * K
@@ -301,13 +292,7 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             "unweighted; " + ", ".join(en for _, en in said),
             "5.2",
         )
-    hidden = reference(x, w_gate_up, ids, activation="swiglu", combine=False)
-    flat = ids.reshape(-1).cpu()
-    by_slot = torch.empty_like(hidden)
-    by_slot[torch.sort(flat, stable=True).indices] = hidden
-    want = torch.zeros(tokens, K, dtype=torch.float64)
-    for s in range(tokens * top_k):
-        want[s // top_k] += weights.reshape(-1)[s].double().cpu() * (w_down[flat[s]].double().cpu() @ by_slot[s])
+    want = layer_want(x, w_gate_up, w_down, ids, weights)
     err = rel_err(y, want) if y.shape == want.shape else float("inf")
     if err > 4e-3:
         fail(
@@ -316,6 +301,39 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             f"moe_mlp: off from float64 by {err:.2e} (relative)",
             "5.2",
         )
+    # a second call of the same shapes, other ids: nothing of the first call (its routing, say) may be kept
+    ids2 = make_ids("skewed", tokens, top_k, experts)
+    y2 = layer_output(t6, x, w_gate_up, w_down, ids2, weights)
+    err = rel_err(y2, layer_want(x, w_gate_up, w_down, ids2, weights)) if y2.shape == want.shape else float("inf")
+    if err > 4e-3:
+        stale = y2.shape == want.shape and rel_err(y2, want) <= 4e-3
+        fail(
+            T6,
+            f"moe_mlp：第一次调用是对的，形状相同、topk_ids 不同的第二次调用和 float64 的结果差 {err:.2e}（相对）"
+            + ("：它给出的正是第一次那些 ids 的结果，第一次调用的东西（比如路由）被留下来又用了" if stale else ""),
+            f"moe_mlp: a first call was right, and a second one, of the same shapes with other topk_ids, is off from "
+            f"float64 by {err:.2e} (relative)"
+            + (
+                ": it gave the first call's ids' output, so something of that call (its routing, say) was kept"
+                if stale
+                else ""
+            ),
+            "5.2",
+        )
+
+
+def layer_want(x, w_gate_up, w_down, ids, weights):
+    """The layer's float64 output, [tokens, K]: each slot's expert MLP on its token, weighted, summed per token."""
+    tokens, top_k = ids.shape
+    K = w_down.shape[1]
+    hidden = reference(x, w_gate_up, ids, activation="swiglu", combine=False)
+    flat = ids.reshape(-1).cpu()
+    by_slot = torch.empty_like(hidden)
+    by_slot[torch.sort(flat, stable=True).indices] = hidden
+    want = torch.zeros(tokens, K, dtype=torch.float64)
+    for s in range(tokens * top_k):
+        want[s // top_k] += weights.reshape(-1)[s].double().cpu() * (w_down[flat[s]].double().cpu() @ by_slot[s])
+    return want
 
 
 @pytest.mark.t6_4

@@ -6,7 +6,7 @@ import torch
 from course.i18n import agree, cells
 from course.messages import fail
 
-from .accesses import Accesses
+from .accesses import Accesses, fail_if_read_past_k
 from .common import T6
 from bounds import AddressWatch
 from support import DEVICE, UNWRITTEN, box, descriptor, rel_err
@@ -99,22 +99,7 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
             + (f": {said[0][1]}" if said else ""),
             "4.1",
         )
-    first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * x.stride(0) * x.element_size()
-    past_k = sum(
-        int(((a - first) // x.element_size() % x.stride(0) >= K).sum())
-        for what, a, inside in accesses.log
-        if what == "read"
-        for a in [a[(a >= first) & (a < end) & inside]]
-    )
-    if past_k:
-        fail(
-            T6,
-            f"gathered_product 读了 x 每行 K={K} 之后的 {past_k} 个单元（这里 x 是带填充的视图）："
-            "A 的块在 K 处要用掩码挡住",
-            f"gathered_product read {cells(past_k)} of x past K={K} in its rows (the padding of a view here): mask "
-            "A's load at K",
-            "4.1",
-        )
+    fail_if_read_past_k(accesses, x, K, want_rows[live], bk, "gathered_product", "4.1")
     want = torch.zeros(bm, bn, dtype=torch.float64)
     want[live] = x.cpu().double()[want_rows[live]] @ w2d.cpu().double()[w_row : w_row + bn].T
     err = rel_err(acc[live], want[live])
