@@ -20,4 +20,17 @@ HUNTER = (
         en="check_inputs compares the bias's element count alone: a bias of shape (1, N) is taken, whose "
         "stride(0) is N, not 1; every bias case of the suite was 1-D, and it passed (hunter)",
     ),
+    # K = 33 over BLOCK_K = 16: cdiv(K - 1, BLOCK_K) is 2, one k-block short; no K of the suite was 1 past a block
+    mutant(
+        "own-k-loop-to-cdiv-k-minus-one",
+        "T4.2",
+        "4.1",
+        "    for k in range(0, tl.cdiv(K, BLOCK_K)):\n",
+        "    for k in range(0, tl.cdiv(K - 1, BLOCK_K)):\n",
+        "test_mainloop[24-16-33-16-16-16-row-major-torch.float16]",
+        "k-tail-dropped",
+        zh="K 循环跑到 tl.cdiv(K - 1, BLOCK_K)：K 比 BLOCK_K 的倍数多 1 时漏掉最后一个 k-block（hunter）",
+        en="the K loop runs to tl.cdiv(K - 1, BLOCK_K): the last k-block is left out where K is one past a "
+        "multiple of BLOCK_K; every K of the suite had passed it (hunter)",
+    ),
 )
