@@ -51,4 +51,14 @@ HUNTER = (
         "    if size == 2 and (t.stride(0) * size) % 16:\n",
         "test_tma_problem_names_the_tensor_and_the_rule[fp32 (8, 6): rows of 24 bytes]",
     ),
+    own(
+        "sk-k-blocks-to-k-minus-one",
+        "T5.3",
+        "stream_k_tiles counts tl.cdiv(K - 1, BLOCK_K) k-blocks a tile: where K is one past a multiple of "
+        "BLOCK_K each tile's last k-block is left out; no stream-K K of the suite was, and it passed (hunter)",
+        "4.2",
+        "    pid = tl.program_id(0)\n    k_blocks = tl.cdiv(K, BLOCK_K)\n",
+        "    pid = tl.program_id(0)\n    k_blocks = tl.cdiv(K - 1, BLOCK_K)\n",
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-64-64-129-3]",
+    ),
 )
