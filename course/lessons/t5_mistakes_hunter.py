@@ -61,4 +61,15 @@ HUNTER = (
         "    pid = tl.program_id(0)\n    k_blocks = tl.cdiv(K - 1, BLOCK_K)\n",
         "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-64-64-129-3]",
     ),
+    own(
+        "dp-k-blocks-to-k-minus-one",
+        "T5.1",
+        "data_parallel_tiles counts tl.cdiv(K - 1, BLOCK_K) k-blocks a tile: where K is one past a multiple of "
+        "BLOCK_K each tile's last k-block is left out; T5.1 passed it (every K there ended 27 columns into its "
+        "last k-block) and only T5.2's products showed it (hunter)",
+        "2.2",
+        "    k_blocks = tl.cdiv(K, BLOCK_K)\n    for tile_id in tl.range(first_tile",
+        "    k_blocks = tl.cdiv(K - 1, BLOCK_K)\n    for tile_id in tl.range(first_tile",
+        "test_every_tile_once_over_many_grids[plain]",
+    ),
 )
