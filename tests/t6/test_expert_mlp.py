@@ -127,8 +127,9 @@ def test_gate_up_product_alone(probes, monkeypatch):
 @pytest.mark.t6_4
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
-    # F not a multiple of BLOCK_N: gate boxes reach up's rows; K not a multiple of BLOCK_K: a k-box past K.
-    tokens, top_k, experts, K, F = 21, 2, 5, 40, 24
+    # F not a multiple of BLOCK_N: gate boxes reach up's rows; K = 33, one past BLOCK_K's 32: a last k-box one
+    # column wide, which a k loop over range(0, K - 1, BLOCK_K) leaves out (w's rows then need the host's copy)
+    tokens, top_k, experts, K, F = 21, 2, 5, 33, 24
     ids = make_ids("skewed", tokens, top_k, experts)
     x = torch.randn(K, tokens, device=DEVICE).to(dtype).t()  # a transposed view: x's stride along K is T
     w = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).to(dtype)
