@@ -1,7 +1,8 @@
 """Lesson T6's mutants of our own from the hunt for unplanted mistakes (2026-12-03): each was let
-through until the check named with it was added.  Only make check runs them (table=False, not in
-§8); each must be caught by its test, whose message names its cause (a key of t6_mistakes.CAUSES)
-or, for cause "", none.  t6_mistakes.py gathers them last.
+through, or its first message named another cause, until the check named with it was added.  Only
+make check runs them (table=False, not in §8); each must be caught by its test, whose message names
+its cause (a key of t6_mistakes.CAUSES, HUNTER_CAUSES here) or, for cause "", none.  t6_mistakes.py
+gathers them last, and their causes into its CAUSES.
 """
 
 from course.lessons.t6_mistakes_own import own
