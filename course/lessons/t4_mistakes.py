@@ -8,6 +8,7 @@ check: each_mistake_names_its_own_cause_and_no_other).
 """
 
 from course.lesson_data import Mistake
+from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 
@@ -401,5 +402,5 @@ TABLE = (
     ),
 )
 
-MISTAKES = TABLE + OWN + LEARNER  # make check runs them all; §8 shows TABLE
+MISTAKES = TABLE + OWN + LEARNER + HUNTER  # make check runs them all; §8 shows TABLE
 CAUSES = {**CAUSES, **LEARNER_CAUSES}

@@ -1,8 +1,7 @@
 """Lesson T4's mutants of our own from the hunt for unplanted mistakes (2026-12-03): each was let
 through until the check named with it was added.  Only make check runs them (table=False, not in
 §8); each must be caught by its test, whose message names its cause (a key of t4_mistakes.CAUSES)
-or, for cause "", none.  t4_mistakes_learner.py adds them to its LEARNER, which t4_mistakes.py gathers
-(t4_mistakes.py itself is left to the session splitting it).
+or, for cause "", none.  t4_mistakes.py gathers them after the learner's.
 """
 
 from course.lessons.t4_mistakes_own import mutant

@@ -5,7 +5,6 @@ them; t4_mistakes.py gathers them after it, and their causes (LEARNER_CAUSES) in
 The cause sigmoid-gelu (session 17) is own-sigmoid-gelu's, in t4_mistakes_own.py.
 """
 
-from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_own import mutant
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
@@ -129,5 +128,3 @@ LEARNER = (
         en="an autotune key without M",
     ),
 )
-
-LEARNER = LEARNER + HUNTER  # the hunt's mutants (t4_mistakes_hunter.py), gathered with these
