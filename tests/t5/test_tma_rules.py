@@ -353,22 +353,27 @@ RULE_OF_CASE = {  # test_tma_ready_copies_or_refuses's cases: the rule each brea
 
 
 def names_operand(message, x):
-    """Whether message names operand x as a token of its own ("b:", 'b', "rows of b", "张量 b"; not "bias").
+    """Whether message names operand x as a token of its own ("b:", 'b', "rows of b", "张量 b"; not "bias"),
+    in either case: the explainers write the operands A and B, and a learner's labels may too ("B: ...").
     "a" is also the English article, which a noun follows ("must be a multiple of 16"): an "a" followed
     by a space and a word counts only where a clause starts (the message's start, after "(" or ":"),
     after "tensor", "operand", "input", "matrix", "argument" or "of" ("the rows of a lie 66 bytes
-    apart"), or before a verb ("a breaks"); "a:", "(a)", "'a'", "张量 a" count anywhere."""
-    for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message):
+    apart"), or before a verb ("a breaks"); "a:", "(a)", "'a'", "张量 a" count anywhere.  A capital "A"
+    followed by a word starts a sentence as an article ("A view ..."): it counts only before a verb or
+    after one of those nouns ("operand A is ...")."""
+    for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message, re.IGNORECASE):
         word = re.match(r" ([A-Za-z]+)", message[m.end() :])
-        if x != "a" or word is None or word[1].lower() in _VERBS:
+        if x.lower() != "a" or word is None or word[1].lower() in _VERBS:
             return True
-        if re.search(_CLAUSE_START, message[: m.start()], re.IGNORECASE):
+        before = _AFTER_NOUN if m[0] == "A" else _CLAUSE_START
+        if re.search(before, message[: m.start()], re.IGNORECASE):
             return True
     return False
 
 
 _VERBS = {"is", "are", "has", "have", "must", "breaks", "violates", "does", "cannot", "needs", "starts", "lies"}
 _CLAUSE_START = r"(?:^|[(\"'`:;,]\s*|\b(?:tensor|operand|input|matrix|argument|of)\s+)$"
+_AFTER_NOUN = r"\b(?:tensor|operand|input|matrix|argument|of)\s+$"
 
 
 @pytest.mark.t5_2
