@@ -342,5 +342,11 @@ def graded_caller(t6, default):
 
 
 def names_one_of(message, names):
-    """Whether message names one of names as a word of its own: "w" in "w is 2-D", not in "two rows"."""
-    return any(re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message) for name in names)
+    """Whether message names one of names as a word of its own: "w" in "w is 2-D", not in "two rows".
+    A one-letter name counts in either case: §1 writes the weights W, so "W has 4 experts" names w."""
+    return any(
+        re.search(
+            rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message, re.IGNORECASE if len(name) == 1 else 0
+        )
+        for name in names
+    )
