@@ -16,12 +16,18 @@ def config_problems(cfg):
     if not isinstance(cfg, triton.Config):
         return [say(zh=f"{cfg!r} 不是 triton.Config", en=f"{cfg!r} is not a triton.Config")]
     found = [say(zh=f"kwargs 里没有 {k}", en=f"kwargs lack {k}") for k in BLOCK_KEYS if k not in cfg.kwargs]
+    # the block sizes are tl.arange lengths, so powers of two; GROUP_M only counts rows of tiles (§2):
+    # any positive int gives a valid order (6 as well as 8)
     found += [
         say(zh=f"{k}={cfg.kwargs[k]!r} 不是 2 的幂", en=f"{k}={cfg.kwargs[k]!r} is not a power of two")
         for k in BLOCK_KEYS
         if k in cfg.kwargs
+        and k != "GROUP_M"
         and not (isinstance(cfg.kwargs[k], int) and cfg.kwargs[k] > 0 and cfg.kwargs[k] & (cfg.kwargs[k] - 1) == 0)
     ]
+    group_m = cfg.kwargs.get("GROUP_M")
+    if "GROUP_M" in cfg.kwargs and not (isinstance(group_m, int) and not isinstance(group_m, bool) and group_m > 0):
+        found.append(say(zh=f"GROUP_M={group_m!r} 不是正整数", en=f"GROUP_M={group_m!r} is not a positive int"))
     found += [
         say(
             zh=f"BLOCK_{d}={cfg.kwargs.get('BLOCK_' + d)} < 16：tl.dot 至少要 16",
