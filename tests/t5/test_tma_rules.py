@@ -23,17 +23,19 @@ def unaligned(rows, cols, dtype, off_bytes=4):
     return flat[off : off + rows * cols].view(rows, cols)
 
 
+# rule 1's key words: the stride of the last dimension is written stride(1) or stride(-1) (t.stride(-1))
+RULE_1_WORDS = ("contiguous", "stride 1", "stride(1)", "stride(-1)", "连续")
 RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
     (
         "b.t() of a row-major (64, 48)",
         lambda: torch.zeros(64, 48, dtype=torch.float16, device=DEVICE).t(),
-        ("contiguous", "stride 1", "stride(1)", "连续"),
+        RULE_1_WORDS,
     ),
     ("fp16 (8, 7): rows of 14 bytes", lambda: torch.zeros(8, 7, dtype=torch.float16, device=DEVICE), ("16",)),
     (
         "every other column",
         lambda: torch.zeros(8, 64, dtype=torch.float32, device=DEVICE)[:, ::2],
-        ("contiguous", "stride 1", "stride(1)", "连续"),
+        RULE_1_WORDS,
     ),
     ("base 4 bytes past 16", lambda: unaligned(8, 32, torch.float16), ("align", "base", "address", "对齐", "地址")),
     # 8 bytes off: a check against 8 bytes, not 16, passes the 4-byte case and lets this one through
@@ -56,7 +58,7 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
     (
         "one column of every other",
         lambda: torch.zeros(8, 16, dtype=torch.float16, device=DEVICE)[:, ::2][:, :1],
-        ("contiguous", "stride 1", "stride(1)", "连续"),
+        RULE_1_WORDS,
     ),
 ]  # the rule's key word, as §3.2 lists them, in English (any case) or Chinese
 
