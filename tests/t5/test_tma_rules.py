@@ -25,6 +25,8 @@ def unaligned(rows, cols, dtype, off_bytes=4):
 
 # rule 1's key words: the stride of the last dimension is written stride(1) or stride(-1) (t.stride(-1))
 RULE_1_WORDS = ("contiguous", "stride 1", "stride(1)", "stride(-1)", "连续")
+# rule 3's: the base address, as §3.2 writes the rule in code too (data_ptr() % 16 == 0)
+RULE_3_WORDS = ("align", "base", "address", "data_ptr", "对齐", "地址")
 RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
     (
         "b.t() of a row-major (64, 48)",
@@ -37,17 +39,17 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
         lambda: torch.zeros(8, 64, dtype=torch.float32, device=DEVICE)[:, ::2],
         RULE_1_WORDS,
     ),
-    ("base 4 bytes past 16", lambda: unaligned(8, 32, torch.float16), ("align", "base", "address", "对齐", "地址")),
+    ("base 4 bytes past 16", lambda: unaligned(8, 32, torch.float16), RULE_3_WORDS),
     # 8 bytes off: a check against 8 bytes, not 16, passes the 4-byte case and lets this one through
     (
         "fp16 base 8 bytes past 16",
         lambda: unaligned(8, 32, torch.float16, 8),
-        ("align", "base", "address", "对齐", "地址"),
+        RULE_3_WORDS,
     ),
     (
         "fp32 base 8 bytes past 16",
         lambda: unaligned(4, 8, torch.float32, 8),
-        ("align", "base", "address", "对齐", "地址"),
+        RULE_3_WORDS,
     ),
     # rows of 72 bytes: a multiple of 8, and of 16 only if the size of an element is taken as 4, not 2
     ("fp16 (1, 7): one row of 14 bytes", lambda: torch.zeros(1, 7, dtype=torch.float16, device=DEVICE), ("16",)),
