@@ -68,9 +68,13 @@ def test_grid_follows_the_config(t4, watched, poisoned_allocations):
 @pytest.mark.t4_4
 def test_every_autotune_config_runs(t4, watched, poisoned_allocations):
     require_configs(t4)
+    seen = set()
     for cfg in t4.AUTOTUNE_CONFIGS:
         kw = cfg.kwargs
-        M, N, K = kw["BLOCK_M"] + 3, kw["BLOCK_N"] + 5, 2 * kw["BLOCK_K"] + 7  # tails everywhere
+        if INTERPRETING and tuple(kw.items()) in seen:
+            continue  # the interpreter runs any num_warps and num_stages alike: these blocks are checked
+        seen.add(tuple(kw.items()))
+        M, N, K = kw["BLOCK_M"] + 3, kw["BLOCK_N"] + 5, kw["BLOCK_K"] + 7  # tails everywhere, two k-blocks
         a, b = random((M, K), torch.float16), random((K, N), torch.float16)
         check_product(watched(a, b, config=cfg), a, b, torch.float16, say(zh=f"配置 {cfg}", en=f"config {cfg}"))
 
