@@ -64,6 +64,11 @@ def pytest_collection_modifyitems(items):
         rank = {name: i for i, name in enumerate(order)}
         ordered += sorted(group, key=lambda item, rank=rank: rank.get(item.path.name, len(rank)))
     items[:] = ordered
+    from gpu_compile import COMPILE_TIMEOUT_S  # here: triton is imported once the backend is chosen
+
+    for item in items:  # a compile for Hopper may wait for its child up to that child's limit, not pytest.ini's 60 s
+        if item.get_closest_marker("hopper_compile") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(COMPILE_TIMEOUT_S + 30))
 
 
 def pytest_report_header(config):

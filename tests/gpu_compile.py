@@ -95,7 +95,10 @@ print(json.dumps({name: first_problem(variants) for name, variants in spec["grou
 """
 
 
-def hopper_compile_problem(lesson_id, kernel, signature, groups, options, group, timeout=240):
+COMPILE_TIMEOUT_S = 240  # one compile of a lesson's variants on a busy 2-core machine: the child's limit
+
+
+def hopper_compile_problem(lesson_id, kernel, signature, groups, options, group, timeout=COMPILE_TIMEOUT_S):
     """Compile `kernel` of the graded side of lesson_id for sm_90 once per variant of groups[group]
     (each variant a dict of "constexprs" and, optionally, "signature" entries that replace those of
     `signature`: the types of the other parameters, as Triton spells them: "*fp16", "i32",
