@@ -11,6 +11,8 @@ from course.lessons.t6_mistakes_own import own
 HUNTER_CAUSES = {
     "row-pitch-k": ("都是按行距 K 数出来的", "at a row pitch of K"),
     "mlp-kept": ("第一次调用的东西（比如路由）被留下来又用了", "so something of that call (its routing, say) was kept"),
+    "dead-rows-not-zero": ("不 live 的行却不是 0", "the rows not live are not 0"),
+    "one-box-for-both": ("的 box 是从", "(its box was read at"),
 }
 
 HUNTER = (
@@ -82,5 +84,28 @@ HUNTER = (
         "[None, :] * stride_xk,\n                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
         "        gate",
         "test_gate_up_with_swiglu[torch.float16]",
+    ),
+    own(
+        "a-load-without-live",
+        "T6.3",
+        "gathered_product masks A's load at K alone, not with live: the rows not live read x's row 0 into the "
+        "accumulator; the store's mask keeps them out of the output, and the message gave only the error and a "
+        "count of nonzero cells, pointing to §4.2 (zhlearner)",
+        "4.1",
+        "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n        b = w_desc",
+        "                    mask=(k0 + cols < K)[None, :], other=0.0)\n        b = w_desc",
+        "test_gathered_product_alone[gathered]",
+        "dead-rows-not-zero",
+    ),
+    own(
+        "up-read-at-gate-row",
+        "T6.4",
+        "gate_up_product loads up's box at gate_row too: up is a second copy of gate; the message said only that "
+        "up was off from float64 (zhlearner)",
+        "5.1",
+        "        up = tl.dot(a, w_desc.load([up_row, k0]).T, up)",
+        "        up = tl.dot(a, w_desc.load([gate_row, k0]).T, up)",
+        "test_gate_up_product_alone",
+        "one-box-for-both",
     ),
 )

@@ -80,6 +80,11 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 for got, row in ((gate, up_row), (up, gate_row))
             )
         )
+        same = None  # both products of one box: up read at gate_row, or gate at up_row
+        if off and not swapped:
+            for name, got, row in (("up", up, gate_row), ("gate", gate, up_row)):
+                if rel_err(got.cpu()[live], a @ w64[row : row + bn].T) <= 1e-5:
+                    same = name
         fail(
             T6,
             f"gate_up_product，fp16 输入，K={K}："
@@ -90,7 +95,13 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 else f"live 行是对的（gate 差 {eg:.2e}，up 差 {eu:.2e}，都在 1e-5 之内）"
             )
             + (f"；不 live 的行里 gate 有 {dg} 个、up 有 {du} 个非零值，应当全是 0" if dg + du else "")
-            + ("：gate 里是 up 的乘积，up 里是 gate 的（gate_row 和 up_row 用反了）" if swapped else ""),
+            + ("：gate 里是 up 的乘积，up 里是 gate 的（gate_row 和 up_row 用反了）" if swapped else "")
+            + (
+                f"：{same} 里是 {'gate' if same == 'up' else 'up'} 的乘积（{same} 的 box 是从 "
+                f"{'gate_row' if same == 'up' else 'up_row'} 读的）"
+                if same
+                else ""
+            ),
             f"gate_up_product, fp16 inputs, K={K}: "
             + (
                 f"on the live rows gate is off from float64 by {eg:.2e} and up by {eu:.2e} (relative), over 1e-5 "
@@ -103,7 +114,13 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 if dg + du
                 else ""
             )
-            + (": gate holds up's product and up gate's (gate_row and up_row swapped)" if swapped else ""),
+            + (": gate holds up's product and up gate's (gate_row and up_row swapped)" if swapped else "")
+            + (
+                f": {same} holds {'gate' if same == 'up' else 'up'}'s product (its box was read at "
+                f"{'gate_row' if same == 'up' else 'up_row'})"
+                if same
+                else ""
+            ),
             "5.1",
         )
     first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * x.stride(0) * x.element_size()

@@ -111,6 +111,15 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
         ways.append(strides_swapped(x, want_rows[live], w2d.cpu().double()[w_row : w_row + bn]))
         said = [(zh, en) for got, zh, en in ways if got.any() and rel_err(acc.cpu()[live], got) <= 1e-5]
         section = "4.1" if len(said) == 1 and said[0][1] == ways[-1][2] else "4.2"
+        if err <= 1e-5 and (dead != 0).any():  # the live rows right, the dead ones not: A's load let them in
+            said = [
+                (
+                    "live 行是对的，不 live 的行却不是 0：A 的加载要用 live 挡住这些行，读成 0（other=0）",
+                    "the live rows are right, but the rows not live are not 0: A's load must mask them with "
+                    "live, read as 0 (other=0)",
+                )
+            ]
+            section = "4.1"
         fail(
             T6,
             f"gathered_product：live 行的相对误差 {err:.2e}，不 live 的行里有 {int((dead != 0).sum())} 个非零值"
