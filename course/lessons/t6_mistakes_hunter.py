@@ -13,6 +13,7 @@ HUNTER_CAUSES = {
     "mlp-kept": ("第一次调用的东西（比如路由）被留下来又用了", "so something of that call (its routing, say) was kept"),
     "dead-rows-not-zero": ("不 live 的行却不是 0", "the rows not live are not 0"),
     "one-box-for-both": ("的 box 是从", "(its box was read at"),
+    "m-blocks-plus-one": ("正是 counts // BLOCK_M + 1", "is counts // BLOCK_M + 1"),
 }
 
 HUNTER = (
@@ -107,5 +108,16 @@ HUNTER = (
         "        up = tl.dot(a, w_desc.load([gate_row, k0]).T, up)",
         "test_gate_up_product_alone",
         "one-box-for-both",
+    ),
+    own(
+        "m-blocks-floor-plus-one",
+        "T6.2",
+        "expert_tile_counts takes counts // BLOCK_M + 1 m-blocks: an expert with no rows gets one (and one whose "
+        "rows are a multiple of BLOCK_M one too many); the message gave the wrong m_blocks alone (zhlearner)",
+        "3.3",
+        "    m_blocks = tl.cdiv(counts, BLOCK_M)",
+        "    m_blocks = counts // BLOCK_M + 1",
+        "test_tile_counts_and_places_alone",
+        "m-blocks-plus-one",
     ),
 )

@@ -196,12 +196,25 @@ def test_tile_counts_and_places_alone(probes):
     )
     if m_blocks != want_m or ends != want_ends:
         starts = m_blocks == want_m and ends == [end - m * num_pid_n for end, m in zip(want_ends, want_m, strict=True)]
+        plus_one = m_blocks == [c // bm + 1 for c in counts]  # counts // BLOCK_M + 1: an m-block for the empty
         fail(
             T6,
             f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}"
-            + ("：这是每个专家的第一个 tile（不含自身的前缀和），不是 tile 的结尾" if starts else ""),
+            + ("：这是每个专家的第一个 tile（不含自身的前缀和），不是 tile 的结尾" if starts else "")
+            + (
+                "：m_blocks 正是 counts // BLOCK_M + 1，没有行的专家也多了一个 M 块；要 cdiv(counts, BLOCK_M)"
+                if plus_one
+                else ""
+            ),
             f"{case}: expert_tile_counts should give m_blocks {want_m} and tile_ends {want_ends}, got {m_blocks} "
-            f"and {ends}" + (": these are each expert's first tile (an exclusive sum), not the ends" if starts else ""),
+            f"and {ends}"
+            + (": these are each expert's first tile (an exclusive sum), not the ends" if starts else "")
+            + (
+                ": m_blocks is counts // BLOCK_M + 1, an m-block even for an expert with no rows; it is "
+                "cdiv(counts, BLOCK_M)"
+                if plus_one
+                else ""
+            ),
             "3.3",
         )
     want = expected_tiles(counts, bm, bn, n)
