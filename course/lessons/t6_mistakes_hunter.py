@@ -14,6 +14,8 @@ HUNTER_CAUSES = {
     "dead-rows-not-zero": ("不 live 的行却不是 0", "the rows not live are not 0"),
     "one-box-for-both": ("的 box 是从", "(its box was read at"),
     "m-blocks-plus-one": ("正是 counts // BLOCK_M + 1", "is counts // BLOCK_M + 1"),
+    "swiglu-no-sigmoid": ("算的是 gate * up", "it is gate * up"),
+    "swiglu-sigmoid-only": ("算的是 sigmoid(gate) * up", "it is sigmoid(gate) * up"),
 }
 
 HUNTER = (
@@ -119,5 +121,25 @@ HUNTER = (
         "    m_blocks = counts // BLOCK_M + 1",
         "test_tile_counts_and_places_alone",
         "m-blocks-plus-one",
+    ),
+    own(
+        "swiglu-without-sigmoid",
+        "T6.4",
+        "swiglu returns gate * up, silu's sigmoid left out; the message gave the error alone (zhlearner)",
+        "5.1",
+        "    return gate * tl.sigmoid(gate) * up",
+        "    return gate * up",
+        "test_gate_up_with_swiglu[torch.float16]",
+        "swiglu-no-sigmoid",
+    ),
+    own(
+        "swiglu-sigmoid-for-silu",
+        "T6.4",
+        "swiglu returns sigmoid(gate) * up, sigmoid taken for silu; the message gave the error alone (zhlearner)",
+        "5.1",
+        "    return gate * tl.sigmoid(gate) * up",
+        "    return tl.sigmoid(gate) * up",
+        "test_gate_up_with_swiglu[torch.float16]",
+        "swiglu-sigmoid-only",
     ),
 )

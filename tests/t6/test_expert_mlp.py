@@ -156,11 +156,27 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     want = reference(x, w, ids, activation="swiglu")
     err = rel_err(out, want) if out.shape == want.shape else float("inf")
     if err > OUT_RTOL[dtype]:
+        plain = reference(x, w, ids)  # [R, 2F]: each sorted row's gate, then up
+        gate, up = plain[:, :F], plain[:, F:]
+        forms = (  # two ways to write SwiGLU wrong, each worked out on the same inputs: named when out is one
+            (
+                gate * up,
+                "算的是 gate * up：少了 sigmoid（silu(g) = g * sigmoid(g)）",
+                "it is gate * up: silu's sigmoid is missing (silu(g) = g * sigmoid(g))",
+            ),
+            (
+                torch.sigmoid(gate) * up,
+                "算的是 sigmoid(gate) * up：silu(g) 是 g * sigmoid(g)，不是 sigmoid(g)",
+                "it is sigmoid(gate) * up: silu(g) is g * sigmoid(g), not sigmoid(g)",
+            ),
+        )
+        said = [(zh, en) for got, zh, en in forms if out.shape == got.shape and rel_err(out, got) <= OUT_RTOL[dtype]]
         fail(
             T6,
-            f"{case}：结果应当是 [{tokens * top_k}, {F}] 的 silu(gate) * up，和 float64 差 {err:.2e}（相对）",
+            f"{case}：结果应当是 [{tokens * top_k}, {F}] 的 silu(gate) * up，和 float64 差 {err:.2e}（相对）"
+            + (f"：{said[0][0]}" if said else ""),
             f"{case}: the result should be silu(gate) * up, [{tokens * top_k}, {F}]; off from float64 by {err:.2e} "
-            "(relative)",
+            "(relative)" + (f": {said[0][1]}" if said else ""),
             "5.1",
         )
 
