@@ -16,6 +16,8 @@ HUNTER_CAUSES = {
     "m-blocks-plus-one": ("正是 counts // BLOCK_M + 1", "is counts // BLOCK_M + 1"),
     "swiglu-no-sigmoid": ("算的是 gate * up", "it is gate * up"),
     "swiglu-sigmoid-only": ("算的是 sigmoid(gate) * up", "it is sigmoid(gate) * up"),
+    "w-box-first-k": ("每一步都乘 w 的第一个 k 块", "multiplying by w's first k-box in every step"),
+    "acc-overwritten": ("acc 每一步被覆盖了", "acc was overwritten in each step"),
 }
 
 HUNTER = (
@@ -141,5 +143,27 @@ HUNTER = (
         "    return tl.sigmoid(gate) * up",
         "test_gate_up_with_swiglu[torch.float16]",
         "swiglu-sigmoid-only",
+    ),
+    own(
+        "w-box-at-k-zero",
+        "T6.3",
+        "gathered_product loads w's box at [w_row, 0] in every step: each k-block of A meets w's first k-block; "
+        "the message gave the error alone (zhlearner)",
+        "4.2",
+        "        b = w_desc.load([w_row, k0])",
+        "        b = w_desc.load([w_row, 0])",
+        "test_gathered_product_alone[gathered]",
+        "w-box-first-k",
+    ),
+    own(
+        "acc-overwritten-each-k",
+        "T6.3",
+        "gathered_product writes acc = tl.dot(a, b.T): each step overwrites the sum, the last k-block's product "
+        "alone is left; the message gave the error alone (zhlearner)",
+        "4.2",
+        "        acc = tl.dot(a, b.T, acc)",
+        "        acc = tl.dot(a, b.T)",
+        "test_gathered_product_alone[gathered]",
+        "acc-overwritten",
     ),
 )

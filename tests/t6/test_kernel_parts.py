@@ -151,12 +151,25 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
     """[(float64 sums of the live rows, zh, en)] that gathered_product gives when w's box is loaded with
     its coordinates the other way round, or used without .T: each k-block's A box (zeros past K) times
     w2d's box (zeros outside w2d), as TMA reads it."""
-    turned, untransposed = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(2))
+    turned, untransposed, first_box = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(3))
     for k0 in range(0, K, bk):
         a = box(xr, 0, k0, xr.shape[0], bk)
         turned += a @ box(w2d, k0, w_row, bn, bk).T
         untransposed += a @ box(w2d, w_row, k0, bn, bk)  # [bn, bk] taken as [bk, bn]: square boxes here
+        first_box += a @ box(w2d, w_row, 0, bn, bk).T  # w's box loaded at column 0 in every step
+        last = a @ box(w2d, w_row, k0, bn, bk).T  # what an accumulator overwritten in each step ends with
     return [
+        (
+            first_box,
+            "每一步都乘 w 的第一个 k 块时正是这个和：w 的 box 要在 [w_row, k0] 载入，随 k0 前进",
+            "it is the sum that multiplying by w's first k-box in every step gives: w's box is loaded at "
+            "[w_row, k0], moving with k0",
+        ),
+        (
+            last,
+            "这正是最后一个 k 块的乘积：acc 每一步被覆盖了，要 tl.dot(a, b.T, acc) 累加",
+            "it is the last k-block's product alone: acc was overwritten in each step; tl.dot(a, b.T, acc) adds to it",
+        ),
         (
             turned,
             "w 的 box 按反过来的坐标载入（[k0, w_row]）时正是这个和："
