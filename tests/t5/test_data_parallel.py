@@ -10,7 +10,7 @@ from course.messages import fail
 
 from .common import T5, cfg, check_product, check_trace, product_case, run_matmul
 from .swaps import fail_if_sums_turned
-from .test_tma_rules import names_operand
+from .test_tma_ready import names_operand
 from support import DTYPES, OUT_RTOL, random, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's

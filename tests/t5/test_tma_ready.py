@@ -1,0 +1,217 @@
+"""Lesson T5.2's tma_ready (§3.2): operands that keep TMA's rules go through as they are (W.t() read
+K-major), the others are copied or, with fallback=False, refused with a message naming the operand and
+the rule.  tma_problem's own checks are in test_tma_rules.py."""
+
+import re
+
+import pytest
+import torch
+
+from course.messages import fail
+
+from .common import T5, ready, three_values, tma_rule_broken
+from support import padded, random
+
+pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T5.2 TMA tensor descriptors: tma_ready
+# ================================================================================================
+def ready_k_major(t5, a, w, fallback):
+    """tma_ready(a, w.t(), fallback) for a w whose rows keep TMA's rules: an error raised is named as the
+    refusal of a b that TMA reads K-major as it is (a strict mode that refuses before trying b.t())."""
+    try:
+        got = t5.tma_ready(a, w.t(), fallback)
+    except (ValueError, TypeError) as e:
+        fail(
+            T5,
+            f"tma_ready(a, b = W.t(), fallback={fallback}) 抛出了 {type(e).__name__}：{e}；W 是 stride "
+            f"{tuple(w.stride())} 的行主序 (N, K)，b.t() 就是 W，TMA 按 K-major 直接能读：先试 b.t()，再决定拒绝",
+            f"tma_ready(a, b = W.t(), fallback={fallback}) raised {type(e).__name__}: {e}; W is row-major (N, K) "
+            f"with strides {tuple(w.stride())}, so b.t() is W, which TMA reads K-major as it is: try b.t() "
+            "before refusing",
+            "3.2",
+        )
+    return three_values(got)
+
+
+@pytest.mark.t5_2
+def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
+    """nn.Linear keeps W as (N, K): x @ W.t() must not copy W, in either mode."""
+    a, w = random((40, 64), torch.float16), random((24, 64), torch.float16)
+    for fallback in (True, False):
+        a2, b2, kmajor = ready_k_major(t5, a, w, fallback)
+        if not kmajor or b2.data_ptr() != w.data_ptr() or tuple(b2.shape) != (24, 64):
+            fail(
+                T5,
+                f"b = W.t()，W 是行主序的 (24, 64)：应当按 K-major 直接读 W（b_kmajor=True，返回的 b 就是 W，"
+                f"不复制）；得到 b_kmajor={kmajor}，shape {tuple(b2.shape)}"
+                + ("、另一块内存（复制了）" if b2.data_ptr() != w.data_ptr() else ""),
+                f"b = W.t() with W a row-major (24, 64): read W K-major as it is (b_kmajor=True, the b returned "
+                f"is W itself, no copy); got b_kmajor={kmajor}, shape {tuple(b2.shape)}"
+                + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else ""),
+                "3.2",
+            )
+        if a2.data_ptr() != a.data_ptr():
+            fail(T5, "a 本来就合规，不该复制", "a keeps the rules already: it must not be copied", "3.2")
+
+
+@pytest.mark.t5_2
+def test_tma_ready_leaves_legal_views_alone(t5):
+    """Views whose rows are padded (a slice of wider rows) keep TMA's rules: read as they are, not copied."""
+    a, b = padded(20, 24, torch.float16)[0], padded(24, 40, torch.float16)[0]
+    w = padded(40, 24, torch.float16)[0]  # b = w.t(): a padded W, read K-major as it is
+    for fallback in (True, False):
+        _, b2, kmajor = ready_k_major(t5, a, w, fallback)
+        if not kmajor or b2.data_ptr() != w.data_ptr() or b2.stride() != w.stride():
+            fail(
+                T5,
+                f"b = W.t()，W 是 stride {tuple(w.stride())} 的视图（行有填充），"
+                f"满足 TMA 的规矩（fallback={fallback}）："
+                f"应当按 K-major 直接读 W，不复制；得到 b_kmajor={kmajor}、stride {tuple(b2.stride())}"
+                + ("、另一块内存（复制了）" if b2.data_ptr() != w.data_ptr() else ""),
+                f"b = W.t() with W a view with strides {tuple(w.stride())} (padded rows) that keeps TMA's rules "
+                f"(fallback={fallback}): read W K-major as it is, no copy; got b_kmajor={kmajor}, strides "
+                f"{tuple(b2.stride())}" + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else ""),
+                "3.2",
+            )
+        a2, b2, kmajor = ready(t5, a, b, fallback)
+        for name, got, given in (("a", a2, a), ("b", b2, b)):
+            if kmajor or got.data_ptr() != given.data_ptr() or got.stride() != given.stride():
+                fail(
+                    T5,
+                    f"{name} 是 stride {tuple(given.stride())} 的视图，满足 TMA 的规矩（fallback={fallback}）："
+                    f"应当原样返回，不复制；得到 stride {tuple(got.stride())}、b_kmajor={kmajor}"
+                    + ("、另一块内存" if got.data_ptr() != given.data_ptr() else ""),
+                    f"{name} is a view with strides {tuple(given.stride())} that keeps TMA's rules "
+                    f"(fallback={fallback}): return it as it is, no copy; got strides {tuple(got.stride())}, "
+                    f"b_kmajor={kmajor}" + (", other memory" if got.data_ptr() != given.data_ptr() else ""),
+                    "3.2",
+                )
+
+
+# The rule's key words for tma_ready's error (§3.2 names them for tma_problem, whose text it may reuse):
+CONTIGUOUS = ("contiguous", "stride", "column-major", "transpos", "连续", "步长")
+
+
+ROWS_16 = ("16",)
+
+
+RULE_OF_CASE = {  # test_tma_ready_copies_or_refuses's cases: the rule each breaks
+    "fp16 with odd K = 33": ROWS_16,
+    "fp16 with odd N = 21": ROWS_16,
+    "column-major a": CONTIGUOUS,
+    "b = W.t(), W fp16 (48, 45)": CONTIGUOUS + ROWS_16,  # b breaks rule 1, and W = b.t() rule 2
+}
+
+
+def names_operand(message, x):
+    """Whether message names operand x as a token of its own ("b:", 'b', "rows of b", "张量 b"; not "bias"),
+    in either case: the explainers write the operands A and B, and a learner's labels may too ("B: ...").
+    "a" is also the English article, which a noun follows ("must be a multiple of 16"): an "a" followed
+    by a space and a word counts only where a clause starts (the message's start, after "(" or ":"),
+    after "tensor", "operand", "input", "matrix", "argument" or "of" ("the rows of a lie 66 bytes
+    apart"), or before a verb ("a breaks"); "a:", "(a)", "'a'", "张量 a" count anywhere.  A capital "A"
+    followed by a word starts a sentence as an article ("A view ..."): it counts only before a verb or
+    after one of those nouns ("operand A is ...")."""
+    for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message, re.IGNORECASE):
+        word = re.match(r" ([A-Za-z]+)", message[m.end() :])
+        if x.lower() != "a" or word is None or word[1].lower() in _VERBS:
+            return True
+        before = _AFTER_NOUN if m[0] == "A" else _CLAUSE_START
+        if re.search(before, message[: m.start()], re.IGNORECASE):
+            return True
+    return False
+
+
+_VERBS = {"is", "are", "has", "have", "must", "breaks", "violates", "does", "cannot", "needs", "starts", "lies"}
+_CLAUSE_START = r"(?:^|[(\"'`:;,]\s*|\b(?:tensor|operand|input|matrix|argument|of)\s+)$"
+_AFTER_NOUN = r"\b(?:tensor|operand|input|matrix|argument|of)\s+$"
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize(
+    "what, make_a, make_b, bad",
+    [
+        (
+            "fp16 with odd K = 33",
+            lambda: random((20, 33), torch.float16),
+            lambda: random((33, 16), torch.float16),
+            "a",
+        ),
+        (
+            "fp16 with odd N = 21",
+            lambda: random((20, 32), torch.float16),
+            lambda: random((32, 21), torch.float16),
+            "b",
+        ),
+        (
+            "column-major a",
+            lambda: random((48, 20), torch.float16).t(),
+            lambda: random((48, 16), torch.float16),
+            "a",
+        ),
+        # b = W.t() with W an fp16 (48, 45): column-major, but W's rows are 90 bytes apart, so W itself
+        # breaks rule 2 and cannot be read K-major either: b is copied (a, a padded view, keeps the rules)
+        (
+            "b = W.t(), W fp16 (48, 45)",
+            lambda: padded(20, 45, torch.float16)[0],
+            lambda: random((48, 45), torch.float16).t(),
+            "b",
+        ),
+    ],
+)
+def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
+    """Both outcomes: by default an aligned copy (same values, rules kept); with fallback=False a
+    ValueError naming the tensor that breaks a rule, and the rule."""
+    a, b = make_a(), make_b()
+    a2, b2, kmajor = ready(t5, a, b, True)
+    # read K-major, the b returned is the (N, K) tensor the descriptor is built on: it keeps the rules too
+    for name, got, want, read in (("a", a2, a, a2), ("b", b2.t() if kmajor else b2, b, b2)):
+        broken = tma_rule_broken(read)  # the suite's check: a wrong tma_problem must not fail tma_ready here
+        if broken is not None:
+            fail(
+                T5,
+                f"{what}：tma_ready 返回的 {name}"
+                + ("（按 K-major 读的 (N, K) 张量，b_kmajor=True）" if name == "b" and kmajor else "")
+                + f" 仍然违反规矩：{broken[0]}"
+                + ("。只有 b.t() 本身合规时才能按 K-major 读" if name == "b" and kmajor else ""),
+                f"{what}: the {name} tma_ready returns"
+                + (" (the (N, K) tensor read K-major, b_kmajor=True)" if name == "b" and kmajor else "")
+                + f" still breaks a rule: {broken[1]}"
+                + (". Read b K-major only when b.t() itself keeps the rules" if name == "b" and kmajor else ""),
+                "3.2",
+            )
+        if not torch.equal(got, want):
+            fail(
+                T5,
+                f"{what}：tma_ready 返回的 {name} 数值变了",
+                f"{what}: the {name} tma_ready returns holds other values",
+                "3.2",
+            )
+    try:
+        t5.tma_ready(a, b, False)
+    except ValueError as e:
+        if not names_operand(str(e), bad):
+            fail(
+                T5,
+                f"{what}：ValueError 要写出违规的张量 {bad}（比如 “{bad}: ...”），得到 {e}",
+                f"{what}: the ValueError must name {bad} (as in \"{bad}: ...\"), got {e}",
+                "3.2",
+            )
+        rule = RULE_OF_CASE[what]
+        if not any(w in str(e).lower() for w in rule):
+            fail(
+                T5,
+                f"{what}：ValueError 要写出违反的规矩（含 {' / '.join(rule)} 之一），得到 {e}",
+                f"{what}: the ValueError must name the rule broken (one of {' / '.join(rule)}), got {e}",
+                "3.2",
+            )
+        return
+    fail(
+        T5,
+        f"{what}：fallback=False 时应当抛 ValueError",
+        f"{what}: with fallback=False it must raise ValueError",
+        "3.2",
+    )
