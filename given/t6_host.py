@@ -1,5 +1,7 @@
 """Lesson T6's host side, given: nothing to write here.  One file for both sides: mine/t6_moe.py and
-solutions/t6_moe.py each import it and bind it to themselves at their end (`bind`).
+solutions/t6_moe.py each end with `host = t6_host.bind(sys.modules[__name__])`, as T5's files bind
+given/t5_host.py: a Host bound to that module, whose route and grouped_matmul the file names for its
+own code, and the names the tests and the tools read set on the module, as if its file defined them.
 
 What runs on the host around the kernels: the Routing, route's three launches, the checks of a
 hand-made routing (check_offsets), the block sizes (Config, pick_config), grouped_matmul's one
@@ -46,13 +48,35 @@ class Routing:
         return self.counts.numel()
 
 
+# The names a side's module shows of the host side (bind), besides what its file names itself (Routing,
+# check_offsets, and the Host's route and grouped_matmul, which its own code calls).
+HOST_NAMES = ("Config", "CONFIGS", "pick_config", "upper_bound_tiles")
+
+
+class Host:
+    """The host side bound to one side's module (`side`): route and grouped_matmul, called as the side's
+    own, read the side's kernels and checks at each call; the plans (§6.4) are this side's alone."""
+
+    def __init__(self, side):
+        self.side = side
+        self.plans = {}  # plan_key -> GroupedPlan
+        self.route_plans = {}  # route_key -> route's three kernels, compiled
+        self.route = _bound(side, route)
+        self.grouped_matmul = _bound(side, grouped_matmul)
+
+
 def bind(side):
-    """(route, grouped_matmul) of this file bound to the side's module: called as the side's own,
-    each reads the side's kernels and checks at every call."""
-    return tuple(_bound(side, fn) for fn in (route, grouped_matmul))
+    """A Host for `side`, the module of mine/ or solutions/ t6_moe.py, with the names above set on that
+    module, as if its file defined them; its plans as `_plans` and `_route_plans` (a test clears them)."""
+    host = Host(side)
+    for name in HOST_NAMES:
+        setattr(side, name, globals()[name])
+    side._plans, side._route_plans = host.plans, host.route_plans
+    return host
 
 
 def _bound(side, fn):
+    """fn with `side` passed first, signed and named as fn without it."""
     def call(*args, **kwargs):
         return fn(side, *args, **kwargs)
 
