@@ -3,7 +3,7 @@
 Read content/t5.md (中文) or content/t5.en.md (English) first: every banner below names the
 section it implements.  mine/t5_persistent.py is this file with the learner's bodies cut out, so
 `diff mine/t5_persistent.py solutions/t5_persistent.py` shows only code that a learner writes.
-T5 builds on T4: the grouped order and the fused bias + GELU are imported from YOUR t4_matmul.py.
+T5 builds on T4: the grouped order, the fused bias + GELU and the input checks come from YOUR t4_matmul.py.
 The host side (matmul, the config choice, the plans, the launch) is given, the same for mine/ and
 solutions/: given/t5_host.py and given/t5_config.py.  Read it there; this file's last banner binds it here.
 
@@ -27,10 +27,8 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from given import t5_host  # the host side, given: read it there (this file's last banner)
 
-# ---- other style begin: the input checks are this file's own, not T4's
-from .t4_matmul import bias_and_activation, tile_coords  # the T4 of the same side: yours in mine/
-
-# ---- other style end
+# The T4 of the same side (yours in mine/); matmul (given/t5_host.py) calls check_inputs on this module.
+from .t4_matmul import bias_and_activation, check_inputs, tile_coords  # noqa: F401
 
 
 # ----------------------------------------------------------------------------------------------
@@ -422,36 +420,6 @@ def stream_k_split(num_tiles, k_blocks, num_sms, mode):
         return 0, persistent_grid(num_tiles, num_sms)
     return chosen, persistent_grid(chosen * k_blocks, num_sms)  # at least one k-block per program
     # ---- T5.3 end ----
-
-
-# ---- other style begin: matmul (given/t5_host.py) calls this file's own input checks
-SUPPORTED_DTYPES = (torch.float16, torch.bfloat16, torch.float32)
-ACTIVATIONS = (None, "gelu")
-INTERPRETING = t5_host.INTERPRETING  # read once, at import, as Triton decides whether @triton.jit interprets
-
-
-def check_inputs(a, b, bias, activation):
-    tensors = {"a": a, "b": b} if bias is None else {"a": a, "b": b, "bias": bias}
-    for name, t in tensors.items():
-        if not isinstance(t, torch.Tensor):
-            raise TypeError(f"matmul: {name} must be a torch.Tensor, got {type(t).__name__}")
-    dtypes = {name: t.dtype for name, t in tensors.items()}
-    if any(d not in SUPPORTED_DTYPES for d in dtypes.values()) or len(set(dtypes.values())) > 1:
-        raise TypeError(f"matmul: inputs must share one dtype out of float16, bfloat16, float32; got {dtypes}")
-    if a.ndim != 2 or b.ndim != 2 or a.shape[1] != b.shape[0]:
-        raise ValueError(f"matmul: need (M, K) @ (K, N), got {tuple(a.shape)} and {tuple(b.shape)}")
-    if bias is not None and tuple(bias.shape) != (b.shape[1],):
-        raise ValueError(f"matmul: bias must have shape ({b.shape[1]},), got {tuple(bias.shape)}")
-    if activation not in ACTIVATIONS:
-        raise ValueError(f"matmul: activation must be one of {ACTIVATIONS}, got {activation!r}")
-    if len({str(t.device) for t in tensors.values()}) > 1:
-        raise ValueError("matmul: inputs are on different devices")
-    if a.device.type == "cpu" and not INTERPRETING:
-        raise ValueError("matmul: CPU tensors need TRITON_INTERPRET=1 (set before triton is imported)")
-    if a.dtype == torch.bfloat16 and INTERPRETING:
-        raise TypeError("matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
-                        "multiplies bf16 bit patterns (triton issue 11584); use float16 or float32 on CPU")
-# ---- other style end
 
 
 # ----------------------------------------------------------------------------------------------
