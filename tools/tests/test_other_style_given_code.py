@@ -30,7 +30,7 @@ def test_every_other_style_keeps_the_given_code(lesson):
         (lambda v: v.replace(SWAPPED, SWAPPED.replace("float32", "float16"), 1), "tl.float16"),  # left behind
         (lambda v: v.replace(BIND, "", 1), "t5_host.bind"),  # a given line dropped
         (lambda v: v.replace("def aligned_copy(t):", "SPARE = 1\n\n\ndef aligned_copy(t):", 1), "SPARE = 1"),
-        (lambda v: v.replace("# ---- other style end\n", "", 1), "unpaired"),
+        (lambda v: v.replace("def aligned_copy(t):", "# ---- other style end\ndef aligned_copy(t):", 1), "unpaired"),
     ],
     ids=["changed", "dropped", "added", "unpaired"],
 )
