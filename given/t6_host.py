@@ -18,7 +18,7 @@ side._route_plans): one side's compiled kernels never launch for the other's.
 import functools
 import inspect
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import torch
 import triton
@@ -96,7 +96,7 @@ def route(side, topk_ids, num_experts, *, check_ids=True):
     tokens, top_k = topk_ids.shape
     slots = tokens * top_k
     dev = topk_ids.device
-    ids = topk_ids.reshape(-1)  # a view where it can be: the caller's tensor is only read
+    ids = flat(topk_ids)  # a view where it can be: the caller's tensor is only read
     e_block = max(2, triton.next_power_of_2(num_experts))
     blocks = triton.cdiv(slots, ROUTE_BLOCK)
     counts = torch.zeros(num_experts, device=dev, dtype=torch.int32)
@@ -115,6 +115,13 @@ def route(side, topk_ids, num_experts, *, check_ids=True):
         )
         launch_in_order(side, route_key(side, topk_ids, num_experts), launches, dev)
     return Routing(counts, offsets, sorted_slots, slot_pos, tokens, top_k, checked=True)
+
+
+def flat(t):
+    """t's elements in row-major order, 1-D with stride 1, as the kernels index topk_ids and
+    topk_weights: a view where there is one, else a copy.  reshape(-1) alone may give a view with
+    another stride: topk_ids[:, :1] of a [T, 2] tensor has stride 2, an expanded tensor stride 0."""
+    return t.reshape(-1).contiguous()
 
 
 def _capturing(t):
@@ -218,6 +225,11 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
     if plan is not None:
         return plan.launch(x, w, routing, topk_weights)
     side.check_expert_inputs(x, w, routing, topk_weights, activation, x_sorted)
+    if INTERPRETING and x.dtype == torch.bfloat16:  # as T4's check_inputs: a wrong answer, not an error, else
+        raise TypeError("grouped_matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
+                        "multiplies bf16 bit patterns (triton issue 11584); use float16 or float32 on CPU")
+    if not routing.checked:  # made by hand: its tensors may be views (stride 2, say); the kernels index them as 1-D
+        routing = replace(routing, **{name: flat(getattr(routing, name)) for name in ROUTING_TENSORS})
     experts, w_rows, K = w.shape
     N = w_rows // 2 if activation == "swiglu" else w_rows
     slots = routing.sorted_slots.numel()
@@ -233,7 +245,7 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
     w_desc = TensorDescriptor.from_tensor(w2d, [cfg.BLOCK_N, cfg.BLOCK_K])
     tiles = upper_bound_tiles(slots, N, experts, cfg)
     programs = side.persistent_grid(tiles, sms)
-    weights = topk_weights.reshape(-1) if topk_weights is not None else out
+    weights = flat(topk_weights) if topk_weights is not None else out
     args = dict(
         x_ptr=x, w_desc=w_desc, out_ptr=out, weights_ptr=weights, sorted_slots_ptr=routing.sorted_slots,
         counts_ptr=routing.counts, offsets_ptr=routing.offsets, trace_ptr=out if trace is None else trace, N=N, K=K,
@@ -312,7 +324,7 @@ class GroupedPlan:
     def launch(self, x, w, routing, topk_weights):
         side = self.side
         out = torch.empty(self.out[0], device=self.device, dtype=self.out[1])
-        weights = out if topk_weights is None else topk_weights.reshape(-1)
+        weights = out if topk_weights is None else flat(topk_weights)
         rows = (out, weights, routing.sorted_slots, routing.counts, routing.offsets, out)  # out again: the trace
         if not side.no_launch_hooks():  # a profiler's hook: the public launch, which calls it
             side.moe_kernel[(self.programs,)](x, self.descriptor(w), *rows, *self.rest, **self.options)

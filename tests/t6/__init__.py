@@ -24,5 +24,6 @@ ORDER = (
     "test_combine.py",
     "test_host_syncs_and_graphs.py",
     "test_grouped_matmul_refuses.py",
+    "test_model_calls.py",
     "test_expert_mlp.py",
 )

@@ -1,0 +1,104 @@
+"""T6.1, T6.3: the calls a real model makes, on tensors nobody chose: topk_ids and topk_weights that
+are views (one column of a top-2 router's output, stride 2; an expanded tensor, stride 0), a hand-made
+Routing whose tensors are views, and bf16 on the interpreter, which the host refuses."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import OUT_RTOL, T6, make_ids, reference
+from .routings import check_routing
+from support import DEVICE, INTERPRETING, rel_err
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+def id_views(tokens, experts):
+    """(name, topk_ids [tokens, 1], a view whose 1-D reshape is a view with a stride other than 1)."""
+    two = make_ids("balanced", tokens, 2, experts)
+    return [
+        (say(zh="top-2 的 topk_ids 的第 0 列（stride 2）", en="column 0 of a top-2 topk_ids (stride 2)"), two[:, :1]),
+        (
+            say(zh="扩展出来的 topk_ids（stride 0）", en="an expanded topk_ids (stride 0)"),
+            two[:1, 1:].expand(tokens, 1),
+        ),
+    ]
+
+
+@pytest.mark.t6_1
+def test_route_reads_ids_through_their_strides(t6):
+    """route hands its kernels the ids in row-major order, 1-D and contiguous: a view whose reshape
+    keeps another stride (stride 2, stride 0) is copied, not read as if contiguous (§2.3)."""
+    for name, ids in id_views(13, 5):
+        before = ids.clone()
+        case = say(zh=f"{name}，13 个 token，5 个专家", en=f"{name}, 13 tokens, 5 experts")
+        check_routing(t6.route(ids, 5), ids, 5, case)
+        if not torch.equal(ids, before):
+            fail(T6, f"{case}：route 改了调用者的 topk_ids", f"{case}: route changed the caller's topk_ids", "2.3")
+
+
+@pytest.mark.t6_3
+def test_grouped_matmul_reads_views_of_weights_and_of_a_hand_made_routing(t6):
+    """topk_weights as views (stride 2, stride 0) are read by slot as their values are, and so are the
+    tensors of a hand-made Routing that are views with stride 2: the same product as route's own (§4.3)."""
+    tokens, experts, K, N = 13, 5, 32, 24
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    two = torch.rand(tokens, 2, device=DEVICE)
+    weight_views = [
+        (say(zh="top-2 权重的第 1 列（stride 2）", en="column 1 of top-2 weights (stride 2)"), two[:, 1:]),
+        (say(zh="扩展出来的权重（stride 0）", en="expanded weights (stride 0)"), two[:1, :1].expand(tokens, 1)),
+    ]
+    (_, ids), _ = id_views(tokens, experts)
+    r = t6.route(ids, experts)
+    for name, weights in weight_views:
+        case = say(zh=f"{name}，{tokens} 个 token，top_k=1，合并", en=f"{name}, {tokens} tokens, top_k=1, combined")
+        err = rel_err(t6.grouped_matmul(x, w, r, weights, combine=True), reference(x, w, ids, weights, True))
+        if not err <= OUT_RTOL[torch.float16]:
+            fail(
+                T6,
+                f"{case}：和 float64 的结果差 {err:.2e}（相对）：每个 slot 的权重要按它的值读",
+                f"{case}: off from float64 by {err:.2e} (relative): each slot's weight must be read as its value",
+                "4.3",
+            )
+
+    def spread(t):  # the same values, every other element of a buffer twice as long
+        buffer = torch.zeros(2 * t.numel(), device=t.device, dtype=t.dtype)
+        buffer[::2] = t
+        return buffer[::2]
+
+    hand = t6.Routing(spread(r.counts), spread(r.offsets), spread(r.sorted_slots), spread(r.slot_pos), tokens, 1)
+    err = rel_err(t6.grouped_matmul(x, w, hand), reference(x, w, ids))
+    if not err <= OUT_RTOL[torch.float16]:
+        fail(
+            T6,
+            f"手工做的 Routing，四个张量都是 stride 2 的视图：和 float64 的结果差 {err:.2e}（相对）",
+            f"a hand-made Routing whose four tensors are views with stride 2: off from float64 by {err:.2e} (relative)",
+            "4",
+        )
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(not INTERPRETING, reason="the interpreter's bf16 tl.dot is what the host refuses")
+def test_bf16_is_refused_on_the_interpreter(t6):
+    """The interpreter multiplies bf16 bit patterns in tl.dot (triton issue 11584): grouped_matmul
+    refuses bf16 there with a TypeError naming it, as T4's check_inputs does, before any launch (§4)."""
+    x = torch.randn(4, 16).bfloat16()
+    w = torch.randn(2, 8, 16).bfloat16()
+    r = t6.route(torch.tensor([[0], [1], [1], [0]]), 2)
+    try:
+        t6.grouped_matmul(x, w, r)
+        got = say(zh="它却算出了一个结果", en="and it returned a result")
+    except TypeError as e:
+        if "bfloat16" in str(e) or "bf16" in str(e):
+            return
+        got = say(zh=f"它抛的 TypeError 没有提到 bf16：{e}", en=f"and its TypeError does not name bf16: {e}")
+    fail(
+        T6,
+        f"解释器上的 bf16：grouped_matmul 应当抛 TypeError，{got}（解释器的 bf16 tl.dot 是错的）",
+        f"bf16 on the interpreter: grouped_matmul should raise a TypeError, {got} (the interpreter's bf16 tl.dot "
+        "is wrong)",
+        "4",
+    )
