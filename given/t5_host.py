@@ -144,13 +144,16 @@ class Host:
         """C = activation(a @ b + bias) in the inputs' dtype, by t5_kernel.
 
         config: a Config (default: pick_config).  num_programs: the "SM count" to plan for (default:
-        the device's).  out: an (M, N) tensor to write C into.  trace: int32 zeros, 5 per tile: the
+        the device's).  out: an (M, N) tensor of the inputs' dtype, on their device, to write C into
+        (check_out says what else it must keep).  trace: int32 zeros, 5 per tile: the
         kernel counts each tile's epilogues and k-blocks there (tests).  tma_fallback=False: refuse,
         rather than copy, an operand that breaks TMA's rules.
         """
         key = plan_key(a, b, bias, activation, config, num_programs, out, trace, tma_fallback)
         plan = self.plans.get(key) if key is not None else None
         if plan is not None:
+            if out is not None:  # the key fixes out's shape, strides and dtype, not whether it lies over a or b
+                out_shares_nothing(out, a, b, bias)
             return plan.launch(a, b, bias, out)
         return self.first_call(key, a, b, bias, activation, config, num_programs, out, trace, tma_fallback)
 
@@ -159,6 +162,8 @@ class Host:
         for the next call of this kind when nothing had to be copied."""
         side = self.side
         side.check_inputs(a, b, bias, activation)
+        if out is not None:
+            check_out(out, a, b, bias)
         M, K = a.shape
         N = b.shape[1]
         c = torch.empty((M, N), device=a.device, dtype=a.dtype) if out is None else out
@@ -202,6 +207,51 @@ class Host:
                 isinstance(d, TensorDescriptor) and d.base is t for d, t in zip(descs, (a, b, c), strict=True)):
             self.plans[key] = Plan(self, kernel, args, options, b_kmajor, a.device, (M, N))
         return c
+
+
+def check_out(out, a, b, bias):
+    """Raise unless matmul can write C = a @ b into `out`: a tensor of shape (M, N) in the inputs' dtype
+    and on their device, with no two of its cells at one address (an expanded tensor has stride 0), that
+    shares no memory with a, b or bias.  A TypeError for a wrong type, else a ValueError naming out."""
+    if not isinstance(out, torch.Tensor):
+        raise TypeError(f"matmul: out must be a torch.Tensor, got {type(out).__name__}")
+    M, N = a.shape[0], b.shape[1]
+    if tuple(out.shape) != (M, N) or out.dtype != a.dtype or out.device != a.device:
+        raise ValueError(f"matmul: out must be ({M}, {N}) {a.dtype} on {a.device}, like the product, got "
+                         f"{tuple(out.shape)} {out.dtype} on {out.device}")
+    if overlaps_itself(out):
+        raise ValueError(f"matmul: out has cells at one address (shape {tuple(out.shape)}, strides "
+                         f"{tuple(out.stride())}): each cell of C needs its own")
+    out_shares_nothing(out, a, b, bias)
+
+
+def overlaps_itself(t):
+    """Whether two elements of t lie at one address: its dimensions of more than one element, by
+    stride, must each step past the whole of the ones before it."""
+    reach = 1
+    for stride, size in sorted((s, n) for n, s in zip(t.shape, t.stride(), strict=True) if n > 1):
+        if stride < reach:
+            return True
+        reach = stride * size
+    return False
+
+
+def out_shares_nothing(out, a, b, bias):
+    """Raise a ValueError where out's bytes and those of a, b or bias overlap (their spans, from the
+    first element to the last: an interleaved pair counts too): the kernel would read what it wrote."""
+    def span(t):
+        last = sum((n - 1) * s for n, s in zip(t.shape, t.stride(), strict=True))
+        return t.data_ptr(), t.data_ptr() + (last + 1) * t.element_size()
+
+    if out.numel() == 0:
+        return
+    start, end = span(out)
+    for name, t in (("a", a), ("b", b), ("bias", bias)):
+        if t is not None and t.numel() and t.device == out.device:
+            first, stop = span(t)
+            if first < end and start < stop:
+                raise ValueError(f"matmul: out shares memory with {name}: the kernel would read what it "
+                                 "has already written; give out memory of its own")
 
 
 def tensor_key(t):

@@ -24,6 +24,7 @@ ORDER = (
     "test_k_blocks_and_descriptors.py",
     "test_store_tile.py",
     "test_data_parallel.py",
+    "test_model_calls.py",
     "test_stream_k_split.py",
     "test_fix_up.py",
     "test_fix_up_memory_order.py",

@@ -1,0 +1,75 @@
+"""T5.2: the calls a real model makes into an out= it chose: matmul writes C into `out` only where
+out can take it (the product's shape, dtype and device; a cell of its own for each element; no
+memory shared with a, b or bias), and refuses it otherwise, on a first call and from a plan alike."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import T5, cfg, check_product, run_matmul
+from support import DEVICE, random
+
+pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
+
+
+def refused(t5, case, a, b, out, kind, config):
+    """matmul(a, b, out=out) must raise `kind` naming out, with a, b and out as they were."""
+    given = {"a": a, "b": b, "out": out}
+    before = {name: t.clone() for name, t in given.items() if isinstance(t, torch.Tensor)}
+    try:
+        t5.matmul(a, b, out=out, config=config)
+        got = say(zh="它却返回了一个结果", en="and it returned a result")
+    except kind as e:
+        if "out" in str(e):
+            changed = [name for name, t in before.items() if not torch.equal(given[name], t)]
+            if changed:
+                fail(
+                    T5,
+                    f"{case}：拒绝之前改了 {', '.join(changed)}",
+                    f"{case}: {', '.join(changed)} changed before the refusal",
+                    "3.3",
+                )
+            return
+        got = say(zh=f"它的 {kind.__name__} 没有提到 out：{e}", en=f"and its {kind.__name__} does not name out: {e}")
+    fail(
+        T5,
+        f"{case}：matmul 应当抛 {kind.__name__}，{got}",
+        f"{case}: matmul should raise a {kind.__name__}, {got}",
+        "3.3",
+    )
+
+
+@pytest.mark.t5_2
+def test_out_is_checked_on_a_first_call_and_from_a_plan(t5):
+    """Five outs matmul cannot write C into, each refused; then a first call into a fresh out (which
+    leaves a plan for its kind) and a call of that kind with out = a, refused too: the plan's key fixes
+    out's shape and strides, not whether it lies over a.  A transposed out takes the product."""
+    config = cfg(t5)
+    a, b = random((32, 32), torch.float16), random((32, 32), torch.float16)
+    cases = [
+        (
+            say(zh="形状为 (24, 32) 的 out", en="an out of shape (24, 32)"),
+            torch.zeros(24, 32, dtype=torch.float16),
+            ValueError,
+        ),
+        (say(zh="float32 的 out", en="an out in float32"), torch.zeros(32, 32, device=DEVICE), ValueError),
+        (
+            say(zh="由一行扩展出来的 out（stride 0）", en="an out expanded from one row (stride 0)"),
+            torch.zeros(1, 32, device=DEVICE, dtype=torch.float16).expand(32, 32),
+            ValueError,
+        ),
+        (say(zh="out 是一个 list", en="an out that is a list"), [[0.0] * 32] * 32, TypeError),
+        (say(zh="out 就是 a", en="out = a"), a, ValueError),
+    ]
+    for case, out, kind in cases:
+        refused(t5, case, a, b, out.to(DEVICE) if isinstance(out, torch.Tensor) else out, kind, config)
+    t5._plans.clear()
+    case = say(zh="32x32x32 fp16，写进新的 out", en="32x32x32 fp16 into a fresh out")
+    c = run_matmul(t5, case, "3.3", a, b, config=config, out=torch.empty_like(a))
+    check_product(c, a, b, torch.float16, case, "3.3")
+    refused(t5, say(zh="同一类调用，out = a", en="a call of the same kind with out = a"), a, b, a, ValueError, config)
+    case = say(zh="32x32x32 fp16，out 是转置的视图", en="32x32x32 fp16 into a transposed view")
+    c = run_matmul(t5, case, "3.3", a, b, config=config, out=torch.empty_like(a).t())
+    check_product(c, a, b, torch.float16, case, "3.3")
