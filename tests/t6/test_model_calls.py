@@ -8,7 +8,7 @@ import torch
 from course.i18n import say
 from course.messages import fail
 
-from .common import OUT_RTOL, T6, make_ids, reference
+from .common import OUT_RTOL, T6, make_ids, raised_by, reference
 from .routings import check_routing
 from support import DEVICE, INTERPRETING, rel_err
 
@@ -102,3 +102,37 @@ def test_bf16_is_refused_on_the_interpreter(t6):
         "is wrong)",
         "4",
     )
+
+
+@pytest.mark.t6_3
+def test_grouped_matmul_with_k_or_n_of_zero(t6):
+    """K = 0 or N = 0 is valid input, not an error: every product is a sum of nothing (zeros, the
+    weights and SwiGLU of zeros included), or has no columns (§4)."""
+    tokens, experts = 5, 3
+    r = t6.route(make_ids("balanced", tokens, 2, experts), experts)
+    weights = torch.rand(tokens, 2, device=DEVICE)
+    calls = [  # (what, x's K, w's shape, options, the result's shape)
+        ("K = 0", 0, (experts, 16, 0), {}, (2 * tokens, 16)),
+        ("K = 0, combined", 0, (experts, 16, 0), dict(topk_weights=weights, combine=True), (tokens, 16)),
+        ("K = 0, swiglu", 0, (experts, 32, 0), dict(activation="swiglu"), (2 * tokens, 16)),
+        ("N = 0", 32, (experts, 0, 32), {}, (2 * tokens, 0)),
+    ]
+    for what, K, w_shape, options, shape in calls:
+        x = torch.randn(tokens, K, device=DEVICE).half()
+        w = torch.randn(w_shape, device=DEVICE).half()
+        case = say(zh=f"{what}，{tokens} 个 token，top_k=2", en=f"{what}, {tokens} tokens, top_k=2")
+        out, error = raised_by(lambda x=x, w=w, options=options: t6.grouped_matmul(x, w, r, **options))
+        if error:
+            fail(
+                T6,
+                f"{case}：这是合法的输入，grouped_matmul 却抛出了 {error}",
+                f"{case}: valid input, yet grouped_matmul raised {error}",
+                "4",
+            )
+        if tuple(out.shape) != shape or out.dtype != x.dtype or out.ne(0).any():
+            fail(
+                T6,
+                f"{case}：结果应当是 {x.dtype} 的全零 {list(shape)}，得到 {out.dtype} {tuple(out.shape)}",
+                f"{case}: the result should be {list(shape)} zeros in {x.dtype}, got {out.dtype} {tuple(out.shape)}",
+                "4",
+            )
