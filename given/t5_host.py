@@ -255,7 +255,7 @@ def out_shares_nothing(out, a, b, bias):
 
 
 def tensor_key(t):
-    return None if t is None else (type(t), t.shape, t.stride(), t.dtype, t.device, t.data_ptr() % 16)
+    return None if t is None else (type(t), t.shape, t.stride(), t.dtype, t.device, t.data_ptr() % 16, t.requires_grad)
 
 
 def plan_key(a, b, bias, activation, config, num_programs, out, trace, tma_fallback):
@@ -263,7 +263,7 @@ def plan_key(a, b, bias, activation, config, num_programs, out, trace, tma_fallb
         return None
     try:
         key = (tensor_key(a), tensor_key(b), tensor_key(bias), tensor_key(out), activation, config, num_programs,
-               tma_fallback)
+               tma_fallback, torch.is_grad_enabled())  # check_inputs refuses inputs that require grad in grad mode
         hash(key)
     except (AttributeError, TypeError):  # not tensors, say: check_inputs names what is wrong
         return None

@@ -228,6 +228,12 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
     if INTERPRETING and x.dtype == torch.bfloat16:  # as T4's check_inputs: a wrong answer, not an error, else
         raise TypeError("grouped_matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
                         "multiplies bf16 bit patterns (triton issue 11584); use float16 or float32 on CPU")
+    needs_grad = [name for name, t in (("x", x), ("w", w), ("topk_weights", topk_weights)) if t is not None and
+                  t.requires_grad]
+    if needs_grad and torch.is_grad_enabled():  # as T4's check_inputs: the result would have no grad_fn
+        raise ValueError(f"grouped_matmul: {', '.join(needs_grad)} require grad, and grouped_matmul has no "
+                         "backward: call it under torch.no_grad() or torch.inference_mode(), or pass .detach()ed "
+                         "tensors")
     if not routing.checked:  # made by hand: its tensors may be views (stride 2, say); the kernels index them as 1-D
         routing = replace(routing, **{name: flat(getattr(routing, name)) for name in ROUTING_TENSORS})
     experts, w_rows, K = w.shape
@@ -293,7 +299,7 @@ def plan_key(side, x, w, routing, topk_weights, combine, activation, x_sorted, c
     try:
         key = (side.tensor_key(x), side.tensor_key(w), side.tensor_key(topk_weights),
                *(side.tensor_key(getattr(routing, name)) for name in ROUTING_TENSORS), routing.num_tokens,
-               routing.top_k, combine, activation, x_sorted, config, num_programs)
+               routing.top_k, combine, activation, x_sorted, config, num_programs, torch.is_grad_enabled())
         hash(key)
     except (AttributeError, TypeError):  # not tensors, say: check_expert_inputs names what is wrong
         return None

@@ -201,6 +201,10 @@ def check_inputs(a, b, bias=None, activation=None):
     if a.dtype == torch.bfloat16 and INTERPRETING:
         raise TypeError("matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
                         "multiplies bf16 bit patterns (triton issue 11584); use float16 or float32 on CPU")
+    needs_grad = [name for name, t in tensors.items() if t.requires_grad]
+    if needs_grad and torch.is_grad_enabled():  # C would come back without a grad_fn: gradients silently lost
+        raise ValueError(f"matmul: {', '.join(needs_grad)} require grad, and matmul has no backward: call it "
+                         "under torch.no_grad() or torch.inference_mode(), or pass .detach()ed tensors")
     # ---- T4.4 end ----
 
 

@@ -9,6 +9,7 @@ t4_mistakes_fused.py, gathered into TABLE after the others.
 """
 
 from course.lesson_data import Mistake
+from course.lessons.t4_mistakes_calls import CALLS
 from course.lessons.t4_mistakes_fused import FUSED
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
@@ -328,5 +329,5 @@ TABLE = (
     ),
 ) + FUSED
 
-MISTAKES = TABLE + OWN + LEARNER + HUNTER  # make check runs them all; §8 shows TABLE (T4.5's from FUSED)
+MISTAKES = TABLE + OWN + LEARNER + HUNTER + CALLS  # make check runs them all; §8 shows TABLE (T4.5's from FUSED)
 CAUSES = {**CAUSES, **LEARNER_CAUSES}

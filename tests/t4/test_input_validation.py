@@ -51,6 +51,9 @@ def bad_inputs():
             ValueError,
             ["meta"],
         ),
+        # with grad enabled: C would have no grad_fn, and training would skip the layer without an error
+        ("a requires grad", f16(4, 5).requires_grad_(), f16(5, 3), {}, ValueError, ["grad"]),
+        ("bias requires grad", f16(4, 5), f16(5, 3), {"bias": f16(3).requires_grad_()}, ValueError, ["grad"]),
     ]
 
 
@@ -185,3 +188,26 @@ def test_bf16_is_never_silently_wrong_on_the_interpreter(t4):
         f"bf16 under TRITON_INTERPRET; {read('T4.4', '6.3')}",
     )
     check_product(c, a, b, torch.bfloat16, say(zh="解释器下的 bf16", en="bf16 under the interpreter"))
+
+
+@pytest.mark.t4_4
+def test_inputs_that_require_grad_are_taken_without_grad_mode(t4):
+    """Inference runs nn.Linear's weights, Parameters that require grad, under torch.no_grad() or
+    torch.inference_mode(): there matmul computes as usual (it refuses them only with grad enabled)."""
+    a, b = random((8, 12), torch.float32).requires_grad_(), random((12, 8), torch.float32).requires_grad_()
+    for mode, context in (("torch.no_grad()", torch.no_grad), ("torch.inference_mode()", torch.inference_mode)):
+        case = say(zh=f"{mode} 下，a 和 b 都 requires_grad", en=f"under {mode}, a and b requiring grad")
+        try:
+            with context():
+                c = t4.matmul(a, b)
+        except (TypeError, ValueError) as e:
+            pytest.fail(
+                say(
+                    zh=f"{case}：matmul 拒绝了：{e}；只在开着梯度（torch.is_grad_enabled()）时拒绝要梯度的输入；"
+                    f"{read('T4.4', '6.3')}",
+                    en=f"{case}: matmul refused it: {e}; refuse inputs that require grad only with grad enabled "
+                    f"(torch.is_grad_enabled()); {read('T4.4', '6.3')}",
+                ),
+                pytrace=False,
+            )
+        check_product(c, a.detach(), b.detach(), torch.float32, case)

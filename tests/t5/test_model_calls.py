@@ -7,6 +7,7 @@ import torch
 
 from course.i18n import say
 from course.messages import fail
+from course.registry import lesson
 
 from .common import T5, cfg, check_product, run_matmul
 from support import DEVICE, random
@@ -73,3 +74,42 @@ def test_out_is_checked_on_a_first_call_and_from_a_plan(t5):
     case = say(zh="32x32x32 fp16，out 是转置的视图", en="32x32x32 fp16 into a transposed view")
     c = run_matmul(t5, case, "3.3", a, b, config=config, out=torch.empty_like(a).t())
     check_product(c, a, b, torch.float16, case, "3.3")
+
+
+@pytest.mark.t5_2
+def test_a_plan_made_without_grad_mode_is_not_taken_with_it(t5):
+    """Inference runs nn.Linear's weights, Parameters that require grad, under torch.no_grad(): matmul
+    takes them there and keeps a plan for the kind.  The same call with grad enabled must not launch
+    from that plan: your T4 check_inputs refuses it, since C would carry no gradient (T4 §6.3); nor may
+    a plan made with grad enabled for a b that needs none serve a b that does."""
+    config = cfg(t5)
+    a, b = random((32, 32), torch.float16), random((32, 32), torch.float16).requires_grad_()
+    case = say(zh="torch.no_grad() 下，b 要梯度", en="under torch.no_grad(), b requiring grad")
+    t5._plans.clear()
+    with torch.no_grad():
+        c = run_matmul(t5, case, "3.3", a, b, config=config)
+    check_product(c, a, b.detach(), torch.float16, case, "3.3")
+    refused_with_grad(t5, a, b, config, say(zh="同一类调用，开着梯度", en="a call of the same kind with grad enabled"))
+    # and a plan made with grad enabled on tensors that need none is not taken for one that does
+    run_matmul(
+        t5, say(zh="开着梯度，b 不要梯度", en="grad enabled, b needing none"), "3.3", a, b.detach(), config=config
+    )
+    refused_with_grad(t5, a, b, config, say(zh="开着梯度，b 要梯度", en="grad enabled, b requiring grad"))
+
+
+def refused_with_grad(t5, a, b, config, case):
+    try:
+        t5.matmul(a, b, config=config)
+        got = say(
+            zh="它却返回了一个结果，梯度不会经过它", en="and it returned a result, which no gradient goes through"
+        )
+    except ValueError as e:
+        if "grad" in str(e):
+            return
+        got = say(zh=f"它的 ValueError 没有提到 grad：{e}", en=f"and its ValueError does not name grad: {e}")
+    fail(
+        lesson("T4"),
+        f"{case}：matmul 应当抛 ValueError，{got}",
+        f"{case}: matmul should raise a ValueError, {got}",
+        "6.3",
+    )

@@ -42,10 +42,11 @@ def test_route_reads_ids_through_their_strides(t6):
 @pytest.mark.t6_3
 def test_grouped_matmul_reads_views_of_weights_and_of_a_hand_made_routing(t6):
     """topk_weights as views (stride 2, stride 0) are read by slot as their values are, and so are the
-    tensors of a hand-made Routing that are views with stride 2: the same product as route's own (§4.3)."""
+    tensors of a hand-made Routing that are views with stride 2: the same product as route's own (§4.3).
+    w requires grad, as an inference's Parameters do: taken under torch.no_grad()."""
     tokens, experts, K, N = 13, 5, 32, 24
     x = torch.randn(tokens, K, device=DEVICE).half()
-    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half().requires_grad_()  # as nn.Linear's, say
     two = torch.rand(tokens, 2, device=DEVICE)
     weight_views = [
         (say(zh="top-2 权重的第 1 列（stride 2）", en="column 1 of top-2 weights (stride 2)"), two[:, 1:]),
@@ -55,7 +56,8 @@ def test_grouped_matmul_reads_views_of_weights_and_of_a_hand_made_routing(t6):
     r = t6.route(ids, experts)
     for name, weights in weight_views:
         case = say(zh=f"{name}，{tokens} 个 token，top_k=1，合并", en=f"{name}, {tokens} tokens, top_k=1, combined")
-        err = rel_err(t6.grouped_matmul(x, w, r, weights, combine=True), reference(x, w, ids, weights, True))
+        with torch.no_grad():
+            err = rel_err(t6.grouped_matmul(x, w, r, weights, combine=True), reference(x, w, ids, weights, True))
         if not err <= OUT_RTOL[torch.float16]:
             fail(
                 T6,
@@ -70,12 +72,44 @@ def test_grouped_matmul_reads_views_of_weights_and_of_a_hand_made_routing(t6):
         return buffer[::2]
 
     hand = t6.Routing(spread(r.counts), spread(r.offsets), spread(r.sorted_slots), spread(r.slot_pos), tokens, 1)
-    err = rel_err(t6.grouped_matmul(x, w, hand), reference(x, w, ids))
+    with torch.no_grad():
+        err = rel_err(t6.grouped_matmul(x, w, hand), reference(x, w, ids))
     if not err <= OUT_RTOL[torch.float16]:
         fail(
             T6,
             f"手工做的 Routing，四个张量都是 stride 2 的视图：和 float64 的结果差 {err:.2e}（相对）",
             f"a hand-made Routing whose four tensors are views with stride 2: off from float64 by {err:.2e} (relative)",
+            "4",
+        )
+
+
+@pytest.mark.t6_3
+def test_grouped_matmul_refuses_inputs_that_require_grad_in_grad_mode(t6):
+    """grouped_matmul has no backward: with grad enabled, an input that requires grad (nn.Linear's
+    weights, a router's weights) is refused with a ValueError naming grad, before any launch, rather
+    than give a result through which no gradient flows (T4 §6.3)."""
+    r = t6.route(torch.tensor([[0], [1], [1], [0]], device=DEVICE), 2)
+    x = torch.randn(4, 16, device=DEVICE).half()
+    w = torch.randn(2, 8, 16, device=DEVICE).half()
+    weights = torch.rand(4, 1, device=DEVICE)
+    for name, args in (
+        ("w", (x, w.requires_grad_(), r)),
+        ("topk_weights", (x, w.detach(), r, weights.requires_grad_())),
+    ):
+        case = say(zh=f"开着梯度，{name} 要梯度", en=f"grad enabled, {name} requiring grad")
+        try:
+            t6.grouped_matmul(*args)
+            got = say(
+                zh="它却返回了一个结果，梯度不会经过它", en="and it returned a result, which no gradient goes through"
+            )
+        except ValueError as e:
+            if "grad" in str(e):
+                continue
+            got = say(zh=f"它的 ValueError 没有提到 grad：{e}", en=f"and its ValueError does not name grad: {e}")
+        fail(
+            T6,
+            f"{case}：grouped_matmul 应当抛 ValueError，{got}",
+            f"{case}: grouped_matmul should raise a ValueError, {got}",
             "4",
         )
 
