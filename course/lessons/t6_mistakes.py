@@ -11,6 +11,7 @@ schedule's read of offsets[-1], test_each_tile_reads_its_own_expert_alone).
 """
 
 from course.lesson_data import Mistake
+from course.lessons.t6_mistakes_calls import CALLS
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
@@ -383,6 +384,7 @@ MISTAKES = (
     ),
 )
 # the table's first, then the shortcuts, t6hunt's and t6learner2's (t6_mistakes_shortcuts.py), then the hole
-# hunt's (t6_mistakes_own.py), then the unplanted-mistake hunt's (t6_mistakes_hunter.py)
-MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER
+# hunt's (t6_mistakes_own.py), then the unplanted-mistake hunt's (t6_mistakes_hunter.py), then the calls
+# hunt's (t6_mistakes_calls.py)
+MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS
 CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES}
