@@ -219,6 +219,9 @@ def check_out(out, a, b, bias):
     if tuple(out.shape) != (M, N) or out.dtype != a.dtype or out.device != a.device:
         raise ValueError(f"matmul: out must be ({M}, {N}) {a.dtype} on {a.device}, like the product, got "
                          f"{tuple(out.shape)} {out.dtype} on {out.device}")
+    if out.requires_grad and torch.is_grad_enabled():  # as torch's out= arguments: no autograd through them
+        raise ValueError("matmul: out requires grad, and matmul has no backward: call it under torch.no_grad() "
+                         "or pass an out that needs none")
     if overlaps_itself(out):
         raise ValueError(f"matmul: out has cells at one address (shape {tuple(out.shape)}, strides "
                          f"{tuple(out.stride())}): each cell of C needs its own")

@@ -44,7 +44,7 @@ def refused(t5, case, a, b, out, kind, config):
 
 @pytest.mark.t5_2
 def test_out_is_checked_on_a_first_call_and_from_a_plan(t5):
-    """Five outs matmul cannot write C into, each refused; then a first call into a fresh out (which
+    """Six outs matmul cannot write C into, each refused; then a first call into a fresh out (which
     leaves a plan for its kind) and a call of that kind with out = a, refused too: the plan's key fixes
     out's shape and strides, not whether it lies over a.  A transposed out takes the product."""
     config = cfg(t5)
@@ -62,6 +62,11 @@ def test_out_is_checked_on_a_first_call_and_from_a_plan(t5):
             ValueError,
         ),
         (say(zh="out 是一个 list", en="an out that is a list"), [[0.0] * 32] * 32, TypeError),
+        (
+            say(zh="开着梯度，out 要梯度", en="grad enabled, an out requiring grad"),
+            torch.zeros(32, 32, device=DEVICE, dtype=torch.float16).requires_grad_(),
+            ValueError,
+        ),
         (say(zh="out 就是 a", en="out = a"), a, ValueError),
     ]
     for case, out, kind in cases:
