@@ -12,6 +12,7 @@ schedule's read of offsets[-1], test_each_tile_reads_its_own_expert_alone).
 
 from course.lesson_data import Mistake
 from course.lessons.t6_mistakes_calls import CALLS
+from course.lessons.t6_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
@@ -89,6 +90,7 @@ MISTAKES = (
         BASE,
         "before = running[None, :] + here * 0",
         "test_route_is_a_stable_counting_sort[skewed-150-2-9]",
+        "base-no-batch-sum",
     ),
     Mistake(
         "rank-reversed",
@@ -145,6 +147,7 @@ MISTAKES = (
         "        running += tl.sum(here, axis=0)\n",
         "",
         "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "running-never-grew",
     ),
     Mistake(
         "ids-unchecked",
@@ -275,6 +278,7 @@ MISTAKES = (
         STORE_MASK,
         "acc.to(out_ptr.dtype.element_ty), mask=(cols < N)[None, :] & (rows >= 0)[:, None])",
         "test_store_rows_alone[plain]",
+        "row-mask-missing",
     ),
     Mistake(
         "no-weights",
@@ -384,7 +388,7 @@ MISTAKES = (
     ),
 )
 # the table's first, then the shortcuts, t6hunt's and t6learner2's (t6_mistakes_shortcuts.py), then the hole
-# hunt's (t6_mistakes_own.py), then the unplanted-mistake hunt's (t6_mistakes_hunter.py), then the calls
-# hunt's (t6_mistakes_calls.py)
-MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS
-CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES}
+# hunt's (t6_mistakes_own.py), the unplanted-mistake hunt's (t6_mistakes_hunter.py), the calls hunt's
+# (t6_mistakes_calls.py), then the hunt for messages that named a symptom alone (t6_mistakes_causes.py)
+MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED
+CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES}

@@ -153,6 +153,7 @@ SHORTCUTS = (
         BASE,
         "before = tl.cumsum(here, axis=0) - here",
         "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
+        "base-no-carry",
         table=False,
     ),
     Mistake(
@@ -210,6 +211,7 @@ SHORTCUTS = (
         COMBINE_BODY,
         COMBINE_BY_TL_SUM,
         "test_combine_topk_sums_in_float32_in_slot_order[torch.float32]",
+        "combine-reversed",
         table=False,
     ),
     Mistake(

@@ -89,9 +89,11 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         for j in range(top_k):
             narrow = narrow + by_slot[j::top_k].to(dtype)  # each row and each partial sum rounded to dtype
         in_dtype = dtype != torch.float32 and torch.equal(out, narrow)
+        # The slot j the result equals the sum without, bit for bit (a loop stopped one short, say).
+        left_out = next((j for j in range(top_k) if torch.equal(out, without_slot(by_slot, top_k, j).to(dtype))), None)
         size = sum(by_slot[j::top_k].abs() for j in range(top_k))  # what a rounding error scales with
         far = bool(((out.float() - want.float()).abs() > 1e-2 * size + 1e-3).any())
-        if in_dtype or far:
+        if in_dtype or far or left_out is not None:
             fail(
                 T6,
                 f"combine_topk，{dtype}：{int(differ.sum())} 个单元不对；例如 token {t} 第 {n} 列："
@@ -100,6 +102,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     f"。它们逐位等于在 {dtype} 里相加的和（每一行、每一个部分和都舍入成 {dtype}）：要在 float32 里加，"
                     "最后只舍入一次"
                     if in_dtype
+                    else f"。它们逐位等于漏掉了 j = {left_out} 的和（by_slot 第 t * {top_k} + {left_out} 行"
+                    f"没有加进去）：token t 的和是 j = 0..{top_k - 1} 全部 {top_k} 行之和"
+                    if left_out is not None
                     else f"，差得远超舍入误差：token t 的和是 by_slot 第 t * {top_k} + j 行（j = 0..{top_k - 1}）之和，"
                     "看看加的是不是这几行"
                 ),
@@ -109,6 +114,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     f". They are, bit for bit, the sum in {dtype} (each row and each partial sum rounded to {dtype}): "
                     "add in float32, and round once at the end"
                     if in_dtype
+                    else f". They are, bit for bit, the sum that leaves out j = {left_out} (row t * {top_k} + "
+                    f"{left_out} of by_slot never added): token t's sum is that of all {top_k} rows, j = 0..{top_k - 1}"
+                    if left_out is not None
                     else f", off by far more than a rounding: token t's sum is that of rows t * {top_k} + j of "
                     f"by_slot (j = 0..{top_k - 1}); check which rows are added"
                 ),
@@ -138,6 +146,16 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
             ),
             "4.4",
         )
+
+
+def without_slot(by_slot, top_k, left_out):
+    """Each token's float32 sum in j order of its by-slot rows but row j = left_out."""
+    tokens = by_slot.shape[0] // top_k
+    total = torch.zeros(tokens, by_slot.shape[1], device=by_slot.device)
+    for j in range(top_k):
+        if j != left_out:
+            total = total + by_slot[j::top_k]
+    return total
 
 
 class StoreWatch:

@@ -10,6 +10,7 @@ from .accesses import Accesses
 from .common import ROUTE_BLOCK, T6, case_name, make_ids, raised_by, raised_in, same_memory
 from .routings import (
     ROUTE_KERNELS,
+    check_block_counts,
     check_counts_and_offsets,
     check_routing,
     counts_in_range,
@@ -179,6 +180,7 @@ def watched_route(t6, monkeypatch, ids, experts, case):
                 "the kernels' own outputs",
                 "2.3",
             )
+    check_block_counts(args["scan_counts"].get("block_counts_ptr"), r, ids, experts, case)
     return r
 
 

@@ -55,6 +55,20 @@ def run_schedule(probes, counts, bm, bn, n, progs, group_m):
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
 
 
+def runs_per_program(rows, progs):
+    """{program: (first tile, last tile)} where every tile was done once and each program's tiles are
+    one run of consecutive ids, in program order, unlike the strided p, p + progs, ...; else None."""
+    programs = [row[6] for row in rows]
+    if any(row[0] != 1 for row in rows) or programs != sorted(programs):
+        return None
+    if programs == [tile % progs for tile in range(len(rows))]:
+        return None
+    runs = {}
+    for tile, prog in enumerate(programs):
+        runs[prog] = (runs.get(prog, (tile, tile))[0], tile)
+    return runs
+
+
 def check_schedule(rows, counts, bm, bn, n, progs, case):
     want = expected_tiles(counts, bm, bn, n)
     total = len(want)
@@ -73,6 +87,17 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
             "会做出来的：程序 p 做的是 tile p、p + NUM_PROGS、p + 2 * NUM_PROGS……",
             f"{case}: the epilogues per tile (tile {shown}) are those of a loop from {loop[0]} in steps of "
             f"{loop[1]}: program p does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
+            "3.4",
+        )
+    runs = runs_per_program(rows[:total], progs)
+    if runs:
+        shown = ", ".join(f"{p}: {a}..{b}" for p, (a, b) in list(runs.items())[:4])
+        fail(
+            T6,
+            f"{case}：每个程序做的是一段连续的 tile（程序 {shown}），不是隔 NUM_PROGS 取一个："
+            "程序 p 做的是 tile p、p + NUM_PROGS、p + 2 * NUM_PROGS……",
+            f"{case}: each program did one contiguous run of tiles (program {shown}), not every NUM_PROGS-th tile: "
+            "program p does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
             "3.4",
         )
     for tile, (epilogues, e, pm, pn, begin, end, prog) in enumerate(rows):
