@@ -7,11 +7,12 @@ test.  After the classic mistakes come the fix-up's ordering mistakes, caught on
 the programs in other orders (course/interpreter_order.py): five shown in §8 (row), the rest, with the
 holes the suite once let through, mutants of our own (own: table=False) that only make check runs.
 The fix-up's mistakes are in t5_mistakes_fixup.py, the other mutants of our own in
-t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py, t5_mistakes_learner2.py and t5_mistakes_hunter.py,
-so that no file of them passes 400 lines.
+t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py, t5_mistakes_learner2.py, t5_mistakes_hunter.py and
+t5_mistakes_causes.py, so that no file of them passes 400 lines.
 """
 
 from course.lesson_data import Mistake
+from course.lessons.t5_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
 from course.lessons.t5_mistakes_fixup import FIXUP
 from course.lessons.t5_mistakes_holes import HOLES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
@@ -238,5 +239,5 @@ MISTAKES = (
 )
 
 # the table's first (the classic ones, then the fix-up's), then our own
-MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2 + HUNTER
-CAUSES = {**CAUSES, **HUNTER_CAUSES}
+MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2 + HUNTER + CAUSES_NAMED
+CAUSES = {**CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES}

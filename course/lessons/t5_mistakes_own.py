@@ -249,6 +249,7 @@ OWN += (
         WHOLE_TILE_EPILOGUE,
         WHOLE_TILE_EPILOGUE.replace("(acc, bias_ptr", "(acc.to(c_desc.dtype), bias_ptr"),
         "test_store_tile_rounds_once_after_the_bias[1]",
+        "cast-before-bias",
     ),
     own(
         "right-half-whole-tiles-only",

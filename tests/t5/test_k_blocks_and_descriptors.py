@@ -162,20 +162,27 @@ RANGE_WAYS = {
 }
 
 
+def ptrs(tensors):
+    return {t.data_ptr() for t in tensors}
+
+
 @pytest.mark.t5_2
 def test_make_descriptors_boxes(t5):
     """Each descriptor spans its tensor, and its box is what the kernel moves: A [BLOCK_M, BLOCK_K], B
     [BLOCK_K, BLOCK_N] or, K-major, [BLOCK_N, BLOCK_K] (k_block_loop loads boxes of B^T then), C
     [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE].  The three block sizes differ, so a box with two of them
     swapped shows here; with equal ones (the products' tests) it would go through unseen.  EPILOGUE_SUBTILE
-    1 too: a C box of BLOCK_N // 2 whatever it is failed only in the kernel, with the interpreter's words."""
+    1 too: a C box of BLOCK_N // 2 whatever it is failed only in the kernel, with the interpreter's words.
+    The last call repeats the one before with other tensors: descriptors kept from a call show there."""
     bm, bn, bk = 16, 64, 32
     M, N, K = 40, 96, 80
-    for kmajor, subtile in ((False, 2), (True, 2), (False, 1)):
+    given = []  # every call's tensors, kept alive so that no later tensor takes their memory
+    for call, (kmajor, subtile) in enumerate(((False, 2), (True, 2), (False, 1), (False, 1))):
         a = padded(M, K, torch.float16)[0]
         b = padded(N, K, torch.float16)[0] if kmajor else padded(K, N, torch.float16)[0]
         c = padded(M, N, torch.float16)[0]
         got = t5.make_descriptors(a, b, c, kmajor, bm, bn, bk, subtile)
+        given.append((a, b, c))
         want = {
             "a_desc": (a, [bm, bk]),
             "b_desc": (b, [bn, bk] if kmajor else [bk, bn]),
@@ -196,6 +203,17 @@ def test_make_descriptors_boxes(t5):
                     + ("（K-major 时读的是 Bᵀ，box 是 [BLOCK_N, BLOCK_K]）" if transposed else ""),
                     f"{case}: {name}'s box is {list(desc.block_shape)}, {box} expected"
                     + (" (K-major, it reads B^T: the box is [BLOCK_N, BLOCK_K])" if transposed else ""),
+                    "3.1",
+                )
+            earlier = next((n for n, ts in enumerate(given[:-1]) if desc.base.data_ptr() in ptrs(ts)), None)
+            if desc.base.data_ptr() != t.data_ptr() and earlier is not None:
+                fail(
+                    T5,
+                    f"{case}：这是第 {call + 1} 次调用，{name} 却建在第 {earlier + 1} 次调用拿到的张量上："
+                    "那次的结果被留下来，又交给了拿着别的张量（形状相同）的这一次；每次调用的描述符要由它拿到的张量建",
+                    f"{case}: in call {call + 1}, {name} is built on a tensor that call {earlier + 1} was given: that "
+                    "call's result was kept and handed to this one, which was given other tensors (of the same "
+                    "shapes); build each call's descriptors on the tensors it is given",
                     "3.1",
                 )
             if desc.base.data_ptr() != t.data_ptr() or desc.base.stride() != t.stride():

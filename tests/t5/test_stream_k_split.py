@@ -1,27 +1,19 @@
-"""T5.3: the stream-K split: which program sums which k-blocks, every tile once, the fix-up's two
-halves alone, products right and bitwise repeatable."""
+"""T5.3: the stream-K split: which program sums which k-blocks, every tile once, and the hybrid rule's
+split (the fix-up's halves alone and the products: test_stream_k_products.py)."""
 
 import pytest
 import torch
-import triton
 
-from course.i18n import cells
 from course.messages import fail
 
-from .common import T5, cfg, check_product, check_trace, new_trace, product_case, trace_rows
+from .common import T5, check_trace, new_trace, trace_rows
 from .stream_k_cases import (
-    FIX_BM,
-    FIX_BN,
     SK_CASES,
-    fail_if_owners_alone,
-    fail_if_segments_counted_globally,
-    in_order_sum,
     recorded_count_run,
     sk_case,
     sk_owner,
-    spread_tiles,
 )
-from support import DEVICE, INTERPRETING, OUT_RTOL, rel_err
+from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
@@ -223,205 +215,3 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
 
 # The fix-up's two halves alone (§4.2), before the whole kernel's products: a slot or an order they get
 # wrong is named here, where the products would only be off.
-@pytest.mark.t5_3
-def test_sk_publish_partial_alone(probes):
-    """Each of 4 programs publishes its tile: its slot holds the tile, its flag is 1; the slot past
-    the last program's is never written."""
-    n = 4
-    src = spread_tiles(n)
-    partials = torch.full((n + 1, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
-    flags = torch.zeros(n + 1, dtype=torch.int32, device=DEVICE)
-    probes.publish_probe[(n,)](src, partials, flags, FIX_BM, FIX_BN)
-    if all(torch.equal(partials[p + 1], src[p]) for p in range(n)):
-        fail(
-            T5,
-            f"sk_publish_partial：程序 p 的 partial 存进了第 p + 1 个槽（{n} 个程序都是），第 {n} 个槽没有程序，"
-            "也被写了：程序 p 的槽从 partials_ptr + p * BLOCK_M * BLOCK_N 开始",
-            f"sk_publish_partial: program p's partial went into slot p + 1 (all {n} programs'), so slot {n}, no "
-            "program's, was written: program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N",
-            "4.2",
-        )
-    for p in range(n):
-        wrong = (partials[p] != src[p]).sum().item()
-        if wrong:
-            # the same values in another order: the tile stored in another layout than §4.2's row-major slot
-            moved = torch.equal(partials[p].flatten().sort().values, src[p].flatten().sort().values)
-            # published again into a workspace of 0.5 (NaN + x is NaN): the slot then holds 0.5 + the partial
-            again = torch.full_like(partials, 0.5)
-            probes.publish_probe[(n,)](src, again, torch.zeros_like(flags), FIX_BM, FIX_BN)
-            added = not moved and all(torch.equal(again[q], src[q] + 0.5) for q in range(n))
-            fail(
-                T5,
-                f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
-                f"有 {wrong} 个格子不等于它的 partial"
-                + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else "")
-                + (
-                    "：partial 被加到了槽里原有的值上（工作区先填 0.5，槽里就是 0.5 + partial），比如用了浮点 "
-                    "atomic_add；槽里原来的内容是上一次启动留下的，partial 要用 tl.store 存进去"
-                    if added
-                    else ""
-                ),
-                f"sk_publish_partial: {cells(wrong)} of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
-                "of the workspace) differ from its partial"
-                + (
-                    ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
-                    "the tests read it so"
-                    if moved
-                    else ""
-                )
-                + (
-                    ": the partial was added to what the slot held (a workspace of 0.5 gets 0.5 + the partial), "
-                    "by a float atomic_add, say; a slot holds what an earlier launch left there, so the partial "
-                    "is stored with tl.store"
-                    if added
-                    else ""
-                ),
-                "4.2",
-            )
-    if not partials[n].isnan().all():
-        fail(
-            T5,
-            f"sk_publish_partial：{n} 个程序发布，第 {n} 个槽（没有程序的）被写了",
-            f"sk_publish_partial: {n} programs published, yet slot {n} (no program's) was written",
-            "4.2",
-        )
-    if flags.cpu().tolist() != [1] * n + [0]:
-        fail(
-            T5,
-            f"sk_publish_partial：发布之后 flag 应当是 {[1] * n + [0]}（每个程序把自己的 flag 置为 1），"
-            f"得到 {flags.cpu().tolist()}",
-            f"sk_publish_partial: after publishing, flags {[1] * n + [0]} expected (each program raises its "
-            f"own flag to 1), got {flags.cpu().tolist()}",
-            "4.2",
-        )
-
-
-@pytest.mark.t5_3
-def test_sk_collect_partials_alone(probes):
-    """Program 6 owns a tile whose other segments are programs 2..5's: it adds their partials onto
-    its acc in that order, each flag put back to 0; flags outside 2..5 (other tiles') untouched."""
-    n, first, pid = 8, 2, 6
-    acc, partials = spread_tiles(1)[0], spread_tiles(n)
-    flags = torch.ones(n, dtype=torch.int32, device=DEVICE)
-    out = torch.full_like(acc, float("nan"))
-    probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, FIX_BM, FIX_BN)
-    want = in_order_sum(acc, partials, first, pid)
-    if not torch.equal(out, want):
-        backwards = torch.equal(out, in_order_sum(acc, partials.flip(0), n - pid, n - first))
-        along = torch.equal(out, in_order_sum(acc, partials, first + 1, pid + 1))  # slots first + 1 .. pid
-        fail(
-            T5,
-            f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
-            f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
-            + ("：这是倒着加的结果" if backwards else "")
-            + (
-                f"：这是第 {first + 1}..{pid} 个槽的和，程序 p 的 partial 读的是第 p + 1 个槽；"
-                "程序 p 的槽从 partials_ptr + p * BLOCK_M * BLOCK_N 开始"
-                if along
-                else ""
-            )
-            + "（每个槽里的 tile 按行主序放，§4.2）",
-            f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
-            f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
-            + (": this is their sum added backwards" if backwards else "")
-            + (
-                f": this is the sum of slots {first + 1}..{pid}, program p's partial read from slot p + 1; "
-                "program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N"
-                if along
-                else ""
-            )
-            + " (each slot holds its tile row-major, §4.2)",
-            "4.2",
-        )
-    want_flags = [0 if first <= p < pid else 1 for p in range(n)]
-    if flags.cpu().tolist() != want_flags:
-        fail(
-            T5,
-            f"sk_collect_partials(first_pid={first}, pid={pid})：结束时 flag 是 {flags.cpu().tolist()}，"
-            f"应当是 {want_flags}：加过的 partial 的 flag 放回 0，别的程序的不碰",
-            f"sk_collect_partials(first_pid={first}, pid={pid}): flags {flags.cpu().tolist()} at the end, "
-            f"{want_flags} expected: the flags of the partials added go back to 0, no other flag changes",
-            "4.2",
-        )
-
-
-@pytest.mark.t5_3
-@pytest.mark.parametrize(
-    "dtype, mode, M, N, K, progs",
-    [
-        (torch.float16, "sk", 45, 37, 160, 3),
-        (torch.float32, "sk", 45, 37, 160, 3),
-        (torch.float16, "sk", 64, 64, 130, 3),
-        (torch.float16, "sk", 64, 64, 129, 3),  # a last k-block one column wide: cdiv(K - 1, BLOCK_K) drops it
-        (torch.float16, "auto", 96, 33, 200, 5),
-        (torch.float32, "auto", 64, 64, 130, 2),
-        (torch.float16, "auto", 100, 70, 96, 4),
-        (torch.float16, "tail", 128, 160, 96, 7),  # 20 tiles on 7: a last wave of 6, and one of 7, by stream-K
-        (torch.float16, "split", 64, 40, 256, 9),  # split-K: 4 tiles, each cut in two along K, on 8 programs
-        (torch.float16, "split", 128, 96, 64, 5),  # 12 tiles, more than half the 5 slots: whole tiles
-    ]
-    # On a GPU also tiles shared by 8 programs each (4 and 6 tiles, long K): with one or two programs
-    # per tile a sum in no fixed order can still come out the same every run.
-    + (
-        []
-        if INTERPRETING
-        else [
-            (torch.bfloat16, "sk", 300, 200, 1000, 7),
-            (torch.float16, "auto", 512, 300, 4000, 11),
-            (torch.float32, "sk", 64, 64, 4096, 32),
-            (torch.float16, "sk", 64, 96, 8192, 48),
-            (torch.float16, "split", 100, 64, 8192, 40),
-        ]
-    ),
-    ids=str,
-)
-def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, N, K, progs):
-    config = cfg(t5, mode=mode)
-    c, a, b, rows = product_case(t5, M, N, K, dtype, "row-major", progs, config)
-    case = f"{M}x{K} @ {K}x{N} {dtype}, mode={mode}, {progs} programs"
-    if rel_err(c, a.double() @ b.double()) > OUT_RTOL[dtype]:  # a known wrong product is named first
-        grid, k_blocks = (triton.cdiv(M, 32), triton.cdiv(N, 32)), triton.cdiv(K, 32)
-        plan = t5.stream_k_plan(grid[0] * grid[1], k_blocks, progs, mode)
-        fail_if_segments_counted_globally(c, a, b, plan[0], (32, 32, *grid), 4, OUT_RTOL[dtype], case)
-        flags = t5.workspace(a.device, plan[1], 32, 32)[1] if plan[0] else None
-        fail_if_owners_alone(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case, flags)
-    check_product(c, a, b, dtype, case, "4.2", tile=(config.BLOCK_M, config.BLOCK_N))
-    check_trace(rows, triton.cdiv(M, 32), triton.cdiv(N, 32), 4, triton.cdiv(K, 32), case, "4.2")
-    for run in range(1 if INTERPRETING else 20):  # the interpreter runs programs in order; a GPU does not
-        again = t5.matmul(a, b, config=config, num_programs=progs)
-        if not torch.equal(
-            again.view(torch.int32 if dtype == torch.float32 else torch.int16),
-            c.view(torch.int32 if dtype == torch.float32 else torch.int16),
-        ):
-            # The interpreter runs the programs in id order every time: there no order of adding can differ.
-            why = (
-                (
-                    "，而解释器两次都按程序号顺序运行这些程序，所以不是相加顺序的问题：是第 1 次运行留下的东西改变了"
-                    "第 2 次，比如 workspace（partial 加进了槽里而不是存进去，或者有 flag 没放回 0）",
-                    ", though the interpreter ran the programs in id order both times, so no order of adding "
-                    "explains it: something run 1 left behind changed run 2, in the workspace, say (a partial added "
-                    "into its slot rather than stored there, or a flag left raised)",
-                )
-                if INTERPRETING
-                else (
-                    "：partial 要按固定顺序相加，不用浮点 atomic，也不要让上一次运行留在 workspace 里的东西影响下一次",
-                    ": add the partials in a fixed order, with no float atomics, and let nothing a run leaves in "
-                    "the workspace change the next",
-                )
-            )
-            fail(
-                T5,
-                f"{case}：第 {run + 2} 次运行的结果和第 1 次不是同样的比特{why[0]}",
-                f"{case}: run {run + 2} differs in its bits from run 1{why[1]}",
-                "4.2",
-            )
-    sk_tiles, programs = t5.stream_k_plan(triton.cdiv(M, 32) * triton.cdiv(N, 32), triton.cdiv(K, 32), progs, mode)
-    if sk_tiles:
-        flags = t5.workspace(a.device, programs, 32, 32)[1]
-        if flags.any():
-            fail(
-                T5,
-                f"{case}：kernel 结束后 workspace 的 flag 没有归零：{flags.cpu().tolist()}",
-                f"{case}: the workspace's flags are not back at 0 after the kernel: {flags.cpu().tolist()}",
-                "4.2",
-            )

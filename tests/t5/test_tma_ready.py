@@ -77,6 +77,16 @@ def test_tma_ready_leaves_legal_views_alone(t5):
                 "3.2",
             )
         a2, b2, kmajor = ready(t5, a, b, fallback)
+        if b2.data_ptr() == w.data_ptr():  # W is the call before's operand alone: no right answer for b is W
+            fail(
+                T5,
+                f"tma_ready(a, b) 返回的 b 是上一次调用（b = W.t()，形状相同）的 W，b_kmajor={kmajor}："
+                "第一次调用的结果被留下来，又交给了拿着别的张量的这一次；每次调用的结果要由它拿到的张量算出来",
+                f"tma_ready(a, b) returned as b the W of the call before (b = W.t(), of the same shapes), "
+                f"b_kmajor={kmajor}: an earlier call's result was kept and handed to this call, which was given "
+                "other tensors; work each call's result out from the tensors it is given",
+                "3.2",
+            )
         for name, got, given in (("a", a2, a), ("b", b2, b)):
             if kmajor or got.data_ptr() != given.data_ptr() or got.stride() != given.stride():
                 fail(
