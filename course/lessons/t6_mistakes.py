@@ -268,6 +268,7 @@ MISTAKES = (
         "x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0) // TOP_K",
         "x_rows = tl.where(live, rows, 0) // TOP_K",
         "test_gathered_product_alone[gathered]",
+        "rows-by-position",
     ),
     Mistake(
         "no-row-mask",
@@ -363,6 +364,7 @@ MISTAKES = (
         "return gate * tl.sigmoid(gate) * up",
         "return up * tl.sigmoid(up) * gate",
         "test_gate_up_with_swiglu[torch.float16]",
+        "swiglu-on-up",
     ),
     Mistake(
         "down-unweighted",

@@ -19,6 +19,8 @@ DETECTED_CAUSES = {
     "combine-slot-left-out": ("逐位等于漏掉了 j =", "the sum that leaves out j ="),
     "combine-in-dtype": ("每一行、每一个部分和都舍入成", "each row and each partial sum rounded to"),
     "combine-reversed": ("倒着加的和", "a loop run backwards"),
+    "rows-by-position": ("读的是 i // top_k", "they are i // top_k"),
+    "swiglu-on-up": ("算的是 silu(up) * gate", "it is silu(up) * gate"),
     "row-mask-missing": ("行的掩码 rows < row_end 没挡住", "the row mask rows < row_end did not stop it"),
 }
 

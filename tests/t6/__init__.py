@@ -26,4 +26,5 @@ ORDER = (
     "test_grouped_matmul_refuses.py",
     "test_model_calls.py",
     "test_expert_mlp.py",
+    "test_moe_mlp.py",
 )

@@ -1,5 +1,5 @@
 """T6.1, T6.3: route and grouped_matmul read nothing back to the host (on the CPU); on a GPU,
-both under a CUDA graph.  test_expert_mlp.py uses host_reads for moe_mlp (T6.4)."""
+both under a CUDA graph.  test_moe_mlp.py uses host_reads for moe_mlp (T6.4)."""
 
 import pytest
 import torch

@@ -69,11 +69,18 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
                 "with X_SORTED, x is in sorted order already: row i reads row i of x, not through sorted_slots",
             ),
             (
-                not x_sorted and (torch.equal(got, pos[live]) or torch.equal(got, pos[live] // top_k)),
-                "没有 X_SORTED 时，第 i 行读 x 的第 sorted_slots[i] // top_k 行（这个 slot 的 token），"
-                "不是第 i 行，也不是第 i // top_k 行",
-                "without X_SORTED, row i reads row sorted_slots[i] // top_k of x (the slot's token), not row i, nor "
-                "row i // top_k",
+                not x_sorted and torch.equal(got, pos[live]),
+                "读的是第 i 行本身：没有 X_SORTED 时，第 i 行读 x 的第 sorted_slots[i] // top_k 行"
+                "（这个 slot 的 token）",
+                "they are the sorted rows i themselves: without X_SORTED, row i reads row sorted_slots[i] // top_k "
+                "of x (the slot's token)",
+            ),
+            (
+                not x_sorted and torch.equal(got, pos[live] // top_k),
+                "读的是 i // top_k，没有经过 sorted_slots：没有 X_SORTED 时，第 i 行读 x 的第 "
+                "sorted_slots[i] // top_k 行（这个 slot 的 token）",
+                "they are i // top_k, not read through sorted_slots: without X_SORTED, row i reads row "
+                "sorted_slots[i] // top_k of x (the slot's token)",
             ),
             (
                 not x_sorted and torch.equal(got, slot),

@@ -1,0 +1,261 @@
+"""T6.4 (advanced): the expert MLP in two launches, gate/up then down, through moe_mlp: its result,
+what it reads back to the host, and the ids it refuses (gate/up alone: test_expert_mlp.py)."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import fail
+
+from .common import (
+    T6,
+    changed_cells,
+    copies,
+    make_ids,
+    names_one_of,
+    raised_in,
+    reference,
+    same_memory,
+    watch_grouped,
+)
+from .test_host_syncs_and_graphs import check_no_host_reads, host_reads
+from support import DEVICE, INTERPRETING, rel_err
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# T6.4 (advanced) the expert MLP in two launches, through moe_mlp
+# ================================================================================================
+def layer_inputs(tokens, top_k, experts, K, F):
+    """x [tokens, K], w_gate_up [E, 2F, K], w_down [E, K, F] (fp16, scaled to keep the sums near 1) and
+    topk_weights [tokens, top_k]: an MoE layer's inputs beside its ids."""
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
+    w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
+    return x, w_gate_up, w_down, torch.rand(tokens, top_k, device=DEVICE)
+
+
+def layer_output(t6, x, w_gate_up, w_down, ids, weights):
+    """moe_mlp's y.  Where check_expert_inputs refused a grouped_matmul call of moe_mlp's own (the
+    layer's input is valid), the test fails here, naming the call, and the cause where it is seen:
+    h, [T*top_k, F] in sorted order, handed to the down launch without x_sorted=True."""
+    calls, real = [], t6.grouped_matmul
+
+    def recorded(*args, **kwargs):
+        calls.append((args, kwargs))
+        return real(*args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(t6, "grouped_matmul", recorded)
+        try:
+            return t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+        except (ValueError, TypeError) as e:
+            if not calls or not raised_in(e, t6, "check_expert_inputs"):
+                raise
+            refused = f"{type(e).__name__}: {str(e)[:200]}"
+    args, kwargs = calls[-1]
+    given_x, given_w = (args + (None, None))[:2]
+    given_x, given_w = kwargs.get("x", given_x), kwargs.get("w", given_w)
+    slots = ids.numel()
+    unsorted = (
+        same_memory(given_w, w_down)
+        and not kwargs.get("x_sorted")
+        and isinstance(given_x, torch.Tensor)
+        and given_x.dim() == 2
+        and given_x.shape[0] == slots
+    )
+    if unsorted:
+        fail(
+            T6,
+            f"moe_mlp：down 那次 grouped_matmul 没有传 x_sorted=True。h 是 gate/up 那次按排好的顺序写出的，"
+            f"每个 slot 一行（T*top_k = {slots} 行），不传 x_sorted 时 x 每个 token 一行（{ids.shape[0]} 行），"
+            f"所以 check_expert_inputs 拒绝了它：{refused}",
+            f"moe_mlp: the down launch's grouped_matmul was called without x_sorted=True. h, which the gate/up "
+            f"launch wrote in sorted order, has a row per slot (T*top_k = {slots} rows), where x without x_sorted "
+            f"has a row per token ({ids.shape[0]} rows), so check_expert_inputs refused it: {refused}",
+            "5.2",
+        )
+    fail(
+        T6,
+        f"moe_mlp 第 {len(calls)} 次调用 grouped_matmul 时被 check_expert_inputs 拒绝了（moe_mlp 拿到的输入是合法的，"
+        f"这次调用的参数是它自己给的）：{refused}",
+        f"moe_mlp's call {len(calls)} of grouped_matmul was refused by check_expert_inputs (moe_mlp's own input is "
+        f"valid; that call's arguments are moe_mlp's): {refused}",
+        "5.2",
+    )
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_in_two_launches(t6, monkeypatch):
+    tokens, top_k, experts, K, F = 19, 2, 4, 32, 16
+    ids = make_ids("balanced", tokens, top_k, experts)
+    x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
+    given = {"x": x, "w_gate_up": w_gate_up, "w_down": w_down, "topk_ids": ids, "topk_weights": weights}
+    before = copies(given)
+    watch = watch_grouped(t6, monkeypatch)
+    y = layer_output(t6, x, w_gate_up, w_down, ids, weights)
+    monkeypatch.undo()
+    changed = list(changed_cells(given, before))
+    if changed:
+        fail(
+            T6,
+            f"moe_mlp 改动了调用者的 {'、'.join(changed)}",
+            f"moe_mlp changed the caller's {', '.join(changed)}",
+            "5.2",
+        )
+    launched = watch.of("moe_kernel")
+    kinds = [(launch.args.get("ACTIVATION"), bool(launch.args.get("BY_SLOT"))) for launch in launched]
+    if kinds != [("swiglu", False), ("none", True)]:
+        got = "; ".join(f"ACTIVATION={activation}, BY_SLOT={by_slot}" for activation, by_slot in kinds)
+        fail(
+            T6,
+            f"moe_mlp 应当启动 moe_kernel 两次：先 gate/up（ACTIVATION=swiglu），再 down（按 slot 写出、合并），"
+            f"得到 {len(kinds)} 次" + (f"：{got}" if got else ""),
+            f"moe_mlp should launch moe_kernel twice: gate/up (ACTIVATION=swiglu), then down (written by slot and "
+            f"combined, BY_SLOT=True), got {len(kinds)}" + (f": {got}" if got else ""),
+            "5",
+        )
+    # §4.1, §5.2: gate/up gathers x's rows itself, and down reads h as gate/up wrote it: no copies.
+    gate_up_args, down_args = launched[0].args, launched[1].args
+    if not same_memory(gate_up_args.get("x_ptr"), x) or gate_up_args.get("X_SORTED"):
+        fail(
+            T6,
+            "moe_mlp：gate/up 那次启动读的不是调用者的 x"
+            + ("（它的 X_SORTED=True）" if gate_up_args.get("X_SORTED") else "")
+            + "：按 sorted_slots 在 kernel 里直接从 x 收集行，不拷贝",
+            "moe_mlp: the gate/up launch does not read the caller's x"
+            + (" (its X_SORTED=True)" if gate_up_args.get("X_SORTED") else "")
+            + ": gather x's rows in the kernel through sorted_slots, no copy",
+            "5.2",
+            "4.1",
+        )
+    if not same_memory(down_args.get("x_ptr"), gate_up_args.get("out_ptr")) or not down_args.get("X_SORTED"):
+        fail(
+            T6,
+            "moe_mlp：down 那次启动读的不是 gate/up 那次写出的 h（X_SORTED=True，原样交过去，不拷贝）",
+            "moe_mlp: the down launch does not read the h the gate/up launch wrote (X_SORTED=True, handed on as it "
+            "is, no copy)",
+            "5.2",
+        )
+    # §5: one routing, shared by both launches (route again for down and the numbers agree, at three
+    # more launches): the two launches must get the very same sorted_slots.
+    slots = [launch.args.get("sorted_slots_ptr") for launch in launched]
+    if not same_memory(*slots):
+        fail(
+            T6,
+            "moe_mlp：两次 moe_kernel 启动拿到的是两个不同的 sorted_slots 张量，也就是两份路由："
+            "只调用 route 一次，把同一个 Routing 交给两次 grouped_matmul",
+            "moe_mlp: its two launches of moe_kernel got two different sorted_slots tensors, so two routings: "
+            "call route once and pass the same Routing to both grouped_matmul calls",
+            "5",
+        )
+    # Which launch scaled by the weights: scaling h (after SwiGLU, or `up` alone) gives the same
+    # numbers, so only the launches can tell.  §5.2 asks for h unweighted, the weights in down's epilogue.
+    weighted = [bool(launch.args.get("HAS_WEIGHTS")) for launch in launched]
+    if weighted != [False, True]:
+        said = [
+            (
+                "gate/up 那次启动收到了路由权重（HAS_WEIGHTS=True）",
+                "the gate/up launch got the routing weights (HAS_WEIGHTS=True)",
+            )
+        ] * weighted[0] + [
+            (
+                "down 那次启动没有收到路由权重（HAS_WEIGHTS=False）",
+                "the down launch got no routing weights (HAS_WEIGHTS=False)",
+            )
+        ] * (not weighted[1])
+        fail(
+            T6,
+            "moe_mlp：路由权重只在 down 那次启动的 epilogue 里乘，h 不乘权重；" + "，".join(zh for zh, _ in said),
+            "moe_mlp: the routing weights go to the down launch alone, applied in its epilogue, and h stays "
+            "unweighted; " + ", ".join(en for _, en in said),
+            "5.2",
+        )
+    want = layer_want(x, w_gate_up, w_down, ids, weights)
+    err = rel_err(y, want) if y.shape == want.shape else float("inf")
+    if err > 4e-3:
+        fail(
+            T6,
+            f"moe_mlp：和 float64 的结果差 {err:.2e}（相对）",
+            f"moe_mlp: off from float64 by {err:.2e} (relative)",
+            "5.2",
+        )
+    # a second call of the same shapes, other ids: nothing of the first call (its routing, say) may be kept
+    ids2 = make_ids("skewed", tokens, top_k, experts)
+    y2 = layer_output(t6, x, w_gate_up, w_down, ids2, weights)
+    err = rel_err(y2, layer_want(x, w_gate_up, w_down, ids2, weights)) if y2.shape == want.shape else float("inf")
+    if err > 4e-3:
+        stale = y2.shape == want.shape and rel_err(y2, want) <= 4e-3
+        fail(
+            T6,
+            f"moe_mlp：第一次调用是对的，形状相同、topk_ids 不同的第二次调用和 float64 的结果差 {err:.2e}（相对）"
+            + ("：它给出的正是第一次那些 ids 的结果，第一次调用的东西（比如路由）被留下来又用了" if stale else ""),
+            f"moe_mlp: a first call was right, and a second one, of the same shapes with other topk_ids, is off from "
+            f"float64 by {err:.2e} (relative)"
+            + (
+                ": it gave the first call's ids' output, so something of that call (its routing, say) was kept"
+                if stale
+                else ""
+            ),
+            "5.2",
+        )
+
+
+def layer_want(x, w_gate_up, w_down, ids, weights):
+    """The layer's float64 output, [tokens, K]: each slot's expert MLP on its token, weighted, summed per token."""
+    tokens, top_k = ids.shape
+    K = w_down.shape[1]
+    hidden = reference(x, w_gate_up, ids, activation="swiglu", combine=False)
+    flat = ids.reshape(-1).cpu()
+    by_slot = torch.empty_like(hidden)
+    by_slot[torch.sort(flat, stable=True).indices] = hidden
+    want = torch.zeros(tokens, K, dtype=torch.float64)
+    for s in range(tokens * top_k):
+        want[s // top_k] += weights.reshape(-1)[s].double().cpu() * (w_down[flat[s]].double().cpu() @ by_slot[s])
+    return want
+
+
+@pytest.mark.t6_4
+@pytest.mark.skipif(not INTERPRETING, reason="watched on the CPU, as grouped_matmul's reads are")
+def test_moe_mlp_reads_nothing_back_but_the_id_check(t6):
+    """§3.4, §5.2: the layer, routing to combine, has no host sync between its kernels; the one read
+    allowed is route's look at the ids (check_routing_inputs, skipped under capture)."""
+    tokens, top_k, experts, K, F = 24, 2, 4, 32, 16
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
+    with host_reads(t6, allowed=("check_routing_inputs",)) as mode:
+        layer_output(t6, x, w_gate_up, w_down, ids, weights)
+    case = say(
+        zh=f"{tokens} 个 token，{experts} 个专家，除去 route 对专家号的检查",
+        en=f"{tokens} tokens, {experts} experts, route's check of the ids aside",
+    )
+    check_no_host_reads(mode.reads, case, "moe_mlp", "3.4")
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_refuses_ids_out_of_range(t6):
+    """§5.2: moe_mlp keeps route's look at the ids: an id past the experts is an error naming topk_ids,
+    not a slot left out (whose by-slot row no tile writes, and the combine would read)."""
+    tokens, top_k, experts, K, F = 6, 2, 4, 32, 16
+    ids = make_ids("balanced", tokens, top_k, experts)
+    ids[2, 1] = experts
+    x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
+    try:
+        t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+    except (ValueError, TypeError) as e:
+        if names_one_of(str(e), ("topk_ids",)):
+            return
+        said = f"{type(e).__name__}: {str(e)[:200]}"
+    else:
+        said = None
+    fail(
+        T6,
+        f"topk_ids 里有专家号 {experts}，只有 {experts} 个专家：moe_mlp 应当抛出写着 topk_ids 的 ValueError"
+        + (f"，却抛出了 {said}" if said else "，却什么也没抛")
+        + "：route 对专家号的检查不要关掉（check_ids=False 会略过这个槽）",
+        f"topk_ids holds expert {experts} of {experts} experts: moe_mlp should raise a ValueError naming topk_ids"
+        + (f", and raised {said}" if said else ", and raised nothing")
+        + ": keep route's check of the ids on (check_ids=False leaves that slot out)",
+        "5.2",
+    )
