@@ -12,6 +12,7 @@ DETECTED_CAUSES = {
     "partial-rounded": ("槽里逐位是舍入成", "the slot holds, bit for bit, the partial rounded to"),
     "ready-kept": ("返回的 b 是上一次调用", "an earlier call's result was kept"),
     "descriptors-kept": ("那次的结果被留下来", "that call's result was kept"),
+    "k-block-left-out": ("每个 tile 的最后一个 k-block 都没有加进去", "every tile's last k-block was left out"),
     "cast-before-bias": ("和在加 bias 之前就转成了 fp16", "the sum was cast to fp16 before the bias was added"),
 }
 

@@ -60,6 +60,7 @@ HUNTER = (
         "    pid = tl.program_id(0)\n    k_blocks = tl.cdiv(K, BLOCK_K)\n",
         "    pid = tl.program_id(0)\n    k_blocks = tl.cdiv(K - 1, BLOCK_K)\n",
         "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-64-64-129-3]",
+        "k-block-left-out",
     ),
     own(
         "dp-k-blocks-to-k-minus-one",

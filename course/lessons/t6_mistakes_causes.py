@@ -21,6 +21,7 @@ DETECTED_CAUSES = {
     "combine-reversed": ("倒着加的和", "a loop run backwards"),
     "rows-by-position": ("读的是 i // top_k", "they are i // top_k"),
     "swiglu-on-up": ("算的是 silu(up) * gate", "it is silu(up) * gate"),
+    "k-box-left-out": ("最后那个 k 块没有加进去", "the last k-box left out"),
     "row-mask-missing": ("行的掩码 rows < row_end 没挡住", "the row mask rows < row_end did not stop it"),
 }
 

@@ -200,6 +200,16 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
         fail_if_segments_counted_globally(c, a, b, plan[0], (32, 32, *grid), 4, OUT_RTOL[dtype], case)
         flags = t5.workspace(a.device, plan[1], 32, 32)[1] if plan[0] else None
         fail_if_owners_alone(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case, flags)
+        last = (k_blocks - 1) * 32  # the last k-block's first column
+        if k_blocks > 1 and rel_err(c, a[:, :last].double() @ b[:last].double()) <= OUT_RTOL[dtype]:
+            fail(
+                T5,
+                f"{case}：结果等于去掉最后一个 k-block（第 {last}..{K - 1} 列）的乘积：每个 tile 的最后一个 k-block "
+                f"都没有加进去；K = {K} 时一个 tile 有 cdiv(K, BLOCK_K) = {k_blocks} 个 k-block",
+                f"{case}: the result is the product without the last k-block (columns {last}..{K - 1}): every "
+                f"tile's last k-block was left out; with K = {K} a tile has cdiv(K, BLOCK_K) = {k_blocks} k-blocks",
+                "4.2",
+            )
     check_product(c, a, b, dtype, case, "4.2", tile=(config.BLOCK_M, config.BLOCK_N))
     check_trace(rows, triton.cdiv(M, 32), triton.cdiv(N, 32), 4, triton.cdiv(K, 32), case, "4.2")
     for run in range(1 if INTERPRETING else 20):  # the interpreter runs programs in order; a GPU does not

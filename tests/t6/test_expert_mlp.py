@@ -152,7 +152,7 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     if err > OUT_RTOL[dtype]:
         plain = reference(x, w, ids)  # [R, 2F]: each sorted row's gate, then up
         gate, up = plain[:, :F], plain[:, F:]
-        forms = (  # three ways to write SwiGLU wrong, each worked out on the same inputs: named when out is one
+        forms = (  # four ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
             (
                 gate * up,
                 "算的是 gate * up：少了 sigmoid（silu(g) = g * sigmoid(g)）",
@@ -162,6 +162,11 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
                 torch.sigmoid(gate) * up,
                 "算的是 sigmoid(gate) * up：silu(g) 是 g * sigmoid(g)，不是 sigmoid(g)",
                 "it is sigmoid(gate) * up: silu(g) is g * sigmoid(g), not sigmoid(g)",
+            ),
+            (
+                reference(x[:, : K - 1], w[..., : K - 1], ids, activation="swiglu"),
+                "它等于去掉 x 和 w 的最后一列（k = K - 1）算出的结果，最后那个 k 块没有加进去",
+                "it is the result without x's and w's last column (k = K - 1), the last k-box left out",
             ),
             (
                 torch.nn.functional.silu(up) * gate,

@@ -64,12 +64,20 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
     err = rel_err(out, want)
     if err > OUT_RTOL[dtype]:
         bad = (out.double().cpu() - want).abs().amax(1).argmax().item()
+        # the product without column K - 1 of x and w: a k loop that stops one short of K leaves it out
+        short = K > 1 and rel_err(out, reference(x[:, : K - 1], w[..., : K - 1], ids)) <= OUT_RTOL[dtype]
         fail(
             T6,
             f"{case}：和 float64 的结果差 {err:.2e}（相对），超过 {OUT_RTOL[dtype]:.0e}；"
-            f"差得最多的是排好序的第 {bad} 行",
+            f"差得最多的是排好序的第 {bad} 行"
+            + ("：它等于去掉 x 和 w 的最后一列（k = K - 1）的乘积，最后那个 k 块没有加进去" if short else ""),
             f"{case}: off from float64 by {err:.2e} (relative), over {OUT_RTOL[dtype]:.0e}; the worst is sorted "
-            f"row {bad}",
+            f"row {bad}"
+            + (
+                ": it is the product without x's and w's last column (k = K - 1), the last k-box left out"
+                if short
+                else ""
+            ),
             "4",
         )
     if grouped is not None and rel_err(out, grouped) > OUT_RTOL[dtype]:
