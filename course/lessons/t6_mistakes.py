@@ -375,6 +375,7 @@ MISTAKES = (
         "return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True",
         "return grouped_matmul(hidden, w_down, routing, None, combine=True",
         "test_moe_mlp_in_two_launches",
+        "down-unweighted",
     ),
     Mistake(
         "weights-in-gate-up",
@@ -386,7 +387,7 @@ MISTAKES = (
         GATE_UP + DOWN + "topk_weights,",
         GATE_UP.replace("routing,", "routing, topk_weights,") + DOWN + "None,",
         "test_moe_mlp_in_two_launches",
-        "weights-in-gate-up",
+        "weights-in-gate-up+down-unweighted",
     ),
 )
 # the table's first, then the shortcuts, t6hunt's and t6learner2's (t6_mistakes_shortcuts.py), then the hole

@@ -14,6 +14,10 @@ DETECTED_CAUSES = {
     "base-no-batch-sum": ("漏了同一批里块 b 之前的那几块", "without the blocks before b in b's own batch"),
     "counts-written-at-pitch-e": ("count_experts 写出的 block_counts", "count_experts wrote the right count"),
     "counts-read-at-pitch-e": ("正是按行距 num_experts", "counts are their sum read at a row pitch"),
+    "base-read-at-pitch-e": (
+        "scatter_slots 按行距 num_experts",
+        "scatter_slots read block_base[b, e] at b * num_experts",
+    ),
     "running-never-grew": ("running 一直没有增长", "its running sum never grew"),
     "tiles-in-runs": ("每个程序做的是一段连续的 tile", "each program did one contiguous run of tiles"),
     "combine-slot-left-out": ("逐位等于漏掉了 j =", "the sum that leaves out j ="),
@@ -22,6 +26,7 @@ DETECTED_CAUSES = {
     "rows-by-position": ("读的是 i // top_k", "they are i // top_k"),
     "swiglu-on-up": ("算的是 silu(up) * gate", "it is silu(up) * gate"),
     "k-box-left-out": ("最后那个 k 块没有加进去", "the last k-box left out"),
+    "down-unweighted": ("down 那次启动没有收到路由权重", "the down launch got no routing weights"),
     "row-mask-missing": ("行的掩码 rows < row_end 没挡住", "the row mask rows < row_end did not stop it"),
 }
 
@@ -51,6 +56,17 @@ CAUSES_NAMED = (
         "        where = blocks[:, None] * num_experts + experts[None, :]",
         "test_route_is_a_stable_counting_sort[skewed-150-2-9]",
         "counts-read-at-pitch-e",
+    ),
+    own(
+        "scatter-reads-base-at-pitch-e",
+        "T6.1",
+        "scatter_slots loads block_base at tl.program_id(0) * num_experts + ids, not * E_BLOCK: from block 1 on "
+        "each slot's place is off, some past sorted_slots; the message named the stray stores and one slot",
+        "2.1",
+        "pos = first_row + tl.load(block_base_ptr + tl.program_id(0) * E_BLOCK + ids",
+        "pos = first_row + tl.load(block_base_ptr + tl.program_id(0) * num_experts + ids",
+        "test_route_is_a_stable_counting_sort[skewed-150-2-9]",
+        "outside-tensors+base-read-at-pitch-e",
     ),
     own(
         "schedule-starts-one-late",

@@ -2,6 +2,7 @@
 and the address watch on route's three kernels that names the line of a stray access."""
 
 import torch
+import triton
 
 from course.i18n import count
 from course.messages import fail
@@ -176,6 +177,18 @@ def places_found(r, ids, experts):
                 "block_base 只有前面各批的累计量，漏了同一批里块 b 之前的那几块（批内的 tl.cumsum）",
                 "block_base held the running sum of the earlier batches alone, without the blocks before b in b's "
                 "own batch (the tl.cumsum within the batch)",
+            )
+        )
+    e_block = max(2, triton.next_power_of_2(experts))  # block_base's row: E_BLOCK ints, the lanes past E 0
+    laid = torch.zeros(blocks, e_block, dtype=base.dtype)
+    laid[:, :experts] = base
+    if experts != e_block and torch.equal(diff, laid.reshape(-1)[block * experts + e] - base[block, e]):
+        found.append(
+            (
+                f"scatter_slots 按行距 num_experts = {experts} 读了 block_base[b, e]（b * num_experts + e）："
+                f"它的每一行有 E_BLOCK = {e_block} 个数",
+                f"scatter_slots read block_base[b, e] at b * num_experts + e, a row pitch of num_experts = {experts}, "
+                f"where a row of block_base holds E_BLOCK = {e_block}",
             )
         )
     at = int((got != want).logical_and(keep).nonzero()[0])
