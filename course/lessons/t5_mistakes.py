@@ -149,6 +149,7 @@ MISTAKES = (
         LOOP,
         LOOP.replace("num_tiles, NUM_PROGS,", "num_tiles, 1,"),
         "test_a_program_does_several_tiles",
+        "loop-counts",
     ),
     Mistake(
         "no-tile-coords",

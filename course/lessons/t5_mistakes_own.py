@@ -181,6 +181,7 @@ OWN += (
         LOOP,
         LOOP.replace("num_tiles, NUM_PROGS,", "num_tiles, NUM_PROGS + 1,"),
         "test_a_program_does_several_tiles",
+        "loop-counts",
     ),
     own(
         "dp-coords-swapped",

@@ -6,7 +6,7 @@ import torch
 from course.i18n import agree, count, say
 from course.messages import fail, stub_report
 
-from .common import T5, check_trace, epilogues_on_other_tiles, new_trace, no_tile_past, trace_rows
+from .common import T5, check_trace, epilogues_on_other_tiles, new_trace, no_tile_past, tile_loop_like, trace_rows
 from .loop_ir import flattened_loops
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -96,12 +96,19 @@ def test_a_program_does_several_tiles(probes):
             "2.2",
         )
     if per_program != [4, 4, 4]:
+        like = tile_loop_like([r[0] for r in rows[:12]], 3, 0)  # the one wrong loop whose epilogues these are
         fail(
             T5,
-            f"12 个 tile、3 个程序：每个程序应当做 4 个 tile，实际是 {per_program}："
-            "循环从 first_tile + pid 开始，步长 NUM_PROGS",
-            f"12 tiles, 3 programs: each program must finish 4 tiles, got {per_program}: start the loop at "
-            "first_tile + pid and step by NUM_PROGS",
+            f"12 个 tile、3 个程序：每个程序应当做 4 个 tile，实际是 {per_program}"
+            + (f"；这正是一个从 {like[0]} 开始、步长 {like[1]} 的循环给每个 tile 的 epilogue 次数" if like else "")
+            + "：循环从 first_tile + pid 开始，步长 NUM_PROGS",
+            f"12 tiles, 3 programs: each program must finish 4 tiles, got {per_program}"
+            + (
+                f"; the epilogues per tile are the counts of a loop that starts at {like[0]} and steps by {like[1]}"
+                if like
+                else ""
+            )
+            + ": start the loop at first_tile + pid and step by NUM_PROGS",
             "2.2",
         )
 
