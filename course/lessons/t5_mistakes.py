@@ -7,8 +7,8 @@ test.  After the classic mistakes come the fix-up's ordering mistakes, caught on
 the programs in other orders (course/interpreter_order.py): five shown in §8 (row), the rest, with the
 holes the suite once let through, mutants of our own (own: table=False) that only make check runs.
 The fix-up's mistakes are in t5_mistakes_fixup.py, the other mutants of our own in
-t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py, t5_mistakes_learner2.py, t5_mistakes_hunter.py and
-t5_mistakes_causes.py, so that no file of them passes 400 lines.
+t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py, t5_mistakes_learner2.py, t5_mistakes_hunter.py,
+t5_mistakes_causes.py and t5_mistakes_zhlearner.py, so that no file of them passes 400 lines.
 """
 
 from course.lesson_data import Mistake
@@ -19,6 +19,7 @@ from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
+from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
 
 # The words a T5 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -240,5 +241,5 @@ MISTAKES = (
 )
 
 # the table's first (the classic ones, then the fix-up's), then our own
-MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2 + HUNTER + CAUSES_NAMED
-CAUSES = {**CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES}
+MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2 + HUNTER + CAUSES_NAMED + ZHLEARNER
+CAUSES = {**CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES, **ZHLEARNER_CAUSES}

@@ -25,12 +25,13 @@ pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its s
 @pytest.mark.t5_3
 def test_sk_publish_partial_alone(probes):
     """Each of 4 programs publishes its tile: its slot holds the tile, its flag is 1; the slot past
-    the last program's is never written."""
-    n = 4
-    src = spread_tiles(n)
-    partials = torch.full((n + 1, FIX_BM, FIX_BN), float("nan"), device=DEVICE)
+    the last program's is never written.  The tile is twice as tall as it is wide (BLOCK_M != BLOCK_N):
+    on a square one, rows laid BLOCK_M apart are rows laid BLOCK_N apart."""
+    n, bm, bn = 4, 2 * FIX_BM, FIX_BN
+    src = spread_tiles(n, bm, bn)
+    partials = torch.full((n + 1, bm, bn), float("nan"), device=DEVICE)
     flags = torch.zeros(n + 1, dtype=torch.int32, device=DEVICE)
-    probes.publish_probe[(n,)](src, partials, flags, FIX_BM, FIX_BN)
+    probes.publish_probe[(n,)](src, partials, flags, bm, bn)
     if all(torch.equal(partials[p + 1], src[p]) for p in range(n)):
         fail(
             T5,
@@ -40,6 +41,19 @@ def test_sk_publish_partial_alone(probes):
             "program's, was written: program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N",
             "4.2",
         )
+    # the last program's tile, nobody's spill over it: row r at r * BLOCK_M of its slot, not r * BLOCK_N
+    rows_bm = partials.flatten().as_strided((bm, bn), (bm, 1), (n - 1) * bm * bn)
+    if not torch.equal(partials[n - 1], src[n - 1]) and torch.equal(rows_bm, src[n - 1]):
+        fail(
+            T5,
+            f"sk_publish_partial：{bm}x{bn} 的 tile，每一行在槽里隔了 BLOCK_M = {bm} 个 float 放，不是 BLOCK_N = "
+            f"{bn} 个：tile 的第 r 行从槽里的第 r * BLOCK_N 个 float 开始（offs = 行号 * BLOCK_N + 列号）；"
+            "BLOCK_M 和 BLOCK_N 相等时看不出来",
+            f"sk_publish_partial: a {bm}x{bn} tile's rows were laid BLOCK_M = {bm} floats apart in the slot, not "
+            f"BLOCK_N = {bn}: row r of the tile starts at float r * BLOCK_N of the slot (offs = row * BLOCK_N + "
+            "column); with BLOCK_M equal to BLOCK_N it would not show",
+            "4.2",
+        )
     for p in range(n):
         wrong = (partials[p] != src[p]).sum().item()
         if wrong:
@@ -47,7 +61,7 @@ def test_sk_publish_partial_alone(probes):
             moved = torch.equal(partials[p].flatten().sort().values, src[p].flatten().sort().values)
             # published again into a workspace of 0.5 (NaN + x is NaN): the slot then holds 0.5 + the partial
             again = torch.full_like(partials, 0.5)
-            probes.publish_probe[(n,)](src, again, torch.zeros_like(flags), FIX_BM, FIX_BN)
+            probes.publish_probe[(n,)](src, again, torch.zeros_like(flags), bm, bn)
             added = not moved and all(torch.equal(again[q], src[q] + 0.5) for q in range(n))
             # the partial rounded to a 2-byte float before the store: the slot holds it, bit for bit, so rounded
             narrow = next(
@@ -55,7 +69,7 @@ def test_sk_publish_partial_alone(probes):
             )
             fail(
                 T5,
-                f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {FIX_BM}x{FIX_BN} 块）"
+                f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {bm}x{bn} 块）"
                 f"有 {wrong} 个格子不等于它的 partial"
                 + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else "")
                 + (
@@ -70,7 +84,7 @@ def test_sk_publish_partial_alone(probes):
                     if narrow
                     else ""
                 ),
-                f"sk_publish_partial: {cells(wrong)} of program {p}'s slot (the {p}-th {FIX_BM}x{FIX_BN} tile "
+                f"sk_publish_partial: {cells(wrong)} of program {p}'s slot (the {p}-th {bm}x{bn} tile "
                 "of the workspace) differ from its partial"
                 + (
                     ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
@@ -114,16 +128,20 @@ def test_sk_publish_partial_alone(probes):
 @pytest.mark.t5_3
 def test_sk_collect_partials_alone(probes):
     """Program 6 owns a tile whose other segments are programs 2..5's: it adds their partials onto
-    its acc in that order, each flag put back to 0; flags outside 2..5 (other tiles') untouched."""
-    n, first, pid = 8, 2, 6
-    acc, partials = spread_tiles(1)[0], spread_tiles(n)
+    its acc in that order, each flag put back to 0; flags outside 2..5 (other tiles') untouched.  The
+    tile is twice as tall as it is wide, as in test_sk_publish_partial_alone."""
+    n, first, pid, bm, bn = 8, 2, 6, 2 * FIX_BM, FIX_BN
+    acc, partials = spread_tiles(1, bm, bn)[0], spread_tiles(n, bm, bn)
     flags = torch.ones(n, dtype=torch.int32, device=DEVICE)
     out = torch.full_like(acc, float("nan"))
-    probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, FIX_BM, FIX_BN)
+    probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, bm, bn)
     want = in_order_sum(acc, partials, first, pid)
     if not torch.equal(out, want):
         backwards = torch.equal(out, in_order_sum(acc, partials.flip(0), n - pid, n - first))
         along = torch.equal(out, in_order_sum(acc, partials, first + 1, pid + 1))  # slots first + 1 .. pid
+        # each slot read with its rows BLOCK_M floats apart, not BLOCK_N (slots 0 .. pid - 1 stay inside)
+        rows_bm = partials.flatten().as_strided((pid, bm, bn), (bm * bn, bm, 1))
+        by_bm = torch.equal(out, in_order_sum(acc, rows_bm, first, pid))
         fail(
             T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
@@ -135,6 +153,12 @@ def test_sk_collect_partials_alone(probes):
                 if along
                 else ""
             )
+            + (
+                f"：这是把每个槽的行隔 BLOCK_M = {bm} 个 float 读出来的和，不是隔 BLOCK_N = {bn} 个：tile 的第 r 行"
+                "从槽里的第 r * BLOCK_N 个 float 开始（offs = 行号 * BLOCK_N + 列号）"
+                if by_bm
+                else ""
+            )
             + "（每个槽里的 tile 按行主序放，§4.2）",
             f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
             f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
@@ -143,6 +167,12 @@ def test_sk_collect_partials_alone(probes):
                 f": this is the sum of slots {first + 1}..{pid}, program p's partial read from slot p + 1; "
                 "program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N"
                 if along
+                else ""
+            )
+            + (
+                f": this is the sum of the slots read with their rows BLOCK_M = {bm} floats apart, not BLOCK_N = "
+                f"{bn}: row r of the tile starts at float r * BLOCK_N of the slot (offs = row * BLOCK_N + column)"
+                if by_bm
                 else ""
             )
             + " (each slot holds its tile row-major, §4.2)",

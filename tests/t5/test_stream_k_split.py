@@ -191,6 +191,8 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         blocks = want[0] * k_blocks
         # the right tiles, yet as many programs as SMs where the k-blocks are fewer: some runs would be empty
         too_many = got == (want[0], sms) and want[1] == blocks < sms
+        # a thin wave with no full wave before it, "merged" with a full wave that is not there
+        wave_added = tiles < sms and len(got) == 2 and got[0] == tiles + sms
         fail(
             T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
@@ -200,6 +202,12 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 "min(num_sms, sk_tiles * k_blocks) 个程序"
                 if too_many
                 else ""
+            )
+            + (
+                f"：stream-K 的 tile 比 tile 总数（{tiles}）还多：唯一的一波太薄时没有整波可以合进来，"
+                "全部 tile 走 stream-K（sk_tiles = num_tiles），只有前面有整波时才把薄的最后一波和一整波合起来"
+                if wave_added
+                else ""
             ),
             f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
             f"{want}, got {got}"
@@ -207,6 +215,13 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f": more programs than k-blocks ({blocks}), so some programs get none; stream-K runs "
                 "min(num_sms, sk_tiles * k_blocks) programs"
                 if too_many
+                else ""
+            )
+            + (
+                f": more stream-K tiles than there are tiles ({tiles}): a single thin wave has no full wave to "
+                "merge with, so every tile goes to stream-K (sk_tiles = num_tiles); a thin last wave is merged "
+                "with one full wave only where a full wave comes before it"
+                if wave_added
                 else ""
             ),
             "4.3",

@@ -69,16 +69,25 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
 @pytest.mark.t5_2
 def test_tma_problem_accepts_legal_tensors(t5):
     for what, t in [
-        ("fp16 (64, 48)", torch.zeros(64, 48, dtype=torch.float16, device=DEVICE)),
-        ("fp32 (5, 4)", torch.zeros(5, 4, dtype=torch.float32, device=DEVICE)),
-        ("a padded view", padded(9, 24, torch.float16)[0]),
+        (("fp16 (64, 48)", "fp16 (64, 48)"), torch.zeros(64, 48, dtype=torch.float16, device=DEVICE)),
+        (("fp32 (5, 4)", "fp32 (5, 4)"), torch.zeros(5, 4, dtype=torch.float32, device=DEVICE)),
+        (("行距补齐过的视图 fp16 (9, 24)", "a padded view fp16 (9, 24)"), padded(9, 24, torch.float16)[0]),
     ]:
         problem = t5.tma_problem(t, "x")
         if problem is not None:
+            # an empty line is no verdict: the host code asks `is None`, and "" is not
+            said = (
+                (
+                    "却返回了空字符串 ''，不是 None：合规的张量要返回 None",
+                    "returned an empty string '', not None: a tensor that keeps the rules gets None",
+                )
+                if problem == ""
+                else (f"却说：{problem}", f"says: {problem}")
+            )
             fail(
                 T5,
-                f"{what}（stride {tuple(t.stride())}）满足 TMA 的三条规矩，tma_problem 却说：{problem}",
-                f"{what} (strides {tuple(t.stride())}) keeps TMA's three rules, yet tma_problem says: {problem}",
+                f"{what[0]}（stride {tuple(t.stride())}）满足 TMA 的三条规矩，tma_problem {said[0]}",
+                f"{what[1]} (strides {tuple(t.stride())}) keeps TMA's three rules, yet tma_problem {said[1]}",
                 "3.2",
             )
 
@@ -216,14 +225,20 @@ def test_tma_problem_reads_the_row_stride_not_the_width(t5):
 
     cases = (  # (what, the view, a tensor of its strides, a tensor of its width, the view's right verdict)
         (
-            "fp16 (8, 32) cut from an (8, 33): 64 bytes wide, rows 66 bytes apart",
+            (
+                "从 fp16 (8, 33) 切出的 (8, 32)：宽 64 字节，行距 66 字节",
+                "fp16 (8, 32) cut from an (8, 33): 64 bytes wide, rows 66 bytes apart",
+            ),
             fp16(8, 33)[:, :32],
             fp16(8, 33),
             fp16(8, 32),
             False,
         ),
         (
-            "fp16 (8, 33) cut from an (8, 64): 66 bytes wide, rows 128 bytes apart",
+            (
+                "从 fp16 (8, 64) 切出的 (8, 33)：宽 66 字节，行距 128 字节",
+                "fp16 (8, 33) cut from an (8, 64): 66 bytes wide, rows 128 bytes apart",
+            ),
             fp16(8, 64)[:, :33],
             fp16(8, 64),
             fp16(8, 33),
@@ -254,16 +269,16 @@ def test_tma_problem_reads_the_row_stride_not_the_width(t5):
         if legal:
             fail(
                 T5,
-                f"{what}（stride {tuple(view.stride())}）满足 TMA 的三条规矩，tma_problem 却说：{said}{cause[0]}",
-                f"{what} (strides {tuple(view.stride())}) keeps TMA's three rules, yet tma_problem says: {said}"
+                f"{what[0]}（stride {tuple(view.stride())}）满足 TMA 的三条规矩，tma_problem 却说：{said}{cause[0]}",
+                f"{what[1]} (strides {tuple(view.stride())}) keeps TMA's three rules, yet tma_problem says: {said}"
                 f"{cause[1]}",
                 "3.2",
             )
         fail(
             T5,
-            f"{what}（stride {tuple(view.stride())}）违反 TMA 的规矩：行距 66 字节，不是 16 的倍数；tma_problem "
+            f"{what[0]}（stride {tuple(view.stride())}）违反 TMA 的规矩：行距 66 字节，不是 16 的倍数；tma_problem "
             f"却返回 None{cause[0]}",
-            f"{what} (strides {tuple(view.stride())}) breaks a TMA rule: its rows are 66 bytes apart, not a "
+            f"{what[1]} (strides {tuple(view.stride())}) breaks a TMA rule: its rows are 66 bytes apart, not a "
             f"multiple of 16; yet tma_problem returned None{cause[1]}",
             "3.2",
         )

@@ -1,0 +1,66 @@
+"""Lesson T5's mutants of our own from the zht5learner walk (2026-12-03: a learner reading the Chinese
+explainer, who then planted mistakes in a working T5): each was let through, or caught by a message that
+named no cause, until the check named with it was added.  Only make check runs them (table=False, not
+in §8); each must be caught by its test, whose message names its cause (a key of t5_mistakes.CAUSES,
+ZHLEARNER_CAUSES here).  t5_mistakes.py gathers them last, and their causes into its CAUSES.
+"""
+
+from course.lessons.t5_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+ZHLEARNER_CAUSES = {
+    "slot-rows-stored-bm": ("每一行在槽里隔了 BLOCK_M", "rows were laid BLOCK_M"),
+    "slot-rows-read-bm": ("把每个槽的行隔 BLOCK_M", "read with their rows BLOCK_M"),
+    "no-wave-to-merge": ("唯一的一波太薄时没有整波可以合进来", "a single thin wave has no full wave to merge with"),
+    "problem-empty": ("却返回了空字符串", "returned an empty string"),
+}
+
+# The slot's offsets, the same line in sk_publish_partial and sk_collect_partials.
+OFFS = "    offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]\n"
+OFFS_BM = OFFS.replace("* BLOCK_N +", "* BLOCK_M +")
+ZHLEARNER = (
+    own(
+        "publish-rows-block-m-apart",
+        "T5.3",
+        "sk_publish_partial lays the tile's rows BLOCK_M floats apart (offs = row * BLOCK_M + column): every "
+        "tile of the fix-up's tests was square, where that is row-major, and T5.3 passed (zht5learner)",
+        "4.2",
+        OFFS + "    tl.store(partials_ptr",
+        OFFS_BM + "    tl.store(partials_ptr",
+        "test_sk_publish_partial_alone",
+        "slot-rows-stored-bm",
+    ),
+    own(
+        "collect-rows-block-m-apart",
+        "T5.3",
+        "sk_collect_partials reads each slot's rows BLOCK_M floats apart (offs = row * BLOCK_M + column): on "
+        "the square tiles of the fix-up's tests that is row-major, and T5.3 passed (zht5learner)",
+        "4.2",
+        OFFS + "    for p in range(first_pid, pid):\n",
+        OFFS_BM + "    for p in range(first_pid, pid):\n",
+        "test_sk_collect_partials_alone",
+        "slot-rows-read-bm",
+    ),
+    own(
+        "thin-single-wave-plus-sms",
+        "T5.3",
+        "stream_k_split merges a thin last wave with one full wave even where there is none (a single thin wave): "
+        "64 tiles on 132 SMs gave sk_tiles = 196; the message had said only what it expected (zht5learner)",
+        "4.3",
+        "        sk_tiles = num_tiles if full_waves == 0 else rest + num_sms\n",
+        "        sk_tiles = rest + num_sms\n",
+        "test_stream_k_split[64-8-132-auto-want0]",
+        "no-wave-to-merge",
+    ),
+    own(
+        "tma-problem-empty-string",
+        "T5.2",
+        "tma_problem returns \"\" for a tensor that keeps the rules, not None: the message had quoted what it "
+        "said, which was nothing ('tma_problem 却说：；') (zht5learner)",
+        "3.2",
+        "    return None\n    # ---- T5.2 end ----\n",
+        '    return ""\n    # ---- T5.2 end ----\n',
+        "test_tma_problem_accepts_legal_tensors",
+        "problem-empty",
+    ),
+)
