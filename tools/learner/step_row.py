@@ -59,6 +59,9 @@ def row_of(s, report, rc, output):
     failed = [t for t in counted if t in results and results[t]["outcome"] != "passed"]
     row.failures = tuple((t, results[t]["cause"] or results[t]["reason"] or results[t]["outcome"]) for t in failed)
     row.messages = {t: results[t].get("message") or results[t]["text"] for t in failed}
+    if report.get("timed_out"):  # the clock's "Timeout (>10s of CPU time)": the row's words, in the learner's language
+        clock = [t for t, m in row.messages.items() if (m or "").startswith("Timeout (>")]
+        row.messages.update(dict.fromkeys(clock, report["timed_out"]))
     row.kinds = {t: results[t].get("kind", "") for t in failed}
     row.cases = tuple(
         (c["test"], c.get("ids", []), results.get(c["test"], {}).get("outcome") == "passed")

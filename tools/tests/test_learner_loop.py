@@ -137,6 +137,8 @@ def test_a_timeout_after_a_failure_shows_that_failure_first(lang):
     assert row.reason.startswith("test_stray") and "a probe wrote 1 cell outside" in row.reason, row.reason
     assert row.reason.endswith("test_hangs timed out after 10 s of CPU time"), row.reason
     assert row.detail.startswith("a probe wrote 1 cell outside every tensor") and "line 9" in row.detail, row.detail
+    # the timed-out check's own block says the row's words (the learner's language), not the clock's English
+    assert row.messages[tests[1]] == "test_hangs timed out after 10 s of CPU time", row.messages
     alone = dict(report, results={tests[1]: result("failed", "Timeout (>10s of CPU time)")})
     assert step_row.row_of(BY_ID["T5.3"], alone, 1, "").reason == "test_hangs timed out after 10 s of CPU time"
 
