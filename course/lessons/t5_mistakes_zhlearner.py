@@ -13,11 +13,13 @@ ZHLEARNER_CAUSES = {
     "slot-rows-read-bm": ("把每个槽的行隔 BLOCK_M", "read with their rows BLOCK_M"),
     "no-wave-to-merge": ("唯一的一波太薄时没有整波可以合进来", "a single thin wave has no full wave to merge with"),
     "problem-empty": ("却返回了空字符串", "returned an empty string"),
+    "slots-overlap": ("槽和槽叠在一起", "so the slots overlap"),
 }
 
 # The slot's offsets, the same line in sk_publish_partial and sk_collect_partials.
 OFFS = "    offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]\n"
 OFFS_BM = OFFS.replace("* BLOCK_N +", "* BLOCK_M +")
+STORE = "    tl.store(partials_ptr + pid * (BLOCK_M * BLOCK_N) + offs, acc)\n"  # sk_publish_partial's store
 ZHLEARNER = (
     own(
         "publish-rows-block-m-apart",
@@ -62,5 +64,16 @@ ZHLEARNER = (
         '    return ""\n    # ---- T5.2 end ----\n',
         "test_tma_problem_accepts_legal_tensors",
         "problem-empty",
+    ),
+    own(
+        "publish-slot-at-p-block-m",
+        "T5.3",
+        "sk_publish_partial stores program p's partial from float p * BLOCK_M, not p * BLOCK_M * BLOCK_N: the "
+        "slots overlap; the message had said only that 240 cells of a slot differ (zht5learner)",
+        "4.2",
+        STORE,
+        STORE.replace("pid * (BLOCK_M * BLOCK_N)", "pid * BLOCK_M"),
+        "test_sk_publish_partial_alone",
+        "slots-overlap",
     ),
 )

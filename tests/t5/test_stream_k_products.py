@@ -41,8 +41,23 @@ def test_sk_publish_partial_alone(probes):
             "program's, was written: program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N",
             "4.2",
         )
-    # the last program's tile, nobody's spill over it: row r at r * BLOCK_M of its slot, not r * BLOCK_N
-    rows_bm = partials.flatten().as_strided((bm, bn), (bm, 1), (n - 1) * bm * bn)
+    # the last program's tile, no spill over it: its slot at p * BLOCK_M (or BLOCK_N), not p * BLOCK_M * BLOCK_N
+    flat = partials.flatten()
+    for size, words in ((bm, "BLOCK_M"), (bn, "BLOCK_N")):
+        at = flat[(n - 1) * size : (n - 1) * size + bm * bn].view(bm, bn)
+        if not torch.equal(partials[n - 1], src[n - 1]) and torch.equal(at, src[n - 1]):
+            fail(
+                T5,
+                f"sk_publish_partial：程序 {n - 1} 的 partial 从第 {n - 1} * {words} = {(n - 1) * size} 个 float 存起，"
+                f"槽和槽叠在一起：程序 p 的槽从 partials_ptr + p * BLOCK_M * BLOCK_N 开始（p * {bm * bn}），"
+                "每个槽放得下一整个 tile",
+                f"sk_publish_partial: program {n - 1}'s partial was stored from float {n - 1} * {words} = "
+                f"{(n - 1) * size} on, so the slots overlap: program p's slot starts at partials_ptr + p * BLOCK_M * "
+                f"BLOCK_N (p * {bm * bn}), room for a whole tile",
+                "4.2",
+            )
+    # row r at r * BLOCK_M of its slot, not r * BLOCK_N
+    rows_bm = flat.as_strided((bm, bn), (bm, 1), (n - 1) * bm * bn)
     if not torch.equal(partials[n - 1], src[n - 1]) and torch.equal(rows_bm, src[n - 1]):
         fail(
             T5,
