@@ -14,6 +14,7 @@ ZHLEARNER_CAUSES = {
     "no-wave-to-merge": ("唯一的一波太薄时没有整波可以合进来", "a single thin wave has no full wave to merge with"),
     "problem-empty": ("却返回了空字符串", "returned an empty string"),
     "slots-overlap": ("槽和槽叠在一起", "so the slots overlap"),
+    "copy-kept": ("tma_ready 留下了上一次的副本", "tma_ready kept the earlier call's copy"),
 }
 
 # The slot's offsets, the same line in sk_publish_partial and sk_collect_partials.
@@ -75,5 +76,18 @@ ZHLEARNER = (
         STORE.replace("pid * (BLOCK_M * BLOCK_N)", "pid * BLOCK_M"),
         "test_sk_publish_partial_alone",
         "slots-overlap",
+    ),
+    own(
+        "ready-copies-cached-by-address",
+        "T5.2",
+        "tma_ready keeps each aligned copy in a cache keyed on the operand's address, shape, strides and dtype: "
+        "the same tensor changed in place (or a new one at a freed address) gets the old copy; T5.2 passed "
+        "(zht5learner)",
+        "3.2",
+        "            operands[name] = aligned_copy(t)\n",
+        "            key = (t.data_ptr(), tuple(t.shape), tuple(t.stride()), t.dtype)\n"
+        '            operands[name] = tma_ready.__dict__.setdefault("copies", {}).setdefault(key, aligned_copy(t))\n',
+        "test_tma_ready_copies_or_refuses[fp16 with odd K = 33-<lambda>-<lambda>-a]",
+        "copy-kept",
     ),
 )

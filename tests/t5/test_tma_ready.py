@@ -200,6 +200,33 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
                 f"{what}: the {name} tma_ready returns holds other values",
                 "3.2",
             )
+    # the same tensors again, their values changed in place (a weight after an update): this call's values
+    before = {"a": a.clone(), "b": b.clone()}
+    a.add_(1)
+    b.add_(1)
+    a3, b3, kmajor = ready(t5, a, b, True)
+    for name, got, now in (("a", a3, a), ("b", b3.t() if kmajor else b3, b)):
+        if not torch.equal(got, now):
+            kept = torch.equal(got, before[name])
+            fail(
+                T5,
+                f"{what}：同一个 {name} 原地改了数值（加 1）之后再调用一次，tma_ready 返回的 {name} 不是它现在的数值"
+                + (
+                    "，而是上一次调用时的：tma_ready 留下了上一次的副本（比如按地址或形状缓存）。"
+                    "每次调用都要从这次的张量复制"
+                    if kept
+                    else ""
+                ),
+                f"{what}: called again on the same {name}, its values changed in place (plus 1), tma_ready returns a "
+                f"{name} that does not hold them"
+                + (
+                    " but the earlier call's: tma_ready kept the earlier call's copy (a cache keyed on the address or "
+                    "the shape, say). Copy from this call's tensor at every call"
+                    if kept
+                    else ""
+                ),
+                "3.2",
+            )
     try:
         t5.tma_ready(a, b, False)
     except ValueError as e:
