@@ -15,6 +15,7 @@ ZHLEARNER_CAUSES = {
     "problem-empty": ("却返回了空字符串", "returned an empty string"),
     "slots-overlap": ("槽和槽叠在一起", "so the slots overlap"),
     "copy-kept": ("tma_ready 留下了上一次的副本", "tma_ready kept the earlier call's copy"),
+    "dp-more-programs-than-tiles": ("不用 stream-K 时程序比 tile", "no stream-K, yet more programs than tiles"),
 }
 
 # The slot's offsets, the same line in sk_publish_partial and sk_collect_partials.
@@ -89,5 +90,16 @@ ZHLEARNER = (
         '            operands[name] = tma_ready.__dict__.setdefault("copies", {}).setdefault(key, aligned_copy(t))\n',
         "test_tma_ready_copies_or_refuses[fp16 with odd K = 33-<lambda>-<lambda>-a]",
         "copy-kept",
+    ),
+    own(
+        "split-dp-one-program-per-sm",
+        "T5.3",
+        "stream_k_split returns (0, num_sms) where no tile goes to stream-K, not persistent_grid(num_tiles, "
+        "num_sms): 10 tiles ran on 132 programs; the message had said only what it expected (zht5learner)",
+        "4.3",
+        '    if mode == "dp" or k_blocks <= 1:\n        return 0, persistent_grid(num_tiles, num_sms)\n',
+        '    if mode == "dp" or k_blocks <= 1:\n        return 0, num_sms\n',
+        "test_stream_k_split[10-1-132-auto-want5]",
+        "dp-more-programs-than-tiles",
     ),
 )

@@ -193,6 +193,8 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         too_many = got == (want[0], sms) and want[1] == blocks < sms
         # a thin wave with no full wave before it, "merged" with a full wave that is not there
         wave_added = tiles < sms and len(got) == 2 and got[0] == tiles + sms
+        # no stream-K, yet a program for each SM where the tiles are fewer: persistent_grid left out
+        idle = want[0] == 0 and got == (0, sms) and tiles < sms
         fail(
             T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
@@ -208,6 +210,12 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 "全部 tile 走 stream-K（sk_tiles = num_tiles），只有前面有整波时才把薄的最后一波和一整波合起来"
                 if wave_added
                 else ""
+            )
+            + (
+                f"：不用 stream-K 时程序比 tile（{tiles} 个）还多，多出来的程序没有 tile 可做：程序数是 "
+                "persistent_grid(num_tiles, num_sms)"
+                if idle
+                else ""
             ),
             f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
             f"{want}, got {got}"
@@ -222,6 +230,12 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 "merge with, so every tile goes to stream-K (sk_tiles = num_tiles); a thin last wave is merged "
                 "with one full wave only where a full wave comes before it"
                 if wave_added
+                else ""
+            )
+            + (
+                f": no stream-K, yet more programs than tiles ({tiles}), so some programs have no tile: the "
+                "programs are persistent_grid(num_tiles, num_sms)"
+                if idle
                 else ""
             ),
             "4.3",
