@@ -140,6 +140,15 @@ _CLAUSE_START = r"(?:^|[(\"'`:;,]\s*|\b(?:tensor|operand|input|matrix|argument|o
 _AFTER_NOUN = r"\b(?:tensor|operand|input|matrix|argument|of)\s+$"
 
 
+# The cases of test_tma_ready_copies_or_refuses in Chinese: their ids stay the English words (mutants name them)
+ZH_CASES = {
+    "fp16 with odd K = 33": "fp16，K = 33 是奇数",
+    "fp16 with odd N = 21": "fp16，N = 21 是奇数",
+    "column-major a": "列主序的 a",
+    "b = W.t(), W fp16 (48, 45)": "b = W.t()，W 是 fp16 的 (48, 45)",
+}
+
+
 @pytest.mark.t5_2
 @pytest.mark.parametrize(
     "what, make_a, make_b, bad",
@@ -183,7 +192,7 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
         if broken is not None:
             fail(
                 T5,
-                f"{what}：tma_ready 返回的 {name}"
+                f"{ZH_CASES[what]}：tma_ready 返回的 {name}"
                 + ("（按 K-major 读的 (N, K) 张量，b_kmajor=True）" if name == "b" and kmajor else "")
                 + f" 仍然违反规矩：{broken[0]}"
                 + ("。只有 b.t() 本身合规时才能按 K-major 读" if name == "b" and kmajor else ""),
@@ -196,7 +205,7 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
         if not torch.equal(got, want):
             fail(
                 T5,
-                f"{what}：tma_ready 返回的 {name} 数值变了",
+                f"{ZH_CASES[what]}：tma_ready 返回的 {name} 数值变了",
                 f"{what}: the {name} tma_ready returns holds other values",
                 "3.2",
             )
@@ -210,7 +219,8 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
             kept = torch.equal(got, before[name])
             fail(
                 T5,
-                f"{what}：同一个 {name} 原地改了数值（加 1）之后再调用一次，tma_ready 返回的 {name} 不是它现在的数值"
+                f"{ZH_CASES[what]}：同一个 {name} 原地改了数值（加 1）之后再调用一次，"
+                f"tma_ready 返回的 {name} 不是它现在的数值"
                 + (
                     "，而是上一次调用时的：tma_ready 留下了上一次的副本（比如按地址或形状缓存）。"
                     "每次调用都要从这次的张量复制"
@@ -233,7 +243,7 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
         if not names_operand(str(e), bad):
             fail(
                 T5,
-                f"{what}：ValueError 要写出违规的张量 {bad}（比如 “{bad}: ...”），得到 {e}",
+                f"{ZH_CASES[what]}：ValueError 要写出违规的张量 {bad}（比如 “{bad}: ...”），得到 {e}",
                 f"{what}: the ValueError must name {bad} (as in \"{bad}: ...\"), got {e}",
                 "3.2",
             )
@@ -241,14 +251,14 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
         if not any(w in str(e).lower() for w in rule):
             fail(
                 T5,
-                f"{what}：ValueError 要写出违反的规矩（含 {' / '.join(rule)} 之一），得到 {e}",
+                f"{ZH_CASES[what]}：ValueError 要写出违反的规矩（含 {' / '.join(rule)} 之一），得到 {e}",
                 f"{what}: the ValueError must name the rule broken (one of {' / '.join(rule)}), got {e}",
                 "3.2",
             )
         return
     fail(
         T5,
-        f"{what}：fallback=False 时应当抛 ValueError",
+        f"{ZH_CASES[what]}：fallback=False 时应当抛 ValueError",
         f"{what}: with fallback=False it must raise ValueError",
         "3.2",
     )
