@@ -142,6 +142,27 @@ def shape_of(message):
     return re.sub(r"0[xX][0-9a-fA-F]+|\d+", "#", message)
 
 
+# The cases of RULE_CASES and SEVERAL_RULES in Chinese: their ids stay the English words (mutants name them)
+ZH_CASES = {
+    "b.t() of a row-major (64, 48)": "行主序 (64, 48) 的 b.t()",
+    "fp16 (8, 7): rows of 14 bytes": "fp16 (8, 7)：每行 14 字节",
+    "every other column": "隔一列取一列的视图",
+    "base 4 bytes past 16": "基地址在 16 字节边界后 4 字节",
+    "fp16 base 8 bytes past 16": "fp16，基地址在 16 字节边界后 8 字节",
+    "fp32 base 8 bytes past 16": "fp32，基地址在 16 字节边界后 8 字节",
+    "fp16 (1, 7): one row of 14 bytes": "fp16 (1, 7)：只有一行，14 字节",
+    "fp16 (8, 36): rows of 72 bytes": "fp16 (8, 36)：每行 72 字节",
+    "fp32 (8, 6): rows of 24 bytes": "fp32 (8, 6)：每行 24 字节",
+    "one column of every other": "隔一列取一列的视图里的一列",
+    "fp16 (48, 64).t(): strides (1, 64), rows 2 bytes apart": "fp16 (48, 64).t()：stride (1, 64)，行距 2 字节",
+    "every other column of an fp16 (48, 128), base 4 bytes past 16": (
+        "fp16 (48, 128) 隔一列取一列，基地址在 16 字节边界后 4 字节"
+    ),
+    "fp16 (48, 47), base 4 bytes past 16": "fp16 (48, 47)，基地址在 16 字节边界后 4 字节",
+    "fp16 (47, 48).t(), base 4 bytes past 16": "fp16 (47, 48).t()，基地址在 16 字节边界后 4 字节",
+}
+
+
 @pytest.mark.t5_2
 @pytest.mark.parametrize("case", SEVERAL_RULES, ids=lambda c: c[0])
 def test_tma_problem_reports_the_first_rule_broken(t5, case):
@@ -156,7 +177,7 @@ def test_tma_problem_reports_the_first_rule_broken(t5, case):
     if said[first] is None:
         fail(
             T5,
-            f"{what}：tma_problem 对只违反“{RULES[first][0]}”这条规矩的张量返回 None，这条它没有查；"
+            f"{ZH_CASES[what]}：tma_problem 对只违反“{RULES[first][0]}”这条规矩的张量返回 None，这条它没有查；"
             "三条都要查，按顺序报第一条违反的",
             f"{what}: tma_problem returns None for a tensor that breaks the {RULES[first][1]} rule alone, so it "
             "does not check that rule; check all three, in order, and report the first one broken",
@@ -165,7 +186,7 @@ def test_tma_problem_reports_the_first_rule_broken(t5, case):
     if problem is None:
         fail(
             T5,
-            f"{what}（stride {tuple(t.stride())}）违反 TMA 的规矩，tma_problem 却返回 None",
+            f"{ZH_CASES[what]}（stride {tuple(t.stride())}）违反 TMA 的规矩，tma_problem 却返回 None",
             f"{what} (strides {tuple(t.stride())}) breaks TMA's rules, yet tma_problem returned None",
             "3.2",
         )
@@ -176,7 +197,7 @@ def test_tma_problem_reports_the_first_rule_broken(t5, case):
     broken = ["、".join(RULES[r][0] for r in sorted(alone)), ", ".join(RULES[r][1] for r in sorted(alone))]
     fail(
         T5,
-        f"{what} 违反了 {len(alone)} 条规矩（{broken[0]}），tma_problem 报的是“{RULES[later][0]}”那条"
+        f"{ZH_CASES[what]} 违反了 {len(alone)} 条规矩（{broken[0]}），tma_problem 报的是“{RULES[later][0]}”那条"
         f"（和只违反它的张量得到的说法一样：{problem}）；三条要按顺序查，报第一条违反的：先连续，再行距，"
         f"最后基地址，这里是“{RULES[first][0]}”",
         f"{what} breaks {len(alone)} rules ({broken[1]}), and tma_problem reports the {RULES[later][1]} rule "
@@ -197,7 +218,7 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
         broken = tma_rule_broken(t)
         fail(
             T5,
-            f"{what}（stride {tuple(t.stride())}）违反 TMA 的规矩：{broken[0]}；tma_problem 却返回 None，"
+            f"{ZH_CASES[what]}（stride {tuple(t.stride())}）违反 TMA 的规矩：{broken[0]}；tma_problem 却返回 None，"
             "这条规矩它没有查出来",
             f"{what} (strides {tuple(t.stride())}) breaks a TMA rule: {broken[1]}; yet tma_problem returned None, "
             "so it lets that rule's offenders through",
@@ -206,7 +227,8 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
     if "tensor_q" not in problem or not any(w in problem.lower() for w in words):
         fail(
             T5,
-            f"{what}：说明里要有张量名 tensor_q 和违反的规矩（含 {' / '.join(words)} 之一），得到 {problem!r}",
+            f"{ZH_CASES[what]}：说明里要有张量名 tensor_q 和违反的规矩（含 {' / '.join(words)} 之一），"
+            f"得到 {problem!r}",
             f"{what}: the message must name the tensor (tensor_q) and the rule (one of {' / '.join(words)}), "
             f"got {problem!r}",
             "3.2",
