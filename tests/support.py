@@ -52,6 +52,20 @@ OUT_RTOL = {torch.float16: 1.5e-3, torch.bfloat16: 1.2e-2, torch.float32: 2e-3 i
 ACC_RTOL = {torch.float16: 1e-5, torch.bfloat16: 1e-5, torch.float32: 2e-3 if DEVICE == "cuda" else 1e-5}
 
 
+def grad_refusal_missed(call):
+    """None where call() raises a ValueError that names grad (an input requires grad with grad enabled,
+    and the kernels have no backward); else what it did instead, for the message: (zh, en) words."""
+    try:
+        call()
+        return say(
+            zh="它却返回了一个结果，梯度不会经过它", en="and it returned a result, which no gradient goes through"
+        )
+    except ValueError as e:
+        if "grad" in str(e):
+            return None
+        return say(zh=f"它的 ValueError 没有提到 grad：{e}", en=f"and its ValueError does not name grad: {e}")
+
+
 def rel_err(out, ref):
     """||out - ref|| / ||ref||; inf where out holds a NaN or an inf that ref does not, since a NaN
     error would compare False with every tolerance and let the check pass."""

@@ -81,6 +81,17 @@ def raised_by(call):
         return None, f"{type(e).__name__}: {str(e)[:200]}"
 
 
+def fail_if_raised(case, name, error, section):
+    """Fail where `name` (route, grouped_matmul) raised `error` (raised_by's) on valid input."""
+    if error:
+        fail(
+            T6,
+            f"{case}：这是合法的输入，{name} 却抛出了 {error}",
+            f"{case}: valid input, yet {name} raised {error}",
+            section,
+        )
+
+
 def watch_grouped(t6, monkeypatch):
     """A LaunchWatch (tests/support.py) on moe_kernel and combine_topk while grouped_matmul runs:
     each launch is recorded with its arguments; before it runs, its output (out_ptr) is filled with

@@ -7,7 +7,7 @@ from course import seam
 from course.i18n import cells, say
 from course.messages import fail
 
-from .common import T6, make_ids, names_one_of, raised_by
+from .common import T6, fail_if_raised, make_ids, names_one_of, raised_by
 from .routings import check_routing, route_watch
 from .stray import input_to_refuse
 from bounds import padded_integers, padding_written, place
@@ -240,11 +240,5 @@ def test_route_of_no_tokens(t6):
     ids = torch.empty((0, 2), dtype=torch.int64, device=DEVICE)
     case = say(zh="0 个 token（topk_ids 是 [0, 2]），4 个专家", en="0 tokens (topk_ids [0, 2]), 4 experts")
     r, error = raised_by(lambda: t6.route(ids, 4))
-    if error:
-        fail(
-            T6,
-            f"{case}：这是合法的输入，route 却抛出了 {error}",
-            f"{case}: valid input, yet route raised {error}",
-            "2.3",
-        )
+    fail_if_raised(case, "route", error, "2.3")
     check_routing(r, ids, 4, case)
