@@ -1,6 +1,6 @@
 """What a session with a GPU checks first, in one command, each stage's log kept under one folder:
 
-    python -m tools.gpu.session_check --out DIR [--stages suite make_test watch] [--lessons T6]
+    python -m tools.gpu.session_check --out DIR [--stages suite make_test watch offgrid] [--lessons T6]
 
 - suite: `SOLUTION=1 python -m pytest tests -q` on CUDA, every lesson's checks (or --lessons' markers);
 - make_test: what a learner's first `make test` does on a fresh GPU: the references in mine/ of a
@@ -8,7 +8,10 @@
   in order (compiling and autotuning must not count as a hang: issue 17);
 - watch: `python -m tools.learner.watch --bench` (its own scratch copies): make watch forks a child per
   step from a process that has asked torch about CUDA (through NVML, course/warm.py), and each
-  child must still start CUDA.
+  child must still start CUDA;
+- offgrid: `python -m tools.gpu.offgrid`, each reference's public calls (matmul, route,
+  grouped_matmul, moe_mlp) on seeded shapes, layouts and options drawn off the bench grid, every
+  result checked against float64.
 
 Asked for by name only (--stages), the benches of the open performance issues, each with its own
 folder under DIR for the CSV:
@@ -33,7 +36,7 @@ from course import ROOT
 from course.registry import LESSONS
 from tools.core.repo import scratch_repo, solution_file
 
-LIMITS = {"suite": 300, "make_test": 420, "watch": 150}  # seconds on the clock, each stage
+LIMITS = {"suite": 300, "make_test": 420, "watch": 150, "offgrid": 300}  # seconds on the clock, each stage
 BENCHES = {"heldout": 240, "host": 120, "moe": 540}  # run only when named in --stages
 
 
@@ -86,6 +89,9 @@ def main(argv=None):
     if "watch" in args.stages:  # the bench makes its own scratch copies
         argv = [py, "-m", "tools.learner.watch", "--bench"]
         summary["watch"] = stage("watch", argv, ROOT, dict(env, COURSE_LANG="en"), args.out, LIMITS["watch"])
+    if "offgrid" in args.stages:  # the references' public calls on drawn shapes, results checked
+        argv = [py, "-m", "tools.gpu.offgrid", *(["--lessons", *args.lessons] if args.lessons else [])]
+        summary["offgrid"] = stage("offgrid", argv, ROOT, env, args.out, LIMITS["offgrid"])
     benches = {
         "heldout": ["-m", "tools.gpu.bench", "--heldout", "--rounds", "3", "--out", str(args.out / "heldout")],
         "host": ["-m", "tools.gpu.host_cost", "--quick", "--json", str(args.out / "host.json")],
