@@ -12,7 +12,7 @@ call instead, and checks every result against float64:
   pitch; a bias (a strided view, at times) and GELU at times; T5 also with out= at times;
 - a lesson whose file defines `grouped_matmul` (T6): tokens, experts, top-k, K and N drawn, routing
   balanced, Zipf, all on one expert or with empty experts, topk_weights and the combine at times,
-  SwiGLU at times, x as a view at times; and moe_mlp;
+  SwiGLU at times, x as a view at times, ids int64 or int32, weights in x's dtype or float32; and moe_mlp;
 each call twice, with fresh values of the same layout, so that the second launches from a plan.
 A result is wrong when ||out - ref|| / ||ref|| passes the dtype's tolerance, or any cell is off by
 more than the tolerance times (10 x the result's RMS + the cell's own size): a few wrong cells in a
@@ -138,6 +138,8 @@ def draw_grouped(rng, small):
         routing=rng.choice(["balanced", "zipf", "one expert", "half empty"]),
         call=rng.choice(["sorted", "weighted", "combine", "swiglu", "moe_mlp"]),
         x=rng.choice(["contiguous", "pitched"]),
+        ids=rng.choice(["int64", "int32"]),  # torch.topk gives int64; vLLM's routers give int32
+        weights=rng.choice(["x's", "float32"]),  # a router's softmax is often kept in float32
     )
 
 
@@ -178,7 +180,9 @@ def run_grouped(module, case, gen, torch, device):
     for call in ("first", "second"):
         ids = grouped_ids(case, gen, torch, device)
         slot_ids = ids.flatten()
-        weights = torch.rand((T, k), generator=gen, device=device).to(dtype)
+        ids = ids.to(getattr(torch, case.get("ids", "int64")))
+        weights = torch.rand((T, k), generator=gen, device=device)
+        weights = weights if case.get("weights") == "float32" else weights.to(dtype)
         slot_weights = weights.double().flatten()[:, None]
         x = rand(T, K) if case["x"] == "contiguous" else rand(T, K + 8)[:, :K]
         xs = x.double()[torch.arange(T * k, device=device) // k]  # slot s reads token s // top_k
