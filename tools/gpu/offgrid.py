@@ -7,12 +7,14 @@ stream-K, split-K, the turned-around decode product, pitch copies, flattened til
 only in the benches, which time them and do not look at the numbers.  This draws what a model would
 call instead, and checks every result against float64:
 - a lesson whose file defines `matmul` (T4, T5): M, N, K log-uniform from 1 to 8192 (some near a
-  multiple of 64, a third under 300), fp16, bf16 or fp32, A contiguous, a view with a wider pitch
-  or A.t() of a (K, M) tensor; B row-major, `W.t()` as nn.Linear stores it, or a view with a wider
-  pitch; a bias (a strided view, at times) and GELU at times; T5 also with out= at times;
+  multiple of 64, a third under 300), fp16, bf16 or fp32; A contiguous, a view with a wider pitch,
+  A.t() of a (K, M) tensor, or one row expanded to M rows (a row stride of 0); B row-major, `W.t()`
+  as nn.Linear stores it, or a view with a wider pitch; a bias (a strided view, at times) and GELU
+  at times; T5 also with out= at times;
 - a lesson whose file defines `grouped_matmul` (T6): tokens, experts, top-k, K and N drawn, routing
   balanced, Zipf, all on one expert or with empty experts, topk_weights and the combine at times,
-  SwiGLU at times, x as a view at times, ids int64 or int32, weights in x's dtype or float32; and moe_mlp;
+  SwiGLU at times, x as a view at times, ids int64 or int32, weights in x's dtype or float32; and
+  moe_mlp;
 each call twice, with fresh values of the same layout, so that the second launches from a plan.
 A result is wrong when ||out - ref|| / ||ref|| passes the dtype's tolerance, or any cell is off by
 more than the tolerance times (10 x the result's RMS + the cell's own size): a few wrong cells in a
@@ -74,7 +76,7 @@ def draw_dense(rng, small, with_out):
         N=N,
         K=K,
         dtype=rng.choice(dtypes),
-        a=rng.choice(["contiguous", "pitched", "a.t()"]),
+        a=rng.choice(["contiguous", "pitched", "a.t()"] * 3 + ["expanded"]),
         b=rng.choice(["row-major", "W.t()", "W.t()", "pitched"]),
         bias=rng.choice([None, "contiguous", "strided"]),
         activation=rng.choice([None, None, "gelu"]),
@@ -89,7 +91,12 @@ def dense_operands(case, gen, torch, device):
     def rand(*shape):
         return torch.randn(shape, generator=gen, device=device).to(dtype)
 
-    a = {"contiguous": lambda: rand(M, K), "pitched": lambda: rand(M, K + 8)[:, :K], "a.t()": lambda: rand(K, M).t()}
+    a = {
+        "contiguous": lambda: rand(M, K),
+        "pitched": lambda: rand(M, K + 8)[:, :K],
+        "a.t()": lambda: rand(K, M).t(),
+        "expanded": lambda: rand(1, K).expand(M, K),  # one row seen M times: a row stride of 0
+    }
     b = {"row-major": lambda: rand(K, N), "W.t()": lambda: rand(N, K).t(), "pitched": lambda: rand(K, N + 24)[:, :N]}
     bias = {None: lambda: None, "contiguous": lambda: rand(N), "strided": lambda: rand(2 * N)[::2]}
     return a[case["a"]](), b[case["b"]](), bias[case["bias"]]()

@@ -55,6 +55,7 @@ def test_draws_are_seeded_and_cover_the_layouts():
         "contiguous",
         "pitched",
         "a.t()",
+        "expanded",
     }
     assert max(c["M"] * c["N"] * c["K"] for c in cases) <= 2**33 and min(c["M"] for c in cases) == 1
     grouped = [offgrid.draw_grouped(random.Random(f"7-T6-{n}"), False) for n in range(200)]
