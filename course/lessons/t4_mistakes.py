@@ -5,12 +5,15 @@ Each is a text substitution in solutions/t4_matmul.py and the one test of tests/
 must catch it; tools/explainers/mistakes.py makes each one and runs that test.  A mistake's cause
 is a key of CAUSES: its message must say those words, and no other mistake's message may (make
 check: each_mistake_names_its_own_cause_and_no_other).  T4.5's, the fused bias and GELU, are in
-t4_mistakes_fused.py, gathered into TABLE after the others.
+t4_mistakes_fused.py, gathered into TABLE after the others; the mutants of our own are in
+t4_mistakes_own.py, t4_mistakes_learner.py, t4_mistakes_hunter.py, t4_mistakes_calls.py and
+t4_mistakes_hunt3.py.
 """
 
 from course.lesson_data import Mistake
 from course.lessons.t4_mistakes_calls import CALLS
 from course.lessons.t4_mistakes_fused import FUSED
+from course.lessons.t4_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_own import OWN
@@ -329,5 +332,6 @@ TABLE = (
     ),
 ) + FUSED
 
-MISTAKES = TABLE + OWN + LEARNER + HUNTER + CALLS  # make check runs them all; §8 shows TABLE (T4.5's from FUSED)
-CAUSES = {**CAUSES, **LEARNER_CAUSES}
+# make check runs them all; §8 shows TABLE (T4.5's from FUSED)
+MISTAKES = TABLE + OWN + LEARNER + HUNTER + CALLS + HUNT3
+CAUSES = {**CAUSES, **LEARNER_CAUSES, **HUNT3_CAUSES}

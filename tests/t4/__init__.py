@@ -12,6 +12,7 @@ conftest.py; the helpers more than one file uses, in common.py.
 ORDER = (
     "test_tile_order.py",
     "test_mainloop.py",
+    "test_mainloop_steps.py",
     "test_epilogue.py",
     "test_bias_and_gelu.py",
     "test_autotune_configs.py",

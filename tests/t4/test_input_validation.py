@@ -38,6 +38,8 @@ def bad_inputs():
         ("bias shape", f16(4, 5), f16(5, 3), {"bias": f16(4)}, ValueError, ["(4,)"]),
         # N values in a row: a check of bias.numel() alone lets it through, and stride(0) is then N, not 1
         ("bias of shape (1, 3)", f16(4, 5), f16(5, 3), {"bias": f16(1, 3)}, ValueError, ["(1, 3)"]),
+        # N values down a column: a check of bias.shape[0] alone lets it through (len(bias) too)
+        ("bias of shape (3, 1)", f16(4, 5), f16(5, 3), {"bias": f16(3, 1)}, ValueError, ["(3, 1)"]),
         ("bias dtype", f16(4, 5), f16(5, 3), {"bias": torch.randn(3)}, TypeError, ["float32"]),
         ("activation", f16(4, 5), f16(5, 3), {"activation": "relu"}, ValueError, ["relu"]),
         ("devices differ", f16(4, 5), torch.empty(5, 3, dtype=torch.float16, device="meta"), {}, ValueError, ["meta"]),

@@ -10,6 +10,7 @@ from course.i18n import cells, say
 from course.messages import read
 
 from .common import check_launch, check_one_axis, check_product, launch_watch, quick, require_configs
+from launch_watch import LaunchWatch
 from support import (
     BOTH_LAYOUTS,
     DTYPES,
@@ -198,3 +199,36 @@ def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
             en=f"on a GPU matmul without config must launch matmul_kernel_autotuned; it launched the plain "
             f"kernel {plain} and the autotuned one {tuned} times; {read('T4.4', '6.2')}",
         )
+
+
+@pytest.mark.t4_4
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU test_default_launch_path sees the autotuned launch itself")
+def test_default_launch_path_off_the_interpreter(t4, monkeypatch):
+    """INTERPRET_CONFIG is the interpreter's alone: with INTERPRETING False (as on a GPU) matmul without a
+    config launches matmul_kernel_autotuned.  On the CPU the launch is only recorded, never run: the
+    operands live on the meta device, and the input checks, which would refuse CPU tensors off the
+    interpreter, are stood aside."""
+    monkeypatch.setattr(t4, "INTERPRETING", False)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(t4, "check_inputs", lambda *args, **kwargs: None)
+    watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
+    a, b = (torch.empty(s, dtype=torch.float16, device="meta") for s in ((40, 30), (30, 20)))
+    t4.matmul(a, b)
+    plain, tuned = watch.count("matmul_kernel"), watch.count("matmul_kernel_autotuned")
+    first = watch.of("matmul_kernel")[0].args if plain else {}
+    if not tuned and first and all(first.get(k) == v for k, v in t4.INTERPRET_CONFIG.kwargs.items()):
+        said = say(
+            zh="它用 INTERPRET_CONFIG 启动了普通的 matmul_kernel：INTERPRET_CONFIG 只给解释器用",
+            en="it launched the plain matmul_kernel with INTERPRET_CONFIG, which is the interpreter's alone",
+        )
+    else:
+        said = say(
+            zh=f"它启动了普通内核 {plain} 次、autotune 版 {tuned} 次",
+            en=f"it launched the plain kernel {plain} and the autotuned one {tuned} times",
+        )
+    assert (plain, tuned) == (0, 1), say(
+        zh=f"INTERPRETING 为 False 时（就像在 GPU 上），不带 config 的 matmul 必须启动 matmul_kernel_autotuned；"
+        f"{said}；{read('T4.4', '6.2')}",
+        en=f"with INTERPRETING False (as on a GPU) matmul without a config must launch matmul_kernel_autotuned; "
+        f"{said}; {read('T4.4', '6.2')}",
+    )

@@ -1,0 +1,58 @@
+"""T4.2: the K loop takes tl.cdiv(K, BLOCK_K) steps, one tl.dot each (§4), counted on the interpreter."""
+
+import pytest
+import torch
+
+from course.i18n import say
+from course.messages import read
+
+from .test_mainloop import run_mainloop
+from support import INTERPRETING, poisoned_view
+
+pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
+
+
+@pytest.mark.t4_2
+@pytest.mark.skipif(not INTERPRETING, reason="counts the interpreter's tl.dot calls; a GPU's are compiled away")
+@pytest.mark.parametrize("K", [64, 33, 16])
+def test_mainloop_takes_cdiv_k_steps(probes, monkeypatch, K):
+    """One program (a 16 x 16 tile) over K with BLOCK_K = 16: every tl.dot the interpreter runs is counted,
+    and whether both of its operands were all zeros.  A step past the last k-block loads nothing (every
+    lane masked off) and multiplies zeros: the product stays right, and on a GPU that step costs a whole
+    k-block's tl.dot (twice the work for K = 16)."""
+    from triton.runtime import interpreter
+
+    builder = interpreter.interpreter_builder
+    dots = []  # per tl.dot: whether a and b were all zeros
+    real = builder.create_dot
+
+    def counted(a, b, *rest):
+        dots.append(not a.data.any() and not b.data.any())
+        return real(a, b, *rest)
+
+    monkeypatch.setattr(builder, "create_dot", counted)
+    a, _ = poisoned_view(16, K, "row-major", torch.float16)
+    b, _ = poisoned_view(K, 16, "row-major", torch.float16)
+    run_mainloop(probes, a, b, (16, 16, 16))
+    k_blocks = -(-K // 16)
+    if len(dots) <= k_blocks:
+        return
+    extra = len(dots) - k_blocks
+    if all(dots[k_blocks:]) and not any(dots[:k_blocks]):
+        why = say(
+            zh=f"多出来的 {extra} 步的 a 和 b 全是 0（每个 lane 都被掩码挡住了）：循环多跑了，"
+            "GPU 上每多一步就多一整个 k-block 的 tl.dot",
+            en=f"the {extra} step{'s' if extra > 1 else ''} past them multiplied all-zero a and b (every lane "
+            "masked off): the loop runs too far, and on a GPU each such step costs a whole k-block's tl.dot",
+        )
+    else:
+        why = say(zh="每步应当只有一个 tl.dot", en="one tl.dot per step")
+    pytest.fail(
+        say(
+            zh=f"K = {K}、BLOCK_K = 16：一个程序的 mainloop 跑了 {len(dots)} 次 tl.dot，而 K 只有 "
+            f"tl.cdiv(K, BLOCK_K) = {k_blocks} 个 k-block；{why}；{read('T4.2', '4')}",
+            en=f"K = {K}, BLOCK_K = 16: one program's mainloop ran tl.dot {len(dots)} times, where K has "
+            f"tl.cdiv(K, BLOCK_K) = {k_blocks} k-blocks; {why}; {read('T4.2', '4')}",
+        ),
+        pytrace=False,
+    )
