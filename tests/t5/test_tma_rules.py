@@ -6,6 +6,7 @@ import re
 import pytest
 import torch
 
+from course.i18n import say
 from course.messages import fail
 
 from .common import T5, tma_rule_broken
@@ -302,5 +303,35 @@ def test_tma_problem_reads_the_row_stride_not_the_width(t5):
             f"却返回 None{cause[0]}",
             f"{what[1]} (strides {tuple(view.stride())}) breaks a TMA rule: its rows are 66 bytes apart, not a "
             f"multiple of 16; yet tma_problem returned None{cause[1]}",
+            "3.2",
+        )
+
+
+@pytest.mark.t5_2
+def test_tma_problem_reads_the_base_address_itself(t5):
+    """§3.2's rule 3 is on data_ptr(), the address of the first element, not on storage_offset(): memory
+    shared through DLPack (as another library's tensors come) starts its own storage where the view
+    starts, so a base 4 bytes past a 16-byte boundary has storage_offset() 0 there."""
+    view = unaligned(8, 32, torch.float16)  # storage_offset() 2: the slice of a buffer that is aligned
+    shared = torch.from_dlpack(view)  # the same memory, storage_offset() 0
+    assert shared.storage_offset() == 0 and shared.data_ptr() % 16 == 4, say(
+        zh="测试套件自己的准备出了问题：DLPack 共享的内存不再从视图的起点开始",
+        en="the suite's own set-up: DLPack changed",
+    )
+    if t5.tma_problem(shared, "tensor_q") is None:
+        why = ("", "")
+        if t5.tma_problem(view, "tensor_q") is not None:
+            why = (
+                "；同一块内存做成 storage_offset() 为 2 的视图时它能查出来，所以它查的只是 storage_offset()，"
+                "而基地址是 data_ptr()：存储本身也可能不对齐",
+                ": the same memory as a view with storage_offset() 2 is refused, so it checks storage_offset() "
+                "alone, where the base address is data_ptr(): the storage itself may start unaligned",
+            )
+        fail(
+            T5,
+            f"fp16 (8, 32)，基地址在 16 字节边界后 4 字节（经 DLPack 共享，storage_offset() 为 0），tma_problem 却返回 "
+            f"None{why[0]}",
+            f"fp16 (8, 32) whose base is 4 bytes past 16 (shared through DLPack, storage_offset() 0), yet tma_problem "
+            f"returned None{why[1]}",
             "3.2",
         )
