@@ -206,10 +206,11 @@ def test_default_launch_path(t4, monkeypatch, no_torch_matmul):
 def test_default_launch_path_off_the_interpreter(t4, monkeypatch):
     """INTERPRET_CONFIG is the interpreter's alone: with INTERPRETING False (as on a GPU) matmul without a
     config launches matmul_kernel_autotuned.  On the CPU the launch is only recorded, never run: the
-    operands live on the meta device, and the input checks, which would refuse CPU tensors off the
-    interpreter, are stood aside."""
+    operands live on the meta device (not "cpu"), torch.cuda.is_available() says True, and the input
+    checks, which would refuse CPU tensors off the interpreter, are stood aside."""
     monkeypatch.setattr(t4, "INTERPRETING", False)
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # however the wrapper tells a GPU
     monkeypatch.setattr(t4, "check_inputs", lambda *args, **kwargs: None)
     watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
     a, b = (torch.empty(s, dtype=torch.float16, device="meta") for s in ((40, 30), (30, 20)))
