@@ -1,5 +1,7 @@
 """T6.3: what grouped_matmul refuses, and no tokens at all."""
 
+from dataclasses import replace
+
 import pytest
 import torch
 
@@ -28,6 +30,10 @@ def bad_inputs(t6):
     few_slots = t6.Routing(ten, ten.cumsum(0).int(), order.int(), order.argsort().int(), 6, 2)
     # route's routing with each tensor widened to int64 (§4: 1-D int32 on x's device); its offsets check out
     wide = t6.Routing(r.counts.long(), r.offsets.long(), r.sorted_slots.long(), r.slot_pos.long(), 6, 2)
+    # route's routing, its tensors on another device than x (meta here: a GPU routing beside a CPU x, say)
+    away = replace(
+        r, **{name: getattr(r, name).to("meta") for name in ("counts", "offsets", "sorted_slots", "slot_pos")}
+    )
     return [
         ("x and w of two dtypes", (x, w.float(), r), ("x", "w")),
         ("w 2-D", (x, w[0], r), ("w",)),
@@ -53,6 +59,11 @@ def bad_inputs(t6):
             "a hand-made Routing of int64 tensors",
             (x, w, wide),
             ("routing", "counts", "offsets", "sorted_slots", "slot_pos"),
+        ),
+        (
+            "a Routing on another device than x",
+            (x, w, away),
+            ("routing", "counts", "offsets", "sorted_slots", "slot_pos", "device"),
         ),
         ("x and w in float64", (x.double(), w.double(), r), ("x", "w")),
         ("w of 15 rows for swiglu ([gate; up]: 2F)", (x, w[:, :15].contiguous(), r), ("w",), {"activation": "swiglu"}),

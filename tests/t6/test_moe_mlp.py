@@ -36,10 +36,10 @@ def layer_inputs(tokens, top_k, experts, K, F):
     return x, w_gate_up, w_down, torch.rand(tokens, top_k, device=DEVICE)
 
 
-def layer_output(t6, x, w_gate_up, w_down, ids, weights):
-    """moe_mlp's y.  Where check_expert_inputs refused a grouped_matmul call of moe_mlp's own (the
-    layer's input is valid), the test fails here, naming the call, and the cause where it is seen:
-    h, [T*top_k, F] in sorted order, handed to the down launch without x_sorted=True."""
+def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
+    """moe_mlp's y (given config, where there is one).  Where check_expert_inputs refused a grouped_matmul
+    call of moe_mlp's own (the layer's input is valid), the test fails here, naming the call, and the
+    cause where it is seen: h, [T*top_k, F] in sorted order, handed to the down launch without x_sorted=True."""
     calls, real = [], t6.grouped_matmul
 
     def recorded(*args, **kwargs):
@@ -49,7 +49,8 @@ def layer_output(t6, x, w_gate_up, w_down, ids, weights):
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(t6, "grouped_matmul", recorded)
         try:
-            return t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
+            given = {"config": config} if config else {}
+            return t6.moe_mlp(x, w_gate_up, w_down, ids, weights, **given)
         except (ValueError, TypeError) as e:
             if not calls or not raised_in(e, t6, "check_expert_inputs"):
                 raise
@@ -94,7 +95,8 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     given = {"x": x, "w_gate_up": w_gate_up, "w_down": w_down, "topk_ids": ids, "topk_weights": weights}
     before = copies(given)
     watch = watch_grouped(t6, monkeypatch)
-    y = layer_output(t6, x, w_gate_up, w_down, ids, weights)
+    cfg = t6.Config(32, 16, 16, 1, 4, 1)  # not the interpreter's pick_config: the caller's, for both launches
+    y = layer_output(t6, x, w_gate_up, w_down, ids, weights, config=cfg)
     monkeypatch.undo()
     changed = list(changed_cells(given, before))
     if changed:
@@ -116,6 +118,7 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             f"combined, BY_SLOT=True), got {len(kinds)}" + (f": {got}" if got else ""),
             "5",
         )
+    check_config_reached(launched, cfg)
     # §4.1, §5.2: gate/up gathers x's rows itself, and down reads h as gate/up wrote it: no copies.
     gate_up_args, down_args = launched[0].args, launched[1].args
     if not same_memory(gate_up_args.get("x_ptr"), x) or gate_up_args.get("X_SORTED"):
@@ -172,6 +175,16 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             "unweighted; " + ", ".join(en for _, en in said),
             "5.2",
         )
+    if y.dtype != x.dtype:
+        fail(
+            T6,
+            f"moe_mlp：x 是 {x.dtype}，返回的 y 却是 {y.dtype}：这一层的输出和 x 同一个 dtype，"
+            "正如 grouped_matmul 的合并结果（combine_topk 最后转换成的就是它）",
+            f"moe_mlp: x is {x.dtype}, and the y it returned is {y.dtype}: the layer's output is in x's dtype, as "
+            "grouped_matmul's combined result is (combine_topk's one cast at the end is to it)",
+            "5.2",
+            "4.4",
+        )
     want = layer_want(x, w_gate_up, w_down, ids, weights)
     err = rel_err(y, want) if y.shape == want.shape else float("inf")
     if err > 4e-3:
@@ -200,6 +213,28 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             ),
             "5.2",
         )
+
+
+BLOCKS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
+
+
+def check_config_reached(launched, cfg):
+    """moe_mlp's config, where the caller gives one, is the block sizes of both its launches (§5.2:
+    it hands config on to each grouped_matmul; pick_config chooses only for a call that gives none)."""
+    want = tuple(getattr(cfg, k) for k in BLOCKS)
+    for name, launch in zip(("gate/up", "down"), launched[:2], strict=True):
+        got = tuple(launch.args.get(k) for k in BLOCKS)
+        if got != want:
+            said = ", ".join(f"{k}={v}" for k, v in zip(BLOCKS, got, strict=True))
+            given = ", ".join(f"{k}={v}" for k, v in zip(BLOCKS, want, strict=True))
+            fail(
+                T6,
+                f"moe_mlp：调用者给的 config（{given}）没有传到 {name} 那次启动（它用的是 {said}）："
+                "把 config=config 交给两次 grouped_matmul",
+                f"moe_mlp: the caller's config ({given}) did not reach the {name} launch (it ran with {said}): hand "
+                "config=config on to both grouped_matmul calls",
+                "5.2",
+            )
 
 
 def layer_want(x, w_gate_up, w_down, ids, weights):

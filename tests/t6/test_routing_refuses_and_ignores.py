@@ -30,6 +30,8 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("bool ids", lambda: torch.tensor([[True, False], [False, True]]), 4, "topk_ids"),
     ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
     ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
+    # no ids at all: a check of num_experts that lets 0 through is not saved by the range check of the ids
+    ("num_experts = 0 for no tokens", lambda: torch.empty((0, 2), dtype=torch.int64), 0, "num_experts"),
     ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
     ("num_experts = True", lambda: torch.tensor([[0, 0]]), True, "num_experts"),  # an int to isinstance, no count
 ]
