@@ -12,11 +12,17 @@ from course.lessons.t6_mistakes_own import own
 HUNT3_CAUSES = {
     "mlp-config-dropped": ("没有传到", "did not reach the"),
     "mlp-output-dtype": ("返回的 y 却是", "and the y it returned is"),
+    "undefined-lanes-used": ("又没有给 other 的那些位置", "lanes it masked off without an `other`"),
 }
 
 GATE_UP_CALL = '    hidden = grouped_matmul(x, w_gate_up, routing, activation="swiglu", config=config)\n'
 DOWN_CALL = (
     "    return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True, x_sorted=True, config=config)\n"
+)
+# gathered_product's and gate_up_product's load of A: the same two lines, then each its own next line
+A_LOAD = (
+    "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+    "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
 )
 ROUTING_CHECK = "        if t.dtype != torch.int32 or t.device != x.device or t.dim() != 1:\n"
 
@@ -64,5 +70,28 @@ HUNT3 = (
         "or num_experts < 1:",
         "or num_experts < 0:",
         "test_route_refuses_bad_input[num_experts = 0 for no tokens]",
+    ),
+    own(
+        "a-load-without-other",
+        "T6.3",
+        "gathered_product loads A with the right mask and no other=: on a GPU the masked-off lanes are "
+        "undefined, and past K they meet TMA's zeros (NaN * 0 is NaN); the interpreter reads them as 0, and it "
+        "passed until the T6 tests read them as NaN (tests/t6/stray.py, undefined_lanes_as_nan) (hunt3)",
+        "4.1",
+        A_LOAD + "        b = w_desc",
+        A_LOAD.replace(", other=0.0)", ")") + "        b = w_desc",
+        "test_gathered_product_alone[gathered]",
+        "undefined-lanes-used",
+    ),
+    own(
+        "gate-up-a-without-other",
+        "T6.4",
+        "gate_up_product loads A with the right mask and no other=: undefined lanes on a GPU, 0 on the "
+        "interpreter, so it passed until the T6 tests read them as NaN (hunt3)",
+        "5.1",
+        A_LOAD + "        gate = ",
+        A_LOAD.replace(", other=0.0)", ")") + "        gate = ",
+        "test_gate_up_product_alone",
+        "undefined-lanes-used",
     ),
 )

@@ -177,3 +177,21 @@ def fail_if_read_past_k(accesses, x, K, rows, block_k, who, section):
         ),
         section,
     )
+
+
+def fail_if_undefined_used(live, function, section):
+    """Fails naming the cause when the live rows of a product of NaN-free inputs hold NaN: under
+    stray.undefined_lanes_as_nan the only NaN are the lanes a masked load of A left out without
+    `other`, undefined on a GPU; past K they meet TMA's zeros, and NaN * 0 is NaN."""
+    bad = int(torch.isnan(live).sum())
+    if bad:
+        fail(
+            T6,
+            f"{function}：输入里没有 NaN，live 行却有 {bad} 个 NaN：A 的加载用上了被掩掉、又没有给 other 的那些位置。"
+            "在 GPU 上那些位置的值是未定义的（这里读成 NaN，只有解释器才给 0），过了 K 以后它们乘的是 TMA 填的 0，"
+            "而 NaN * 0 还是 NaN：加载 A 时写上 other=0.0",
+            f"{function}: the inputs hold no NaN, and the live rows hold {bad} NaN: A's load used lanes it masked off "
+            "without an `other`.  On a GPU those lanes are undefined (read as NaN here; the interpreter alone gives "
+            "0), past K they meet TMA's zeros, and NaN * 0 is NaN: load A with other=0.0",
+            section,
+        )

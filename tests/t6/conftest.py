@@ -4,7 +4,7 @@ every launch of its kernels watched on the interpreter for an access outside its
 import pytest
 
 from .common import T6, UNSET
-from .stray import KERNELS, watch_launches
+from .stray import KERNELS, undefined_lanes_as_nan, watch_launches
 from support import INTERPRETING, poison_allocations
 
 
@@ -38,6 +38,7 @@ def no_stray_access(request):
         yield
         return
     with pytest.MonkeyPatch.context() as patch:
+        undefined_lanes_as_nan(patch)  # what a GPU may read where a masked load has no `other`
         if "t6" in request.fixturenames:
             watch_launches(request.getfixturevalue("t6"), KERNELS, patch)
         if "probes" in request.fixturenames:

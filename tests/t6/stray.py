@@ -11,6 +11,8 @@ not refuse it: the launch should not have been made."""
 
 from contextlib import contextmanager
 
+import numpy as np
+
 from course.i18n import cells
 from course.messages import fail
 
@@ -97,3 +99,27 @@ def watch_launches(module, names, monkeypatch):
     strays = Strays(OURS, "t6_probes.py")
     names = tuple(n for n in names if hasattr(module, n))
     bounds.watch_launches(module, names, monkeypatch, strays, lambda name: report(name, strays))
+
+
+def undefined_lanes_as_nan(monkeypatch):
+    """On the interpreter, the lanes that a masked tl.load leaves out, given no `other`, read as NaN
+    where they hold floats: on a GPU they are undefined (whatever the registers held), where the
+    interpreter alone gives 0.  Code that never uses them is unchanged; code that does (a k-box's A
+    past K times TMA's zeros, say) shows NaN here, as it may on a GPU.  TMA's loads pass their zeros."""
+    try:
+        from triton.runtime import interpreter
+
+        builder, handle, np_dtype = interpreter.interpreter_builder, interpreter.TensorHandle, interpreter._get_np_dtype
+        load = builder.create_masked_load
+    except (ImportError, AttributeError):
+        return
+
+    def undefined_as_nan(ptrs, mask, other, *rest, **named):
+        if other is None:
+            element = ptrs.get_element_ty()
+            kind = np.dtype(np_dtype(element))
+            if kind.kind == "f":
+                other = handle(np.full(np.shape(ptrs.data), np.nan, dtype=kind), element)
+        return load(ptrs, mask, other, *rest, **named)
+
+    monkeypatch.setattr(builder, "create_masked_load", undefined_as_nan)

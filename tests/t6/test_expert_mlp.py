@@ -7,7 +7,7 @@ import torch
 from course.i18n import say
 from course.messages import fail
 
-from .accesses import Accesses, fail_if_read_past_k
+from .accesses import Accesses, fail_if_read_past_k, fail_if_undefined_used
 from .common import (
     OUT_RTOL,
     T6,
@@ -57,6 +57,8 @@ def test_gate_up_product_alone(probes, monkeypatch):
         bk,
     )
     live = x_rows >= 0
+    for got in (gate, up):
+        fail_if_undefined_used(got.cpu()[live], "gate_up_product", "5.1")
     a = x.cpu().double()[x_rows[live].long()]
     errs = {}
     for name, got, row in (("gate", gate, gate_row), ("up", up, up_row)):

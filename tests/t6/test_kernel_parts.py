@@ -6,7 +6,7 @@ import torch
 from course.i18n import agree, cells
 from course.messages import fail
 
-from .accesses import Accesses, fail_if_read_past_k
+from .accesses import Accesses, fail_if_read_past_k, fail_if_undefined_used
 from .common import T6
 from bounds import AddressWatch
 from support import DEVICE, UNWRITTEN, box, descriptor, rel_err
@@ -107,6 +107,7 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted):
             "4.1",
         )
     fail_if_read_past_k(accesses, x, K, want_rows[live], bk, "gathered_product", "4.1")
+    fail_if_undefined_used(acc.cpu()[live], "gathered_product", "4.1")
     want = torch.zeros(bm, bn, dtype=torch.float64)
     want[live] = x.cpu().double()[want_rows[live]] @ w2d.cpu().double()[w_row : w_row + bn].T
     err = rel_err(acc[live], want[live])
