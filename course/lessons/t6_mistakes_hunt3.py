@@ -13,6 +13,10 @@ HUNT3_CAUSES = {
     "mlp-config-dropped": ("没有传到", "did not reach the"),
     "mlp-output-dtype": ("返回的 y 却是", "and the y it returned is"),
     "undefined-lanes-used": ("又没有给 other 的那些位置", "lanes it masked off without an `other`"),
+    "undefined-counts": (
+        "在没有 other= 的掩码加载处读到的值",
+        "what the T6 tests read where a masked load has no other=",
+    ),
 }
 
 GATE_UP_CALL = '    hidden = grouped_matmul(x, w_gate_up, routing, activation="swiglu", config=config)\n'
@@ -93,5 +97,28 @@ HUNT3 = (
         A_LOAD.replace(", other=0.0)", ")") + "        gate = ",
         "test_gate_up_product_alone",
         "undefined-lanes-used",
+    ),
+    own(
+        "tile-counts-without-other",
+        "T6.2",
+        "expert_tile_counts loads counts with the mask experts < num_experts and no other=0: the lanes past the "
+        "experts are undefined on a GPU, and their m-blocks push tl.max(tile_ends) past the real total; the "
+        "interpreter read them as 0, and it passed until the T6 tests read such lanes as 3 (hunt3)",
+        "3.3",
+        "counts = tl.load(counts_ptr + experts, mask=experts < num_experts, other=0)",
+        "counts = tl.load(counts_ptr + experts, mask=experts < num_experts)",
+        "test_tile_counts_and_places_alone",
+        "undefined-counts",
+    ),
+    own(
+        "scan-without-other",
+        "T6.1",
+        "scan_counts loads a batch of block_counts rows with the mask blocks < num_blocks and no other=0: the "
+        "rows past the last block are undefined on a GPU and add into every count; the interpreter read them "
+        "as 0, and it passed until the T6 tests read such lanes as 3.  Symptom only: counts too large (hunt3)",
+        "2.1",
+        "here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < num_blocks, other=0)",
+        "here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < num_blocks)",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
     ),
 )

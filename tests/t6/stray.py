@@ -101,11 +101,15 @@ def watch_launches(module, names, monkeypatch):
     bounds.watch_launches(module, names, monkeypatch, strays, lambda name: report(name, strays))
 
 
+UNDEFINED_INT = 3  # what the lanes a masked integer load leaves out, given no `other`, read as (a count of 3)
+
+
 def undefined_lanes_as_nan(monkeypatch):
     """On the interpreter, the lanes that a masked tl.load leaves out, given no `other`, read as NaN
-    where they hold floats: on a GPU they are undefined (whatever the registers held), where the
-    interpreter alone gives 0.  Code that never uses them is unchanged; code that does (a k-box's A
-    past K times TMA's zeros, say) shows NaN here, as it may on a GPU.  TMA's loads pass their zeros."""
+    where they hold floats, UNDEFINED_INT where they hold integers: on a GPU they are undefined
+    (whatever the registers held), where the interpreter alone gives 0.  Code that never uses them
+    is unchanged; code that does (a k-box's A past K times TMA's zeros, counts past num_experts in
+    the tile total, say) goes wrong here, as it may on a GPU.  TMA's loads pass their own zeros."""
     try:
         from triton.runtime import interpreter
 
@@ -118,8 +122,9 @@ def undefined_lanes_as_nan(monkeypatch):
         if other is None:
             element = ptrs.get_element_ty()
             kind = np.dtype(np_dtype(element))
-            if kind.kind == "f":
-                other = handle(np.full(np.shape(ptrs.data), np.nan, dtype=kind), element)
+            if kind.kind in "fiu":  # floats NaN, integers UNDEFINED_INT
+                fill = np.nan if kind.kind == "f" else UNDEFINED_INT
+                other = handle(np.full(np.shape(ptrs.data), fill, dtype=kind), element)
         return load(ptrs, mask, other, *rest, **named)
 
     monkeypatch.setattr(builder, "create_masked_load", undefined_as_nan)

@@ -10,6 +10,7 @@ from course.messages import fail
 
 from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import T6, TRACE_INTS
+from .stray import UNDEFINED_INT
 from bounds import AddressWatch
 from support import DEVICE, loop_like
 
@@ -240,6 +241,20 @@ def test_tile_counts_and_places_alone(probes):
                 if plus_one
                 else ""
             ),
+            "3.3",
+        )
+    # the spare lanes as counts' load leaves them where it has a mask and no other=0 (stray.py's UNDEFINED_INT)
+    undefined = [tiles + (i + 1) * triton.cdiv(UNDEFINED_INT, bm) * num_pid_n for i in range(len(spare))]
+    if spare and spare == undefined:
+        fail(
+            T6,
+            f"{case}：expert_tile_counts 的 tile_ends 在专家之后的 lane 是 {spare}，不是总数 {tiles}：这些 lane 各算了 "
+            f"{UNDEFINED_INT} 行，正是 T6 的测试在没有 other= 的掩码加载处读到的值。加载 counts 时给 other=0"
+            "（不给时这些 lane 在 GPU 上是未定义的），不然总数 tl.max(tile_ends) 会超出真正的 tile 数",
+            f"{case}: expert_tile_counts' tile_ends hold {spare} in the lanes past the experts, not the total {tiles}: "
+            f"those lanes counted {UNDEFINED_INT} rows each, which is what the T6 tests read where a masked load has "
+            "no other=.  Load counts with other=0 (without it those lanes are undefined on a GPU), or the total, "
+            "tl.max(tile_ends), runs past the real tiles",
             "3.3",
         )
     want = expected_tiles(counts, bm, bn, n)
