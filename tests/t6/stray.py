@@ -119,7 +119,9 @@ def undefined_lanes_as_nan(monkeypatch):
         return
 
     def undefined_as_nan(ptrs, mask, other, *rest, **named):
-        if other is None:
+        # A scalar's: its other=0 reaches here as None (the interpreter drops an `other` that is falsy), so
+        # only blocks' lanes (more than one: a scalar's handle holds one) are made undefined
+        if other is None and np.size(ptrs.data) > 1:
             element = ptrs.get_element_ty()
             kind = np.dtype(np_dtype(element))
             if kind.kind in "fiu":  # floats NaN, integers UNDEFINED_INT
