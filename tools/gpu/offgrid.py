@@ -1,6 +1,6 @@
 """Right answers off the bench grid: each lesson's public calls on seeded random shapes, layouts and options.
 
-    python -m tools.gpu.offgrid [--side solutions|mine] [--lessons T5 T6] [--cases 120] [--seed 7]
+    python -m tools.gpu.offgrid [--side solutions|mine] [--lessons T5 T6] [--seconds 70] [--seed 7] [--only N]
 
 The suite checks small, chosen cases, and on a GPU the configs of the large shapes (128x256 tiles,
 stream-K, split-K, the turned-around decode product, pitch copies, flattened tile loops, plans) run
@@ -178,7 +178,9 @@ def run_grouped(module, case, gen, torch, device):
     """[(call, out, ref)] for two calls of the case's grouped call on fresh values."""
     dtype = getattr(torch, case["dtype"])
     E, T, k, K, N = (case[n] for n in ("experts", "tokens", "top_k", "K", "N"))
-    silu = torch.nn.functional.silu
+
+    def swiglu(gate_up):  # [gate; up] rows of each expert's w: silu(gate) * up
+        return torch.nn.functional.silu(gate_up[:, :N]) * gate_up[:, N:]
 
     def rand(*shape, scale=1.0):
         return (torch.randn(shape, generator=gen, device=device) * scale).to(dtype)
@@ -187,22 +189,20 @@ def run_grouped(module, case, gen, torch, device):
     for call in ("first", "second"):
         ids = grouped_ids(case, gen, torch, device)
         slot_ids = ids.flatten()
-        ids = ids.to(getattr(torch, case.get("ids", "int64")))
+        ids = ids.to(getattr(torch, case["ids"]))
         weights = torch.rand((T, k), generator=gen, device=device)
-        weights = weights if case.get("weights") == "float32" else weights.to(dtype)
+        weights = weights if case["weights"] == "float32" else weights.to(dtype)
         slot_weights = weights.double().flatten()[:, None]
         x = rand(T, K) if case["x"] == "contiguous" else rand(T, K + 8)[:, :K]
         xs = x.double()[torch.arange(T * k, device=device) // k]  # slot s reads token s // top_k
         if case["call"] == "moe_mlp":
             w1, w2 = rand(E, 2 * N, K, scale=K**-0.5), rand(E, K, N, scale=N**-0.5)
             out = module.moe_mlp(x, w1, w2, ids, weights)
-            gate_up = per_expert(xs, w1, slot_ids, E)
-            hidden = (silu(gate_up[:, :N]) * gate_up[:, N:]).to(dtype).double()  # stored in dtype between launches
+            hidden = swiglu(per_expert(xs, w1, slot_ids, E)).to(dtype).double()  # stored in dtype between launches
             ref = per_expert(hidden, w2, slot_ids, E) * slot_weights
             results.append((call, out, ref.view(T, k, K).sum(1)))
             continue
-        swiglu = case["call"] == "swiglu"
-        w = rand(E, 2 * N if swiglu else N, K)
+        w = rand(E, 2 * N if case["call"] == "swiglu" else N, K)
         routing = module.route(ids, E)
         order = check_routing(routing, slot_ids.cpu(), E, torch).to(device)
         weighted = case["call"] in ("weighted", "combine")
@@ -212,11 +212,11 @@ def run_grouped(module, case, gen, torch, device):
             routing,
             weights if weighted else None,
             combine=case["call"] == "combine",
-            activation="swiglu" if swiglu else None,
+            activation="swiglu" if case["call"] == "swiglu" else None,
         )
         ref = per_expert(xs, w, slot_ids, E)
-        if swiglu:
-            ref = silu(ref[:, :N]) * ref[:, N:]
+        if case["call"] == "swiglu":
+            ref = swiglu(ref)
         if weighted:
             ref = ref * slot_weights
         results.append((call, out, ref.view(T, k, N).sum(1) if case["call"] == "combine" else ref[order]))
@@ -257,8 +257,9 @@ def judge(out, ref, dtype, torch):
     got = out.double()
     if not torch.isfinite(got).all():
         return f"{int((~torch.isfinite(got)).sum())} cells are NaN or inf"
-    rms = max(ref.norm().item() / ref.numel() ** 0.5, 1e-30)
-    err = (got - ref).norm().item() / max(ref.norm().item(), 1e-30)
+    norm = max(ref.norm().item(), 1e-30)
+    rms = norm / ref.numel() ** 0.5
+    err = (got - ref).norm().item() / norm
     # a cell may be off by its own rounding: a few cells far above the RMS (a K of 1, SwiGLU's tails) are
     # rounded at their own size
     bad = int(((got - ref).abs() > RTOL[dtype] * (10 * rms + ref.abs())).sum())
@@ -288,7 +289,7 @@ def main(argv=None):
     device = "cpu" if INTERPRETING else "cuda"
     if device == "cuda" and not torch.cuda.is_available():
         sys.exit("tools/gpu/offgrid.py needs a CUDA GPU, or TRITON_INTERPRET=1 for small shapes on the CPU")
-    failures = total = 0
+    failures = total = 0  # over every lesson
     for lesson in LESSONS:
         if args.lessons and lesson.id not in args.lessons:
             continue
@@ -319,7 +320,6 @@ def main(argv=None):
                 ]
             except Exception as e:  # noqa: BLE001 - a crash is a result of the case, reported as one
                 said = [f"raised {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}"[:300]]
-            total += 1
             ran += 1
             took = time.monotonic() - case_began
             if not said and args.verbose:
@@ -335,7 +335,7 @@ def main(argv=None):
             f"{lesson.id} ({kind}, {args.side}): {wrong} of {ran} cases wrong in {time.monotonic() - began:.0f} s",
             flush=True,
         )
-        failures += wrong
+        failures, total = failures + wrong, total + ran
     print("every case right" if not failures else f"{failures} of {total} cases wrong")
     return 1 if failures else 0
 
