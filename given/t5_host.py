@@ -24,6 +24,7 @@ from triton.runtime import driver
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from . import t5_config
+from .launch_device import on_inputs_device
 from .t5_config import AUTOTUNE, INTERPRETING, TUNE_CACHE, TUNE_FROZEN, Config, launches_early, num_sms, pick_config
 
 # The names a side's module shows of the host side (bind): t5_config's, this file's, and its Host's methods.
@@ -139,6 +140,7 @@ class Host:
             cfg = replace(cfg, BLOCK_M=max(16, triton.next_power_of_2(M)))
         return None if cfg is None else replace(cfg, pdl=M <= 64 or M * N * K <= 2048**3)  # as pick_config (§6.4)
 
+    @on_inputs_device  # launched on a's GPU, whichever device is current (launch_device.py)
     def matmul(self, a, b, *, bias=None, activation=None, config=None, num_programs=None, out=None, trace=None,
                tma_fallback=True):
         """C = activation(a @ b + bias) in the inputs' dtype, by t5_kernel.

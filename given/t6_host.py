@@ -24,6 +24,8 @@ import torch
 import triton
 from triton.tools.tensor_descriptor import TensorDescriptor
 
+from .launch_device import on_inputs_device
+
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ROUTE_BLOCK = 128  # slots per program of the routing kernels
 SCAN_ROWS = 16  # per-block histograms summed at once by scan_counts
@@ -76,7 +78,8 @@ def bind(side):
 
 
 def _bound(side, fn):
-    """fn with `side` passed first, signed and named as fn without it."""
+    """fn with `side` passed first, signed and named as fn without it, run on its inputs' GPU."""
+    @on_inputs_device  # launched on the first tensor's GPU, whichever device is current (launch_device.py)
     def call(*args, **kwargs):
         return fn(side, *args, **kwargs)
 

@@ -20,6 +20,8 @@ import torch
 import triton
 import triton.language as tl
 
+from given.launch_device import on_inputs_device  # matmul launches on its inputs' GPU (given)
+
 # Read once, at import: Triton itself decides at import time whether @triton.jit interprets.
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 
@@ -208,6 +210,7 @@ def check_inputs(a, b, bias=None, activation=None):
     # ---- T4.4 end ----
 
 
+@on_inputs_device  # given: Triton launches on the current device, not the tensors' (given/launch_device.py)
 def matmul(a, b, *, bias=None, activation=None, config=None):
     """C = activation(a @ b + bias) computed by matmul_kernel, in the inputs' dtype.
 

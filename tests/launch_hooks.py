@@ -26,3 +26,71 @@ def counting_launch_hook():
         yield seen
     finally:
         remove(hook)
+
+
+class LaunchOnWrongDevice(RuntimeError):
+    """Raised by launches_checked_on's hook, before the launch: the current device is not the inputs'."""
+
+
+@contextmanager
+def launches_checked_on(index):
+    """Yields a list of the current CUDA device at each launch Triton reports; a launch while any
+    device but `index` is current raises LaunchOnWrongDevice from the hook, before the kernel runs
+    (a kernel launched on one GPU with another's addresses could fault and end the process).  None
+    where this Triton has no hook chain (the caller then skips)."""
+    import torch
+
+    with counting_launch_hook() as seen:
+        if seen is None:
+            yield None
+            return
+        devices = []
+
+        def check(_metadata):
+            devices.append(torch.cuda.current_device())
+            if devices[-1] != index:
+                raise LaunchOnWrongDevice(f"a launch while cuda:{devices[-1]} was current, inputs on cuda:{index}")
+
+        from triton import knobs
+
+        knobs.runtime.launch_enter_hook.add(check)
+        try:
+            yield devices
+        finally:
+            knobs.runtime.launch_enter_hook.remove(check)
+
+
+def call_with_another_gpu_current(lesson, name, call, section):
+    """Run call() with cuda:0 current and (the caller's) inputs on cuda:1, as a model split over two
+    GPUs calls a layer: every launch must find cuda:1 current (checked before it runs), at least one
+    must happen, and cuda:0 must be current again afterwards.  Returns call()'s result."""
+    import torch
+
+    from course.messages import fail
+
+    torch.cuda.set_device(0)
+    with launches_checked_on(1) as devices:
+        if devices is None:
+            import pytest
+
+            pytest.skip("this Triton has no launch-enter hook chain to watch the launches with")
+        try:
+            result = call()
+        except LaunchOnWrongDevice as e:
+            fail(
+                lesson,
+                f"{name} 的输入在 cuda:1，当前设备是 cuda:0：{e}。Triton 在当前设备上启动 kernel，不看张量在哪",
+                f"{name} with its inputs on cuda:1 and cuda:0 current: {e}. Triton launches on the current device, "
+                "not the tensors'",
+                section,
+            )
+    if not devices:
+        fail(lesson, f"{name} 一次 kernel 都没有启动", f"{name} launched no kernel", section)
+    if torch.cuda.current_device() != 0:
+        fail(
+            lesson,
+            f"{name} 返回后当前设备成了 cuda:{torch.cuda.current_device()}：调用者的 cuda:0 应当恢复",
+            f"after {name}, cuda:{torch.cuda.current_device()} is current: the caller's cuda:0 must be again",
+            section,
+        )
+    return result

@@ -39,6 +39,9 @@ from shortcuts import (  # noqa: F401 - tests import them from here
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 DEVICE = "cpu" if INTERPRETING else "cuda"
+# A model split over GPUs calls a layer on cuda:1 while cuda:0 is current (tests/launch_hooks.py).
+TWO_GPUS = not INTERPRETING and torch.cuda.device_count() >= 2
+TWO_GPUS_REASON = "needs two GPUs: the inputs on cuda:1 while cuda:0 is current"
 # bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
 DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
 

@@ -10,11 +10,14 @@ from course.i18n import cells, say
 from course.messages import read
 
 from .common import check_launch, check_one_axis, check_product, launch_watch, quick, require_configs
+from launch_hooks import call_with_another_gpu_current
 from launch_watch import LaunchWatch
 from support import (
     BOTH_LAYOUTS,
     DTYPES,
     INTERPRETING,
+    TWO_GPUS,
+    TWO_GPUS_REASON,
     HandedToTorch,
     layout_pairs,
     poisoned_view,
@@ -233,3 +236,17 @@ def test_default_launch_path_off_the_interpreter(t4, monkeypatch):
         en=f"with INTERPRETING False (as on a GPU) matmul without a config must launch matmul_kernel_autotuned; "
         f"{said}; {read('T4.4', '6.2')}",
     )
+
+
+@pytest.mark.t4_4
+@pytest.mark.skipif(not TWO_GPUS, reason=TWO_GPUS_REASON)
+def test_inputs_on_a_gpu_that_is_not_current(t4):
+    """A layer of a model split over two GPUs: x and W.t() on cuda:1 while cuda:0 is current.  The
+    autotuned launch and a config's both run on cuda:1 (matmul's given @on_inputs_device), right."""
+    x, w = random((200, 96), torch.float16, "cuda:1"), random((72, 96), torch.float16, "cuda:1")
+    for config in (None, quick(t4)):
+        case = say(zh=f"cuda:1 上的 x @ W.t()，config={config}", en=f"x @ W.t() on cuda:1, config={config}")
+        c = call_with_another_gpu_current(
+            "T4.4", "matmul", lambda config=config: t4.matmul(x, w.t(), config=config), "6.2"
+        )
+        check_product(c, x, w.t(), torch.float16, case)

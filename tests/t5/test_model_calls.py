@@ -10,7 +10,8 @@ from course.messages import fail
 from course.registry import lesson
 
 from .common import T5, cfg, check_product, run_matmul
-from support import DEVICE, grad_refusal_missed, random
+from launch_hooks import call_with_another_gpu_current
+from support import DEVICE, TWO_GPUS, TWO_GPUS_REASON, grad_refusal_missed, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
@@ -112,3 +113,26 @@ def refused_with_grad(t5, a, b, config, case):
         f"{case}: matmul should raise a ValueError, {got}",
         "6.3",
     )
+
+
+@pytest.mark.t5_2
+@pytest.mark.skipif(not TWO_GPUS, reason=TWO_GPUS_REASON)
+def test_inputs_on_a_gpu_that_is_not_current(t5):
+    """A layer of a model split over two GPUs: x and W.t() on cuda:1 while cuda:0 is current.  The
+    default config and all stream-K (its workspace), each on a first call and from its plan, launch on
+    cuda:1 (the given host's @on_inputs_device) and are right."""
+    x, w = random((300, 96), torch.float16, "cuda:1"), random((200, 96), torch.float16, "cuda:1")
+    t5._plans.clear()
+    for config, programs in ((None, None), (cfg(t5, 64, 64, 32, mode="sk"), 8)):
+        for call_zh, call_en in (("第一次调用", "a first call"), ("按 plan 启动", "from its plan")):
+            case = say(
+                zh=f"cuda:1 上的 x @ W.t()，config={config}（{call_zh}）",
+                en=f"x @ W.t() on cuda:1, config={config} ({call_en})",
+            )
+            c = call_with_another_gpu_current(
+                T5,
+                "matmul",
+                lambda config=config, programs=programs: t5.matmul(x, w.t(), config=config, num_programs=programs),
+                "1",
+            )
+            check_product(c, x, w.t(), torch.float16, case, "1")

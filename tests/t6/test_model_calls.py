@@ -10,7 +10,8 @@ from course.messages import fail
 
 from .common import OUT_RTOL, T6, fail_if_raised, make_ids, raised_by, reference
 from .routings import check_routing
-from support import DEVICE, INTERPRETING, grad_refusal_missed, rel_err
+from launch_hooks import call_with_another_gpu_current
+from support import DEVICE, INTERPRETING, TWO_GPUS, TWO_GPUS_REASON, grad_refusal_missed, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
@@ -162,5 +163,35 @@ def test_grouped_matmul_with_k_or_n_of_zero(t6):
                 T6,
                 f"{case}：结果应当是 {x.dtype} 的全零 {list(shape)}，得到 {out.dtype} {tuple(out.shape)}",
                 f"{case}: the result should be {list(shape)} zeros in {x.dtype}, got {out.dtype} {tuple(out.shape)}",
+                "4",
+            )
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(not TWO_GPUS, reason=TWO_GPUS_REASON)
+def test_inputs_on_a_gpu_that_is_not_current(t6):
+    """An MoE layer of a model split over two GPUs: ids, x, w and the weights on cuda:1 while cuda:0 is
+    current.  route and grouped_matmul with the combine, each on a first call and from its plan, launch
+    on cuda:1 (the given host's @on_inputs_device) and are right."""
+    tokens, experts, K, N = 40, 6, 64, 48
+    ids = make_ids("skewed", tokens, 2, experts).to("cuda:1")
+    x = torch.randn(tokens, K, device="cuda:1").half()
+    w = (torch.randn(experts, N, K, device="cuda:1") / K**0.5).half()
+    weights = torch.rand(tokens, 2, device="cuda:1").half()
+    for call_zh, call_en in (("第一次调用", "a first call"), ("按 plan 启动", "from its plan")):
+        case = say(
+            zh=f"cuda:1 上的 route 和合并的 grouped_matmul（{call_zh}）",
+            en=f"route and a combined grouped_matmul on cuda:1 ({call_en})",
+        )
+        r = call_with_another_gpu_current(T6, "route", lambda: t6.route(ids, experts), "2.3")
+        out = call_with_another_gpu_current(
+            T6, "grouped_matmul", lambda r=r: t6.grouped_matmul(x, w, r, weights, combine=True), "4"
+        )
+        err = rel_err(out, reference(x, w, ids, weights, True))
+        if not err <= OUT_RTOL[torch.float16]:
+            fail(
+                T6,
+                f"{case}：和 float64 的结果差 {err:.2e}（相对）",
+                f"{case}: off from float64 by {err:.2e} (relative)",
                 "4",
             )
