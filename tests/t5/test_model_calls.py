@@ -119,12 +119,17 @@ def refused_with_grad(t5, a, b, config, case):
 @pytest.mark.skipif(not TWO_GPUS, reason=TWO_GPUS_REASON)
 def test_inputs_on_a_gpu_that_is_not_current(t5):
     """A layer of a model split over two GPUs: x and W.t() on cuda:1 while cuda:0 is current.  The
-    default config and all stream-K (its workspace), each on a first call and from its plan, launch on
-    cuda:1 (the given host's @on_inputs_device) and are right."""
+    default config and all stream-K (its workspace), each on a first call and from its plan (with a hook
+    watching the launches, then without: the lean launch), run on cuda:1 (the given host's
+    @on_inputs_device) and are right."""
     x, w = random((300, 96), torch.float16, "cuda:1"), random((200, 96), torch.float16, "cuda:1")
     t5._plans.clear()
     for config, programs in ((None, None), (cfg(t5, 64, 64, 32, mode="sk"), 8)):
-        for call_zh, call_en in (("第一次调用", "a first call"), ("按 plan 启动", "from its plan")):
+        for call_zh, call_en, watched in (
+            ("第一次调用", "a first call", True),
+            ("按 plan 启动，有 launch hook", "from its plan, a launch hook set", True),
+            ("按 plan 启动，没有 hook（精简的启动）", "from its plan, no hook (the lean launch)", False),
+        ):
             case = say(
                 zh=f"cuda:1 上的 x @ W.t()，config={config}（{call_zh}）",
                 en=f"x @ W.t() on cuda:1, config={config} ({call_en})",
@@ -134,5 +139,6 @@ def test_inputs_on_a_gpu_that_is_not_current(t5):
                 "matmul",
                 lambda config=config, programs=programs: t5.matmul(x, w.t(), config=config, num_programs=programs),
                 "1",
+                watched,
             )
             check_product(c, x, w.t(), torch.float16, case, "1")

@@ -171,21 +171,25 @@ def test_grouped_matmul_with_k_or_n_of_zero(t6):
 @pytest.mark.skipif(not TWO_GPUS, reason=TWO_GPUS_REASON)
 def test_inputs_on_a_gpu_that_is_not_current(t6):
     """An MoE layer of a model split over two GPUs: ids, x, w and the weights on cuda:1 while cuda:0 is
-    current.  route and grouped_matmul with the combine, each on a first call and from its plan, launch
-    on cuda:1 (the given host's @on_inputs_device) and are right."""
+    current.  route and grouped_matmul with the combine, watched by a launch hook (a first call, then
+    again) and from their plans with no hook, run on cuda:1 (the given host's @on_inputs_device) and are right."""
     tokens, experts, K, N = 40, 6, 64, 48
     ids = make_ids("skewed", tokens, 2, experts).to("cuda:1")
     x = torch.randn(tokens, K, device="cuda:1").half()
     w = (torch.randn(experts, N, K, device="cuda:1") / K**0.5).half()
     weights = torch.rand(tokens, 2, device="cuda:1").half()
-    for call_zh, call_en in (("第一次调用", "a first call"), ("按 plan 启动", "from its plan")):
+    for call_zh, call_en, watched in (
+        ("第一次调用", "a first call", True),
+        ("再调一次，有 launch hook", "again, a launch hook set", True),
+        ("按 plan 启动，没有 hook", "from its plan, no hook", False),
+    ):
         case = say(
             zh=f"cuda:1 上的 route 和合并的 grouped_matmul（{call_zh}）",
             en=f"route and a combined grouped_matmul on cuda:1 ({call_en})",
         )
-        r = call_with_another_gpu_current(T6, "route", lambda: t6.route(ids, experts), "2.3")
+        r = call_with_another_gpu_current(T6, "route", lambda: t6.route(ids, experts), "2.3", watched)
         out = call_with_another_gpu_current(
-            T6, "grouped_matmul", lambda r=r: t6.grouped_matmul(x, w, r, weights, combine=True), "4"
+            T6, "grouped_matmul", lambda r=r: t6.grouped_matmul(x, w, r, weights, combine=True), "4", watched
         )
         err = rel_err(out, reference(x, w, ids, weights, True))
         if not err <= OUT_RTOL[torch.float16]:
