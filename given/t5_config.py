@@ -6,9 +6,11 @@ The same for mine/ and solutions/: given/t5_host.py, the host wrapper, reads it,
 t5_persistent.py sets these names on itself (t5_host.bind), where the tests and the tools read them.
 Nothing here calls a side's function.  Banners name the section of content/t5.md (t5.en.md).
 """
+import json
 import math
 import os
-from dataclasses import dataclass, replace
+import threading
+from dataclasses import astuple, dataclass, replace
 
 import torch
 import triton
@@ -186,3 +188,24 @@ def num_sms(device):
 
 def launches_early(device):
     return device_facts(device)[1]
+
+
+def read_tuned(path):
+    """The tuned configs on disk, {bucket: Config}; none if the file is missing or not one we wrote."""
+    try:
+        with open(path) as f:
+            return {k: Config(*v) for k, v in json.load(f).items()}
+    except (OSError, ValueError, TypeError):
+        return {}
+
+
+def save_tuned(path, tuned):
+    """Write `tuned` to the cache, keeping what other processes wrote there since we read it (the ranks
+    of a torchrun job tune side by side).  Each writer fills its own temporary file and renames it in
+    one step, so a reader never sees half a file and two writers never rename one file twice."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    merged = {**read_tuned(path), **tuned}
+    tmp = f"{path}.{os.getpid()}.{threading.get_ident()}.tmp"
+    with open(tmp, "w") as f:
+        json.dump({k: list(astuple(c)) for k, c in merged.items()}, f)
+    os.replace(tmp, path)

@@ -11,11 +11,9 @@ workspaces, tuned configs) are its own: one side's are never the other's.  The c
 given/t5_config.py.  Banners name the section of content/t5.md (t5.en.md).
 """
 import copy
-import json
 import math
-import os
 import threading
-from dataclasses import astuple, replace
+from dataclasses import replace
 
 import torch
 import triton
@@ -25,7 +23,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from . import t5_config
 from .launch_device import on_inputs_device
-from .t5_config import AUTOTUNE, INTERPRETING, TUNE_CACHE, TUNE_FROZEN, Config, launches_early, num_sms, pick_config
+from .t5_config import AUTOTUNE, INTERPRETING, TUNE_CACHE, TUNE_FROZEN, launches_early, num_sms, pick_config
 
 # The names a side's module shows of the host side (bind): t5_config's, this file's, and its Host's methods.
 CONFIG_NAMES = ("INTERPRETING", "INTERPRET_PROGS", "Config", "INTERPRET_CONFIG", "TUNED", "pick_config",
@@ -111,11 +109,7 @@ class Host:
         from triton.testing import do_bench
 
         if self.tuned is None:
-            try:
-                with open(TUNE_CACHE) as f:
-                    self.tuned = {k: Config(*v) for k, v in json.load(f).items()}
-            except (OSError, ValueError, TypeError):
-                self.tuned = {}
+            self.tuned = t5_config.read_tuned(TUNE_CACHE)
         M, K = a.shape
         N = b.shape[1]
         bucket = t5_config.shape_bucket(M, N, K, a.dtype, b_kmajor)
@@ -131,10 +125,7 @@ class Host:
                     continue
             if times:
                 self.tuned[bucket] = min(times, key=times.get)
-                os.makedirs(os.path.dirname(TUNE_CACHE), exist_ok=True)
-                with open(TUNE_CACHE + ".tmp", "w") as f:
-                    json.dump({k: list(astuple(c)) for k, c in self.tuned.items()}, f)
-                os.replace(TUNE_CACHE + ".tmp", TUNE_CACHE)
+                t5_config.save_tuned(TUNE_CACHE, self.tuned)
         cfg = self.tuned.get(bucket)
         if cfg is not None and cfg.mode == "swap":  # BLOCK_M fits M, as in rule_config
             cfg = replace(cfg, BLOCK_M=max(16, triton.next_power_of_2(M)))
