@@ -60,16 +60,15 @@ def launches_checked_on(index):
             knobs.runtime.launch_enter_hook.remove(check)
 
 
-def call_with_another_gpu_current(lesson, name, call, section, watched=True):
-    """Run call() with cuda:0 current and (the caller's) inputs on cuda:1, as a model split over two
-    GPUs calls a layer, and return its result.  watched: every launch must find cuda:1 current (a
-    hook checks before each runs) and at least one must happen; unwatched, the call takes the lean
-    launch a plan makes only when no hook is set.  Either way cuda:0 must be current again after."""
+def call_with_another_gpu_current(name, call, watched=True):
+    """(call()'s result, None) with cuda:0 current and (the caller's) inputs on cuda:1, as a model split
+    over two GPUs calls a layer; (None, (zh, en)) saying what went wrong.  watched: every launch must
+    find cuda:1 current (a hook checks before each runs) and at least one must happen; unwatched, the
+    call takes the lean launch a plan makes only when no hook is set.  Either way cuda:0 must be
+    current again afterwards."""
     import contextlib
 
     import torch
-
-    from course.messages import fail
 
     torch.cuda.set_device(0)
     with launches_checked_on(1) if watched else contextlib.nullcontext([None]) as devices:
@@ -80,20 +79,17 @@ def call_with_another_gpu_current(lesson, name, call, section, watched=True):
         try:
             result = call()
         except LaunchOnWrongDevice as e:
-            fail(
-                lesson,
+            return None, (
                 f"{name} 的输入在 cuda:1，当前设备是 cuda:0：{e}。Triton 在当前设备上启动 kernel，不看张量在哪",
-                f"{name} with its inputs on cuda:1 and cuda:0 current: {e}. Triton launches on the current device, "
-                "not the tensors'",
-                section,
+                f"{name} with its inputs on cuda:1 and cuda:0 current: {e}. Triton launches on the current "
+                "device, not the tensors'",
             )
     if not devices:
-        fail(lesson, f"{name} 一次 kernel 都没有启动", f"{name} launched no kernel", section)
+        return None, (f"{name} 一次 kernel 都没有启动", f"{name} launched no kernel")
     if torch.cuda.current_device() != 0:
-        fail(
-            lesson,
-            f"{name} 返回后当前设备成了 cuda:{torch.cuda.current_device()}：调用者的 cuda:0 应当恢复",
-            f"after {name}, cuda:{torch.cuda.current_device()} is current: the caller's cuda:0 must be again",
-            section,
+        now = torch.cuda.current_device()
+        return None, (
+            f"{name} 返回后当前设备成了 cuda:{now}：调用者的 cuda:0 应当恢复",
+            f"after {name}, cuda:{now} is current: the caller's cuda:0 must be again",
         )
-    return result
+    return result, None

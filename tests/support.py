@@ -42,6 +42,11 @@ DEVICE = "cpu" if INTERPRETING else "cuda"
 # A model split over GPUs calls a layer on cuda:1 while cuda:0 is current (tests/launch_hooks.py).
 TWO_GPUS = not INTERPRETING and torch.cuda.device_count() >= 2
 TWO_GPUS_REASON = "needs two GPUs: the inputs on cuda:1 while cuda:0 is current"
+# Products past 2**31 elements (an LM head's logits over a long prefill) need about 25 GB of GPU memory.
+BIG_GPU = (
+    not INTERPRETING and torch.cuda.is_available() and torch.cuda.get_device_properties(0).total_memory >= 40 * 2**30
+)
+BIG_GPU_REASON = "GPU only, 40 GB or more: outputs past 2**31 elements, where int32 offsets would wrap"
 # bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
 DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
 
@@ -76,6 +81,45 @@ def rel_err(out, ref):
     if not torch.isfinite(out).all() and torch.isfinite(ref).all():
         return float("inf")
     return ((out - ref).norm() / ref.norm().clamp_min(1e-30)).item()
+
+
+def rows_off_past_int32(got, want, row_cells):
+    """None if `got` (rows of `row_cells` elements each) is `want` within fp16 rounding, else (zh, en):
+    how many rows are off, the first, and whether all lie where row * row_cells passes 2**31."""
+    off = torch.cat(
+        [
+            ((g.float() - w.float()).abs() > 2e-2 + 2e-2 * w.float().abs()).any(dim=1)
+            for g, w in zip(got.split(2048), want.split(2048), strict=True)  # in slices: the whole is 5 GB
+        ]
+    )
+    if not off.any():
+        return None
+    first, wrap = int(off.nonzero()[0, 0]), 2**31 // row_cells
+    if first >= wrap:
+        return (
+            f"{int(off.sum())} 行不对，第一行是 {first}：错的行都在第 {wrap} 行以后，那里 row * {row_cells} 超过 "
+            "2**31，偏移量用 int32 算时就是这样",
+            f"{int(off.sum())} rows wrong, the first {first}: every wrong row lies past row {wrap}, where row * "
+            f"{row_cells} passes 2**31, as when offsets are int32",
+        )
+    return (
+        f"{int(off.sum())} 行不对，第一行是 {first}，在 2**31 之前就错了",
+        f"{int(off.sum())} rows wrong, the first {first}, before 2**31 is reached",
+    )
+
+
+def fault_past_int32():
+    """None once the GPU has finished its work, else (zh, en): what a fault there means for a product past
+    2**31 elements (the context is then lost, and later GPU tests fail too)."""
+    try:
+        torch.cuda.synchronize()
+    except RuntimeError as e:  # an illegal address
+        return (
+            f"kernel 访问了非法地址（{str(e)[:80]}）：某个偏移量超出了缓冲区，比如 int32 的偏移量过了 2**31 回绕成负数",
+            f"the kernel touched an illegal address ({str(e)[:80]}): an offset past the buffer, such as an int32 "
+            "offset wrapped negative past 2**31",
+        )
+    return None
 
 
 def random(shape, dtype, device=DEVICE):

@@ -246,7 +246,8 @@ def test_inputs_on_a_gpu_that_is_not_current(t4):
     x, w = random((200, 96), torch.float16, "cuda:1"), random((72, 96), torch.float16, "cuda:1")
     for config in (None, quick(t4)):
         case = say(zh=f"cuda:1 上的 x @ W.t()，config={config}", en=f"x @ W.t() on cuda:1, config={config}")
-        c = call_with_another_gpu_current(
-            "T4.4", "matmul", lambda config=config: t4.matmul(x, w.t(), config=config), "6.2"
+        c, problem = call_with_another_gpu_current("matmul", lambda config=config: t4.matmul(x, w.t(), config=config))
+        assert problem is None, say(
+            zh=f"{case}：{problem[0]}；{read('T4.4', '6.2')}", en=f"{case}: {problem[1]}; {read('T4.4', '6.2')}"
         )
         check_product(c, x, w.t(), torch.float16, case)

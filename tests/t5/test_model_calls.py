@@ -134,11 +134,11 @@ def test_inputs_on_a_gpu_that_is_not_current(t5):
                 zh=f"cuda:1 上的 x @ W.t()，config={config}（{call_zh}）",
                 en=f"x @ W.t() on cuda:1, config={config} ({call_en})",
             )
-            c = call_with_another_gpu_current(
-                T5,
+            c, problem = call_with_another_gpu_current(
                 "matmul",
                 lambda config=config, programs=programs: t5.matmul(x, w.t(), config=config, num_programs=programs),
-                "1",
                 watched,
             )
+            if problem:
+                fail(T5, f"{case}：{problem[0]}", f"{case}: {problem[1]}", "1")
             check_product(c, x, w.t(), torch.float16, case, "1")

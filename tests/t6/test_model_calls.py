@@ -187,10 +187,14 @@ def test_inputs_on_a_gpu_that_is_not_current(t6):
             zh=f"cuda:1 上的 route 和合并的 grouped_matmul（{call_zh}）",
             en=f"route and a combined grouped_matmul on cuda:1 ({call_en})",
         )
-        r = call_with_another_gpu_current(T6, "route", lambda: t6.route(ids, experts), "2.3", watched)
-        out = call_with_another_gpu_current(
-            T6, "grouped_matmul", lambda r=r: t6.grouped_matmul(x, w, r, weights, combine=True), "4", watched
+        r, problem = call_with_another_gpu_current("route", lambda: t6.route(ids, experts), watched)
+        if problem:
+            fail(T6, f"{case}：{problem[0]}", f"{case}: {problem[1]}", "2.3")
+        out, problem = call_with_another_gpu_current(
+            "grouped_matmul", lambda r=r: t6.grouped_matmul(x, w, r, weights, combine=True), watched
         )
+        if problem:
+            fail(T6, f"{case}：{problem[0]}", f"{case}: {problem[1]}", "4")
         err = rel_err(out, reference(x, w, ids, weights, True))
         if not err <= OUT_RTOL[torch.float16]:
             fail(
