@@ -41,12 +41,18 @@ INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 DEVICE = "cpu" if INTERPRETING else "cuda"
 # A model split over GPUs calls a layer on cuda:1 while cuda:0 is current (tests/launch_hooks.py).
 TWO_GPUS = not INTERPRETING and torch.cuda.device_count() >= 2
-TWO_GPUS_REASON = "needs two GPUs: the inputs on cuda:1 while cuda:0 is current"
+# A skip reason that starts "GPU only" reads "needs a GPU" on the scorecard (tools/learner/scorecard.py):
+# so it does here, on the interpreter; on a GPU these say what is missing there.
+TWO_GPUS_REASON = ("GPU only, two of them" if INTERPRETING else "needs two GPUs") + (
+    ": the inputs on cuda:1 while cuda:0 is current"
+)
 # Products past 2**31 elements (an LM head's logits over a long prefill) need about 25 GB of GPU memory.
 BIG_GPU = (
     not INTERPRETING and torch.cuda.is_available() and torch.cuda.get_device_properties(0).total_memory >= 40 * 2**30
 )
-BIG_GPU_REASON = "GPU only, 40 GB or more: outputs past 2**31 elements, where int32 offsets would wrap"
+BIG_GPU_REASON = ("GPU only, 40 GB or more" if INTERPRETING else "needs a GPU of 40 GB or more") + (
+    ": outputs past 2**31 elements, where int32 offsets would wrap"
+)
 # bf16 only on a GPU: the interpreter's tl.dot multiplies bf16 bit patterns (triton issue 11584).
 DTYPES = [torch.float16, torch.float32] + ([] if INTERPRETING else [torch.bfloat16])
 
