@@ -77,7 +77,7 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
     want = torch.zeros(tokens, N, device=DEVICE)
     for j in range(top_k):
         want = want + by_slot[j::top_k]
-    want = want.to(dtype)
+    summed, want = want, want.to(dtype)
     differ = out != want
     if differ.any():
         t, n = (int(v) for v in differ.nonzero()[0])
@@ -91,6 +91,7 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         in_dtype = dtype != torch.float32 and torch.equal(out, narrow)
         # The slot j the result equals the sum without, bit for bit (a loop stopped one short, say).
         left_out = next((j for j in range(top_k) if torch.equal(out, without_slot(by_slot, top_k, j).to(dtype))), None)
+        mean = torch.equal(out, (summed / top_k).to(dtype))  # the rows averaged: the weights scale them already
         size = sum(by_slot[j::top_k].abs() for j in range(top_k))  # what a rounding error scales with
         far = bool(((out.float() - want.float()).abs() > 1e-2 * size + 1e-3).any())
         if in_dtype or far or left_out is not None:
@@ -102,6 +103,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     f"。它们逐位等于在 {dtype} 里相加的和（每一行、每一个部分和都舍入成 {dtype}）：要在 float32 里加，"
                     "最后只舍入一次"
                     if in_dtype
+                    else f"。它们逐位等于这 {top_k} 行的平均（和再除以 top_k）：每一行已经乘过路由权重，"
+                    "合并只把它们加起来"
+                    if mean
                     else f"。它们逐位等于漏掉了 j = {left_out} 的和（by_slot 第 t * {top_k} + {left_out} 行"
                     f"没有加进去）：token t 的和是 j = 0..{top_k - 1} 全部 {top_k} 行之和"
                     if left_out is not None
@@ -114,6 +118,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     f". They are, bit for bit, the sum in {dtype} (each row and each partial sum rounded to {dtype}): "
                     "add in float32, and round once at the end"
                     if in_dtype
+                    else f". They are, bit for bit, the mean of the {top_k} rows (their sum divided by top_k): each "
+                    "row is scaled by its routing weight already, and the combine adds them alone"
+                    if mean
                     else f". They are, bit for bit, the sum that leaves out j = {left_out} (row t * {top_k} + "
                     f"{left_out} of by_slot never added): token t's sum is that of all {top_k} rows, j = 0..{top_k - 1}"
                     if left_out is not None

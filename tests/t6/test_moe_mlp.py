@@ -200,18 +200,31 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     err = rel_err(y2, layer_want(x, w_gate_up, w_down, ids2, weights)) if y2.shape == want.shape else float("inf")
     if err > 4e-3:
         stale = y2.shape == want.shape and rel_err(y2, want) <= 4e-3
+        # The second call has no config (pick_config's block sizes): these ids with the first call's config
+        # tell the block sizes from the ids.
+        y3 = None if stale else layer_output(t6, x, w_gate_up, w_down, ids2, weights, config=cfg)
+        sizes = y3 is not None and rel_err(y3, layer_want(x, w_gate_up, w_down, ids2, weights)) <= 4e-3
         fail(
             T6,
-            f"moe_mlp：第一次调用是对的，形状相同、topk_ids 不同的第二次调用和 float64 的结果差 {err:.2e}（相对）"
-            + ("：它给出的正是第一次那些 ids 的结果，第一次调用的东西（比如路由）被留下来又用了" if stale else ""),
-            f"moe_mlp: a first call was right, and a second one, of the same shapes with other topk_ids, is off from "
-            f"float64 by {err:.2e} (relative)"
+            f"moe_mlp：第一次调用（给了 config）是对的，形状相同、topk_ids 不同、不给 config 的第二次调用和 float64 "
+            f"的结果差 {err:.2e}（相对）"
+            + ("：它给出的正是第一次那些 ids 的结果，第一次调用的东西（比如路由）被留下来又用了" if stale else "")
+            + ("：这些 ids 用第一次的 config 是对的，所以错在 pick_config 给的块大小上，不在 ids 上" if sizes else ""),
+            f"moe_mlp: a first call (given a config) was right, and a second one, of the same shapes with other "
+            f"topk_ids and no config, is off from float64 by {err:.2e} (relative)"
             + (
                 ": it gave the first call's ids' output, so something of that call (its routing, say) was kept"
                 if stale
                 else ""
+            )
+            + (
+                ": these ids with the first call's config are right, so what breaks it is the block sizes "
+                "pick_config gave, not the ids"
+                if sizes
+                else ""
             ),
             "5.2",
+            "5.1",
         )
 
 

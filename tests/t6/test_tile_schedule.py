@@ -46,6 +46,30 @@ def expected_tiles(counts, bm, bn, n):
     return want
 
 
+def spare_tile_ends(probes, counts, bm, bn, n):
+    """expert_tile_counts' tile_ends in E_BLOCK's lanes past the experts (each the total, its docstring says),
+    as locate_probe writes them: where a schedule ran past the total, its bound may have come from there."""
+    cnt, e_block = torch.tensor(counts, dtype=torch.int32, device=DEVICE), probes.e_block(len(counts))
+    found = torch.full((3 + len(counts) + e_block,), -1, dtype=torch.int32, device=DEVICE)
+    probes.locate_probe[(1,)](cnt, found, len(counts), triton.cdiv(n, bn), bm, 2, e_block)
+    return found[3 + 2 * len(counts) :].cpu().tolist()
+
+
+def past_total_words(total, spare):
+    """(zh, en, named) for tile ids done past the `total`: the spare lanes named (named true) where they are
+    not the total (the bound tl.max(tile_ends) passes it then), else the rule the loop breaks."""
+    if any(v != total for v in spare):
+        return (
+            f"：expert_tile_counts 的 tile_ends 在专家之后的 lane 是 {spare}，不是总数 {total}，"
+            "循环的上界 tl.max(tile_ends) 就越过了真正的 tile 数：counts 在 num_experts 之后的 lane 要算 0",
+            f": expert_tile_counts' tile_ends hold {spare} in E_BLOCK's lanes past the experts, not the total "
+            f"{total}, so the loop's bound, tl.max(tile_ends), passes the real tiles: counts' lanes past "
+            "num_experts count 0",
+            True,
+        )
+    return "：循环要停在设备上读出的总数", ": the loop must stop at the total read on the device", False
+
+
 def run_schedule(probes, counts, bm, bn, n, progs, group_m):
     cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
     offs = cnt.cumsum(0).int()
@@ -70,7 +94,7 @@ def runs_per_program(rows, progs):
     return runs
 
 
-def check_schedule(rows, counts, bm, bn, n, progs, case):
+def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
     want = expected_tiles(counts, bm, bn, n)
     total = len(want)
     seen = {}
@@ -104,12 +128,12 @@ def check_schedule(rows, counts, bm, bn, n, progs, case):
     for tile, (epilogues, e, pm, pn, begin, end, prog) in enumerate(rows):
         if tile >= total:
             if epilogues:
+                zh, en, named = past_total_words(total, spare_tile_ends(probes, counts, bm, bn, n))
                 fail(
                     T6,
-                    f"{case}：一共只有 {total} 个 tile，tile 号 {tile} 却也被做了：循环要停在设备上读出的总数",
-                    f"{case}: there are {total} tiles, yet tile id {tile} was done too: the loop must stop at "
-                    "the total read on the device",
-                    "3.4",
+                    f"{case}：一共只有 {total} 个 tile，tile 号 {tile} 却也被做了" + zh,
+                    f"{case}: there are {total} tiles, yet tile id {tile} was done too" + en,
+                    "3.3" if named else "3.4",
                 )
             continue
         if epilogues == 0:
@@ -319,7 +343,7 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
                 "stopped here, not made): the loop must stop at the total read on the device",
                 "3.4",
             )
-        check_schedule(rows, counts, bm, bn, n, progs, case)
+        check_schedule(probes, rows, counts, bm, bn, n, progs, case)
 
 
 @pytest.mark.t6_2
@@ -355,17 +379,20 @@ def test_schedule_reads_only_counts_and_offsets(probes, monkeypatch):
         total = len(expected_tiles(counts, bm, bn, n))
         past = [tile for tile, row in enumerate(rows) if tile >= total and row[0]]
         if past or accesses.writes_past_end(trace):  # before the reads: a tile past the total has no expert
+            zh, en, named = past_total_words(total, spare_tile_ends(probes, counts, bm, bn, n))
             fail(
                 T6,
                 f"{case}：一共只有 {total} 个 tile，比它大的 tile 号却也被做了"
                 + (f"（例如 {past[0]}）" if past else "（写到了 trace 之后，这里拦下了）")
-                + "：这样的 tile 不属于任何专家；循环要停在设备上读出的总数",
+                + "：这样的 tile 不属于任何专家"
+                + zh.replace("：", "；", 1),
                 f"{case}: there are {total} tiles, yet tile ids past them were done too"
                 + (f" ({past[0]}, for one)" if past else " (written past the trace; stopped here, not made)")
-                + ": such a tile belongs to no expert; the loop must stop at the total read on the device",
-                "3.4",
+                + ": such a tile belongs to no expert"
+                + en.replace(": ", "; ", 1),
+                "3.3" if named else "3.4",
             )
         check_inside(
             watch, accesses, offs, case, say(zh="只记录模式下的 grouped_tiles", en="grouped_tiles (record-only)"), "3.2"
         )
-        check_schedule(rows, counts, bm, bn, n, progs, case)
+        check_schedule(probes, rows, counts, bm, bn, n, progs, case)
