@@ -185,11 +185,11 @@ LESSON = Lesson(
                     "gate_up_product 和 gathered_product 一样循环 K，但每个 A box 只 load 一次，乘两个 w box，"
                     "两个累加器。swiglu = gate * tl.sigmoid(gate) * up。moe_mlp：route，"
                     "一次 activation=\"swiglu\" 的 grouped_matmul 得到排好序的 [T*top_k, F]，"
-                    "再一次 x_sorted=True、带 topk_weights、combine=True。",
+                    "再一次 x_sorted=True、带 topk_weights、combine=True；两次都传 config=config。",
                     "gate_up_product loops over K as gathered_product does, but loads each A box once for two w "
                     "boxes and two accumulators. swiglu = gate * tl.sigmoid(gate) * up. moe_mlp: route, one "
                     "grouped_matmul with activation=\"swiglu\" for the sorted [T*top_k, F], then one with "
-                    "x_sorted=True, topk_weights and combine=True.",
+                    "x_sorted=True, topk_weights and combine=True; both with config=config.",
                 ),
             ),
             advanced=True,

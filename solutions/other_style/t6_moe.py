@@ -410,7 +410,8 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
 # ----------------------------------------------------------------------------------------------
 def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
     """An MoE layer's experts: y[t] = sum over j of topk_weights[t, j] * down_e(silu(gate_e x) * up_e x),
-    e = topk_ids[t, j]; w_gate_up [E, 2F, K], w_down [E, K', F].  Two grouped launches (and the combine)."""
+    e = topk_ids[t, j]; w_gate_up [E, 2F, K], w_down [E, K', F].  Two grouped launches (and the combine),
+    both handed the caller's config as it is (config=config; None: pick_config picks)."""
     # ---- T6.4 begin (§5.2) ----
     r = route(topk_ids, num_experts=w_gate_up.shape[0])
     h = grouped_matmul(x, w_gate_up, r, None, activation="swiglu", config=config)
