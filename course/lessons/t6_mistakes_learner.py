@@ -1,10 +1,11 @@
 """Lesson T6's mutants of our own from the learner6 walk-through (2026-12-03): a learner wrote T6 from the
 explainer alone and planted 30-odd mistakes of their own; the suite caught every one it can see on a CPU,
 but these were caught by a message that named a cause the test had not seen (the loop's bound, the
-weights' views, new topk_ids, which rows are added).  Each test now tells the causes apart and names
-one only where it has seen it.  Only make check runs them (table=False, not in §8); each must be caught
-by its test, whose message names its cause (a key of LEARNER_CAUSES here).  t6_mistakes.py gathers them
-last, and their causes into its CAUSES.
+weights' views, new topk_ids, which rows are added), or by a symptom alone where the cause shows (counts
+off by the last block's spare lanes).  Each test now tells the causes apart and names one only where it
+has seen it.  Only make check runs them (table=False, not in §8); each must be caught by its test, whose
+message names its cause (a key of LEARNER_CAUSES here, or of t6_mistakes.CAUSES).  t6_mistakes.py
+gathers them last, and their causes into its CAUSES.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -15,6 +16,7 @@ LEARNER_CAUSES = {
         "循环的上界 tl.max(tile_ends) 就越过了真正的 tile 数",
         "so the loop's bound, tl.max(tile_ends), passes the real tiles",
     ),
+    "tail-as-expert-0": ("最后一块里最后一个 slot 之后的", "lanes of the last block past the last slot"),
     "view-not-cause": ("所以不是视图的问题", "so the view is not the cause"),
     "config-block-sizes": ("错在 pick_config 给的块大小上", "what breaks it is the block sizes pick_config gave"),
     "combine-mean": ("行的平均", "the mean of the"),
@@ -24,6 +26,18 @@ LEARNER_CAUSES = {
 COMBINE_STORE = "    tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)\n"
 
 LEARNER = (
+    own(
+        "tail-lanes-as-expert-0",
+        "T6.1",
+        "count_experts' mask drops slots < num_slots: the ids load's other=0 makes the lanes of the last block "
+        "past the last slot expert 0's, and the histogram counts them; the message said only that counts were "
+        "wrong (learner6)",
+        "2.1",
+        "    valid = (slots < num_slots) & (ids >= 0) & (ids < num_experts)\n    hist",
+        "    valid = (ids >= 0) & (ids < num_experts)\n    hist",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "tail-as-expert-0",
+    ),
     own(
         "tile-counts-unmasked-total",
         "T6.2",
