@@ -17,6 +17,7 @@ LEARNER_CAUSES = {
         "so the loop's bound, tl.max(tile_ends), passes the real tiles",
     ),
     "tail-as-expert-0": ("最后一块里最后一个 slot 之后的", "lanes of the last block past the last slot"),
+    "acc-in-dtype": ("的累加器（每加一行", "into an accumulator of"),
     "view-not-cause": ("所以不是视图的问题", "so the view is not the cause"),
     "config-block-sizes": ("错在 pick_config 给的块大小上", "what breaks it is the block sizes pick_config gave"),
     "combine-mean": ("行的平均", "the mean of the"),
@@ -86,6 +87,18 @@ LEARNER = (
         "up = tl.dot(a, w_desc.load([gate_row + BLOCK_N, k0]).T, up)",
         "test_moe_mlp_in_two_launches",
         "config-block-sizes",
+    ),
+    own(
+        "combine-acc-in-out-dtype",
+        "T6.3",
+        "combine_topk adds each float32 row into an accumulator rounded to out's dtype (fp16) after every add; "
+        "the message named no cause, as only rows and sums both rounded were told apart (learner6)",
+        "4.4",
+        "acc += tl.load(by_slot_ptr + (t * TOP_K + j) * N + cols, mask=cols < N, other=0.0).to(tl.float32)",
+        "acc = (acc + tl.load(by_slot_ptr + (t * TOP_K + j) * N + cols, mask=cols < N, other=0.0).to(tl.float32))"
+        ".to(out_ptr.dtype.element_ty).to(tl.float32)",
+        "test_combine_topk_sums_in_float32_in_slot_order[torch.float16]",
+        "acc-in-dtype",
     ),
     own(
         "combine-mean",

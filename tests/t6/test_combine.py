@@ -89,12 +89,16 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         for j in range(top_k):
             narrow = narrow + by_slot[j::top_k].to(dtype)  # each row and each partial sum rounded to dtype
         in_dtype = dtype != torch.float32 and torch.equal(out, narrow)
+        kept = torch.zeros(tokens, N, device=DEVICE)
+        for j in range(top_k):
+            kept = (kept + by_slot[j::top_k]).to(dtype).float()  # float32 rows into an accumulator of dtype
+        acc_in_dtype = dtype != torch.float32 and not in_dtype and torch.equal(out, kept.to(dtype))
         # The slot j the result equals the sum without, bit for bit (a loop stopped one short, say).
         left_out = next((j for j in range(top_k) if torch.equal(out, without_slot(by_slot, top_k, j).to(dtype))), None)
         mean = torch.equal(out, (summed / top_k).to(dtype))  # the rows averaged: the weights scale them already
         size = sum(by_slot[j::top_k].abs() for j in range(top_k))  # what a rounding error scales with
         far = bool(((out.float() - want.float()).abs() > 1e-2 * size + 1e-3).any())
-        if in_dtype or far or left_out is not None:
+        if in_dtype or acc_in_dtype or far or left_out is not None:
             fail(
                 T6,
                 f"combine_topk，{dtype}：{int(differ.sum())} 个单元不对；例如 token {t} 第 {n} 列："
@@ -103,6 +107,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     f"。它们逐位等于在 {dtype} 里相加的和（每一行、每一个部分和都舍入成 {dtype}）：要在 float32 里加，"
                     "最后只舍入一次"
                     if in_dtype
+                    else f"。它们逐位等于把 float32 的行加进一个 {dtype} 的累加器（每加一行，和就舍入成 {dtype} "
+                    "一次）：累加器要用 float32，最后只舍入一次"
+                    if acc_in_dtype
                     else f"。它们逐位等于这 {top_k} 行的平均（和再除以 top_k）：每一行已经乘过路由权重，"
                     "合并只把它们加起来"
                     if mean
@@ -118,6 +125,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     f". They are, bit for bit, the sum in {dtype} (each row and each partial sum rounded to {dtype}): "
                     "add in float32, and round once at the end"
                     if in_dtype
+                    else f". They are, bit for bit, the float32 rows added into an accumulator of {dtype} (the sum "
+                    f"rounded to {dtype} after every row): keep the accumulator in float32, and round once at the end"
+                    if acc_in_dtype
                     else f". They are, bit for bit, the mean of the {top_k} rows (their sum divided by top_k): each "
                     "row is scaled by its routing weight already, and the combine adds them alone"
                     if mean
