@@ -21,6 +21,7 @@ import triton
 import triton.language as tl
 
 from given.launch_device import on_inputs_device  # matmul launches on its inputs' GPU (given)
+from given.t4_limits import within_int32_reach  # A and B past int32 offsets refused (given)
 
 # Read once, at import: Triton itself decides at import time whether @triton.jit interprets.
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
@@ -130,10 +131,8 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, bias_ptr, M, N, K,
     num_pid_m = tl.cdiv(M, BLOCK_M)
     num_pid_n = tl.cdiv(N, BLOCK_N)
     pid_m, pid_n = tile_coords(pid, num_pid_m, num_pid_n, GROUP_M)
-    # The strides as int64, so that your offsets times them are int64 too: past 2**31 elements (an LM
+    # C's strides as int64, so that your offsets times them are int64 too: past 2**31 elements (an LM
     # head's logits, 20,000 tokens x 128,256 words) an int32 offset wraps and the store faults (§5.1).
-    stride_am, stride_ak = tl.cast(stride_am, tl.int64), tl.cast(stride_ak, tl.int64)
-    stride_bk, stride_bn = tl.cast(stride_bk, tl.int64), tl.cast(stride_bn, tl.int64)
     stride_cm, stride_cn = tl.cast(stride_cm, tl.int64), tl.cast(stride_cn, tl.int64)
     acc = mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, pid_m, pid_n,
                    BLOCK_M, BLOCK_N, BLOCK_K)
@@ -216,6 +215,7 @@ def check_inputs(a, b, bias=None, activation=None):
 
 
 @on_inputs_device  # given: Triton launches on the current device, not the tensors' (given/launch_device.py)
+@within_int32_reach  # given: an A or B past 2**31 - 1 elements' offsets is refused (given/t4_limits.py)
 def matmul(a, b, *, bias=None, activation=None, config=None):
     """C = activation(a @ b + bias) computed by matmul_kernel, in the inputs' dtype.
 

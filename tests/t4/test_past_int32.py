@@ -24,3 +24,30 @@ def test_a_product_past_2_31_elements(t4):
         fail(T4, f"{case}：{problem[0]}", f"{case}: {problem[1]}", "5.1")
     del c
     torch.cuda.empty_cache()
+
+
+@pytest.mark.t4_4
+@pytest.mark.skipif(not BIG_GPU, reason=BIG_GPU_REASON)
+def test_an_operand_past_int32_offsets_is_refused(t4):
+    """An A whose offsets pass 2**31 - 1 (4.3 GB of fp16) is refused with a ValueError naming a, not
+    launched: T4's offsets into A and B are int32 (the given within_int32_reach, §5.1)."""
+    a = torch.empty((2**31 // 64 + 2, 64), device="cuda", dtype=torch.float16)
+    b = random((64, 8), torch.float16)
+    try:
+        t4.matmul(a, b, config=quick(t4))
+        got = ("它却算了", "and it computed")
+    except ValueError as e:
+        got = (
+            None
+            if " a " in f" {e} " or "a (" in str(e)
+            else (f"报错没有提到 a：{e}", f"the error does not name a: {e}")
+        )
+    del a
+    torch.cuda.empty_cache()
+    if got:
+        fail(
+            T4,
+            f"偏移量超过 2**31 - 1 的 A 应当被拒绝（ValueError），{got[0]}",
+            f"an A whose offsets pass 2**31 - 1 must be refused with a ValueError, {got[1]}",
+            "5.1",
+        )
