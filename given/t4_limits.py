@@ -14,9 +14,11 @@ import torch
 INT32_REACH = 2**31 - 1
 
 
-def reach(t):
-    """The largest element offset a 2-D tensor's cells lie at (0 for an expanded tensor's stride 0)."""
-    return sum((size - 1) * abs(stride) for size, stride in zip(t.shape, t.stride(), strict=True) if size)
+def reach(t, past=0):
+    """The largest element offset a tensor's cells lie at (0 for an expanded tensor's stride 0); with
+    `past`, that of a cell `past` places beyond the last along every dimension, as masked lanes of a
+    block that sticks out of the tensor form (T6's host asks that, given/t6_host.py)."""
+    return sum((size - 1 + past) * abs(stride) for size, stride in zip(t.shape, t.stride(), strict=True) if size)
 
 
 def within_int32_reach(fn):

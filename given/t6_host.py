@@ -25,6 +25,7 @@ import triton
 from triton.tools.tensor_descriptor import TensorDescriptor
 
 from .launch_device import on_inputs_device
+from .t4_limits import reach
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ROUTE_BLOCK = 128  # slots per program of the routing kernels
@@ -263,7 +264,7 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
         BLOCK_K=cfg.BLOCK_K, GROUP_M=cfg.GROUP_M, E_BLOCK=max(2, triton.next_power_of_2(experts)), X_SORTED=x_sorted,
         HAS_WEIGHTS=topk_weights is not None, BY_SLOT=combine, ACTIVATION=activation or "none",
         TRACE=0 if trace is None else 1, FLATTEN=cfg.FLATTEN and activation is None and not combine,
-        WIDE=max(reach(x), reach(out)) >= 2**31)
+        WIDE=max(reach(x, past=257), reach(out, past=257)) >= 2**31)  # masked lanes too: blocks of up to 256 (§4.3)
     if "WIDE" not in side.moe_kernel.arg_names:  # a mine/ begun before moe_kernel took it (2026-12-03)
         del args["WIDE"]
     options = dict(num_warps=cfg.num_warps, num_stages=cfg.num_stages)
@@ -271,12 +272,6 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
     if key is not None and kernel is not None and x.is_cuda and list(args) == list(side.moe_kernel.arg_names):
         side._plans[key] = GroupedPlan(side, kernel, args, options, x.dtype if combine else None)
     return combined(side, out, out_rows, N, routing.top_k, x.dtype) if combine else out
-
-
-def reach(t):
-    """Past the largest element offset a 2-D tensor's kernel can form, masked lanes included (a block
-    of up to 256 rows or columns past the edge): at 2**31 or more, int32 offsets would wrap (§4.3)."""
-    return (t.shape[0] + 256) * t.stride(0) + (t.shape[1] + 256) * t.stride(1)
 
 
 def combined(side, by_slot, rows, N, top_k, dtype):

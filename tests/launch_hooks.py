@@ -5,9 +5,10 @@ from contextlib import contextmanager
 
 
 @contextmanager
-def counting_launch_hook():
-    """Yields a list that gets one entry per launch Triton reports to its launch-enter hook; None
-    where this Triton has no hook chain to add to (the caller then skips)."""
+def counting_launch_hook(record=lambda metadata: metadata):
+    """Yields a list that gets one entry per launch Triton reports to its launch-enter hook, what
+    record(metadata) returns (it may raise, to stop the launch); None where this Triton has no hook
+    chain to add to (the caller then skips)."""
     try:
         from triton import knobs
 
@@ -19,7 +20,7 @@ def counting_launch_hook():
     seen = []
 
     def hook(metadata):
-        seen.append(metadata)
+        seen.append(record(metadata))
 
     add(hook)
     try:
@@ -32,32 +33,19 @@ class LaunchOnWrongDevice(RuntimeError):
     """Raised by launches_checked_on's hook, before the launch: the current device is not the inputs'."""
 
 
-@contextmanager
 def launches_checked_on(index):
-    """Yields a list of the current CUDA device at each launch Triton reports; a launch while any
-    device but `index` is current raises LaunchOnWrongDevice from the hook, before the kernel runs
-    (a kernel launched on one GPU with another's addresses could fault and end the process).  None
-    where this Triton has no hook chain (the caller then skips)."""
+    """counting_launch_hook's list of the current CUDA device at each launch; a launch while any device
+    but `index` is current raises LaunchOnWrongDevice from the hook, before the kernel runs (a kernel
+    launched on one GPU with another's addresses could fault and end the process)."""
     import torch
 
-    with counting_launch_hook() as seen:
-        if seen is None:
-            yield None
-            return
-        devices = []
+    def current_device(_metadata):
+        device = torch.cuda.current_device()
+        if device != index:
+            raise LaunchOnWrongDevice(f"a launch while cuda:{device} was current, inputs on cuda:{index}")
+        return device
 
-        def check(_metadata):
-            devices.append(torch.cuda.current_device())
-            if devices[-1] != index:
-                raise LaunchOnWrongDevice(f"a launch while cuda:{devices[-1]} was current, inputs on cuda:{index}")
-
-        from triton import knobs
-
-        knobs.runtime.launch_enter_hook.add(check)
-        try:
-            yield devices
-        finally:
-            knobs.runtime.launch_enter_hook.remove(check)
+    return counting_launch_hook(current_device)
 
 
 def call_with_another_gpu_current(name, call, watched=True):
@@ -71,8 +59,8 @@ def call_with_another_gpu_current(name, call, watched=True):
     import torch
 
     torch.cuda.set_device(0)
-    with launches_checked_on(1) if watched else contextlib.nullcontext([None]) as devices:
-        if devices is None:
+    with launches_checked_on(1) if watched else contextlib.nullcontext() as devices:
+        if watched and devices is None:
             import pytest
 
             pytest.skip("this Triton has no launch-enter hook chain to watch the launches with")
@@ -84,7 +72,7 @@ def call_with_another_gpu_current(name, call, watched=True):
                 f"{name} with its inputs on cuda:1 and cuda:0 current: {e}. Triton launches on the current "
                 "device, not the tensors'",
             )
-    if not devices:
+    if watched and not devices:
         return None, (f"{name} 一次 kernel 都没有启动", f"{name} launched no kernel")
     if torch.cuda.current_device() != 0:
         now = torch.cuda.current_device()

@@ -1,5 +1,6 @@
-"""T4.3 on a GPU: an LM head's logits over a long prefill, a C past 2**31 elements, stored right.
-Row times stride passes 2**31 there; the given matmul_kernel makes the strides int64 (§5.1)."""
+"""T4.3 and T4.4 on a GPU: an LM head's logits over a long prefill, a C past 2**31 elements, stored
+right (row times stride passes 2**31 there; the given matmul_kernel makes C's strides int64), and an
+A too large for T4's int32 offsets refused (the given within_int32_reach), both §5.1."""
 
 import pytest
 import torch

@@ -1,6 +1,6 @@
 """T6.3 on a GPU: a long prefill's MoE layer, whose sorted rows times their width pass 2**31 elements,
-stored right, by slot and combined.  The given moe_kernel makes the strides int64 (§4.3), and
-combine_topk's N is int64 (§4.4)."""
+stored right, by slot and combined.  The given moe_kernel makes the strides int64 there (its WIDE
+flag, which the host sets past 2**31; §4.3), and combine_topk's N is int64 (§4.4)."""
 
 import pytest
 import torch
