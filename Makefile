@@ -9,13 +9,14 @@ SETUP  := $(if $(filter $(VENV)/bin/python,$(PY)),$(VENV)/.installed)
 PICK   := $(if $(STEP),--step $(STEP)) $(if $(LESSON),--lesson $(LESSON)) $(if $(SEED),--seed $(SEED))
 
 .PHONY: watch
-.PHONY: help setup test grade hint reset check lint format bench tiles streamk groups smem l2sim loads clean
+.PHONY: help setup test grade hint reset upgrade check lint format bench tiles streamk groups smem l2sim loads clean
 help:
 	@echo "make test [STEP=T4.2]   grade your file: the first failure, then the scorecard (SOLUTION=1: solutions/)"
 	@echo "make grade [STEP=T4.2]  the scorecard alone: which steps pass, what to read next"
 	@echo "make watch [STEP=T4.2]  re-run the step you are on each time you save your file (Ctrl-C stops)"
 	@echo "make hint [STEP=T4.2]   the next hint for a step (ALL=1: every hint seen so far)"
 	@echo "make reset              the stub again; your file is kept in mine/backups/ first"
+	@echo "make upgrade            your bodies moved into the course's current file (after a course update)"
 	@echo "make check              the repo's invariants: what CI runs"
 	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (python -m tools.gpu.bench --help; T6: ARGS=--moe)"
 	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (python -m tools.study.tile_order --help)"
@@ -51,6 +52,8 @@ hint: $(SETUP)
 	@$(PY) -m tools.learner.hint $(PICK) $(if $(ALL),--all)
 reset:
 	@$(PYTHON) -m tools.learner.reset
+upgrade:
+	@$(PYTHON) -m tools.learner.upgrade
 
 check: $(SETUP)
 	$(PY) -m tools.checks

@@ -10,7 +10,8 @@ does not import, a test that hangs (time_limits.LEARNER_TIMEOUT_S) or a kernel t
 interpreter costs that step only, and the scorecard is always printed.  The rows are read from the
 plugin's report (tools/core/plugin.py); scorecard.py draws them, state.py remembers them.  The
 parts: time_limits.py (the limits, and why), step_runs.py (a step's process), step_row.py (its
-report read into a row); this file is the command line.
+report read into a row), upgrade.py (the notice of a file begun before a course update); this file is the
+command line.
 Exit status 0 once every required step passes (or, with --step, that step).
 """
 
@@ -23,6 +24,7 @@ from course import registry, seam
 from course.i18n import say
 from tools.learner import scorecard, state
 from tools.learner.step_runs import Live, run_steps
+from tools.learner.upgrade import scaffold_notice
 
 
 def lesson_flags(parser, step_help):
@@ -108,6 +110,9 @@ def main(argv=None):
         finished=finished,
         whole=not args.step,
     )
+    notice = scaffold_notice(lesson)  # last, where it is read: a failure above may be its doing
+    if notice:
+        print("\n" + notice)
     state.remember(lesson, {r.step.id: r.done for r in rows})
     return 0 if all(r.done for r in rows if not r.step.advanced or args.step) else 1
 

@@ -18,6 +18,29 @@ from tools.core.repo import committed
 BACKUPS = ROOT / "mine" / "backups"
 
 
+def keep_copy(lesson, mine):
+    """Copy `mine` to mine/backups/<module>.<time>.py and say so: the copy's path from the repo, or
+    None (said on stderr) where the copy failed.  make upgrade keeps its copies here too."""
+    BACKUPS.mkdir(exist_ok=True)
+    stamp = time.strftime("%Y%m%d-%H%M%S")
+    backup, n = BACKUPS / f"{lesson.module}.{stamp}.py", 1
+    while backup.exists():  # two resets in one second keep both
+        backup, n = backup.with_name(f"{lesson.module}.{stamp}-{n}.py"), n + 1
+    shutil.copy2(mine, backup)
+    if backup.read_bytes() != mine.read_bytes():
+        print(
+            say(
+                zh=f"没能在 {backup} 留一份副本；什么都没有改。",
+                en=f"could not keep a copy in {backup}; nothing changed.",
+            ),
+            file=sys.stderr,
+        )
+        return None
+    kept = backup.relative_to(ROOT)
+    print(say(zh=f"你的文件已保存在 {kept}", en=f"your file is kept in {kept}"))
+    return kept
+
+
 def reset(lesson):
     rel = f"mine/{lesson.file}"
     mine = ROOT / rel
@@ -44,23 +67,9 @@ def reset(lesson):
         )
         return 0
     if mine.exists():
-        BACKUPS.mkdir(exist_ok=True)
-        stamp = time.strftime("%Y%m%d-%H%M%S")
-        backup, n = BACKUPS / f"{lesson.module}.{stamp}.py", 1
-        while backup.exists():  # two resets in one second keep both
-            backup, n = backup.with_name(f"{lesson.module}.{stamp}-{n}.py"), n + 1
-        shutil.copy2(mine, backup)
-        if backup.read_bytes() != mine.read_bytes():
-            print(
-                say(
-                    zh=f"没能在 {backup} 留一份副本；什么都没有改。",
-                    en=f"could not keep a copy in {backup}; nothing changed.",
-                ),
-                file=sys.stderr,
-            )
+        kept = keep_copy(lesson, mine)
+        if kept is None:
             return 1
-        kept = backup.relative_to(ROOT)
-        print(say(zh=f"你的文件已保存在 {kept}", en=f"your file is kept in {kept}"))
         print(say(zh=f"  （对比：diff {kept} {rel}）", en=f"  (compare: diff {kept} {rel})"))
     mine.write_text(stub)
     print(say(zh=f"{rel} 又是提交（HEAD）里的 stub 了。", en=f"{rel} is the stub again, as committed in HEAD."))

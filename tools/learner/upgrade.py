@@ -1,0 +1,154 @@
+"""`make upgrade`: your bodies, moved into the course's current file.
+
+A course update may change the lines around your bodies, the scaffold: a signature, a given
+decorator, a given kernel.  A file of yours in mine/ keeps the scaffold it was begun with, and the
+tests, written for the current one, may then fail for a reason that is not yours.  `make test` says
+so when it sees it (scaffold_notice, below).  `make upgrade` mends it: each file of yours whose
+scaffold is not the course's (solutions/ has the current scaffold: outside the marked bodies the two
+sides are the same line for line) is first copied to mine/backups/, as `make reset` does, then
+written again as the current file with your bodies in it, body for body, in order.  A file whose
+bodies do not line up with the current file's (a step added or taken away) is left as it is, with
+the reason.  LESSON=T4 upgrades that lesson's file alone.
+"""
+
+import difflib
+import os
+import sys
+
+from course import registry, seam
+from course.i18n import say
+from tools.core.bodies import split_bodies
+from tools.core.repo import mine_file, pristine_stub, solution_file
+from tools.learner.reset import keep_copy
+
+
+def numbered_scaffold(text):
+    """[(line number, line)] of the lines outside the marked bodies (the marks included), but the
+    first: the docstring's first line says stub on one side and reference solution on the other."""
+    numbered, at = [], 1
+    for step, lines in split_bodies(text):
+        if step is None:
+            numbered += [(at + i, line.rstrip("\n")) for i, line in enumerate(lines)]
+        at += len(lines)
+    return [(n, line) for n, line in numbered if n > 1]
+
+
+def first_difference(mine, course):
+    """None where the two texts' scaffolds are the same; else (line number in mine, mine's line or
+    None, the course's line or None, how many scaffold lines differ in all)."""
+    a, b = numbered_scaffold(mine), numbered_scaffold(course)
+    ops = difflib.SequenceMatcher(None, [x for _, x in a], [y for _, y in b], autojunk=False).get_opcodes()
+    changed = [op for op in ops if op[0] != "equal"]
+    if not changed:
+        return None
+    _, i1, i2, j1, j2 = changed[0]
+    lineno = a[i1][0] if i1 < len(a) else (a[-1][0] + 1 if a else 1)
+    count = sum(max(i2 - i1, j2 - j1) for _, i1, i2, j1, j2 in changed)
+    return lineno, a[i1][1] if i1 < i2 else None, b[j1][1] if j1 < j2 else None, count
+
+
+def scaffold_notice(lesson):
+    """What make test says before grading, for the lesson's file in mine/ and the earlier lessons'
+    files it imports: each file whose scaffold is not the course's, with its first such line.  ""
+    where every one is the course's, or where solutions/ is graded."""
+    if seam.side() != "mine":
+        return ""
+    notes = []
+    for done in registry.LESSONS[: registry.LESSONS.index(lesson) + 1]:
+        mine = mine_file(done)
+        if not mine.exists():
+            continue
+        diff = first_difference(mine.read_text(), solution_file(done).read_text())
+        if diff is None:
+            continue
+        lineno, yours, course, count = diff
+        none = say(zh="（没有这一行）", en="(no such line)")
+        notes.append(
+            say(
+                zh=f"mine/{done.file}：在你写的代码块之外，有 {count} 行和课程现在的不一样，第一处在第 {lineno} 行：\n"
+                f"    你的：  {none if yours is None else yours.strip()}\n"
+                f"    课程的：{none if course is None else course.strip()}\n"
+                "  测试是照课程现在的这些行写的。这些行如果不是你改的，你的文件就是在课程更新之前开始的："
+                "make upgrade 会把你写的代码块搬进现在的文件（你的文件先保存在 mine/backups/）。",
+                en=f"mine/{done.file}: outside your steps' bodies, {count} line(s) are not the course's current "
+                f"ones, the first at line {lineno}:\n"
+                f"    yours:        {none if yours is None else yours.strip()}\n"
+                f"    the course's: {none if course is None else course.strip()}\n"
+                "  The tests are written for the course's lines.  If you did not change these, your file was begun "
+                "before an update of the course: make upgrade moves your bodies into the current file (yours is "
+                "kept in mine/backups/ first).",
+            )
+        )
+    return "\n".join(notes)
+
+
+def upgraded(mine, stub, solution):
+    """(the current file with mine's bodies, None), or (None, (zh, en): why not).  The current file is
+    the stub where its scaffold is the course's, else the solution's scaffold with mine's first line
+    (every body then comes from mine)."""
+    template = stub if first_difference(stub, solution) is None else solution
+    parts, yours = split_bodies(template), [(s, lines) for s, lines in split_bodies(mine) if s is not None]
+    wanted = [s for s, _ in parts if s is not None]
+    if wanted != [s for s, _ in yours]:
+        have = " ".join(s for s, _ in yours) or "-"
+        need = " ".join(wanted)
+        return None, (
+            f"你的代码块依次属于 {have}，现在的文件要的是 {need}：对不上，没有改动",
+            f"your bodies belong to {have} in turn, the current file's to {need}: they do not line up, nothing changed",
+        )
+    bodies = iter(lines for _, lines in yours)
+    text = "".join("".join(next(bodies) if s is not None else lines) for s, lines in parts)
+    if template is solution:
+        first = mine.splitlines(keepends=True)[:1]
+        text = "".join(first + text.splitlines(keepends=True)[1:])
+    if first_difference(text, solution) is not None:
+        return None, ("搬过去之后骨架仍然不一样，没有改动", "the scaffold still differs once moved: nothing changed")
+    return text, None
+
+
+def upgrade(lesson):
+    rel, mine = f"mine/{lesson.file}", mine_file(lesson)
+    if not mine.exists():
+        print(say(zh=f"{rel} 不存在：make reset 会取回 stub。", en=f"{rel} does not exist: make reset brings the stub"))
+        return 0
+    text = mine.read_text()
+    if first_difference(text, solution_file(lesson).read_text()) is None:
+        print(say(zh=f"{rel} 的骨架已经是课程现在的，不用改。", en=f"{rel} already has the course's current scaffold"))
+        return 0
+    new, why = upgraded(text, pristine_stub(lesson), solution_file(lesson).read_text())
+    if new is None:
+        print(
+            say(
+                zh=f"{rel}：{why[0]}。可以 make reset（你的文件先保存下来），再把代码块从备份里一块块搬过去。",
+                en=f"{rel}: {why[1]}.  make reset (your file is kept first), then move your bodies over from "
+                "the copy by hand.",
+            ),
+            file=sys.stderr,
+        )
+        return 1
+    kept = keep_copy(lesson, mine)
+    if kept is None:
+        return 1
+    mine.write_text(new)
+    print(
+        say(
+            zh=f"{rel} 现在是课程现在的文件，里面是你写的代码块（对比：diff {kept} {rel}）。",
+            en=f"{rel} is now the course's current file with your bodies in it (compare: diff {kept} {rel}).",
+        )
+    )
+    return 0
+
+
+def main():
+    chosen = os.environ.get("LESSON")
+    try:
+        lessons = [registry.lesson(chosen)] if chosen else registry.LESSONS
+    except KeyError:
+        known = ", ".join(lesson.id for lesson in registry.LESSONS)
+        print(say(zh=f"没有 {chosen!r} 这一课；可选的课：{known}", en=f"no lesson {chosen!r}; lessons are {known}"))
+        return 2
+    return max(upgrade(lesson) for lesson in lessons)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
