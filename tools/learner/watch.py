@@ -38,6 +38,7 @@ from tools.learner.failure_blocks import which_pass
 from tools.learner.forked_steps import POLL_S, run_forked
 from tools.learner.step_row import Row
 from tools.learner.step_runs import Live
+from tools.learner.upgrade import scaffold_notice
 
 
 # ------------------------------------------------------------------------------------------------
@@ -307,6 +308,9 @@ def main(argv=None):
     except KeyError as e:
         print(e.args[0], file=sys.stderr)
         return 2
+    notice = scaffold_notice(lesson)  # a file begun before a course update: said once, before the first run
+    if notice:
+        print(notice + "\n", flush=True)
     print(say(zh="预热中（导入 torch 和 triton）……", en="warming up (importing torch and triton) ..."), flush=True)
     warm_up()
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # kill: stop the children too (run_forked)
