@@ -13,6 +13,7 @@ schedule's read of offsets[-1], test_each_tile_reads_its_own_expert_alone).
 from course.lesson_data import Mistake
 from course.lessons.t6_mistakes_calls import CALLS
 from course.lessons.t6_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
+from course.lessons.t6_mistakes_en_learner import EN_LEARNER, EN_LEARNER_CAUSES
 from course.lessons.t6_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
@@ -395,5 +396,7 @@ MISTAKES = (
 # the table's first, then the shortcuts, t6hunt's and t6learner2's (t6_mistakes_shortcuts.py), then the hole
 # hunt's (t6_mistakes_own.py), the unplanted-mistake hunt's (t6_mistakes_hunter.py), the calls hunt's
 # (t6_mistakes_calls.py), the hunt for messages that named a symptom alone (t6_mistakes_causes.py), hunt3's, learner6's
-MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER
+# and the en-learner's (t6_mistakes_en_learner.py)
+MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER
 CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES, **HUNT3_CAUSES, **LEARNER_CAUSES}
+CAUSES |= EN_LEARNER_CAUSES

@@ -18,14 +18,18 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 # T6.3 the grouped kernel
 # ================================================================================================
 @pytest.mark.t6_3
-@pytest.mark.parametrize("x_sorted", [False, True], ids=["gathered", "x sorted"])
-def test_gathered_product_alone(probes, monkeypatch, x_sorted):
+@pytest.mark.parametrize(
+    "x_sorted, bk", [(False, 16), (True, 16), (False, 32)], ids=["gathered", "x sorted", "gathered k-box 32"]
+)
+def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
     """One tile: rows 5..13 of a sorted order (9 live of 16), each reading x's row slot // top_k (or
     the sorted row itself), times expert 1's weight rows 16..31 of w2d = w.view(E*N, K).  x is a view
     with 8 padding cells after each row's K = 72: on the interpreter a read of them (a k-box past K
     unmasked: its products are 0, w's box is zero-filled there) is named.  K > w_row, so that w's box
-    loaded at [k0, w_row], the coordinates turned, holds weights, not only TMA's zeros."""
-    top_k, bm, bn, bk, K, pad = 2, 16, 16, 16, 72, 8
+    loaded at [k0, w_row], the coordinates turned, holds weights, not only TMA's zeros.  Square boxes
+    (BLOCK_K = BLOCK_N = BLOCK_M = 16), and once BLOCK_K = 32: a k loop stepping by BLOCK_N or BLOCK_M
+    is right only where they equal BLOCK_K (the interpreter's config has BLOCK_N = BLOCK_K)."""
+    top_k, bm, bn, K, pad = 2, 16, 16, 72, 8
     slots = torch.randperm(40).int().to(DEVICE)
     x_rows = 40 if x_sorted else 20
     # x's buffer holds rows enough for every address a load with x's strides swapped makes (strides_swapped):
@@ -158,15 +162,27 @@ def strides_swapped(x, rows, w_box):
 def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
     """[(float64 sums of the live rows, zh, en)] that gathered_product gives when w's box is loaded with
     its coordinates the other way round, or used without .T: each k-block's A box (zeros past K) times
-    w2d's box (zeros outside w2d), as TMA reads it."""
+    w2d's box (zeros outside w2d), as TMA reads it.  With bk != bn, the sum of a k loop that steps by
+    bn (the tile's BLOCK_N and BLOCK_M), not bk: boxes of bk columns that overlap or leave gaps."""
     turned, untransposed, first_box = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(3))
     for k0 in range(0, K, bk):
         a = box(xr, 0, k0, xr.shape[0], bk)
         turned += a @ box(w2d, k0, w_row, bn, bk).T
-        untransposed += a @ box(w2d, w_row, k0, bn, bk)  # [bn, bk] taken as [bk, bn]: square boxes here
+        if bn == bk:  # [bn, bk] taken as [bk, bn]: square boxes alone (other shapes fail in tl.dot)
+            untransposed += a @ box(w2d, w_row, k0, bn, bk)
         first_box += a @ box(w2d, w_row, 0, bn, bk).T  # w's box loaded at column 0 in every step
         last = a @ box(w2d, w_row, k0, bn, bk).T  # what an accumulator overwritten in each step ends with
+    stepped = torch.zeros(xr.shape[0], bn, dtype=torch.float64)
+    for k0 in range(0, K, bn):
+        stepped += box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T
     return [
+        (
+            stepped if bn != bk else torch.zeros_like(stepped),
+            f"k 循环按 {bn}（这里的 BLOCK_N 和 BLOCK_M）前进、而不是按 BLOCK_K = {bk} 前进时正是这个和："
+            "k 的 box 有 BLOCK_K 列，循环要 range(0, K, BLOCK_K)",
+            f"it is the sum that a k loop stepping by {bn} (BLOCK_N and BLOCK_M here), not by BLOCK_K = {bk}, "
+            "gives: a k-box is BLOCK_K columns wide, so the loop is range(0, K, BLOCK_K)",
+        ),
         (
             first_box,
             "每一步都乘 w 的第一个 k 块时正是这个和：w 的 box 要在 [w_row, k0] 载入，随 k0 前进",

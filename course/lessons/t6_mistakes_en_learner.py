@@ -1,0 +1,35 @@
+"""Lesson T6's mutants of our own from the en-learner walk-through (2026-12-03): a learner wrote T6 from
+the English explainer alone (it passed at the first run of each step) and planted 41 mistakes of their
+own.  One passed: a k loop stepping by BLOCK_N, right wherever BLOCK_N equals BLOCK_K, as in every tile
+of T6.3's tests (test_gathered_product_alone now also runs a k-box of 32).  Three were caught by a
+message naming a cause its check had not seen (route's check of the ids turned off, for a route given
+another expert count; a slot out of range placed, for a token stored as a slot; cells not written, for
+cells added into), and five by a symptom alone where the cause shows.  Each test now tells them apart
+and names a cause only where it has seen it.  Only make check runs them (table=False, not in §8); each
+must be caught by its test, whose message names its cause (a key of EN_LEARNER_CAUSES here, or of
+t6_mistakes.CAUSES) or, for cause "", none.  t6_mistakes.py gathers them last, and their causes into
+its CAUSES.
+"""
+
+from course.lessons.t6_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+EN_LEARNER_CAUSES = {
+    "k-step-not-block-k": ("而不是按 BLOCK_K", "not by BLOCK_K"),
+}
+
+# gathered_product's first lines: its accumulator, the k-box's columns, the k loop
+K_LOOP = "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n    cols = tl.arange(0, BLOCK_K)\n"
+EN_LEARNER = (
+    own(
+        "k-loop-steps-by-block-n",
+        "T6.3",
+        "gathered_product's k loop steps by BLOCK_N, not BLOCK_K: right wherever the two are equal, as in every "
+        "tile of T6.3's tests (the interpreter's config and the probe's square boxes); it passed (en-learner)",
+        "4.2",
+        K_LOOP + "    for k0 in range(0, K, BLOCK_K):\n",
+        K_LOOP + "    for k0 in range(0, K, BLOCK_N):\n",
+        "test_gathered_product_alone[gathered k-box 32]",
+        "k-step-not-block-k",
+    ),
+)
