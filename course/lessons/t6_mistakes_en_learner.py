@@ -16,10 +16,19 @@ from course.lessons.t6_mistakes_own import own
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 EN_LEARNER_CAUSES = {
     "k-step-not-block-k": ("而不是按 BLOCK_K", "not by BLOCK_K"),
+    "route-other-experts": ("不是 w_gate_up 的", "not w_gate_up's"),
+    "bad-slot-placed": ("越界的 slot 不占任何一行", "such a slot gets no row"),
+    "added-not-stored": ("tl.atomic_add，或 out 加 acc", "tl.atomic_add, or out plus acc"),
 }
 
 # gathered_product's first lines: its accumulator, the k-box's columns, the k loop
 K_LOOP = "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n    cols = tl.arange(0, BLOCK_K)\n"
+# store_rows' one store
+STORE = (
+    "    tl.store(out_ptr + out_rows[:, None] * stride_om + cols[None, :] * stride_on,\n"
+    "             acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])\n"
+)
+
 EN_LEARNER = (
     own(
         "k-loop-steps-by-block-n",
@@ -31,5 +40,41 @@ EN_LEARNER = (
         K_LOOP + "    for k0 in range(0, K, BLOCK_N):\n",
         "test_gathered_product_alone[gathered k-box 32]",
         "k-step-not-block-k",
+    ),
+    own(
+        "mlp-routes-experts-from-ids",
+        "T6.4",
+        "moe_mlp routes over int(topk_ids.max()) + 1 experts, not w_gate_up's: an id past the experts makes one "
+        "expert more, refused by check_expert_inputs; the message said to keep route's check of the ids on "
+        "(check_ids=False), which was on (en-learner)",
+        "5.2",
+        "    routing = route(topk_ids, w_gate_up.shape[0])\n",
+        "    routing = route(topk_ids, int(topk_ids.max()) + 1)\n",
+        "test_moe_mlp_refuses_ids_out_of_range",
+        "route-other-experts",
+    ),
+    own(
+        "scatter-stores-tokens",
+        "T6.1",
+        "scatter_slots stores slot // 2 (the token, at top_k = 2) into sorted_slots, not the slot: the test of "
+        "ids out of range said slots out of range were placed, as some of those numbers are (en-learner)",
+        "2.3",
+        "    tl.store(sorted_slots_ptr + pos, slots, mask=valid)\n",
+        "    tl.store(sorted_slots_ptr + pos, slots // 2, mask=valid)\n",
+        "test_route_ignores_ids_out_of_range",
+    ),
+    own(
+        "store-adds-by-slot",
+        "T6.3",
+        "store_rows adds the by-slot rows into out with tl.atomic_add instead of storing them: the message said "
+        "the cells where the sum rounds back to the sentinel were not written (en-learner)",
+        "4.3",
+        STORE,
+        "    if BY_SLOT:\n"
+        "        tl.atomic_add(out_ptr + out_rows[:, None] * stride_om + cols[None, :] * stride_on, acc,\n"
+        "                      mask=live[:, None] & (cols < N)[None, :])\n"
+        "    else:\n    " + STORE.replace("\n ", "\n     "),
+        "test_store_rows_alone[weighted by slot]",
+        "added-not-stored",
     ),
 )

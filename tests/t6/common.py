@@ -218,6 +218,19 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, seen=Non
             "4.2",
         )
     buffer, left = args["out_ptr"], grouped[0].left  # left: a copy taken as soon as moe_kernel ended
+    # cells near the sentinel but not it: the sentinel plus a value (no product of the suite's inputs comes
+    # within 100 of -1234), so moe_kernel added into the output where it should have stored
+    added = int((((left.double() - UNWRITTEN).abs() < 100) & (left != UNWRITTEN)).sum())
+    if added:
+        fail(
+            T6,
+            f"{case}：moe_kernel 结束后，输出里有 {added} 个单元是测试预先填的哨兵值 {UNWRITTEN} 加上一个值："
+            "moe_kernel 把结果加进了输出（tl.atomic_add，或 out 加 acc），而不是存进去：用 tl.store",
+            f"{case}: after moe_kernel, {cells(added)} of the output hold the sentinel the test filled it with "
+            f"({UNWRITTEN}) plus a value: moe_kernel added its results into the output (tl.atomic_add, or out plus "
+            "acc) instead of storing them; tl.store them",
+            "4.3",
+        )
     if (left == UNWRITTEN).any():
         fail(
             T6,

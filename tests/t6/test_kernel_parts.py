@@ -309,6 +309,20 @@ def test_store_rows_alone(probes, weights, by_slot):
             ),
             "4.3",
         )
+    due = want != UNWRITTEN
+    # each due cell the sentinel plus its value, within fp16's rounding there (a spacing of 1): added into
+    # out (an atomic_add, out + acc), not stored; a cell never written holds the sentinel alone
+    if unwritten and (got[due] != UNWRITTEN).any() and ((got - UNWRITTEN - want)[due].abs() <= 1).all():
+        fail(
+            T6,
+            f"store_rows：这个 tile 的格子里是测试预先填的哨兵值 {UNWRITTEN} 加上它们该有的值"
+            f"（{unwritten} 个加上去在 fp16 里看不出来）：值被加进了 out（tl.atomic_add，或 out 加 acc），"
+            "而不是存进去：用 tl.store",
+            f"store_rows: the tile's cells hold the sentinel the test filled out with ({UNWRITTEN}) plus their due "
+            f"values ({cells(unwritten)} too small to show in fp16 there): the values were added into out "
+            "(tl.atomic_add, or out plus acc), not stored; tl.store them",
+            "4.3",
+        )
     if unwritten:
         fail(
             T6,

@@ -282,13 +282,21 @@ def test_moe_mlp_reads_nothing_back_but_the_id_check(t6):
 
 
 @pytest.mark.t6_4
-def test_moe_mlp_refuses_ids_out_of_range(t6):
+def test_moe_mlp_refuses_ids_out_of_range(t6, monkeypatch):
     """§5.2: moe_mlp keeps route's look at the ids: an id past the experts is an error naming topk_ids,
-    not a slot left out (whose by-slot row no tile writes, and the combine would read)."""
+    not a slot left out (whose by-slot row no tile writes, and the combine would read).  route is watched:
+    a cause is named only where its call shows it (check_ids=False, or an expert count not w's)."""
     tokens, top_k, experts, K, F = 6, 2, 4, 32, 16
     ids = make_ids("balanced", tokens, top_k, experts)
     ids[2, 1] = experts
     x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
+    routed, route = [], t6.route  # (num_experts, check_ids) of each call of route
+
+    def watched_route(topk_ids, num_experts, *args, **kwargs):
+        routed.append((num_experts, kwargs.get("check_ids", True)))
+        return route(topk_ids, num_experts, *args, **kwargs)
+
+    monkeypatch.setattr(t6, "route", watched_route)
     try:
         t6.moe_mlp(x, w_gate_up, w_down, ids, weights)
     except (ValueError, TypeError) as e:
@@ -297,13 +305,37 @@ def test_moe_mlp_refuses_ids_out_of_range(t6):
         said = f"{type(e).__name__}: {str(e)[:200]}"
     else:
         said = None
+    finally:
+        monkeypatch.undo()
+    unchecked = [n for n, check in routed if not check]
+    other_e = [n for n, check in routed if check and n != experts]
+    why_zh, why_en = (
+        (
+            "：route 对专家号的检查不要关掉（check_ids=False 会略过这个槽）",
+            ": keep route's check of the ids on (check_ids=False leaves that slot out)",
+        )
+        if unchecked
+        else (
+            f"：route 收到的专家数是 {other_e[0]}，不是 w_gate_up 的 {experts} 个（w_gate_up.shape[0]）："
+            "它按这个数查专家号",
+            f": route was given {other_e[0]} experts, not w_gate_up's {experts} (w_gate_up.shape[0]), and "
+            "checks the ids against that number",
+        )
+        if other_e
+        else (
+            "：moe_mlp 没有调用 route，而 route 会检查专家号",
+            ": moe_mlp never called route, whose check refuses such ids",
+        )
+        if not routed
+        else ("", "")
+    )
     fail(
         T6,
         f"topk_ids 里有专家号 {experts}，只有 {experts} 个专家：moe_mlp 应当抛出写着 topk_ids 的 ValueError"
         + (f"，却抛出了 {said}" if said else "，却什么也没抛")
-        + "：route 对专家号的检查不要关掉（check_ids=False 会略过这个槽）",
+        + why_zh,
         f"topk_ids holds expert {experts} of {experts} experts: moe_mlp should raise a ValueError naming topk_ids"
         + (f", and raised {said}" if said else ", and raised nothing")
-        + ": keep route's check of the ids on (check_ids=False leaves that slot out)",
+        + why_en,
         "5.2",
     )
