@@ -19,6 +19,11 @@ EN_LEARNER_CAUSES = {
     "route-other-experts": ("不是 w_gate_up 的", "not w_gate_up's"),
     "bad-slot-placed": ("越界的 slot 不占任何一行", "such a slot gets no row"),
     "added-not-stored": ("tl.atomic_add，或 out 加 acc", "tl.atomic_add, or out plus acc"),
+    "scan-batches-overlap": ("只隔一块就开始", "that start one block apart"),
+    "bad-ids-as-expert-0": ("直方图把越界的号当成了专家 0", "the histogram counted those ids as expert 0"),
+    "slot-mod-top-k": ("读的是 slot % top_k", "they are slot % top_k"),
+    "rounded-narrow": ("存之前被舍入成了", "on its way to out"),
+    "n-blocks-short": ("num_pid_n 少算了", "num_pid_n came out too small"),
 }
 
 # gathered_product's first lines: its accumulator, the k-box's columns, the k loop
@@ -76,5 +81,59 @@ EN_LEARNER = (
         "    else:\n    " + STORE.replace("\n ", "\n     "),
         "test_store_rows_alone[weighted by slot]",
         "added-not-stored",
+    ),
+    own(
+        "scan-batches-one-block-apart",
+        "T6.1",
+        "scan_counts starts a batch of SCAN_ROWS rows at every block, range(0, num_blocks, 1): block b is counted "
+        "min(b + 1, SCAN_ROWS) times; the message gave the wrong counts alone (en-learner)",
+        "2.1",
+        "    for b0 in range(0, num_blocks, SCAN_ROWS):\n",
+        "    for b0 in range(0, num_blocks, 1):\n",
+        "test_route_is_a_stable_counting_sort[skewed-150-2-9]",
+        "scan-batches-overlap",
+    ),
+    own(
+        "bad-ids-counted-as-expert-0",
+        "T6.1",
+        "count_experts makes the ids out of range 0 with tl.where and masks the histogram at slot < num_slots "
+        "alone: they are counted as expert 0; the message gave the wrong counts alone (en-learner)",
+        "2.3",
+        "    hist = tl.histogram(ids.to(tl.int32), E_BLOCK, mask=valid)\n",
+        "    hist = tl.histogram(tl.where(valid, ids, 0).to(tl.int32), E_BLOCK, mask=slots < num_slots)\n",
+        "test_route_ignores_ids_out_of_range",
+        "bad-ids-as-expert-0",
+    ),
+    own(
+        "x-row-slot-mod-top-k",
+        "T6.3",
+        "gathered_rows takes x's row as slot % top_k, not slot // top_k; the message gave the rows alone (en-learner)",
+        "4.1",
+        "x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0) // TOP_K",
+        "x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0) % TOP_K",
+        "test_gathered_product_alone[gathered]",
+        "slot-mod-top-k",
+    ),
+    own(
+        "store-casts-to-fp16",
+        "T6.3",
+        "store_rows casts the tile to tl.float16, not to out's dtype: a float32 result rounded to fp16; the "
+        "message gave the error alone (en-learner)",
+        "4.3",
+        "acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])",
+        "acc.to(tl.float16), mask=live[:, None] & (cols < N)[None, :])",
+        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float32]",
+        "rounded-narrow",
+    ),
+    own(
+        "n-blocks-floor",
+        "T6.2",
+        "grouped_tiles takes N // BLOCK_N column blocks, not cdiv(N, BLOCK_N): the last, partial one is never "
+        "done; the message said a tile count or a loop bound was too small, say (en-learner)",
+        "3.3",
+        "    num_pid_n = tl.cdiv(N, BLOCK_N)\n",
+        "    num_pid_n = N // BLOCK_N\n",
+        "test_every_tile_of_every_expert_once",
+        "n-blocks-short",
     ),
 )

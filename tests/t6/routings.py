@@ -140,6 +140,19 @@ def check_block_counts(block_counts, r, ids, experts, case):
             "right: its running sum never grew (after each batch, add the batch's column sums to it)",
             "2.1",
         )
+    times = (torch.arange(blocks) + 1).clamp_max(SCAN_ROWS)  # the batches of SCAN_ROWS rows that hold block b
+    if blocks > 1 and torch.equal(counts.long(), (per_block * times[:, None]).sum(0)):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 是对的，而 counts "
+            f"正是把第 b 块数了 min(b + 1, {SCAN_ROWS}) 遍的和：每一批 SCAN_ROWS 行只隔一块就开始时，每一块被它所在的"
+            "每一批各数一遍；下一批要从这一批之后 SCAN_ROWS 块开始",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
+            f"counts are their sum with block b counted min(b + 1, {SCAN_ROWS}) times, as batches of SCAN_ROWS rows "
+            "that start one block apart count it, once in each batch that holds it: start each batch SCAN_ROWS "
+            "blocks after the one before",
+            "2.1",
+        )
 
 
 def places_found(r, ids, experts):

@@ -66,16 +66,33 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
         bad = (out.double().cpu() - want).abs().amax(1).argmax().item()
         # the product without column K - 1 of x and w: a k loop that stops one short of K leaves it out
         short = K > 1 and rel_err(out, reference(x[:, : K - 1], w[..., : K - 1], ids)) <= OUT_RTOL[dtype]
+        # a float32 result every value of which is a narrower type's: rounded to it on the way to out
+        narrow = [
+            name
+            for name, t in (("fp16", torch.float16), ("bf16", torch.bfloat16))
+            if dtype == torch.float32 and not short and torch.equal(out.to(t).float(), out)
+        ]
         fail(
             T6,
             f"{case}：和 float64 的结果差 {err:.2e}（相对），超过 {OUT_RTOL[dtype]:.0e}；"
             f"差得最多的是排好序的第 {bad} 行"
-            + ("：它等于去掉 x 和 w 的最后一列（k = K - 1）的乘积，最后那个 k 块没有加进去" if short else ""),
+            + ("：它等于去掉 x 和 w 的最后一列（k = K - 1）的乘积，最后那个 k 块没有加进去" if short else "")
+            + (
+                f"：float32 结果的每一个值都正好是 {narrow[0]} 的值：存之前被舍入成了 {narrow[0]}，要转成 out 的类型"
+                if narrow
+                else ""
+            ),
             f"{case}: off from float64 by {err:.2e} (relative), over {OUT_RTOL[dtype]:.0e}; the worst is sorted "
             f"row {bad}"
             + (
                 ": it is the product without x's and w's last column (k = K - 1), the last k-box left out"
                 if short
+                else ""
+            )
+            + (
+                f": every value of the float32 result is an {narrow[0]} value: it was rounded to {narrow[0]} on its "
+                "way to out; cast to out's dtype"
+                if narrow
                 else ""
             ),
             "4",

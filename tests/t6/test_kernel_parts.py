@@ -87,6 +87,12 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
                 "sorted_slots[i] // top_k of x (the slot's token)",
             ),
             (
+                not x_sorted and torch.equal(got, slot % top_k),
+                "读的是 slot % top_k（这个 slot 是 token 的第几个选择）；x 的行是 token，sorted_slots[i] // top_k",
+                "they are slot % top_k (which of its token's choices the slot is); x's row is the token, "
+                "sorted_slots[i] // top_k",
+            ),
+            (
                 not x_sorted and torch.equal(got, slot),
                 "读的是 slot 号本身；x 的行是这个 slot 的 token，sorted_slots[i] // top_k",
                 "these are the slots themselves; x's row is the slot's token, sorted_slots[i] // top_k",

@@ -54,14 +54,17 @@ def tail_of_slot_pos(accesses, r, slots):
     return bool(writes) and all(((a >= end) & (a < stop)).all() for a in writes)
 
 
-def report_outside(addresses, r, ids, experts, case, accesses=None):
+def report_outside(addresses, r, ids, experts, case, accesses=None, block_counts=None):
     """Fail, naming the kernel and the line, where one of route's kernels read or wrote outside its
     tensors (the AddressWatch stopped those lanes: made, they would write over whatever memory lies
     there, or crash the run).  Where scatter_slots alone did, its places come from counts and offsets:
-    those first; then the places it wrote into slot_pos, and (accesses, an Accesses it recorded into)
-    a write past slot_pos's end by the lanes past the last slot."""
+    those first (with block_counts, scan_counts' input as the launch got it, what it tells of them);
+    then the places it wrote into slot_pos, and (accesses, an Accesses it recorded into) a write past
+    slot_pos's end by the lanes past the last slot."""
     found, section = None, "2.1"
     if set(addresses.outside) == {"scatter_slots"}:
+        if block_counts is not None:
+            check_block_counts(block_counts, r, ids, experts, case)
         check_counts_and_offsets(r, ids, experts, case)
         found = places_found(r, ids, experts)
         if found is None and accesses is not None and tail_of_slot_pos(accesses, r, ids.numel()):
@@ -157,7 +160,9 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     )
     r = t6.route(ids, experts)
     monkeypatch.undo()
-    report_outside(addresses, r, before, experts, case, accesses)
+    scanned = [launch.args for launch in watch.launches if launch.name == "scan_counts"]
+    block_counts = scanned[0].get("block_counts_ptr") if scanned else None  # scan_counts' input, as launched
+    report_outside(addresses, r, before, experts, case, accesses, block_counts)
     ids_kept(r, ids, before, experts, case, accesses)
     stores_kept(r, before, experts, case, accesses)
     launched = [launch.name for launch in watch.launches]

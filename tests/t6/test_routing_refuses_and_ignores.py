@@ -169,6 +169,7 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         # ids past 2**32 narrowed to int32 before the range check: 2**32 + 1 counted as expert 1
         narrowed = torch.bincount((flat[flat >= 2**32] % 2**32).clamp_max(experts), minlength=experts + 1)
         as_narrowed = bool(narrowed.sum()) and torch.equal(got_counts, want_counts + narrowed[:experts].int())
+        as_expert_0 = torch.equal(got_counts - want_counts, torch.eye(experts, dtype=torch.int32)[0] * len(bad))
         fail(
             T6,
             f"{case}：counts 应当只数范围内的号，{want_counts.tolist()}，offsets 是它的累加和；"
@@ -177,6 +178,9 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
                 "：多出来的正是 2^32 + 1 这些号截成 int32 以后的专家（2^32 + 1 成了 1）：先用读进来的 int64 值查范围，"
                 "只把进直方图的值转成 int32"
                 if as_narrowed
+                else f"：多出来的 {len(bad)} 个都在专家 0，正是越界的 slot 数：直方图把越界的号当成了专家 0"
+                "（比如先用 tl.where 换成 0 再数），要用 tl.histogram 的 mask 把它们挡在外面"
+                if as_expert_0
                 else ""
             ),
             f"{case}: counts should count the ids in range alone, {want_counts.tolist()}, and offsets be their "
@@ -185,6 +189,10 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
                 ": the extra ones are exactly the ids 2^32 + 1 narrowed to int32 (2^32 + 1 became 1): check the range "
                 "on the int64 ids as loaded, and cast only what goes into the histogram"
                 if as_narrowed
+                else f": the {len(bad)} extra ones are all expert 0's, as many as the slots out of range: the "
+                "histogram counted those ids as expert 0 (made 0 by a tl.where before counting, say); leave them out "
+                "with tl.histogram's mask"
+                if as_expert_0
                 else ""
             ),
             "2.3",

@@ -150,6 +150,21 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
                     "does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
                     "3.4",
                 )
+            # Too few column blocks: the tiles done are exactly those of fewer blocks along N than N needs
+            n_blocks, done_n = -(-n // bn), {rows[t][3] for t in range(total) if rows[t][0]}
+            done = sum(1 for t in range(total) if rows[t][0])
+            fewer = bool(done_n) and max(done_n) + 1 < n_blocks
+            if fewer and done == sum(-(-int(c) // bm) for c in counts) * (max(done_n) + 1):
+                fail(
+                    T6,
+                    f"{case}：tile {tile} 的 epilogue 跑了 0 次，它后面的 tile 也都没人做；做了的 tile 的 pid_n 最大是 "
+                    f"{max(done_n)}，而 N = {n} 要 cdiv(N, BLOCK_N) = {n_blocks} 个列块：num_pid_n 少算了"
+                    "（比如 N // BLOCK_N），每个专家的 tile 就少了，总数也跟着少了",
+                    f"{case}: tile {tile} had 0 epilogues, and no tile after it was done either; the tiles done have "
+                    f"pid_n up to {max(done_n)}, where N = {n} needs cdiv(N, BLOCK_N) = {n_blocks} column blocks: "
+                    "num_pid_n came out too small (N // BLOCK_N, say), and with it each expert's tiles and the total",
+                    "3.3",
+                )
             fail(
                 T6,
                 f"{case}：tile {tile} 的 epilogue 跑了 0 次，应当恰好 1 次，它后面的 tile 也都没人做：循环在它之前"
