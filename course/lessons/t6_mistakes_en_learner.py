@@ -1,14 +1,14 @@
 """Lesson T6's mutants of our own from the en-learner walk-through (2026-12-03): a learner wrote T6 from
-the English explainer alone (it passed at the first run of each step) and planted 41 mistakes of their
-own.  One passed: a k loop stepping by BLOCK_N, right wherever BLOCK_N equals BLOCK_K, as in every tile
-of T6.3's tests (test_gathered_product_alone now also runs a k-box of 32).  Three were caught by a
-message naming a cause its check had not seen (route's check of the ids turned off, for a route given
-another expert count; a slot out of range placed, for a token stored as a slot; cells not written, for
-cells added into), and five by a symptom alone where the cause shows.  Each test now tells them apart
-and names a cause only where it has seen it.  Only make check runs them (table=False, not in §8); each
-must be caught by its test, whose message names its cause (a key of EN_LEARNER_CAUSES here, or of
-t6_mistakes.CAUSES) or, for cause "", none.  t6_mistakes.py gathers them last, and their causes into
-its CAUSES.
+the English explainer alone (it passed at the first run of each step) and planted 55 mistakes of their
+own, in two rounds.  One passed: a k loop stepping by BLOCK_N, right wherever BLOCK_N equals BLOCK_K, as
+in every tile of T6.3's tests (test_gathered_product_alone now also runs a k-box of 32).  Four were caught
+by a message naming a cause its check had not seen (route's check of the ids turned off, for a route
+given another expert count; a slot out of range placed, for a token stored as a slot; cells not written,
+for cells added into; rows added, for a combine that never stored some columns), and six by a symptom
+alone where the cause shows.  Each test now tells them apart and names a cause only where it has seen
+it.  Only make check runs them (table=False, not in §8); each must be caught by its test, whose message
+names its cause (a key of EN_LEARNER_CAUSES here, or of t6_mistakes.CAUSES) or, for cause "", none.
+t6_mistakes.py gathers them last, and their causes into its CAUSES.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -24,6 +24,8 @@ EN_LEARNER_CAUSES = {
     "slot-mod-top-k": ("读的是 slot % top_k", "they are slot % top_k"),
     "rounded-narrow": ("存之前被舍入成了", "on its way to out"),
     "n-blocks-short": ("num_pid_n 少算了", "num_pid_n came out too small"),
+    "combine-never-stored": ("没有程序存过它们", "stored by no program"),
+    "sum-in-fp16": ("这正是在 fp16 里累加的和", "it is the sum kept in fp16"),
 }
 
 # gathered_product's first lines: its accumulator, the k-box's columns, the k loop
@@ -135,5 +137,27 @@ EN_LEARNER = (
         "    num_pid_n = N // BLOCK_N\n",
         "test_every_tile_of_every_expert_once",
         "n-blocks-short",
+    ),
+    own(
+        "combine-columns-by-n",
+        "T6.3",
+        "combine_topk's column block c starts at c * N, not c * BLOCK_N: with N past BLOCK_N the columns from "
+        "BLOCK_N on are never stored; the message said to check which rows are added (en-learner)",
+        "4.4",
+        "    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)\n    acc = tl.zeros((BLOCK_N,)",
+        "    cols = tl.program_id(1) * N + tl.arange(0, BLOCK_N)\n    acc = tl.zeros((BLOCK_N,)",
+        "test_combine_topk_sums_in_float32_in_slot_order[torch.float16]",
+        "combine-never-stored",
+    ),
+    own(
+        "gathered-sum-in-fp16",
+        "T6.3",
+        "gathered_product rounds each k-box's product to fp16 and keeps the sum there; the message gave the "
+        "error alone (en-learner)",
+        "4.2",
+        "        acc = tl.dot(a, b.T, acc)\n",
+        "        acc = (acc + tl.dot(a, b.T).to(a.dtype).to(tl.float32)).to(a.dtype).to(tl.float32)\n",
+        "test_gathered_product_alone[gathered]",
+        "sum-in-fp16",
     ),
 )

@@ -79,6 +79,18 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         want = want + by_slot[j::top_k]
     summed, want = want, want.to(dtype)
     differ = out != want
+    never = differ & (out == UNWRITTEN)  # cells no program of combine_topk stored
+    if never.any():
+        cols = sorted({int(c) for c in never.nonzero()[:, 1]})
+        fail(
+            T6,
+            f"combine_topk，{dtype}：{int(never.sum())} 个单元还是测试预先填的哨兵值 {UNWRITTEN}，没有程序存过它们"
+            f"（第 {cols[0]}..{cols[-1]} 列里）：程序 (t, c) 存 token t 这一行的第 c * BLOCK_N 列起、N 之前的列",
+            f"combine_topk, {dtype}: {cells(int(never.sum()))} still hold the sentinel the test filled out with "
+            f"({UNWRITTEN}), stored by no program (in columns {cols[0]}..{cols[-1]}): program (t, c) stores token "
+            "t's row from column c * BLOCK_N, up to N",
+            "4.4",
+        )
     if differ.any():
         t, n = (int(v) for v in differ.nonzero()[0])
         backwards = torch.zeros(tokens, N, device=DEVICE)

@@ -10,6 +10,7 @@ from course.messages import fail
 
 from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import T6, TRACE_INTS
+from .schedules import expected_tiles, runs_per_program, upper_bound
 from .stray import UNDEFINED_INT
 from bounds import AddressWatch
 from support import DEVICE, loop_like
@@ -29,21 +30,6 @@ SCHEDULE_CASES = [  # (rows per expert, BLOCK_M, BLOCK_N, N, programs, GROUP_M)
     ([16, 32, 0, 48, 0], 16, 16, 32, 5, 2),  # multiples of BLOCK_M
     ([3, 17, 1, 0, 30, 2, 0, 5, 12], 8, 16, 24, 4, 2),
 ]
-
-
-def upper_bound(counts, bm, bn, n):
-    return (triton.cdiv(sum(counts), bm) + min(len(counts), sum(counts))) * triton.cdiv(n, bn)
-
-
-def expected_tiles(counts, bm, bn, n):
-    """{(expert, pid_m, pid_n): (row_begin, row_end)} of every tile the counts give."""
-    want, start = {}, 0
-    for e, c in enumerate(counts):
-        for pm in range(triton.cdiv(c, bm)):
-            for pn in range(triton.cdiv(n, bn)):
-                want[(e, pm, pn)] = (start + pm * bm, min(start + (pm + 1) * bm, start + c))
-        start += c
-    return want
 
 
 def spare_tile_ends(probes, counts, bm, bn, n):
@@ -78,20 +64,6 @@ def run_schedule(probes, counts, bm, bn, n, progs, group_m):
         cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
     )
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
-
-
-def runs_per_program(rows, progs):
-    """{program: (first tile, last tile)} where every tile was done once and each program's tiles are
-    one run of consecutive ids, in program order, unlike the strided p, p + progs, ...; else None."""
-    programs = [row[6] for row in rows]
-    if any(row[0] != 1 for row in rows) or programs != sorted(programs):
-        return None
-    if programs == [tile % progs for tile in range(len(rows))]:
-        return None
-    runs = {}
-    for tile, prog in enumerate(programs):
-        runs[prog] = (runs.get(prog, (tile, tile))[0], tile)
-    return runs
 
 
 def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
