@@ -120,9 +120,10 @@ def fault_past_int32():
     try:
         torch.cuda.synchronize()
     except RuntimeError as e:  # an illegal address
+        first = (str(e).splitlines() or [""])[0][:100]  # "CUDA error: an illegal memory access was encountered"
         return (
-            f"kernel 访问了非法地址（{str(e)[:80]}）：某个偏移量超出了缓冲区，比如 int32 的偏移量过了 2**31 回绕成负数",
-            f"the kernel touched an illegal address ({str(e)[:80]}): an offset past the buffer, such as an int32 "
+            f"kernel 访问了非法地址（{first}）：某个偏移量超出了缓冲区，比如 int32 的偏移量过了 2**31 回绕成负数",
+            f"the kernel touched an illegal address ({first}): an offset past the buffer, such as an int32 "
             "offset wrapped negative past 2**31",
         )
     return None
