@@ -375,7 +375,7 @@ def tma_ready(a, b, fallback=True):
         if why is not None and not fallback:
             raise ValueError(f"tma_ready refuses an operand ({why}); tma_fallback=True would copy it")
         ready.append(operand if why is None else aligned_copy(operand))
-    return ready[0], ready[1], kmajor
+    return ready + [kmajor]  # a list: matmul unpacks it as it would a tuple
     # ---- T5.2 end ----
 
 

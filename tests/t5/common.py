@@ -384,10 +384,13 @@ def ready(t5, a, b, fallback):
 
 
 def three_values(got):
-    """got, tma_ready's answer, once it is seen to be three values: a tuple of another length, or
-    None (a branch that returns nothing), fails naming what it was."""
-    if not (isinstance(got, tuple) and len(got) == 3):
-        shown = f"{len(got)} values" if isinstance(got, tuple) else "None" if got is None else type(got).__name__
+    """got, tma_ready's answer, as a tuple once it is seen to be three values: a tuple or a list, which
+    matmul unpacks alike (`return ready + [kmajor]` is as right as `return a, b, kmajor`).  Another
+    length, or None (a branch that returns nothing), fails naming what it was."""
+    if not (isinstance(got, (tuple, list)) and len(got) == 3):
+        shown = (
+            f"{len(got)} values" if isinstance(got, (tuple, list)) else "None" if got is None else type(got).__name__
+        )
         fail(
             T5,
             f"tma_ready 返回了 {shown}，应当返回三个值 (a, b, b_kmajor)：每个分支都要返回三个（matmul 就这样拆开）",
@@ -395,4 +398,4 @@ def three_values(got):
             "(matmul unpacks them so)",
             "3.2",
         )
-    return got
+    return tuple(got)
