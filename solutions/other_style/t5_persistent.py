@@ -338,7 +338,7 @@ def tma_problem(t, name):
     # ---- T5.2 begin (§3.2) ----
     itemsize = t.element_size()
     if t.stride(-1) != 1:
-        return f"{name} has stride(1) = {t.stride(-1)}: TMA needs a contiguous last dimension"
+        return f"TMA needs {name} to be contiguous in its last dimension; its stride(1) is {t.stride(-1)}"
     pitch = t.stride(0) * itemsize
     if pitch % 16 != 0:
         return f"the rows of {name} lie {pitch} bytes apart: TMA needs a multiple of 16 bytes"

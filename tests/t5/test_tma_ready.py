@@ -122,9 +122,11 @@ def names_operand(message, x):
     "a" is also the English article, which a noun follows ("must be a multiple of 16"): an "a" followed
     by a space and a word counts only where a clause starts (the message's start, after "(" or ":"),
     after "tensor", "operand", "input", "matrix", "argument" or "of" ("the rows of a lie 66 bytes
-    apart"), or before a verb ("a breaks"); "a:", "(a)", "'a'", "张量 a" count anywhere.  A capital "A"
-    followed by a word starts a sentence as an article ("A view ..."): it counts only before a verb or
-    after one of those nouns ("operand A is ...")."""
+    apart"), or before a word that never follows the article: a verb ("a breaks", "a should"), "to"
+    ("TMA needs a to be contiguous"), a preposition or a conjunction ("copy a with ..."); "a:",
+    "(a)", "'a'", "张量 a" count anywhere.  A capital "A" followed by a word starts a sentence as an
+    article ("A view ..."): it counts only before such a word or after one of those nouns ("operand A
+    is ...")."""
     for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message, re.IGNORECASE):
         word = re.match(r" ([A-Za-z]+)", message[m.end() :])
         if x.lower() != "a" or word is None or word[1].lower() in _VERBS:
@@ -135,7 +137,13 @@ def names_operand(message, x):
     return False
 
 
-_VERBS = {"is", "are", "has", "have", "must", "breaks", "violates", "does", "cannot", "needs", "starts", "lies"}
+# Words that follow the operand a and never the article a (a verb, a modal, "to", a preposition, a conjunction):
+# "TMA needs a to be contiguous" names a; "must be a multiple of 16" does not.
+_VERBS = {
+    "is", "are", "was", "were", "has", "have", "had", "must", "should", "would", "could", "can", "cannot", "will",
+    "may", "might", "breaks", "violates", "does", "needs", "starts", "lies", "lacks", "fails", "keeps", "holds",
+    "to", "with", "without", "in", "into", "on", "at", "from", "for", "and", "or", "but", "if", "when", "because",
+}  # fmt: skip
 _CLAUSE_START = r"(?:^|[(\"'`:;,]\s*|\b(?:tensor|operand|input|matrix|argument|of)\s+)$"
 _AFTER_NOUN = r"\b(?:tensor|operand|input|matrix|argument|of)\s+$"
 
