@@ -341,7 +341,7 @@ def tma_problem(t, name):
         return f"TMA needs {name} to be contiguous in its last dimension; its stride(1) is {t.stride(-1)}"
     pitch = t.stride(0) * itemsize
     if pitch % 16 != 0:
-        return f"the rows of {name} lie {pitch} bytes apart: TMA needs a multiple of 16 bytes"
+        return f"TMA cannot read {name} directly: its rows lie {pitch} bytes apart, not a multiple of 16 bytes"
     misalign = t.data_ptr() % 16
     if misalign:
         return f"{name} starts {misalign} bytes past a 16-byte boundary: TMA needs its base address aligned"

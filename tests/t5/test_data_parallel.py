@@ -76,7 +76,7 @@ def test_matmul_refuses_or_copies_both_ways(t5):
     try:
         run_matmul(t5, "fp16, K = 33, tma_fallback=False", "3.2", a, b, config=cfg(t5), tma_fallback=False)
     except ValueError as e:
-        if not names_operand(str(e), "a") or "16" not in str(e):
+        if not names_operand(str(e), "a", t5, a) or "16" not in str(e):
             fail(
                 T5,
                 f"ValueError 要写出张量 a 和 16 字节的规矩，得到 {e}",

@@ -116,7 +116,7 @@ RULE_OF_CASE = {  # test_tma_ready_copies_or_refuses's cases: the rule each brea
 }
 
 
-def names_operand(message, x):
+def names_operand(message, x, t5=None, t=None):
     """Whether message names operand x as a token of its own ("b:", 'b', "rows of b", "张量 b"; not "bias"),
     in either case: the explainers write the operands A and B, and a learner's labels may too ("B: ...").
     "a" is also the English article, which a noun follows ("must be a multiple of 16"): an "a" followed
@@ -126,7 +126,14 @@ def names_operand(message, x):
     ("TMA needs a to be contiguous"), a preposition or a conjunction ("copy a with ..."); "a:",
     "(a)", "'a'", "张量 a" count anywhere.  A capital "A" followed by a word starts a sentence as an
     article ("A view ..."): it counts only before such a word or after one of those nouns ("operand A
-    is ...")."""
+    is ...").  Given the lesson (t5) and x's tensor t, a message that holds tma_problem(t, x), the
+    learner's own line for it, names x where that line puts x in the place tma_problem(t, "tensor_q")
+    puts tensor_q (test_tma_problem_names_the_tensor_and_the_rule tests that it names its tensor),
+    whatever the words around it ("TMA cannot read a as it is: ...")."""
+    if t5 is not None and t is not None:
+        own, probe = t5.tma_problem(t, x), t5.tma_problem(t, "tensor_q")
+        if own and probe and "tensor_q" in probe and probe.replace("tensor_q", x) == own and own in message:
+            return True
     for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message, re.IGNORECASE):
         word = re.match(r" ([A-Za-z]+)", message[m.end() :])
         if x.lower() != "a" or word is None or word[1].lower() in _VERBS:
@@ -143,6 +150,7 @@ _VERBS = {
     "is", "are", "was", "were", "has", "have", "had", "must", "should", "would", "could", "can", "cannot", "will",
     "may", "might", "breaks", "violates", "does", "needs", "starts", "lies", "lacks", "fails", "keeps", "holds",
     "to", "with", "without", "in", "into", "on", "at", "from", "for", "and", "or", "but", "if", "when", "because",
+    "as", "since", "unless", "than",
 }  # fmt: skip
 _CLAUSE_START = r"(?:^|[(\"'`:;,]\s*|\b(?:tensor|operand|input|matrix|argument|of)\s+)$"
 _AFTER_NOUN = r"\b(?:tensor|operand|input|matrix|argument|of)\s+$"
@@ -248,7 +256,7 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
     try:
         t5.tma_ready(a, b, False)
     except ValueError as e:
-        if not names_operand(str(e), bad):
+        if not names_operand(str(e), bad, t5, a if bad == "a" else b):
             fail(
                 T5,
                 f"{ZH_CASES[what]}：ValueError 要写出违规的张量 {bad}（比如 “{bad}: ...”），得到 {e}",
