@@ -162,7 +162,9 @@ def check_inputs(a, b, bias=None, activation=None):
         raise TypeError(f"matmul wants tensors, got {kinds}")
     named = [("a", a), ("b", b)] + ([("bias", bias)] if bias is not None else [])
     if len({t.dtype for _, t in named}) != 1 or a.dtype not in SUPPORTED_DTYPES:
-        raise TypeError("matmul: dtypes " + ", ".join(f"{n}={t.dtype}" for n, t in named) + " (one of fp16/bf16/fp32)")
+        short = {torch.float16: "fp16", torch.bfloat16: "bf16", torch.float32: "fp32", torch.float64: "fp64"}
+        raise TypeError("matmul: dtypes " + ", ".join(f"{n}={short.get(t.dtype, t.dtype)}" for n, t in named)
+                        + " are not one and the same supported dtype")
     if a.dim() != 2 or b.dim() != 2:
         raise ValueError(f"matmul: need 2-D a and b, got {a.shape} and {b.shape}")
     if a.shape[1] != b.shape[0]:

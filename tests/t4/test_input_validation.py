@@ -59,13 +59,22 @@ def bad_inputs():
     ]
 
 
+# A floating dtype's other names, as the explainers write them (fp16, bf16, fp32) and as torch has them
+# (torch.half, torch.double): "a is fp16, b is fp32" names float16 and float32.
+DTYPE_NAMES = {"float16": ("fp16", "half"), "bfloat16": ("bf16",), "float32": ("fp32",), "float64": ("fp64", "double")}
+
+
 def mentions(message, word):
     """Whether message names word; a shape such as "(2, 3, 4)" may be written in any readable form:
     (2, 3, 4), [2, 3, 4], torch.Size([2, 3, 4]), or, with two dimensions or more, 2x3x4 (x or ×,
-    spaced or not); a lone number ("3") does not read as a shape."""
+    spaced or not); a lone number ("3") does not read as a shape.  A floating dtype may go by its short
+    name too (DTYPE_NAMES), as a word of its own, in any case."""
     dims = re.fullmatch(r"\((\d+(?:, \d+)*),?\)", word)
     if not dims:
-        return word in message
+        return word in message or any(
+            re.search(rf"(?<![A-Za-z0-9]){name}(?![A-Za-z0-9])", message, re.IGNORECASE)
+            for name in DTYPE_NAMES.get(word, ())
+        )
     sizes = dims[1].split(", ")
     bracketed = r",\s*".join(sizes)
     if re.search(rf"[(\[]\s*{bracketed}\s*,?\s*[)\]]", message):
