@@ -375,7 +375,7 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
     if not (torch.is_tensor(x) and torch.is_tensor(w)):
         raise TypeError("grouped_matmul expects tensors for x and w")
     if not isinstance(routing, Routing):
-        raise TypeError("routing: pass what route() returned")
+        raise TypeError(f"expected a Routing, as route() returns, got {type(routing).__name__}")
     if x.ndim != 2 or w.ndim != 3:
         raise ValueError(f"shapes: x {tuple(x.shape)} must be 2-D and w {tuple(w.shape)} 3-D")
     if x.dtype != w.dtype or x.dtype not in (torch.float16, torch.bfloat16, torch.float32):

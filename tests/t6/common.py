@@ -367,10 +367,8 @@ def graded_caller(t6, default):
 
 def names_one_of(message, names):
     """Whether message names one of names as a word of its own: "w" in "w is 2-D", not in "two rows".
-    A one-letter name counts in either case: §1 writes the weights W, so "W has 4 experts" names w."""
+    In either case: §1 writes the weights W, so "W has 4 experts" names w; route() returns a Routing,
+    so "expected a Routing, got dict" names routing; and a sentence may start with a name ("Offsets ...")."""
     return any(
-        re.search(
-            rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message, re.IGNORECASE if len(name) == 1 else 0
-        )
-        for name in names
+        re.search(rf"(?<![A-Za-z0-9_]){re.escape(name)}(?![A-Za-z0-9_])", message, re.IGNORECASE) for name in names
     )
