@@ -178,7 +178,7 @@ def check_inputs(a, b, bias=None, activation=None):
     if not INTERPRETING and a.device.type == "cpu":
         raise ValueError("matmul: CPU tensors run only under TRITON_INTERPRET=1")
     if INTERPRETING and a.dtype == torch.bfloat16:
-        raise TypeError("matmul: bfloat16 is wrong in the interpreter's tl.dot, so it is refused")
+        raise TypeError("matmul: the interpreter's tl.dot gets BF16 wrong, so BF16 is refused there")
     if torch.is_grad_enabled() and any(t.requires_grad for _, t in named):
         raise ValueError("matmul has no backward, so with grad enabled it takes no tensor that requires grad: "
                          + ", ".join(n for n, t in named if t.requires_grad))
