@@ -76,7 +76,9 @@ def reset(lesson):
     return 0
 
 
-def main():
+def on_chosen_lessons(action):
+    """action(lesson) for LESSON's lesson, else for every lesson; the worst exit status (2: no such lesson).
+    make reset and make upgrade both take LESSON= so."""
     chosen = os.environ.get("LESSON")
     try:
         lessons = [registry.lesson(chosen)] if chosen else registry.LESSONS
@@ -87,7 +89,11 @@ def main():
             file=sys.stderr,
         )
         return 2
-    return max(reset(lesson) for lesson in lessons)
+    return max(action(lesson) for lesson in lessons)
+
+
+def main():
+    return on_chosen_lessons(reset)
 
 
 if __name__ == "__main__":

@@ -12,14 +12,13 @@ the reason.  LESSON=T4 upgrades that lesson's file alone.
 """
 
 import difflib
-import os
 import sys
 
 from course import registry, seam
 from course.i18n import say
 from tools.core.bodies import split_bodies
 from tools.core.repo import mine_file, pristine_stub, solution_file
-from tools.learner.reset import keep_copy
+from tools.learner.reset import keep_copy, on_chosen_lessons
 
 
 def numbered_scaffold(text):
@@ -111,11 +110,11 @@ def upgrade(lesson):
     if not mine.exists():
         print(say(zh=f"{rel} 不存在：make reset 会取回 stub。", en=f"{rel} does not exist: make reset brings the stub"))
         return 0
-    text = mine.read_text()
-    if first_difference(text, solution_file(lesson).read_text()) is None:
+    text, course = mine.read_text(), solution_file(lesson).read_text()
+    if first_difference(text, course) is None:
         print(say(zh=f"{rel} 的骨架已经是课程现在的，不用改。", en=f"{rel} already has the course's current scaffold"))
         return 0
-    new, why = upgraded(text, pristine_stub(lesson), solution_file(lesson).read_text())
+    new, why = upgraded(text, pristine_stub(lesson), course)
     if new is None:
         print(
             say(
@@ -140,14 +139,7 @@ def upgrade(lesson):
 
 
 def main():
-    chosen = os.environ.get("LESSON")
-    try:
-        lessons = [registry.lesson(chosen)] if chosen else registry.LESSONS
-    except KeyError:
-        known = ", ".join(lesson.id for lesson in registry.LESSONS)
-        print(say(zh=f"没有 {chosen!r} 这一课；可选的课：{known}", en=f"no lesson {chosen!r}; lessons are {known}"))
-        return 2
-    return max(upgrade(lesson) for lesson in lessons)
+    return on_chosen_lessons(upgrade)
 
 
 if __name__ == "__main__":
