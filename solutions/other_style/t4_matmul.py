@@ -21,6 +21,7 @@ import triton
 import triton.language as tl
 
 from given.launch_device import on_inputs_device  # matmul launches on its inputs' GPU (given)
+from given.t4_capture import tuned_outside_capture  # no autotuning inside a CUDA graph capture (given)
 from given.t4_limits import within_int32_reach  # A and B past int32 offsets refused (given)
 
 # Read once, at import: Triton itself decides at import time whether @triton.jit interprets.
@@ -187,6 +188,7 @@ def check_inputs(a, b, bias=None, activation=None):
 
 @on_inputs_device  # given: Triton launches on the current device, not the tensors' (given/launch_device.py)
 @within_int32_reach  # given: an A or B past 2**31 - 1 elements' offsets is refused (given/t4_limits.py)
+@tuned_outside_capture  # given: a shape's first call, which autotunes, refused inside a graph capture
 def matmul(a, b, *, bias=None, activation=None, config=None):
     """C = activation(a @ b + bias) computed by matmul_kernel, in the inputs' dtype.
 
