@@ -66,8 +66,22 @@ def check_sizes(args, case, step):
     a, b, c = (args.get(k) for k in ("a_ptr", "b_ptr", "c_ptr"))
     if not all(isinstance(t, torch.Tensor) and t.dim() == 2 for t in (a, b, c)):
         return
-    if a.shape[1] != b.shape[0] or (a.shape[0], b.shape[1]) != tuple(c.shape):
+    if a.shape[1] != b.shape[0]:
         return  # operands that do not fit together: the checks after the launch say which
+    if (a.shape[0], b.shape[1]) != tuple(c.shape):  # the kernel would write M x N cells into it, or past it
+        like = say(zh="，正是 a 的形状 (M, K)", en=", a's own shape, (M, K)") if c.shape == a.shape else ""
+        want = (a.shape[0], b.shape[1])
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 的 C 形状是 {tuple(c.shape)}{like}，a {tuple(a.shape)} @ b {tuple(b.shape)} "
+                f"的结果是 {want}：C 要建成 (M, N)，M = a.shape[0]，N = b.shape[1]；这里在内核运行之前就拦下了；"
+                f"{launch_where(step)}",
+                en=f"{case}: the launch's C has shape {tuple(c.shape)}{like}, where a {tuple(a.shape)} @ b "
+                f"{tuple(b.shape)} gives {want}: make C (M, N), with M = a.shape[0] and N = b.shape[1]; stopped "
+                f"before the kernel ran; {launch_where(step)}",
+            ),
+            pytrace=False,
+        )
     sizes = (a.shape[0], b.shape[1], a.shape[1])
     if all(isinstance(v, int) for v in got.values()) and any(g > w for g, w in zip(got.values(), sizes, strict=True)):
         said = ", ".join(f"{k}={v}" for k, v in got.items())
@@ -161,6 +175,37 @@ def check_inputs_kept(before, after, case):
                     en=f"{case}: matmul changed the caller's {name} ({cells(changed)} differ after the call): "
                     f"C must be a tensor of its own (torch.empty), and no input may be written; "
                     f"{read('T4.4', '6.2')}",
+                ),
+                pytrace=False,
+            )
+
+
+def layouts(given):
+    """{name: (shape, strides, storage offset, address)} of the tensors in given: what the caller holds."""
+    return {
+        name: (tuple(t.shape), t.stride(), t.storage_offset(), t.data_ptr())
+        for name, t in given.items()
+        if isinstance(t, torch.Tensor)
+    }
+
+
+def check_inputs_in_place(before, given, case):
+    """Fail when matmul changed one of the caller's tensors in place, its values aside: before is
+    layouts(given) taken before the call.  t.set_(t.contiguous()) keeps every value and the tensor's
+    identity, so neither a copy of the values nor the launch's own arguments would show it."""
+    for name, now in layouts(given).items():
+        if now != before[name]:
+            moved = now[3] != before[name][3]
+            pytest.fail(
+                say(
+                    zh=f"{case}：matmul 就地改了调用者的 {name}：（形状, 步长, 偏移）原来是 {before[name][:3]}，"
+                    f"现在是 {now[:3]}{'，数据也换了地方' if moved else ''}。调用者的张量要保持原样：不要对输入"
+                    f"用 set_、t_、resize_ 或给 .data 赋值；视图按它自己的 stride 传给内核；"
+                    f"{read('T4.4', '3.1', '6.2')}",
+                    en=f"{case}: matmul altered the caller's {name} in place: its (shape, strides, offset) were "
+                    f"{before[name][:3]}, now {now[:3]}{', its data elsewhere' if moved else ''}. Leave the "
+                    f"caller's tensors as they are: no set_, t_, resize_ or assignment to .data on an input; pass "
+                    f"a view to the kernel with its own strides; {read('T4.4', '3.1', '6.2')}",
                 ),
                 pytrace=False,
             )

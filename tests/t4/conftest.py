@@ -2,7 +2,7 @@
 
 import pytest
 
-from .common import T4, check_inputs_kept, check_launch, launch_watch
+from .common import T4, check_inputs_in_place, check_inputs_kept, check_launch, launch_watch, layouts
 from support import copies, poison_allocations
 
 
@@ -34,8 +34,9 @@ def watched(t4, monkeypatch):
         # the last call's watch, for a test that asks what ran
         call.watch = watch = launch_watch(t4, monkeypatch, case=case, bias=bias, activation=activation, step=step)
         given = {"a": a, "b": b, "bias": bias}
-        before = copies(given)
+        before, where = copies(given), layouts(given)
         c = t4.matmul(a, b, **kwargs)
+        check_inputs_in_place(where, given, case)
         check_inputs_kept(before, given, case)
         check_launch(watch, c, a, b, bias, activation, case, step)
         return c

@@ -12,6 +12,7 @@ from course.messages import read, stub_report
 from course.warm import run_python
 
 from .common import check_product
+from launch_watch import LaunchWatch
 from support import DEVICE, INTERPRETING, OUT_RTOL, random, rel_err
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
@@ -222,3 +223,33 @@ def test_inputs_that_require_grad_are_taken_without_grad_mode(t4):
                 pytrace=False,
             )
         check_product(c, a.detach(), b.detach(), torch.float32, case)
+
+
+@pytest.mark.t4_4
+@pytest.mark.parametrize("activation", ["GELU", "Gelu", "none"])
+def test_an_activation_the_kernel_does_not_know_never_reaches_it(t4, monkeypatch, activation):
+    """bias_and_activation applies the GELU for ACTIVATION == "gelu" alone, and no activation for any
+    other value, without an error: "GELU" taken by a check that folds case (activation.lower()) and passed
+    on as it is gives C without its GELU.  matmul may refuse such a name (ValueError, naming it) or
+    launch the kernel with a flag it knows, "gelu" or "none"; the launch is recorded here, not run."""
+    watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
+    a, b = random((8, 12), torch.float16), random((12, 8), torch.float16)
+    try:
+        t4.matmul(a, b, activation=activation)
+    except ValueError as e:
+        assert activation in str(e), say(
+            zh=f"activation={activation!r} 被拒绝了，但信息里没写出它：{e}；{read('T4.4', '6.3')}",
+            en=f"activation={activation!r} was refused, but the message does not name it: {e}; {read('T4.4', '6.3')}",
+        )
+        return
+    flags = [launch.args.get("ACTIVATION") for launch in watch.launches]
+    known = "none" if activation == "none" else "gelu"
+    assert flags and all(f == known for f in flags), say(
+        zh=f"matmul 接受了 activation={activation!r}，launch 收到的 ACTIVATION 却是 {flags}：bias_and_activation "
+        f"只认 'gelu'，别的值一律不做激活，也不报错，C 就悄悄少了这一步。check_inputs 只接受 None 和 'gelu'"
+        f"（比较值本身，不要先 .lower()），别的值抛出 ValueError；{read('T4.4', '6.3')}",
+        en=f"matmul took activation={activation!r}, and the launch got ACTIVATION={flags}: bias_and_activation "
+        f"knows 'gelu' alone and applies no activation for any other value, without an error, so C silently "
+        f"lacks it. Let check_inputs take None and 'gelu' only (compare the value itself, not its .lower()) "
+        f"and raise ValueError for anything else; {read('T4.4', '6.3')}",
+    )

@@ -239,6 +239,27 @@ def test_default_launch_path_off_the_interpreter(t4, monkeypatch):
 
 
 @pytest.mark.t4_4
+def test_c_is_made_on_the_inputs_device(t4, monkeypatch):
+    """C goes where a and b are, whatever torch's default device: a program that sets one (with
+    torch.device("cuda"): ..., torch.set_default_device) still calls matmul on its own tensors.  Here the
+    default is the meta device, which holds no data; the launches are recorded, not run."""
+    watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
+    a, b = random((40, 30), torch.float16), random((30, 20), torch.float16)
+    with torch.device("meta"):
+        c = t4.matmul(a, b, config=quick(t4))
+    into = [launch.args.get("c_ptr") for launch in watch.launches]
+    where = sorted({str(t.device) for t in [c, *into] if isinstance(t, torch.Tensor)})
+    assert where == [str(a.device)], say(
+        zh=f"torch 的默认设备设成 meta 时，a、b 在 {a.device} 上，matmul 却把 C 放在了 {where}："
+        f"C 要建在输入所在的设备上，torch.empty((M, N), device=a.device, dtype=a.dtype)，"
+        f"不要依赖默认设备；{read('T4.4', '6.2')}",
+        en=f"with torch's default device set to meta and a, b on {a.device}, matmul made C on {where}: make C "
+        f"on the inputs' device, torch.empty((M, N), device=a.device, dtype=a.dtype), not on the default "
+        f"device; {read('T4.4', '6.2')}",
+    )
+
+
+@pytest.mark.t4_4
 @pytest.mark.skipif(not TWO_GPUS, reason=TWO_GPUS_REASON)
 def test_inputs_on_a_gpu_that_is_not_current(t4):
     """A layer of a model split over two GPUs: x and W.t() on cuda:1 while cuda:0 is current.  The

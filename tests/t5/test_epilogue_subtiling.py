@@ -30,6 +30,47 @@ def test_store_tile_subtiled(probes, dtype, M, N):
     check_stored(c, buf, before, acc[:M, :N].to(dtype), case, "5", sub_bn=32)
 
 
+@pytest.mark.t5_4
+def test_store_tile_subtiled_of_a_tile_that_is_not_square(probes):
+    """Tiles of 16 x 64, halves of 16 x 32: the left half goes to column pid_n * BLOCK_N, the right one to
+    pid_n * BLOCK_N + BLOCK_N // 2.  With square tiles (the other tests here, the interpreter's config)
+    BLOCK_M in place of BLOCK_N gives the same columns."""
+    M, N, bm, bn = 32, 128, 16, 64
+    c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 2, bm=bm, bn=bn)
+    case = f"C {M}x{N} fp32, BLOCK_M={bm} BLOCK_N={bn}, EPILOGUE_SUBTILE=2"
+    if not torch.equal(c, acc[:M, :N]):
+        half = bn // 2
+        for pm in range(M // bm):
+            for pn in range(N // bn):
+                rows = slice(pm * bm, (pm + 1) * bm)
+                places = {  # (which half, its right column, the columns a block size mixed up gives, in words)
+                    ("左半块", "left half"): (pn * bn, {"pid_n * BLOCK_M": pn * bm}),
+                    ("右半块", "right half"): (
+                        pn * bn + half,
+                        {
+                            "pid_n * BLOCK_N + BLOCK_M // 2": pn * bn + bm // 2,
+                            "pid_n * BLOCK_M + BLOCK_N // 2": pn * bm + half,
+                            "pid_n * BLOCK_M + BLOCK_M // 2": pn * bm + bm // 2,
+                        },
+                    ),
+                }
+                for name, (right, wrong) in places.items():
+                    values = acc[rows, right : right + half]
+                    for words, col in wrong.items():
+                        if col != right and col + half <= N and torch.equal(c[rows, col : col + half], values):
+                            fail(
+                                T5,
+                                f"{case}：tile (pid_m={pm}, pid_n={pn}) 的{name[0]}存在了第 {col} 列 = {words}，"
+                                f"应当在第 {right} 列：左半块从 pid_n * BLOCK_N 开始，右半块从 "
+                                "pid_n * BLOCK_N + BLOCK_N // 2 开始，列只配 BLOCK_N",
+                                f"{case}: the {name[1]} of tile (pid_m={pm}, pid_n={pn}) was stored at column {col} = "
+                                f"{words}, not {right}: the left half starts at pid_n * BLOCK_N, the right one at "
+                                "pid_n * BLOCK_N + BLOCK_N // 2, columns with BLOCK_N alone",
+                                "5",
+                            )
+    check_stored(c, buf, before, acc[:M, :N], case, "5", sub_bn=bn // 2)
+
+
 def fail_if_cast_fixed(c, acc, dtype, case):
     """Fail, naming the cast, where C is acc with one half of each tile, or both, rounded to a fixed dtype
     (fp16, bf16) that is not C's: what a half cast to tl.float16, not to c_desc.dtype, leaves."""

@@ -37,6 +37,48 @@ def test_store_tile(probes, dtype, M, N):
     check_stored(c, buf, before, want, f"C {M}x{N} {dtype}", "3.3")
 
 
+@pytest.mark.t5_2
+def test_store_tile_of_a_tile_that_is_not_square(probes):
+    """Tiles of 16 x 32: a box's first element is [pid_m * BLOCK_M, pid_n * BLOCK_N].  With square tiles
+    (every other test of store_tile, and the interpreter's config) a coordinate multiplied by the other
+    block size lands in the same place."""
+    M, N, bm, bn = 48, 96, 16, 32
+    c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 1, bm=bm, bn=bn)
+    case = f"C {M}x{N} fp32, BLOCK_M={bm} BLOCK_N={bn}"
+    want = acc[:M, :N]
+    if not torch.equal(c, want):
+        for (pm, pn), (r, col) in displaced_tiles(c, acc, bm, bn):
+            sizes = (
+                f"pid_m * {'BLOCK_M' if r == pm * bm else 'BLOCK_N'}",
+                f"pid_n * {'BLOCK_N' if col == pn * bn else 'BLOCK_M'}",
+            )
+            fail(
+                T5,
+                f"{case}：tile (pid_m={pm}, pid_n={pn}) 的值出现在 C 的 [{r}, {col}] = [{sizes[0]}, {sizes[1]}]，"
+                f"应当在 [{pm * bm}, {pn * bn}]：box 的起点是 [pid_m * BLOCK_M, pid_n * BLOCK_N]，"
+                "行配 BLOCK_M，列配 BLOCK_N",
+                f"{case}: tile (pid_m={pm}, pid_n={pn})'s values are at [{r}, {col}] = [{sizes[0]}, {sizes[1]}] of C, "
+                f"not at [{pm * bm}, {pn * bn}]: a box starts at [pid_m * BLOCK_M, pid_n * BLOCK_N], rows with "
+                "BLOCK_M and columns with BLOCK_N",
+                "3.3",
+            )
+    check_stored(c, buf, before, want, case, "3.3")
+
+
+def displaced_tiles(c, acc, bm, bn):
+    """[((pid_m, pid_n), (row, col))] for each tile whose values lie whole in C at a place where a block
+    size of the other dimension would put it (row pid_m * BLOCK_N, column pid_n * BLOCK_M), not its own."""
+    found = []
+    for pm in range(acc.shape[0] // bm):
+        for pn in range(acc.shape[1] // bn):
+            tile = acc[pm * bm : (pm + 1) * bm, pn * bn : (pn + 1) * bn].to(c.dtype)
+            for r, col in ((pm * bm, pn * bm), (pm * bn, pn * bn), (pm * bn, pn * bm)):
+                inside = r + bm <= c.shape[0] and col + bn <= c.shape[1]
+                if (r, col) != (pm * bm, pn * bn) and inside and torch.equal(c[r : r + bm, col : col + bn], tile):
+                    found.append(((pm, pn), (r, col)))
+    return found
+
+
 def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
     """What store_tile's epilogue would give with each mistake the whole-tile epilogue has been seen to
     make, as {cause: C}: the bias left out, the activation left out, the bias indexed by pid_m."""
@@ -48,7 +90,16 @@ def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
     found = {"no-bias": act(acc), "bias-by-pid-m": act(acc + bias_m)}
     if activation != "none":
         found["no-activation"] = acc + bias[None, :]
+    if bias.stride(0) != 1:  # the bias's first N cells of memory, the stride taken as 1 (NaN between its values here)
+        found["bias-stride-one"] = act(acc + bias.as_strided((N,), (1,))[None, :])
     return found
+
+
+def same_result(c, v):
+    """Whether C is v to float32's rounding, a NaN where v has one and nowhere else (a bias read from the
+    NaN padding leaves NaN in the same cells of both)."""
+    nan = v.isnan()
+    return bool(torch.equal(c.isnan(), nan) and (nan.all() or rel_err(c[~nan], v[~nan]) <= 1e-5))
 
 
 EPILOGUE_CAUSES = {
@@ -57,6 +108,12 @@ EPILOGUE_CAUSES = {
     "bias-by-pid-m": (
         "bias 是按 pid_m 取的列，应当按 pid_n",
         "the bias columns were taken at pid_m * BLOCK_N, not pid_n * BLOCK_N",
+    ),
+    "bias-stride-one": (
+        "bias 是按步长 1 读的：C 和在偏移 j（不是 j * stride_bias）处取 bias 的第 j 个值一致；把 stride_bias 传给 "
+        "bias_and_activation",
+        "the bias was read as if its stride were 1: C matches bias value j taken at offset j, not j * stride_bias; "
+        "pass stride_bias on to bias_and_activation",
     ),
 }
 
@@ -68,7 +125,7 @@ def check_epilogue(c, acc, bias, M, N, activation, case, section, bm=32, bn=32):
     err = rel_err(c, want)
     if not c.isnan().any() and err <= 1e-5:
         return
-    found = [k for k, v in epilogue_candidates(acc, bias, M, N, bm, bn, activation).items() if rel_err(c, v) <= 1e-5]
+    found = [k for k, v in epilogue_candidates(acc, bias, M, N, bm, bn, activation).items() if same_result(c, v)]
     fail(
         T5,
         f"{case}：相对误差 {err:.1e}" + "".join(f"：{EPILOGUE_CAUSES[k][0]}" for k in found),

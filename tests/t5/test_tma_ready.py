@@ -113,6 +113,7 @@ RULE_OF_CASE = {  # test_tma_ready_copies_or_refuses's cases: the rule each brea
     "fp16 with odd N = 21": ROWS_16,
     "column-major a": CONTIGUOUS,
     "b = W.t(), W fp16 (48, 45)": CONTIGUOUS + ROWS_16,  # b breaks rule 1, and W = b.t() rule 2
+    "column-major a, b = W.t()": CONTIGUOUS,
 }
 
 
@@ -162,6 +163,7 @@ ZH_CASES = {
     "fp16 with odd N = 21": "fp16，N = 21 是奇数",
     "column-major a": "列主序的 a",
     "b = W.t(), W fp16 (48, 45)": "b = W.t()，W 是 fp16 的 (48, 45)",
+    "column-major a, b = W.t()": "列主序的 a，b = W.t()",
 }
 
 
@@ -195,6 +197,13 @@ ZH_CASES = {
             lambda: random((48, 45), torch.float16).t(),
             "b",
         ),
+        # b read K-major as it is (W keeps the rules), and a still to be copied or refused
+        (
+            "column-major a, b = W.t()",
+            lambda: random((48, 20), torch.float16).t(),
+            lambda: random((16, 48), torch.float16).t(),
+            "a",
+        ),
     ],
 )
 def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
@@ -211,11 +220,17 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
                 f"{ZH_CASES[what]}：tma_ready 返回的 {name}"
                 + ("（按 K-major 读的 (N, K) 张量，b_kmajor=True）" if name == "b" and kmajor else "")
                 + f" 仍然违反规矩：{broken[0]}"
-                + ("。只有 b.t() 本身合规时才能按 K-major 读" if name == "b" and kmajor else ""),
+                + ("。只有 b.t() 本身合规时才能按 K-major 读" if name == "b" and kmajor else "")
+                + ("。b 按 K-major 读了（b_kmajor=True），a 照样要检查" if name == "a" and kmajor else ""),
                 f"{what}: the {name} tma_ready returns"
                 + (" (the (N, K) tensor read K-major, b_kmajor=True)" if name == "b" and kmajor else "")
                 + f" still breaks a rule: {broken[1]}"
-                + (". Read b K-major only when b.t() itself keeps the rules" if name == "b" and kmajor else ""),
+                + (". Read b K-major only when b.t() itself keeps the rules" if name == "b" and kmajor else "")
+                + (
+                    ". b was read K-major (b_kmajor=True), and a still has to be checked"
+                    if name == "a" and kmajor
+                    else ""
+                ),
                 "3.2",
             )
         if not torch.equal(got, want):

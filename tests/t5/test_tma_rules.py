@@ -73,6 +73,15 @@ def test_tma_problem_accepts_legal_tensors(t5):
         (("fp16 (64, 48)", "fp16 (64, 48)"), torch.zeros(64, 48, dtype=torch.float16, device=DEVICE)),
         (("fp32 (5, 4)", "fp32 (5, 4)"), torch.zeros(5, 4, dtype=torch.float32, device=DEVICE)),
         (("行距补齐过的视图 fp16 (9, 24)", "a padded view fp16 (9, 24)"), padded(9, 24, torch.float16)[0]),
+        # 16 bytes past a 64-byte boundary: 16-byte aligned, and not 32 (16 fp16 elements) or 64 (16 fp32 ones)
+        (
+            ("基址越过 64 字节边界 16 字节的 fp16 (8, 32)", "fp16 (8, 32) based 16 bytes past 64"),
+            unaligned(8, 32, torch.float16, 16),
+        ),
+        (
+            ("基址越过 64 字节边界 16 字节的 fp32 (4, 8)", "fp32 (4, 8) based 16 bytes past 64"),
+            unaligned(4, 8, torch.float32, 16),
+        ),
     ]:
         problem = t5.tma_problem(t, "x")
         if problem is not None:
@@ -85,6 +94,13 @@ def test_tma_problem_accepts_legal_tensors(t5):
                 if problem == ""
                 else (f"却说：{problem}", f"says: {problem}")
             )
+            if t.data_ptr() % 16 == 0 and any(w in problem.lower() for w in RULE_3_WORDS):
+                said = (
+                    f"{said[0]}：它的基址 {t.data_ptr()} 是 16 的倍数（mod 16 = 0），规矩 3 要的是 16 字节对齐，"
+                    "不是 16 个元素，也不是更多字节",
+                    f"{said[1]}: its base {t.data_ptr()} is a multiple of 16 (mod 16 = 0); rule 3 asks for 16 bytes, "
+                    "not 16 elements or more bytes",
+                )
             fail(
                 T5,
                 f"{what[0]}（stride {tuple(t.stride())}）满足 TMA 的三条规矩，tma_problem {said[0]}",

@@ -1,0 +1,87 @@
+"""Lesson T5's mutants of our own from the fourth hunt for unplanted mistakes (hunt4a, 2026-12-03): each
+was let through, or caught with a message that named no cause or another section, until the check named
+with it was added or mended.  Only make check runs them (table=False, not in §8); each must be caught by
+its test, whose message names its cause (a key of t5_mistakes.CAUSES, HUNT4_CAUSES here).  t5_mistakes.py
+gathers them last, and their causes into its CAUSES.
+"""
+
+from course.lessons.t5_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+HUNT4_CAUSES = {
+    "tile-displaced": ("box 的起点是 [pid_m * BLOCK_M, pid_n * BLOCK_N]", "a box starts at [pid_m * BLOCK_M,"),
+    "bias-stride-one": ("bias 是按步长 1 读的", "the bias was read as if its stride were 1"),
+    "base-stricter-than-16": ("规矩 3 要的是 16 字节对齐", "rule 3 asks for 16 bytes, not 16 elements"),
+    "half-displaced": ("列只配 BLOCK_N", "columns with BLOCK_N alone"),
+    "a-unchecked-after-kmajor": ("a 照样要检查", "and a still has to be checked"),
+}
+
+HUNT4 = (
+    own(
+        "hunt4-store-column-by-block-m",
+        "T5.2",
+        "store_tile stores the whole tile at [pid_m * BLOCK_M, pid_n * BLOCK_M]: every store_tile test and every "
+        "data-parallel product had square tiles, where that is the right place; only the decode test (16 x 32 "
+        "tiles) caught it, with a relative error and §6.3, the given swap code (hunt4)",
+        "3.3",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))\n        # ---- T5.2 end",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_M], acc.to(c_desc.dtype))\n        # ---- T5.2 end",
+        "test_store_tile_of_a_tile_that_is_not_square",
+        "tile-displaced",
+    ),
+    own(
+        "hunt4-store-bias-stride-one",
+        "T5.2",
+        "store_tile hands bias_and_activation a stride of 1 for the bias, not stride_bias: the message had given "
+        "only a relative error (hunt4)",
+        "3.3",
+        "        acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)\n",
+        "        acc = bias_and_activation(acc, bias_ptr, N, 1, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)\n",
+        "test_store_tile_bias_and_activation[none]",
+        "bias-stride-one",
+    ),
+    own(
+        "hunt4-align-16-elements",
+        "T5.2",
+        "tma_problem checks the base against 16 elements, data_ptr() % (16 * size): 32 bytes for fp16, 64 for "
+        "fp32; every legal tensor of the suite started on a 64-byte boundary, so a view 16 bytes past one, which "
+        "TMA takes, was refused with fallback=False and copied otherwise (hunt4)",
+        "3.2",
+        "    if t.data_ptr() % 16:\n",
+        "    if t.data_ptr() % (16 * size):\n",
+        "test_tma_problem_accepts_legal_tensors",
+        "base-stricter-than-16",
+    ),
+    own(
+        "hunt4-subtile-right-half-by-block-m",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) stores the right half at pid_n * BLOCK_N + BLOCK_M // 2: every subtiled "
+        "store of the suite on the CPU had square tiles, where that is the right column (hunt4)",
+        "5",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_M // 2], right.to(c_desc.dtype))",
+        "test_store_tile_subtiled_of_a_tile_that_is_not_square",
+        "half-displaced",
+    ),
+    own(
+        "hunt4-subtile-left-half-by-block-m",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) stores the left half at column pid_n * BLOCK_M: square tiles hid it (hunt4)",
+        "5",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(c_desc.dtype))\n",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_M], left.to(c_desc.dtype))\n",
+        "test_store_tile_subtiled_of_a_tile_that_is_not_square",
+        "half-displaced",
+    ),
+    own(
+        "hunt4-kmajor-returns-early",
+        "T5.2",
+        "tma_ready returns as soon as it reads b K-major, before a is checked: a column-major a beside W.t() "
+        "was neither copied nor refused; no case of the suite had a bad a with a K-major b (hunt4)",
+        "3.2",
+        "        b, b_kmajor = b.t(), True\n",
+        "        return a, b.t(), True\n",
+        "test_tma_ready_copies_or_refuses[column-major a, b = W.t()-<lambda>-<lambda>-a]",
+        "a-unchecked-after-kmajor",
+    ),
+)
