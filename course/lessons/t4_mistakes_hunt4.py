@@ -12,6 +12,9 @@ HUNT4_CAUSES = {
     "c-on-default-device": ("torch 的默认设备设成 meta 时", "with torch's default device set to meta"),
     "caller-changed-in-place": ("不要对输入用 set_、t_、resize_", "no set_, t_, resize_ or assignment to .data"),
     "c-shape-not-mn": ("C 要建成 (M, N)", "make C (M, N), with M = a.shape[0]"),
+    "bias-tile-start-unscaled": ("tile 的起点没乘 stride_bias", "the tile's start not multiplied by stride_bias"),
+    "config-not-launched": ("给了 config 就用它启动", "a config given is the one to launch with"),
+    "requires-grad-cleared": ("不再 requires_grad 了", "no longer require grad"),
 }
 
 HUNT4 = (
@@ -74,5 +77,73 @@ HUNT4 = (
         zh="C 用 torch.empty_like(a) 建：形状是 (M, K)，不是 (M, N)；消息曾说网格太小，或解释器直接崩溃（hunt4）",
         en="C made as torch.empty_like(a): shape (M, K), not (M, N); the message had said the grid was too small "
         "(it counted C's tiles), or the interpreter crashed writing past C (hunt4)",
+    ),
+    # the first tile right, every later one off: the message had said which cells were wrong, not why
+    mutant(
+        "hunt4-bias-tile-start-unscaled",
+        "T4.5",
+        "5.2",
+        "        bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)",
+        "        bias = tl.load(bias_ptr + pid_n * BLOCK_N + tl.arange(0, BLOCK_N) * stride_bias, mask=offs_n < N, "
+        "other=0.0)",
+        "test_bias_and_activation[40-16-True-none-torch.float16]",
+        "bias-tile-start-unscaled",
+        zh="bias 的地址写成 bias_ptr + pid_n * BLOCK_N + arange * stride_bias：tile 的起点没乘步长（hunt4）",
+        en="the bias addressed as bias_ptr + pid_n * BLOCK_N + arange * stride_bias: the tile's start is not "
+        "multiplied by the stride; the message had given the wrong cells alone (hunt4)",
+    ),
+    # the message had said config.kwargs dropped num_warps and num_stages: the whole config was dropped
+    mutant(
+        "hunt4-config-ignored-on-interpreter",
+        "T4.4",
+        "6.2",
+        "    if config is None and INTERPRETING:\n",
+        "    if INTERPRETING:\n",
+        "test_wrapper_launches_the_kernel",
+        "config-not-launched",
+        zh="解释器下不管给没给 config 都用 INTERPRET_CONFIG 启动；消息曾说是 **config.kwargs 丢了 num_warps（hunt4）",
+        en="under the interpreter matmul launches with INTERPRET_CONFIG whatever config it is given; the message had "
+        "said **config.kwargs dropped num_warps and num_stages (hunt4)",
+    ),
+    # group_size_m written, but from group_id: it is GROUP_M again in the short last group; the message had
+    # said "use group_size_m, not GROUP_M" to a body that used group_size_m
+    mutant(
+        "hunt4-group-size-by-group-id",
+        "T4.1",
+        "2.2",
+        "group_size_m = tl.minimum(num_pid_m - first_pid_m, GROUP_M)",
+        "group_size_m = tl.minimum(num_pid_m - group_id, GROUP_M)",
+        "test_tile_coords_exact_map[5-3-2]",
+        "short-last-group",
+        zh="group_size_m 用 num_pid_m - group_id 算：最后一组照样是 GROUP_M 行（hunt4）",
+        en="group_size_m computed from num_pid_m - group_id: the short last group still gets GROUP_M rows (hunt4)",
+    ),
+    # under no_grad the inputs pass, and the caller's Parameters come back without requires_grad
+    mutant(
+        "hunt4-no-grad-clears-requires-grad",
+        "T4.4",
+        "6.3",
+        "    needs_grad = [name for name, t in tensors.items() if t.requires_grad]\n",
+        "    if not torch.is_grad_enabled():\n        for t in tensors.values():\n            t.requires_grad_(False)\n"
+        "    needs_grad = [name for name, t in tensors.items() if t.requires_grad]\n",
+        "test_inputs_that_require_grad_are_taken_without_grad_mode",
+        "requires-grad-cleared",
+        zh="check_inputs 在 no_grad 下把输入的 requires_grad 就地关掉：调用者的权重从此不再训练（hunt4）",
+        en="check_inputs turns the inputs' requires_grad off in place under no_grad: the caller's weights stop "
+        "training from then on (hunt4)",
+    ),
+    # the bias's values and its tensor object stay, so neither the copy check nor the launch watch saw it
+    mutant(
+        "hunt4-bias-data-made-contiguous",
+        "T4.5",
+        "6.2",
+        "    needs_grad = [name for name, t in tensors.items() if t.requires_grad]\n",
+        "    if bias is not None and not bias.is_contiguous():\n        bias.data = bias.data.contiguous()\n"
+        "    needs_grad = [name for name, t in tensors.items() if t.requires_grad]\n",
+        "test_bias_and_gelu[48-48-40-True-None-torch.float16]",
+        "caller-changed-in-place",
+        zh="check_inputs 把不连续的 bias 就地换成连续的（bias.data = ...）：调用者的 bias 换了步长和存储（hunt4）",
+        en="check_inputs makes a strided bias contiguous in place (bias.data = bias.data.contiguous()): the caller's "
+        "bias gets other strides and storage (hunt4)",
     ),
 )

@@ -14,6 +14,7 @@ HUNT4_CAUSES = {
     "base-stricter-than-16": ("规矩 3 要的是 16 字节对齐", "rule 3 asks for 16 bytes, not 16 elements"),
     "half-displaced": ("列只配 BLOCK_N", "columns with BLOCK_N alone"),
     "a-unchecked-after-kmajor": ("a 照样要检查", "and a still has to be checked"),
+    "refused-with-type-error": ("不是类型错", "not a wrong type"),
 }
 
 HUNT4 = (
@@ -83,5 +84,16 @@ HUNT4 = (
         "        return a, b.t(), True\n",
         "test_tma_ready_copies_or_refuses[column-major a, b = W.t()-<lambda>-<lambda>-a]",
         "a-unchecked-after-kmajor",
+    ),
+    own(
+        "hunt4-ready-raises-type-error",
+        "T5.2",
+        "tma_ready refuses with TypeError, not ValueError: the learner's own TypeError came out as the failure, "
+        "with no word that a ValueError was asked for (hunt4)",
+        "3.2",
+        '            raise ValueError(f"matmul: TMA cannot read {problem}")',
+        '            raise TypeError(f"matmul: TMA cannot read {problem}")',
+        "test_tma_ready_copies_or_refuses[fp16 with odd K = 33-<lambda>-<lambda>-a]",
+        "refused-with-type-error",
     ),
 )

@@ -146,6 +146,9 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
             )
         return
     hint = wrong_cells(out[:, :N], want, 1e-5)
+    if has_bias:  # each tile's bias from pid_n * BLOCK_N elements on, then stride_bias apart
+        unscaled = acc[:, :N].double() + tile_start_unscaled(bias, N, bn)
+        unscaled = gelu(unscaled) if activation == "gelu" else unscaled
     if activation in ("gelu", "none") and rel_err(out[:, :N], x if activation == "gelu" else gelu(x)) <= 1e-5:
         hint = gelu_flag_words(activation)
     elif has_bias and activation == "gelu" and rel_err(out[:, :N], gelu(acc[:, :N].double()) + bias.double()) <= 1e-5:
@@ -155,6 +158,13 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
         )
     elif activation == "gelu" and (approximate := approximation_hint(out[:, :N], x, 1e-5)):
         hint = approximate
+    elif has_bias and rel_err(out[:, :N], unscaled) <= 1e-5:
+        hint = say(
+            zh="结果正好是每个 tile 的 bias 从 bias_ptr + pid_n * BLOCK_N 开始读（tile 的起点没乘 stride_bias）："
+            "整个 offs_n 都要乘 stride_bias，bias_ptr + offs_n * stride_bias",
+            en="it is exactly each tile's bias read from bias_ptr + pid_n * BLOCK_N, the tile's start not "
+            "multiplied by stride_bias: multiply the whole offs_n, bias_ptr + offs_n * stride_bias",
+        )
     elif has_bias and bm == bn:  # a square tile: bias[:, None] broadcasts too, down the rows
         by_row = acc.double() + bias_down_the_rows(bias, N, bm, tiles)
         if rel_err(out[:, :N], (gelu(by_row) if activation == "gelu" else by_row)[:, :N]) <= 1e-5:
@@ -171,6 +181,15 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
         ),
         pytrace=False,
     )
+
+
+def tile_start_unscaled(bias, N, bn):
+    """[1, N] float64: bias column n as read from bias_ptr + pid_n * BLOCK_N + j * stride_bias (n = pid_n *
+    BLOCK_N + j), the tile's start in elements, not strides: the cells of the bias's own memory."""
+    s, n = bias.stride(0), torch.arange(N, device=bias.device)
+    start = (n // bn) * bn
+    flat = bias.as_strided(((N - 1) * s + 1,), (1,))
+    return flat[start + (n - start) * s].double()[None, :]
 
 
 def gelu_flag_words(activation):

@@ -222,6 +222,13 @@ def test_inputs_that_require_grad_are_taken_without_grad_mode(t4):
                 ),
                 pytrace=False,
             )
+        cleared = [name for name, t in (("a", a), ("b", b)) if not t.requires_grad]
+        assert not cleared, say(
+            zh=f"{case}：调用之后调用者的 {cleared} 不再 requires_grad 了：matmul 只能读 requires_grad，不能改它"
+            f"（模型的权重要接着训练）；{read('T4.4', '6.3')}",
+            en=f"{case}: after the call the caller's {cleared} no longer require grad: matmul may read "
+            f"requires_grad, never set it (the model's weights train on afterwards); {read('T4.4', '6.3')}",
+        )
         check_product(c, a.detach(), b.detach(), torch.float32, case)
 
 

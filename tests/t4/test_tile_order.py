@@ -89,8 +89,11 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
             ""
             if rest == 0 or not slips_only_in_the_short_group(probes, got, num_pid_m, num_pid_n, group_m)
             else say(
-                zh=f"最后一组只有 {rest} 行：用 group_size_m，不要用 GROUP_M。",
-                en=f" The last group has only {rest} row{'s' if rest > 1 else ''}: use group_size_m, not GROUP_M.",
+                zh=f"最后一组只有 {rest} 行：在这一组里，pid_m 和 pid_n 要按它实有的行数取模和整除，"
+                "group_size_m = min(num_pid_m - first_pid_m, GROUP_M)，不是 GROUP_M。",
+                en=f" The last group has only {rest} row{'s' if rest > 1 else ''}: there, take pid_m and pid_n "
+                "modulo and divided by the rows it has, group_size_m = min(num_pid_m - first_pid_m, GROUP_M), "
+                "not GROUP_M.",
             )
         )
         if not short and got == pid_not_position_order(num_pid_m, num_pid_n, group_m):

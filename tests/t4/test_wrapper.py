@@ -167,6 +167,15 @@ def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
         en=f"matmul(config=...) launched matmul_kernel {times} times, expected once: one "
         f"launch computes all of C; {read('T4.4', '6.2')}",
     )
+    # The block sizes first: a launch with another config's (INTERPRET_CONFIG's, say) ignored this one.
+    blocks = {k: watch.launches[0][1].get(k) for k in cfg.kwargs}
+    assert blocks == cfg.kwargs, say(
+        zh=f"matmul(config=...) 的 launch 收到的是 {blocks}，不是传进来的配置 {cfg.kwargs}：给了 config 就用它启动"
+        f"（解释器下也一样），INTERPRET_CONFIG 只在没给 config 时用；{read('T4.4', '6.2')}",
+        en=f"matmul(config=...) launched with {blocks}, not the config it was given, {cfg.kwargs}: a config given "
+        f"is the one to launch with (under the interpreter too); INTERPRET_CONFIG is for calls without one; "
+        f"{read('T4.4', '6.2')}",
+    )
     # The interpreter ignores num_warps and num_stages, so only this can tell config.kwargs (which
     # drops them) from config.all_kwargs().
     got = {k: watch.launches[0][1].get(k) for k in ("num_warps", "num_stages")}

@@ -270,6 +270,15 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
             )
     try:
         t5.tma_ready(a, b, False)
+    except TypeError as e:  # raised, but not the ValueError asked for (NotImplementedError goes on: not written yet)
+        fail(
+            T5,
+            f"{ZH_CASES[what]}：fallback=False 时应当抛 ValueError（值不合 TMA 的规矩，不是类型错），"
+            f"得到的是 {type(e).__name__}: {e}",
+            f"{what}: with fallback=False it must raise ValueError (a value TMA's rules refuse, not a wrong type), "
+            f"got {type(e).__name__}: {e}",
+            "3.2",
+        )
     except ValueError as e:
         if not names_operand(str(e), bad, t5, a if bad == "a" else b):
             fail(
