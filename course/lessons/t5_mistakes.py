@@ -55,7 +55,7 @@ CAUSES = {
     ),
     "left-half-bias": ("左半块的 bias 从第 pid_n * BLOCK_N 列开始", "the left half's bias starts at column"),
     "coords-swapped": ("pid_m 和 pid_n 拿反了", "pid_m and pid_n are the other way round"),
-    "row-major-split": ("每个 tile 都按行优先拆开了", "every tile was split row-major"),
+    "row-major-split": ("每个 tile 都落在按行优先的位置上", "every tile is at its row-major place"),
     "even-odd-halves": ("左半块放的是 acc 的偶数列", "left half holds acc's even columns"),
     "flag-plain-store": ("用普通的 tl.store 举 flag", "flag raised by a plain tl.store"),
     "descriptor-elsewhere": (

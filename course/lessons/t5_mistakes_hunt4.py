@@ -17,6 +17,11 @@ HUNT4_CAUSES = {
     "refused-with-type-error": ("不是类型错", "not a wrong type"),
 }
 
+# The tile loops' call of tile_coords, with the line after it (each loop's own)
+COORDS = "        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)\n"
+DP_COORDS = COORDS + "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, 0, k_blocks,"
+SK_COORDS = COORDS + "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, it_begin"
+
 HUNT4 = (
     own(
         "hunt4-store-column-by-block-m",
@@ -95,5 +100,28 @@ HUNT4 = (
         '            raise TypeError(f"matmul: TMA cannot read {problem}")',
         "test_tma_ready_copies_or_refuses[fp16 with odd K = 33-<lambda>-<lambda>-a]",
         "refused-with-type-error",
+    ),
+    own(
+        "hunt4-dp-group-m-one",
+        "T5.1",
+        "data_parallel_tiles calls tile_coords(tile_id, num_pid_m, num_pid_n, 1): row-major order; the message "
+        "had said the tile was not passed through tile_coords, which it was (hunt4)",
+        "2.2",
+        DP_COORDS,
+        DP_COORDS.replace("num_pid_n, GROUP_M)", "num_pid_n, 1)"),
+        "test_every_tile_once_over_many_grids[plain]",
+        "row-major-split",
+    ),
+    own(
+        "hunt4-sk-group-m-one",
+        "T5.3",
+        "stream_k_tiles calls tile_coords(tile_id, num_pid_m, num_pid_n, 1): on the test's 2 x 2 tiles that is "
+        "also pid_m and pid_n the other way round, and the message had named both causes as if both held; it "
+        "now says the grid cannot tell which (hunt4)",
+        "4.2",
+        SK_COORDS,
+        SK_COORDS.replace("num_pid_n, GROUP_M)", "num_pid_n, 1)"),
+        "test_stream_k_every_tile_once",
+        "row-major-split+coords-swapped",
     ),
 )

@@ -169,12 +169,15 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
             from .places import known_places  # a cause is named only where the places are those it gives
 
             said = known_places(rows, done, order, num_pid_n, group_m)
+            either = (
+                ("：这个网格分不出是哪一种：", ": this grid cannot tell which: ") if len(said) > 1 else ("：", ": ")
+            )
             fail(
                 T5,
                 f"{case}：tile {tile} 被算在 ({pm}, {pn})，按 T4 的分组顺序应当是 {order[tile]}"
-                + "".join(f"：{zh}" for zh, _ in said),
+                + (either[0] + "；或者".join(zh for zh, _ in said) if said else ""),
                 f"{case}: tile {tile} was computed at ({pm}, {pn}); T4's grouped order puts it at {order[tile]}"
-                + "".join(f": {en}" for _, en in said),
+                + (either[1] + "; or ".join(en for _, en in said) if said else ""),
                 step_section,
             )
         if owner is not None and prog != owner(tile):

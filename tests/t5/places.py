@@ -17,8 +17,10 @@ def known_places(rows, done, order, num_pid_n, group_m):
     if all(p == divmod(t, num_pid_n) for t, p in placed):
         said.append(
             (
-                "每个 tile 都按行优先拆开了，没有经过 tile_coords(tile_id, ...)",
-                "every tile was split row-major, not passed through tile_coords(tile_id, ...)",
+                "每个 tile 都落在按行优先的位置上（GROUP_M = 1 的顺序）："
+                "要经过 tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)，用配置的 GROUP_M",
+                "every tile is at its row-major place (the order of GROUP_M = 1): pass it through "
+                "tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M), with the config's GROUP_M",
             )
         )
     if num_pid_m != num_pid_n and all(p == turned[t] for t, p in placed):
