@@ -15,6 +15,11 @@ HUNT4_CAUSES = {
     "bias-tile-start-unscaled": ("tile 的起点没乘 stride_bias", "the tile's start not multiplied by stride_bias"),
     "config-not-launched": ("给了 config 就用它启动", "a config given is the one to launch with"),
     "requires-grad-cleared": ("不再 requires_grad 了", "no longer require grad"),
+    "bf16-refused-off-interpreter": (
+        "bf16 只在 TRITON_INTERPRET 下拒绝",
+        "bf16 is refused only under TRITON_INTERPRET",
+    ),
+    "cpu-taken-beside-a-gpu": ("不管有没有 GPU", "whether or not a GPU is there"),
 }
 
 HUNT4 = (
@@ -145,5 +150,30 @@ HUNT4 = (
         zh="check_inputs 把不连续的 bias 就地换成连续的（bias.data = ...）：调用者的 bias 换了步长和存储（hunt4）",
         en="check_inputs makes a strided bias contiguous in place (bias.data = bias.data.contiguous()): the caller's "
         "bias gets other strides and storage (hunt4)",
+    ),
+    # both held on the CPU, where INTERPRETING is True and no GPU is there; only the GPU's run of the suite
+    # had seen them
+    mutant(
+        "hunt4-bf16-refused-everywhere",
+        "T4.4",
+        "6.3",
+        "    if a.dtype == torch.bfloat16 and INTERPRETING:\n",
+        "    if a.dtype == torch.bfloat16:\n",
+        "test_check_inputs_off_the_interpreter",
+        "bf16-refused-off-interpreter",
+        zh="check_inputs 不管在不在解释器下都拒绝 bf16：GPU 上 bf16 也用不了（hunt4）",
+        en="check_inputs refuses bf16 whether or not it runs under the interpreter: bf16 is lost on a GPU too (hunt4)",
+    ),
+    mutant(
+        "hunt4-cpu-check-by-cuda-available",
+        "T4.4",
+        "6.3",
+        '    if a.device.type == "cpu" and not INTERPRETING:\n',
+        '    if a.device.type == "cpu" and not INTERPRETING and not torch.cuda.is_available():\n',
+        "test_check_inputs_off_the_interpreter",
+        "cpu-taken-beside-a-gpu",
+        zh="check_inputs 只在没有 GPU 时拒绝 CPU 张量：GPU 机器上不开解释器的 CPU 张量被放过（hunt4）",
+        en="check_inputs refuses CPU tensors only where no GPU is there: on a GPU machine, CPU tensors without the "
+        "interpreter get through to the launch (hunt4)",
     ),
 )

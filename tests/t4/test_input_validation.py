@@ -179,6 +179,46 @@ def test_cpu_tensors_need_the_interpreter(t4):
 
 
 @pytest.mark.t4_4
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU bf16 products and the CPU tensors' refusal run for real")
+def test_check_inputs_off_the_interpreter(t4, monkeypatch):
+    """With INTERPRETING False and a GPU said to be there, as on a GPU machine: bf16 is taken (it is refused
+    only where the interpreter's tl.dot would get it wrong), and CPU tensors are refused, naming
+    TRITON_INTERPRET, GPU or not.  Only check_inputs runs; the "GPU" tensors are meta ones."""
+    monkeypatch.setattr(t4, "INTERPRETING", False)
+    monkeypatch.delenv("TRITON_INTERPRET", raising=False)
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # however the check tells a GPU
+    a, b = (torch.empty(s, dtype=torch.bfloat16, device="meta") for s in ((8, 12), (12, 8)))
+    try:
+        t4.check_inputs(a, b)
+    except (TypeError, ValueError) as e:
+        pytest.fail(
+            say(
+                zh=f"不在解释器下（就像在 GPU 上）时，check_inputs 拒绝了 bf16 输入：{e}；"
+                f"bf16 只在 TRITON_INTERPRET 下拒绝（解释器的 tl.dot 算错它），GPU 上它算得对；{read('T4.4', '6.3')}",
+                en=f"off the interpreter (as on a GPU) check_inputs refused bf16 inputs: {e}; bf16 is refused only "
+                f"under TRITON_INTERPRET (the interpreter's tl.dot gets it wrong); a GPU computes it right; "
+                f"{read('T4.4', '6.3')}",
+            ),
+            pytrace=False,
+        )
+    try:
+        t4.check_inputs(torch.ones(4, 5).half(), torch.ones(5, 3).half())
+    except ValueError as e:
+        if "TRITON_INTERPRET" in str(e):
+            return
+    pytest.fail(
+        say(
+            zh=f"不在解释器下、又有 GPU 时，check_inputs 放过了 CPU 张量：不管有没有 GPU，CPU 张量都要解释器，"
+            f"抛出 ValueError 并说明怎么打开 TRITON_INTERPRET；{read('T4.4', '6.3')}",
+            en=f"off the interpreter, with a GPU there, check_inputs took CPU tensors: CPU tensors need the "
+            f"interpreter whether or not a GPU is there; raise ValueError saying how to switch TRITON_INTERPRET on; "
+            f"{read('T4.4', '6.3')}",
+        ),
+        pytrace=False,
+    )
+
+
+@pytest.mark.t4_4
 @pytest.mark.skipif(not INTERPRETING, reason="bf16 runs for real on a GPU")
 def test_bf16_is_never_silently_wrong_on_the_interpreter(t4):
     a, b = random((20, 24), torch.bfloat16), random((24, 12), torch.bfloat16)
