@@ -20,6 +20,7 @@ HUNT4_CAUSES = {
         "bf16 is refused only under TRITON_INTERPRET",
     ),
     "cpu-taken-beside-a-gpu": ("不管有没有 GPU", "whether or not a GPU is there"),
+    "tuned-grid-fixed": ("网格不随配置变", "the grid stays the same whatever the config"),
 }
 
 HUNT4 = (
@@ -175,5 +176,19 @@ HUNT4 = (
         zh="check_inputs 只在没有 GPU 时拒绝 CPU 张量：GPU 机器上不开解释器的 CPU 张量被放过（hunt4）",
         en="check_inputs refuses CPU tensors only where no GPU is there: on a GPU machine, CPU tensors without the "
         "interpreter get through to the launch (hunt4)",
+    ),
+    # the autotuned launch never runs on the CPU, and its grid was never read: 32 x 32 tiles' worth of programs
+    # for every config, most of them running a K loop of masked loads on a GPU
+    mutant(
+        "hunt4-autotuned-fixed-grid",
+        "T4.4",
+        "6.2",
+        "        matmul_kernel_autotuned[grid](*args, **flags)\n",
+        "        matmul_kernel_autotuned[(triton.cdiv(M, 32) * triton.cdiv(N, 32),)](*args, **flags)\n",
+        "test_default_launch_path_off_the_interpreter",
+        "tuned-grid-fixed",
+        zh="autotune 版用固定的网格（按 32x32 的 tile 数）启动：每个配置都是这么多程序（hunt4）",
+        en="the autotuned kernel launched on a fixed grid, 32 x 32 tiles' worth: every config gets that many "
+        "programs (hunt4)",
     ),
 )

@@ -225,7 +225,7 @@ def test_default_launch_path_off_the_interpreter(t4, monkeypatch):
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # however the wrapper tells a GPU
     monkeypatch.setattr(t4, "check_inputs", lambda *args, **kwargs: None)
     watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
-    a, b = (torch.empty(s, dtype=torch.float16, device="meta") for s in ((40, 30), (30, 20)))
+    a, b = (torch.empty(s, dtype=torch.float16, device="meta") for s in ((1000, 30), (30, 900)))
     t4.matmul(a, b)
     plain, tuned = watch.count("matmul_kernel"), watch.count("matmul_kernel_autotuned")
     first = watch.of("matmul_kernel")[0].args if plain else {}
@@ -244,6 +244,33 @@ def test_default_launch_path_off_the_interpreter(t4, monkeypatch):
         f"{said}；{read('T4.4', '6.2')}",
         en=f"with INTERPRETING False (as on a GPU) matmul without a config must launch matmul_kernel_autotuned; "
         f"{said}; {read('T4.4', '6.2')}",
+    )
+    check_tuned_grid(t4, watch.of("matmul_kernel_autotuned")[0], 1000, 900)
+
+
+def check_tuned_grid(t4, launch, M, N):
+    """The autotuner launches each of its configs with the one grid it was given: the grid must count
+    each config's own tiles (a function of meta), as many programs as cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)."""
+    found = {}  # {config's blocks: (programs, tiles)}
+    for cfg in t4.AUTOTUNE_CONFIGS:
+        try:
+            dims = launch.grid({**launch.args, **cfg.all_kwargs()}) if callable(launch.grid) else launch.grid
+            programs = math.prod(int(d) for d in dims)
+        except Exception:  # noqa: BLE001 - a grid this cannot read: the GPU's run judges it by C
+            return
+        tiles = triton.cdiv(M, cfg.kwargs["BLOCK_M"]) * triton.cdiv(N, cfg.kwargs["BLOCK_N"])
+        found[f"{cfg.kwargs['BLOCK_M']}x{cfg.kwargs['BLOCK_N']}"] = (programs, tiles)
+    short = {k: v for k, v in found.items() if v[0] < v[1]}
+    fixed = len({p for p, _ in found.values()}) == 1 and len({t for _, t in found.values()}) > 1
+    assert not short and not fixed, say(
+        zh=f"{M}x{N} 的 C 上，autotune 版的网格给各配置的程序数与 tile 数是 {found}（程序数, tile 数）："
+        + ("网格不随配置变，" if fixed else "有的配置程序比 tile 少，")
+        + f"autotuner 用同一个网格启动每个配置：网格要是 meta 的函数，lambda meta: (triton.cdiv(M, meta['BLOCK_M']) "
+        f"* triton.cdiv(N, meta['BLOCK_N']),)；{read('T4.4', '6.2')}",
+        en=f"on a {M}x{N} C the autotuned launch's grid gives each config (programs, tiles) {found}: "
+        + ("the grid stays the same whatever the config; " if fixed else "some configs get fewer programs than tiles; ")
+        + f"the autotuner launches every config with that one grid, so make it a function of meta, lambda meta: "
+        f"(triton.cdiv(M, meta['BLOCK_M']) * triton.cdiv(N, meta['BLOCK_N']),); {read('T4.4', '6.2')}",
     )
 
 
