@@ -191,4 +191,17 @@ HUNT4 = (
         en="the autotuned kernel launched on a fixed grid, 32 x 32 tiles' worth: every config gets that many "
         "programs (hunt4)",
     ),
+    # every bad input of the suite had elements
+    mutant(
+        "hunt4-empty-inputs-skip-checks",
+        "T4.4",
+        "6.3",
+        "    if a.ndim != 2 or b.ndim != 2:\n",
+        "    if a.numel() == 0 or b.numel() == 0:\n        return  # nothing to compute, nothing to check\n"
+        "    if a.ndim != 2 or b.ndim != 2:\n",
+        "test_input_validation[inner dims differ, a with 0 rows]",
+        zh="check_inputs 遇到没有元素的输入就直接返回：(0, 5) @ (6, 3) 得到一个空的 C，而不是报错（hunt4）",
+        en="check_inputs returns at once for an input with no elements: (0, 5) @ (6, 3) gives an empty C instead "
+        "of an error (hunt4)",
+    ),
 )

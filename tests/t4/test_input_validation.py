@@ -36,6 +36,9 @@ def bad_inputs():
         ("3-D b", f16(4, 3), f16(3, 5, 2), {}, ValueError, ["(3, 5, 2)"]),
         ("1-D b", f16(4, 3), f16(3), {}, ValueError, ["(3,)"]),
         ("inner dims differ", f16(4, 5), f16(6, 3), {}, ValueError, ["(4, 5)", "(6, 3)"]),
+        # no rows, so nothing to compute, and still no product: torch.matmul refuses it too
+        ("inner dims differ, a with 0 rows", f16(0, 5), f16(6, 3), {}, ValueError, ["(0, 5)", "(6, 3)"]),
+        ("3-D a with 0 elements", f16(0, 3, 4), f16(4, 2), {}, ValueError, ["(0, 3, 4)"]),
         ("bias shape", f16(4, 5), f16(5, 3), {"bias": f16(4)}, ValueError, ["(4,)"]),
         # N values in a row: a check of bias.numel() alone lets it through, and stride(0) is then N, not 1
         ("bias of shape (1, 3)", f16(4, 5), f16(5, 3), {"bias": f16(1, 3)}, ValueError, ["(1, 3)"]),
