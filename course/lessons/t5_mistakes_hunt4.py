@@ -22,6 +22,13 @@ COORDS = "        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROU
 DP_COORDS = COORDS + "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, 0, k_blocks,"
 SK_COORDS = COORDS + "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, it_begin"
 
+# store_tile's calls of bias_and_activation: the whole tile's, the left half's
+WHOLE = "        acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)\n"
+LEFT = (
+    "        left = bias_and_activation(left, bias_ptr, N, stride_bias, 2 * pid_n, BLOCK_N // 2, HAS_BIAS, "
+    "ACTIVATION)\n"
+)
+
 HUNT4 = (
     own(
         "hunt4-store-column-by-block-m",
@@ -123,5 +130,27 @@ HUNT4 = (
         SK_COORDS.replace("num_pid_n, GROUP_M)", "num_pid_n, 1)"),
         "test_stream_k_every_tile_once",
         "row-major-split+coords-swapped",
+    ),
+    own(
+        "hunt4-activation-only-with-bias",
+        "T5.2",
+        "store_tile calls bias_and_activation only where HAS_BIAS: a GELU without a bias is never applied; every "
+        "test of T5's epilogue with an activation had a bias (hunt4)",
+        "3.3",
+        WHOLE,
+        "        if HAS_BIAS:\n    " + WHOLE,
+        "test_store_tile_activation_without_bias[1]",
+        "no-activation",
+    ),
+    own(
+        "hunt4-left-half-activation-only-with-bias",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) calls bias_and_activation on the left half only where HAS_BIAS: without "
+        "a bias the left halves come out without their GELU (hunt4)",
+        "5",
+        LEFT,
+        "        if HAS_BIAS:\n    " + LEFT,
+        "test_store_tile_activation_without_bias[2]",
+        "no-activation",
     ),
 )

@@ -10,7 +10,7 @@ from course.messages import fail
 from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile, unwritten_where
 from .halves import fail_if_halves_mixed
 from .swaps import fail_if_store_swapped, fail_if_sums_turned
-from support import DEVICE, OUT_RTOL, padded, rel_err
+from support import DEVICE, OUT_RTOL, padded, rel_err, spans
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
@@ -149,6 +149,36 @@ def test_store_tile_bias_and_activation(probes, activation):
     )
     check_epilogue(c, acc[:M, :N], bias, M, N, activation, case, "3.3")
     check_stored(c, buf, before, c, case, "3.3")
+
+
+@pytest.mark.parametrize("subtile", [pytest.param(1, marks=pytest.mark.t5_2), pytest.param(2, marks=pytest.mark.t5_4)])
+def test_store_tile_activation_without_bias(probes, subtile):
+    """ACTIVATION="gelu" with HAS_BIAS False, a layer without a bias: the GELU is applied all the same
+    (every other test of the epilogue's activation has a bias)."""
+    M, N = 37, 72
+    c, _, _, acc = run_store_tile(probes, M, N, torch.float32, subtile, activation="gelu")
+    want, case = gelu(acc[:M, :N]), f"C {M}x{N}, EPILOGUE_SUBTILE={subtile}, HAS_BIAS=False, ACTIVATION='gelu'"
+    err = rel_err(c, want)
+    if err <= 1e-5:
+        return
+    plain = (c == acc[:M, :N]).all(0) & (c != want).any(0)  # columns where C is acc itself, not its GELU
+    others = ~plain
+    if plain.any() and (not others.any() or rel_err(c[:, others], want[:, others]) <= 1e-5):
+        where = spans(plain.nonzero().flatten().tolist())
+        fail(
+            T5,
+            f"{case}：第 {where} 列没有做 activation，C 在那里就是 acc 本身：没有 bias 时也要做激活，"
+            "HAS_BIAS 只管 bias",
+            f"{case}: in columns {where} the activation was not applied, C is acc itself there: apply it without a "
+            "bias too; HAS_BIAS is about the bias alone",
+            "3.3" if subtile == 1 else "5",
+        )
+    fail(
+        T5,
+        f"{case}：相对误差 {err:.1e}",
+        f"{case}: relative error {err:.1e}",
+        "3.3" if subtile == 1 else "5",
+    )
 
 
 @pytest.mark.parametrize("subtile", [pytest.param(1, marks=pytest.mark.t5_2), pytest.param(2, marks=pytest.mark.t5_4)])
