@@ -15,6 +15,11 @@ HUNT4_CAUSES = {
     "half-displaced": ("列只配 BLOCK_N", "columns with BLOCK_N alone"),
     "a-unchecked-after-kmajor": ("a 照样要检查", "and a still has to be checked"),
     "refused-with-type-error": ("不是类型错", "not a wrong type"),
+    "sk-kmajor-dropped": ("要把 B_KMAJOR 传给 k_segment", "must hand B_KMAJOR on to k_segment"),
+    "sk-epilogue-flags-dropped": (
+        "要把 HAS_BIAS 和 ACTIVATION 传给 finish_tile",
+        "must be handed HAS_BIAS and ACTIVATION",
+    ),
 }
 
 # The tile loops' call of tile_coords, with the line after it (each loop's own)
@@ -27,6 +32,13 @@ WHOLE = "        acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n,
 LEFT = (
     "        left = bias_and_activation(left, bias_ptr, N, stride_bias, 2 * pid_n, BLOCK_N // 2, HAS_BIAS, "
     "ACTIVATION)\n"
+)
+
+# stream_k_tiles's k_segment call (its second line) and finish_tile call
+SK_SEGMENT = "                        it_end - tile_begin, BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)\n"
+SK_FINISH = (
+    "            finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,\n"
+    "                        BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)\n"
 )
 
 HUNT4 = (
@@ -152,5 +164,27 @@ HUNT4 = (
         "        if HAS_BIAS:\n    " + LEFT,
         "test_store_tile_activation_without_bias[2]",
         "no-activation",
+    ),
+    own(
+        "hunt4-sk-kmajor-dropped",
+        "T5.3",
+        "stream_k_tiles hands k_segment False for B_KMAJOR: no stream-K product of the suite read W.t(), so only "
+        "the Hopper compile saw it, naming k_block_loop's tl.dot (hunt4)",
+        "4.2",
+        SK_SEGMENT,
+        SK_SEGMENT.replace("B_KMAJOR, TRACE)", "False, TRACE)"),
+        "test_stream_k_with_w_t_bias_and_gelu",
+        "sk-kmajor-dropped",
+    ),
+    own(
+        "hunt4-sk-no-bias-or-activation",
+        "T5.3",
+        "stream_k_tiles hands finish_tile False and 'none' for HAS_BIAS and ACTIVATION: only T5.4's subtiled "
+        "product in mode sk saw it, with a relative error and §5 (hunt4)",
+        "4.2",
+        SK_FINISH,
+        SK_FINISH.replace("HAS_BIAS, ACTIVATION, TRACE)", 'False, "none", TRACE)'),
+        "test_stream_k_with_w_t_bias_and_gelu",
+        "sk-epilogue-flags-dropped",
     ),
 )

@@ -8,7 +8,7 @@ import triton
 from course.i18n import cells
 from course.messages import fail
 
-from .common import T5, cfg, check_product, check_trace, product_case
+from .common import T5, cfg, check_product, check_trace, gelu, product_case, run_matmul
 from .stream_k_cases import (
     FIX_BM,
     FIX_BN,
@@ -17,7 +17,7 @@ from .stream_k_cases import (
     in_order_sum,
     spread_tiles,
 )
-from support import DEVICE, INTERPRETING, OUT_RTOL, rel_err
+from support import DEVICE, INTERPRETING, OUT_RTOL, padded, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
@@ -295,3 +295,45 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
                 f"{case}: the workspace's flags are not back at 0 after the kernel: {flags.cpu().tolist()}",
                 "4.2",
             )
+
+
+@pytest.mark.t5_3
+def test_stream_k_with_w_t_bias_and_gelu(t5):
+    """Stream-K tiles as a model's layer calls them: x @ W.t() (B read K-major), a bias with stride 2 and a
+    GELU.  The other stream-K products multiply a row-major B with neither, so the flags stream_k_tiles
+    hands on (B_KMAJOR to k_segment, HAS_BIAS and ACTIVATION to finish_tile) were never seen to matter."""
+    M, N, K = 45, 70, 160  # 2 x 3 tiles of 32, 5 k-blocks each, all of them stream-K's
+    x, w = padded(M, K, torch.float16)[0], padded(N, K, torch.float16)[0]
+    bias = padded(1, 2 * N, torch.float16)[0][0, ::2]
+    case = f"x {M}x{K} @ W.t() ({N}x{K} W), fp16, mode=sk, 3 programs, bias with stride 2, GELU"
+    c = run_matmul(t5, case, "4.2", x, w.t(), bias=bias, activation="gelu", config=cfg(t5, mode="sk"), num_programs=3)
+    product = x.double() @ w.double().t()
+    err = rel_err(c, gelu(product + bias.double()))
+    if err <= OUT_RTOL[torch.float16]:
+        return
+    k, n = torch.arange(K, device=DEVICE)[:, None], torch.arange(N, device=DEVICE)[None, :]
+    as_row_major = torch.where((k < N) & (n < K), w.double()[k.clamp(max=N - 1), n.clamp(max=K - 1)], 0.0)
+    said = []
+    if rel_err(c, product) <= OUT_RTOL[torch.float16]:
+        said.append(
+            (
+                "C 是没加 bias、没做 GELU 的乘积：stream-K 的 tile 收尾时要把 HAS_BIAS 和 ACTIVATION 传给 finish_tile",
+                "C is the product with neither the bias nor the GELU: the stream-K tiles' finish_tile must be handed "
+                "HAS_BIAS and ACTIVATION",
+            )
+        )
+    elif rel_err(c, gelu(x.double() @ as_row_major + bias.double())) <= OUT_RTOL[torch.float16]:
+        said.append(
+            (
+                "C 是把 W 当成行主序的 B 读出来的乘积（B[k, n] 取了 W[k, n]）："
+                "stream-K 的 tile 要把 B_KMAJOR 传给 k_segment",
+                "C is the product with W read as a row-major B (W[k, n] for B[k, n]): the stream-K tiles must hand "
+                "B_KMAJOR on to k_segment",
+            )
+        )
+    fail(
+        T5,
+        f"{case}：相对误差 {err:.2e}" + "".join(f"：{zh}" for zh, _ in said),
+        f"{case}: relative error {err:.2e}" + "".join(f": {en}" for _, en in said),
+        "4.2",
+    )
