@@ -21,6 +21,7 @@ HUNT4_CAUSES = {
     ),
     "cpu-taken-beside-a-gpu": ("不管有没有 GPU", "whether or not a GPU is there"),
     "tuned-grid-fixed": ("网格不随配置变", "the grid stays the same whatever the config"),
+    "epilogue-offsets-wrapped": ("伸出去的部分绕回来写在了开头", "so what sticks out was stored over the start"),
 }
 
 HUNT4 = (
@@ -203,5 +204,31 @@ HUNT4 = (
         zh="check_inputs 遇到没有元素的输入就直接返回：(0, 5) @ (6, 3) 得到一个空的 C，而不是报错（hunt4）",
         en="check_inputs returns at once for an input with no elements: (0, 5) @ (6, 3) gives an empty C instead "
         "of an error (hunt4)",
+    ),
+    # the mainloop may wrap its offsets (§4); the epilogue may not: the message had given the wrong cells alone
+    mutant(
+        "hunt4-epilogue-columns-wrapped",
+        "T4.3",
+        "5.1",
+        "    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n    c_ptrs = c_ptr",
+        "    offs_n = (pid_n * BLOCK_N + tl.arange(0, BLOCK_N)) % N\n    c_ptrs = c_ptr",
+        "test_epilogue[37-45-16-32-row-major-torch.float16]",
+        "epilogue-offsets-wrapped",
+        zh="epilogue 的列偏移取了 % N（照搬 mainloop 的写法）：伸出 C 的列绕回来写在了前几列上（hunt4）",
+        en="the epilogue's column offsets taken % N, as the mainloop may: the columns past C are stored over its "
+        "first ones (hunt4)",
+    ),
+    mutant(
+        "hunt4-epilogue-rows-wrapped",
+        "T4.3",
+        "5.1",
+        "    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)\n    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n"
+        "    c_ptrs = c_ptr",
+        "    offs_m = (pid_m * BLOCK_M + tl.arange(0, BLOCK_M)) % M\n"
+        "    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n    c_ptrs = c_ptr",
+        "test_epilogue[37-45-16-32-row-major-torch.float16]",
+        "epilogue-offsets-wrapped",
+        zh="epilogue 的行偏移取了 % M：伸出 C 的行绕回来写在了前几行上（hunt4）",
+        en="the epilogue's row offsets taken % M: the rows past C are stored over its first ones (hunt4)",
     ),
 )

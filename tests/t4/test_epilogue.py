@@ -100,6 +100,21 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
             ),
             pytrace=False,
         )
+    for axis, (zh_axis, en_axis, size) in enumerate((("行", "row", M), ("列", "column", N))):
+        if torch.equal(c, wrapped(acc, M, N, axis).to(dtype)):  # the tiles past the edge, stored over its start
+            past = acc.shape[axis] - size
+            pytest.fail(
+                say(
+                    zh=f"{case}：C 的前 {past} {zh_axis}里是 tile 伸出 C 的那 {past} {zh_axis}（第 {size} 起）的值："
+                    f"{zh_axis}偏移取了 % {'M' if axis == 0 else 'N'}，伸出去的部分绕回来写在了开头。epilogue 的偏移"
+                    f"不要取模，伸出去的部分由掩码挡住；{read('T4.3')}。{loads}",
+                    en=f"{case}: C's first {past} {en_axis}s hold the values of the {past} {en_axis}s the tiles have "
+                    f"past C (from {size} on): the {en_axis} offsets were taken % {'M' if axis == 0 else 'N'}, so "
+                    f"what sticks out was stored over the start. No modulo in the epilogue's offsets: the mask "
+                    f"stops what sticks out; {read('T4.3')}. {loads}",
+                ),
+                pytrace=False,
+            )
     pytest.fail(
         say(
             zh=f"{case}：C 和转换成 {dtype} 的 acc 不一样：{wrong_cells(c, want, 0)}；{read('T4.3')}。{loads}",
@@ -107,6 +122,20 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
         ),
         pytrace=False,
     )
+
+
+def wrapped(acc, M, N, axis):
+    """acc[:M, :N] as a store with offsets taken % M (axis 0) or % N (axis 1) leaves it, the tiles run in
+    order: the part of the tiles past C's edge written again over its first rows or columns."""
+    out = acc[:M, :N].clone()
+    size, past = (M, acc.shape[0] - M) if axis == 0 else (N, acc.shape[1] - N)
+    if past == 0 or past > size:
+        return acc[:M, :N] * float("nan")  # no overhang, or one that wraps more than once: nothing to match
+    if axis == 0:
+        out[:past] = acc[M:, :N]
+    else:
+        out[:, :past] = acc[:M, N:]
+    return out
 
 
 def overhang_addresses(c, rows, cols, device):
