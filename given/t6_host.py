@@ -128,8 +128,8 @@ def flat(t):
     return t.reshape(-1).contiguous()
 
 
-def _capturing(t):
-    return t.is_cuda and torch.cuda.is_current_stream_capturing()
+def _capturing(t):  # not a tensor (a list, say): check_routing_inputs refuses it
+    return isinstance(t, torch.Tensor) and t.is_cuda and torch.cuda.is_current_stream_capturing()
 
 
 def route_key(side, topk_ids, num_experts):

@@ -15,6 +15,7 @@ from course.lessons.t6_mistakes_calls import CALLS
 from course.lessons.t6_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
 from course.lessons.t6_mistakes_en_learner import EN_LEARNER, EN_LEARNER_CAUSES
 from course.lessons.t6_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
+from course.lessons.t6_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
@@ -346,6 +347,7 @@ MISTAKES = (
         GATE_UP_SUMS,
         GATE_UP_IN_FP16,
         "test_gate_up_product_alone",
+        "sum-in-fp16",
     ),
     Mistake(
         "gate-up-load-a-twice",
@@ -393,10 +395,8 @@ MISTAKES = (
         "weights-in-gate-up+down-unweighted",
     ),
 )
-# the table's first, then the shortcuts, t6hunt's and t6learner2's (t6_mistakes_shortcuts.py), then the hole
-# hunt's (t6_mistakes_own.py), the unplanted-mistake hunt's (t6_mistakes_hunter.py), the calls hunt's
-# (t6_mistakes_calls.py), the hunt for messages that named a symptom alone (t6_mistakes_causes.py), hunt3's, learner6's
-# and the en-learner's (t6_mistakes_en_learner.py)
-MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER
+# the table's first, then those of t6_mistakes_<what>.py: the shortcuts (t6hunt's, t6learner2's), the hole hunt's
+# (own), the unplanted-mistake hunt's (hunter), the calls hunt's, the symptom-alone hunt's (causes), hunt3's ... hunt4
+MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER + HUNT4
 CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES, **HUNT3_CAUSES, **LEARNER_CAUSES}
-CAUSES |= EN_LEARNER_CAUSES
+CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES

@@ -28,7 +28,8 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
     """[(float64 sums of the live rows, zh, en)] that gathered_product gives when w's box is loaded with
     its coordinates the other way round, or used without .T: each k-block's A box (zeros past K) times
     w2d's box (zeros outside w2d), as TMA reads it.  With bk != bn, the sum of a k loop that steps by
-    bn (the tile's BLOCK_N and BLOCK_M), not bk: boxes of bk columns that overlap or leave gaps."""
+    bn (the tile's BLOCK_N and BLOCK_M), not bk: boxes of bk columns that overlap or leave gaps.  And the
+    sum of the whole k-boxes alone, where K is not a multiple of bk (a loop that stops before the last)."""
     turned, untransposed, first_box = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(3))
     for k0 in range(0, K, bk):
         a = box(xr, 0, k0, xr.shape[0], bk)
@@ -37,12 +38,21 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
             untransposed += a @ box(w2d, w_row, k0, bn, bk)
         first_box += a @ box(w2d, w_row, 0, bn, bk).T  # w's box loaded at column 0 in every step
         last = a @ box(w2d, w_row, k0, bn, bk).T  # what an accumulator overwritten in each step ends with
-    stepped, in_fp16 = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(2))
+    stepped, in_fp16, whole = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(3))
+    for k0 in range(0, K - K % bk if K % bk else 0, bk):  # the whole k-boxes alone: a loop that stops at the last
+        whole += box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T
     for k0 in range(0, K, bn):
         stepped += box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T
     for k0 in range(0, K, bk):  # each k-box's product rounded to fp16, and the sum kept there
         in_fp16 = (in_fp16 + (box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T).half()).half().double()
     return [
+        (
+            whole,
+            f"这正是只算整块 k 的和：最后那个不满的 k 块（第 {K - K % bk}..{K - 1} 列）没有加进去；k 循环要一直走到 "
+            "k0 < K，块里越过 K 的列由掩码（x）和 TMA 的零（w）挡掉",
+            f"it is the sum of the whole k-boxes alone: the last, partial one (columns {K - K % bk}..{K - 1}) is "
+            "left out; the k loop runs while k0 < K, the columns of a box past K masked (x) or zero-filled (TMA, w)",
+        ),
         (
             in_fp16,
             "这正是在 fp16 里累加的和：每个 k 块的乘积舍入成 fp16 再加、和也留在 fp16 里；acc 要是 float32，"

@@ -7,7 +7,7 @@ import triton
 from course.i18n import count
 from course.messages import fail
 
-from .common import ROUTE_BLOCK, SCAN_ROWS, T6
+from .common import ROUTE_BLOCK, SCAN_ROWS, T6, UNSET
 from .stray import OURS
 from bounds import AddressWatch, Strays
 
@@ -92,11 +92,12 @@ def check_counts_and_offsets(r, ids, experts, case):
     return want_counts, want_offsets
 
 
-def check_block_counts(block_counts, r, ids, experts, case):
+def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
     """Where counts are wrong: block_counts, count_experts' output and scan_counts' input (read back
     after route), tell the two apart where they show how: the right per-block counts at a row pitch
     of num_experts (where rows are E_BLOCK wide), counts that are the sum of block_counts read at
-    that pitch, or counts all 0 from right block_counts (scan_counts' sum never grew)."""
+    that pitch, or counts all 0 from right block_counts (scan_counts' sum never grew; with block_base,
+    scan_counts' other output, never written either, its loop over the batches never ran)."""
     want_counts, _ = counts_in_range(ids, experts)
     counts = r.counts.cpu()
     if torch.equal(counts, want_counts) or not isinstance(block_counts, torch.Tensor) or block_counts.dim() != 2:
@@ -131,6 +132,18 @@ def check_block_counts(block_counts, r, ids, experts, case):
             f"E_BLOCK = {e_block} counts",
             "2.1",
         )
+    never = isinstance(block_base, torch.Tensor) and bool((block_base.cpu() == UNSET).all())
+    if not counts.any() and never:
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到全 0；scan_counts 读的 block_counts 是对的，"
+            f"而它的另一个输出 block_base 一个单元也没写过：按批的循环一次也没有跑（{blocks} 块要从块 0 起、"
+            "每次 SCAN_ROWS 块地走到 num_blocks）",
+            f"{case}: counts should be {want_counts.tolist()}, got all 0; the block_counts scan_counts reads are "
+            f"right, and it never wrote one cell of block_base, its other output: its loop over the batches never "
+            f"ran ({count(blocks, 'block')} to go through, from block 0 up to num_blocks, SCAN_ROWS at a time)",
+            "2.1",
+        )
     if not counts.any():
         fail(
             T6,
@@ -155,11 +168,13 @@ def check_block_counts(block_counts, r, ids, experts, case):
         )
 
 
-def places_found(r, ids, experts):
+def places_found(r, ids, experts, block_base=None):
     """Where scatter_slots put each slot in range, read back from slot_pos (which it writes inside its
     own tensor even when a place is wrong), against where the slot belongs: (zh, en) naming the pattern
     the differences make, or the first wrong slot with its right place taken apart; None when every
-    place is right (or slot_pos is not a tensor of one int per slot)."""
+    place is right (or slot_pos is not a tensor of one int per slot).  block_base, as scan_counts left
+    it (where the test has it): when it is right, no pattern that blames it is named, and a scatter
+    that left it out of the places is."""
     flat = ids.reshape(-1).cpu().long()
     got = r.slot_pos.cpu().long() if isinstance(r.slot_pos, torch.Tensor) else None
     if got is None or got.shape != flat.shape:
@@ -176,6 +191,8 @@ def places_found(r, ids, experts):
     in_block = torch.bincount(block * experts + e, minlength=blocks * experts).view(blocks, experts)
     base = in_block.cumsum(0) - in_block  # block_base: expert e's slots in the blocks before b
     found = []  # each pattern the differences fit; several where this routing cannot tell them apart
+    written = block_base.cpu().long() if isinstance(block_base, torch.Tensor) and block_base.dim() == 2 else None
+    base_right = written is not None and written.shape[0] == blocks and torch.equal(written[:, :experts], base)
     if (diff == 1).all():
         found.append(
             (
@@ -184,7 +201,7 @@ def places_found(r, ids, experts):
                 "chose the same expert)",
             )
         )
-    if torch.equal(diff, in_block[block, e]):
+    if not base_right and torch.equal(diff, in_block[block, e]):
         found.append(
             (
                 "block_base[b, e] 把块 b 自己也数进去了（它只数 b 之前各块里专家 e 的 slot：不含自身的前缀和）",
@@ -200,7 +217,7 @@ def places_found(r, ids, experts):
             )
         )
     batch = base[block // SCAN_ROWS * SCAN_ROWS, e]  # the running sum carried into the slot's batch
-    if torch.equal(diff, -batch):
+    if not base_right and torch.equal(diff, -batch):
         found.append(
             (
                 f"scan_counts 没有把前面各批（一批 SCAN_ROWS = {SCAN_ROWS} 行）的累计量带进下一批的 block_base",
@@ -208,12 +225,20 @@ def places_found(r, ids, experts):
                 "block rows into the next batch's block_base",
             )
         )
-    if torch.equal(diff, batch - base[block, e]):
+    if not base_right and torch.equal(diff, batch - base[block, e]):
         found.append(
             (
                 "block_base 只有前面各批的累计量，漏了同一批里块 b 之前的那几块（批内的 tl.cumsum）",
                 "block_base held the running sum of the earlier batches alone, without the blocks before b in b's "
                 "own batch (the tl.cumsum within the batch)",
+            )
+        )
+    if base_right and base.any() and torch.equal(diff, -base[block, e]):
+        found.append(
+            (
+                "scatter_slots 算位置时漏了 block_base[b, e]（scan_counts 写出的 block_base 是对的：它就是没被加上）",
+                "scatter_slots left block_base[b, e] out of each place (block_base as scan_counts wrote it is right: "
+                "it was just never added)",
             )
         )
     e_block = max(2, triton.next_power_of_2(experts))  # block_base's row: E_BLOCK ints, the lanes past E 0
@@ -248,7 +273,8 @@ def places_found(r, ids, experts):
     return zh, en
 
 
-def check_routing(r, ids, experts, case):
+def check_routing(r, ids, experts, case, block_base=None):
+    """r against a stable sort of ids; block_base (scan_counts' as launched, where known) for places_found."""
     want_counts, want_offsets = check_counts_and_offsets(r, ids, experts, case)
     flat = ids.reshape(-1).cpu()
     want_sorted = torch.sort(flat, stable=True).indices.int()
@@ -257,7 +283,7 @@ def check_routing(r, ids, experts, case):
     if got.shape != want_sorted.shape or not torch.equal(got.sort().values, torch.arange(slots, dtype=got.dtype)):
         outside = int(((got < 0) | (got >= slots)).sum()) if got.numel() else 0
         seen = torch.bincount(got[(got >= 0) & (got < slots)].long(), minlength=slots) if got.numel() else got
-        found = places_found(r, ids, experts)
+        found = places_found(r, ids, experts, block_base)
         fail(
             T6,
             f"{case}：sorted_slots 不是 0..{slots - 1} 的一个排列：{outside} 个值越界，"

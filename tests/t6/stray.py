@@ -130,3 +130,30 @@ def undefined_lanes_as_nan(monkeypatch):
         return load(ptrs, mask, other, *rest, **named)
 
     monkeypatch.setattr(builder, "create_masked_load", undefined_as_nan)
+
+
+HISTOGRAM_STRAYS = []  # (value, bins) of each lane tl.histogram counted outside its bins (cleared for each test)
+
+
+def histogram_out_of_range(monkeypatch):
+    """On the interpreter, record each lane that tl.histogram counts (not masked off) whose value lies
+    outside [0, bins): the interpreter drops such a value, but a GPU's tl.histogram has no range check,
+    it bins a value by its low bits (Triton's lowering ballots log2(bins) bits, bins at least 32), so
+    -32 counts in bin 0 and 33 in bin 1.  A test of ids out of range reads HISTOGRAM_STRAYS."""
+    HISTOGRAM_STRAYS.clear()
+    try:
+        from triton.runtime import interpreter
+
+        builder = interpreter.interpreter_builder
+        histogram = builder.create_histogram
+    except (ImportError, AttributeError):
+        return
+
+    def watched(data, bins, mask, *rest, **named):
+        values = np.asarray(data.data)
+        counted = np.ones(values.shape, dtype=bool) if mask is None else np.asarray(mask.data, dtype=bool)
+        outside = counted & ((values < 0) | (values >= bins))
+        HISTOGRAM_STRAYS.extend((int(v), int(bins)) for v in values[outside].tolist())
+        return histogram(data, bins, mask, *rest, **named)
+
+    monkeypatch.setattr(builder, "create_histogram", watched)

@@ -15,6 +15,7 @@ from .common import (
     reference,
     watched_call,
 )
+from .products import strides_swapped, weight_box_mistakes
 from bounds import AddressWatch
 from support import DEVICE, DTYPES, UNWRITTEN, descriptor, rel_err
 
@@ -32,7 +33,10 @@ def test_gate_up_product_alone(probes, monkeypatch):
     float32.  On the interpreter each read is watched too: each element of x's live rows is read once,
     for both, and none of the 24 padding cells that follow each row of x (a view) past K."""
     bm, bn, bk, K, F, pad = 16, 16, 64, 488, 32, 24
-    x = torch.randn(20, K + pad, device=DEVICE).half()[:, :K]  # a row's box past K would read the padding
+    # a row's box past K would read the padding; the buffer holds rows enough for every address a load with x's
+    # strides swapped makes (products.strides_swapped): those past x are outside every tensor, never in w2d's cells
+    held = -(-((K - 1) * (K + pad) + 20) // (K + pad))
+    x = torch.randn(held, K + pad, device=DEVICE).half()[:20, :K]
     w2d = torch.randn(3 * 2 * F, K, device=DEVICE).half()  # three experts' [gate; up] rows
     x_rows = torch.full((bm,), -1, dtype=torch.int32)
     x_rows[:11] = torch.randint(0, 20, (11,), dtype=torch.int32)  # 11 live rows, the rest not
@@ -81,6 +85,13 @@ def test_gate_up_product_alone(probes, monkeypatch):
             for name, got, row in (("up", up, gate_row), ("gate", gate, up_row)):
                 if rel_err(got.cpu()[live], a @ w64[row : row + bn].T) <= 1e-5:
                     same = name
+        found = None  # the one of gate and up that is off, where it is a known wrong sum (products.py): which, zh, en
+        for name, got, row in (("gate", gate, gate_row), ("up", up, up_row)):
+            box = w64[row : row + bn]
+            ways = weight_box_mistakes(a, w64, row, K, bn, bk) + [strides_swapped(x, x_rows[live].long(), box)]
+            hits = [(zh, en) for sums, zh, en in ways if sums.any() and rel_err(got.cpu()[live], sums) <= 1e-5]
+            if off and not swapped and same is None and errs[name][0] > 1e-5 and len(hits) == 1 and found is None:
+                found = (name, *hits[0])
         fail(
             T6,
             f"gate_up_product，fp16 输入，K={K}："
@@ -97,7 +108,8 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 f"{'gate_row' if same == 'up' else 'up_row'} 读的）"
                 if same
                 else ""
-            ),
+            )
+            + (f"：{found[0]}：{found[1]}" if found else ""),
             f"gate_up_product, fp16 inputs, K={K}: "
             + (
                 f"on the live rows gate is off from float64 by {eg:.2e} and up by {eu:.2e} (relative), over 1e-5 "
@@ -116,7 +128,8 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 f"{'gate_row' if same == 'up' else 'up_row'})"
                 if same
                 else ""
-            ),
+            )
+            + (f": {found[0]}: {found[2]}" if found else ""),
             "5.1",
         )
     first, end = x.data_ptr(), x.data_ptr() + x.shape[0] * x.stride(0) * x.element_size()

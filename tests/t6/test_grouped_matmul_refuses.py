@@ -41,11 +41,15 @@ def bad_inputs(t6):
         ("w's K differs from x's", (x, w[:, :, :16].contiguous(), r), ("x", "w")),
         ("w with 4 experts for a routing of 3", (x, torch.randn(4, 16, 32, device=DEVICE).half(), r), ("w", "routing")),
         ("x with 5 rows for 6 tokens", (x[:5], w, r), ("x",)),
+        # one row more than the routing's tokens: x and the routing are of two batches; run, the row is never read
+        ("x with 7 rows for 6 tokens", (torch.randn(7, 32, device=DEVICE).half(), w, r), ("x",)),
         ("topk_weights [6, 3] for top_k 2", (x, w, r, torch.rand(6, 3, device=DEVICE)), ("topk_weights",)),
         ("topk_weights of integers", (x, w, r, torch.ones(6, 2, dtype=torch.int32, device=DEVICE)), ("topk_weights",)),
         ("topk_weights on another device than x", (x, w, r, torch.rand(6, 2, device="meta")), ("topk_weights",)),
         ("topk_weights a list, not a tensor", (x, w, r, [[0.5, 0.5]] * 6), ("topk_weights",)),
         ("routing a dict, not a Routing", (x, w, {"counts": r.counts, "offsets": r.offsets}), ("routing",)),
+        ("x a list, not a tensor", (x.tolist(), w, r), ("x",)),
+        ("w a list, not a tensor", (x, w.tolist(), r), ("w",)),
         ("offsets not monotone", (x, w, bad_offsets), ("offsets",)),
         ("offsets not ending at the rows", (x, w, short_offsets), ("offsets",)),
         (

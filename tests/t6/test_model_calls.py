@@ -115,6 +115,38 @@ def test_grouped_matmul_reads_views_of_weights_and_of_a_hand_made_routing(t6):
 
 
 @pytest.mark.t6_3
+def test_grouped_matmul_takes_weights_that_are_views(t6):
+    """w is valid input as a view (§4): an [E, K, N] store read as [E, N, K] (its transpose, as some
+    checkpoints keep an expert's weights), or every other expert of a larger stack; the given host hands
+    TMA a copy where the view's rows cannot be read as they are.  No check may refuse them."""
+    tokens, top_k, experts, K, N = 13, 2, 4, 32, 24
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    stored = (torch.randn(experts, K, N, device=DEVICE) / K**0.5).half()
+    stack = (torch.randn(2 * experts, N, K, device=DEVICE) / K**0.5).half()
+    views = [
+        (
+            say(zh="w 是 [E, K, N] 张量的转置（transpose(1, 2)）", en="w the transpose of an [E, K, N] tensor"),
+            stored.mT,
+        ),
+        (say(zh="w 是 8 个专家里每隔一个取的（stride 2）", en="w every other expert of 8 (stride 2)"), stack[::2]),
+    ]
+    ids = make_ids("balanced", tokens, top_k, experts)
+    r = t6.route(ids, experts)
+    for name, w in views:
+        case = say(zh=f"{name}，{tokens} 个 token，top_k={top_k}", en=f"{name}, {tokens} tokens, top_k={top_k}")
+        out, error = raised_by(lambda w=w: t6.grouped_matmul(x, w, r))
+        fail_if_raised(case, "grouped_matmul", error, "4")
+        err = rel_err(out, reference(x, w, ids))
+        if not err <= OUT_RTOL[torch.float16]:
+            fail(
+                T6,
+                f"{case}：和 float64 的结果差 {err:.2e}（相对）",
+                f"{case}: off from float64 by {err:.2e} (relative)",
+                "4",
+            )
+
+
+@pytest.mark.t6_3
 def test_grouped_matmul_refuses_inputs_that_require_grad_in_grad_mode(t6):
     """grouped_matmul has no backward: with grad enabled, an input that requires grad (nn.Linear's
     weights, a router's weights) is refused with a ValueError naming grad, before any launch, rather

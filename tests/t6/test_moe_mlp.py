@@ -40,21 +40,44 @@ def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
     """moe_mlp's y (given config, where there is one).  Where check_expert_inputs refused a grouped_matmul
     call of moe_mlp's own (the layer's input is valid), the test fails here, naming the call, and the
     cause where it is seen: h, [T*top_k, F] in sorted order, handed to the down launch without x_sorted=True."""
-    calls, real = [], t6.grouped_matmul
+    calls, real, routed, route = [], t6.grouped_matmul, [], t6.route
 
     def recorded(*args, **kwargs):
         calls.append((args, kwargs))
         return real(*args, **kwargs)
 
+    def recorded_route(topk_ids, num_experts, *args, **kwargs):
+        routed.append(num_experts)
+        return route(topk_ids, num_experts, *args, **kwargs)
+
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(t6, "grouped_matmul", recorded)
+        patch.setattr(t6, "route", recorded_route)
         try:
             given = {"config": config} if config else {}
             return t6.moe_mlp(x, w_gate_up, w_down, ids, weights, **given)
         except (ValueError, TypeError) as e:
+            refused = f"{type(e).__name__}: {str(e)[:200]}"
+            if routed and raised_in(e, t6, "check_routing_inputs"):  # route refused the layer's valid ids
+                experts, other = w_gate_up.shape[0], [n for n in routed if n != w_gate_up.shape[0]]
+                fail(
+                    T6,
+                    f"moe_mlp 拿到的专家号都在 [0, {experts}) 里，route 却拒绝了它们：{refused}"
+                    + (
+                        f"；route 收到的专家数是 {other[0]!r}，不是 w_gate_up 的 {experts} 个（w_gate_up.shape[0]）"
+                        if other
+                        else ""
+                    ),
+                    f"moe_mlp's ids all lie in [0, {experts}), yet route refused them: {refused}"
+                    + (
+                        f"; route was given {other[0]!r} experts, not w_gate_up's {experts} (w_gate_up.shape[0])"
+                        if other
+                        else ""
+                    ),
+                    "5.2",
+                )
             if not calls or not raised_in(e, t6, "check_expert_inputs"):
                 raise
-            refused = f"{type(e).__name__}: {str(e)[:200]}"
     args, kwargs = calls[-1]
     given_x, given_w = (args + (None, None))[:2]
     given_x, given_w = kwargs.get("x", given_x), kwargs.get("w", given_w)

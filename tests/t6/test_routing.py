@@ -54,19 +54,19 @@ def tail_of_slot_pos(accesses, r, slots):
     return bool(writes) and all(((a >= end) & (a < stop)).all() for a in writes)
 
 
-def report_outside(addresses, r, ids, experts, case, accesses=None, block_counts=None):
+def report_outside(addresses, r, ids, experts, case, accesses=None, block_counts=None, block_base=None):
     """Fail, naming the kernel and the line, where one of route's kernels read or wrote outside its
     tensors (the AddressWatch stopped those lanes: made, they would write over whatever memory lies
     there, or crash the run).  Where scatter_slots alone did, its places come from counts and offsets:
     those first (with block_counts, scan_counts' input as the launch got it, what it tells of them);
-    then the places it wrote into slot_pos, and (accesses, an Accesses it recorded into) a write past
-    slot_pos's end by the lanes past the last slot."""
+    then the places it wrote into slot_pos (with block_base as scan_counts left it), and (accesses, an
+    Accesses it recorded into) a write past slot_pos's end by the lanes past the last slot."""
     found, section = None, "2.1"
     if set(addresses.outside) == {"scatter_slots"}:
         if block_counts is not None:
-            check_block_counts(block_counts, r, ids, experts, case)
+            check_block_counts(block_counts, r, ids, experts, case, block_base)
         check_counts_and_offsets(r, ids, experts, case)
-        found = places_found(r, ids, experts)
+        found = places_found(r, ids, experts, block_base)
         if found is None and accesses is not None and tail_of_slot_pos(accesses, r, ids.numel()):
             found = (
                 "这些都落在 slot_pos 末尾之后、最后一块里越过最后一个 slot 的那些 lane（slot >= num_slots）"
@@ -149,10 +149,11 @@ def guarded_route(t6, monkeypatch, ids, experts, case, **options):
 
 
 def watched_route(t6, monkeypatch, ids, experts, case):
-    """route under a LaunchWatch on its three kernels: the Routing must be what they wrote, in one
-    launch each (§2.3).  Numbers cannot tell the kernels from a stable sort on the host.  On the
-    interpreter their addresses are watched too: a place computed wrong (past sorted_slots, say) is
-    reported and stopped, where it would write over whatever memory lies there."""
+    """(the Routing, block_base as scan_counts left it): route under a LaunchWatch on its three
+    kernels: the Routing must be what they wrote, in one launch each (§2.3).  Numbers cannot tell the
+    kernels from a stable sort on the host.  On the interpreter their addresses are watched too: a
+    place computed wrong (past sorted_slots, say) is reported and stopped, where it would write over
+    whatever memory lies there."""
     accesses, before = Accesses(), ids.clone()
     addresses = route_watch(t6, monkeypatch, accesses)
     watch = LaunchWatch(
@@ -162,7 +163,8 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     monkeypatch.undo()
     scanned = [launch.args for launch in watch.launches if launch.name == "scan_counts"]
     block_counts = scanned[0].get("block_counts_ptr") if scanned else None  # scan_counts' input, as launched
-    report_outside(addresses, r, before, experts, case, accesses, block_counts)
+    block_base = scanned[0].get("block_base_ptr") if scanned else None  # and its other output, as it left it
+    report_outside(addresses, r, before, experts, case, accesses, block_counts, block_base)
     ids_kept(r, ids, before, experts, case, accesses)
     stores_kept(r, before, experts, case, accesses)
     launched = [launch.name for launch in watch.launches]
@@ -185,8 +187,9 @@ def watched_route(t6, monkeypatch, ids, experts, case):
                 "the kernels' own outputs",
                 "2.3",
             )
-    check_block_counts(args["scan_counts"].get("block_counts_ptr"), r, ids, experts, case)
-    return r
+    scan = args["scan_counts"]
+    check_block_counts(scan.get("block_counts_ptr"), r, ids, experts, case, scan.get("block_base_ptr"))
+    return r, args["scan_counts"].get("block_base_ptr")
 
 
 @pytest.mark.t6_1
@@ -194,8 +197,8 @@ def watched_route(t6, monkeypatch, ids, experts, case):
 def test_route_is_a_stable_counting_sort(t6, monkeypatch, kind, tokens, top_k, experts):
     ids = make_ids(kind, tokens, top_k, experts)
     case = case_name(kind, tokens, top_k, experts)
-    r = watched_route(t6, monkeypatch, ids, experts, case)  # the caller's ids kept, too
-    check_routing(r, ids, experts, case)
+    r, block_base = watched_route(t6, monkeypatch, ids, experts, case)  # the caller's ids kept, too
+    check_routing(r, ids, experts, case, block_base)
     for name in ("counts", "offsets", "sorted_slots", "slot_pos"):
         t = getattr(r, name)
         if t.dtype != torch.int32:

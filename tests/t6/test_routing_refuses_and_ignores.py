@@ -4,12 +4,12 @@ import pytest
 import torch
 
 from course import seam
-from course.i18n import cells, say
+from course.i18n import cells, count, say
 from course.messages import fail
 
 from .common import T6, fail_if_raised, make_ids, names_one_of, raised_by
 from .routings import check_routing, route_watch
-from .stray import input_to_refuse
+from .stray import HISTOGRAM_STRAYS, input_to_refuse
 from bounds import padded_integers, padding_written, place
 from support import DEVICE, INTERPRETING
 
@@ -29,6 +29,10 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     # bool is no integer type: routed, True and False would read as experts 1 and 0
     ("bool ids", lambda: torch.tensor([[True, False], [False, True]]), 4, "topk_ids"),
     ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
+    # 3-D: a check that refuses fewer than 2 dimensions alone lets [tokens, top_k, 1] through to route's unpacking
+    ("3-D ids", lambda: torch.zeros((3, 2, 1), dtype=torch.int64), 4, "topk_ids"),
+    # a list of lists, as a router written in Python might hand over: no tensor
+    ("ids a list, not a tensor", lambda: [[0, 1], [2, 3]], 4, "topk_ids"),
     ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
     # no ids at all: a check of num_experts that lets 0 through is not saved by the range check of the ids
     ("num_experts = 0 for no tokens", lambda: torch.empty((0, 2), dtype=torch.int64), 0, "num_experts"),
@@ -40,8 +44,9 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
 @pytest.mark.t6_1
 @pytest.mark.parametrize("what, make, experts, name", BAD_ROUTES, ids=[b[0] for b in BAD_ROUTES])
 def test_route_refuses_bad_input(t6, what, make, experts, name):
-    ids = make().to(DEVICE)
-    before = ids.clone()
+    ids = make()
+    ids = ids.to(DEVICE) if isinstance(ids, torch.Tensor) else ids  # a list stays one
+    before = ids.clone() if isinstance(ids, torch.Tensor) else None
     deeper = None  # an error from further in than the checks
     try:
         with input_to_refuse():  # a launch on it should not be made: its stray accesses are stopped
@@ -76,7 +81,7 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
             "in check_routing_inputs, before any launch",
             "2.3",
         )
-    if not torch.equal(ids, before):
+    if before is not None and not torch.equal(ids, before):
         fail(T6, f"{what}：route 改动了调用者的 topk_ids", f"{what}: route changed the caller's topk_ids", "2.3")
 
 
@@ -117,6 +122,20 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         )
     finally:
         monkeypatch.undo()
+    counted = sorted({value for value, _ in HISTOGRAM_STRAYS})
+    if counted:
+        bins = HISTOGRAM_STRAYS[0][1]
+        fail(
+            T6,
+            f"{case}：count_experts 交给 tl.histogram 的值里有 {len(HISTOGRAM_STRAYS)} 个在 [0, {bins}) 之外，"
+            f"却没被 mask 挡掉（{counted[:6]}）：解释器把它们丢掉，GPU 上的 tl.histogram 却不查范围，"
+            "按值的低位分桶（-32 算进第 0 个桶）；越界的号（负的也算）要用 tl.histogram 的 mask 挡在外面",
+            f"{case}: count_experts handed tl.histogram {len(HISTOGRAM_STRAYS)} values outside [0, {bins}) that its "
+            f"mask did not leave out ({counted[:6]}): the interpreter drops them, but a GPU's tl.histogram has no "
+            "range check and bins a value by its low bits (-32 counts in bin 0); leave every id out of range, "
+            "negative ones too, out with tl.histogram's mask",
+            "2.3",
+        )
     for kernel, lanes in watch.outside.items():
         frames = [f[-1] for f in watch.strays.first.values() if f and f[-1].name == kernel]
         # the line by number alone: the access may be made by a line the learner wrote right, whose
@@ -220,6 +239,18 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         at = int((got != want_sorted).nonzero()[0])
         value = int(got[at])
         no_slot = not 0 <= value < len(flat)  # route's tensors are made by torch.empty: a row never written
+        wrong = (got != want_sorted).nonzero()[:, 0]
+        bad_here = [int(got[row]) for row in wrong if 0 <= int(got[row]) < len(flat) and not inside[int(got[row])]]
+        if len(bad_here) == len(wrong):  # each wrong row holds a slot out of range, and only those rows are wrong
+            fail(
+                T6,
+                f"{case}：sorted_slots 的第 {at} 行是 slot {value}，它的专家号 {int(flat[value])} 越界（这样的行共 "
+                f"{len(wrong)} 行，其余都对）：越界的 slot 不占任何一行，存 sorted_slots 的掩码也要把它挡掉",
+                f"{case}: row {at} of sorted_slots holds slot {value}, whose id {int(flat[value])} is out of range "
+                f"({count(len(wrong), 'row')} such, the rest right): such a slot gets no row, so the store into "
+                "sorted_slots masks it off too",
+                "2.3",
+            )
         fail(
             T6,
             f"{case}：sorted_slots 的前 {kept} 行应当是范围内的 slot 按专家稳定排好序，从第 {at} 行起不对："

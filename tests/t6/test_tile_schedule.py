@@ -10,7 +10,7 @@ from course.messages import fail
 
 from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import T6, TRACE_INTS
-from .schedules import expected_tiles, runs_per_program, upper_bound
+from .schedules import expected_tiles, runs_per_program, too_many_column_blocks, upper_bound
 from .stray import UNDEFINED_INT
 from bounds import AddressWatch
 from support import DEVICE, loop_like
@@ -270,6 +270,20 @@ def test_tile_counts_and_places_alone(probes):
         )
     want = expected_tiles(counts, bm, bn, n)
     places = [tuple(found[3 * t : 3 * t + 3]) for t in range(tiles)]
+    turned = sorted((e, pn, pm) for e, pm, pn in places)  # each place with pid_m and pid_n the other way round
+    if sorted(places) != sorted(want) and turned == sorted(want):
+        t = next(t for t, place in enumerate(places) if place not in want)
+        fail(
+            T6,
+            f"{case}：locate_tile 给出的位置不对（例如全局 tile {t} 得到 {places[t]}），可是把每个位置的 pid_m 和 "
+            "pid_n 对调以后，正好是每个专家的每个 tile 各一次：pid_m 和 pid_n 反了。tile_coords(tile, num_pid_m, "
+            "num_pid_n, GROUP_M) 先要 M 方向的块数（这个专家的 m_blocks），返回的是 (pid_m, pid_n)",
+            f"{case}: locate_tile's places are wrong (global tile {t} got {places[t]}, for one), yet with pid_m and "
+            "pid_n swapped in each they are every tile of every expert once: pid_m and pid_n come out the other way "
+            "round.  tile_coords(tile, num_pid_m, num_pid_n, GROUP_M) takes the blocks along M (the expert's "
+            "m_blocks) first, and returns (pid_m, pid_n)",
+            "3.3",
+        )
     for t, (e, pm, pn) in enumerate(places):
         owner = sum(end <= t for end in want_ends)
         if e != owner or (e, pm, pn) not in want:
@@ -318,6 +332,9 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
             en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
         )
         written = sum(lanes["write"] for lanes in watch.outside.values())
+        wide = too_many_column_blocks(rows, n, bn) if written else None  # the total grown with num_pid_n
+        if wide:
+            fail(T6, f"{case}：{wide[0]}", f"{case}: {wide[1]}", "3.3")
         if written:  # record-only: the one store is the trace's, at the tile id, so the id was past the bound
             bound = upper_bound(counts, bm, bn, n)
             fail(
