@@ -16,6 +16,7 @@ HUNT4_CAUSES = {
     "pid-m-n-swapped": ("pid_m 和 pid_n 反了", "pid_m and pid_n come out the other way round"),
     "n-blocks-long": ("num_pid_n 多算了", "num_pid_n came out too large"),
     "partial-k-box-left-out": ("这正是只算整块 k 的和", "it is the sum of the whole k-boxes alone"),
+    "first-batch-only": ("正是只有前 SCAN_ROWS", "the sum of the first SCAN_ROWS"),
 }
 
 COORDS = "    pid_m, pid_n = tile_coords(tile_id - first_tile, expert_m_blocks, num_pid_n, GROUP_M)\n"
@@ -227,5 +228,16 @@ HUNT4 = (
         GATE_SUM.replace(".T, gate)", ".T)"),
         "test_gate_up_product_alone",
         "acc-overwritten",
+    ),
+    own(
+        "scan-first-batch-only",
+        "T6.1",
+        "scan_counts loops b0 over range(0, SCAN_ROWS, SCAN_ROWS): one batch, the first 16 blocks alone; right "
+        "up to 2048 slots, and the message gave the counts alone (hunt4)",
+        "2.1",
+        "for b0 in range(0, num_blocks, SCAN_ROWS):",
+        "for b0 in range(0, SCAN_ROWS, SCAN_ROWS):",
+        "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
+        "first-batch-only",
     ),
 )

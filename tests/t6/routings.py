@@ -166,6 +166,16 @@ def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
             "blocks after the one before",
             "2.1",
         )
+    if blocks > SCAN_ROWS and torch.equal(counts.long(), per_block[:SCAN_ROWS].sum(0)):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 是对的，而 counts "
+            f"正是只有前 SCAN_ROWS = {SCAN_ROWS} 块的和：按批的循环走完第一批就停了，{blocks} 块要一直走到 num_blocks",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
+            f"counts are the sum of the first SCAN_ROWS = {SCAN_ROWS} blocks alone: the loop over the batches stopped "
+            f"after the first, where {count(blocks, 'block')} go up to num_blocks",
+            "2.1",
+        )
 
 
 def places_found(r, ids, experts, block_base=None):
