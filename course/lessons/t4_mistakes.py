@@ -15,6 +15,7 @@ from course.lessons.t4_mistakes_calls import CALLS
 from course.lessons.t4_mistakes_fused import FUSED
 from course.lessons.t4_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t4_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
+from course.lessons.t4_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_own import OWN
@@ -334,5 +335,5 @@ TABLE = (
 ) + FUSED
 
 # make check runs them all; §8 shows TABLE (T4.5's from FUSED)
-MISTAKES = TABLE + OWN + LEARNER + HUNTER + CALLS + HUNT3 + HUNT4
-CAUSES = {**CAUSES, **LEARNER_CAUSES, **HUNT3_CAUSES, **HUNT4_CAUSES}
+MISTAKES = TABLE + OWN + LEARNER + HUNTER + CALLS + HUNT3 + HUNT4 + HUNT5
+CAUSES = {**CAUSES, **LEARNER_CAUSES, **HUNT3_CAUSES, **HUNT4_CAUSES, **HUNT5_CAUSES}

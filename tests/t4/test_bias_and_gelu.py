@@ -158,6 +158,30 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
         )
     elif activation == "gelu" and (approximate := approximation_hint(out[:, :N], x, 1e-5)):
         hint = approximate
+    elif activation == "gelu" and rel_err(out[:, :N], gelu(gelu(x))) <= 1e-5:
+        hint = say(
+            zh="结果正好是 GELU 做了两次：gelu(gelu(acc + bias))；只做一次",
+            en="it is exactly the GELU applied twice, gelu(gelu(acc + bias)): apply it once",
+        )
+    elif (
+        has_bias and dtype != torch.float32 and rel_err(out[:, :N], rounded_first(acc[:, :N], bias, activation)) <= 1e-5
+    ):
+        hint = say(
+            zh=f"结果正好是 acc 先舍入成 {dtype} 再加 bias：在 float32 里加 bias（bias.to(tl.float32)），"
+            "舍入只在存储时做一次",
+            en=f"it is exactly acc rounded to {dtype} before the bias was added: add the bias in float32 "
+            "(bias.to(tl.float32)) and round once, at the store",
+        )
+    elif (
+        has_bias
+        and dtype == torch.float32
+        and rel_err(out[:, :N], with_bias_in_fp16(acc[:, :N], bias, activation)) <= 1e-5
+    ):
+        hint = say(
+            zh="结果正好是 float32 的 bias 先舍入成 float16 再加上去：bias 按它自己的 dtype 读，再 .to(tl.float32)",
+            en="it is exactly the float32 bias rounded to float16 before it was added: read the bias in its own "
+            "dtype, then .to(tl.float32)",
+        )
     elif has_bias and rel_err(out[:, :N], unscaled) <= 1e-5:
         hint = say(
             zh="结果正好是每个 tile 的 bias 从 bias_ptr + pid_n * BLOCK_N 开始读（tile 的起点没乘 stride_bias）："
@@ -181,6 +205,18 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
         ),
         pytrace=False,
     )
+
+
+def rounded_first(acc, bias, activation):
+    """float64: act(acc rounded to the bias's dtype + bias), the bias added after a cast of the tile."""
+    x = acc.to(bias.dtype).double() + bias.double()[None, :]
+    return gelu(x) if activation == "gelu" else x
+
+
+def with_bias_in_fp16(acc, bias, activation):
+    """float64: act(acc + the bias rounded to float16), a bias cast to tl.float16 before the add."""
+    x = acc.double() + bias.half().double()[None, :]
+    return gelu(x) if activation == "gelu" else x
 
 
 def tile_start_unscaled(bias, N, bn):

@@ -269,6 +269,13 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
                 en="it matches each tl.dot(a, b) rounded to fp16 before it is added: keep the product "
                 "float32 and add it into acc without a cast",
             )
+        elif dtype == torch.float32 and is_the_model(acc[:M, :N], a.half().double() @ b.half().double(), err):
+            sections = ("4.2",)
+            hint = say(
+                zh="结果和「A、B 先舍入成 fp16 再相乘」一致：float32 的输入原样交给 tl.dot，不要先 .to(tl.float16)",
+                en="it matches A and B rounded to fp16 before they are multiplied: hand tl.dot the float32 "
+                "blocks as they are loaded, without a .to(tl.float16)",
+            )
         elif whole < K and rel_err(acc[:M, :N], a[:, :whole].double() @ b[:whole].double()) < ACC_RTOL[dtype]:
             sections = ("4.1",)
             hint = say(

@@ -1,6 +1,8 @@
 """T4.4: the host wrapper launches the kernel for the whole of C, on every shape, layout and config."""
 
+import gc
 import math
+import weakref
 
 import pytest
 import torch
@@ -9,7 +11,7 @@ import triton
 from course.i18n import cells, say
 from course.messages import read
 
-from .common import check_launch, check_one_axis, check_product, launch_watch, quick, require_configs
+from .common import check_flags, check_launch, check_one_axis, check_product, launch_watch, quick, require_configs
 from launch_hooks import call_with_another_gpu_current
 from launch_watch import LaunchWatch
 from support import (
@@ -87,7 +89,20 @@ def test_every_autotune_config_runs(t4, watched, poisoned_allocations):
 @pytest.mark.parametrize("M, N, K", [(0, 5, 7), (6, 0, 7), (0, 0, 0), (6, 5, 0)])
 def test_empty_dimensions(t4, watched, poisoned_allocations, M, N, K):
     a, b = random((M, K), torch.float16), random((K, N), torch.float16)
-    c = watched(a, b)
+    try:
+        c = watched(a, b)
+    except (TypeError, ValueError) as e:
+        pytest.fail(
+            say(
+                zh=f"{M}x{K} @ {K}x{N}：matmul 拒绝了它（{type(e).__name__}: {e}），可这是合法的乘积："
+                f"有一维是 0 的输入照样能乘，M 或 N 为 0 时 C 是空的，K 为 0 时 C 全是 0（torch.matmul 也这样）；"
+                f"check_inputs 只拒绝真正不对的输入；{read('T4.4', '6.2', '6.3')}",
+                en=f"{M}x{K} @ {K}x{N}: matmul refused it ({type(e).__name__}: {e}), yet it is a legal product: a "
+                f"dimension of 0 multiplies all the same, C is empty when M or N is 0 and all zeros when K is 0 "
+                f"(as torch.matmul gives); check_inputs refuses only what is wrong; {read('T4.4', '6.2', '6.3')}",
+            ),
+            pytrace=False,
+        )
     assert tuple(c.shape) == (M, N) and c.dtype == torch.float16, say(
         zh=f"{M}x{K} @ {K}x{N}：应该得到 {(M, N)}、torch.float16，实际是 {tuple(c.shape)} {c.dtype}；"
         f"{read('T4.4', '6.2')}",
@@ -96,6 +111,64 @@ def test_empty_dimensions(t4, watched, poisoned_allocations, M, N, K):
     assert torch.equal(c, torch.zeros_like(c)), say(
         zh=f"K = 0 时结果必须全是 0，实际是 {c}；{read('T4.4', '6.2')}",
         en=f"K = 0 must give zeros, got {c}; {read('T4.4', '6.2')}",
+    )
+
+
+@pytest.mark.t4_4
+def test_each_call_launches_with_its_own_bias_and_activation(t4, monkeypatch):
+    """One shape called again and again, with and without a bias and a GELU: each launch gets that call's
+    HAS_BIAS and ACTIVATION, not an earlier call's (flags kept between calls).  The kernel is not run:
+    only the launches are read, so T4.4 does not need T4.5's bias_and_activation."""
+    a, b, bias = random((48, 40), torch.float16), random((40, 48), torch.float16), random((48,), torch.float16)
+    watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
+    calls = [(None, None), (bias, None), (None, "gelu"), (bias, "gelu"), (None, None)]
+    wanted = []
+    for i, (with_bias, activation) in enumerate(calls):
+        t4.matmul(a, b, bias=with_bias, activation=activation, config=quick(t4))
+        want = (with_bias is not None, activation or "none")
+        args = watch.launches[-1].args if len(watch.launches) == i + 1 else {}
+        got = (args.get("HAS_BIAS"), args.get("ACTIVATION"))
+        if len(watch.launches) == i + 1 and got != want and got in wanted:
+            pytest.fail(
+                say(
+                    zh=f"第 {i + 1} 次调用（bias={'有' if want[0] else '无'}，activation={activation!r}）的 launch "
+                    f"收到 HAS_BIAS={got[0]!r}、ACTIVATION={got[1]!r}，这是前面某次调用的标志：每次调用都按它自己的 "
+                    f"bias 和 activation 重新设 HAS_BIAS 和 ACTIVATION，不要在调用之间留着；{read('T4.4', '6.2')}",
+                    en=f"call {i + 1} (bias {'given' if want[0] else 'None'}, activation={activation!r}) launched with "
+                    f"HAS_BIAS={got[0]!r}, ACTIVATION={got[1]!r}, the flags of an earlier call: set HAS_BIAS and "
+                    f"ACTIVATION from each call's own bias and activation, and keep none between calls; "
+                    f"{read('T4.4', '6.2')}",
+                ),
+                pytrace=False,
+            )
+        wanted.append(want)
+    assert len(watch.launches) == len(calls), say(
+        zh=f"{len(calls)} 次调用只 launch 了 {len(watch.launches)} 次：每次调用 launch 一次内核；{read('T4.4', '6.2')}",
+        en=f"{len(calls)} calls launched {len(watch.launches)} times: one launch per call; {read('T4.4', '6.2')}",
+    )
+    for launch, (with_bias, activation) in zip(watch.launches, calls, strict=True):
+        check_flags(launch.args, with_bias, activation, "48x40 @ 40x48 float16", "T4.4")
+
+
+@pytest.mark.t4_4
+def test_matmul_keeps_no_reference_to_its_tensors(t4, monkeypatch):
+    """After matmul returns and the caller lets go of a, b, bias and C, nothing may hold them: a wrapper
+    or check that keeps the tensors it was given (a list, a cache, a default argument) keeps every
+    activation of a model alive.  The kernel is not run (T4.4 does not need T4.5)."""
+    a, b, bias = random((48, 40), torch.float16), random((40, 48), torch.float16), random((48,), torch.float16)
+    watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
+    c = t4.matmul(a, b, bias=bias, activation="gelu", config=quick(t4))
+    refs = {name: weakref.ref(t) for name, t in (("a", a), ("b", b), ("bias", bias), ("C", c))}
+    watch.launches.clear()  # the watch's own record of the launch holds them too
+    del a, b, bias, c
+    gc.collect()
+    held = [name for name, ref in refs.items() if ref() is not None]
+    assert not held, say(
+        zh=f"matmul 返回、调用者也放手之后，{'、'.join(held)} 还被留着（列表、缓存或默认参数里）：模型的每个"
+        f"输入都会一直占着内存；检查和包装函数在调用结束后什么张量都不要留；{read('T4.4', '6.2', '6.3')}",
+        en=f"after matmul returned and the caller let go, {', '.join(held)} still held (in a list, a cache or "
+        f"a default argument): every input of a model would stay in memory; the checks and the wrapper keep "
+        f"no tensor past the call; {read('T4.4', '6.2', '6.3')}",
     )
 
 

@@ -30,7 +30,21 @@ pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its s
 def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     """A and B sit inside NaN; their descriptors' shapes end at M, N and K, so the boxes that stick
     out must come back as zeros, not as the NaN beside them."""
-    bm = bn = bk = 32
+    check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, 32, 32, 32)
+
+
+@pytest.mark.t5_2
+@pytest.mark.parametrize("kmajor", [False, True], ids=["b-row-major", "b-k-major"])
+@pytest.mark.parametrize("bm, bn, bk", [(16, 64, 32), (32, 16, 64)])
+def test_k_block_loop_with_three_block_sizes(probes, kmajor, bm, bn, bk):
+    """BLOCK_M, BLOCK_N and BLOCK_K all different (every other test of the loop, and every product on the
+    CPU, has BLOCK_N = BLOCK_K): a k-block's offset taken with another block size shows only here."""
+    check_k_block_loop(probes, torch.float16, 45, 70, 200, 1, 4, kmajor, bm, bn, bk)
+
+
+def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn, bk):
+    """k_block_loop's sum of k-blocks kb_begin..kb_end-1 for every tile, in BLOCK_M x BLOCK_N x BLOCK_K
+    = bm x bn x bk, against float64; on a miss, the mistake whose sum it is, where one is."""
     a, _ = padded(M, K, dtype)
     b_store, _ = padded(N, K, dtype) if kmajor else padded(K, N, dtype)
     b = b_store.t() if kmajor else b_store
@@ -66,6 +80,7 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
         fail_if_another_range(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case)
+        fail_if_offset_by_another_block(acc[:M, :N], a, b, K, (bm, bn, bk), kb_begin, kb_end, ACC_RTOL[dtype], case)
         fail_if_operands_rounded(acc[:M, :N], a[:, ks], b[ks, :], err, ACC_RTOL[dtype], case)
         blocks, tol = (bm, bn, bk), ACC_RTOL[dtype]
         fail_if_a_load_swapped(acc[:M, :N], a, b_store, kmajor, grid, kb_begin, kb_end, blocks, tol, case, (M, N))
@@ -77,6 +92,26 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
             "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
             "3.1",
         )
+
+
+def fail_if_offset_by_another_block(acc, a, b, K, blocks, kb_begin, kb_end, tol, case):
+    """Fail where acc is the sum of the k-blocks taken at offset kb * BLOCK_M or kb * BLOCK_N (each still
+    BLOCK_K wide, the part past K read as zeros), not kb * BLOCK_K: only where that block size differs."""
+    bm, bn, bk = blocks
+    for name, size in (("BLOCK_N", bn), ("BLOCK_M", bm)):
+        if size == bk:
+            continue
+        spans = [slice(min(kb * size, K), min(kb * size + bk, K)) for kb in range(kb_begin, kb_end)]
+        other = sum(a[:, s].double() @ b[s, :].double() for s in spans)
+        if rel_err(acc, other) <= tol:
+            fail(
+                T5,
+                f"{case}：累加器正是从第 kb * {name} 列开始取 k-block 的和：沿 K 的偏移是 kb * BLOCK_K，"
+                f"这里 {name} = {size}，BLOCK_K = {bk}",
+                f"{case}: the accumulator is the sum of the k-blocks taken from column kb * {name} on: the offset "
+                f"along K is kb * BLOCK_K, and here {name} = {size}, BLOCK_K = {bk}",
+                "3.1",
+            )
 
 
 def fail_if_operands_rounded(acc, a, b, err, tol, case):

@@ -81,15 +81,18 @@ def displaced_tiles(c, acc, bm, bn):
 
 def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
     """What store_tile's epilogue would give with each mistake the whole-tile epilogue has been seen to
-    make, as {cause: C}: the bias left out, the activation left out, the bias indexed by pid_m."""
+    make, as {cause: C}: the bias left out or added twice, the activation left out, applied twice or before
+    the bias, the bias indexed by pid_m."""
     act = gelu if activation == "gelu" else (lambda x: x)
     rows = torch.arange(M, device=DEVICE)[:, None]
     cols = torch.arange(N, device=DEVICE)[None, :]
     by_pid_m = (rows // bm) * bn + cols % bn  # the bias column pid_m * BLOCK_N + j instead of pid_n * BLOCK_N + j
     bias_m = torch.where(by_pid_m < N, bias[by_pid_m.clamp(max=N - 1)], 0.0)
-    found = {"no-bias": act(acc), "bias-by-pid-m": act(acc + bias_m)}
+    found = {"no-bias": act(acc), "bias-by-pid-m": act(acc + bias_m), "bias-twice": act(acc + 2 * bias[None, :])}
     if activation != "none":
         found["no-activation"] = acc + bias[None, :]
+        found["activation-twice"] = act(act(acc + bias[None, :]))
+        found["activation-before-bias"] = act(acc) + bias[None, :]
     if bias.stride(0) != 1:  # the bias's first N cells of memory, the stride taken as 1 (NaN between its values here)
         found["bias-stride-one"] = act(acc + bias.as_strided((N,), (1,))[None, :])
     return found
@@ -108,6 +111,12 @@ EPILOGUE_CAUSES = {
     "bias-by-pid-m": (
         "bias 是按 pid_m 取的列，应当按 pid_n",
         "the bias columns were taken at pid_m * BLOCK_N, not pid_n * BLOCK_N",
+    ),
+    "bias-twice": ("bias 加了两次", "the bias was added twice: add it once, before the activation"),
+    "activation-twice": ("activation 做了两次", "the activation was applied twice: once, after the bias"),
+    "activation-before-bias": (
+        "先做了 activation 再加 bias：要先加 bias，act(acc + bias)",
+        "the activation was applied before the bias was added: add the bias first, act(acc + bias)",
     ),
     "bias-stride-one": (
         "bias 是按步长 1 读的：C 和在偏移 j（不是 j * stride_bias）处取 bias 的第 j 个值一致；把 stride_bias 传给 "

@@ -244,3 +244,40 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
 
 # The fix-up's two halves alone (§4.2), before the whole kernel's products: a slot or an order they get
 # wrong is named here, where the products would only be off.
+
+
+@pytest.mark.t5_3
+def test_stream_k_split_answers_every_call_afresh(t5):
+    """The same tiles, SMs and mode with other k_blocks, one call after another: each answer is that call's
+    own (an answer kept from an earlier call under a key without k_blocks, say, would come back here)."""
+    calls = [  # (tiles, k_blocks, sms, mode, want): 11 tiles on 100 SMs, one thin wave, so stream-K
+        (11, 2, 100, "sk", (11, 22)),
+        (11, 4, 100, "sk", (11, 44)),
+        (11, 20, 100, "sk", (11, 100)),
+        (11, 1, 100, "auto", (0, 11)),
+        (11, 3, 100, "auto", (11, 33)),
+        (11, 5, 100, "auto", (11, 55)),
+    ]
+    answered = {}  # (mode, k_blocks) -> the right answer, for the calls made so far
+    for tiles, k_blocks, sms, mode, want in calls:
+        got = tuple(t5.stream_k_split(tiles, k_blocks, sms, mode))
+        if got != want:
+            kept = [kb for (m, kb), was in answered.items() if m == mode and was == got]
+            if kept:
+                fail(
+                    T5,
+                    f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}：期望 {want}，得到 {got}，"
+                    f"正是前面一次调用（k_blocks={kept[0]}，tile、SM 和 mode 都一样）的答案：答案也取决于 k_blocks，"
+                    "别在两次调用之间留下答案",
+                    f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected {want}, got {got}, the "
+                    f"answer of an earlier call with k_blocks={kept[0]} (the same tiles, SMs and mode): the answer "
+                    "depends on k_blocks too; keep no answers between calls",
+                    "4.3",
+                )
+            fail(
+                T5,
+                f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}：期望 {want}，得到 {got}",
+                f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected {want}, got {got}",
+                "4.3",
+            )
+        answered[(mode, k_blocks)] = want

@@ -2,7 +2,9 @@
 K-major), the others are copied or, with fallback=False, refused with a message naming the operand and
 the rule.  tma_problem's own checks are in test_tma_rules.py."""
 
+import gc
 import re
+import weakref
 
 import pytest
 import torch
@@ -55,6 +57,46 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
             )
         if a2.data_ptr() != a.data_ptr():
             fail(T5, "a 本来就合规，不该复制", "a keeps the rules already: it must not be copied", "3.2")
+
+
+@pytest.mark.t5_2
+def test_tma_ready_keeps_no_reference_to_its_tensors(t5):
+    """Once tma_ready has returned and the caller lets go of a, b and what came back, nothing may hold them:
+    a list or cache of the operands seen keeps every activation of a model alive.  Three calls: legal
+    operands, b = W.t() read K-major, an a that has to be copied (fp16 with odd K)."""
+    calls = {
+        "a, b row-major": lambda: (random((40, 64), torch.float16), random((64, 48), torch.float16)),
+        "b = W.t()": lambda: (random((40, 64), torch.float16), random((48, 64), torch.float16).t()),
+        "fp16 with odd K = 33": lambda: (random((40, 33), torch.float16), random((33, 48), torch.float16)),
+    }
+    for case, make in calls.items():
+        a, b = make()
+        out = t5.tma_ready(a, b)
+        refs = weak_refs(a, b, out)
+        del a, b, out
+        gc.collect()
+        held = [names for names, ref in refs.items() if ref() is not None]
+        if held:
+            zh, en = "、".join(zh for zh, _ in held), ", ".join(en for _, en in held)
+            fail(
+                T5,
+                f"{case}：tma_ready 返回、调用者也放手之后，{zh} 还被留着（列表、缓存或默认参数里）："
+                "模型的每个输入都会一直占着内存；tma_ready 在调用结束后什么张量都不要留",
+                f"{case}: after tma_ready returned and the caller let go, {en} still held (in a list, a cache or a "
+                "default argument): every input of a model would stay in memory; tma_ready keeps no tensor past "
+                "the call",
+                "3.2",
+            )
+
+
+def weak_refs(a, b, out):
+    """{(zh, en) name: a weak reference} to a, b and the tensors among the first two values tma_ready returned
+    (a wrong count of values is another test's to name)."""
+    refs = {("a", "a"): weakref.ref(a), ("b", "b"): weakref.ref(b)}
+    for n, t in zip("ab", out[:2], strict=False):
+        if torch.is_tensor(t):
+            refs[(f"返回的 {n}", f"the {n} it returned")] = weakref.ref(t)
+    return refs
 
 
 @pytest.mark.t5_2
