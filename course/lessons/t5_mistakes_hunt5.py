@@ -15,12 +15,19 @@ HUNT5_CAUSES = {
     "activation-before-bias": ("先做了 activation 再加 bias", "the activation was applied before the bias"),
     "split-answer-kept": ("正是前面一次调用", "the answer of an earlier call with k_blocks="),
     "operands-held": ("还被留着（列表、缓存或默认参数里）", "still held (in a list, a cache or"),
+    "k-blocks-one-past": ("K // BLOCK_K + 1 多数了一个", "K // BLOCK_K + 1 counts one past them"),
+    "rounded-on-its-way": ("正是乘积先舍入成 float16 的值", "is the product rounded to float16 on its way"),
 }
 
 # store_tile's whole-tile call of bias_and_activation
 WHOLE = "        acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)\n"
 ONLY_BIAS = '        acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, "none")\n'
 ONLY_ACT = "        acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, False, ACTIVATION)\n"
+# data_parallel_tiles's call of finish_tile, with the start of its second line (the loop's own)
+DP_FINISH = (
+    "        finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,\n"
+    "                    BLOCK_M"
+)
 SPLIT_RETURN = "    return sk_tiles, min(num_sms, sk_tiles * k_blocks)\n"
 
 HUNT5 = (
@@ -91,5 +98,28 @@ HUNT5 = (
         '    return operands["a"], operands["b"], b_kmajor\n',
         "test_tma_ready_keeps_no_reference_to_its_tensors",
         "operands-held",
+    ),
+    own(
+        "hunt5-dp-k-blocks-floor-plus-one",
+        "T5.1",
+        "data_parallel_tiles counts k_blocks = K // BLOCK_K + 1: one k-block past K where K is a whole number of "
+        "them (a box of TMA's zeros, summed for nothing); every K of the tile loop's tests ended in a part block "
+        "(hunt5)",
+        "2.2",
+        "    k_blocks = tl.cdiv(K, BLOCK_K)\n    for tile_id in tl.range(first_tile",
+        "    k_blocks = K // BLOCK_K + 1\n    for tile_id in tl.range(first_tile",
+        "test_a_program_does_several_tiles",
+        "k-blocks-one-past",
+    ),
+    own(
+        "hunt5-dp-acc-rounded-before-finish",
+        "T5.1",
+        "data_parallel_tiles hands finish_tile acc.to(tl.float16).to(tl.float32): a float32 C is rounded to fp16 "
+        "on its way; caught by the fp32 products with a relative error alone and §3 (hunt5)",
+        "2.2",
+        DP_FINISH,
+        DP_FINISH.replace("finish_tile(c_desc, acc,", "finish_tile(c_desc, acc.to(tl.float16).to(tl.float32),"),
+        "test_matmul_data_parallel[45-37-83-3-row-major-torch.float32]",
+        "rounded-on-its-way",
     ),
 )

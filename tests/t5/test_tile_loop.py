@@ -111,6 +111,25 @@ def test_a_program_does_several_tiles(probes):
             + ": start the loop at first_tile + pid and step by NUM_PROGS",
             "2.2",
         )
+    summed = sorted({rows[t][1] for t in range(12)})
+    if summed != [2]:  # K = 64 is two whole k-blocks of 32, a K the other cases of the loop never have
+        fail(
+            T5,
+            f"12 个 tile、3 个程序，K = 64、k-block 宽 32：tile 算的 k-block 数是 {summed}，应当都是 2"
+            + (
+                "：K 正好是整数个 k-block 时，K // BLOCK_K + 1 多数了一个；k_blocks = tl.cdiv(K, BLOCK_K)"
+                if summed == [3]
+                else ""
+            ),
+            f"12 tiles, 3 programs, K = 64 in k-blocks of 32: the tiles summed {summed} k-blocks, 2 each expected"
+            + (
+                "; where K is a whole number of k-blocks, K // BLOCK_K + 1 counts one past them: k_blocks = "
+                "tl.cdiv(K, BLOCK_K)"
+                if summed == [3]
+                else ""
+            ),
+            "2.2",
+        )
 
 
 @pytest.mark.t5_1
