@@ -28,6 +28,11 @@ DP_FINISH = (
     "        finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,\n"
     "                    BLOCK_M"
 )
+# stream_k_tiles's call of finish_tile, with the start of its second line (the owner's)
+SK_FINISH = (
+    "            finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,\n"
+    "                        BLOCK_M"
+)
 SPLIT_RETURN = "    return sk_tiles, min(num_sms, sk_tiles * k_blocks)\n"
 
 HUNT5 = (
@@ -120,6 +125,17 @@ HUNT5 = (
         DP_FINISH,
         DP_FINISH.replace("finish_tile(c_desc, acc,", "finish_tile(c_desc, acc.to(tl.float16).to(tl.float32),"),
         "test_matmul_data_parallel[45-37-83-3-row-major-torch.float32]",
+        "rounded-on-its-way",
+    ),
+    own(
+        "hunt5-sk-acc-rounded-before-finish",
+        "T5.3",
+        "stream_k_tiles hands finish_tile the owner's sum as acc.to(tl.float16).to(tl.float32): a float32 C is "
+        "rounded to fp16 on its way; caught with a relative error and the tiles off alone (hunt5)",
+        "4.2",
+        SK_FINISH,
+        SK_FINISH.replace("finish_tile(c_desc, acc,", "finish_tile(c_desc, acc.to(tl.float16).to(tl.float32),"),
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float32-sk-45-37-160-3]",
         "rounded-on-its-way",
     ),
 )

@@ -27,7 +27,7 @@ def test_matmul_data_parallel(t5, dtype, layout, M, N, K, progs):
     case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, {progs} programs"
     if rel_err(c, a.double() @ b.double()) > OUT_RTOL[dtype]:  # the tile loop's sums taken elsewhere, named
         fail_if_sums_turned(c, a, b, 32, 32, lambda x: x, OUT_RTOL[dtype], case)
-        fail_if_rounded_to_fp16(c, a, b, dtype, case)
+        fail_if_rounded_to_fp16(c, a, b, dtype, case, "2.2")
     check_product(c, a, b, dtype, case, "3")
     tiles = triton.cdiv(M, 32) * triton.cdiv(N, 32)
     check_trace(
@@ -35,10 +35,10 @@ def test_matmul_data_parallel(t5, dtype, layout, M, N, K, progs):
     )
 
 
-def fail_if_rounded_to_fp16(c, a, b, dtype, case):
+def fail_if_rounded_to_fp16(c, a, b, dtype, case, section):
     """Fail where a float32 C is the product rounded to float16 on its way (acc.to(tl.float16) between the
     k-blocks' sum and finish_tile, say): C then matches the float32 product rounded to fp16 far better
-    than the product itself."""
+    than the product itself.  section: the loop's (§2.2 whole tiles, §4.2 stream-K); the store's is §3.3."""
     want = a.double() @ b.double()
     err = rel_err(c, want)
     if dtype != torch.float32 or rel_err(c, (a.float() @ b.float()).half().double()) > err / 10:
@@ -50,7 +50,7 @@ def fail_if_rounded_to_fp16(c, a, b, dtype, case):
         f"{case}: relative error {err:.2e}; the float32 C is the product rounded to float16 on its way: the sum "
         "of the k-blocks goes from k_segment to finish_tile and to the store in float32, cast once, to C's "
         "dtype, at the store",
-        "2.2",
+        section,
         "3.3",
     )
 

@@ -17,6 +17,7 @@ from .stream_k_cases import (
     in_order_sum,
     spread_tiles,
 )
+from .test_data_parallel import fail_if_rounded_to_fp16
 from support import DEVICE, INTERPRETING, OUT_RTOL, padded, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -245,6 +246,7 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, dtype, mode, M, 
         fail_if_segments_counted_globally(c, a, b, plan[0], (32, 32, *grid), 4, OUT_RTOL[dtype], case)
         flags = t5.workspace(a.device, plan[1], 32, 32)[1] if plan[0] else None
         fail_if_owners_alone(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case, flags)
+        fail_if_rounded_to_fp16(c, a, b, dtype, case, "4.2")
         last = (k_blocks - 1) * 32  # the last k-block's first column
         if k_blocks > 1 and rel_err(c, a[:, :last].double() @ b[:last].double()) <= OUT_RTOL[dtype]:
             fail(
