@@ -64,12 +64,18 @@ def test_tma_ready_keeps_no_reference_to_its_tensors(t5):
     """Once tma_ready has returned and the caller lets go of a, b and what came back, nothing may hold them:
     a list or cache of the operands seen keeps every activation of a model alive.  Three calls: legal
     operands, b = W.t() read K-major, an a that has to be copied (fp16 with odd K)."""
-    calls = {
-        "a, b row-major": lambda: (random((40, 64), torch.float16), random((64, 48), torch.float16)),
-        "b = W.t()": lambda: (random((40, 64), torch.float16), random((48, 64), torch.float16).t()),
-        "fp16 with odd K = 33": lambda: (random((40, 33), torch.float16), random((33, 48), torch.float16)),
+    calls = {  # (zh, en) case: the operands
+        ("a、b 都是行主序", "a, b row-major"): lambda: (
+            random((40, 64), torch.float16),
+            random((64, 48), torch.float16),
+        ),
+        ("b = W.t()", "b = W.t()"): lambda: (random((40, 64), torch.float16), random((48, 64), torch.float16).t()),
+        ("fp16，K = 33 是奇数", "fp16 with odd K = 33"): lambda: (
+            random((40, 33), torch.float16),
+            random((33, 48), torch.float16),
+        ),
     }
-    for case, make in calls.items():
+    for (case_zh, case), make in calls.items():
         a, b = make()
         out = t5.tma_ready(a, b)
         refs = weak_refs(a, b, out)
@@ -80,7 +86,7 @@ def test_tma_ready_keeps_no_reference_to_its_tensors(t5):
             zh, en = "、".join(zh for zh, _ in held), ", ".join(en for _, en in held)
             fail(
                 T5,
-                f"{case}：tma_ready 返回、调用者也放手之后，{zh} 还被留着（列表、缓存或默认参数里）："
+                f"{case_zh}：tma_ready 返回、调用者也放手之后，{zh} 还被留着（列表、缓存或默认参数里）："
                 "模型的每个输入都会一直占着内存；tma_ready 在调用结束后什么张量都不要留",
                 f"{case}: after tma_ready returned and the caller let go, {en} still held (in a list, a cache or a "
                 "default argument): every input of a model would stay in memory; tma_ready keeps no tensor past "
