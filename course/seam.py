@@ -73,7 +73,8 @@ def stub_message(exc):
 
     Under the interpreter the stub's raise runs as Python: a NotImplementedError raised in a
     graded file, by its own raise statement (one that Triton or torch raises from inside a call the
-    body makes, such as Triton 3.9's for tl.make_block_ptr, is an error).  The GPU compiler cannot
+    body makes, such as Triton 3.9's for tl.make_block_ptr or torch.aminmax's for complex input, is an
+    error, though a C function's raise leaves the graded line last in the traceback).  The GPU compiler cannot
     compile a raise at all: it stops with a CompilationError whose node is that raise statement.
     Only these two count; a compiler error elsewhere in a half-written body is a real error, even
     when its message quotes the stub's text."""
@@ -81,8 +82,11 @@ def stub_message(exc):
     while exc is not None and id(exc) not in seen:
         seen.add(id(exc))
         frames = traceback.extract_tb(exc.__traceback__)
+        # the graded file's own `raise` line: torch's NotImplementedError from a call there (torch.aminmax
+        # of complex ids, say) has that file's line last too, and is the learner's error, not a stub
         if isinstance(exc, NotImplementedError) and frames and frames[-1].filename.endswith(graded):
-            return str(exc)
+            if (frames[-1].line or "raise").lstrip().startswith("raise"):
+                return str(exc)
         message = _not_implemented_raise(getattr(exc, "node", None))
         if message is not None:
             return message

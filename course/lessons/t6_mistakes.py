@@ -16,6 +16,7 @@ from course.lessons.t6_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
 from course.lessons.t6_mistakes_en_learner import EN_LEARNER, EN_LEARNER_CAUSES
 from course.lessons.t6_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t6_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
+from course.lessons.t6_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
@@ -396,7 +397,8 @@ MISTAKES = (
     ),
 )
 # the table's first, then those of t6_mistakes_<what>.py: the shortcuts (t6hunt's, t6learner2's), the hole hunt's
-# (own), the unplanted-mistake hunt's (hunter), the calls hunt's, the symptom-alone hunt's (causes), hunt3's ... hunt4
-MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER + HUNT4
+# (own), the unplanted-mistake hunt's (hunter), the calls hunt's, the symptom-alone hunt's (causes), hunt3's ...
+# hunt4, hunt5
+MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER + HUNT4 + HUNT5
 CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES, **HUNT3_CAUSES, **LEARNER_CAUSES}
-CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES
+CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES | HUNT5_CAUSES

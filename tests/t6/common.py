@@ -219,9 +219,11 @@ def watched_call(t6, monkeypatch, case, section, x, w, r, weights=None, seen=Non
         )
     buffer, left = args["out_ptr"], grouped[0].left  # left: a copy taken as soon as moe_kernel ended
     # cells near the sentinel but not it: the sentinel plus a value (no product of the suite's inputs comes
-    # within 100 of -1234), so moe_kernel added into the output where it should have stored
+    # within 100 of -1234), so moe_kernel added into the output where it should have stored: most of the
+    # cells it wrote, as an add into it makes every one (a few alone are a product scaled by the sentinel,
+    # read back as a weight, say)
     added = int((((left.double() - UNWRITTEN).abs() < 100) & (left != UNWRITTEN)).sum())
-    if added:
+    if added and 2 * added > int((left != UNWRITTEN).sum()):
         fail(
             T6,
             f"{case}：moe_kernel 结束后，输出里有 {added} 个单元是测试预先填的哨兵值 {UNWRITTEN} 加上一个值："

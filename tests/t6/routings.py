@@ -226,6 +226,29 @@ def places_found(r, ids, experts, block_base=None):
                 "the first row were offsets[e], the expert's row end (it is offsets[e] - counts[e])",
             )
         )
+    lanes = torch.zeros(blocks * ROUTE_BLOCK, dtype=flat.dtype)
+    lanes[:slots] = flat  # the lanes past the last slot load id 0 (the load's other=0)
+    same = (lanes.view(blocks, ROUTE_BLOCK, 1) == lanes.view(blocks, 1, ROUTE_BLOCK)).long()  # [block, i, j]
+    after = torch.arange(ROUTE_BLOCK)[:, None] > torch.arange(ROUTE_BLOCK)[None, :]  # lane i after lane j
+    later = ((same * after).sum(1) - (same * after.T).sum(1)).reshape(-1)[:slots]  # lane j: later minus earlier
+    if torch.equal(diff, later[keep]):
+        found.append(
+            (
+                "块内名次数的是这一块里排在它后面、专家号相同的 lane"
+                "（最后一个 slot 之后、专家号读成 0 的 lane 也算上了），而名次只数排在它前面的",
+                "the rank in the block counted the lanes after the slot with its id (the lanes past the last slot, "
+                "their id loaded as 0, among them), where it counts the slots before it",
+            )
+        )
+    starts = counts.cumsum(0) - counts  # each expert's first row, offsets - counts
+    if starts[e].any() and torch.equal(diff, -starts[e]):
+        found.append(
+            (
+                "算位置时漏了专家的行首 offsets[e] - counts[e]（位置 = 行首 + block_base[b, e] + 块内名次）",
+                "the expert's first row, offsets[e] - counts[e], were left out of each place (a place is first row "
+                "+ block_base[b, e] + rank in the block)",
+            )
+        )
     batch = base[block // SCAN_ROWS * SCAN_ROWS, e]  # the running sum carried into the slot's batch
     if not base_right and torch.equal(diff, -batch):
         found.append(

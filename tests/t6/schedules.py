@@ -47,3 +47,49 @@ def too_many_column_blocks(rows, n, bn):
         f"blocks (pid_n 0..{n_blocks - 1}): num_pid_n came out too large (N // BLOCK_N + 1, say), and with it each "
         "expert's tiles and the total",
     )
+
+
+def m_blocks_of_row_ends(rows, counts, bm, bn, n):
+    """(zh, en) where the tiles recorded (the trace's rows, within the bound) are, expert by expert, as many as
+    m_blocks taken from each expert's row end (cdiv(offsets[e], BLOCK_M)) give below the bound, and not what
+    its count gives: m_blocks came from offsets; None otherwise."""
+    n_blocks, bound, first = -(-n // bn), len(rows), 0
+    ends = [sum(counts[: e + 1]) for e in range(len(counts))]
+    wrong = [0] * len(counts)  # each expert's tiles below the bound, m-blocks from its row end
+    for e, end in enumerate(ends):
+        tiles = -(-end // bm) * n_blocks
+        wrong[e] = max(0, min(first + tiles, bound) - first)
+        first += tiles
+    done = [0] * len(counts)
+    for row in rows:
+        if row[0]:
+            if not 0 <= row[1] < len(counts):
+                return None
+            done[row[1]] += 1
+    right = [-(-c // bm) * n_blocks for c in counts]
+    if done != wrong or done == right:
+        return None
+    e = next(e for e in range(len(counts)) if done[e] != right[e])
+    return (
+        f"专家 {e} 有 {counts[e]} 行，cdiv(count, BLOCK_M) 个 m 块共 {right[e]} 个 tile，做的却是 {done[e]} 个："
+        "每个专家做的 tile 数正是用它的行尾 offsets[e] 算 m 块（cdiv(offsets[e], BLOCK_M)）会有的，"
+        "总数也就大了：m_blocks 要从 counts 算",
+        f"expert {e} has {counts[e]} rows, cdiv(count, BLOCK_M) m-blocks making {right[e]} tiles, yet {done[e]} were "
+        "done: each expert's tiles done are those m-blocks taken from its row end, cdiv(offsets[e], BLOCK_M), would "
+        "give, and the total grew with them: m_blocks come from counts",
+    )
+
+
+def padded_start(counts, e, pm, bm, begin, want):
+    """(zh, en) where expert e's tile pid_m starts at `begin`, not `want`, and begin is where padding every
+    expert's rows to a multiple of BLOCK_M would start it (the m-blocks of the experts before, times
+    BLOCK_M); ("", "") otherwise."""
+    if begin == want or begin != (sum(-(-c // bm) for c in counts[:e]) + pm) * bm:
+        return "", ""
+    return (
+        "：它的起点正是把每个专家的行数补齐到 BLOCK_M 的倍数时的位置（前面各专家的 m 块数乘 BLOCK_M），"
+        "而行并没有补齐（§3.1）：专家 e 的行从 offsets[e] - counts[e] 开始",
+        ": it starts where padding each expert's rows to a multiple of BLOCK_M would put it (the m-blocks of the "
+        "experts before, times BLOCK_M), and no rows are padded (§3.1): expert e's rows start at offsets[e] - "
+        "counts[e]",
+    )

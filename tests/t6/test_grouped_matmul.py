@@ -33,6 +33,7 @@ MATMUL_CASES = [  # (kind, tokens, top_k, experts, K, N)
     ("balanced", 1, 1, 3, 32, 16),
     # K = 33: the last k-box one column wide (BLOCK_K 32 on the CPU), which a k loop that stops at K - 1 leaves out
     ("skewed", 21, 2, 4, 33, 24),
+    ("one expert", 7, 2, 1, 32, 24),  # E = 1, every token on expert 0 twice: valid, a layer of one expert
 ]
 
 
@@ -197,4 +198,76 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
             f"{case}：和 float64 的结果差 {err:.2e}（相对）{found[0]}",
             f"{case}: off from float64 by {err:.2e} (relative){found[1]}",
             "4.4" if found[2] else "4",
+        )
+
+
+@pytest.mark.t6_3
+def test_a_combine_without_routing_weights(t6, monkeypatch):
+    """combine=True with no topk_weights: each token's top_k rows summed as they are (HAS_WEIGHTS false).
+    The host hands weights_ptr a placeholder then (the by-slot buffer itself), never to be read: an
+    epilogue that scales whenever it stores by slot reads it as weights."""
+    tokens, top_k, experts, K, N = 21, 2, 4, 32, 24
+    ids = make_ids("skewed", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    r = t6.route(ids, experts)
+    case = say(
+        zh=f"{tokens} 个 token，top_k={top_k}，combine=True，没有路由权重",
+        en=f"{tokens} tokens, top_k={top_k}, combine=True, no routing weights",
+    )
+    seen = {}
+    out = watched_call(t6, monkeypatch, case, "4.4", x, w, r, seen=seen, combine=True)
+    err = rel_err(out, reference(x, w, ids, combine=True))
+    if err <= OUT_RTOL[torch.float16]:
+        return
+    # each by-slot row against its unscaled product: a multiple of it, but not 1, is a row scaled
+    rows = seen["by_slot"].double().cpu()
+    plain = reference(x, w, ids)[r.slot_pos.long().cpu()]  # sorted order taken back to slot order
+    factor = (rows * plain).sum(1) / (plain * plain).sum(1).clamp_min(1e-30)
+    scaled = rel_err(rows, factor[:, None] * plain) <= 1e-3 and bool(((factor - 1).abs() > 1e-3).any())
+    fail(
+        T6,
+        f"{case}：和 float64 的结果差 {err:.2e}（相对）"
+        + (
+            "：moe_kernel 按 slot 写出的行各乘了一个不是 1 的数，而调用者没给 topk_weights：只有 HAS_WEIGHTS 时才乘权重"
+            "（没有权重时 weights_ptr 只是个占位，不能读）"
+            if scaled
+            else "：没有 topk_weights 时，每个 token 的 top_k 行原样相加"
+        ),
+        f"{case}: off from float64 by {err:.2e} (relative)"
+        + (
+            ": the rows moe_kernel wrote by slot are each scaled by a factor other than 1, though the caller gave "
+            "no topk_weights: multiply by the weights only when HAS_WEIGHTS (without them weights_ptr is a "
+            "placeholder, never to be read)"
+            if scaled
+            else ": with no topk_weights each token's top_k rows are summed as they are"
+        ),
+        "4.3" if scaled else "4.4",
+    )
+
+
+@pytest.mark.t6_3
+@pytest.mark.parametrize("weights_dtype", [torch.float16, torch.float64], ids=str)
+def test_routing_weights_of_another_floating_dtype(t6, monkeypatch, weights_dtype):
+    """topk_weights is any floating tensor (§4): a router's float32, or fp16 beside fp16 activations, or
+    float64; the epilogue loads each weight as float32."""
+    tokens, top_k, experts, K, N = 13, 2, 4, 32, 24
+    ids = make_ids("balanced", tokens, top_k, experts)
+    x = torch.randn(tokens, K, device=DEVICE).half()
+    w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).half()
+    weights = torch.rand(tokens, top_k, device=DEVICE).to(weights_dtype)
+    r = t6.route(ids, experts)
+    name = str(weights_dtype).replace("torch.", "")
+    case = say(
+        zh=f"{tokens} 个 token，top_k={top_k}，{name} 的 topk_weights，combine=True",
+        en=f"{tokens} tokens, top_k={top_k}, {name} topk_weights, combine=True",
+    )
+    out = watched_call(t6, monkeypatch, case, "4.3", x, w, r, weights, combine=True)
+    err = rel_err(out, reference(x, w, ids, weights, combine=True))
+    if err > OUT_RTOL[torch.float16]:
+        fail(
+            T6,
+            f"{case}：和 float64 的结果差 {err:.2e}（相对）",
+            f"{case}: off from float64 by {err:.2e} (relative)",
+            "4.3",
         )

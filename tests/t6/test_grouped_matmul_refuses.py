@@ -38,6 +38,8 @@ def bad_inputs(t6):
         ("x and w of two dtypes", (x, w.float(), r), ("x", "w")),
         ("w 2-D", (x, w[0], r), ("w",)),
         ("x 3-D, [6, 32, 2]", (torch.randn(6, 32, 2, device=DEVICE).half(), w, r), ("x",)),  # rows and K as x's
+        ("x 1-D", (torch.randn(32, device=DEVICE).half(), w, r), ("x",)),
+        ("w 4-D, [3, 16, 32, 1]", (x, w[..., None], r), ("w",)),  # experts and K as w's
         ("w's K differs from x's", (x, w[:, :, :16].contiguous(), r), ("x", "w")),
         ("w with 4 experts for a routing of 3", (x, torch.randn(4, 16, 32, device=DEVICE).half(), r), ("w", "routing")),
         ("x with 5 rows for 6 tokens", (x[:5], w, r), ("x",)),

@@ -38,6 +38,7 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("num_experts = 0 for no tokens", lambda: torch.empty((0, 2), dtype=torch.int64), 0, "num_experts"),
     ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
     ("num_experts = True", lambda: torch.tensor([[0, 0]]), True, "num_experts"),  # an int to isinstance, no count
+    ("complex ids", lambda: torch.tensor([[0, 1], [2, 3]], dtype=torch.complex64), 4, "topk_ids"),  # not integers
 ]
 
 
@@ -289,3 +290,18 @@ def test_route_of_no_tokens(t6):
     r, error = raised_by(lambda: t6.route(ids, 4))
     fail_if_raised(case, "route", error, "2.3")
     check_routing(r, ids, 4, case)
+
+
+@pytest.mark.t6_1
+def test_route_of_one_expert(t6):
+    """One expert is valid input (num_experts a positive int: a layer of one expert, or a test's), and so is
+    a token that chose one expert twice in its top_k: with E = 1 every token's top-2 are expert 0, and
+    the slots keep their order, token by token, j before j + 1 (§2.2)."""
+    ids = torch.zeros((7, 2), dtype=torch.int64, device=DEVICE)
+    case = say(
+        zh="1 个专家，7 个 token，top_k=2（每个 token 两次都选了专家 0）",
+        en="1 expert, 7 tokens, top_k=2 (each token chose expert 0 twice)",
+    )
+    r, error = raised_by(lambda: t6.route(ids, 1))
+    fail_if_raised(case, "route", error, "2.3")
+    check_routing(r, ids, 1, case)

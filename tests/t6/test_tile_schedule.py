@@ -10,7 +10,14 @@ from course.messages import fail
 
 from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import T6, TRACE_INTS
-from .schedules import expected_tiles, runs_per_program, too_many_column_blocks, upper_bound
+from .schedules import (
+    expected_tiles,
+    m_blocks_of_row_ends,
+    padded_start,
+    runs_per_program,
+    too_many_column_blocks,
+    upper_bound,
+)
 from .stray import UNDEFINED_INT
 from bounds import AddressWatch
 from support import DEVICE, loop_like
@@ -192,12 +199,13 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
         if (begin, end) != want[key]:
             a, b = want[key]
             mixes = end > b and any(b <= s < end for s in (sum(counts[: x + 1]) for x in range(len(counts))))
+            pad_zh, pad_en = ("", "") if mixes else padded_start(counts, e, pm, bm, begin, a)
             fail(
                 T6,
                 f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是排好序的第 {begin}..{end - 1} 行，应当是 {a}..{b - 1}"
-                + ("：它越过了这个专家的最后一行，混进了下一个专家的行" if mixes else ""),
+                + ("：它越过了这个专家的最后一行，混进了下一个专家的行" if mixes else pad_zh),
                 f"{case}: expert {e}'s tile (pid_m={pm}) covers sorted rows {begin}..{end - 1}, rows {a}..{b - 1} "
-                "expected" + (": it runs past the expert's last row into the next expert's" if mixes else ""),
+                "expected" + (": it runs past the expert's last row into the next expert's" if mixes else pad_en),
                 "3.2",
             )
     missing = sorted(set(want) - set(seen))
@@ -335,6 +343,9 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
         wide = too_many_column_blocks(rows, n, bn) if written else None  # the total grown with num_pid_n
         if wide:
             fail(T6, f"{case}：{wide[0]}", f"{case}: {wide[1]}", "3.3")
+        ends = m_blocks_of_row_ends(rows, counts, bm, bn, n) if written else None  # the total grown with m_blocks
+        if ends:
+            fail(T6, f"{case}：{ends[0]}", f"{case}: {ends[1]}", "3.3")
         if written:  # record-only: the one store is the trace's, at the tile id, so the id was past the bound
             bound = upper_bound(counts, bm, bn, n)
             fail(
