@@ -228,7 +228,14 @@ def test_moe_mlp_reads_x_as_given_and_routes_each_call(t6, monkeypatch):
             "4.1",
         )
     first = layer_want(x, w_gate_up, w_down, ids, weights)
-    err = rel_err(y, first) if y.shape == first.shape else float("inf")
+    if y.shape != first.shape:
+        fail(
+            T6,
+            f"moe_mlp 返回的形状是 {tuple(y.shape)}，应当是 [T, K] = {tuple(first.shape)}",
+            f"moe_mlp returned shape {tuple(y.shape)}, where [T, K] = {tuple(first.shape)} is expected",
+            "5.2",
+        )
+    err = rel_err(y, first)
     if err > 4e-3:
         fail(
             T6,

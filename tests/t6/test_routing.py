@@ -7,7 +7,7 @@ from course.i18n import cells, count, say
 from course.messages import fail
 
 from .accesses import Accesses
-from .common import ROUTE_BLOCK, T6, case_name, make_ids, raised_by, raised_in, same_memory
+from .common import ROUTE_BLOCK, T6, case_name, fail_if_raised, make_ids, raised_by, raised_in, same_memory
 from .routings import (
     ROUTE_KERNELS,
     check_block_counts,
@@ -159,8 +159,9 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     watch = LaunchWatch(
         t6, monkeypatch, dict.fromkeys(ROUTE_KERNELS, True), wrapper="route", out=None, shared_names=False
     )
-    r = t6.route(ids, experts)
+    r, error = raised_by(lambda: t6.route(ids, experts))  # told as a failure: the ids are valid input
     monkeypatch.undo()
+    fail_if_raised(case, "route", error, "2.3")
     scanned = [launch.args for launch in watch.launches if launch.name == "scan_counts"]
     block_counts = scanned[0].get("block_counts_ptr") if scanned else None  # scan_counts' input, as launched
     block_base = scanned[0].get("block_base_ptr") if scanned else None  # and its other output, as it left it

@@ -38,7 +38,6 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("num_experts = 0 for no tokens", lambda: torch.empty((0, 2), dtype=torch.int64), 0, "num_experts"),
     ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
     ("num_experts = True", lambda: torch.tensor([[0, 0]]), True, "num_experts"),  # an int to isinstance, no count
-    ("complex ids", lambda: torch.tensor([[0, 1], [2, 3]], dtype=torch.complex64), 4, "topk_ids"),  # not integers
 ]
 
 
