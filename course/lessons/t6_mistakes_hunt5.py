@@ -22,6 +22,9 @@ W_EXPERTS = "    if w.shape[0] != routing.num_experts:\n"
 WEIGHTING = "    if HAS_WEIGHTS:\n        acc = acc * tl.load(weights_ptr"
 ROUTE = "    routing = route(topk_ids, w_gate_up.shape[0])\n"
 ID_CHECK = "    if check_ids and topk_ids.numel():\n"
+WEIGHTS_SHAPE = (
+    "        if tuple(topk_weights.shape) != (routing.num_tokens, routing.top_k) or topk_weights.device != x.device:\n"
+)
 PLACE = "    pos = first_row + tl.load(block_base_ptr + tl.program_id(0) * E_BLOCK + ids, mask=valid, other=0) + rank\n"
 ROW_BEGIN = "        row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M\n"
 
@@ -182,5 +185,19 @@ HUNT5 = (
         "    if topk_ids.numel() and (topk_ids.sort(dim=1).values.diff(dim=1) == 0).any():\n"
         '        raise ValueError("route: a token\'s topk_ids repeat an expert")\n' + ID_CHECK,
         "test_route_is_a_stable_counting_sort[empty experts-29-2-6]",
+    ),
+    own(
+        "weights-rows-unchecked",
+        "T6.3",
+        "check_expert_inputs compares topk_weights' dimensions and top_k alone, not its rows: [5, 2] weights for 6 "
+        "tokens pass, and the epilogue reads past them; the suite's bad weights had a wrong top_k or were "
+        "transposed (hunt5)",
+        "4",
+        WEIGHTS_SHAPE,
+        WEIGHTS_SHAPE.replace(
+            "tuple(topk_weights.shape) != (routing.num_tokens, routing.top_k)",
+            "topk_weights.dim() != 2 or topk_weights.shape[1] != routing.top_k",
+        ),
+        "test_grouped_matmul_refuses_bad_input",
     ),
 )

@@ -28,5 +28,6 @@ ORDER = (
     "test_model_calls.py",
     "test_expert_mlp.py",
     "test_moe_mlp.py",
+    "test_moe_mlp_calls.py",
     "test_past_int32.py",  # last: a kernel that faults there loses the GPU context for what follows
 )

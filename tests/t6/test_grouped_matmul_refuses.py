@@ -46,6 +46,7 @@ def bad_inputs(t6):
         # one row more than the routing's tokens: x and the routing are of two batches; run, the row is never read
         ("x with 7 rows for 6 tokens", (torch.randn(7, 32, device=DEVICE).half(), w, r), ("x",)),
         ("topk_weights [6, 3] for top_k 2", (x, w, r, torch.rand(6, 3, device=DEVICE)), ("topk_weights",)),
+        ("topk_weights [5, 2] for 6 tokens", (x, w, r, torch.rand(5, 2, device=DEVICE)), ("topk_weights",)),
         ("topk_weights of integers", (x, w, r, torch.ones(6, 2, dtype=torch.int32, device=DEVICE)), ("topk_weights",)),
         ("topk_weights on another device than x", (x, w, r, torch.rand(6, 2, device="meta")), ("topk_weights",)),
         ("topk_weights a list, not a tensor", (x, w, r, [[0.5, 0.5]] * 6), ("topk_weights",)),
