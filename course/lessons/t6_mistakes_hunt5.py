@@ -14,6 +14,7 @@ HUNT5_CAUSES = {
     "first-row-left-out": ("算位置时漏了专家的行首", "the expert's first row, offsets[e] - counts[e], were left out"),
     "rank-counts-later": ("排在它后面、专家号相同的 lane", "counted the lanes after the slot with its id"),
     "m-blocks-of-row-ends": ("用它的行尾 offsets[e] 算 m 块", "those m-blocks taken from its row end"),
+    "buffer-read-j-major": ("即把缓冲区当成了 [top_k, T, N]", "the buffer read as [top_k, T, N]"),
     "padded-starts": ("补齐到 BLOCK_M 的倍数时的位置", "where padding each expert's rows to a multiple of BLOCK_M"),
 }
 
@@ -199,5 +200,16 @@ HUNT5 = (
             "topk_weights.dim() != 2 or topk_weights.shape[1] != routing.top_k",
         ),
         "test_grouped_matmul_refuses_bad_input",
+    ),
+    own(
+        "combine-reads-j-major",
+        "T6.3",
+        "combine_topk reads token t's row j at j * T + t, the by-slot buffer taken as [top_k, T, N]; the message said "
+        "to check which rows are added (hunt5)",
+        "4.4",
+        "        acc += tl.load(by_slot_ptr + (t * TOP_K + j) * N + cols,",
+        "        acc += tl.load(by_slot_ptr + (j * tl.num_programs(0) + t) * N + cols,",
+        "test_combine_topk_sums_in_float32_in_slot_order[torch.float16]",
+        "buffer-read-j-major",
     ),
 )

@@ -108,8 +108,20 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         # The slot j the result equals the sum without, bit for bit (a loop stopped one short, say).
         left_out = next((j for j in range(top_k) if torch.equal(out, without_slot(by_slot, top_k, j).to(dtype))), None)
         mean = torch.equal(out, (summed / top_k).to(dtype))  # the rows averaged: the weights scale them already
+        # the buffer read as [top_k, T, N], token t's row j at j * T + t (it is [T, top_k, N])
+        j_major = torch.equal(out, sum(by_slot[j * tokens : (j + 1) * tokens] for j in range(top_k)).to(dtype))
         size = sum(by_slot[j::top_k].abs() for j in range(top_k))  # what a rounding error scales with
         far = bool(((out.float() - want.float()).abs() > 1e-2 * size + 1e-3).any())
+        if j_major:
+            fail(
+                T6,
+                f"combine_topk，{dtype}：{int(differ.sum())} 个单元不对：它们逐位等于 by_slot 第 j * T + t 行之和，"
+                f"即把缓冲区当成了 [top_k, T, N]；它是 [T, top_k, N]，token t 的第 j 行在 t * {top_k} + j",
+                f"combine_topk, {dtype}: {cells(int(differ.sum()))} wrong: they are, bit for bit, the sums of rows "
+                f"j * T + t of by_slot, the buffer read as [top_k, T, N]; it is [T, top_k, N], token t's row j at "
+                f"t * {top_k} + j",
+                "4.4",
+            )
         if in_dtype or acc_in_dtype or far or left_out is not None:
             fail(
                 T6,
