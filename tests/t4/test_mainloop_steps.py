@@ -16,18 +16,20 @@ pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its s
 @pytest.mark.skipif(not INTERPRETING, reason="counts the interpreter's tl.dot calls; a GPU's are compiled away")
 @pytest.mark.parametrize("K", [64, 33, 16])
 def test_mainloop_takes_cdiv_k_steps(probes, monkeypatch, K):
-    """One program (a 16 x 16 tile) over K with BLOCK_K = 16: every tl.dot the interpreter runs is counted,
-    and whether both of its operands were all zeros.  A step past the last k-block loads nothing (every
-    lane masked off) and multiplies zeros: the product stays right, and on a GPU that step costs a whole
-    k-block's tl.dot (twice the work for K = 16)."""
+    """One program (a 16 x 16 tile) over K with BLOCK_K = 16: every tl.dot the interpreter runs is counted
+    with its work (m x n x k multiply-adds) and whether both of its operands were all zeros.  A step past
+    the last k-block loads nothing (every lane masked off) and multiplies zeros: the product stays right,
+    and on a GPU that step costs a whole k-block's tl.dot (twice the work for K = 16).  The work is what is
+    compared, not the number of calls: an accumulator split along N into two halves makes two tl.dots per
+    k-block, each half as wide, and does exactly the k-blocks' work."""
     from triton.runtime import interpreter
 
     builder = interpreter.interpreter_builder
-    dots = []  # per tl.dot: whether a and b were all zeros
+    dots = []  # per tl.dot: (whether a and b were all zeros, its multiply-adds m x n x k)
     real = builder.create_dot
 
     def counted(a, b, *rest):
-        dots.append(not a.data.any() and not b.data.any())
+        dots.append((not a.data.any() and not b.data.any(), a.data.shape[0] * a.data.shape[1] * b.data.shape[1]))
         return real(a, b, *rest)
 
     monkeypatch.setattr(builder, "create_dot", counted)
@@ -35,10 +37,15 @@ def test_mainloop_takes_cdiv_k_steps(probes, monkeypatch, K):
     b, _ = poisoned_view(K, 16, "row-major", torch.float16)
     run_mainloop(probes, a, b, (16, 16, 16))
     k_blocks = -(-K // 16)
-    if len(dots) <= k_blocks:
+    block_work = 16 * 16 * 16  # one k-block's tl.dot on the 16 x 16 tile
+    work = sum(w for _, w in dots)
+    if work <= k_blocks * block_work:
         return
-    extra = len(dots) - k_blocks
-    if all(dots[k_blocks:]) and not any(dots[:k_blocks]):
+    zero_work = sum(w for zero, w in dots if zero)
+    extra = -(-zero_work // block_work)  # the k-blocks' worth of all-zero products
+    first_zero = next((i for i, (zero, _) in enumerate(dots) if zero), len(dots))
+    # the all-zero products came last, and they are exactly the work past the k-blocks
+    if zero_work == work - k_blocks * block_work and all(zero for zero, _ in dots[first_zero:]):
         why = say(
             zh=f"多出来的 {extra} 步的 a 和 b 全是 0（每个 lane 都被掩码挡住了）：循环多跑了，"
             "GPU 上每多一步就多一整个 k-block 的 tl.dot",
@@ -46,12 +53,14 @@ def test_mainloop_takes_cdiv_k_steps(probes, monkeypatch, K):
             "masked off): the loop runs too far, and on a GPU each such step costs a whole k-block's tl.dot",
         )
     else:
-        why = say(zh="每步应当只有一个 tl.dot", en="one tl.dot per step")
+        why = say(zh="每个 k-block 只该乘一次", en="each k-block should be multiplied once")
     pytest.fail(
         say(
-            zh=f"K = {K}、BLOCK_K = 16：一个程序的 mainloop 跑了 {len(dots)} 次 tl.dot，而 K 只有 "
+            zh=f"K = {K}、BLOCK_K = 16：一个程序的 mainloop 跑了 {len(dots)} 次 tl.dot，共 {work} 次乘加，"
+            f"相当于 {work / block_work:g} 个 16 x 16 x 16 的 k-block，而 K 只有 "
             f"tl.cdiv(K, BLOCK_K) = {k_blocks} 个 k-block；{why}；{read('T4.2', '4')}",
-            en=f"K = {K}, BLOCK_K = 16: one program's mainloop ran tl.dot {len(dots)} times, where K has "
+            en=f"K = {K}, BLOCK_K = 16: one program's mainloop ran tl.dot {len(dots)} times, {work} multiply-adds, "
+            f"the work of {work / block_work:g} k-blocks of 16 x 16 x 16, where K has "
             f"tl.cdiv(K, BLOCK_K) = {k_blocks} k-blocks; {why}; {read('T4.2', '4')}",
         ),
         pytrace=False,
