@@ -177,7 +177,9 @@ def check_inputs(a, b, bias=None, activation=None):
     if len({t.device for _, t in named}) != 1:
         raise ValueError("matmul: devices " + ", ".join(f"{n}={t.device}" for n, t in named))
     if not INTERPRETING and a.device.type == "cpu":
-        raise ValueError("matmul: CPU tensors run only under TRITON_INTERPRET=1")
+        class NeedsInterpreter(ValueError):  # a ValueError of this file's own, as a learner may write one
+            pass
+        raise NeedsInterpreter("matmul: CPU tensors run only under TRITON_INTERPRET=1")
     if INTERPRETING and a.dtype == torch.bfloat16:
         raise TypeError("matmul: the interpreter's tl.dot gets BF16 wrong, so BF16 is refused there")
     if torch.is_grad_enabled() and any(t.requires_grad for _, t in named):
