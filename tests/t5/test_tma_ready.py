@@ -172,20 +172,21 @@ def names_operand(message, x, t5=None, t=None):
     by a space and a word counts only where a clause starts (the message's start, after "(" or ":"),
     after "tensor", "operand", "input", "matrix", "argument" or "of" ("the rows of a lie 66 bytes
     apart"), or before a word that never follows the article: a verb ("a breaks", "a should"), "to"
-    ("TMA needs a to be contiguous"), a preposition or a conjunction ("copy a with ..."); "a:",
-    "(a)", "'a'", "张量 a" count anywhere.  A capital "A" followed by a word starts a sentence as an
-    article ("A view ..."): it counts only before such a word or after one of those nouns ("operand A
-    is ...").  Given the lesson (t5) and x's tensor t, a message that holds tma_problem(t, x), the
-    learner's own line for it, names x where that line puts x in the place tma_problem(t, "tensor_q")
-    puts tensor_q (test_tma_problem_names_the_tensor_and_the_rule tests that it names its tensor),
-    whatever the words around it ("TMA cannot read a as it is: ...")."""
+    ("TMA needs a to be contiguous"), a preposition or a conjunction ("copy a with ..."), or "operand",
+    whose article is "an" ("the A operand has rows ..."); "a:", "(a)", "'a'", "张量 a" count anywhere.
+    A capital "A" followed by a word starts a sentence as an article ("A view ..."): it counts only
+    before such a word or after one of those nouns ("operand A is ...").  Given the lesson (t5) and x's
+    tensor t, a message that holds tma_problem(t, x), the learner's own line for it, names x where that
+    line puts x in the place tma_problem(t, "tensor_q") puts tensor_q, whatever the words around it
+    ("TMA cannot read a as it is: ..."); test_tma_problem_names_the_tensor_and_the_rule tests that the
+    line names its tensor."""
     if t5 is not None and t is not None:
         own, probe = t5.tma_problem(t, x), t5.tma_problem(t, "tensor_q")
         if own and probe and "tensor_q" in probe and probe.replace("tensor_q", x) == own and own in message:
             return True
     for m in re.finditer(rf"(?<![A-Za-z0-9_]){re.escape(x)}(?![A-Za-z0-9_])", message, re.IGNORECASE):
         word = re.match(r" ([A-Za-z]+)", message[m.end() :])
-        if x.lower() != "a" or word is None or word[1].lower() in _VERBS:
+        if x.lower() != "a" or word is None or word[1].lower() in _VERBS | _NOT_AFTER_THE_ARTICLE:
             return True
         before = _AFTER_NOUN if m[0] == "A" else _CLAUSE_START
         if re.search(before, message[: m.start()], re.IGNORECASE):
@@ -201,6 +202,8 @@ _VERBS = {
     "to", "with", "without", "in", "into", "on", "at", "from", "for", "and", "or", "but", "if", "when", "because",
     "as", "since", "unless", "than",
 }  # fmt: skip
+# Nouns the article a never comes before (it would be "an"): "the A operand has rows 66 bytes apart" names a.
+_NOT_AFTER_THE_ARTICLE = {"operand"}
 _CLAUSE_START = r"(?:^|[(\"'`:;,]\s*|\b(?:tensor|operand|input|matrix|argument|of)\s+)$"
 _AFTER_NOUN = r"\b(?:tensor|operand|input|matrix|argument|of)\s+$"
 
