@@ -10,7 +10,8 @@ already set.  The lessons' kernels are made of such calls (tile_coords, mainloop
 the rest, once per program and tile), and on the 2-core machine these walks were about a quarter of
 the suite's time (cProfile, 2026-12-04: 17,600 calls of `_patch_lang` for 632 launches).
 
-`skip_repatching_nested_calls()` makes `_patch_lang` return an empty scope when every
+`toolchain.choose_backend()` installs it wherever it chooses the interpreter (the suite, make test,
+the study tools).  `skip_repatching_nested_calls()` makes `_patch_lang` return an empty scope when every
 triton.language module the function sees is patched already, which is then always by the launch
 that is running; a launch's own call, which patches and later restores, goes on as before.  It is
 the suite's speed alone: the same numpy code runs either way.  It changes nothing on a Triton
@@ -24,10 +25,9 @@ CHECKED_WITH = ("3.9",)  # the Triton releases whose interpreter this was writte
 
 def skip_repatching_nested_calls():
     """Install the shortcut on the interpreter; whether it is installed."""
-    import triton
-    import triton.language as tl
-
-    try:
+    try:  # a toolchain that does not import is require_working_toolchain()'s to report
+        import triton
+        import triton.language as tl
         from triton.runtime import interpreter
     except ImportError:
         return False

@@ -41,11 +41,16 @@ def problems():
 def choose_backend():
     """Run on the GPU when there is one, else through Triton's interpreter on the CPU.
 
-    Triton reads TRITON_INTERPRET when it is first imported, so call this before that."""
+    Triton reads TRITON_INTERPRET when it is first imported, so call this before that.  Under the
+    interpreter, nested jit calls then skip its redundant work (course/interpreter_calls.py)."""
     import torch
 
     if not torch.cuda.is_available():
         os.environ.setdefault("TRITON_INTERPRET", "1")
+    if os.environ.get("TRITON_INTERPRET") == "1":
+        from course import interpreter_calls
+
+        interpreter_calls.skip_repatching_nested_calls()
 
 
 def require_working_toolchain():

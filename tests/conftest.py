@@ -23,15 +23,13 @@ import zlib
 import pytest
 import torch
 
-from course import interpreter_calls, seam, skips, toolchain
+from course import seam, skips, toolchain
 from course.i18n import say
 from course.messages import stub_report
 from course.registry import BY_ID, LESSONS
 
 toolchain.choose_backend()  # before triton is first imported
 toolchain.require_working_toolchain()
-if os.environ.get("TRITON_INTERPRET") == "1":
-    interpreter_calls.skip_repatching_nested_calls()  # the suite's speed alone: see the module
 
 SEED = int(os.environ.get("SEED") or random.randrange(10**6))
 
