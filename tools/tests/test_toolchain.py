@@ -39,3 +39,41 @@ def test_refusal_exits_with_the_message(monkeypatch):
     monkeypatch.setattr(toolchain, "problems", lambda: ["a problem.\n  fix: do this"])
     with pytest.raises(SystemExit, match="fix: do this"):
         toolchain.require_working_toolchain()
+
+
+NESTED_CALLS = """
+import inspect, os
+os.environ["TRITON_INTERPRET"] = "1"
+from course import toolchain
+toolchain.choose_backend()
+import torch, triton, triton.language as tl
+walks = []
+real = inspect.getmembers
+inspect.getmembers = lambda *a, **k: walks.append(1) or real(*a, **k)  # what _patch_lang walks with
+
+@triton.jit
+def doubled(x):
+    return x * 2
+
+@triton.jit
+def kernel(p, N: tl.constexpr):
+    offs = tl.arange(0, N)
+    tl.store(p + offs, doubled(doubled(tl.load(p + offs))))
+
+x = torch.ones(8)
+kernel[(16,)](x, 8)
+print(x.tolist() == [4.0 ** 16] * 8, len(walks), tl.load.__name__)
+"""
+
+
+def test_nested_jit_calls_under_the_interpreter_leave_the_language_to_the_launch():
+    """course/interpreter_calls.py: 16 programs, two nested calls each, walk the language as one launch
+    does (4 walks), not once more per call (128 more); the numbers and the restored tl are as before."""
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", NESTED_CALLS], capture_output=True, text=True, timeout=120)
+    right, walks, load_name = out.stdout.split()
+    assert right == "True", out.stderr[-2000:]
+    assert int(walks) < 16, f"{walks} walks of the language for one launch: the shortcut is not installed"
+    assert load_name == "load", "tl.load was left patched after the launch"
