@@ -176,7 +176,7 @@ def check_inputs(a, b, bias=None, activation=None):
         raise ValueError(f"matmul: unknown activation {activation!r}")
     if len({t.device for _, t in named}) != 1:
         raise ValueError("matmul: devices " + ", ".join(f"{n}={t.device}" for n, t in named))
-    if not INTERPRETING and a.device.type == "cpu":
+    if not INTERPRETING and not a.is_cuda:  # any tensor not on a GPU, as a learner may check it
         class NeedsInterpreter(ValueError):  # a ValueError of this file's own, as a learner may write one
             pass
         raise NeedsInterpreter("matmul: CPU tensors run only under TRITON_INTERPRET=1")

@@ -185,16 +185,29 @@ def test_cpu_tensors_need_the_interpreter(t4):
     )
 
 
+class OnGpu(torch.Tensor):
+    """A meta tensor that says it is on cuda:0, however check_inputs asks (it holds no data)."""
+
+    device = property(lambda self: torch.device("cuda", 0))
+    is_cuda = property(lambda self: True)
+
+    def get_device(self):
+        return 0
+
+
 @pytest.mark.t4_4
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU bf16 products and the CPU tensors' refusal run for real")
 def test_check_inputs_off_the_interpreter(t4, monkeypatch):
     """With INTERPRETING False and a GPU said to be there, as on a GPU machine: bf16 is taken (it is refused
     only where the interpreter's tl.dot would get it wrong), and CPU tensors are refused, naming
-    TRITON_INTERPRET, GPU or not.  Only check_inputs runs; the "GPU" tensors are meta ones."""
+    TRITON_INTERPRET, GPU or not.  Only check_inputs runs; the "GPU" tensors are meta ones that say they are
+    on cuda:0 (device, is_cuda, get_device), so a check by device type or is_cuda takes them as a GPU's."""
     monkeypatch.setattr(t4, "INTERPRETING", False)
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # however the check tells a GPU
-    a, b = (torch.empty(s, dtype=torch.bfloat16, device="meta") for s in ((8, 12), (12, 8)))
+    a, b = (
+        OnGpu._make_subclass(OnGpu, torch.empty(s, dtype=torch.bfloat16, device="meta")) for s in ((8, 12), (12, 8))
+    )
     try:
         t4.check_inputs(a, b)
     except (TypeError, ValueError) as e:
