@@ -37,6 +37,7 @@ from tools.core.failure_words import (
     given_code,
     graded_calls,
     graded_frames,
+    interpreter_int_note,
     library_note,
     message_of,
     reason_of,
@@ -131,7 +132,9 @@ def pytest_runtest_makereport(item, call):
             # one, say) says more than the error it caught, so it keeps its message
             report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
             report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
-            report.graded_note = library_note(call.excinfo.value, found, _step_of(item))
+            report.graded_note = library_note(call.excinfo.value, found, _step_of(item)) or interpreter_int_note(
+                call.excinfo.value
+            )
     return report
 
 

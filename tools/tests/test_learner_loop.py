@@ -351,3 +351,16 @@ def test_the_last_words_before_a_crash_leave_out_pytest_and_faulthandler():
     assert step_row.printed_before("free(): invalid pointer\n" + glued) == ["free(): invalid pointer"]
     assert step_row.printed_before(FAULT) == ["corrupted double-linked list"]
     assert step_row.printed_before("Extension of mine\n....F\n") == ["Extension of mine"]  # words, not progress
+
+
+def test_a_tensor_method_on_an_int_is_explained_under_the_interpreter_alone(monkeypatch):
+    """tile_coords' pid.to(tl.int64) passes T4 and fails T5 on the CPU: there a loop's tile number is an int."""
+    error = raised(lambda: (5).to("int64"))
+    monkeypatch.setenv("TRITON_INTERPRET", "1")
+    monkeypatch.setenv("COURSE_LANG", "en")
+    note = failure_words.interpreter_int_note(error)
+    assert ".to on a Python int" in note and "tl.cast(x, tl.int64)" in note and "t4.en.md §2" in note, note
+    assert failure_words.interpreter_int_note(raised(lambda: "text".to("int64"))) == ""  # not an int
+    assert failure_words.interpreter_int_note(raised(lambda: (5).bit_length(1))) == ""  # not an AttributeError
+    monkeypatch.setenv("TRITON_INTERPRET", "0")
+    assert failure_words.interpreter_int_note(error) == ""  # on a GPU the cause is another
