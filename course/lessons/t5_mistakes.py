@@ -8,8 +8,8 @@ the programs in other orders (course/interpreter_order.py): five shown in §8 (r
 holes the suite once let through, mutants of our own (own: table=False) that only make check runs.
 The fix-up's mistakes are in t5_mistakes_fixup.py, the other mutants of our own in
 t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py, t5_mistakes_learner2.py, t5_mistakes_hunter.py,
-t5_mistakes_causes.py, t5_mistakes_zhlearner.py, t5_mistakes_hunt3.py, t5_mistakes_hunt4.py and
-t5_mistakes_hunt5.py, so that no file of them passes 400 lines.
+t5_mistakes_causes.py, t5_mistakes_zhlearner.py, t5_mistakes_hunt3.py, t5_mistakes_hunt4.py,
+t5_mistakes_hunt5.py and t5_mistakes_learner6.py, so that no file of them passes 400 lines.
 """
 
 from course.lesson_data import Mistake
@@ -21,6 +21,7 @@ from course.lessons.t5_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t5_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
+from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
@@ -246,6 +247,7 @@ MISTAKES = (
 
 # the table's first (the classic ones, then the fix-up's), then our own
 MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2 + HUNTER + CAUSES_NAMED + ZHLEARNER + HUNT3 + HUNT4 + HUNT5
+MISTAKES = MISTAKES + LEARNER6
 CAUSES = {
     **CAUSES,
     **HUNTER_CAUSES,
@@ -254,4 +256,5 @@ CAUSES = {
     **HUNT3_CAUSES,
     **HUNT4_CAUSES,
     **HUNT5_CAUSES,
+    **LEARNER6_CAUSES,
 }

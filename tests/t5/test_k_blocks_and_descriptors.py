@@ -132,13 +132,15 @@ def fail_if_operands_rounded(acc, a, b, err, tol, case):
 
 def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case):
     """Fail where acc is the sum of another run of k-blocks: the loop's bounds one off at either end,
-    every load one BLOCK_K off (off_k = (kb +- 1) * BLOCK_K, a k-block outside K reading zeros), or
-    the last k-block alone (acc = tl.dot(a, b) starting again at every k-block).  Where more than one
-    of these gives this sum (a run that ends at K's last k-block, say), each is said, none as the cause."""
+    every load one BLOCK_K off (off_k = (kb +- 1) * BLOCK_K, a k-block outside K reading zeros), a loop
+    that counts kb from 0 (range(kb_end - kb_begin): kb_begin left out), or the last k-block alone
+    (acc = tl.dot(a, b) starting again at every k-block).  Where more than one of these gives this sum
+    (a run that ends at K's last k-block, say), each is said, none as the cause."""
     blocks = -(-K // bk)
     candidates = {
         "loop": [(kb_begin, kb_end - 1), (kb_begin + 1, kb_end), (kb_begin - 1, kb_end), (kb_begin, kb_end + 1)],
         "moved": [(kb_begin + 1, kb_end + 1), (kb_begin - 1, kb_end - 1)],
+        "from-zero": [(0, kb_end - kb_begin)],
         "last": [(kb_end - 1, kb_end)],
     }
     found = {}  # a key of candidates: the run of k-blocks its sum is
@@ -182,6 +184,11 @@ RANGE_CAUSES = {
         "the run moved by one k-block: every load's offset is one BLOCK_K off; k-block kb starts at column "
         "kb * BLOCK_K",
     ),
+    "from-zero": (
+        "循环的 kb 从 0 数起，不是从 kb_begin：range(kb_end - kb_begin) 只数了个数，要写 range(kb_begin, kb_end)",
+        "the loop counts kb from 0, not from kb_begin: range(kb_end - kb_begin) counts the k-blocks but starts at "
+        "the wrong one; the loop is range(kb_begin, kb_end)",
+    ),
     "last": (
         "只有最后一个 k-block 留了下来：tl.dot(a, b, acc) 才把乘积加到 acc 上，"
         "acc = tl.dot(a, b) 每个 k-block 都从头算",
@@ -193,6 +200,7 @@ RANGE_CAUSES = {
 RANGE_WAYS = {
     "loop": ("循环的一端差一个", "a loop one k-block off at one end"),
     "moved": ("每次 load 的偏移都多（或少）一个 BLOCK_K", "loads that are all one BLOCK_K further on (or back)"),
+    "from-zero": ("kb 从 0 数起的循环", "a loop that counts kb from 0"),
     "last": ("acc = tl.dot(a, b) 只留下最后一个 k-block", "an acc = tl.dot(a, b) that keeps the last k-block alone"),
 }
 

@@ -1,0 +1,28 @@
+"""Lesson T5's mutants of our own from the sixth learner's walk (learner6, 2026-12-04): each was let through,
+or caught with a message that named a wrong cause or none, until the check named with it was added or mended.
+Only make check runs them (table=False, not in §8); each must be caught by its test, whose message names its
+cause (a key of t5_mistakes.CAUSES, LEARNER6_CAUSES here).  t5_mistakes.py gathers them last, and their
+causes into its CAUSES.
+"""
+
+from course.lessons.t5_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+LEARNER6_CAUSES = {
+    "kb-from-zero": ("循环的 kb 从 0 数起，不是从 kb_begin", "the loop counts kb from 0, not from kb_begin"),
+}
+
+LEARNER6 = (
+    own(
+        "learner6-k-loop-from-zero",
+        "T5.2",
+        "k_block_loop loops over range(kb_end - kb_begin), offsets kb * BLOCK_K: the right number of k-blocks from "
+        "k-block 0; a run from k-block 1 was told 'every load's offset is one BLOCK_K off', one from k-block 2 a "
+        "relative error alone (learner6)",
+        "3.1",
+        "    for kb in range(kb_begin, kb_end):\n",
+        "    for kb in range(kb_end - kb_begin):\n",
+        "test_k_block_loop[24-40-200-2-5-True-torch.float16]",
+        "kb-from-zero",
+    ),
+)
