@@ -250,6 +250,7 @@ HOLES += (
         '    if mode == "dp" or k_blocks <= 1:\n',
         '    if mode == "dp":\n',
         'test_stream_k_split[10-1-132-auto-want5]',
+        'one-block-split',
     ),
     own(
         'right-bias-2n',

@@ -10,6 +10,7 @@ from course.lessons.t5_mistakes_own import own
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEARNER6_CAUSES = {
     "kb-from-zero": ("循环的 kb 从 0 数起，不是从 kb_begin", "the loop counts kb from 0, not from kb_begin"),
+    "one-block-split": ("每个 tile 只有一个 k-block，却有", "tiles of a single k-block each went to stream-K"),
 }
 
 LEARNER6 = (
@@ -24,5 +25,17 @@ LEARNER6 = (
         "    for kb in range(kb_end - kb_begin):\n",
         "test_k_block_loop[24-40-200-2-5-True-torch.float16]",
         "kb-from-zero",
+    ),
+    own(
+        "learner6-split-one-block-sk",
+        "T5.3",
+        "stream_k_split returns (0, persistent_grid) for a single k-block in mode auto alone: mode sk (which the "
+        "host's tail and split modes ask for) splits tiles of one k-block; the one such case of the suite was auto, "
+        "and the whole suite passed (learner6)",
+        "4.3",
+        '    if mode == "dp" or k_blocks <= 1:\n',
+        '    if mode == "dp" or (k_blocks <= 1 and mode == "auto"):\n',
+        "test_stream_k_split[10-1-132-sk-want13]",
+        "one-block-split",
     ),
 )

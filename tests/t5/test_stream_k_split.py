@@ -183,6 +183,7 @@ def flags_read_by_others(probes, case, published):
         (7, 8, 3, "auto", (4, 3)),  # an odd SM count: 1 tile is under half of 3 (a floored half would say 1 >= 1)
         (8, 8, 3, "auto", (0, 3)),  # 2 of 3 is over half: data-parallel
         (10, 2, 132, "auto", (10, 20)),  # one thin wave of few k-blocks: no more programs than k-blocks here too
+        (10, 1, 132, "sk", (0, 10)),  # one k-block: nothing to split, in mode sk too (the host's tail and split ask it)
     ],
 )
 def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
@@ -195,6 +196,8 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         wave_added = tiles < sms and len(got) == 2 and got[0] == tiles + sms
         # no stream-K, yet a program for each SM where the tiles are fewer: persistent_grid left out
         idle = want[0] == 0 and got == (0, sms) and tiles < sms
+        # tiles of one k-block split all the same, where the mode asked for stream-K
+        one_block = k_blocks == 1 and mode != "dp" and len(got) == 2 and got[0] > 0
         fail(
             T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
@@ -216,6 +219,12 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 "persistent_grid(num_tiles, num_sms)"
                 if idle
                 else ""
+            )
+            + (
+                f"：每个 tile 只有一个 k-block，却有 {got[0]} 个 tile 走了 stream-K：只有一个 k-block 时没什么可分的，"
+                "不管 mode 是什么都返回 (0, persistent_grid(num_tiles, num_sms))"
+                if one_block
+                else ""
             ),
             f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
             f"{want}, got {got}"
@@ -236,6 +245,12 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f": no stream-K, yet more programs than tiles ({tiles}), so some programs have no tile: the "
                 "programs are persistent_grid(num_tiles, num_sms)"
                 if idle
+                else ""
+            )
+            + (
+                f": {got[0]} tiles of a single k-block each went to stream-K: with one k-block there is nothing to "
+                "split, whatever the mode, so the answer is (0, persistent_grid(num_tiles, num_sms))"
+                if one_block
                 else ""
             ),
             "4.3",
