@@ -38,4 +38,26 @@ LEARNER6 = (
         "test_stream_k_split[10-1-132-sk-want13]",
         "one-block-split",
     ),
+    own(
+        "learner6-subtile-even-odd-first-check",
+        "T5.4",
+        "the tile reshaped to (BLOCK_M, BLOCK_N // 2, 2) and split (even and odd columns): T5.4's first check, the "
+        "GELU without a bias, said a relative error alone, and make test shows that one in full (learner6)",
+        "5",
+        "        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))\n",
+        "        halves = tl.reshape(acc, (BLOCK_M, BLOCK_N // 2, 2))\n",
+        "test_store_tile_activation_without_bias[2]",
+        "even-odd-halves",
+    ),
+    own(
+        "learner6-subtile-right-half-a-tile-on",
+        "T5.4",
+        "the right half stored at pid_n * BLOCK_N + BLOCK_N, a half too far (into the next tile, which overwrites "
+        "it): T5.4's first check said a relative error alone; it now says the right halves were never written "
+        "(learner6)",
+        "5",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))",
+        "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N], right.to(c_desc.dtype))",
+        "test_store_tile_activation_without_bias[2]",
+    ),
 )

@@ -182,6 +182,18 @@ def test_store_tile_activation_without_bias(probes, subtile):
             "bias too; HAS_BIAS is about the bias alone",
             "3.3" if subtile == 1 else "5",
         )
+    if subtile == 2:  # T5.4's first check: a half in the wrong place is named here, as in the checks after it
+        fail_if_halves_mixed(c, acc, 32, gelu, 1e-5, case)
+        fail_if_store_swapped(c, want, gelu(acc), -1234.0, 32, 32, case, "5", subtile)
+        unwritten = (c == -1234.0).sum().item()  # run_store_tile's sentinel
+        where = unwritten_where(c, 32)
+        if unwritten and where[1]:
+            fail(
+                T5,
+                f"{case}：C 有 {unwritten} 个格子没写{where[0]}",
+                f"{case}: {cells(unwritten)} of C {agree(unwritten, 'was', 'were')} never written{where[1]}",
+                "5",
+            )
     fail(
         T5,
         f"{case}：相对误差 {err:.1e}",
