@@ -11,6 +11,8 @@ from course.lessons.t5_mistakes_own import own
 LEARNER6_CAUSES = {
     "kb-from-zero": ("循环的 kb 从 0 数起，不是从 kb_begin", "the loop counts kb from 0, not from kb_begin"),
     "one-block-split": ("每个 tile 只有一个 k-block，却有", "tiles of a single k-block each went to stream-K"),
+    "collect-skips-first": ("first_pid 也在内", "first_pid included"),
+    "collect-skips-last": ("pid - 1 也在内", "pid - 1 included"),
 }
 
 LEARNER6 = (
@@ -59,5 +61,27 @@ LEARNER6 = (
         "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // 2], right.to(c_desc.dtype))",
         "c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N], right.to(c_desc.dtype))",
         "test_store_tile_activation_without_bias[2]",
+    ),
+    own(
+        "learner6-collect-from-first-plus-one",
+        "T5.3",
+        "sk_collect_partials loops over range(first_pid + 1, pid): the first segment's partial is never added; "
+        "collect's own check said only how many cells differ (learner6)",
+        "4.2",
+        "    for p in range(first_pid, pid):\n",
+        "    for p in range(first_pid + 1, pid):\n",
+        "test_sk_collect_partials_alone",
+        "collect-skips-first",
+    ),
+    own(
+        "learner6-collect-stops-one-early",
+        "T5.3",
+        "sk_collect_partials loops over range(first_pid, pid - 1): the partial of the program just before the "
+        "owner is never added; collect's own check said only how many cells differ (learner6)",
+        "4.2",
+        "    for p in range(first_pid, pid):\n",
+        "    for p in range(first_pid, pid - 1):\n",
+        "test_sk_collect_partials_alone",
+        "collect-skips-last",
     ),
 )

@@ -155,6 +155,8 @@ def test_sk_collect_partials_alone(probes):
     if not torch.equal(out, want):
         backwards = torch.equal(out, in_order_sum(acc, partials.flip(0), n - pid, n - first))
         along = torch.equal(out, in_order_sum(acc, partials, first + 1, pid + 1))  # slots first + 1 .. pid
+        late = torch.equal(out, in_order_sum(acc, partials, first + 1, pid))  # first_pid's partial left out
+        early = torch.equal(out, in_order_sum(acc, partials, first, pid - 1))  # pid - 1's partial left out
         # each slot read with its rows BLOCK_M floats apart, not BLOCK_N (slots 0 .. pid - 1 stay inside)
         rows_bm = partials.flatten().as_strided((pid, bm, bn), (bm * bn, bm, 1))
         by_bm = torch.equal(out, in_order_sum(acc, rows_bm, first, pid))
@@ -163,6 +165,18 @@ def test_sk_collect_partials_alone(probes):
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
             f"{out.numel()}）不等于 acc + 程序 {first}..{pid - 1} 的 partial 按这个顺序逐个相加"
             + ("：这是倒着加的结果" if backwards else "")
+            + (
+                f"：这是 acc 只加上程序 {first + 1}..{pid - 1} 的 partial，程序 {first} 的漏掉了："
+                "owner 要加程序 first_pid 到 pid - 1 的 partial，first_pid 也在内"
+                if late
+                else ""
+            )
+            + (
+                f"：这是 acc 只加上程序 {first}..{pid - 2} 的 partial，程序 {pid - 1} 的漏掉了："
+                "owner 要加程序 first_pid 到 pid - 1 的 partial，pid - 1 也在内"
+                if early
+                else ""
+            )
             + (
                 f"：这是第 {first + 1}..{pid} 个槽的和，程序 p 的 partial 读的是第 p + 1 个槽；"
                 "程序 p 的槽从 partials_ptr + p * BLOCK_M * BLOCK_N 开始"
@@ -179,6 +193,18 @@ def test_sk_collect_partials_alone(probes):
             f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
             f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
             + (": this is their sum added backwards" if backwards else "")
+            + (
+                f": this is acc plus the partials of programs {first + 1}..{pid - 1} alone, program {first}'s left "
+                "out: the owner adds the partials of programs first_pid to pid - 1, first_pid included"
+                if late
+                else ""
+            )
+            + (
+                f": this is acc plus the partials of programs {first}..{pid - 2} alone, program {pid - 1}'s left "
+                "out: the owner adds the partials of programs first_pid to pid - 1, pid - 1 included"
+                if early
+                else ""
+            )
             + (
                 f": this is the sum of slots {first + 1}..{pid}, program p's partial read from slot p + 1; "
                 "program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N"
