@@ -30,6 +30,8 @@ from typing import NamedTuple
 
 import triton
 
+from course.i18n import say
+
 CHECKED_WITH = ("3.9",)  # the Triton releases whose interpreter this module was written against
 BUILDER_HOOKS = (
     "create_masked_load",
@@ -41,6 +43,11 @@ BUILDER_HOOKS = (
 EXECUTOR_PARTS = ("_init_args_hst", "_restore_args_dev")
 MODULE_PARTS = ("GridExecutor", "interpreter_builder", "_patch_lang", "_implicit_cvt", "InterpreterError")
 MAX_TURNS_PER_PROGRAM = 5000  # hand-overs before the launch is called stuck: the tests' fix-ups take tens
+# Hand-overs in a row, per program still running, with nothing written by any program and none ending: every
+# one of them then only reads flags that none of them raises.  A wait for a program that still works ends
+# at that program's next write; without this, a lone program spinning on a flag nobody raises took the
+# 5000 turns per program above, past the grader's 10 s of CPU for a check (learner6, 2026-12-04).
+IDLE_TURNS_PER_PROGRAM = 1000
 
 
 class Event(NamedTuple):
@@ -107,6 +114,7 @@ class Run:
         self.cond = threading.Condition()
         self.local = threading.local()
         self.quiet = {}  # pid: the addresses its atomics read without changing since its last turn
+        self.idle = 0  # hand-overs since a program last wrote memory or ended
 
     def _next_after(self, pid):
         at = self.live.index(pid) if pid in self.live else -1
@@ -144,6 +152,7 @@ class Run:
                 self.error = self.error or e
         finally:
             with self.cond:
+                self.idle = 0
                 nxt = self._next_after(pid)
                 self.live.remove(pid)
                 self.turn = nxt if self.live and nxt != pid else (self.live[0] if self.live else None)
@@ -172,6 +181,18 @@ class Run:
                 )
                 self.cond.notify_all()
                 raise self.error
+            self.idle += 1
+            if self.idle > IDLE_TURNS_PER_PROGRAM * max(1, len(self.live)):
+                self.error = self.error or ProgramsStuck(
+                    say(
+                        zh=f"程序按 {self.order} 的顺序轮流运行：连续 {self.idle} 轮没有任何程序写过内存，"
+                        f"也没有程序结束，程序 {self.live} 还在读它们的旗",
+                        en=f"programs run in the order {self.order}: for {self.idle} turns in a row no program wrote "
+                        f"anything or ended, and programs {self.live} still read their flags",
+                    )
+                )
+                self.cond.notify_all()
+                raise self.error
             self.turn = self._next_after(pid)
             self.quiet.pop(pid, None)
             self.cond.notify_all()
@@ -184,6 +205,8 @@ class Run:
         pid = getattr(self.local, "pid", None)
         where = (int(ptrs.min()), int(ptrs.max())) if ptrs.size else (0, 0)
         seen = self.quiet.setdefault(pid, set())
+        if changed:
+            self.idle = 0
         if changed or where in seen:
             self.pass_turn(builder)
         else:
@@ -237,6 +260,7 @@ def programs_run(order):
 
     def masked_store(ptrs, value, mask, cache_policy):
         run.record("store", ptrs.data[mask.data])
+        run.idle = 0
         return hooked["create_masked_store"](ptrs, value, mask, cache_policy)
 
     def atomic_rmw(op, ptr, val, mask, sem, scope):

@@ -84,4 +84,16 @@ LEARNER6 = (
         "test_sk_collect_partials_alone",
         "collect-skips-last",
     ),
+    own(
+        "learner6-program-of-long-runs-only",
+        "T5.3",
+        "sk_program_of returns it // (base + 1), as if every run were one of the longer ones: owners wait on "
+        "programs that hold none of their tile; test_each_stream_k_program_sums_its_own_run, whose programs take "
+        "turns, spun 5000 turns per program and timed out after 10 s of CPU, so the step's later checks did not "
+        "run (learner6)",
+        "4.1",
+        "    owner = tl.where(it < big, it // (base + 1), extra + (it - big) // tl.maximum(base, 1))\n",
+        "    owner = it // (base + 1)\n",
+        "test_each_stream_k_program_sums_its_own_run",
+    ),
 )

@@ -218,16 +218,26 @@ def test_each_stream_k_program_sums_its_own_run(probes):
     """Count-only, with each program's trace updates recorded: program p sums exactly the k-blocks
     of its run (sk_run), tile by tile, and no others.  The trace alone cannot tell this from an
     owner that sums its whole tile itself: the tile's total is the same."""
-    from course.interpreter_order import programs_run
+    from course.interpreter_order import ProgramsStuck, programs_run
 
     for num_pid_m, num_pid_n, k_blocks, sk_tiles, progs in SK_CASES:
         tiles = num_pid_m * num_pid_n
         trace = new_trace(tiles)
         partials = torch.zeros(progs * 16 * 16, device=DEVICE)
         flags = torch.zeros(progs, dtype=torch.int32, device=DEVICE)
-        with programs_run(range(progs)) as run:
-            probes.stream_k_probe[(progs,)](
-                trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
+        try:
+            with programs_run(range(progs)) as run:
+                probes.stream_k_probe[(progs,)](
+                    trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
+                )
+        except ProgramsStuck as e:  # as in_order says it: a wait for good, not a timeout
+            fail(
+                T5,
+                f"{sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)}：程序按程序号的顺序轮流运行时互相等个"
+                f"不停（{e}）：有程序在等一面永远没人举的旗",
+                f"{sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)}: with the programs run in turns in id "
+                f"order, they waited on each other for good ({e}): a program waits for a flag that nobody raises",
+                "4.2",
             )
         got = {}  # (program, tile): k-blocks summed
         for p, events in run.events.items():
