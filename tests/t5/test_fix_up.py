@@ -234,9 +234,13 @@ def test_each_stream_k_program_sums_its_own_run(probes):
             fail(
                 T5,
                 f"{sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)}：程序按程序号的顺序轮流运行时互相等个"
-                f"不停（{e}）：有程序在等一面永远没人举的旗",
+                f"不停（{e}）：有程序在等一面永远没人举的旗；owner 要等的是从 sk_program_of(tile 的第一个 k-block) "
+                "到 pid - 1 的程序，它们各自发布了这个 tile 的一段",
                 f"{sk_case(num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)}: with the programs run in turns in id "
-                f"order, they waited on each other for good ({e}): a program waits for a flag that nobody raises",
+                f"order, they waited on each other for good ({e}): a program waits for a flag that nobody raises; an "
+                "owner waits on the programs from sk_program_of(its tile's first k-block) to pid - 1, each of which "
+                "published a segment of that tile",
+                "4.1",
                 "4.2",
             )
         got = {}  # (program, tile): k-blocks summed
