@@ -119,9 +119,13 @@ LESSON = Lesson(
             (
                 (
                     "把 sk_tiles 个 tile 的 k-block 首尾相接排成一行（tile 0 的全部，再 tile 1 的……），切成 "
-                    "NUM_PROGS 段，前 total % NUM_PROGS 段多一个。先在纸上画 §4.1 的表。",
+                    "NUM_PROGS 段，前 total % NUM_PROGS 段多一个。先在纸上画 §4.1 的表。stream_k_split 是 §4.3 的"
+                    "规则：mode 为 \"dp\" 或只有一个 k-block 时（不管 mode）返回 (0, persistent_grid(...))；"
+                    "否则先数整波和最后一波。",
                     "Lay the k-blocks of the sk_tiles tiles end to end (all of tile 0, then tile 1, ...) and cut the "
-                    "row into NUM_PROGS runs, the first total % NUM_PROGS one block longer. Draw §4.1's table first.",
+                    "row into NUM_PROGS runs, the first total % NUM_PROGS one block longer. Draw §4.1's table first. "
+                    "stream_k_split is §4.3's rule: mode \"dp\", or a single k-block whatever the mode, gives (0, "
+                    "persistent_grid(...)); else count the whole waves and the last one.",
                 ),
                 (
                     "从段尾往回走：tile_id = (it_end - 1) // k_blocks，it_begin = max(tile_id * k_blocks, run_begin)。"
@@ -133,11 +137,12 @@ LESSON = Lesson(
                 ),
                 (
                     "不许用浮点 atomic_add：partial 写进自己的槽，tl.debug_barrier()，再 atomic_xchg(flag, 1, "
-                    "sem=\"release\")；owner 按程序号从小到大等 flag（atomic_add(flag, 0, sem=\"acquire\")）、"
-                    "加上 partial、把 flag 置回 0。",
+                    "sem=\"release\")；owner 按程序号从小到大等 flag（atomic_add(flag, 0, sem=\"acquire\")，"
+                    "用一个以它为条件的 while 循环反复读，直到读到 1）、加上 partial、把 flag 置回 0。",
                     "No float atomic_add: store the partial in your own slot, tl.debug_barrier(), then "
                     "atomic_xchg(flag, 1, sem=\"release\"); the owner waits for each flag in program order "
-                    "(atomic_add(flag, 0, sem=\"acquire\")), adds the partial and puts the flag back to 0.",
+                    "(atomic_add(flag, 0, sem=\"acquire\") as the condition of a while loop, read again until it "
+                    "gives 1), adds the partial and puts the flag back to 0.",
                 ),
             ),
             title_zh="带确定性归约的 stream-K",
