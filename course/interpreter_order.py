@@ -176,8 +176,11 @@ class Run:
                 raise ProgramsStuck("another program failed")
             if self.turns > MAX_TURNS_PER_PROGRAM * max(1, len(self.events)):
                 self.error = self.error or ProgramsStuck(
-                    f"programs run in the order {self.order} waited on each other for "
-                    f"{self.turns} turns: a flag that is never raised?"
+                    say(
+                        zh=f"程序按 {self.order} 的顺序轮流运行，互相等了 {self.turns} 轮：有一面旗永远没举起来？",
+                        en=f"programs run in the order {self.order} waited on each other for "
+                        f"{self.turns} turns: a flag that is never raised?",
+                    )
                 )
                 self.cond.notify_all()
                 raise self.error
