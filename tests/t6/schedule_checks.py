@@ -1,0 +1,192 @@
+"""The tile schedule's checks that T6.2's tests share (test_tile_schedule.py): a schedule run through the
+probe in record-only mode, and its trace against the tiles the counts give, each wrong pattern named."""
+
+import torch
+import triton
+
+from course.i18n import agree, count
+from course.messages import fail
+
+from .common import T6, TRACE_INTS
+from .schedules import expected_tiles, padded_start, runs_per_program, upper_bound
+from support import DEVICE, loop_like
+
+
+def spare_tile_ends(probes, counts, bm, bn, n):
+    """expert_tile_counts' tile_ends in E_BLOCK's lanes past the experts (each the total, its docstring says),
+    as locate_probe writes them: where a schedule ran past the total, its bound may have come from there."""
+    cnt, e_block = torch.tensor(counts, dtype=torch.int32, device=DEVICE), probes.e_block(len(counts))
+    found = torch.full((3 + len(counts) + e_block,), -1, dtype=torch.int32, device=DEVICE)
+    probes.locate_probe[(1,)](cnt, found, len(counts), triton.cdiv(n, bn), bm, 2, e_block)
+    return found[3 + 2 * len(counts) :].cpu().tolist()
+
+
+def past_total_words(total, spare):
+    """(zh, en, named) for tile ids done past the `total`: the spare lanes named (named true) where they are
+    not the total (the bound tl.max(tile_ends) passes it then), else the rule the loop breaks."""
+    if any(v != total for v in spare):
+        return (
+            f"：expert_tile_counts 的 tile_ends 在专家之后的 lane 是 {spare}，不是总数 {total}，"
+            "循环的上界 tl.max(tile_ends) 就越过了真正的 tile 数：counts 在 num_experts 之后的 lane 要算 0",
+            f": expert_tile_counts' tile_ends hold {spare} in E_BLOCK's lanes past the experts, not the total "
+            f"{total}, so the loop's bound, tl.max(tile_ends), passes the real tiles: counts' lanes past "
+            "num_experts count 0",
+            True,
+        )
+    return "：循环要停在设备上读出的总数", ": the loop must stop at the total read on the device", False
+
+
+def run_schedule(probes, counts, bm, bn, n, progs, group_m):
+    cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
+    offs = cnt.cumsum(0).int()
+    trace = torch.zeros(max(1, upper_bound(counts, bm, bn, n)) * TRACE_INTS, dtype=torch.int32, device=DEVICE)
+    probes.schedule_probe[(progs,)](
+        cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
+    )
+    return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
+
+
+def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
+    want = expected_tiles(counts, bm, bn, n)
+    total = len(want)
+    seen = {}
+    epilogues = [row[0] for row in rows[:total]]
+    loop = (
+        loop_like(epilogues, {"tl.program_id(0)": range(progs), "0": [0] * progs}, progs)
+        if set(epilogues) != {1} and not any(r[0] for r in rows[total:])
+        else None
+    )
+    if loop:
+        shown = ", ".join(f"{t}: {e}" for t, e in enumerate(epilogues[:8]))
+        fail(
+            T6,
+            f"{case}：每个 tile 的 epilogue 次数（tile {shown}）正是一个从 {loop[0]} 开始、步长 {loop[1]} 的循环"
+            "会做出来的：程序 p 做的是 tile p、p + NUM_PROGS、p + 2 * NUM_PROGS……",
+            f"{case}: the epilogues per tile (tile {shown}) are those of a loop from {loop[0]} in steps of "
+            f"{loop[1]}: program p does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
+            "3.4",
+        )
+    runs = runs_per_program(rows[:total], progs)
+    if runs:
+        shown = ", ".join(f"{p}: {a}..{b}" for p, (a, b) in list(runs.items())[:4])
+        fail(
+            T6,
+            f"{case}：每个程序做的是一段连续的 tile（程序 {shown}），不是隔 NUM_PROGS 取一个："
+            "程序 p 做的是 tile p、p + NUM_PROGS、p + 2 * NUM_PROGS……",
+            f"{case}: each program did one contiguous run of tiles (program {shown}), not every NUM_PROGS-th tile: "
+            "program p does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
+            "3.4",
+        )
+    for tile, (epilogues, e, pm, pn, begin, end, prog) in enumerate(rows):
+        if tile >= total:
+            if epilogues:
+                zh, en, named = past_total_words(total, spare_tile_ends(probes, counts, bm, bn, n))
+                fail(
+                    T6,
+                    f"{case}：一共只有 {total} 个 tile，tile 号 {tile} 却也被做了" + zh,
+                    f"{case}: there are {total} tiles, yet tile id {tile} was done too" + en,
+                    "3.3" if named else "3.4",
+                )
+            continue
+        if epilogues == 0:
+            # Whose fault: a tile after this one was done (the bound reaches past it), or none was.
+            later = next((t for t in range(tile + 1, total) if rows[t][0]), None)
+            if later is not None:
+                fail(
+                    T6,
+                    f"{case}：tile {tile} 的 epilogue 跑了 0 次，应当恰好 1 次，而它后面的 tile {later} 做了："
+                    "tile 总数和循环的上界都够得着它，所以是循环的起点或步长跳过了它：程序 p 做的是 tile p、"
+                    "p + NUM_PROGS、p + 2 * NUM_PROGS……",
+                    f"{case}: tile {tile} had 0 epilogues, exactly 1 expected, yet tile {later} after it was done: the "
+                    "tile count and the loop's bound reach past it, so the loop's start or step skips it: program p "
+                    "does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
+                    "3.4",
+                )
+            # Too few column blocks: the tiles done are exactly those of fewer blocks along N than N needs
+            n_blocks, done_n = -(-n // bn), {rows[t][3] for t in range(total) if rows[t][0]}
+            done = sum(1 for t in range(total) if rows[t][0])
+            fewer = bool(done_n) and max(done_n) + 1 < n_blocks
+            if fewer and done == sum(-(-int(c) // bm) for c in counts) * (max(done_n) + 1):
+                fail(
+                    T6,
+                    f"{case}：tile {tile} 的 epilogue 跑了 0 次，它后面的 tile 也都没人做；做了的 tile 的 pid_n 最大是 "
+                    f"{max(done_n)}，而 N = {n} 要 cdiv(N, BLOCK_N) = {n_blocks} 个列块：num_pid_n 少算了"
+                    "（比如 N // BLOCK_N），每个专家的 tile 就少了，总数也跟着少了",
+                    f"{case}: tile {tile} had 0 epilogues, and no tile after it was done either; the tiles done have "
+                    f"pid_n up to {max(done_n)}, where N = {n} needs cdiv(N, BLOCK_N) = {n_blocks} column blocks: "
+                    "num_pid_n came out too small (N // BLOCK_N, say), and with it each expert's tiles and the total",
+                    "3.3",
+                )
+            fail(
+                T6,
+                f"{case}：tile {tile} 的 epilogue 跑了 0 次，应当恰好 1 次，它后面的 tile 也都没人做：循环在它之前"
+                "就停了，比如 tile 总数（§3.3）或循环的上界（§3.4）太小",
+                f"{case}: tile {tile} had 0 epilogues, exactly 1 expected, and no tile after it was done either: the "
+                "loop stops before it, with a tile count (§3.3) or a loop bound (§3.4) too small, say",
+                "3.3",
+                "3.4",
+            )
+        if epilogues != 1:
+            fail(
+                T6,
+                f"{case}：tile {tile} 的 epilogue 跑了 {epilogues} 次，应当恰好 1 次",
+                f"{case}: tile {tile} had {epilogues} epilogues, exactly 1 expected",
+                "3.4",
+            )
+        if prog != tile % progs:
+            fail(
+                T6,
+                f"{case}：tile {tile} 由程序 {prog} 做了，{progs} 个常驻程序里应当是程序 {tile % progs}",
+                f"{case}: tile {tile} was done by program {prog}; of {progs} persistent programs, program "
+                f"{tile % progs} should",
+                "3.4",
+            )
+        key = (e, pm, pn)
+        if key not in want:
+            fail(
+                T6,
+                f"{case}：tile {tile} 被放在专家 {e} 的 (pid_m={pm}, pid_n={pn})，这个专家没有这个 tile",
+                f"{case}: tile {tile} was placed at expert {e}, (pid_m={pm}, pid_n={pn}), which that expert does "
+                "not have",
+                "3.3",
+            )
+        if key in seen:
+            fail(
+                T6,
+                f"{case}：tile {seen[key]} 和 tile {tile} 做的是同一个 (专家 {e}, pid_m={pm}, pid_n={pn})",
+                f"{case}: tiles {seen[key]} and {tile} both did (expert {e}, pid_m={pm}, pid_n={pn})",
+                "3.3",
+            )
+        seen[key] = tile
+        if begin == want[key][0] and end > begin + bm:
+            fail(
+                T6,
+                f"{case}：专家 {e} 的 tile (pid_m={pm}) 从排好序的第 {begin} 行开始，这没错，但它的 row_end 是 {end}，"
+                f"超过了 row_begin + BLOCK_M = {begin + bm}：传给 finish_tile 的 row_end 最多是 row_begin + BLOCK_M"
+                "（一个 tile 至多 BLOCK_M 行；专家先结束时就是专家的末行）",
+                f"{case}: expert {e}'s tile (pid_m={pm}) starts at sorted row {begin}, as it should, but its row_end "
+                f"is {end}, past row_begin + BLOCK_M = {begin + bm}: the row_end passed to finish_tile must be at most "
+                "row_begin + BLOCK_M (a tile has at most BLOCK_M rows; the expert's end where that comes first)",
+                "3.2",
+            )
+        if (begin, end) != want[key]:
+            a, b = want[key]
+            mixes = end > b and any(b <= s < end for s in (sum(counts[: x + 1]) for x in range(len(counts))))
+            pad_zh, pad_en = ("", "") if mixes else padded_start(counts, e, pm, bm, begin, a)
+            fail(
+                T6,
+                f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是排好序的第 {begin}..{end - 1} 行，应当是 {a}..{b - 1}"
+                + ("：它越过了这个专家的最后一行，混进了下一个专家的行" if mixes else pad_zh),
+                f"{case}: expert {e}'s tile (pid_m={pm}) covers sorted rows {begin}..{end - 1}, rows {a}..{b - 1} "
+                "expected" + (": it runs past the expert's last row into the next expert's" if mixes else pad_en),
+                "3.2",
+            )
+    missing = sorted(set(want) - set(seen))
+    if missing:
+        fail(
+            T6,
+            f"{case}：{len(missing)} 个 tile 没人做，例如 (专家, pid_m, pid_n) = {missing[0]}",
+            f"{case}: {count(len(missing), 'tile')} {agree(len(missing), 'was', 'were')} not done, "
+            f"(expert, pid_m, pid_n) = {missing[0]} for one",
+            "3.3",
+        )
