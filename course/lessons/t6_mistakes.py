@@ -17,8 +17,10 @@ from course.lessons.t6_mistakes_en_learner import EN_LEARNER, EN_LEARNER_CAUSES
 from course.lessons.t6_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t6_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t6_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
+from course.lessons.t6_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
+from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
 
@@ -80,9 +82,6 @@ SCATTER_POS = (
 )
 # block_base's first row (block 0's bases, all 0) used as a cursor per expert: first come, first served.
 CURSOR = "    pos = first_row + tl.atomic_add(block_base_ptr + ids, tl.full((BLOCK,), 1, tl.int32), mask=valid)"
-# moe_mlp's two launches, up to the down launch's weights.
-GATE_UP = 'routing, activation="swiglu", config=config)\n'
-DOWN = "    return grouped_matmul(hidden, w_down, routing, "
 COMBINE_STORE = "tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)"
 
 MISTAKES = (
@@ -361,44 +360,11 @@ MISTAKES = (
         "test_gate_up_product_alone",
         "a-read-twice",
     ),
-    Mistake(
-        "swiglu-swapped",
-        "T6.4",
-        "SwiGLU 写成了 silu(up) * gate",
-        "SwiGLU written as silu(up) * gate",
-        "5.1",
-        "return gate * tl.sigmoid(gate) * up",
-        "return up * tl.sigmoid(up) * gate",
-        "test_gate_up_with_swiglu[torch.float16]",
-        "swiglu-on-up",
-    ),
-    Mistake(
-        "down-unweighted",
-        "T6.4",
-        "down 那次没有传 topk_weights",
-        "the down launch is not given topk_weights",
-        "5.2",
-        "return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True",
-        "return grouped_matmul(hidden, w_down, routing, None, combine=True",
-        "test_moe_mlp_in_two_launches",
-        "down-unweighted",
-    ),
-    Mistake(
-        "weights-in-gate-up",
-        "T6.4",
-        "路由权重交给了 gate/up 那次启动（乘在 SwiGLU 之后的 h 上），down 那次没有：数字一样，h 却不再是专家自己的激活",
-        "the routing weights given to the gate/up launch (scaling h after SwiGLU), not to down: the same numbers, "
-        "but h is no longer the experts' own activation",
-        "5.2",
-        GATE_UP + DOWN + "topk_weights,",
-        GATE_UP.replace("routing,", "routing, topk_weights,") + DOWN + "None,",
-        "test_moe_mlp_in_two_launches",
-        "weights-in-gate-up+down-unweighted",
-    ),
 )
-# the table's first, then those of t6_mistakes_<what>.py: the shortcuts (t6hunt's, t6learner2's), the hole hunt's
-# (own), the unplanted-mistake hunt's (hunter), the calls hunt's, the symptom-alone hunt's (causes), hunt3's ...
-# hunt4, hunt5
-MISTAKES = MISTAKES + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER + HUNT4 + HUNT5
+# the table's first (moe_mlp's last, in t6_mistakes_mlp.py), then those of t6_mistakes_<what>.py: the shortcuts
+# (t6hunt's, t6learner2's), the hole hunt's (own), the unplanted-mistake hunt's (hunter), the calls hunt's, the
+# symptom-alone hunt's (causes), hunt3's ... hunt4, hunt5, hunt6
+MISTAKES = MISTAKES + MLP_TABLE + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER
+MISTAKES = MISTAKES + HUNT4 + HUNT5 + HUNT6
 CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES, **HUNT3_CAUSES, **LEARNER_CAUSES}
-CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES | HUNT5_CAUSES
+CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES | HUNT5_CAUSES | HUNT6_CAUSES

@@ -127,6 +127,17 @@ def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None
                 "rows start at 0, and there is no offsets[-1]; expert e's first row is offsets[e] - counts[e]",
                 section,
             )
+        if accesses.reads_just_after(offsets, 1):
+            fail(
+                T6,
+                f"{case}：{who} 读了 offsets[num_experts]，也就是 offsets 末尾之后的那个单元"
+                "（这里拦下了，没有真的读）：专家 e 的行尾是 offsets[e]（行首是 offsets[e] - counts[e]），"
+                "并没有 offsets[num_experts]",
+                f"{case}: {who} read offsets[num_experts], the cell just past offsets' end (stopped here, not made): "
+                "expert e's rows end at offsets[e] (and start at offsets[e] - counts[e]); there is no "
+                "offsets[num_experts]",
+                section,
+            )
         fail(
             T6,
             f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"

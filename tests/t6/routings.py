@@ -219,6 +219,18 @@ def places_found(r, ids, experts, block_base=None):
                 "exclusive scan)",
             )
         )
+    carry = base[torch.arange(blocks) // SCAN_ROWS * SCAN_ROWS]  # the running sum carried into each block's batch
+    if not base_right and written is not None and written.shape[0] == blocks:
+        if torch.equal(written[:, :experts], carry + in_block.cumsum(1) - in_block):
+            found.append(
+                (
+                    "block_base[b, e] 数的是块 b 里专家 e 之前各专家的 slot（tl.cumsum 沿 axis=1，横着跨专家累加），"
+                    "而它要数的是专家 e 在 b 之前各块里的 slot（沿 axis=0，顺着各块往下累加）",
+                    "block_base[b, e] held block b's slots of the experts before e (a tl.cumsum along axis 1, across "
+                    "the experts), where it counts expert e's slots in the blocks before b (along axis 0, down the "
+                    "blocks)",
+                )
+            )
     if torch.equal(diff, counts[e]):
         found.append(
             (

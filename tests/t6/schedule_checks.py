@@ -8,7 +8,7 @@ from course.i18n import agree, count
 from course.messages import fail
 
 from .common import T6, TRACE_INTS
-from .schedules import expected_tiles, padded_start, runs_per_program, upper_bound
+from .schedules import expected_tiles, padded_start, rows_words, runs_per_program, upper_bound
 from support import DEVICE, loop_like
 
 
@@ -117,6 +117,16 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
                     "num_pid_n came out too small (N // BLOCK_N, say), and with it each expert's tiles and the total",
                     "3.3",
                 )
+            if tile == total - 1 and all(rows[t][0] == 1 for t in range(tile)):
+                fail(
+                    T6,
+                    f"{case}：除了最后一个 tile {tile}，{total} 个 tile 都做了：循环的上界比 tile 总数少了 1"
+                    "（tl.range(起点, total, 步长) 本来就停在 total 之前，不要再减 1）",
+                    f"{case}: every tile of the {total} but the last, tile {tile}, was done: the loop's bound stops "
+                    "one tile short of the total (tl.range(start, total, step) stops before total by itself: take no "
+                    "1 off)",
+                    "3.4",
+                )
             fail(
                 T6,
                 f"{case}：tile {tile} 的 epilogue 跑了 0 次，应当恰好 1 次，它后面的 tile 也都没人做：循环在它之前"
@@ -173,6 +183,8 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
             a, b = want[key]
             mixes = end > b and any(b <= s < end for s in (sum(counts[: x + 1]) for x in range(len(counts))))
             pad_zh, pad_en = ("", "") if mixes else padded_start(counts, e, pm, bm, begin, a)
+            if not mixes and not pad_en:
+                pad_zh, pad_en = rows_words(counts, e, bm, begin, end, want[key])
             fail(
                 T6,
                 f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是排好序的第 {begin}..{end - 1} 行，应当是 {a}..{b - 1}"

@@ -93,3 +93,29 @@ def padded_start(counts, e, pm, bm, begin, want):
         "experts before, times BLOCK_M), and no rows are padded (§3.1): expert e's rows start at offsets[e] - "
         "counts[e]",
     )
+
+
+def rows_words(counts, e, bm, begin, end, want):
+    """(zh, en) where expert e's tile covers rows begin..end-1, not want = (a, b), as a row_begin without the
+    expert's first row, a row_end cut at the expert's count or one row short would make it; ("", "") otherwise."""
+    (a, b), first = want, sum(counts[:e])
+    if first and begin == a - first:
+        return (
+            f"：它的起点少了专家 {e} 的第一行 {first}：算 row_begin 时漏了专家的行首 offsets[e] - counts[e]"
+            "（row_begin = 行首 + pid_m * BLOCK_M）",
+            f": it starts {first} rows early, expert {e}'s first row: row_begin left out the expert's first row, "
+            "offsets[e] - counts[e] (row_begin = that first row + pid_m * BLOCK_M)",
+        )
+    if begin == a and first and end == min(a + bm, counts[e]) and end != b:
+        return (
+            f"：它的 row_end 截在了专家的行数 counts[e] = {counts[e]}，而不是它的行尾 offsets[e] = {first + counts[e]}",
+            f": its row_end was cut at the expert's count, counts[e] = {counts[e]}, not at its row end, offsets[e] = "
+            f"{first + counts[e]}",
+        )
+    if begin == a and end == b - 1:
+        return (
+            "：少了最后一行：row_end 是 tile 之后的第一行（不含），min(row_begin + BLOCK_M, offsets[e])，不要再减 1",
+            ": its last row is missing: row_end is the first row past the tile (exclusive), min(row_begin + BLOCK_M, "
+            "offsets[e]), with no 1 taken off",
+        )
+    return "", ""

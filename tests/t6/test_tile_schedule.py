@@ -37,7 +37,7 @@ SCHEDULE_CASES = [  # (rows per expert, BLOCK_M, BLOCK_N, N, programs, GROUP_M)
 def test_tile_counts_and_places_alone(probes):
     """expert_tile_counts and locate_tile, without the loop: each global tile's expert, and every
     tile of an expert exactly once."""
-    counts, bm, bn, n = [5, 0, 9, 1, 0], 4, 16, 32
+    counts, bm, bn, n = [5, 0, 8, 1, 0], 4, 16, 32  # 8: a multiple of BLOCK_M
     num_pid_n = triton.cdiv(n, bn)
     want_m = [triton.cdiv(c, bm) for c in counts]
     want_ends = torch.tensor(want_m).mul(num_pid_n).cumsum(0).tolist()
@@ -56,6 +56,8 @@ def test_tile_counts_and_places_alone(probes):
     if m_blocks != want_m or ends != want_ends:
         starts = m_blocks == want_m and ends == [end - m * num_pid_n for end, m in zip(want_ends, want_m, strict=True)]
         plus_one = m_blocks == [c // bm + 1 for c in counts]  # counts // BLOCK_M + 1: an m-block for the empty
+        empty_one = not plus_one and m_blocks == [m or 1 for m in want_m]  # right but for the experts with no rows
+        no_n = m_blocks == want_m and ends == torch.tensor(want_m).cumsum(0).tolist()  # num_pid_n left out
         fail(
             T6,
             f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}"
@@ -63,6 +65,17 @@ def test_tile_counts_and_places_alone(probes):
             + (
                 "：m_blocks 正是 counts // BLOCK_M + 1，没有行的专家也多了一个 M 块；要 cdiv(counts, BLOCK_M)"
                 if plus_one
+                else ""
+            )
+            + (
+                "：m_blocks 只在没有行的专家上错了，它们各得了 1 个 M 块：比如 (counts - 1) // BLOCK_M + 1，"
+                "Triton 的整数除法向 0 取整，counts = 0 时得 1；要 cdiv(counts, BLOCK_M)"
+                if empty_one
+                else ""
+            )
+            + (
+                "：tile_ends 只是 m_blocks 的累加和，漏乘了 N 方向的块数：每个专家有 m_blocks * num_pid_n 个 tile"
+                if no_n
                 else ""
             ),
             f"{case}: expert_tile_counts should give m_blocks {want_m} and tile_ends {want_ends}, got {m_blocks} "
@@ -72,6 +85,18 @@ def test_tile_counts_and_places_alone(probes):
                 ": m_blocks is counts // BLOCK_M + 1, an m-block even for an expert with no rows; it is "
                 "cdiv(counts, BLOCK_M)"
                 if plus_one
+                else ""
+            )
+            + (
+                ": m_blocks is wrong only for the experts with no rows, which got 1 each, as (counts - 1) // BLOCK_M "
+                "+ 1 gives, say, where Triton's integer division rounds toward 0; it is cdiv(counts, BLOCK_M)"
+                if empty_one
+                else ""
+            )
+            + (
+                ": tile_ends is the running sum of m_blocks alone, without the blocks along N: an expert has "
+                "m_blocks * num_pid_n tiles"
+                if no_n
                 else ""
             ),
             "3.3",
@@ -106,8 +131,22 @@ def test_tile_counts_and_places_alone(probes):
             "m_blocks) first, and returns (pid_m, pid_n)",
             "3.3",
         )
-    for t, (e, pm, pn) in enumerate(places):
+    for t, (e, pm, pn) in enumerate(places):  # the right expert, a place outside its blocks
         owner = sum(end <= t for end in want_ends)
+        if e == owner and not (0 <= pm < want_m[e] and 0 <= pn < num_pid_n):
+            fail(
+                T6,
+                f"{case}：全局 tile {t} 属于专家 {e}，locate_tile 给出的位置 (pid_m={pm}, pid_n={pn}) 却在它的 "
+                f"{want_m[e]} x {num_pid_n} 个块之外：tile_coords 把 0 .. m_blocks[e] * num_pid_n - 1 的每个序号都放在"
+                "给它的块里，所以它拿到的是这些以外的序号（tile 在专家内的序号是 tile_id 减去专家的第一个 tile，"
+                "tile_ends[e] - m_blocks[e] * num_pid_n），或者不是这个专家的块数",
+                f"{case}: global tile {t} is expert {e}'s, yet locate_tile gave it (pid_m={pm}, pid_n={pn}), outside "
+                f"the expert's {want_m[e]} x {num_pid_n} blocks: tile_coords places each index 0 .. m_blocks[e] * "
+                "num_pid_n - 1 inside the blocks it is given, so it was given an index outside them (a tile's index "
+                "within its expert is tile_id minus the expert's first tile, tile_ends[e] - m_blocks[e] * num_pid_n), "
+                "or block counts other than the expert's",
+                "3.3",
+            )
         if e != owner or (e, pm, pn) not in want:
             low = [v for v in spare if v < tiles]  # below the total: an end that tile ids can pass
             fail(

@@ -1,0 +1,159 @@
+"""Lesson T6's mutants of our own from the sixth hunt (hunt6b, 2026-12-04): mistakes planted in a copy of
+the reference that the suite let through, or caught with a message that named another cause (or none
+where one could be seen).  Each here was let through, or so named, until the check named with it was
+added or mended.  Only make check runs them (table=False, not in §8); each must be caught by its test,
+whose message names its cause (a key of HUNT6_CAUSES here, or of t6_mistakes.CAUSES) or, for cause "",
+none.  t6_mistakes.py gathers them last, and their causes into its CAUSES.
+"""
+
+from course.lessons.t6_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+HUNT6_CAUSES = {
+    "base-across-experts": ("数的是块 b 里专家 e 之前各专家的 slot", "held block b's slots of the experts before e"),
+    "ends-without-n": ("漏乘了 N 方向的块数", "without the blocks along N"),
+    "empty-expert-m-block": ("m_blocks 只在没有行的专家上错了", "wrong only for the experts with no rows"),
+    "index-outside-expert": ("所以它拿到的是这些以外的序号", "so it was given an index outside them"),
+    "row-begin-without-first-row": ("算 row_begin 时漏了专家的行首", "row_begin left out the expert's first row"),
+    "row-end-at-count": ("截在了专家的行数 counts[e]", "cut at the expert's count"),
+    "row-end-one-short": ("少了最后一行：row_end 是 tile 之后的第一行", "its last row is missing: row_end is"),
+    "loop-one-short": ("循环的上界比 tile 总数少了 1", "stops one tile short of the total"),
+    "offsets-past-end": ("读了 offsets[num_experts]", "read offsets[num_experts]"),
+    "x-sorted-direct": ("X_SORTED 时 x 已经是排好序的", "with X_SORTED, x is in sorted order already"),
+}
+
+BASE = "        before = running[None, :] + tl.cumsum(here, axis=0) - here  # exclusive, down the blocks\n"
+M_BLOCKS = "    m_blocks = tl.cdiv(counts, BLOCK_M)\n"
+TILE_ENDS = "    tile_ends = tl.cumsum(m_blocks * num_pid_n, axis=0)\n"
+FIRST_TILE = "    first_tile = tl.sum(tl.where(this, tile_ends, 0), axis=0) - expert_m_blocks * num_pid_n\n"
+COORDS = "    pid_m, pid_n = tile_coords(tile_id - first_tile, expert_m_blocks, num_pid_n, GROUP_M)\n"
+ROW_BEGIN = "        row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M\n"
+ROW_END = "        row_end = tl.minimum(row_begin + BLOCK_M, expert_end)\n"
+LOOP = "    for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):\n"
+EVERY_TILE = "test_every_tile_of_every_expert_once"
+PLACES = "test_tile_counts_and_places_alone"
+
+HUNT6 = (
+    own(
+        "base-summed-across-experts",
+        "T6.1",
+        "scan_counts takes block_base's tl.cumsum along axis 1: block b's slots of the experts before e, not expert "
+        "e's in the blocks before b; the message gave the first wrong slot alone (hunt6)",
+        "2.1",
+        BASE,
+        BASE.replace("tl.cumsum(here, axis=0)", "tl.cumsum(here, axis=1)"),
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "base-across-experts",
+    ),
+    own(
+        "tile-ends-without-n",
+        "T6.2",
+        "expert_tile_counts sums m_blocks alone into tile_ends, num_pid_n left out; the message gave the numbers "
+        "alone (hunt6)",
+        "3.3",
+        TILE_ENDS,
+        "    tile_ends = tl.cumsum(m_blocks, axis=0)\n",
+        PLACES,
+        "ends-without-n",
+    ),
+    own(
+        "m-blocks-minus-one-truncated",
+        "T6.2",
+        "expert_tile_counts takes (counts - 1) // BLOCK_M + 1 m-blocks: right but for an expert with no rows, which "
+        "gets 1 (Triton's division rounds toward 0); the message said counts // BLOCK_M + 1, which the test's counts "
+        "(none a multiple of BLOCK_M) could not tell from it (hunt6)",
+        "3.3",
+        M_BLOCKS,
+        "    m_blocks = (counts - 1) // BLOCK_M + 1\n",
+        PLACES,
+        "empty-expert-m-block",
+    ),
+    own(
+        "first-tile-without-n",
+        "T6.2",
+        "locate_tile takes an expert's first tile as tile_ends[e] - m_blocks[e], num_pid_n left out: the index within "
+        "the expert comes out below 0; the message gave the place alone (hunt6)",
+        "3.3",
+        FIRST_TILE,
+        FIRST_TILE.replace(" * num_pid_n", ""),
+        PLACES,
+        "index-outside-expert",
+    ),
+    own(
+        "coords-of-the-global-tile",
+        "T6.2",
+        "locate_tile hands tile_coords the global tile id, not tile_id - the expert's first tile: right for the "
+        "first expert alone; the message gave the place alone (hunt6)",
+        "3.3",
+        COORDS,
+        COORDS.replace("tile_id - first_tile", "tile_id"),
+        PLACES,
+        "index-outside-expert",
+    ),
+    own(
+        "row-begin-without-first-row",
+        "T6.2",
+        "grouped_tiles starts a tile at pid_m * BLOCK_M, the expert's first row (offsets - counts) left out; the "
+        "message gave the rows alone (hunt6)",
+        "3.2",
+        ROW_BEGIN,
+        "        row_begin = pid_m * BLOCK_M\n",
+        EVERY_TILE,
+        "row-begin-without-first-row",
+    ),
+    own(
+        "row-end-at-count",
+        "T6.2",
+        "grouped_tiles cuts row_end at counts[expert], the expert's row count, not its row end offsets[expert]; the "
+        "message gave the rows alone (hunt6)",
+        "3.2",
+        ROW_END,
+        "        row_end = tl.minimum(row_begin + BLOCK_M, tl.load(counts_ptr + expert))\n",
+        EVERY_TILE,
+        "row-end-at-count",
+    ),
+    own(
+        "row-end-inclusive",
+        "T6.2",
+        "grouped_tiles takes row_end as the tile's last row, min(row_begin + BLOCK_M, expert_end) - 1: each tile "
+        "loses its last row; the message gave the rows alone (hunt6)",
+        "3.2",
+        ROW_END,
+        "        row_end = tl.minimum(row_begin + BLOCK_M, expert_end) - 1\n",
+        EVERY_TILE,
+        "row-end-one-short",
+    ),
+    own(
+        "loop-to-total-minus-one",
+        "T6.2",
+        "grouped_tiles loops to total - 1: the last tile is never done; the message said a tile count or a loop bound "
+        "too small, 'say' (hunt6)",
+        "3.4",
+        LOOP,
+        LOOP.replace("total, NUM_PROGS", "total - 1, NUM_PROGS"),
+        EVERY_TILE,
+        "loop-one-short",
+    ),
+    own(
+        "expert-end-of-the-next",
+        "T6.2",
+        "grouped_tiles reads the expert's end at offsets[expert + 1]: the last expert's reads offsets[num_experts], "
+        "past its end; the message gave the stray read alone (hunt6)",
+        "3.2",
+        "        expert_end = tl.load(offsets_ptr + expert)\n",
+        "        expert_end = tl.load(offsets_ptr + expert + 1)\n",
+        "test_schedule_reads_only_counts_and_offsets",
+        "offsets-past-end",
+    ),
+    own(
+        "x-sorted-rows-through-slots",
+        "T6.3",
+        "gathered_rows reads x's row as sorted_slots[row] when X_SORTED: the slot, where x (h) is in sorted order "
+        "already; the message gave the rows alone (hunt6)",
+        "4.1",
+        "        x_rows = tl.where(live, rows, 0)\n",
+        "        x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0)\n",
+        "test_gathered_product_alone[x sorted]",
+        "x-sorted-direct",
+    ),
+)
