@@ -156,4 +156,20 @@ HUNT6 = (
         "test_gathered_product_alone[x sorted]",
         "x-sorted-direct",
     ),
+    own(
+        "a-box-offset-k0-unstrided",
+        "T6.3",
+        "gathered_product offsets A's k-box at k0 + cols * stride_xk, k0 not times the stride: right for the first "
+        "k-box, and for any x whose stride along K is 1; the transposed x of the suite met one k-box alone, and "
+        "every x of more k-boxes was contiguous along K (hunt6)",
+        "4.1",
+        "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+        "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+        "        b = w_desc",
+        "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + k0 + cols[None, :] * stride_xk,\n"
+        "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+        "        b = w_desc",
+        "test_routing_weights_and_the_combine[sorted]",
+        "read-as-contiguous",
+    ),
 )

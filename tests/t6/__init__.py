@@ -24,6 +24,7 @@ ORDER = (
     "test_kernel_parts.py",
     "test_grouped_matmul.py",
     "test_combine.py",
+    "test_combine_runs.py",
     "test_host_syncs_and_graphs.py",
     "test_grouped_matmul_refuses.py",
     "test_model_calls.py",
