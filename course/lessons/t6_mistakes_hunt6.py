@@ -20,6 +20,10 @@ HUNT6_CAUSES = {
     "loop-one-short": ("循环的上界比 tile 总数少了 1", "stops one tile short of the total"),
     "offsets-past-end": ("读了 offsets[num_experts]", "read offsets[num_experts]"),
     "x-sorted-direct": ("X_SORTED 时 x 已经是排好序的", "with X_SORTED, x is in sorted order already"),
+    "last-offset": ("只有最后一个不对", "the last alone is wrong"),
+    "gather-by-two": ("好像 top_k 总是 2", "as if top_k were always 2"),
+    "combine-first-rows": ("它们逐位等于只加了前", "the sum of the first"),
+    "ids-rechecked": ("每次调用都要重新检查专家号", "the ids are checked at every call"),
 }
 
 BASE = "        before = running[None, :] + tl.cumsum(here, axis=0) - here  # exclusive, down the blocks\n"
@@ -171,5 +175,53 @@ HUNT6 = (
         "        b = w_desc",
         "test_routing_weights_and_the_combine[sorted]",
         "read-as-contiguous",
+    ),
+    own(
+        "last-offset-unstored",
+        "T6.1",
+        "scan_counts stores offsets with the mask experts < num_experts - 1: the last expert's row end is never "
+        "written; the message gave the numbers alone, and where the last expert held every row it said these were "
+        "the row starts (hunt6)",
+        "2.1",
+        "    tl.store(offsets_ptr + experts, tl.cumsum(running, axis=0), mask=experts < num_experts)\n",
+        "    tl.store(offsets_ptr + experts, tl.cumsum(running, axis=0), mask=experts < num_experts - 1)\n",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "last-offset",
+    ),
+    own(
+        "gather-by-two",
+        "T6.3",
+        "gathered_rows takes x's row as sorted_slots >> 1, top_k = 2 taken for granted: right at top_k = 2 alone; the "
+        "message gave the error alone (hunt6)",
+        "4.1",
+        "        x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0) // TOP_K\n",
+        "        x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0) >> 1\n",
+        "test_grouped_matmul_in_sorted_order[one expert-20-1-4-32-40-torch.float16]",
+        "gather-by-two",
+    ),
+    own(
+        "combine-two-rows",
+        "T6.3",
+        "combine_topk loops j over tl.static_range(2): right at top_k = 2 alone; the message said to check which rows "
+        "are added (hunt6)",
+        "4.4",
+        "    for j in tl.static_range(TOP_K):\n",
+        "    for j in tl.static_range(2):\n",
+        "test_combine_topk_sums_in_float32_in_slot_order[torch.float32]",
+        "combine-first-rows",
+    ),
+    own(
+        "ids-check-kept",
+        "T6.1",
+        "check_routing_inputs checks a tensor's ids once, kept by id(topk_ids): the same tensor with an id out of "
+        "range written in place (a CUDA graph's static input) is routed unchecked; every bad input of the suite was "
+        "a new tensor (hunt6)",
+        "2.3",
+        "    if check_ids and topk_ids.numel():\n",
+        "    seen = check_routing_inputs.__dict__.setdefault('seen', set())\n"
+        "    if check_ids and topk_ids.numel() and (id(topk_ids), num_experts) not in seen:\n"
+        "        seen.add((id(topk_ids), num_experts))\n",
+        "test_route_of_one_expert",
+        "ids-rechecked",
     ),
 )

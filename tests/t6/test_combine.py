@@ -109,6 +109,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         acc_in_dtype = dtype != torch.float32 and not in_dtype and torch.equal(out, kept.to(dtype))
         # The slot j the result equals the sum without, bit for bit (a loop stopped one short, say).
         left_out = next((j for j in range(top_k) if torch.equal(out, without_slot(by_slot, top_k, j).to(dtype))), None)
+        # the first `first` rows alone, 1 < first < top_k - 1 (a loop over a top_k of its own, 2 say)
+        heads = [sum(by_slot[j::top_k] for j in range(m)).to(dtype) for m in range(2, top_k - 1)]
+        first = next((m + 2 for m, head in enumerate(heads) if torch.equal(out, head)), None)
         mean = torch.equal(out, (summed / top_k).to(dtype))  # the rows averaged: the weights scale them already
         # the buffer read as [top_k, T, N], token t's row j at j * T + t (it is [T, top_k, N])
         j_major = torch.equal(out, sum(by_slot[j * tokens : (j + 1) * tokens] for j in range(top_k)).to(dtype))
@@ -142,6 +145,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     else f"。它们逐位等于漏掉了 j = {left_out} 的和（by_slot 第 t * {top_k} + {left_out} 行"
                     f"没有加进去）：token t 的和是 j = 0..{top_k - 1} 全部 {top_k} 行之和"
                     if left_out is not None
+                    else f"。它们逐位等于只加了前 {first} 行（j = 0..{first - 1}）的和：循环要走满 TOP_K = {top_k} 行，"
+                    "不是某个固定的数"
+                    if first
                     else f"，差得远超舍入误差：token t 的和是 by_slot 第 t * {top_k} + j 行（j = 0..{top_k - 1}）之和，"
                     "看看加的是不是这几行"
                 ),
@@ -160,6 +166,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     else f". They are, bit for bit, the sum that leaves out j = {left_out} (row t * {top_k} + "
                     f"{left_out} of by_slot never added): token t's sum is that of all {top_k} rows, j = 0..{top_k - 1}"
                     if left_out is not None
+                    else f". They are, bit for bit, the sum of the first {first} rows alone (j = 0..{first - 1}): the "
+                    f"loop runs over all TOP_K = {top_k} rows, not a number of its own"
+                    if first
                     else f", off by far more than a rounding: token t's sum is that of rows t * {top_k} + j of "
                     f"by_slot (j = 0..{top_k - 1}); check which rows are added"
                 ),

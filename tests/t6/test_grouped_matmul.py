@@ -67,6 +67,12 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
         bad = (out.double().cpu() - want).abs().amax(1).argmax().item()
         # the product without column K - 1 of x and w: a k loop that stops one short of K leaves it out
         short = K > 1 and rel_err(out, reference(x[:, : K - 1], w[..., : K - 1], ids)) <= OUT_RTOL[dtype]
+        # with top_k = 1, x's rows taken as slot // 2: a gather written for top_k = 2 alone
+        experts_of = torch.repeat_interleave(torch.arange(experts), r.counts.long().cpu())
+        halved = torch.einsum(
+            "rk,rnk->rn", x.cpu().double()[r.sorted_slots.long().cpu() // 2], w.cpu().double()[experts_of]
+        )
+        halved = top_k == 1 and tokens > 1 and rel_err(out, halved) <= OUT_RTOL[dtype]
         # a float32 result every value of which is a narrower type's: rounded to it on the way to out
         narrow = [
             name
@@ -79,6 +85,12 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
             f"差得最多的是排好序的第 {bad} 行"
             + ("：它等于去掉 x 和 w 的最后一列（k = K - 1）的乘积，最后那个 k 块没有加进去" if short else "")
             + (
+                "：它等于第 i 行读 x 的第 sorted_slots[i] // 2 行的乘积，好像 top_k 总是 2；这里 top_k = 1，"
+                "第 i 行读 x 的第 sorted_slots[i] // top_k 行"
+                if halved
+                else ""
+            )
+            + (
                 f"：float32 结果的每一个值都正好是 {narrow[0]} 的值：存之前被舍入成了 {narrow[0]}，要转成 out 的类型"
                 if narrow
                 else ""
@@ -88,6 +100,12 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
             + (
                 ": it is the product without x's and w's last column (k = K - 1), the last k-box left out"
                 if short
+                else ""
+            )
+            + (
+                ": it is the product of x's rows sorted_slots[i] // 2, as if top_k were always 2; here top_k = 1, "
+                "and row i reads x's row sorted_slots[i] // top_k"
+                if halved
                 else ""
             )
             + (

@@ -304,3 +304,15 @@ def test_route_of_one_expert(t6):
     r, error = raised_by(lambda: t6.route(ids, 1))
     fail_if_raised(case, "route", error, "2.3")
     check_routing(r, ids, 1, case)
+    ids[6, 1] = 1  # the same tensor, an id out of range written into it in place: checked again, at this call
+    _, error = raised_by(lambda: t6.route(ids, 1))
+    if error is None:
+        fail(
+            T6,
+            f"{case}，再把 topk_ids[6, 1] 就地改成 1（不在 [0, 1) 里）再调用：route 应当抛出 ValueError，却什么也没抛："
+            "同一个张量上一次是合法的，这一次不是了：每次调用都要重新检查专家号，不能记住上一次的结论",
+            f"{case}, then topk_ids[6, 1] set to 1 in place (outside [0, 1)) and route called again: it should raise "
+            "ValueError, and raised nothing: the same tensor was valid at the call before and is not now: the ids "
+            "are checked at every call, nothing kept from an earlier one",
+            "2.3",
+        )
