@@ -24,6 +24,8 @@ HUNT6_CAUSES = {
     "gather-by-two": ("好像 top_k 总是 2", "as if top_k were always 2"),
     "combine-first-rows": ("它们逐位等于只加了前", "the sum of the first"),
     "ids-rechecked": ("每次调用都要重新检查专家号", "the ids are checked at every call"),
+    "ids-clamped-last": ("这些号被截成了最后一个专家", "those ids were clamped to the last expert"),
+    "last-batch-counts": ("正是只有最后一批", "the sum of the last batch alone"),
 }
 
 BASE = "        before = running[None, :] + tl.cumsum(here, axis=0) - here  # exclusive, down the blocks\n"
@@ -223,5 +225,28 @@ HUNT6 = (
         "        seen.add((id(topk_ids), num_experts))\n",
         "test_route_of_one_expert",
         "ids-rechecked",
+    ),
+    own(
+        "bad-ids-clamped-to-last",
+        "T6.1",
+        "count_experts clamps the ids to num_experts - 1 and masks the negative ones alone: with check_ids=False an "
+        "id at or past num_experts is counted as the last expert; the message gave the counts alone (hunt6)",
+        "2.3",
+        "    hist = tl.histogram(ids.to(tl.int32), E_BLOCK, mask=valid)\n",
+        "    hist = tl.histogram(tl.minimum(ids, num_experts - 1).to(tl.int32), E_BLOCK,\n"
+        "                        mask=(slots < num_slots) & (ids >= 0))\n",
+        "test_route_ignores_ids_out_of_range",
+        "ids-clamped-last",
+    ),
+    own(
+        "counts-of-the-last-batch",
+        "T6.1",
+        "scan_counts stores counts as the last batch's tl.sum(here, axis=0), not running: right up to SCAN_ROWS "
+        "blocks (2048 slots); the message gave the counts alone (hunt6)",
+        "2.1",
+        "    tl.store(counts_ptr + experts, running, mask=experts < num_experts)\n",
+        "    tl.store(counts_ptr + experts, tl.sum(here, axis=0), mask=experts < num_experts)\n",
+        "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
+        "last-batch-counts",
     ),
 )

@@ -7,16 +7,9 @@ from course.i18n import cells, count, say
 from course.messages import fail
 
 from .accesses import Accesses
+from .block_counts import check_block_counts
 from .common import ROUTE_BLOCK, T6, case_name, fail_if_raised, make_ids, raised_by, raised_in, same_memory
-from .routings import (
-    ROUTE_KERNELS,
-    check_block_counts,
-    check_counts_and_offsets,
-    check_routing,
-    counts_in_range,
-    places_found,
-    route_watch,
-)
+from .routings import ROUTE_KERNELS, check_counts_and_offsets, check_routing, counts_in_range, places_found, route_watch
 from bounds import place
 from support import INTERPRETING, LaunchWatch
 

@@ -189,6 +189,8 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         narrowed = torch.bincount((flat[flat >= 2**32] % 2**32).clamp_max(experts), minlength=experts + 1)
         as_narrowed = bool(narrowed.sum()) and torch.equal(got_counts, want_counts + narrowed[:experts].int())
         as_expert_0 = torch.equal(got_counts - want_counts, torch.eye(experts, dtype=torch.int32)[0] * len(bad))
+        high = int((flat >= experts).sum())  # ids at num_experts or past it, clamped to the last expert
+        as_last = torch.equal(got_counts - want_counts, torch.eye(experts, dtype=torch.int32)[-1] * high)
         fail(
             T6,
             f"{case}：counts 应当只数范围内的号，{want_counts.tolist()}，offsets 是它的累加和；"
@@ -200,6 +202,10 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
                 else f"：多出来的 {len(bad)} 个都在专家 0，正是越界的 slot 数：直方图把越界的号当成了专家 0"
                 "（比如先用 tl.where 换成 0 再数），要用 tl.histogram 的 mask 把它们挡在外面"
                 if as_expert_0
+                else f"：多出来的 {high} 个都在最后一个专家 {experts - 1}，正是专家号 >= num_experts 的 slot 数："
+                "这些号被截成了最后一个专家（比如 tl.minimum(ids, num_experts - 1)），要用 tl.histogram 的 mask "
+                "把它们挡在外面"
+                if as_last
                 else ""
             ),
             f"{case}: counts should count the ids in range alone, {want_counts.tolist()}, and offsets be their "
@@ -212,6 +218,10 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
                 "histogram counted those ids as expert 0 (made 0 by a tl.where before counting, say); leave them out "
                 "with tl.histogram's mask"
                 if as_expert_0
+                else f": the {high} extra ones are all the last expert's, {experts - 1}, as many as the slots with "
+                "an id at num_experts or past it: those ids were clamped to the last expert (tl.minimum(ids, "
+                "num_experts - 1), say); leave them out with tl.histogram's mask"
+                if as_last
                 else ""
             ),
             "2.3",

@@ -1,0 +1,107 @@
+"""Lesson T6's check of scan_counts' input and its sums (T6.1): where route's counts are wrong, the
+per-block counts count_experts wrote tell the scan's mistakes apart (test_routing.py)."""
+
+import torch
+
+from course.i18n import count
+from course.messages import fail
+
+from .common import ROUTE_BLOCK, SCAN_ROWS, T6, UNSET
+from .routings import counts_in_range
+
+
+def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
+    """Where counts are wrong: block_counts, count_experts' output and scan_counts' input (read back
+    after route), tell the two apart where they show how: the right per-block counts at a row pitch
+    of num_experts (where rows are E_BLOCK wide), counts that are the sum of block_counts read at
+    that pitch, or counts all 0 from right block_counts (scan_counts' sum never grew; with block_base,
+    scan_counts' other output, never written either, its loop over the batches never ran)."""
+    want_counts, _ = counts_in_range(ids, experts)
+    counts = r.counts.cpu()
+    if torch.equal(counts, want_counts) or not isinstance(block_counts, torch.Tensor) or block_counts.dim() != 2:
+        return
+    flat = ids.reshape(-1).cpu().long()
+    blocks, e_block = block_counts.shape
+    keep = (flat >= 0) & (flat < experts)
+    block = torch.arange(flat.numel()) // ROUTE_BLOCK
+    per_block = torch.bincount(block[keep] * experts + flat[keep], minlength=blocks * experts).view(blocks, experts)
+    got = block_counts.cpu().long()
+    packed = got.reshape(-1)[: blocks * experts].view(blocks, experts)  # read at a row pitch of num_experts
+    if experts != e_block and torch.equal(packed, per_block) and not torch.equal(got[:, :experts], per_block):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；count_experts 写出的 block_counts "
+            f"是每块的正确计数，却是按行距 num_experts = {experts} 排的：block_counts 的每一行有 E_BLOCK = "
+            f"{e_block} 个数，块 b 专家 e 在 b * E_BLOCK + e",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; count_experts wrote the right "
+            f"count of each block into block_counts, but at a row pitch of num_experts = {experts}: a row of "
+            f"block_counts holds E_BLOCK = {e_block} counts, block b's of expert e at b * E_BLOCK + e",
+            "2.1",
+        )
+    if not torch.equal(got[:, :experts], per_block):
+        return
+    if experts != e_block and torch.equal(counts.long(), packed.sum(0)):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 是对的，而 counts "
+            f"正是按行距 num_experts = {experts} 读 block_counts 再相加得到的：它的每一行有 E_BLOCK = {e_block} 个数",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
+            f"counts are their sum read at a row pitch of num_experts = {experts}: a row of block_counts holds "
+            f"E_BLOCK = {e_block} counts",
+            "2.1",
+        )
+    never = isinstance(block_base, torch.Tensor) and bool((block_base.cpu() == UNSET).all())
+    if not counts.any() and never:
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到全 0；scan_counts 读的 block_counts 是对的，"
+            f"而它的另一个输出 block_base 一个单元也没写过：按批的循环一次也没有跑（{blocks} 块要从块 0 起、"
+            "每次 SCAN_ROWS 块地走到 num_blocks）",
+            f"{case}: counts should be {want_counts.tolist()}, got all 0; the block_counts scan_counts reads are "
+            f"right, and it never wrote one cell of block_base, its other output: its loop over the batches never "
+            f"ran ({count(blocks, 'block')} to go through, from block 0 up to num_blocks, SCAN_ROWS at a time)",
+            "2.1",
+        )
+    if not counts.any():
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到全 0；scan_counts 读的 block_counts 是对的：它的累计量 "
+            "running 一直没有增长（每一批之后要加上这一批各列的和）",
+            f"{case}: counts should be {want_counts.tolist()}, got all 0; the block_counts scan_counts reads are "
+            "right: its running sum never grew (after each batch, add the batch's column sums to it)",
+            "2.1",
+        )
+    times = (torch.arange(blocks) + 1).clamp_max(SCAN_ROWS)  # the batches of SCAN_ROWS rows that hold block b
+    if blocks > 1 and torch.equal(counts.long(), (per_block * times[:, None]).sum(0)):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 是对的，而 counts "
+            f"正是把第 b 块数了 min(b + 1, {SCAN_ROWS}) 遍的和：每一批 SCAN_ROWS 行只隔一块就开始时，每一块被它所在的"
+            "每一批各数一遍；下一批要从这一批之后 SCAN_ROWS 块开始",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
+            f"counts are their sum with block b counted min(b + 1, {SCAN_ROWS}) times, as batches of SCAN_ROWS rows "
+            "that start one block apart count it, once in each batch that holds it: start each batch SCAN_ROWS "
+            "blocks after the one before",
+            "2.1",
+        )
+    if blocks > SCAN_ROWS and torch.equal(counts.long(), per_block[:SCAN_ROWS].sum(0)):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 是对的，而 counts "
+            f"正是只有前 SCAN_ROWS = {SCAN_ROWS} 块的和：按批的循环走完第一批就停了，{blocks} 块要一直走到 num_blocks",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
+            f"counts are the sum of the first SCAN_ROWS = {SCAN_ROWS} blocks alone: the loop over the batches stopped "
+            f"after the first, where {count(blocks, 'block')} go up to num_blocks",
+            "2.1",
+        )
+    last = (blocks - 1) // SCAN_ROWS * SCAN_ROWS  # the last batch's first block
+    if blocks > SCAN_ROWS and torch.equal(counts.long(), per_block[last:].sum(0)):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 是对的，而 counts "
+            f"正是只有最后一批（块 {last}..{blocks - 1}）的和：存的是最后一批的 tl.sum，而不是跨各批累加的 running",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
+            f"counts are the sum of the last batch alone (blocks {last}..{blocks - 1}): the last batch's tl.sum was "
+            "stored, not the running sum carried over every batch",
+            "2.1",
+        )
