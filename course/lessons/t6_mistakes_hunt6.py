@@ -26,6 +26,8 @@ HUNT6_CAUSES = {
     "ids-rechecked": ("每次调用都要重新检查专家号", "the ids are checked at every call"),
     "ids-clamped-last": ("这些号被截成了最后一个专家", "those ids were clamped to the last expert"),
     "last-batch-counts": ("正是只有最后一批", "the sum of the last batch alone"),
+    "swiglu-added": ("算的是 silu(gate) + up", "it is silu(gate) + up"),
+    "weights-renormalised": ("先归一化到和为 1", "first scaled to sum to 1"),
 }
 
 BASE = "        before = running[None, :] + tl.cumsum(here, axis=0) - here  # exclusive, down the blocks\n"
@@ -248,5 +250,27 @@ HUNT6 = (
         "    tl.store(counts_ptr + experts, tl.sum(here, axis=0), mask=experts < num_experts)\n",
         "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
         "last-batch-counts",
+    ),
+    own(
+        "swiglu-adds-up",
+        "T6.4",
+        "swiglu returns silu(gate) + up, the halves added; the message gave the error alone (hunt6)",
+        "5.1",
+        "    return gate * tl.sigmoid(gate) * up\n",
+        "    return gate * tl.sigmoid(gate) + up\n",
+        "test_gate_up_with_swiglu[torch.float16]",
+        "swiglu-added",
+    ),
+    own(
+        "mlp-weights-renormalised",
+        "T6.4",
+        "moe_mlp scales each token's topk_weights to sum to 1 before the down launch (a router's step, done again "
+        "here on weights a caller gave); the message gave the error alone (hunt6)",
+        "5.2",
+        "    routing = route(topk_ids, w_gate_up.shape[0])\n",
+        "    routing = route(topk_ids, w_gate_up.shape[0])\n"
+        "    topk_weights = topk_weights / topk_weights.sum(-1, keepdim=True)\n",
+        "test_moe_mlp_in_two_launches",
+        "weights-renormalised",
     ),
 )

@@ -167,7 +167,7 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     if err > OUT_RTOL[dtype]:
         plain = reference(x, w, ids)  # [R, 2F]: each sorted row's gate, then up
         gate, up = plain[:, :F], plain[:, F:]
-        forms = (  # four ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
+        forms = (  # five ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
             (
                 gate * up,
                 "算的是 gate * up：少了 sigmoid（silu(g) = g * sigmoid(g)）",
@@ -187,6 +187,11 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
                 torch.nn.functional.silu(up) * gate,
                 "算的是 silu(up) * gate：silu 作用在 gate 上（前 F 行），再乘 up（后 F 行）",
                 "it is silu(up) * gate: silu goes on gate (the first F rows), which then multiplies up (the last F)",
+            ),
+            (
+                torch.nn.functional.silu(gate) + up,
+                "算的是 silu(gate) + up：SwiGLU 是把两半相乘，silu(gate) * up",
+                "it is silu(gate) + up: SwiGLU multiplies the two halves, silu(gate) * up",
             ),
         )
         said = [(zh, en) for got, zh, en in forms if out.shape == got.shape and rel_err(out, got) <= OUT_RTOL[dtype]]
