@@ -28,6 +28,7 @@ HUNT6_CAUSES = {
     "last-batch-counts": ("正是只有最后一批", "the sum of the last batch alone"),
     "swiglu-added": ("算的是 silu(gate) + up", "it is silu(gate) + up"),
     "weights-renormalised": ("先归一化到和为 1", "first scaled to sum to 1"),
+    "up-into-gate": ("up 的 tl.dot 拿 gate 当了累加器", "up's tl.dot was given gate as its accumulator"),
 }
 
 BASE = "        before = running[None, :] + tl.cumsum(here, axis=0) - here  # exclusive, down the blocks\n"
@@ -272,5 +273,16 @@ HUNT6 = (
         "    topk_weights = topk_weights / topk_weights.sum(-1, keepdim=True)\n",
         "test_moe_mlp_in_two_launches",
         "weights-renormalised",
+    ),
+    own(
+        "up-accumulates-into-gate",
+        "T6.4",
+        "gate_up_product writes up = tl.dot(a, up's box, gate): up's sum starts from gate's at every step, so up comes "
+        "out as gate plus the last k-box's up product; the message said up was off alone (hunt6)",
+        "5.1",
+        "        up = tl.dot(a, w_desc.load([up_row, k0]).T, up)\n",
+        "        up = tl.dot(a, w_desc.load([up_row, k0]).T, gate)\n",
+        "test_gate_up_product_alone",
+        "up-into-gate",
     ),
 )

@@ -85,6 +85,16 @@ def test_gate_up_product_alone(probes, monkeypatch):
             for name, got, row in (("up", up, gate_row), ("gate", gate, up_row)):
                 if rel_err(got.cpu()[live], a @ w64[row : row + bn].T) <= 1e-5:
                     same = name
+        last = (K - 1) // bk * bk  # the last k-box's first column
+        into_gate = (  # up's dot given gate as its accumulator: up = gate + the last k-box's up product
+            off
+            and rel_err(gate.cpu()[live], a @ w64[gate_row : gate_row + bn].T) <= 1e-5
+            and rel_err(
+                up.cpu()[live],
+                a @ w64[gate_row : gate_row + bn].T + a[:, last:] @ w64[up_row : up_row + bn, last:].T,
+            )
+            <= 1e-5
+        )
         found = None  # the one of gate and up that is off, where it is a known wrong sum (products.py): which, zh, en
         for name, got, row in (("gate", gate, gate_row), ("up", up, up_row)):
             box = w64[row : row + bn]
@@ -103,6 +113,12 @@ def test_gate_up_product_alone(probes, monkeypatch):
             )
             + (f"；不 live 的行里 gate 有 {dg} 个、up 有 {du} 个非零值，应当全是 0" if dg + du else "")
             + ("：gate 里是 up 的乘积，up 里是 gate 的（gate_row 和 up_row 用反了）" if swapped else "")
+            + (
+                "：up 正是 gate 加上最后一个 k 块的 up 乘积：up 的 tl.dot 拿 gate 当了累加器"
+                "（tl.dot(a, up 的 box, gate)）；up 要有自己的累加器"
+                if into_gate
+                else ""
+            )
             + (
                 f"：{same} 里是 {'gate' if same == 'up' else 'up'} 的乘积（{same} 的 box 是从 "
                 f"{'gate_row' if same == 'up' else 'up_row'} 读的）"
@@ -123,6 +139,12 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 else ""
             )
             + (": gate holds up's product and up gate's (gate_row and up_row swapped)" if swapped else "")
+            + (
+                ": up is gate plus the last k-box's up product: up's tl.dot was given gate as its accumulator "
+                "(tl.dot(a, up's box, gate)); up keeps an accumulator of its own"
+                if into_gate
+                else ""
+            )
             + (
                 f": {same} holds {'gate' if same == 'up' else 'up'}'s product (its box was read at "
                 f"{'gate_row' if same == 'up' else 'up_row'})"
