@@ -29,6 +29,7 @@ HUNT6_CAUSES = {
     "swiglu-added": ("算的是 silu(gate) + up", "it is silu(gate) + up"),
     "weights-renormalised": ("先归一化到和为 1", "first scaled to sum to 1"),
     "up-into-gate": ("up 的 tl.dot 拿 gate 当了累加器", "up's tl.dot was given gate as its accumulator"),
+    "weights-copied": ("不是调用者的 topk_weights，而是一份副本", "not the caller's topk_weights but a copy"),
 }
 
 BASE = "        before = running[None, :] + tl.cumsum(here, axis=0) - here  # exclusive, down the blocks\n"
@@ -284,5 +285,31 @@ HUNT6 = (
         "        up = tl.dot(a, w_desc.load([up_row, k0]).T, gate)\n",
         "test_gate_up_product_alone",
         "up-into-gate",
+    ),
+    own(
+        "gate-up-box-offset-k0-unstrided",
+        "T6.4",
+        "gate_up_product offsets A's k-box at k0 + cols * stride_xk, k0 not times the stride: right for any x whose "
+        "stride along K is 1; the message gave the error alone (hunt6)",
+        "5.1",
+        "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+        "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+        "        gate = tl.dot(",
+        "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + k0 + cols[None, :] * stride_xk,\n"
+        "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+        "        gate = tl.dot(",
+        "test_gate_up_with_swiglu[torch.float16]",
+        "read-as-contiguous",
+    ),
+    own(
+        "mlp-weights-cast-to-x-dtype",
+        "T6.4",
+        "moe_mlp hands the down launch topk_weights.to(x.dtype): a copy, rounded to fp16, within the layer's "
+        "tolerance; it passed every test (hunt6)",
+        "5.2",
+        "    return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True",
+        "    return grouped_matmul(hidden, w_down, routing, topk_weights.to(x.dtype), combine=True",
+        "test_moe_mlp_in_two_launches",
+        "weights-copied",
     ),
 )

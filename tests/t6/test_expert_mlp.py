@@ -12,6 +12,7 @@ from .common import (
     OUT_RTOL,
     T6,
     make_ids,
+    raised_by,
     reference,
     watched_call,
 )
@@ -217,6 +218,17 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
             ),
         )
         said = [(zh, en) for got, zh, en in forms if out.shape == got.shape and rel_err(out, got) <= OUT_RTOL[dtype]]
+        if not said:  # the same call with x made contiguous alone: right where x's strides are not followed
+            again, error = raised_by(lambda: t6.grouped_matmul(x.contiguous(), w, r, activation="swiglu"))
+            if error is None and again.shape == want.shape and rel_err(again, want) <= OUT_RTOL[dtype]:
+                said = [
+                    (
+                        "同样的调用只把 x 换成连续的副本，结果就对了：gate_up_product 把 x 当成连续的来读，"
+                        "没有用它的 stride",
+                        "the same call with only x made contiguous is right: gate_up_product reads x as if it were "
+                        "contiguous, not through its strides",
+                    )
+                ]
         fail(
             T6,
             f"{case}：结果应当是 [{tokens * top_k}, {F}] 的 silu(gate) * up，和 float64 差 {err:.2e}（相对）"

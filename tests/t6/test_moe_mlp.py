@@ -233,6 +233,15 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             ),
             "5.2",
         )
+    if not same_memory(launched[1].args.get("weights_ptr"), weights):  # right numbers, from a copy
+        fail(
+            T6,
+            "moe_mlp：down 那次启动读的路由权重不是调用者的 topk_weights，而是一份副本（转了类型或改过的）："
+            "照调用者给的原样交给 grouped_matmul，它自己会读",
+            "moe_mlp: the down launch read routing weights that are not the caller's topk_weights but a copy (of "
+            "another dtype, or changed): hand them to grouped_matmul as given, and it reads them itself",
+            "5.2",
+        )
     # a second call of the same shapes, other ids: nothing of the first call (its routing, say) may be kept
     ids2 = make_ids("skewed", tokens, top_k, experts)
     y2 = layer_output(t6, x, w_gate_up, w_down, ids2, weights)
