@@ -30,6 +30,7 @@ HUNT6_CAUSES = {
     "weights-renormalised": ("先归一化到和为 1", "first scaled to sum to 1"),
     "up-into-gate": ("up 的 tl.dot 拿 gate 当了累加器", "up's tl.dot was given gate as its accumulator"),
     "weights-copied": ("不是调用者的 topk_weights，而是一份副本", "not the caller's topk_weights but a copy"),
+    "row-begin-from-end": ("row_begin 从专家的行尾 offsets[e] 算起了", "row_begin was taken from the expert's row end"),
 }
 
 BASE = "        before = running[None, :] + tl.cumsum(here, axis=0) - here  # exclusive, down the blocks\n"
@@ -311,5 +312,16 @@ HUNT6 = (
         "    return grouped_matmul(hidden, w_down, routing, topk_weights.to(x.dtype), combine=True",
         "test_moe_mlp_in_two_launches",
         "weights-copied",
+    ),
+    own(
+        "row-begin-at-the-expert-end",
+        "T6.2",
+        "grouped_tiles starts a tile at expert_end + pid_m * BLOCK_M, the count never taken off; the message gave the "
+        "rows alone (hunt6)",
+        "3.2",
+        ROW_BEGIN,
+        "        row_begin = expert_end + pid_m * BLOCK_M\n",
+        EVERY_TILE,
+        "row-begin-from-end",
     ),
 )

@@ -106,6 +106,13 @@ def rows_words(counts, e, bm, begin, end, want):
             f": it starts {first} rows early, expert {e}'s first row: row_begin left out the expert's first row, "
             "offsets[e] - counts[e] (row_begin = that first row + pid_m * BLOCK_M)",
         )
+    if counts[e] and begin == a + counts[e]:
+        return (
+            f"：它的起点多了专家 {e} 的行数 {counts[e]}：row_begin 从专家的行尾 offsets[e] 算起了，"
+            "专家的第一行是 offsets[e] - counts[e]",
+            f": it starts {counts[e]} rows late, expert {e}'s count: row_begin was taken from the expert's row end, "
+            "offsets[e], where its first row is offsets[e] - counts[e]",
+        )
     if begin == a and first and end == min(a + bm, counts[e]) and end != b:
         return (
             f"：它的 row_end 截在了专家的行数 counts[e] = {counts[e]}，而不是它的行尾 offsets[e] = {first + counts[e]}",
