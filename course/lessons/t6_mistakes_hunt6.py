@@ -31,6 +31,7 @@ HUNT6_CAUSES = {
     "up-into-gate": ("up 的 tl.dot 拿 gate 当了累加器", "up's tl.dot was given gate as its accumulator"),
     "weights-copied": ("不是调用者的 topk_weights，而是一份副本", "not the caller's topk_weights but a copy"),
     "row-begin-from-end": ("row_begin 从专家的行尾 offsets[e] 算起了", "row_begin was taken from the expert's row end"),
+    "k-loop-from-block-k": ("少了第一个 k 块", "the sum without the first k-box"),
 }
 
 BASE = "        before = running[None, :] + tl.cumsum(here, axis=0) - here  # exclusive, down the blocks\n"
@@ -42,6 +43,10 @@ ROW_BEGIN = "        row_begin = expert_end - tl.load(counts_ptr + expert) + pid
 ROW_END = "        row_end = tl.minimum(row_begin + BLOCK_M, expert_end)\n"
 LOOP = "    for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):\n"
 EVERY_TILE = "test_every_tile_of_every_expert_once"
+A_LOAD = (  # A's load, in gathered_product and gate_up_product alike
+    "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+    "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+)
 PLACES = "test_tile_counts_and_places_alone"
 
 HUNT6 = (
@@ -323,5 +328,16 @@ HUNT6 = (
         "        row_begin = expert_end + pid_m * BLOCK_M\n",
         EVERY_TILE,
         "row-begin-from-end",
+    ),
+    own(
+        "k-loop-from-block-k",
+        "T6.3",
+        "gathered_product loops k0 over range(BLOCK_K, K, BLOCK_K): the first k-box is never added; the message gave "
+        "the error alone (hunt6)",
+        "4.2",
+        "    for k0 in range(0, K, BLOCK_K):\n" + A_LOAD + "        b = w_desc",
+        "    for k0 in range(BLOCK_K, K, BLOCK_K):\n" + A_LOAD + "        b = w_desc",
+        "test_gathered_product_alone[gathered]",
+        "k-loop-from-block-k",
     ),
 )

@@ -29,7 +29,8 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
     its coordinates the other way round, or used without .T: each k-block's A box (zeros past K) times
     w2d's box (zeros outside w2d), as TMA reads it.  With bk != bn, the sum of a k loop that steps by
     bn (the tile's BLOCK_N and BLOCK_M), not bk: boxes of bk columns that overlap or leave gaps.  And the
-    sum of the whole k-boxes alone, where K is not a multiple of bk (a loop that stops before the last)."""
+    sum of the whole k-boxes alone, where K is not a multiple of bk (a loop that stops before the last), and
+    the sum without the first k-box (a loop from BLOCK_K)."""
     turned, untransposed, first_box = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(3))
     for k0 in range(0, K, bk):
         a = box(xr, 0, k0, xr.shape[0], bk)
@@ -72,6 +73,13 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
             "每一步都乘 w 的第一个 k 块时正是这个和：w 的 box 要在 [w_row, k0] 载入，随 k0 前进",
             "it is the sum that multiplying by w's first k-box in every step gives: w's box is loaded at "
             "[w_row, k0], moving with k0",
+        ),
+        (
+            (xr @ w2d[w_row : w_row + bn].T - box(xr, 0, 0, xr.shape[0], bk) @ box(w2d, w_row, 0, bn, bk).T)
+            if K > bk
+            else torch.zeros_like(last),
+            "这正是少了第一个 k 块（第 0..BLOCK_K - 1 列）的和：k 循环要从 k0 = 0 开始",
+            "it is the sum without the first k-box (columns 0..BLOCK_K - 1): the k loop starts at k0 = 0",
         ),
         (
             last,
