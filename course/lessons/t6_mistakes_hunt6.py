@@ -22,7 +22,7 @@ HUNT6_CAUSES = {
     "x-sorted-direct": ("X_SORTED 时 x 已经是排好序的", "with X_SORTED, x is in sorted order already"),
     "last-offset": ("只有最后一个不对", "the last alone is wrong"),
     "gather-by-two": ("好像 top_k 总是 2", "as if top_k were always 2"),
-    "combine-first-rows": ("它们逐位等于只加了前", "the sum of the first"),
+    "combine-first-rows": ("循环要走满 TOP_K", "the loop runs over all TOP_K"),
     "ids-rechecked": ("每次调用都要重新检查专家号", "the ids are checked at every call"),
     "ids-clamped-last": ("这些号被截成了最后一个专家", "those ids were clamped to the last expert"),
     "last-batch-counts": ("正是只有最后一批", "the sum of the last batch alone"),
@@ -59,7 +59,7 @@ HUNT6 = (
         BASE,
         BASE.replace("tl.cumsum(here, axis=0)", "tl.cumsum(here, axis=1)"),
         "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
-        "base-across-experts",
+        "base-across-experts+outside-tensors",
     ),
     own(
         "tile-ends-without-n",
