@@ -161,6 +161,18 @@ def check_launch(watch, c, a, b, bias, activation, case, step):
     watch.check(c, {"a": a, "b": b}, case, launch, copy, launch_where(step), also=flags_and_bias)
     if watch.launches:
         check_one_axis(watch.launches[0], case)
+    if isinstance(c, torch.Tensor) and c.ndim == 2 and not c.is_contiguous():  # right values, wrong layout
+        pytest.fail(
+            say(
+                zh=f"{case}：matmul 返回的 C 的 stride 是 {tuple(c.stride())}，不是连续的 (M, N) 张量（应为 "
+                f"({c.shape[1]}, 1)）：数值虽然对，调用者对它 .view() 就会出错，torch.matmul 给的 C 也是连续的；"
+                f"用 torch.empty((M, N), ...) 分配 C；{read('T4.4', '6.2')}",
+                en=f"{case}: matmul returned a C with strides {tuple(c.stride())}, not a contiguous (M, N) tensor "
+                f"(strides ({c.shape[1]}, 1)): its values are right, but a caller's .view() of it fails, and "
+                f"torch.matmul's C is contiguous; allocate C as torch.empty((M, N), ...); {read('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
 
 
 def check_inputs_kept(before, after, case):
