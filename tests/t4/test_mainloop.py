@@ -9,6 +9,7 @@ from course.messages import read
 
 import bounds
 from .common import see_loads
+from .mainloop_models import first_block_only, leading_blocks_only, other_block_words, tiles_offset_by_other_block
 from support import (
     ACC_RTOL,
     BOTH_LAYOUTS,
@@ -48,15 +49,6 @@ def run_mainloop(probes, a, b, blocks):
         a, b, acc, M, N, K, a.stride(0), a.stride(1), b.stride(0), b.stride(1), acc.stride(0), bm, bn, bk
     )
     return acc
-
-
-def first_block_only(a, b, bk):
-    """What a loop that never moves its pointers computes: K-block 0 again and again."""
-    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
-    for k in range(0, a.shape[1], bk):
-        width = min(bk, a.shape[1] - k)
-        out += a[:, :width].double() @ b[:width, :].double()
-    return out
 
 
 def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
@@ -284,6 +276,19 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
                 en=f"it equals the product over the first {whole} k only, without the K tail of {K - whole}: "
                 f"the loop must run tl.cdiv(K, BLOCK_K) times, the last block masked past K",
             )
+        elif j := leading_blocks_only(acc[:M, :N], a, b, bk, ACC_RTOL[dtype]):
+            sections = ("4", "4.1")
+            hint = say(
+                zh=f"结果等于只有第 0 到第 {j - 1} 个 k 块（前 {j * bk} 个 k）的乘积，后面的 k 块什么也没加上"
+                f"（被掩码遮掉了或没读）：循环的 k 是块号 0 .. tl.cdiv(K, BLOCK_K) - 1（range(0, K, BLOCK_K) "
+                f"给的是元素偏移），K 掩码拿 offs_k 和 K - k * BLOCK_K 比",
+                en=f"it equals the product over k-blocks 0 to {j - 1} alone (the first {j * bk} k): the k-blocks "
+                f"after them added nothing (masked off or never read); the loop's k is a block number, 0 .. "
+                f"tl.cdiv(K, BLOCK_K) - 1 (range(0, K, BLOCK_K) gives element offsets), and the K mask compares "
+                f"offs_k with K - k * BLOCK_K",
+            )
+        elif off := tiles_offset_by_other_block(acc[:M, :N], a, b, bm, bn, ACC_RTOL[dtype]):
+            sections, hint = ("3",), other_block_words(off)
         elif unit := unit_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):
             sections, hint = ("4.3",), unit_advance_words(unit)
         elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):

@@ -1,0 +1,61 @@
+"""What some wrong mainloops compute, as float64 products, for test_mainloop to name the mistake that
+gives exactly its result (no test here: a helper of tests/t4/test_mainloop.py)."""
+
+import torch
+import triton
+
+from course.i18n import say
+
+from support import rel_err
+
+
+def first_block_only(a, b, bk):
+    """What a loop that never moves its pointers computes: K-block 0 again and again."""
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
+    for k in range(0, a.shape[1], bk):
+        width = min(bk, a.shape[1] - k)
+        out += a[:, :width].double() @ b[:width, :].double()
+    return out
+
+
+def leading_blocks_only(acc, a, b, bk, rtol):
+    """j where acc is the product over k-blocks 0 .. j-1 alone, the later ones adding nothing (1 <= j and
+    j k-blocks short of K), else None."""
+    K = a.shape[1]
+    for j in range(1, triton.cdiv(K, bk)):
+        if rel_err(acc, a[:, : j * bk].double() @ b[: j * bk].double()) < rtol:
+            return j
+    return None
+
+
+def tiles_offset_by_other_block(acc, a, b, bm, bn, rtol):
+    """Say "columns" where acc is the product with tile pid_n's columns taken from pid_n * BLOCK_M on,
+    "rows" where tile pid_m's rows are taken from pid_m * BLOCK_N on (the other block size: right only
+    where BLOCK_M = BLOCK_N), else None; what lies past C is loaded as the masks leave it, zeros."""
+    if bm == bn:
+        return None
+    full = a.double() @ b.double()
+    M, N = full.shape
+    cols = torch.tensor([j // bn * bm + j % bn for j in range(N)])
+    by_cols = torch.where(cols < N, full[:, cols.clamp(max=N - 1)], torch.zeros(()).double())
+    if rel_err(acc, by_cols) < rtol:
+        return "columns"
+    rows = torch.tensor([i // bm * bn + i % bm for i in range(M)])
+    by_rows = torch.where((rows < M)[:, None], full[rows.clamp(max=M - 1)], torch.zeros(()).double())
+    if rel_err(acc, by_rows) < rtol:
+        return "rows"
+    return None
+
+
+def other_block_words(off):
+    """The hint for what tiles_offset_by_other_block found ("columns" or "rows")."""
+    if off == "columns":
+        return say(
+            zh="结果正好是第 pid_n 个 tile 的列从 pid_n * BLOCK_M 取起：列偏移是 pid_n * BLOCK_N",
+            en="it is exactly tile pid_n's columns taken from pid_n * BLOCK_M on: the columns' offset is "
+            "pid_n * BLOCK_N",
+        )
+    return say(
+        zh="结果正好是第 pid_m 个 tile 的行从 pid_m * BLOCK_N 取起：行偏移是 pid_m * BLOCK_M",
+        en="it is exactly tile pid_m's rows taken from pid_m * BLOCK_N on: the rows' offset is pid_m * BLOCK_M",
+    )
