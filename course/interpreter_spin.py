@@ -21,6 +21,10 @@ from course.i18n import say
 # Reads of one unchanged value in a row: a wait in the lessons reads its flag once per pass, and
 # the interpreter makes about ten thousand such reads a second, so the failure comes at once.
 SPINS = 1000
+# Atomic reads in a row, at any addresses, none of which changed memory (plain stores between them do not
+# count): a program going round a loop whose counter stopped moving (it rewrites the same partial, reads the
+# same flags), which the same-address count above misses where it reads two places in turn.
+IDLE = 4000
 HOOKS = ("create_atomic_rmw", "create_atomic_cas", "create_masked_load", "create_masked_store")
 
 
@@ -32,6 +36,7 @@ class _Watch:
     def __init__(self):
         self.last = None  # (program, addresses, values) of the last unchanged read
         self.count = 0
+        self.idle = (None, 0)  # (program, unchanged atomic reads since its last change) of any addresses
 
     def wrote(self):
         self.last, self.count = None, 0
@@ -39,15 +44,22 @@ class _Watch:
     def read(self, builder, ptrs, values, changed):
         if interpreter_order.taking_turns() or not ptrs.size:
             return
+        program = tuple(builder.grid_idx)
         if changed:
             self.wrote()
+            self.idle = (program, 0)
             return
-        now = (tuple(builder.grid_idx), ptrs.tobytes(), values.tobytes())
+        now = (program, ptrs.tobytes(), values.tobytes())
         self.count = self.count + 1 if now == self.last else 1
         self.last = now
+        self.idle = (program, self.idle[1] + 1 if self.idle[0] == program else 1)
         if self.count >= SPINS:
             self.wrote()
             raise ProgramWaitsForever(_message(now[0], values))
+        if self.idle[1] >= IDLE:
+            self.wrote()
+            self.idle = (None, 0)
+            raise ProgramWaitsForever(_idle_message(program))
 
 
 def _message(program, values):
@@ -61,6 +73,19 @@ def _message(program, values):
         "written there in between: the interpreter runs one program at a time, in id order, so no other program "
         "runs while it waits, and it would wait for good. It waits for a value only a later program (or none) "
         "writes, such as a flag nobody has raised yet, or one set back to 0 before its reader saw it",
+    )
+
+
+def _idle_message(program):
+    pid = program[0] if program[1:] == (0, 0) else program
+    return say(
+        zh=f"程序 {pid} 连续做了 {IDLE} 次原子操作，没有一次改动了内存（中间的普通 store 也不算前进）："
+        "它在一个不再前进的循环里打转，比如循环变量不再变小的 while（每一圈算出同一段、写同一个部分和、读同样的旗），"
+        "或者一个永远等不到的等待；解释器一次只运行一个程序，它会永远转下去",
+        en=f"program {pid} made {IDLE} atomic operations in a row and none of them changed memory (plain stores in "
+        "between do not count as progress): it goes round a loop that no longer advances, such as a while loop "
+        "whose counter stopped decreasing (each pass the same segment, the same partial written, the same flags "
+        "read), or a wait nothing can end; the interpreter runs one program at a time, so it would go round for good",
     )
 
 
