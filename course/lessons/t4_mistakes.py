@@ -7,7 +7,7 @@ is a key of CAUSES: its message must say those words, and no other mistake's mes
 check: each_mistake_names_its_own_cause_and_no_other).  T4.5's, the fused bias and GELU, are in
 t4_mistakes_fused.py, gathered into TABLE after the others; the mutants of our own are in
 t4_mistakes_own.py, t4_mistakes_learner.py, t4_mistakes_hunter.py, t4_mistakes_calls.py,
-t4_mistakes_hunt3.py and t4_mistakes_hunt4.py.
+t4_mistakes_hunt3.py, t4_mistakes_hunt4.py, t4_mistakes_hunt5.py and t4_mistakes_hunt6.py.
 """
 
 from course.lesson_data import Mistake
@@ -16,6 +16,7 @@ from course.lessons.t4_mistakes_fused import FUSED
 from course.lessons.t4_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t4_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t4_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
+from course.lessons.t4_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_own import OWN
@@ -335,5 +336,5 @@ TABLE = (
 ) + FUSED
 
 # make check runs them all; §8 shows TABLE (T4.5's from FUSED)
-MISTAKES = TABLE + OWN + LEARNER + HUNTER + CALLS + HUNT3 + HUNT4 + HUNT5
-CAUSES = {**CAUSES, **LEARNER_CAUSES, **HUNT3_CAUSES, **HUNT4_CAUSES, **HUNT5_CAUSES}
+MISTAKES = TABLE + OWN + LEARNER + HUNTER + CALLS + HUNT3 + HUNT4 + HUNT5 + HUNT6
+CAUSES = {**CAUSES, **LEARNER_CAUSES, **HUNT3_CAUSES, **HUNT4_CAUSES, **HUNT5_CAUSES, **HUNT6_CAUSES}

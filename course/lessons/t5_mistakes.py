@@ -9,7 +9,8 @@ holes the suite once let through, mutants of our own (own: table=False) that onl
 The fix-up's mistakes are in t5_mistakes_fixup.py, the other mutants of our own in
 t5_mistakes_own.py, t5_mistakes_holes.py, t5_mistakes_msg.py, t5_mistakes_learner2.py, t5_mistakes_hunter.py,
 t5_mistakes_causes.py, t5_mistakes_zhlearner.py, t5_mistakes_hunt3.py, t5_mistakes_hunt4.py,
-t5_mistakes_hunt5.py and t5_mistakes_learner6.py, so that no file of them passes 400 lines.
+t5_mistakes_hunt5.py, t5_mistakes_learner6.py and t5_mistakes_hunt6.py, so that no file of them passes 400
+lines.
 """
 
 from course.lesson_data import Mistake
@@ -19,6 +20,7 @@ from course.lessons.t5_mistakes_holes import HOLES
 from course.lessons.t5_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t5_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t5_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
+from course.lessons.t5_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
@@ -246,7 +248,9 @@ MISTAKES = (
 )
 
 # the table's first (the classic ones, then the fix-up's), then our own
-MISTAKES = MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2 + HUNTER + CAUSES_NAMED + ZHLEARNER + HUNT3 + HUNT4 + HUNT5
+MISTAKES = (
+    MISTAKES + FIXUP + OWN + HOLES + MSG + LEARNER2 + HUNTER + CAUSES_NAMED + ZHLEARNER + HUNT3 + HUNT4 + HUNT5 + HUNT6
+)
 MISTAKES = MISTAKES + LEARNER6
 CAUSES = {
     **CAUSES,
@@ -257,4 +261,5 @@ CAUSES = {
     **HUNT4_CAUSES,
     **HUNT5_CAUSES,
     **LEARNER6_CAUSES,
+    **HUNT6_CAUSES,
 }
