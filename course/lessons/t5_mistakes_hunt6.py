@@ -10,6 +10,10 @@ from course.lessons.t5_mistakes_own import own
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 HUNT6_CAUSES = {
     "loop-stopped-advancing": ("在一个不再前进的循环里打转", "it goes round a loop that no longer advances"),
+    "partials-rounded-when-collected": (
+        "每个 partial 先舍入成 fp16 再加上",
+        "each partial rounded to fp16 before it is added",
+    ),
 }
 
 HUNT6 = (
@@ -25,5 +29,16 @@ HUNT6 = (
         "        tile_id = it_end // k_blocks\n",
         "test_stream_k_every_tile_once",
         "loop-stopped-advancing",
+    ),
+    own(
+        "hunt6-collect-partials-to-fp16",
+        "T5.3",
+        "sk_collect_partials adds each partial as tl.load(...).to(tl.float16): every partial is rounded before the "
+        "owner adds it; caught with the count of differing cells alone (hunt6)",
+        "4.2",
+        '        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n',
+        '        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg").to(tl.float16)\n',
+        "test_sk_collect_partials_alone",
+        "partials-rounded-when-collected",
     ),
 )

@@ -160,6 +160,7 @@ def test_sk_collect_partials_alone(probes):
         # each slot read with its rows BLOCK_M floats apart, not BLOCK_N (slots 0 .. pid - 1 stay inside)
         rows_bm = partials.flatten().as_strided((pid, bm, bn), (bm * bn, bm, 1))
         by_bm = torch.equal(out, in_order_sum(acc, rows_bm, first, pid))
+        rounded = torch.equal(out, in_order_sum(acc, partials.half().float(), first, pid))  # each read to fp16
         fail(
             T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
@@ -175,6 +176,11 @@ def test_sk_collect_partials_alone(probes):
                 f"：这是 acc 只加上程序 {first}..{pid - 2} 的 partial，程序 {pid - 1} 的漏掉了："
                 "owner 要加程序 first_pid 到 pid - 1 的 partial，pid - 1 也在内"
                 if early
+                else ""
+            )
+            + (
+                "：这是每个 partial 先舍入成 fp16 再加上的结果：读到的 partial 原样（float32）加进 acc"
+                if rounded
                 else ""
             )
             + (
@@ -203,6 +209,12 @@ def test_sk_collect_partials_alone(probes):
                 f": this is acc plus the partials of programs {first}..{pid - 2} alone, program {pid - 1}'s left "
                 "out: the owner adds the partials of programs first_pid to pid - 1, pid - 1 included"
                 if early
+                else ""
+            )
+            + (
+                ": this is the sum with each partial rounded to fp16 before it is added: add the partial as it is "
+                "read, float32"
+                if rounded
                 else ""
             )
             + (
