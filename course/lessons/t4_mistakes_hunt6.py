@@ -13,7 +13,13 @@ HUNT6_CAUSES = {
     "leading-blocks-only": ("个 k 块（前", "alone (the first"),
     "columns-by-block-m": ("的列从 pid_n * BLOCK_M 取起", "columns taken from pid_n * BLOCK_M on"),
     "rows-by-block-n": ("的行从 pid_m * BLOCK_N 取起", "rows taken from pid_m * BLOCK_N on"),
+    "gelu-without-half": ("少了 0.5：GELU 的两倍", "without the 0.5: twice the GELU"),
+    "erf-over-2": ("erf 的参数除以 2 而不是 sqrt(2)", "the erf's argument divided by 2, not by sqrt(2)"),
+    "erf-times-sqrt2": ("erf 的参数乘以 sqrt(2) 而不是除以它", "the erf's argument multiplied by sqrt(2), not divided"),
 }
+
+ERF = "tl.erf(acc * 0.7071067811865476)"
+GELU_TEST = "test_bias_and_activation[40-16-False-gelu-torch.float16]"
 
 OFFSETS = (  # mainloop's, followed by offs_k (the epilogue's are followed by c_ptrs)
     "    offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)\n"
@@ -82,6 +88,40 @@ HUNT6 = (
         "rows-by-block-n",
         zh="mainloop 的行偏移写成 pid_m * BLOCK_N：方形 tile 时看不出；只给出相对误差（hunt6）",
         en="mainloop offsets the rows by pid_m * BLOCK_N: square tiles hide it; caught with a relative error alone "
+        "(hunt6)",
+    ),
+    mutant(
+        "hunt6-gelu-without-half",
+        "T4.5",
+        "5.2",
+        "acc = 0.5 * acc * (1.0 + tl.erf",
+        "acc = acc * (1.0 + tl.erf",
+        GELU_TEST,
+        "gelu-without-half",
+        zh="GELU 少了 0.5：结果是 GELU 的两倍；只给出相对误差（hunt6）",
+        en="the GELU without its 0.5: twice the GELU; caught with a relative error alone (hunt6)",
+    ),
+    mutant(
+        "hunt6-erf-over-2",
+        "T4.5",
+        "5.2",
+        ERF,
+        "tl.erf(acc / 2)",
+        GELU_TEST,
+        "erf-over-2",
+        zh="GELU 的 erf 参数写成 acc / 2（除以 2 而不是 sqrt(2)）：只给出相对误差（hunt6）",
+        en="the GELU's erf taken of acc / 2 (divided by 2, not by sqrt(2)): caught with a relative error alone (hunt6)",
+    ),
+    mutant(
+        "hunt6-erf-times-sqrt2",
+        "T4.5",
+        "5.2",
+        ERF,
+        "tl.erf(acc * 1.4142135623730951)",
+        GELU_TEST,
+        "erf-times-sqrt2",
+        zh="GELU 的 erf 参数写成 acc * sqrt(2)（乘而不是除）：只给出相对误差（hunt6）",
+        en="the GELU's erf taken of acc * sqrt(2) (multiplied, not divided): caught with a relative error alone "
         "(hunt6)",
     ),
 )

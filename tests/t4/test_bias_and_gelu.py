@@ -1,7 +1,5 @@
 """T4.5 (advanced): bias_and_activation alone through a probe, then fused into matmul."""
 
-import math
-
 import pytest
 import torch
 import triton
@@ -12,6 +10,7 @@ from course.tile_order import grouped_order
 
 import bounds
 from .common import BLOCK_KEYS, quick
+from .gelu_models import approximation_hint, gelu
 from support import DEVICE, DTYPES, OUT_RTOL, poisoned_view, random, rel_err, spans, wrong_cells
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
@@ -20,45 +19,6 @@ pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its s
 # ================================================================================================
 # T4.5 (advanced) bias_and_activation alone, through a probe
 # ================================================================================================
-def gelu(x):
-    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))  # exact GELU, x * Phi(x)
-
-
-def tanh_gelu(x):
-    """The tanh approximation of GELU (GPT-2's, PyTorch's approximate="tanh"): not what T4.5 asks."""
-    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
-
-
-def sigmoid_gelu(x):
-    """The sigmoid approximation of GELU, x * sigmoid(1.702 x) (Hendrycks and Gimpel's): not what T4.5 asks."""
-    return x * torch.sigmoid(1.702 * x)
-
-
-APPROXIMATIONS = (  # (function, zh, en) for each approximation of GELU a learner may write
-    (tanh_gelu, "GELU 的 tanh 近似", "the tanh approximation of GELU"),
-    (
-        sigmoid_gelu,
-        "GELU 的 sigmoid 近似 x * sigmoid(1.702 x)",
-        "the sigmoid approximation of GELU, x * sigmoid(1.702 x)",
-    ),
-)
-
-
-def approximation_hint(out, x, rtol):
-    """What to say when out is one approximation of GELU of x (the pre-activation, in float64) within
-    rtol, or None."""
-    for approx, zh, en in APPROXIMATIONS:
-        if rel_err(out, approx(x)) <= rtol:
-            far = rel_err(approx(x), gelu(x))
-            return say(
-                zh=f"这是 {zh}，和课程要求的精确（erf）GELU 差 {far:.0e}："
-                "要的是 0.5 * x * (1 + erf(x / sqrt(2)))，用 tl.erf",
-                en=f"this is {en}, {far:.0e} away from the exact (erf) GELU the lesson asks for: "
-                "0.5 * x * (1 + erf(x / sqrt(2))), with tl.erf",
-            )
-    return None
-
-
 @pytest.mark.t4_5
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
 @pytest.mark.parametrize("has_bias, activation", [(True, "none"), (False, "gelu"), (True, "gelu")])

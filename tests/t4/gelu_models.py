@@ -1,0 +1,64 @@
+"""GELU and what a learner may write for it, as float64 functions, and the hint test_bias_and_gelu.py
+gives where a result is one of them (no test here: a helper of that file)."""
+
+import math
+
+import torch
+
+from course.i18n import say
+
+from support import rel_err
+
+
+def gelu(x):
+    return 0.5 * x * (1.0 + torch.erf(x / math.sqrt(2.0)))  # exact GELU, x * Phi(x)
+
+
+def tanh_gelu(x):
+    """The tanh approximation of GELU (GPT-2's, PyTorch's approximate="tanh"): not what T4.5 asks."""
+    return 0.5 * x * (1 + torch.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x**3)))
+
+
+def sigmoid_gelu(x):
+    """The sigmoid approximation of GELU, x * sigmoid(1.702 x) (Hendrycks and Gimpel's): not what T4.5 asks."""
+    return x * torch.sigmoid(1.702 * x)
+
+
+APPROXIMATIONS = (  # (function, zh, en) for each approximation of GELU, or slip in its constants, a learner may write
+    (tanh_gelu, "GELU 的 tanh 近似", "the tanh approximation of GELU"),
+    (
+        sigmoid_gelu,
+        "GELU 的 sigmoid 近似 x * sigmoid(1.702 x)",
+        "the sigmoid approximation of GELU, x * sigmoid(1.702 x)",
+    ),
+    (
+        lambda x: 2 * gelu(x),
+        "x * (1 + erf(x / sqrt(2)))，少了 0.5：GELU 的两倍",
+        "x * (1 + erf(x / sqrt(2))), without the 0.5: twice the GELU",
+    ),
+    (
+        lambda x: 0.5 * x * (1.0 + torch.erf(x / 2)),
+        "0.5 * x * (1 + erf(x / 2))，erf 的参数除以 2 而不是 sqrt(2)",
+        "0.5 * x * (1 + erf(x / 2)), the erf's argument divided by 2, not by sqrt(2)",
+    ),
+    (
+        lambda x: 0.5 * x * (1.0 + torch.erf(x * math.sqrt(2.0))),
+        "0.5 * x * (1 + erf(x * sqrt(2)))，erf 的参数乘以 sqrt(2) 而不是除以它",
+        "0.5 * x * (1 + erf(x * sqrt(2))), the erf's argument multiplied by sqrt(2), not divided by it",
+    ),
+)
+
+
+def approximation_hint(out, x, rtol):
+    """What to say when out is one approximation of GELU of x (the pre-activation, in float64) within
+    rtol, or None."""
+    for approx, zh, en in APPROXIMATIONS:
+        if rel_err(out, approx(x)) <= rtol:
+            far = rel_err(approx(x), gelu(x))
+            return say(
+                zh=f"这是 {zh}，和课程要求的精确（erf）GELU 差 {far:.0e}："
+                "要的是 0.5 * x * (1 + erf(x / sqrt(2)))，用 tl.erf",
+                en=f"this is {en}, {far:.0e} away from the exact (erf) GELU the lesson asks for: "
+                "0.5 * x * (1 + erf(x / sqrt(2))), with tl.erf",
+            )
+    return None
