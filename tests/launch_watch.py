@@ -67,9 +67,22 @@ class LaunchWatch:
             pytest.fail(
                 say(
                     zh=f"{case}：{self.wrapper} 启动了 {len(self.launches)} 次内核，应该只启动一次："
-                    f"一次 {self.kernel} 的 launch 算出整个 C；{read_launch}",
+                    f"一次 {self.kernel} 的 launch 算出整个 C"
+                    + (
+                        "（C 不是空的就要 launch，K = 0 也一样：K 循环一步不走，存下的就是 0）"
+                        if not self.launches
+                        else ""
+                    )
+                    + f"；{read_launch}",
                     en=f"{case}: {self.wrapper} launched the kernel {len(self.launches)} times, expected once: one "
-                    f"launch of {self.kernel} computes all of C; {read_launch}",
+                    f"launch of {self.kernel} computes all of C"
+                    + (
+                        " (a C that is not empty needs it even when K = 0: the K loop then takes no step and "
+                        "stores zeros)"
+                        if not self.launches
+                        else ""
+                    )
+                    + f"; {read_launch}",
                 ),
                 pytrace=False,
             )
