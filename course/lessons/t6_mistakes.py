@@ -22,6 +22,7 @@ from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
+from course.lessons.t6_mistakes_own_late import OWN_LATE
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
 
 # The words a T6 message says when, and only when, it has detected the cause (make check:
@@ -364,7 +365,9 @@ MISTAKES = (
 # the table's first (moe_mlp's last, in t6_mistakes_mlp.py), then those of t6_mistakes_<what>.py: the shortcuts
 # (t6hunt's, t6learner2's), the hole hunt's (own), the unplanted-mistake hunt's (hunter), the calls hunt's, the
 # symptom-alone hunt's (causes), hunt3's ... hunt4, hunt5, hunt6
-MISTAKES = MISTAKES + MLP_TABLE + SHORTCUTS + OWN + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER
+MISTAKES = (
+    MISTAKES + MLP_TABLE + SHORTCUTS + OWN + OWN_LATE + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER
+)
 MISTAKES = MISTAKES + HUNT4 + HUNT5 + HUNT6
 CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES, **HUNT3_CAUSES, **LEARNER_CAUSES}
 CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES | HUNT5_CAUSES | HUNT6_CAUSES
