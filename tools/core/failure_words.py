@@ -15,6 +15,7 @@ import pytest
 from course import ROOT, seam
 from course.i18n import say
 from tools.core.bodies import MARK
+from tools.core.cpu_clock import interpreting
 
 
 def short(nodeid):
@@ -171,11 +172,9 @@ def interpreter_int_note(exc):
     that happens there alone: the interpreter runs a kernel's `range` and `tl.range` loops as
     Python's, so their variable (T5's tile number, handed to tile_coords) is an int, where a GPU has a
     tensor; "" for any other error."""
-    import os
-
     inner = _chain(exc)[-1]
     called = re.fullmatch(r"'int' object has no attribute '(\w+)'", str(inner))
-    if not (isinstance(inner, AttributeError) and called and os.environ.get("TRITON_INTERPRET") == "1"):
+    if not (isinstance(inner, AttributeError) and called and interpreting()):
         return ""
     return say(
         zh=f"你的代码在一个 Python int 上调用了 .{called[1]}：Triton 的解释器把 kernel 里的 range 和 tl.range "
