@@ -1,5 +1,5 @@
-"""tools/gpu/bench.py, ncu_group.py and ncu_lessons.py on a machine without a GPU: they refuse at once, saying
-why; the parts that need no GPU (shapes, the CSV table) are right."""
+"""tools/gpu/bench.py, ncu_group.py, ncu_lessons.py and wgmma_serial.py on a machine without a GPU: they refuse
+at once, saying why; the parts that need no GPU (shapes, the CSV table) are right."""
 
 import os
 import shutil
@@ -23,7 +23,14 @@ def test_shapes(text, shape):
 
 @no_gpu
 @pytest.mark.parametrize(
-    "tool", ["tools.gpu.bench", "tools.gpu.ncu_group", "tools.gpu.ncu_lessons", "tools.gpu.session_check --out /tmp/x"]
+    "tool",
+    [
+        "tools.gpu.bench",
+        "tools.gpu.ncu_group",
+        "tools.gpu.ncu_lessons",
+        "tools.gpu.session_check --out /tmp/x",
+        "tools.gpu.wgmma_serial",
+    ],
 )
 def test_refuses_without_a_gpu(tool, run_python):
     out = run_python(["-m", *tool.split()], ROOT, dict(os.environ), 120)
