@@ -30,7 +30,7 @@ GRID = ((2048, 2048, 2048), (4096, 4096, 4096), (8192, 8192, 1024), (4096, 11008
 
 
 def ptxas_verdict(ptx, ptxas):
-    """(serialized, why, registers line) from ptxas -v on one kernel's PTX, compiled for sm_90a."""
+    """(serialized, why, its registers and spills) from ptxas -v on one kernel's PTX, compiled for sm_90a."""
     with tempfile.TemporaryDirectory() as tmp:
         source = os.path.join(tmp, "k.ptx")
         with open(source, "w") as f:
@@ -45,7 +45,8 @@ def ptxas_verdict(ptx, ptxas):
         line.split("serialized due to", 1)[1].split(" in the function")[0].strip() for line in lines if "C7515" in line
     ]
     used = next((line.split(":", 1)[1].strip() for line in lines if "Used" in line), "")
-    return bool(why), "; ".join(why), used
+    spills = next((line.strip() for line in lines if "spill stores" in line), "")  # "N bytes stack frame, ..."
+    return bool(why), "; ".join(why), f"{used}; {spills}" if spills else used
 
 
 def compiled_wgmma_kernels(side):

@@ -8,7 +8,7 @@ import subprocess
 import pytest
 
 from course import ROOT
-from tools.gpu import bench, ncu_lessons
+from tools.gpu import bench, ncu_lessons, wgmma_serial
 
 torch = pytest.importorskip("torch")
 no_gpu = pytest.mark.skipif(torch.cuda.is_available(), reason="these check the refusal without a GPU")
@@ -141,3 +141,24 @@ def test_every_config_the_rules_give_fits_an_h200():
                 assert need * cfg.occupancy <= H100_SMEM, (
                     f"{M}x{N}x{K} {dtype}: {cfg} needs {need:,} B x {cfg.occupancy}"
                 )
+
+
+def test_ptxas_verdict_reads_the_serialization_and_the_spills(tmp_path):
+    """wgmma_serial's reading of `ptxas -v` (its lines as CUDA 12.8's ptxas prints them, from a stand-in)."""
+    said = [
+        "ptxas info    : Compiling entry function 'k' for 'sm_90a'",
+        "ptxas info    : (C7515) Potential Performance Loss: wgmma.mma_async instructions are serialized due to "
+        "non wgmma instructions defining accumulator registers of a wgmma between start and end of the pipeline "
+        "stage in the function 'k'",
+        "ptxas info    : Function properties for k",
+        "    0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads",
+        "ptxas info    : Used 188 registers, used 1 barriers",
+    ]
+    fake = tmp_path / "ptxas"
+    fake.write_text("#!/bin/sh\ncat >&2 <<'END'\n" + "\n".join(said) + "\nEND\n")
+    fake.chmod(0o755)
+    serialized, why, used = wgmma_serial.ptxas_verdict("// ptx", str(fake))
+    assert serialized and why.startswith("non wgmma instructions defining accumulator registers"), why
+    assert used == "Used 188 registers, used 1 barriers; 0 bytes stack frame, 8 bytes spill stores, 8 bytes spill loads"
+    fake.write_text("#!/bin/sh\necho 'ptxas info    : Used 210 registers, used 1 barriers' >&2\n")
+    assert wgmma_serial.ptxas_verdict("// ptx", str(fake)) == (False, "", "Used 210 registers, used 1 barriers")
