@@ -39,13 +39,8 @@ def tile_coords(pid, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     move right.  The last group may have fewer than GROUP_M rows.  GROUP_M = 1 is row-major.
     """
     # ---- T4.1 begin (§2) ----
-    # another way to say it: rows of tiles in bands of GROUP_M, columns walked inside a band
-    band = GROUP_M * num_pid_n
-    first_row = (pid // band) * GROUP_M
-    rows_here = tl.where(num_pid_m - first_row < GROUP_M, num_pid_m - first_row, GROUP_M)
-    local = pid - (pid // band) * band
-    pid_m = first_row + local % rows_here
-    pid_n = local // rows_here
+    # Triton's own helper: pid's row-major (row, column) of tiles, swizzled into bands of GROUP_M rows
+    pid_m, pid_n = tl.swizzle2d(pid // num_pid_n, pid % num_pid_n, num_pid_m, num_pid_n, GROUP_M)
     # ---- T4.1 end ----
     return pid_m, pid_n
 
@@ -65,12 +60,14 @@ def mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k0 in range(0, K, BLOCK_K):  # pointers rebuilt from k0 each time instead of advanced
+    # pointers rebuilt from k0 each time instead of advanced, and K walked from its last piece down
+    for k0 in range(tl.cdiv(K, BLOCK_K) * BLOCK_K - BLOCK_K, -1, -BLOCK_K):
         ks = k0 + tl.arange(0, BLOCK_K)
-        a = tl.load(a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak,
-                    mask=(rows[:, None] < M) & (ks[None, :] < K), other=0.0)
-        b = tl.load(b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn,
-                    mask=(ks[:, None] < K) & (cols[None, :] < N), other=0.0)
+        a_in = (rows[:, None] < M) & (ks[None, :] < K)
+        b_in = (ks[:, None] < K) & (cols[None, :] < N)
+        # no other=: the lanes a mask turns off are undefined, and tl.where makes them 0 after the load
+        a = tl.where(a_in, tl.load(a_ptr + rows[:, None] * stride_am + ks[None, :] * stride_ak, mask=a_in), 0.0)
+        b = tl.where(b_in, tl.load(b_ptr + ks[:, None] * stride_bk + cols[None, :] * stride_bn, mask=b_in), 0.0)
         acc += tl.dot(a, b)
     # ---- T4.2 end ----
     return acc
@@ -90,10 +87,12 @@ def bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n,
     # ---- T4.5 begin (§5.2) ----
     if HAS_BIAS:
         cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-        row = tl.load(bias_ptr + cols * stride_bias, mask=cols < N, other=0.0).to(tl.float32)
-        acc += row[None, :]
+        # an index inside the bias for every lane, so the load needs no mask; lanes past N get 0 after it
+        row = tl.where(cols < N, tl.load(bias_ptr + tl.where(cols < N, cols, 0) * stride_bias), 0.0)
+        acc += tl.expand_dims(row.to(tl.float32), 0)
     if ACTIVATION == "gelu":
-        acc = acc * 0.5 * (1.0 + tl.erf(acc / 1.4142135623730951))
+        INV_SQRT2: tl.constexpr = 0.7071067811865476
+        acc = acc * (0.5 + 0.5 * tl.erf(acc * INV_SQRT2))
     # ---- T4.5 end ----
     return acc
 
@@ -106,11 +105,11 @@ def epilogue(acc, c_ptr, M, N, stride_cm, stride_cn, pid_m, pid_n,
              BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """Write the float32 tile `acc` into C[rows, cols] in C's dtype, touching nothing else."""
     # ---- T4.3 begin (§5.1) ----
-    rows = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
-    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
-    inside = (rows < M)[:, None] & (cols < N)[None, :]
-    out = c_ptr + rows[:, None] * stride_cm + cols[None, :] * stride_cn
-    tl.store(out, acc.to(out.dtype.element_ty), mask=inside)
+    i = tl.arange(0, BLOCK_M * BLOCK_N)  # one lane per cell of the tile, row-major: a 1-D store
+    rows = pid_m * BLOCK_M + i // BLOCK_N
+    cols = pid_n * BLOCK_N + i % BLOCK_N
+    out = c_ptr + rows * stride_cm + cols * stride_cn
+    tl.store(out, tl.reshape(acc, (BLOCK_M * BLOCK_N,)).to(out.dtype.element_ty), mask=(rows < M) & (cols < N))
     # ---- T4.3 end ----
 
 
@@ -144,7 +143,18 @@ AUTOTUNE_CONFIGS = [
     for bm, bn, bk, w, s in ((128, 256, 64, 8, 3), (128, 128, 32, 4, 4), (64, 64, 32, 4, 3), (32, 32, 32, 2, 2))
 ]
 INTERPRET_CONFIG = triton.Config({"BLOCK_M": 16, "BLOCK_N": 32, "BLOCK_K": 16, "GROUP_M": 2}, num_warps=2, num_stages=1)
-matmul_kernel_autotuned = triton.autotune(AUTOTUNE_CONFIGS, key=["K", "N", "M"])(matmul_kernel)
+
+
+def _fit_hopper(configs, named_args, **kwargs):
+    """fp32 inputs take twice fp16's shared memory: the configs that still fit an H100/H200 (§4.4)."""
+    size = named_args["a_ptr"].element_size()
+    fit = [c for c in configs if c.num_stages * (c.kwargs["BLOCK_M"] + c.kwargs["BLOCK_N"]) * c.kwargs["BLOCK_K"] * size
+           <= 232448]
+    return fit or list(configs)[-1:]
+
+
+matmul_kernel_autotuned = triton.autotune(AUTOTUNE_CONFIGS, key=["K", "N", "M"],
+                                          prune_configs_by={"early_config_prune": _fit_hopper})(matmul_kernel)
 # ---- T4.4 end ----
 
 
@@ -205,14 +215,15 @@ def matmul(a, b, *, bias=None, activation=None, config=None):
         return c
     def grid(meta):
         return (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)
-    launch = dict(a_ptr=a, b_ptr=b, c_ptr=c, bias_ptr=bias, M=M, N=N, K=K,
+    # without a bias, C stands in for its pointer: HAS_BIAS is False, so the kernel never reads it
+    launch = dict(a_ptr=a, b_ptr=b, c_ptr=c, bias_ptr=c if bias is None else bias, M=M, N=N, K=K,
                   stride_am=a.stride(0), stride_ak=a.stride(1), stride_bk=b.stride(0), stride_bn=b.stride(1),
                   stride_cm=c.stride(0), stride_cn=c.stride(1), stride_bias=bias.stride(0) if bias is not None else 0,
                   HAS_BIAS=bias is not None, ACTIVATION="gelu" if activation == "gelu" else "none")
     chosen = config or (INTERPRET_CONFIG if INTERPRETING else None)
     if chosen is None:
         matmul_kernel_autotuned[grid](**launch)
-    else:
-        matmul_kernel[grid](**launch, **chosen.all_kwargs())
+    else:  # the block sizes, then the warps and stages, each spelled out
+        matmul_kernel[grid](**launch, **chosen.kwargs, num_warps=chosen.num_warps, num_stages=chosen.num_stages)
     # ---- T4.4 end ----
     return c

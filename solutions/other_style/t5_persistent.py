@@ -1,22 +1,6 @@
 """Lesson T5: a persistent GEMM with TMA and stream-K (a correct solution in another style, for make check).
 
-Read content/t5.md (中文) or content/t5.en.md (English) first: every banner below names the
-section it implements.  mine/t5_persistent.py is this file with the learner's bodies cut out, so
-`diff mine/t5_persistent.py solutions/t5_persistent.py` shows only code that a learner writes.
-T5 builds on T4: the grouped order, the fused bias + GELU and the input checks come from YOUR t4_matmul.py.
-The host side (matmul, the config choice, the plans, the launch) is given, the same for mine/ and
-solutions/: given/t5_host.py and given/t5_config.py.  Read it there; this file's last banner binds it here.
-
-The kernel computes C = act(A @ B + bias), with a fixed number of programs instead of one per tile:
-
-    programs = min(#SMs, #tiles)                                       # §2.2  persistent_grid
-    program p:
-        tiles 0 .. sk_tiles-1 shared out by k-blocks (stream-K)        # §4    stream_k_tiles
-        for tile in sk_tiles + p, sk_tiles + p + programs, ...:        # §2.2  data_parallel_tiles
-            acc = sum over k-blocks of A_box @ B_box  (TMA loads)      # §3.1  k_block_loop
-            C_box = act(acc + bias)  (a TMA store, clipped at the edges)  # §3.3, §5  store_tile
-
-A decode step (M <= 64, mode "swap") takes the same tiles with acc = (B_box^T @ A_box^T)^T  # §6.3  swap_ab_tiles
+The reference is solutions/t5_persistent.py; this one computes the same with other code in the learner's bodies.
 """
 import sys
 
@@ -52,16 +36,14 @@ def k_block_loop(a_desc, b_desc, off_m, off_n, kb_begin, kb_end,
     B_KMAJOR: b_desc describes B^T, an (N, K) row-major tensor (b.t() of a contiguous one).
     """
     # ---- T5.2 begin (§3.1) ----
-    total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    # walk the k offsets themselves rather than the block numbers
-    for k0 in range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K):
-        a_box = a_desc.load([off_m, k0])  # TMA pads past A's shape with zeros: no mask needed
+    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    for k0 in range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K):  # the k offsets, not the block numbers
+        a = tl.load_tensor_descriptor(a_desc, (off_m, k0))  # the functional form of a_desc.load([...])
         if B_KMAJOR:
-            b_box = tl.trans(b_desc.load([off_n, k0]))  # [BLOCK_N, BLOCK_K] of B^T -> [BLOCK_K, BLOCK_N]
+            b = tl.trans(tl.load_tensor_descriptor(b_desc, (off_n, k0)))  # a [BLOCK_N, BLOCK_K] box of B^T
         else:
-            b_box = b_desc.load([k0, off_n])
-        total += tl.dot(a_box, b_box)
-    acc = total
+            b = tl.load_tensor_descriptor(b_desc, (k0, off_n))
+        acc += tl.dot(a, b)  # TMA fills what lies past A and B with zeros: no mask
     # ---- T5.2 end ----
     return acc
 
@@ -78,20 +60,15 @@ def store_tile(c_desc, acc, bias_ptr, N, stride_bias, pid_m, pid_n,
     if EPILOGUE_SUBTILE == 2:
         # ---- T5.4 begin (§5) ----
         HALF: tl.constexpr = BLOCK_N // 2
-        lo, hi = tl.split(tl.trans(tl.reshape(acc, (BLOCK_M, 2, HALF)), (0, 2, 1)))
-        # each half is a tile of width HALF, number 2 * pid_n (left) or 2 * pid_n + 1 (right)
-        lo = bias_and_activation(lo, bias_ptr, N, stride_bias, pid_n * 2, HALF, HAS_BIAS, ACTIVATION)
-        hi = bias_and_activation(hi, bias_ptr, N, stride_bias, pid_n * 2 + 1, HALF, HAS_BIAS, ACTIVATION)
-        top = pid_m * BLOCK_M
-        c_desc.store([top, (pid_n * 2) * HALF], lo.to(c_desc.dtype))
-        c_desc.store([top, (pid_n * 2 + 1) * HALF], hi.to(c_desc.dtype))
+        halves = tl.split(tl.trans(tl.reshape(acc, (BLOCK_M, 2, HALF)), (0, 2, 1)))  # columns [0, HALF), [HALF, BN)
+        for h in tl.static_range(2):  # half h is a tile of width HALF, number 2 * pid_n + h
+            part = bias_and_activation(halves[h], bias_ptr, N, stride_bias, 2 * pid_n + h, HALF, HAS_BIAS, ACTIVATION)
+            tl.store_tensor_descriptor(c_desc, (pid_m * BLOCK_M, (2 * pid_n + h) * HALF), part.to(c_desc.dtype))
         # ---- T5.4 end ----
     else:
         # ---- T5.2 begin (§3.3) ----
-        row0 = pid_m * BLOCK_M
-        col0 = pid_n * BLOCK_N
         out = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)
-        c_desc.store([row0, col0], out.to(c_desc.dtype))  # TMA clips what lies past M and N
+        tl.store_tensor_descriptor(c_desc, (pid_m * BLOCK_M, pid_n * BLOCK_N), out.to(c_desc.dtype))  # clipped at M, N
         # ---- T5.2 end ----
 
 
@@ -147,16 +124,15 @@ def data_parallel_tiles(a_desc, b_desc, c_desc, bias_ptr, trace_ptr, N, K, strid
     # ---- T5.1 begin (§2.2) ----
     me = tl.program_id(0)
     kb_all = (K + BLOCK_K - 1) // BLOCK_K
-    start = first_tile + me
-    # how many tiles this program takes (0 or less: none), then a plain counter over them
-    count = (num_tiles - start + NUM_PROGS - 1) // NUM_PROGS
-    for step in tl.range(0, count, flatten=FLATTEN):
-        tile = start + step * NUM_PROGS
-        tm, tn = tile_coords(tile, num_pid_m, num_pid_n, GROUP_M)
-        whole = k_segment(a_desc, b_desc, trace_ptr, tile, tm, tn, 0, kb_all,
-                          BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)
-        finish_tile(c_desc, whole, bias_ptr, trace_ptr, N, stride_bias, tile, tm, tn,
-                    BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)
+    # the waves of NUM_PROGS tiles from first_tile: this program takes its place in each (the last may be short)
+    for wave in tl.range(first_tile, num_tiles, NUM_PROGS, flatten=FLATTEN):
+        tile = wave + me
+        if tile < num_tiles:
+            tm, tn = tile_coords(tile, num_pid_m, num_pid_n, GROUP_M)
+            whole = k_segment(a_desc, b_desc, trace_ptr, tile, tm, tn, 0, kb_all,
+                              BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)
+            finish_tile(c_desc, whole, bias_ptr, trace_ptr, N, stride_bias, tile, tm, tn,
+                        BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)
     # ---- T5.1 end ----
 
 
@@ -181,12 +157,13 @@ def sk_run(pid, total, NUM_PROGS):
 def sk_program_of(it, total, NUM_PROGS):
     """The program whose run holds global k-block `it` (the inverse of sk_run)."""
     # ---- T5.3 begin (§4.1) ----
-    short = total // NUM_PROGS
-    longer = total - short * NUM_PROGS
-    # counted as a long run, or as a short one: the larger answer is the right one
-    as_long = it // (short + 1)
-    as_short = (it - longer) // tl.maximum(short, 1)
-    owner = tl.maximum(as_long, as_short)
+    lo = it * 0  # bisection over the runs' starts: the last program whose run begins at or before `it`
+    hi = lo + NUM_PROGS - 1
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        mid_begin, _ = sk_run(mid, total, NUM_PROGS)
+        lo, hi = tl.where(mid_begin <= it, mid, lo), tl.where(mid_begin <= it, hi, mid - 1)
+    owner = lo
     # ---- T5.3 end ----
     return owner
 
@@ -217,16 +194,13 @@ def sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M: t
     """Add the partials of programs first_pid .. pid-1 to acc, in that order, each once its flag
     is up; put each flag back to 0.  Return the whole tile's sum."""
     # ---- T5.3 begin (§4.2) ----
-    r = tl.arange(0, BLOCK_M)
-    c = tl.arange(0, BLOCK_N)
-    tile_offs = r[:, None] * BLOCK_N + c[None, :]
-    src = first_pid
-    while src < pid:
-        # wait until the flag is 1, and put it back to 0 in the same atomic step
-        while tl.atomic_cas(flags_ptr + src, 1, 0, sem="acquire") != 1:
+    tile = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
+    for src in range(first_pid, pid):  # every flag up first: an acquire read that leaves it as it is ...
+        while tl.atomic_cas(flags_ptr + src, 1, 1, sem="acquire") != 1:
             pass
-        acc += tl.load(partials_ptr + src * BLOCK_M * BLOCK_N + tile_offs, volatile=True)
-        src += 1
+    for src in range(first_pid, pid):  # ... then the partials added in program order, each flag put back to 0
+        acc += tl.load(partials_ptr + src * BLOCK_M * BLOCK_N + tile, volatile=True)
+        tl.atomic_xchg(flags_ptr + src, 0, sem="relaxed")
     # ---- T5.3 end ----
     return acc
 
@@ -383,15 +357,9 @@ def make_descriptors(a, b, c, b_kmajor, BLOCK_M, BLOCK_N, BLOCK_K, EPILOGUE_SUBT
     """Host TensorDescriptors (a_desc, b_desc, c_desc): each is the tensor plus the box one load
     or store moves.  b_kmajor: b is the (N, K) tensor, read in [BLOCK_N, BLOCK_K] boxes."""
     # ---- T5.2 begin (§3.1) ----
-    def over(t, box):  # the descriptor spelled out: base, shape, strides, box
-        return TensorDescriptor(t, list(t.shape), list(t.stride()), box)
-
-    a_desc = over(a, [BLOCK_M, BLOCK_K])
-    if b_kmajor:
-        b_desc = over(b, [BLOCK_N, BLOCK_K])
-    else:
-        b_desc = over(b, [BLOCK_K, BLOCK_N])
-    c_desc = over(c, [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])
+    a_desc = TensorDescriptor(a, list(a.shape), list(a.stride()), [BLOCK_M, BLOCK_K])  # base, shape, strides, box
+    b_desc = TensorDescriptor.from_tensor(b, (BLOCK_N, BLOCK_K) if b_kmajor else (BLOCK_K, BLOCK_N))  # a tuple box
+    c_desc = TensorDescriptor(c, list(c.shape), list(c.stride()), [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])
     # ---- T5.2 end ----
     return a_desc, b_desc, c_desc
 
@@ -404,21 +372,15 @@ def stream_k_split(num_tiles, k_blocks, num_sms, mode):
     data-parallel; a last wave at least half full stays too; a thinner last wave is merged with
     one full wave (if there is one) and those tiles go to stream-K."""
     # ---- T5.3 begin (§4.3) ----
-    if mode == "dp" or k_blocks < 2:
-        return 0, persistent_grid(num_tiles, num_sms)
-    if mode == "sk":
-        chosen = num_tiles
-    else:
-        tail = num_tiles % num_sms
-        if tail == 0 or tail * 2 >= num_sms:  # whole waves, or a last wave at least half full
-            chosen = 0
-        elif num_tiles < num_sms:  # a single thin wave: all of it
+    chosen = 0
+    if k_blocks > 1 and mode != "dp":
+        waves, tail = divmod(num_tiles, num_sms)
+        if mode == "sk":
             chosen = num_tiles
-        else:  # the thin wave plus one full wave
-            chosen = tail + num_sms
-    if not chosen:
-        return 0, persistent_grid(num_tiles, num_sms)
-    return chosen, persistent_grid(chosen * k_blocks, num_sms)  # at least one k-block per program
+        elif tail and 2 * tail < num_sms:  # a thin last wave, with one full wave if there is one
+            chosen = tail + num_sms * min(waves, 1)
+    # a list: the host unpacks it as it would a tuple; at least one k-block per stream-K program
+    return [chosen, min(num_sms, chosen * k_blocks) if chosen else persistent_grid(num_tiles, num_sms)]
     # ---- T5.3 end ----
 
 

@@ -1,24 +1,6 @@
 """Lesson T6: grouped GEMM for a mixture-of-experts layer (a solution in another style: tools/checks/other_styles.py).
 
-Read content/t6.md (中文) or content/t6.en.md (English) first: every banner below names the
-section it implements.  mine/t6_moe.py is this file with the learner's bodies cut out, so
-`diff mine/t6_moe.py solutions/t6_moe.py` shows only code that a learner writes.
-T6 builds on T5 (and so on T4): the persistent grid, TMA's rules and the grouped tile order come
-from YOUR t5_persistent.py and t4_matmul.py.  The host side (route, grouped_matmul, the configs
-and the plans) is given, one file for both sides: given/t6_host.py, bound to this file at its end.
-
-Token t's j-th choice is the slot s = t * top_k + j.  The layer, in two steps:
-
-    routing = route(topk_ids, E)                  # §2  a counting sort of the slots by expert (T6.1)
-        counts[e], offsets[e] (row ends), sorted_slots[pos] = s, slot_pos[s] = pos
-    out = grouped_matmul(x, w, routing, ...)      # §3, §4  one persistent launch (T6.2, T6.3)
-        for tile in pid, pid + programs, ... < total tiles (read on the device):
-            expert, pid_m, pid_n = locate_tile(tile)                  # §3.3  no tile mixes two experts
-            rows = the expert's sorted rows pid_m*BM .. +BM, cut at its end (§3.2)
-            acc = x[sorted_slots[rows] // top_k] @ w[expert][cols].T  # §4.1 gather, §4.2 TMA
-            out[rows] = acc * topk_weights[slot]                      # §4.3
-        combine: y[t] = sum over j of out[t * top_k + j], in j order  # §4.4
-    moe_mlp: gate/up with SwiGLU, then down with the combine          # §5 (T6.4)
+The reference is solutions/t6_moe.py; this one computes the same with other code in the learner's bodies.
 """
 import sys
 
@@ -29,10 +11,7 @@ import triton.language as tl
 from given import t6_host  # the host side, given: read it there (this file's last banner binds it here)
 from given.t6_host import Routing, check_offsets  # given too: check_expert_inputs uses them
 
-# ---- other style begin: T4's grouped order is imported as in the reference but not used here
-from .t4_matmul import tile_coords  # noqa: F401 - this variant orders an expert's tiles its own way
-
-# ---- other style end
+from .t4_matmul import tile_coords  # the T4 of the same side: yours in mine/
 from .t5_persistent import (  # noqa: F401 - and your T5's launch helpers (t5.perf §2): given/t6_host.py reads them
     RawLaunch,
     aligned_copy,
@@ -55,11 +34,11 @@ def count_experts(ids_ptr, block_counts_ptr, num_slots, num_experts, BLOCK: tl.c
     """block_counts[b, e] (rows of E_BLOCK) = how many of slots b*BLOCK .. b*BLOCK+BLOCK-1 chose expert e."""
     # ---- T6.1 begin (§2.1) ----
     b = tl.program_id(0)
-    lanes = tl.arange(0, BLOCK)
-    ids = tl.load(ids_ptr + b * BLOCK + lanes, mask=b * BLOCK + lanes < num_slots, other=-1)
-    experts = tl.arange(0, E_BLOCK)
-    onehot = (ids[:, None] == experts[None, :]) & (experts[None, :] < num_experts)
-    tl.store(block_counts_ptr + b * E_BLOCK + experts, tl.sum(onehot.to(tl.int32), axis=0))
+    s = b * BLOCK + tl.arange(0, BLOCK)
+    ids = tl.load(ids_ptr + s, mask=s < num_slots, other=-1)  # -1: no expert's, so never counted
+    for e in range(0, E_BLOCK):  # one expert at a time: the sum of one compare (0 past num_experts)
+        n_e = tl.sum((ids == e).to(tl.int32), axis=0)
+        tl.store(block_counts_ptr + b * E_BLOCK + e, tl.where(e < num_experts, n_e, 0))
     # ---- T6.1 end ----
 
 
@@ -73,15 +52,12 @@ def scan_counts(block_counts_ptr, block_base_ptr, counts_ptr, offsets_ptr, num_b
     experts = tl.arange(0, E_BLOCK)
     total = tl.zeros((E_BLOCK,), dtype=tl.int32)
     b = 0
-    while b < num_blocks:
-        row = tl.load(block_counts_ptr + b * E_BLOCK + experts)
+    while b < num_blocks:  # one block's row at a time: what came before it, then its own counts
         tl.store(block_base_ptr + b * E_BLOCK + experts, total)
-        total = total + row
+        total = total + tl.load(block_counts_ptr + b * E_BLOCK + experts)
         b += 1
-    ends = tl.cumsum(total, axis=0)
-    keep = experts < num_experts
-    tl.store(offsets_ptr + experts, ends, mask=keep)
-    tl.store(counts_ptr + experts, total, mask=keep)
+    tl.store(offsets_ptr + experts, tl.cumsum(total, axis=0), mask=experts < num_experts)
+    tl.store(counts_ptr + experts, total, mask=experts < num_experts)
     # ---- T6.1 end ----
 
 
@@ -94,13 +70,10 @@ def scatter_slots(ids_ptr, block_base_ptr, counts_ptr, offsets_ptr, sorted_slots
     # ---- T6.1 begin (§2.1) ----
     b = tl.program_id(0)
     s = b * BLOCK + tl.arange(0, BLOCK)
-    inside = s < num_slots
-    ids = tl.load(ids_ptr + s, mask=inside, other=-1)
-    experts = tl.arange(0, E_BLOCK)
-    onehot = ((ids[:, None] == experts[None, :]) & inside[:, None]).to(tl.int32)
-    running = tl.cumsum(onehot, axis=0) - onehot  # per expert, how many earlier lanes chose it
-    rank = tl.sum(running * onehot, axis=1)
-    ok = inside & (ids >= 0) & (ids < num_experts)
+    ids = tl.load(ids_ptr + s, mask=s < num_slots, other=-1)
+    ok = (s < num_slots) & (ids >= 0) & (ids < num_experts)
+    onehot = ((ids[:, None] == tl.arange(0, E_BLOCK)[None, :]) & ok[:, None]).to(tl.int32)
+    rank = tl.sum((tl.cumsum(onehot, axis=0) - onehot) * onehot, axis=1)  # how many earlier lanes chose the same
     e = tl.where(ok, ids, 0).to(tl.int32)
     start = tl.load(offsets_ptr + e, mask=ok, other=0) - tl.load(counts_ptr + e, mask=ok, other=0)
     dest = start + tl.load(block_base_ptr + b * E_BLOCK + e, mask=ok, other=0) + rank
@@ -148,13 +121,15 @@ def locate_tile(tile_id, m_blocks, tile_ends, num_pid_n, GROUP_M: tl.constexpr, 
     that gives each of the expert's tiles once (§3.3)."""
     # ---- T6.2 begin (§3.3) ----
     lanes = tl.arange(0, E_BLOCK)
-    starts = tile_ends - m_blocks * num_pid_n
-    hit = (starts <= tile_id) & (tile_id < tile_ends)
-    expert = tl.max(tl.where(hit, lanes, -1), axis=0)
-    local = tile_id - tl.max(tl.where(hit, starts, 0), axis=0)
-    rows_of_tiles = tl.max(tl.where(hit, m_blocks, 0), axis=0)
-    pid_m = local % rows_of_tiles  # down a column of tiles first: another order within the expert
-    pid_n = local // rows_of_tiles
+    expert = tl.zeros((), dtype=tl.int32)  # bisection: the first expert whose tiles end past tile_id
+    step = tl.full((), E_BLOCK // 2, dtype=tl.int32)  # (E_BLOCK is a power of two)
+    while step > 0:
+        probe_end = tl.sum(tl.where(lanes == expert + step - 1, tile_ends, 0), axis=0)
+        expert = tl.where(probe_end <= tile_id, expert + step, expert)
+        step = step // 2
+    rows_of_tiles = tl.sum(tl.where(lanes == expert, m_blocks, 0), axis=0)
+    local = tile_id - tl.sum(tl.where(lanes == expert, tile_ends, 0), axis=0) + rows_of_tiles * num_pid_n
+    pid_m, pid_n = tile_coords(local, rows_of_tiles, num_pid_n, 1)  # row-major in the expert: another valid order
     # ---- T6.2 end ----
     return expert, pid_m, pid_n
 
@@ -182,15 +157,13 @@ def gathered_product(x_ptr, w_desc, x_rows, live, w_row, K, stride_xm, stride_xk
     """float32 [BLOCK_M, BLOCK_N]: x[x_rows, :] @ w2d[w_row : w_row + BLOCK_N, :].T, with w2d the
     (E*N, K) weights read by TMA through w_desc (box [BLOCK_N, BLOCK_K]) and x's rows not live as 0."""
     # ---- T6.3 begin (§4.2) ----
-    offs_k = tl.arange(0, BLOCK_K)
-    a_ptrs = x_ptr + x_rows[:, None] * stride_xm + offs_k[None, :] * stride_xk
+    kk = tl.arange(0, BLOCK_K)
+    rows_at = x_ptr + x_rows[:, None] * stride_xm
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for kb in range(tl.cdiv(K, BLOCK_K)):
-        left = K - kb * BLOCK_K
-        a = tl.load(a_ptrs, mask=live[:, None] & (offs_k[None, :] < left), other=0.0)
-        w_box = w_desc.load([w_row, kb * BLOCK_K])
-        acc += tl.dot(a, tl.trans(w_box))
-        a_ptrs += BLOCK_K * stride_xk
+    for kb in tl.range(0, tl.cdiv(K, BLOCK_K)):
+        ok = live[:, None] & (kb * BLOCK_K + kk < K)[None, :]
+        a = tl.where(ok, tl.load(rows_at + (kb * BLOCK_K + kk)[None, :] * stride_xk, mask=ok), 0.0)  # 0 after the load
+        acc = tl.dot(a, tl.trans(tl.load_tensor_descriptor(w_desc, (w_row, kb * BLOCK_K))), acc)
     # ---- T6.3 end ----
     return acc
 
@@ -226,18 +199,14 @@ def gate_up_product(x_ptr, w_desc, x_rows, live, gate_row, up_row, K, stride_xm,
     """(gate, up): float32 x[x_rows] @ w2d[gate_row : +BLOCK_N].T and @ w2d[up_row : +BLOCK_N].T,
     each A box loaded once for both."""
     # ---- T6.4 begin (§5.1) ----
-    offs_k = tl.arange(0, BLOCK_K)
-    g = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    u = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for kb in range(tl.cdiv(K, BLOCK_K)):
-        k = kb * BLOCK_K + offs_k
-        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + k[None, :] * stride_xk,
-                    mask=live[:, None] & (k[None, :] < K), other=0.0)
-        wg = w_desc.load([gate_row, kb * BLOCK_K])
-        wu = w_desc.load([up_row, kb * BLOCK_K])
-        g += tl.dot(a, tl.trans(wg))
-        u += tl.dot(a, tl.trans(wu))
-    gate, up = g, u
+    gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    up = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    a_ptrs = x_ptr + x_rows[:, None] * stride_xm + tl.arange(0, BLOCK_K)[None, :] * stride_xk  # advanced along K
+    for k0 in tl.range(0, K, BLOCK_K):
+        a = tl.load(a_ptrs, mask=live[:, None] & (tl.arange(0, BLOCK_K)[None, :] < K - k0), other=0.0)  # one box, both
+        gate += tl.dot(a, tl.trans(w_desc.load([gate_row, k0])))
+        up += tl.dot(a, tl.trans(w_desc.load([up_row, k0])))
+        a_ptrs += BLOCK_K * stride_xk
     # ---- T6.4 end ----
     return gate, up
 
@@ -353,13 +322,14 @@ def combine_topk(by_slot_ptr, out_ptr, N: tl.int64, TOP_K: tl.constexpr, BLOCK_N
     """out[t, cols] = by_slot[t*TOP_K + 0, cols] + ... + by_slot[t*TOP_K + TOP_K-1, cols], summed in
     float32 in that order (program (t, column block)), stored in out's dtype; both are [rows, N]."""
     # ---- T6.3 begin (§4.4) ----
-    token = tl.program_id(0)
     n = tl.arange(0, BLOCK_N) + tl.program_id(1) * BLOCK_N
-    rows = by_slot_ptr + token * TOP_K * N + n
-    total = tl.load(rows, mask=n < N, other=0.0).to(tl.float32)
-    for j in range(1, TOP_K):
-        total = total + tl.load(rows + j * N, mask=n < N, other=0.0).to(tl.float32)
-    tl.store(out_ptr + token * N + n, total.to(out_ptr.dtype.element_ty), mask=n < N)
+    src = by_slot_ptr + tl.program_id(0) * TOP_K * N + n  # the token's row j = 0, then each next row N further
+    total = tl.zeros((BLOCK_N,), dtype=tl.float32)
+    j = 0
+    while j < TOP_K:  # j = 0, 1, ..., TOP_K - 1, in that order
+        total += tl.load(src + j * N, mask=n < N, other=0.0).to(tl.float32)
+        j += 1
+    tl.store(out_ptr + tl.program_id(0) * N + n, total.to(out_ptr.dtype.element_ty), mask=n < N)
     # ---- T6.3 end ----
 
 
@@ -384,8 +354,7 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
         raise ValueError(f"devices: x is on {x.device}, w is on {w.device}")
     E, rows_w, k_w = w.shape
     if k_w != x.shape[1] or E != routing.num_experts:
-        raise ValueError(f"w of shape {tuple(w.shape)} does not fit x {tuple(x.shape)} "
-                         f"and {routing.num_experts} experts")
+        raise ValueError(f"w {tuple(w.shape)} does not fit x {tuple(x.shape)} and {routing.num_experts} experts")
     if activation is not None and (activation != "swiglu" or rows_w % 2 == 1):
         raise ValueError(f"activation={activation!r} with w's {rows_w} rows")
     expected = routing.num_tokens * (routing.top_k if x_sorted else 1)
@@ -396,10 +365,8 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
             raise ValueError("routing: its tensors must be int32 on x's device")
     if topk_weights is not None and not isinstance(topk_weights, torch.Tensor):
         raise TypeError(f"topk_weights: a tensor expected, got {type(topk_weights).__name__}")
-    if topk_weights is not None and (
-        not torch.is_floating_point(topk_weights) or topk_weights.shape != (routing.num_tokens, routing.top_k)
-        or topk_weights.device != x.device
-    ):
+    if topk_weights is not None and (not torch.is_floating_point(topk_weights) or topk_weights.device != x.device
+                                     or topk_weights.shape != (routing.num_tokens, routing.top_k)):
         raise ValueError(f"topk_weights: want {(routing.num_tokens, routing.top_k)} floats on {x.device}")
     if not routing.checked:  # a hand-made routing: the given check of its offsets (a host sync)
         check_offsets(routing)
