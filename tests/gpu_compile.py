@@ -44,7 +44,6 @@ from course.registry import lesson
 
 spec = json.loads(sys.argv[1])
 module = seam.load(lesson(spec["lesson"]))
-fn = getattr(module, spec["kernel"])
 
 
 def at_line(e):  # the innermost compile error with a source, then the call one level out, if any
@@ -75,8 +74,10 @@ def site_line(site):  # "path line n (function): the line"
 def first_problem(variants):
     for variant in variants:
         types = {**spec["signature"], **variant.get("signature", {})}
+        fn = getattr(module, variant.get("kernel", spec["kernel"]))  # a variant may name another kernel
         signature = {name: types.get(name, "constexpr") for name in fn.arg_names}
-        at = {(fn.arg_names.index(name),): value for name, value in variant["constexprs"].items()}
+        at = {(fn.arg_names.index(name),): value for name, value in variant["constexprs"].items()
+              if name in fn.arg_names}  # a file begun before the kernel took a constexpr (T6's WIDE)
         try:
             compile(ASTSource(fn=fn, signature=signature, constexprs=at), target=GPUTarget("cuda", 90, 32),
                     options=spec["options"])
@@ -87,7 +88,8 @@ def first_problem(variants):
             text = str(inner)
             stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", text)
             where = "" if stub else at_line(e)
-            return ["stub", stub[2]] if stub else ["error", text.strip()[-1500:] + (f"\n  at {where}" if where else "")]
+            return ["stub", stub[2]] if stub else ["error", text.strip()[-1500:] + (f"\n  at {where}" if where else ""),
+                                                  variant.get("kernel", spec["kernel"])]
     return None
 
 
@@ -102,7 +104,8 @@ def hopper_compile_problem(lesson_id, kernel, signature, groups, options, group,
     """Compile `kernel` of the graded side of lesson_id for sm_90 once per variant of groups[group]
     (each variant a dict of "constexprs" and, optionally, "signature" entries that replace those of
     `signature`: the types of the other parameters, as Triton spells them: "*fp16", "i32",
-    "tensordesc<fp16[64, 64]>"); the first problem, or None.  The other groups are answered and
+    "tensordesc<fp16[64, 64]>"; and "kernel", another kernel of the lesson's file to compile in
+    place of `kernel`); the first problem, or None.  The other groups are answered and
     kept in the same run."""
     spec = dict(lesson=lesson_id, kernel=kernel, signature=signature, groups=groups, options=options)
     key = hashlib.sha256(json.dumps([spec, triton.__version__, CHILD]).encode())
@@ -174,6 +177,7 @@ def check_compiles_for_hopper(step, kernel, signature, groups, where):
     if found is not None and found[0] == "stub":
         pytest.fail(stub_report(found[1]), pytrace=False)
     if found is not None:
+        kernel = found[2] if len(found) > 2 else kernel  # the variant's own kernel, where it names one
         said, where = _where_the_line_is(step, found[1], where)
         # The compiler's first words and the line it names lead: a scorecard row shows the first line alone.
         complaint, _, at = said.rpartition("\n  at ")

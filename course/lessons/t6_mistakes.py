@@ -13,6 +13,7 @@ schedule's read of offsets[-1], test_each_tile_reads_its_own_expert_alone).
 from course.lesson_data import Mistake
 from course.lessons.t6_mistakes_calls import CALLS
 from course.lessons.t6_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
+from course.lessons.t6_mistakes_compile import COMPILE, COMPILE_CAUSES
 from course.lessons.t6_mistakes_en_learner import EN_LEARNER, EN_LEARNER_CAUSES
 from course.lessons.t6_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t6_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
@@ -369,5 +370,7 @@ MISTAKES = (
     MISTAKES + MLP_TABLE + SHORTCUTS + OWN + OWN_LATE + HUNTER + CALLS + CAUSES_NAMED + HUNT3 + LEARNER + EN_LEARNER
 )
 MISTAKES = MISTAKES + HUNT4 + HUNT5 + HUNT6
+MISTAKES = MISTAKES + COMPILE  # the kernels a GPU compile refuses (t6_mistakes_compile.py)
 CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES, **HUNT3_CAUSES, **LEARNER_CAUSES}
 CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES | HUNT5_CAUSES | HUNT6_CAUSES
+CAUSES |= COMPILE_CAUSES

@@ -31,5 +31,6 @@ ORDER = (
     "test_expert_mlp.py",
     "test_moe_mlp.py",
     "test_moe_mlp_calls.py",
+    "test_hopper_compile.py",
     "test_past_int32.py",  # last: a kernel that faults there loses the GPU context for what follows
 )

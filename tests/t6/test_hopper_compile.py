@@ -1,0 +1,115 @@
+"""The kernels as a Hopper GPU compiles them (on the CPU): what the interpreter lets through and a GPU refuses."""
+
+import pytest
+
+from course.messages import read as where_to_read
+
+from gpu_compile import check_compiles_for_hopper
+from support import INTERPRETING
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+# ================================================================================================
+# The kernels as a Hopper GPU compiles them (CPU): an fp16 accumulator that turns fp32 inside the K
+# loop, say, runs on the interpreter and stops the compiler. One child process compiles them all.
+# ================================================================================================
+def routing_kernel(name, **constexprs):
+    return dict(kernel=name, constexprs=dict(BLOCK=128, E_BLOCK=8) | constexprs)
+
+
+def grouped(**constexprs):
+    """One compile of moe_kernel with 64x128x64 tiles: the constexprs, and w's box to match."""
+    base = dict(
+        TOP_K=2,
+        BLOCK_M=64,
+        BLOCK_N=128,
+        BLOCK_K=64,
+        GROUP_M=8,
+        E_BLOCK=8,
+        X_SORTED=False,
+        HAS_WEIGHTS=False,
+        BY_SLOT=False,
+        ACTIVATION="none",
+        TRACE=0,
+        FLATTEN=False,
+        WIDE=False,
+    )
+    cfg = base | constexprs
+    out = {"out_ptr": "*fp32"} if cfg["BY_SLOT"] else {}
+    return dict(constexprs=cfg, signature={"w_desc": f"tensordesc<fp16[{cfg['BLOCK_N']}, {cfg['BLOCK_K']}]>", **out})
+
+
+T6_SIGNATURE = {
+    **{name: "*i64" for name in ("ids_ptr",)},
+    **{
+        name: "*i32"
+        for name in (
+            "block_counts_ptr",
+            "block_base_ptr",
+            "counts_ptr",
+            "offsets_ptr",
+            "sorted_slots_ptr",
+            "slot_pos_ptr",
+            "trace_ptr",
+        )
+    },
+    **{
+        name: "i32"
+        for name in (
+            "num_slots",
+            "num_experts",
+            "num_blocks",
+            "K",
+            "stride_xm",
+            "stride_xk",
+            "stride_om",
+            "stride_on",
+            "NUM_PROGS",
+        )
+    },
+    "N": "i32",
+    "x_ptr": "*fp16",
+    "out_ptr": "*fp16",
+    "weights_ptr": "*fp32",
+    "by_slot_ptr": "*fp32",
+}
+
+
+T6_COMPILES = {  # step: the compiles that take in that step's code (constexpr branches prune the rest)
+    "T6.1": [
+        routing_kernel("count_experts"),
+        dict(kernel="scan_counts", constexprs=dict(SCAN_ROWS=16, E_BLOCK=8)),
+        routing_kernel("scatter_slots"),
+    ],
+    "T6.3": [
+        grouped(),
+        grouped(X_SORTED=True, HAS_WEIGHTS=True, BY_SLOT=True),
+        dict(kernel="combine_topk", constexprs=dict(TOP_K=2, BLOCK_N=128), signature={"N": "i64"}),
+    ],
+    "T6.4": [grouped(X_SORTED=False, ACTIVATION="swiglu")],
+}
+
+
+ON_THE_GPU = "on a GPU every kernel of the suite is compiled for real"
+
+
+@pytest.mark.t6_1
+@pytest.mark.hopper_compile
+@pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
+def test_the_routing_kernels_compile_for_a_hopper_gpu(t6):
+    check_compiles_for_hopper("T6.1", "count_experts", T6_SIGNATURE, T6_COMPILES, where_to_read("T6.1", "2.3"))
+
+
+@pytest.mark.t6_3
+@pytest.mark.hopper_compile
+@pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
+def test_the_grouped_kernel_and_the_combine_compile_for_a_hopper_gpu(t6):
+    check_compiles_for_hopper("T6.3", "moe_kernel", T6_SIGNATURE, T6_COMPILES, where_to_read("T6.3", "4"))
+
+
+@pytest.mark.t6_4
+@pytest.mark.hopper_compile
+@pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
+def test_the_swiglu_kernel_compiles_for_a_hopper_gpu(t6):
+    check_compiles_for_hopper("T6.4", "moe_kernel", T6_SIGNATURE, T6_COMPILES, where_to_read("T6.4", "5.1"))
