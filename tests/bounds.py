@@ -53,6 +53,7 @@ class AddressWatch:
 
     def __init__(self, module, monkeypatch, kernels, seen=None):
         self.outside, self._spans, self._running, self._seen = {}, None, None, seen
+        self._named, self.all_lanes_on = [], False  # the launch's tensors by parameter name; the last access's mask
         self._scratch = np.zeros(8, dtype=np.int64)  # where a stray atomic_cas lane goes instead
         try:
             from triton.runtime import interpreter
@@ -106,12 +107,24 @@ class AddressWatch:
         for first, end in self._spans:
             ok |= (addresses >= first) & (addresses + size <= end)
         stray = int((lanes & ~ok).sum())
+        self.all_lanes_on = bool(lanes.all())
         if self._seen is not None:
             self._seen(what, addresses[lanes], ok[lanes])
         if stray:
             counts = self.outside.setdefault(self._running, {"read": 0, "write": 0})
             counts[what] += stray
         return ok | ~lanes
+
+    def nearest(self, address):
+        """(the parameter name of the running launch's tensor nearest to byte `address`, the element index
+        the address is at in it: below 0 before its first element, from its length on past its last, its
+        length), or None."""
+        best = None
+        for name, (first, end), size in self._named:
+            gap = first - address if address < first else max(0, address - end + size)
+            if best is None or gap < best[0]:
+                best = gap, name, (address - first) // size, (end - first) // size
+        return best and best[1:]
 
     def _redirected(self, ptrs):
         """ptrs of an atomic_cas (no mask: every lane acts) with each lane outside the tensors counted
@@ -148,6 +161,15 @@ class _Launch:
         def launch(*args, **kwargs):
             spans = [_span(t) for t in _tensors([*args, *kwargs.values()])]
             self.watch._spans, self.watch._running = [s for s in spans if s], self.name
+            names = list(getattr(self.kernel, "arg_names", ()))
+            named = [*zip(names, args, strict=False), *kwargs.items()]
+            self.watch._named = [
+                (name, span, t.element_size())
+                for name, v in named
+                for t in _tensors([v])
+                for span in [_span(t)]
+                if span
+            ]
             try:
                 return self.kernel[grid](*args, **kwargs)
             finally:
@@ -166,10 +188,11 @@ class Strays:
 
     def __init__(self, ours, probes):
         self.ours, self.probes = tuple(ours), probes
+        self.watch = None  # the AddressWatch that calls seen: where it is set, near is recorded too
         self.clear()
 
     def clear(self):
-        self.counts, self.first = {"read": 0, "write": 0}, {}
+        self.counts, self.first, self.near = {"read": 0, "write": 0}, {}, {}
 
     def by_learner(self):
         """Whether a stray access was made by a line of the lesson's code.  One a probe's own line
@@ -184,11 +207,34 @@ class Strays:
         self.counts[what] += stray
         if what not in self.first:
             self.first[what] = [f for f in traceback.extract_stack() if f.filename.endswith(self.ours)]
+            near = self.watch.nearest(int(addresses[~inside][0])) if self.watch is not None else None
+            if near is not None:
+                self.near[what] = (*near, self.watch.all_lanes_on)
 
     def worst(self):
         """(what, how many, frames) of the writes where a line of ours made one, else of the reads."""
         what = "write" if self.counts["write"] and self.first.get("write") else "read"
         return what, self.counts[what], self.first.get(what, [])
+
+
+def near_words(near):
+    """(zh, en) words for Strays.near's (tensor, index, length, every lane on) of a first stray access: which
+    tensor of the launch it lies just past or before, and whether that access had every lane on; ("", "")
+    for None."""
+    if near is None:
+        return "", ""
+    name, index, length, all_on = near
+    if index < 0:
+        zh = f"第一个落在 {name} 的开头之前 {-index} 个元素处（下标 {index}）"
+        en = f"the first lies {-index} element{'s' * (index != -1)} before the start of {name} (index {index})"
+    else:
+        zh = f"第一个落在 {name} 的末尾之后（下标 {index}，而它只有 {length} 个元素）"
+        elements = f"{length} element{'s' * (length != 1)}"
+        en = f"the first lies past the end of {name} (index {index}, where it has {elements})"
+    if all_on:
+        zh += "；那次访问的每个 lane 都是开着的（没有掩码，或者掩码全放行了）"
+        en += "; every lane of that access was on (no mask, or a mask that let them all through)"
+    return zh, en
 
 
 def place(frame, code=True):
@@ -233,6 +279,7 @@ def watch_launches(module, names, monkeypatch, strays, report):
     records; report(name) after a launch where a line of ours made one.  Where the interpreter's
     builder cannot be watched, nothing."""
     watch = AddressWatch(module, monkeypatch, names, seen=strays.seen)
+    strays.watch = watch
     if not watch.active:
         return
     for name in names:

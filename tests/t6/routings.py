@@ -25,7 +25,7 @@ def route_watch(t6, patch, accesses=None):
             accesses(what, lanes, inside, addresses._running)  # the kernel running now
 
     addresses = AddressWatch(t6, patch, ROUTE_KERNELS, seen=seen)
-    addresses.strays = strays
+    addresses.strays, strays.watch = strays, addresses
     return addresses
 
 

@@ -18,7 +18,7 @@ from course.messages import fail
 
 import bounds
 from .common import T6
-from bounds import Strays, caller_of, place
+from bounds import Strays, caller_of, near_words, place
 
 OURS = ("t6_moe.py", "t5_persistent.py", "t4_matmul.py", "t6_probes.py")
 KERNELS = ("count_experts", "scan_counts", "scatter_slots", "moe_kernel", "combine_topk")
@@ -63,12 +63,15 @@ def fail_stray(name, strays):
     step = step_of(owner) if owner else None
     mine_zh, mine_en = (f"，在 {step} 的 {owner} 里", f", in {owner} ({step})") if step else ("", "")
     verb = ("写", "wrote") if what == "write" else ("读", "read")
+    near_zh, near_en = near_words(strays.near.get(what))
     fail(
         T6,
         f"{name} {verb[0]}了 {n} 个不属于它拿到的任何张量的单元{mine_zh}{where_zh}"
-        "（这里拦下了，没有真的做；在 GPU 上会碰到别处的内存，崩溃出现在后面的测试里）",
+        "（这里拦下了，没有真的做；在 GPU 上会碰到别处的内存，崩溃出现在后面的测试里）"
+        + (f"；{near_zh}" if near_zh else ""),
         f"{name} {verb[1]} {cells(n)} outside every tensor it was given{mine_en}{where_en} (stopped here, not "
-        "made; on a GPU they reach other memory, and a crash comes in a later test)",
+        "made; on a GPU they reach other memory, and a crash comes in a later test)"
+        + (f"; {near_en}" if near_en else ""),
         section,
     )
 

@@ -316,16 +316,28 @@ def layer_want(x, w_gate_up, w_down, ids, weights):
 @pytest.mark.skipif(not INTERPRETING, reason="watched on the CPU, as grouped_matmul's reads are")
 def test_moe_mlp_reads_nothing_back_but_the_id_check(t6):
     """§3.4, §5.2: the layer, routing to combine, has no host sync between its kernels; the one read
-    allowed is route's look at the ids (check_routing_inputs, skipped under capture)."""
+    allowed is route's look at the ids (check_routing_inputs, skipped under capture).  Called twice, the
+    second time with ids equal to the first's in a new tensor: a routing kept and used again when the ids
+    compare equal (torch.equal) reads them back, which one call alone never shows."""
     tokens, top_k, experts, K, F = 24, 2, 4, 32, 16
     ids = make_ids("skewed", tokens, top_k, experts)
     x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
     with host_reads(t6, allowed=("check_routing_inputs",)) as mode:
         layer_output(t6, x, w_gate_up, w_down, ids, weights)
+        first = len(mode.reads)
+        layer_output(t6, x, w_gate_up, w_down, ids.clone(), weights)
     case = say(
         zh=f"{tokens} 个 token，{experts} 个专家，除去 route 对专家号的检查",
         en=f"{tokens} tokens, {experts} experts, route's check of the ids aside",
     )
+    if mode.reads and not first:
+        compared = mode.reads[0][0] in ("equal", "allclose")
+        case += say(
+            zh="，只在第二次调用里：它的 topk_ids 与第一次的相等（新的张量）"
+            + ("；拿专家号去和留下的比较，本身就读回了它们：每次调用都重新 route" if compared else ""),
+            en=", in the second call alone, whose topk_ids equal the first call's (a new tensor)"
+            + ("; comparing the ids with kept ones reads them back: route them again at each call" if compared else ""),
+        )
     check_no_host_reads(mode.reads, case, "moe_mlp", "3.4")
 
 

@@ -10,7 +10,7 @@ from .accesses import Accesses
 from .block_counts import check_block_counts
 from .common import ROUTE_BLOCK, T6, case_name, fail_if_raised, make_ids, raised_by, raised_in, same_memory
 from .routings import ROUTE_KERNELS, check_counts_and_offsets, check_routing, counts_in_range, places_found, route_watch
-from bounds import place
+from bounds import near_words, place
 from support import INTERPRETING, LaunchWatch
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -69,14 +69,18 @@ def report_outside(addresses, r, ids, experts, case, accesses=None, block_counts
             )
             section = "2.3"
     for kernel, lanes in addresses.outside.items():
-        frames = [f[-1] for f in addresses.strays.first.values() if f and f[-1].name == kernel]
+        kinds = [w for w, f in addresses.strays.first.items() if f and f[-1].name == kernel]
+        frames = [addresses.strays.first[w][-1] for w in kinds]
         at_zh, at_en = (f"，第一个在 {place(frames[0])}", f", first at {place(frames[0])}") if frames else ("", "")
+        near_zh, near_en = near_words(addresses.strays.near.get(kinds[0])) if kinds and not found else ("", "")
         fail(
             T6,
             f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元{at_zh}"
-            "（这里拦下了，没有真的读写）" + (f"；{found[0]}" if found else ""),
+            "（这里拦下了，没有真的读写）" + (f"；{found[0]}" if found else "") + (f"；{near_zh}" if near_zh else ""),
             f"{case}: {kernel} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
-            f"given{at_en} (stopped here, not made)" + (f"; {found[1]}" if found else ""),
+            f"given{at_en} (stopped here, not made)"
+            + (f"; {found[1]}" if found else "")
+            + (f"; {near_en}" if near_en else ""),
             section,
         )
 

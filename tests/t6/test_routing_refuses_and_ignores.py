@@ -10,7 +10,7 @@ from course.messages import fail
 from .common import T6, fail_if_raised, make_ids, names_one_of, raised_by
 from .routings import check_routing, route_watch
 from .stray import HISTOGRAM_STRAYS, input_to_refuse
-from bounds import padded_integers, padding_written, place
+from bounds import near_words, padded_integers, padding_written, place
 from support import DEVICE, INTERPRETING
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -137,7 +137,9 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
             "2.3",
         )
     for kernel, lanes in watch.outside.items():
-        frames = [f[-1] for f in watch.strays.first.values() if f and f[-1].name == kernel]
+        kinds = [w for w, f in watch.strays.first.items() if f and f[-1].name == kernel]
+        frames = [watch.strays.first[w][-1] for w in kinds]
+        near_zh, near_en = near_words(watch.strays.near.get(kinds[0])) if kinds else ("", "")
         # the line by number alone: the access may be made by a line the learner wrote right, whose
         # mask or index comes from a wrong one above it (and §8's table would then quote a reference line)
         where = place(frames[0], code=False) if frames else ""
@@ -165,9 +167,9 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         fail(
             T6,
             f"{case}：{kernel} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元{at_zh}"
-            "（这里拦下了，没有真的读写）" + why_zh,
+            "（这里拦下了，没有真的读写）" + (f"；{near_zh}" if near_zh else "") + why_zh,
             f"{case}: {kernel} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
-            f"given{at_en} (stopped here, not made)" + why_en,
+            f"given{at_en} (stopped here, not made)" + (f"; {near_en}" if near_en else "") + why_en,
             section,
         )
     stray = padding_written(made)
