@@ -11,9 +11,10 @@ these checks as "not written yet".  On the interpreter every launch of T6's kern
 an access outside its tensors, which is stopped and named (stray.py).  The fixtures (the graded
 module, its probes, integer tensors that start UNSET, that watch) are in conftest.py; the helpers
 more than one file uses, in common.py (the routing checks in routings.py, scan_counts' sums in
-block_counts.py, the watch on what the kernels read and write in accesses.py); the schedule worked out
-on the host in schedules.py (a trace checked against it in schedule_checks.py), the wrong sums and
-weightings the kernel parts' probes may show in products.py.
+block_counts.py, the watch on what the kernels read and write in accesses.py, an error raised on
+valid input told in raised.py); the schedule worked out on the host in schedules.py (a trace checked
+against it in schedule_checks.py), the wrong sums and weightings the kernel parts' probes may show in
+products.py.
 """
 
 # The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.

@@ -2,7 +2,6 @@
 
 import os
 import re
-import traceback
 
 import torch
 
@@ -11,6 +10,7 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 from course.registry import lesson
 
+from .raised import fail_if_raised, raised_by  # noqa: F401 - tests import them from here
 from support import (  # noqa: F401 - copies and changed_cells: tests import them from here
     DEVICE,
     INTERPRETING,
@@ -67,83 +67,6 @@ def case_name(kind, tokens, top_k, experts):
         zh=f"{KIND_ZH[kind]}的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家",
         en=f"{kind} routing, {tokens} tokens, top_k={top_k}, {experts} experts",
     )
-
-
-# The functions of the graded file a learner writes, and the section each is in: stray.py's SECTION_OF (the
-# kernels' parts), and the host's
-BODY_SECTIONS = {
-    "count_experts": "2.1",
-    "scan_counts": "2.1",
-    "scatter_slots": "2.1",
-    "check_routing_inputs": "2.3",
-    "expert_tile_counts": "3.3",
-    "locate_tile": "3.3",
-    "grouped_tiles": "3.4",
-    "check_expert_inputs": "4",
-    "gathered_rows": "4.1",
-    "gathered_product": "4.2",
-    "store_rows": "4.3",
-    "combine_topk": "4.4",
-    "gate_up_product": "5.1",
-    "swiglu": "5.1",
-    "moe_mlp": "5.2",
-}
-
-
-class Raised(str):
-    """raised_by's words for an error; where a line the learner wrote raised it (under Triton's
-    interpreter its InterpreterError wraps the kernel's own error), `place` is that line and `function`
-    the function it is in (a key of BODY_SECTIONS); else both None."""
-
-    place = function = None
-
-
-def _learners_line(e):
-    """(the innermost error of e's chain that went through a body of the graded file, its deepest frame
-    there), or None: an InterpreterError's wrappers peeled off down to the kernel's own error."""
-
-    found, seen = None, set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if seam.graded_file(f.filename)]
-        if frames and frames[-1].name in BODY_SECTIONS:
-            found = e, frames[-1]
-        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
-    return found
-
-
-def raised_by(call):
-    """(what call returned, None) or (None, its error in short, a Raised): a learner's error told outside
-    the except, so that its traceback stays out of the failure; a body not written yet is left to the suite."""
-    try:
-        return call(), None
-    except NotImplementedError as e:
-        if seam.stub_message(e) is not None:
-            raise
-        return None, Raised(f"{type(e).__name__}: {str(e)[:200]}")  # torch's, say: not the stub's
-    except Exception as e:  # noqa: BLE001 - any error on valid input is what this reports
-        found = _learners_line(e)
-        if found is None:
-            return None, Raised(f"{type(e).__name__}: {str(e)[:200]}")
-        inner, frame = found
-        error = Raised(f"{type(inner).__name__}: {str(inner)[:200]}")
-        line = (frame.line or "").strip()
-        error.place = f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name}): {line}"
-        error.function = frame.name
-        return None, error
-
-
-def fail_if_raised(case, name, error, section):
-    """Fail where `name` (route, grouped_matmul) raised `error` (raised_by's) on valid input; where a line
-    of the learner's raised it, that line, and its function's section."""
-    if error:
-        place = getattr(error, "place", None)
-        fail(
-            T6,
-            f"{case}：这是合法的输入，{name} 却抛出了 {error}" + (f"；出错的是你写的 {place}" if place else ""),
-            f"{case}: valid input, yet {name} raised {error}" + (f"; it was raised at your {place}" if place else ""),
-            section if place is None else BODY_SECTIONS[error.function],
-        )
 
 
 def watch_grouped(t6, monkeypatch):

@@ -66,6 +66,14 @@ def check_counts_and_offsets(r, ids, experts, case):
     if not torch.equal(counts, want_counts):
         ends = torch.equal(counts, want_offsets) and not torch.equal(want_offsets, want_counts)
         zh, en = tail_as_expert_0(counts, want_counts, ids, experts)
+        last = counts.shape == want_counts.shape and torch.equal(counts[:-1], want_counts[:-1]) and counts[-1] == 0
+        if last and not zh:
+            zh, en = (
+                f"：只有最后一个专家（{experts - 1}）的计数不对，是 0：专家号 {experts - 1} 的 slot 没有算进任何专家"
+                "（范围检查少了一个专家，比如 ids < num_experts - 1）",
+                f": the last expert's count alone is wrong, 0: the slots of id {experts - 1} were counted for no "
+                "expert (a range check one expert short, ids < num_experts - 1, say)",
+            )
         fail(
             T6,
             f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}"
@@ -172,6 +180,18 @@ def places_found(r, ids, experts, block_base=None):
     same = (lanes.view(blocks, ROUTE_BLOCK, 1) == lanes.view(blocks, 1, ROUTE_BLOCK)).long()  # [block, i, j]
     after = torch.arange(ROUTE_BLOCK)[:, None] > torch.arange(ROUTE_BLOCK)[None, :]  # lane i after lane j
     later = ((same * after).sum(1) - (same * after.T).sum(1)).reshape(-1)[:slots]  # lane j: later minus earlier
+    valid = torch.zeros(blocks * ROUTE_BLOCK, dtype=torch.long)
+    valid[:slots] = keep.long()  # the lanes of a slot in range
+    later_in_range = (same * after * valid.view(blocks, ROUTE_BLOCK, 1)).sum(1).reshape(-1)[:slots]
+    if later[keep].any() and torch.equal(diff, later_in_range[keep]):
+        found.append(
+            (
+                "块内名次把这一块里排在它后面、选了同一个专家的 slot 也数进去了（数了除它以外的所有同专家 slot），"
+                "而名次只数排在它前面的",
+                "the rank in the block counted the slots of its expert after it in the block too (every other slot "
+                "of the expert), where it counts the slots before it alone",
+            )
+        )
     if torch.equal(diff, later[keep]):
         found.append(
             (
@@ -258,6 +278,13 @@ def check_routing(r, ids, experts, case, block_base=None):
         outside = int(((got < 0) | (got >= slots)).sum()) if got.numel() else 0
         seen = torch.bincount(got[(got >= 0) & (got < slots)].long(), minlength=slots) if got.numel() else got
         found = places_found(r, ids, experts, block_base)
+        if found is None and got.shape == want_sorted.shape and torch.equal(got, want_sorted % ROUTE_BLOCK):
+            found = (
+                f"sorted_slots 里存的是每个 slot 在它那一块里的 lane（slot % BLOCK，BLOCK = {ROUTE_BLOCK}），"
+                "不是 slot 号本身（program_id * BLOCK + lane）",
+                f"sorted_slots holds each slot's lane in its block (slot % BLOCK, BLOCK = {ROUTE_BLOCK}), not the "
+                "slot number itself (program_id * BLOCK + lane)",
+            )
         fail(
             T6,
             f"{case}：sorted_slots 不是 0..{slots - 1} 的一个排列：{outside} 个值越界，"

@@ -117,6 +117,17 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
                     "num_pid_n came out too small (N // BLOCK_N, say), and with it each expert's tiles and the total",
                     "3.3",
                 )
+            last_first = sum(-(-int(c) // bm) for c in counts[:-1]) * n_blocks  # the last expert's first tile
+            if tile == last_first < total and all(rows[t][0] == 1 for t in range(tile)):
+                fail(
+                    T6,
+                    f"{case}：前面各专家的 tile 都做了，最后一个专家（{len(counts) - 1}）的 tile 一个也没做："
+                    "tile 总数里没有算上最后一个专家（比如加载 counts 的掩码少了一个专家，experts < num_experts - 1）",
+                    f"{case}: every tile of the experts before the last was done, and none of the last expert's "
+                    f"(expert {len(counts) - 1}): the total left the last expert out (a mask on counts' load one "
+                    "expert short, experts < num_experts - 1, say)",
+                    "3.3",
+                )
             if tile == total - 1 and all(rows[t][0] == 1 for t in range(tile)):
                 fail(
                     T6,

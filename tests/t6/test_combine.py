@@ -113,6 +113,10 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         heads = [sum(by_slot[j::top_k] for j in range(m)).to(dtype) for m in range(2, top_k - 1)]
         first = next((m + 2 for m, head in enumerate(heads) if torch.equal(out, head)), None)
         mean = torch.equal(out, (summed / top_k).to(dtype))  # the rows averaged: the weights scale them already
+        twice = by_slot[0::top_k].clone()  # row j = 0 added twice: an accumulator started from it, then every row
+        for j in range(top_k):
+            twice = twice + by_slot[j::top_k]
+        twice = torch.equal(out, twice.to(dtype))
         # the buffer read as [top_k, T, N], token t's row j at j * T + t (it is [T, top_k, N])
         j_major = torch.equal(out, sum(by_slot[j * tokens : (j + 1) * tokens] for j in range(top_k)).to(dtype))
         size = sum(by_slot[j::top_k].abs() for j in range(top_k))  # what a rounding error scales with
@@ -127,7 +131,7 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                 f"t * {top_k} + j",
                 "4.4",
             )
-        if in_dtype or acc_in_dtype or far or left_out is not None:
+        if in_dtype or acc_in_dtype or far or left_out is not None or twice:
             fail(
                 T6,
                 f"combine_topk，{dtype}：{int(differ.sum())} 个单元不对；例如 token {t} 第 {n} 列："
@@ -145,6 +149,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     else f"。它们逐位等于漏掉了 j = {left_out} 的和（by_slot 第 t * {top_k} + {left_out} 行"
                     f"没有加进去）：token t 的和是 j = 0..{top_k - 1} 全部 {top_k} 行之和"
                     if left_out is not None
+                    else "。它们逐位等于把 j = 0 那一行加了两次的和（累加器从这一行起步，循环又从 j = 0 加起）："
+                    "累加器要从 0 开始"
+                    if twice
                     else f"。它们逐位等于只加了前 {first} 行（j = 0..{first - 1}）的和：循环要走满 TOP_K = {top_k} 行，"
                     "不是某个固定的数"
                     if first
@@ -166,6 +173,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     else f". They are, bit for bit, the sum that leaves out j = {left_out} (row t * {top_k} + "
                     f"{left_out} of by_slot never added): token t's sum is that of all {top_k} rows, j = 0..{top_k - 1}"
                     if left_out is not None
+                    else ". They are, bit for bit, the sum with row j = 0 added twice (an accumulator started from "
+                    "that row, and the loop added it again from j = 0): start the accumulator at 0"
+                    if twice
                     else f". They are, bit for bit, the sum of the first {first} rows alone (j = 0..{first - 1}): the "
                     f"loop runs over all TOP_K = {top_k} rows, not a number of its own"
                     if first

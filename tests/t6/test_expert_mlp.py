@@ -190,7 +190,7 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     if err > OUT_RTOL[dtype]:
         plain = reference(x, w, ids)  # [R, 2F]: each sorted row's gate, then up
         gate, up = plain[:, :F], plain[:, F:]
-        forms = (  # five ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
+        forms = (  # six ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
             (
                 gate * up,
                 "算的是 gate * up：少了 sigmoid（silu(g) = g * sigmoid(g)）",
@@ -215,6 +215,11 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
                 torch.nn.functional.silu(gate) + up,
                 "算的是 silu(gate) + up：SwiGLU 是把两半相乘，silu(gate) * up",
                 "it is silu(gate) + up: SwiGLU multiplies the two halves, silu(gate) * up",
+            ),
+            (
+                gate * torch.sigmoid(-gate) * up,
+                "算的是 gate * sigmoid(-gate) * up：sigmoid 的参数多了个负号；silu(g) = g * sigmoid(g)",
+                "it is gate * sigmoid(-gate) * up: sigmoid's argument has its sign flipped; silu(g) = g * sigmoid(g)",
             ),
         )
         said = [(zh, en) for got, zh, en in forms if out.shape == got.shape and rel_err(out, got) <= OUT_RTOL[dtype]]

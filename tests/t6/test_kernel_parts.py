@@ -74,6 +74,11 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
                 "with X_SORTED, x is in sorted order already: row i reads row i of x, not through sorted_slots",
             ),
             (
+                x_sorted and torch.equal(got, pos[live] // top_k),
+                "X_SORTED 时 x 已经是每个 slot 一行：第 i 行就读 x 的第 i 行，不再除以 top_k",
+                "with X_SORTED, x holds one row per slot already: row i reads row i of x, not i // top_k",
+            ),
+            (
                 not x_sorted and torch.equal(got, pos[live]),
                 "读的是第 i 行本身：没有 X_SORTED 时，第 i 行读 x 的第 sorted_slots[i] // top_k 行"
                 "（这个 slot 的 token）",
@@ -105,6 +110,15 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
                 (
                     f"第 {end} 行（row_end 本身）也被当成了 live：一行在 row < row_end 时才是 live",
                     f"row {end} (row_end itself) was taken as live too: a row is live while row < row_end",
+                )
+            ]
+        if got_live.all() and not live.all():  # the whole block live: rows from row_end on too
+            said = [
+                (
+                    f"整块的 {bm} 行都被当成了 live，第 {end} 行（row_end）起的也算上了："
+                    "一行在 row < row_end 时才是 live",
+                    f"all {bm} rows of the block were taken as live, those from row {end} (row_end) on too: a row is "
+                    "live while row < row_end",
                 )
             ]
         fail(
@@ -139,6 +153,15 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
                 )
             ]
             section = "4.1"
+        if bm == bn and rel_err(acc.cpu(), want.T) <= 1e-5:  # a square tile, transposed: tl.dot(b, a.T), say
+            said = [
+                (
+                    "整个 tile 是转置过的：acc[i, j] 里是第 j 行和第 i 列的乘积（比如 tl.dot(b, a.T)）；"
+                    "A 的行在前：tl.dot(a, b.T)",
+                    "the whole tile is transposed: acc[i, j] holds row j's product with column i (tl.dot(b, a.T), "
+                    "say); A's rows come first: tl.dot(a, b.T)",
+                )
+            ]
         fail(
             T6,
             f"gathered_product：live 行的相对误差 {err:.2e}，不 live 的行里有 {int((dead != 0).sum())} 个非零值"

@@ -179,13 +179,22 @@ def test_bf16_is_refused_on_the_interpreter(t6):
     x = torch.randn(4, 16).bfloat16()
     w = torch.randn(2, 8, 16).bfloat16()
     r = t6.route(torch.tensor([[0], [1], [1], [0]]), 2)
-    try:
-        t6.grouped_matmul(x, w, r)
+    out, error = raised_by(lambda: t6.grouped_matmul(x, w, r))
+    if error is None:
         got = say(zh="它却算出了一个结果", en="and it returned a result")
-    except TypeError as e:
-        if "bfloat16" in str(e) or "bf16" in str(e):
-            return
-        got = say(zh=f"它抛的 TypeError 没有提到 bf16：{e}", en=f"and its TypeError does not name bf16: {e}")
+    elif error.startswith("TypeError") and ("bfloat16" in error or "bf16" in error):
+        return
+    elif error.startswith("TypeError"):
+        got = say(zh=f"它抛的 TypeError 没有提到 bf16：{error}", en=f"and its TypeError does not name bf16: {error}")
+    elif error.function == "check_expert_inputs":  # the learner's check refused a dtype it takes
+        got = say(
+            zh=f"却是你的 check_expert_inputs 先拒绝了它：{error}；bf16 是它要接受的 dtype 之一（fp16、bf16、fp32），"
+            "解释器上拒绝 bf16 的是主机代码，在你的检查之后",
+            en=f"yet your check_expert_inputs refused it first: {error}; bf16 is one of the dtypes it takes (fp16, "
+            "bf16, fp32), and on the interpreter the host refuses bf16 itself, after your checks",
+        )
+    else:
+        got = say(zh=f"它却抛了 {error}", en=f"and it raised {error}")
     fail(
         T6,
         f"解释器上的 bf16：grouped_matmul 应当抛 TypeError，{got}（解释器的 bf16 tl.dot 是错的）",

@@ -2,7 +2,6 @@
 what it reads back to the host, and the ids it refuses (gate/up alone: test_expert_mlp.py)."""
 
 import pytest
-import torch
 
 from course.i18n import say
 from course.messages import fail
@@ -13,13 +12,12 @@ from .common import (
     copies,
     make_ids,
     names_one_of,
-    raised_in,
-    reference,
     same_memory,
     watch_grouped,
 )
+from .layer import layer_inputs, layer_output, layer_want
 from .test_host_syncs_and_graphs import check_no_host_reads, host_reads
-from support import DEVICE, INTERPRETING, rel_err
+from support import INTERPRETING, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
@@ -27,89 +25,6 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 # ================================================================================================
 # T6.4 (advanced) the expert MLP in two launches, through moe_mlp
 # ================================================================================================
-def layer_inputs(tokens, top_k, experts, K, F):
-    """x [tokens, K], w_gate_up [E, 2F, K], w_down [E, K, F] (fp16, scaled to keep the sums near 1) and
-    topk_weights [tokens, top_k]: an MoE layer's inputs beside its ids."""
-    x = torch.randn(tokens, K, device=DEVICE).half()
-    w_gate_up = (torch.randn(experts, 2 * F, K, device=DEVICE) / K**0.5).half()
-    w_down = (torch.randn(experts, K, F, device=DEVICE) / F**0.5).half()
-    return x, w_gate_up, w_down, torch.rand(tokens, top_k, device=DEVICE)
-
-
-def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
-    """moe_mlp's y (given config, where there is one).  Where check_expert_inputs refused a grouped_matmul
-    call of moe_mlp's own (the layer's input is valid), the test fails here, naming the call, and the
-    cause where it is seen: h, [T*top_k, F] in sorted order, handed to the down launch without x_sorted=True."""
-    calls, real, routed, route = [], t6.grouped_matmul, [], t6.route
-
-    def recorded(*args, **kwargs):
-        calls.append((args, kwargs))
-        return real(*args, **kwargs)
-
-    def recorded_route(topk_ids, num_experts, *args, **kwargs):
-        routed.append(num_experts)
-        return route(topk_ids, num_experts, *args, **kwargs)
-
-    with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(t6, "grouped_matmul", recorded)
-        patch.setattr(t6, "route", recorded_route)
-        try:
-            given = {"config": config} if config else {}
-            return t6.moe_mlp(x, w_gate_up, w_down, ids, weights, **given)
-        except (ValueError, TypeError) as e:
-            refused = f"{type(e).__name__}: {str(e)[:200]}"
-            if routed and raised_in(e, t6, "check_routing_inputs"):  # route refused the layer's valid ids
-                experts, other = w_gate_up.shape[0], [n for n in routed if n != w_gate_up.shape[0]]
-                fail(
-                    T6,
-                    f"moe_mlp 拿到的专家号都在 [0, {experts}) 里，route 却拒绝了它们：{refused}"
-                    + (
-                        f"；route 收到的专家数是 {other[0]!r}，不是 w_gate_up 的 {experts} 个（w_gate_up.shape[0]）"
-                        if other
-                        else ""
-                    ),
-                    f"moe_mlp's ids all lie in [0, {experts}), yet route refused them: {refused}"
-                    + (
-                        f"; route was given {other[0]!r} experts, not w_gate_up's {experts} (w_gate_up.shape[0])"
-                        if other
-                        else ""
-                    ),
-                    "5.2",
-                )
-            if not calls or not raised_in(e, t6, "check_expert_inputs"):
-                raise
-    args, kwargs = calls[-1]
-    given_x, given_w = (args + (None, None))[:2]
-    given_x, given_w = kwargs.get("x", given_x), kwargs.get("w", given_w)
-    slots = ids.numel()
-    unsorted = (
-        same_memory(given_w, w_down)
-        and not kwargs.get("x_sorted")
-        and isinstance(given_x, torch.Tensor)
-        and given_x.dim() == 2
-        and given_x.shape[0] == slots
-    )
-    if unsorted:
-        fail(
-            T6,
-            f"moe_mlp：down 那次 grouped_matmul 没有传 x_sorted=True。h 是 gate/up 那次按排好的顺序写出的，"
-            f"每个 slot 一行（T*top_k = {slots} 行），不传 x_sorted 时 x 每个 token 一行（{ids.shape[0]} 行），"
-            f"所以 check_expert_inputs 拒绝了它：{refused}",
-            f"moe_mlp: the down launch's grouped_matmul was called without x_sorted=True. h, which the gate/up "
-            f"launch wrote in sorted order, has a row per slot (T*top_k = {slots} rows), where x without x_sorted "
-            f"has a row per token ({ids.shape[0]} rows), so check_expert_inputs refused it: {refused}",
-            "5.2",
-        )
-    fail(
-        T6,
-        f"moe_mlp 第 {len(calls)} 次调用 grouped_matmul 时被 check_expert_inputs 拒绝了（moe_mlp 拿到的输入是合法的，"
-        f"这次调用的参数是它自己给的）：{refused}",
-        f"moe_mlp's call {len(calls)} of grouped_matmul was refused by check_expert_inputs (moe_mlp's own input is "
-        f"valid; that call's arguments are moe_mlp's): {refused}",
-        "5.2",
-    )
-
-
 @pytest.mark.t6_4
 def test_moe_mlp_in_two_launches(t6, monkeypatch):
     tokens, top_k, experts, K, F = 19, 2, 4, 32, 16
@@ -296,20 +211,6 @@ def check_config_reached(launched, cfg):
                 "config=config on to both grouped_matmul calls",
                 "5.2",
             )
-
-
-def layer_want(x, w_gate_up, w_down, ids, weights):
-    """The layer's float64 output, [tokens, K]: each slot's expert MLP on its token, weighted, summed per token."""
-    tokens, top_k = ids.shape
-    K = w_down.shape[1]
-    hidden = reference(x, w_gate_up, ids, activation="swiglu", combine=False)
-    flat = ids.reshape(-1).cpu()
-    by_slot = torch.empty_like(hidden)
-    by_slot[torch.sort(flat, stable=True).indices] = hidden
-    want = torch.zeros(tokens, K, dtype=torch.float64)
-    for s in range(tokens * top_k):
-        want[s // top_k] += weights.reshape(-1)[s].double().cpu() * (w_down[flat[s]].double().cpu() @ by_slot[s])
-    return want
 
 
 @pytest.mark.t6_4

@@ -6,7 +6,7 @@ import pytest
 from course.messages import fail
 
 from .common import T6, make_ids, same_memory, watch_grouped
-from .test_moe_mlp import layer_inputs, layer_output, layer_want
+from .layer import layer_inputs, layer_output, layer_want
 from support import rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -17,7 +17,7 @@ def test_moe_mlp_reads_x_as_given_and_routes_each_call(t6, monkeypatch):
     """moe_mlp on an x that is a column-major view: the gate/up launch reads the caller's x itself,
     through its strides (§4.1: no copy, and x.contiguous() of a view is one).  Then the same topk_ids
     tensor, its ids changed in place (as a CUDA graph's static input is), called again: nothing of the
-    first call (a routing kept by the ids' address, say) may answer the second."""
+    first call (a routing kept by the ids' address, say) may answer the second, nor change the first's result."""
     tokens, top_k, experts, K, F = 11, 2, 4, 32, 16
     ids = make_ids("balanced", tokens, top_k, experts)
     x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
@@ -68,5 +68,15 @@ def test_moe_mlp_reads_x_as_given_and_routes_each_call(t6, monkeypatch):
                 if stale
                 else ""
             ),
+            "5.2",
+        )
+    if rel_err(y, first) > 4e-3:  # the first call's result, which the caller still holds, changed by the second
+        shared = same_memory(y, y2)
+        fail(
+            T6,
+            "moe_mlp：第二次调用改动了第一次返回的结果（调用者还拿着它）"
+            + ("：两次返回的是同一块内存，每次调用要返回新的张量" if shared else ""),
+            "moe_mlp: the second call changed the result the first returned (which the caller still holds)"
+            + (": both calls returned the same memory; each call returns a new tensor" if shared else ""),
             "5.2",
         )

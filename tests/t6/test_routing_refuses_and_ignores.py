@@ -66,10 +66,18 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
     except Exception as e:  # noqa: BLE001 - an error from further in (a kernel, say) is what this reports
         deeper = f"{type(e).__name__} ({str(e)[:200]})"
     else:
+        changed = before is not None and before.shape == ids.shape and not torch.equal(ids, before)
         fail(
             T6,
-            f"{what}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛",
-            f"{what}: route should raise a ValueError (or TypeError) naming {name}, and raised nothing",
+            f"{what}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
+            + ("；而且它就地改动了调用者的 topk_ids（route 只该读它们，坏的号要拒绝，不要改掉）" if changed else ""),
+            f"{what}: route should raise a ValueError (or TypeError) naming {name}, and raised nothing"
+            + (
+                "; and it changed the caller's topk_ids in place (route only reads them: refuse bad ids, never mend "
+                "them)"
+                if changed
+                else ""
+            ),
             "2.3",
         )
     if deeper:  # reported outside the except, so that the traceback of the learner's error stays out of it

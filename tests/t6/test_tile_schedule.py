@@ -58,6 +58,8 @@ def test_tile_counts_and_places_alone(probes):
         plus_one = m_blocks == [c // bm + 1 for c in counts]  # counts // BLOCK_M + 1: an m-block for the empty
         empty_one = not plus_one and m_blocks == [m or 1 for m in want_m]  # right but for the experts with no rows
         no_n = m_blocks == want_m and ends == torch.tensor(want_m).cumsum(0).tolist()  # num_pid_n left out
+        # one short exactly where the last m-block holds one row: (counts + BLOCK_M - 2) // BLOCK_M, say
+        one_row = m_blocks != want_m and m_blocks == [m - (c % bm == 1) for c, m in zip(counts, want_m, strict=True)]
         fail(
             T6,
             f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}"
@@ -76,6 +78,12 @@ def test_tile_counts_and_places_alone(probes):
             + (
                 "：tile_ends 只是 m_blocks 的累加和，漏乘了 N 方向的块数：每个专家有 m_blocks * num_pid_n 个 tile"
                 if no_n
+                else ""
+            )
+            + (
+                "：m_blocks 只在最后一个 M 块只有一行的专家（counts % BLOCK_M == 1）上少了 1：向上取整丢了这一行的块；"
+                "要 cdiv(counts, BLOCK_M)"
+                if one_row
                 else ""
             ),
             f"{case}: expert_tile_counts should give m_blocks {want_m} and tile_ends {want_ends}, got {m_blocks} "
@@ -97,6 +105,12 @@ def test_tile_counts_and_places_alone(probes):
                 ": tile_ends is the running sum of m_blocks alone, without the blocks along N: an expert has "
                 "m_blocks * num_pid_n tiles"
                 if no_n
+                else ""
+            )
+            + (
+                ": m_blocks is one short exactly for the experts whose last m-block holds one row (counts % BLOCK_M "
+                "== 1): the rounding up lost that block; it is cdiv(counts, BLOCK_M)"
+                if one_row
                 else ""
             ),
             "3.3",
