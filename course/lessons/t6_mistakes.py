@@ -19,6 +19,7 @@ from course.lessons.t6_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t6_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t6_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t6_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
+from course.lessons.t6_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
@@ -374,3 +375,5 @@ MISTAKES = MISTAKES + COMPILE  # the kernels a GPU compile refuses (t6_mistakes_
 CAUSES = {**CAUSES, **OWN_CAUSES, **STORE_CAUSES, **HUNTER_CAUSES, **DETECTED_CAUSES, **HUNT3_CAUSES, **LEARNER_CAUSES}
 CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES | HUNT5_CAUSES | HUNT6_CAUSES
 CAUSES |= COMPILE_CAUSES
+MISTAKES = MISTAKES + HUNT7  # hunt7b's, last
+CAUSES |= HUNT7_CAUSES
