@@ -27,6 +27,8 @@ HUNT7_CAUSES = {
     "sigmoid-negated": ("sigmoid 的参数多了个负号", "sigmoid's argument has its sign flipped"),
     "gate-up-no-activation": ('没有传 activation="swiglu"', 'made without activation="swiglu"'),
     "result-overwritten": ("改动了第一次返回的结果", "changed the result the first returned"),
+    "weights-by-column": ("第 j 列乘的是第 j 行的权重", "column j was scaled by row j's weight"),
+    "out-turned": ("写下的单元正是行列互换后的位置", "the cells written are those with row and column swapped"),
     "weights-changed": ("moe_mlp 改动了调用者的 topk_weights", "moe_mlp changed the caller's topk_weights"),
 }
 
@@ -323,5 +325,27 @@ HUNT7 = (
         "    routing = route(topk_ids, w_gate_up.shape[0])\n",
         "test_moe_mlp_in_two_launches",
         "weights-changed",
+    ),
+    own(
+        "weights-broadcast-along-columns",
+        "T6.3",
+        "store_rows multiplies acc by the weights as [None, :]: each column by a row's weight (a shape error "
+        "where BLOCK_M != BLOCK_N); store_rows' own square test said 'off by' alone (hunt7b)",
+        "4.3",
+        ".to(tl.float32)[:, None]",
+        ".to(tl.float32)[None, :]",
+        "test_store_rows_alone[weighted]",
+        "weights-by-column",
+    ),
+    own(
+        "out-strides-swapped",
+        "T6.3",
+        "store_rows addresses out with stride_on for rows and stride_om for columns; store_rows' own test "
+        "said how many cells were written elsewhere, not where (hunt7b)",
+        "4.3",
+        "tl.store(out_ptr + out_rows[:, None] * stride_om + cols[None, :] * stride_on,",
+        "tl.store(out_ptr + out_rows[:, None] * stride_on + cols[None, :] * stride_om,",
+        "test_store_rows_alone[plain]",
+        "out-turned",
     ),
 )

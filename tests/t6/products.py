@@ -104,14 +104,26 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
 
 def weights_seen(stored, acc, w, slots, live):
     """(zh, en) naming how the stored tile was weighted when it matches a known wrong way within 2e-3:
-    no weights, the weights twice, or weights[sorted row] in place of weights[slot]; else None."""
+    no weights, the weights twice, weights[sorted row] in place of weights[slot], or the rows' weights
+    broadcast along the columns (column j times row j's weight, 0 past the live rows); else None."""
     w, slots = w.cpu().double(), slots.cpu().long()
+    rows = w[slots[live]]  # each live row's weight, in order
+    by_column = torch.zeros(max(acc.shape[1], rows.numel()), dtype=torch.float64)
+    by_column[: rows.numel()] = rows
     ways = (
         (acc, ("结果没有乘路由权重", "the routing weights were not applied")),
         (acc * w[slots[live]][:, None] ** 2, ("路由权重乘了两次", "the routing weights were applied twice")),
         (
             acc * w[live][:, None],
             ("乘的是 weights[排好序的行号]，不是 weights[slot]", "weighted by weights[sorted row], not weights[slot]"),
+        ),
+        (
+            acc * by_column[: acc.shape[1]][None, :],
+            (
+                "第 j 列乘的是第 j 行的权重：权重沿列广播了（[None, :]），它要沿行广播（[:, None]）",
+                "column j was scaled by row j's weight: the weights were broadcast along the columns ([None, :]), "
+                "where each row takes its own ([:, None])",
+            ),
         ),
     )
     for vals, said in ways:

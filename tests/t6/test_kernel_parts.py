@@ -232,6 +232,21 @@ def test_store_rows_alone(probes, weights, by_slot):
     masked_off = past_rows | past_cols
     strays = ((got != UNWRITTEN) & (want == UNWRITTEN)).reshape(-1)
     elsewhere = int(strays[~masked_off].sum())
+    # out is contiguous: with stride_om and stride_on swapped, row r, column c lands at row c, column r
+    turned = torch.zeros(rows_out, n, dtype=torch.bool)
+    r, c = at[:, None].expand(-1, len(cols)), cols[None, :].expand(len(at), -1)
+    inside = (c < rows_out) & (r < n)
+    turned[c[inside], r[inside]] = True
+    if elsewhere and turned.any() and torch.equal(written, turned):
+        fail(
+            T6,
+            "store_rows：写下的单元正是行列互换后的位置：第 i 行第 j 列落在了第 j 行第 i 列，"
+            "就像 stride_om 和 stride_on 用反了（out 的行距是 stride_om，列距是 stride_on）",
+            "store_rows: the cells written are those with row and column swapped: row i, column j landed at row j, "
+            "column i, as with stride_om and stride_on swapped (out's row pitch is stride_om, its column pitch "
+            "stride_on)",
+            "4.4" if by_slot else "4.3",
+        )
     if elsewhere:
         fail(
             T6,
