@@ -29,6 +29,7 @@ HUNT7_CAUSES = {
     "result-overwritten": ("改动了第一次返回的结果", "changed the result the first returned"),
     "weights-by-column": ("第 j 列乘的是第 j 行的权重", "column j was scaled by row j's weight"),
     "out-turned": ("写下的单元正是行列互换后的位置", "the cells written are those with row and column swapped"),
+    "row-begin-from-pid-n": ("算 row_begin 时用了 pid_n", "row_begin was worked out from pid_n"),
     "weights-changed": ("moe_mlp 改动了调用者的 topk_weights", "moe_mlp changed the caller's topk_weights"),
 }
 
@@ -347,5 +348,37 @@ HUNT7 = (
         "tl.store(out_ptr + out_rows[:, None] * stride_on + cols[None, :] * stride_om,",
         "test_store_rows_alone[plain]",
         "out-turned",
+    ),
+    own(
+        "row-begin-by-pid-n",
+        "T6.2",
+        "grouped_tiles starts a tile at the expert's first row + pid_n * BLOCK_M: the message gave one "
+        "tile's rows alone (hunt7b)",
+        "3.2",
+        "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M",
+        "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_n * BLOCK_M",
+        "test_every_tile_of_every_expert_once",
+        "row-begin-from-pid-n",
+    ),
+    own(
+        "scan-mask-inclusive",
+        "T6.1",
+        "scan_counts loads block_counts with the mask blocks <= num_blocks: a row past the last block is "
+        "read, past block_counts (hunt7b)",
+        "2.1",
+        "here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < num_blocks, other=0)",
+        "here = tl.load(block_counts_ptr + where, mask=blocks[:, None] <= num_blocks, other=0)",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "outside-tensors",
+    ),
+    own(
+        "mlp-weights-both-launches",
+        "T6.4",
+        "moe_mlp hands topk_weights to both launches: h scaled and the output scaled again (hunt7b)",
+        "5.2",
+        "hidden = grouped_matmul(x, w_gate_up, routing, activation=\"swiglu\", config=config)",
+        "hidden = grouped_matmul(x, w_gate_up, routing, topk_weights, activation=\"swiglu\", config=config)",
+        "test_moe_mlp_in_two_launches",
+        "weights-in-gate-up",
     ),
 )

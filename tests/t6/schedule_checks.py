@@ -196,6 +196,16 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
             pad_zh, pad_en = ("", "") if mixes else padded_start(counts, e, pm, bm, begin, a)
             if not mixes and not pad_en:
                 pad_zh, pad_en = rows_words(counts, e, bm, begin, end, want[key])
+            # every tile done starts at its expert's first row + pid_n * BLOCK_M, and some pid_n differs from pid_m
+            done = [r for r in rows[:total] if r[0]]
+            by_pid_n = any(r[3] != r[2] for r in done) and all(r[4] == sum(counts[: r[1]]) + r[3] * bm for r in done)
+            if not mixes and by_pid_n:
+                pad_zh, pad_en = (
+                    "：每个 tile 都从专家的行首 + pid_n * BLOCK_M 开始：算 row_begin 时用了 pid_n，而不是 pid_m"
+                    "（row_begin = 行首 + pid_m * BLOCK_M）",
+                    ": every tile starts at its expert's first row + pid_n * BLOCK_M: row_begin was worked out from "
+                    "pid_n, not pid_m (row_begin = the expert's first row + pid_m * BLOCK_M)",
+                )
             fail(
                 T6,
                 f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是排好序的第 {begin}..{end - 1} 行，应当是 {a}..{b - 1}"
