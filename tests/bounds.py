@@ -218,22 +218,23 @@ class Strays:
 
 
 def near_words(near):
-    """(zh, en) words for Strays.near's (tensor, index, length, every lane on) of a first stray access: which
-    tensor of the launch it lies just past or before, and whether that access had every lane on; ("", "")
-    for None."""
+    """(zh, en) words for Strays.near's (tensor, index, length, every lane on) of a first stray access: the
+    tensor of the launch it lies just past or before (within that tensor's length of it, or 64 elements),
+    and whether that access had every lane on; ("", "") for None or an address far from every tensor."""
     if near is None:
         return "", ""
     name, index, length, all_on = near
+    if index < -max(length, 64) or index >= length + max(length, 64):
+        return "", ""
     if index < 0:
-        zh = f"第一个落在 {name} 的开头之前 {-index} 个元素处（下标 {index}）"
-        en = f"the first lies {-index} element{'s' * (index != -1)} before the start of {name} (index {index})"
+        zh = f"第一个落在 {name} 的开头之前 {-index} 个元素处"
+        en = f"the first lies {-index} element{'s' * (index != -1)} before the start of {name}"
     else:
-        zh = f"第一个落在 {name} 的末尾之后（下标 {index}，而它只有 {length} 个元素）"
-        elements = f"{length} element{'s' * (length != 1)}"
-        en = f"the first lies past the end of {name} (index {index}, where it has {elements})"
+        zh = f"第一个落在 {name} 的末尾之后（下标 {index}，共 {length} 个元素）"
+        en = f"the first lies past the end of {name} (index {index} of {length})"
     if all_on:
-        zh += "；那次访问的每个 lane 都是开着的（没有掩码，或者掩码全放行了）"
-        en += "; every lane of that access was on (no mask, or a mask that let them all through)"
+        zh += "；那次访问的每个 lane 都是开着的（没有掩码，或掩码全放行）"
+        en += "; every lane of that access was on (no mask, or one that let all through)"
     return zh, en
 
 
