@@ -19,7 +19,8 @@ from .common import (
     reference,
     watched_call,
 )
-from bounds import AddressWatch
+from .stray import OURS
+from bounds import AddressWatch, Strays, near_words, place
 from support import DEVICE, DTYPES, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -174,21 +175,33 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
         en=f"skewed routing, {tokens} tokens, top_k={top_k}, {experts} experts, K={K}, N={N}, BLOCK_N={cfg.BLOCK_N}",
     )
     case += say(zh="，带路由权重、合并", en=", routing weights, combined") if weighted else ""
-    accesses = Accesses()
-    watch = AddressWatch(t6, monkeypatch, ("moe_kernel", "combine_topk"), seen=accesses)
+    accesses, combine = Accesses(), Strays(OURS, "t6_probes.py")  # combine: the combine's strays alone
+
+    def seen_by(what, lanes, inside):
+        accesses(what, lanes, inside)
+        if watch._running == "combine_topk":
+            combine.seen(what, lanes, inside)
+
+    watch = AddressWatch(t6, monkeypatch, ("moe_kernel", "combine_topk"), seen=seen_by)
+    combine.watch = watch
     seen = {}
     out = watched_call(
         t6, monkeypatch, case, "4", x, w, r, weights, seen=seen, config=cfg, trace=trace, combine=weighted
     )
     stray = watch.outside.pop("combine_topk", None)  # the combine's own: neither §3.2's nor §4.1's
     if stray:
+        what, _, frames = combine.worst()
+        at_zh, at_en = (f"，第一个在 {place(frames[-1])}", f", first at {place(frames[-1])}") if frames else ("", "")
+        near_zh, near_en = near_words(combine.near.get(what))
         fail(
             T6,
-            f"{case}：combine_topk 读了 {stray['read']} 个、写了 {stray['write']} 个不属于它拿到的任何张量的单元"
-            "（这里拦下了，没有真的读写）：它只读按 slot 的缓冲区 [T*top_k, N]，只写结果 [T, N]",
+            f"{case}：combine_topk 读了 {stray['read']} 个、写了 {stray['write']} 个不属于它拿到的任何张量的单元{at_zh}"
+            "（这里拦下了，没有真的读写）"
+            + (f"；{near_zh}" if near_zh else "")
+            + "：它只读按 slot 的缓冲区 [T*top_k, N]，只写结果 [T, N]",
             f"{case}: combine_topk read {stray['read']} and wrote {cells(stray['write'])} outside every tensor it was "
-            "given (stopped here, not made): it reads the by-slot buffer [T*top_k, N] and writes the result [T, N] "
-            "alone",
+            f"given{at_en} (stopped here, not made)" + (f"; {near_en}" if near_en else "") + ": it reads the by-slot "
+            "buffer [T*top_k, N] and writes the result [T, N] alone",
             "4.4",
         )
     check_inside(watch, accesses, r.offsets, case, "moe_kernel", "3.2", r.sorted_slots, cfg.BLOCK_M, x, top_k)
