@@ -381,4 +381,15 @@ HUNT7 = (
         "test_moe_mlp_in_two_launches",
         "weights-in-gate-up",
     ),
+    own(
+        "float-ids-taken",
+        "T6.1",
+        "check_routing_inputs does not check the ids' dtype: float ids reach count_experts, whose error the "
+        "test of bad input showed as Triton's InterpreterError wrapper, not the error inside it (hunt7b)",
+        "2.3",
+        "    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point() or topk_ids.is_complex():\n"
+        '        raise ValueError(f"route: topk_ids must hold integer expert ids, got {topk_ids.dtype}")\n',
+        "",
+        "test_route_refuses_bad_input[float ids]",
+    ),
 )
