@@ -179,6 +179,14 @@ def check_grid(grid, args, c, case, read_launch):
             f"edge tile needs a program of its own",
         )
         if programs == area
+        else say(
+            zh=f"把 meta 里的 BLOCK_M 和 BLOCK_N 对调，它给出的正好是 {tiles}：网格拿 BLOCK_N 去分 M、"
+            f"拿 BLOCK_M 去分 N，两个块参数用反了，它算的是 cdiv({rows}, {bn}) * cdiv({cols}, {bm}) = {programs}",
+            en=f"with BLOCK_M and BLOCK_N swapped in meta it gives exactly {tiles}: the grid divides M by BLOCK_N "
+            f"and N by BLOCK_M, the two block sizes swapped, so it counts cdiv({rows}, {bn}) * cdiv({cols}, {bm}) "
+            f"= {programs}",
+        )
+        if swapped_count(grid, args) == tiles
         else say(zh="它随 meta 变了，但数得不对", en="it follows meta, but counts wrong")
     )
     pytest.fail(
@@ -192,6 +200,14 @@ def check_grid(grid, args, c, case, read_launch):
         ),
         pytrace=False,
     )
+
+
+def swapped_count(grid, args):
+    """The programs a grid function gives with BLOCK_M and BLOCK_N swapped in its meta; None if it cannot."""
+    try:
+        return math.prod(int(d) for d in grid(dict(args, BLOCK_M=args["BLOCK_N"], BLOCK_N=args["BLOCK_M"])))
+    except Exception:  # noqa: BLE001 - a grid that fails here names no swap
+        return None
 
 
 def follows_meta(grid, args, programs):

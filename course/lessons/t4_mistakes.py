@@ -19,6 +19,7 @@ from course.lessons.t4_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t4_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
+from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 
 # The end of matmul's body, as in the reference: the shortcuts add torch work after the launch.
@@ -338,3 +339,7 @@ TABLE = (
 # make check runs them all; §8 shows TABLE (T4.5's from FUSED)
 MISTAKES = TABLE + OWN + LEARNER + HUNTER + CALLS + HUNT3 + HUNT4 + HUNT5 + HUNT6
 CAUSES = {**CAUSES, **LEARNER_CAUSES, **HUNT3_CAUSES, **HUNT4_CAUSES, **HUNT5_CAUSES, **HUNT6_CAUSES}
+
+# the seventh learner's walk (learner7), gathered last
+MISTAKES = MISTAKES + LEARNER7
+CAUSES |= LEARNER7_CAUSES

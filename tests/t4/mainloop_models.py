@@ -59,3 +59,19 @@ def other_block_words(off):
         zh="结果正好是第 pid_m 个 tile 的行从 pid_m * BLOCK_N 取起：行偏移是 pid_m * BLOCK_M",
         en="it is exactly tile pid_m's rows taken from pid_m * BLOCK_N on: the rows' offset is pid_m * BLOCK_M",
     )
+
+
+def is_the_model(acc, model, err):
+    """Whether acc is what a model of a wrong loop computes: as close to it as a right loop comes to
+    the exact product (1e-5), and at least 4 times closer to it than to the exact product (err)."""
+    return rel_err(acc, model) <= min(1e-5, err / 4)
+
+
+def blockwise(a, b, bk, round_partials):
+    """What two wrong loops compute, in float64: each K-block's product rounded to fp16 before it
+    is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator)."""
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
+    for k in range(0, a.shape[1], bk):
+        part = a[:, k : k + bk].float() @ b[k : k + bk, :].float()
+        out = out + part.half().double() if round_partials else (out.float() + part).half().double()
+    return out

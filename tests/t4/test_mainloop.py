@@ -9,7 +9,14 @@ from course.messages import read
 
 import bounds
 from .common import see_loads
-from .mainloop_models import first_block_only, leading_blocks_only, other_block_words, tiles_offset_by_other_block
+from .mainloop_models import (
+    blockwise,
+    first_block_only,
+    is_the_model,
+    leading_blocks_only,
+    other_block_words,
+    tiles_offset_by_other_block,
+)
 from support import (
     ACC_RTOL,
     BOTH_LAYOUTS,
@@ -151,22 +158,6 @@ def layout_dependent(what):
         en=f"the same A and B stored row-major give the right result, so what goes wrong depends on the "
         f"layout ({what}): both pointer blocks must use all four strides; never assume a stride is 1",
     )
-
-
-def is_the_model(acc, model, err):
-    """Whether acc is what a model of a wrong loop computes: as close to it as a right loop comes to
-    the exact product (1e-5), and at least 4 times closer to it than to the exact product (err)."""
-    return rel_err(acc, model) <= min(1e-5, err / 4)
-
-
-def blockwise(a, b, bk, round_partials):
-    """What two wrong loops compute, in float64: each K-block's product rounded to fp16 before it
-    is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator)."""
-    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
-    for k in range(0, a.shape[1], bk):
-        part = a[:, k : k + bk].float() @ b[k : k + bk, :].float()
-        out = out + part.half().double() if round_partials else (out.float() + part).half().double()
-    return out
 
 
 @pytest.mark.t4_2
@@ -355,6 +346,21 @@ def test_mainloop_accumulates_in_fp32(probes):
         why = say(
             zh="结果和 fp16 累加器一致：用 acc = tl.zeros(..., dtype=tl.float32) 起步，并一直保持 float32",
             en="it matches an fp16 accumulator: start acc = tl.zeros(..., dtype=tl.float32) and keep it float32",
+        )
+    elif is_the_model(acc, first_block_only(a, b, bk), err):  # the accumulator is not what is wrong here
+        sections = ("4.3",)
+        why = say(
+            zh=f"结果等于第 0 个 K 块被累加了 {K // bk} 次，和累加器的精度无关：每次迭代要把 a_ptrs 前移 "
+            f"BLOCK_K * stride_ak，b_ptrs 前移 BLOCK_K * stride_bk",
+            en=f"it equals K-block 0 summed {K // bk} times, nothing to do with the accumulator's precision: "
+            f"advance a_ptrs by BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration",
+        )
+    elif err > 10 * (fp16_err := rel_err(blockwise(a, b, bk, round_partials=False), ref)):
+        why = say(
+            zh=f"{why}；这比 fp16 累加器在这里的误差（{fp16_err:.0e}）还大十倍以上，所以错的不只是累加的精度："
+            f"先看 test_mainloop 报的失败",
+            en=f"{why}; that is over ten times the error an fp16 accumulator makes here ({fp16_err:.0e}), so "
+            f"more than the accumulator's precision is wrong: see test_mainloop's failures first",
         )
     pytest.fail(
         say(

@@ -35,12 +35,36 @@ def picture(coords, num_pid_m, num_pid_n):
 @pytest.mark.t4_1
 def test_tile_coords_worked_example(probes):
     coords = run_tile_coords(probes, 4, 4, 2)
+    swapped = SWAPPED_WORDS if coords == swapped_quotient_order(4, 4, 2) else ""
     assert coords[5] == (1, 2), say(
-        zh=f"4 x 4 的网格、GROUP_M = 2 时，pid 5 应该算 tile (1, 2)，实际是 {coords[5]}。\n"
-        f"手算一遍：num_pid_in_group = 8，group_id = 0，first_pid_m = 0，group_size_m = 2；{read('T4.1')}",
-        en=f"pid 5 of a 4 x 4 grid with GROUP_M = 2 must compute tile (1, 2), got {coords[5]}.\n"
-        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2; {read('T4.1')}",
+        zh=f"4 x 4 的网格、GROUP_M = 2 时，pid 5 应该算 tile (1, 2)，实际是 {coords[5]}。{swapped}\n"
+        f"手算一遍：num_pid_in_group = 8，group_id = 0，first_pid_m = 0，group_size_m = 2，pid_in_group = 5；"
+        f"{read('T4.1')}",
+        en=f"pid 5 of a 4 x 4 grid with GROUP_M = 2 must compute tile (1, 2), got {coords[5]}.{swapped}\n"
+        f"By hand: num_pid_in_group = 8, group_id = 0, first_pid_m = 0, group_size_m = 2, pid_in_group = 5; "
+        f"{read('T4.1')}",
     )
+
+
+def swapped_quotient_order(num_pid_m, num_pid_n, group_m):
+    """A first-timer's slip, in plain Python: the group right, but pid_m from the quotient of pid_in_group by
+    group_size_m and pid_n from its remainder (down a column means the remainder is the row)."""
+    order = []
+    for pid in range(num_pid_m * num_pid_n):
+        first = pid // (group_m * num_pid_n) * group_m
+        rows = min(num_pid_m - first, group_m)
+        order.append((first + pid % (group_m * num_pid_n) // rows, pid % (group_m * num_pid_n) % rows))
+    return order
+
+
+# Said only where the whole map is that slip's (on the 4 x 4 grid, GROUP_M = 2, no other slip here gives it).
+SWAPPED_WORDS = say(
+    zh="整张图正好是把商和余数用反的结果：组内先竖着走，所以 pid_in_group 除以 group_size_m 的余数是行"
+    "（加上 first_pid_m 得 pid_m），商是列 pid_n。",
+    en=" The whole map is what quotient and remainder swapped give: a group runs down a column first, so the "
+    "remainder of pid_in_group by group_size_m is the row (plus first_pid_m, pid_m) and the quotient the "
+    "column, pid_n.",
+)
 
 
 def modulo_group_m_order(num_pid_m, num_pid_n, group_m):
@@ -96,6 +120,12 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
                 "not GROUP_M.",
             )
         )
+        if (
+            not short
+            and got == swapped_quotient_order(num_pid_m, num_pid_n, group_m)
+            and run_tile_coords(probes, 4, 4, 2) == swapped_quotient_order(4, 4, 2)  # on a 1 x 6 grid the
+        ):  # GROUP_M slip gives the same map: the 4 x 4 grid, where it is right, tells them apart
+            short = SWAPPED_WORDS
         if not short and got == pid_not_position_order(num_pid_m, num_pid_n, group_m):
             short = say(
                 zh="这正是用 pid % group_size_m 算 pid_m 的结果：取余的应该是 pid 在组内的位置"
