@@ -147,6 +147,9 @@ def check_operand(got, given, name, case, read_launch, read_copy):
     )
 
 
+LAST_N = {}  # {M: N} of the last launch check_grid saw, to tell a grid kept from a call of another N
+
+
 def check_grid(grid, args, c, case, read_launch):
     """Fail when the launch of the plain kernel has fewer programs than C has tiles under its config."""
     if not all(isinstance(args.get(k), int) for k in ("BLOCK_M", "BLOCK_N")) or not isinstance(c, torch.Tensor):
@@ -158,6 +161,8 @@ def check_grid(grid, args, c, case, read_launch):
         return
     bm, bn = args["BLOCK_M"], args["BLOCK_N"]
     tiles = triton.cdiv(c.shape[0], bm) * triton.cdiv(c.shape[1], bn)
+    before = LAST_N.get(c.shape[0])  # N of the last launch seen with this M
+    LAST_N[c.shape[0]] = c.shape[1]
     if programs >= tiles:
         return
     if not follows_meta(grid, args, programs):
@@ -187,6 +192,14 @@ def check_grid(grid, args, c, case, read_launch):
             f"= {programs}",
         )
         if swapped_count(grid, args) == tiles
+        else say(
+            zh=f"它正是上一次同样 M = {rows}、但 N = {before} 的调用的 tile 数：网格（或算它的 plan）"
+            f"只按 M 缓存了，换一个 N 就拿到了别的形状的网格；缓存的键要包含 N（和 K），或者不缓存",
+            en=f"it is exactly the tile count of the last call with the same M = {rows} but N = {before}: the grid "
+            f"(or the plan it comes from) was cached by M alone, so another N got another shape's grid; key the "
+            f"cache on N (and K) too, or cache nothing",
+        )
+        if before not in (None, cols) and programs == triton.cdiv(rows, bm) * triton.cdiv(before, bn)
         else say(zh="它随 meta 变了，但数得不对", en="it follows meta, but counts wrong")
     )
     pytest.fail(

@@ -17,6 +17,7 @@ from course.lessons.t4_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t4_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t4_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t4_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
+from course.lessons.t4_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
@@ -343,3 +344,5 @@ CAUSES = {**CAUSES, **LEARNER_CAUSES, **HUNT3_CAUSES, **HUNT4_CAUSES, **HUNT5_CA
 # the seventh learner's walk (learner7), gathered last
 MISTAKES = MISTAKES + LEARNER7
 CAUSES |= LEARNER7_CAUSES
+MISTAKES = MISTAKES + HUNT7  # hunt7's, last
+CAUSES |= HUNT7_CAUSES

@@ -65,3 +65,52 @@ def test_mainloop_takes_cdiv_k_steps(probes, monkeypatch, K):
         ),
         pytrace=False,
     )
+
+
+@pytest.mark.t4_2
+@pytest.mark.skipif(not INTERPRETING, reason="fills the interpreter's masked-off lanes; a GPU's are what they are")
+def test_mainloop_masked_lanes_have_other(probes, monkeypatch):
+    """A tl.load with a mask and no other= leaves its masked-off lanes undefined: on a GPU they hold what the
+    registers held, while the interpreter fills them with 0.0, so every other test passes.  Here those lanes
+    get NaN instead: lanes past M or N reach only cells that are never stored, but the K tail's reach every
+    cell of the tile.  One 16 x 16 tile, K = 40 in blocks of 16 (a tail of 8)."""
+    import numpy as np
+    from triton.runtime import interpreter
+
+    builder = interpreter.interpreter_builder
+    real = builder.create_masked_load
+    a, a_buf = poisoned_view(16, 40, "row-major", torch.float16)
+    b, b_buf = poisoned_view(40, 16, "row-major", torch.float16)
+    spans = {
+        name: (t.data_ptr(), t.data_ptr() + t.numel() * t.element_size()) for name, t in (("A", a_buf), ("B", b_buf))
+    }
+    bare = set()  # which of A and B a load without other= read
+
+    def undefined(ptrs, mask, other, *rest, **named):
+        if other is None and np.issubdtype(interpreter._get_np_dtype(ptrs.get_element_ty()), np.floating):
+            at = np.asarray(ptrs.data).astype(np.uint64)
+            bare.update(n for n, (lo, hi) in spans.items() if ((at >= lo) & (at < hi)).any())
+            fill = np.full(at.shape, np.nan, dtype=interpreter._get_np_dtype(ptrs.get_element_ty()))
+            other = interpreter.TensorHandle(fill, ptrs.get_element_ty())
+        return real(ptrs, mask, other, *rest, **named)
+
+    monkeypatch.setattr(builder, "create_masked_load", undefined)
+    acc = run_mainloop(probes, a, b, (16, 16, 16))[:16, :16]
+    if not bare or not acc.isnan().any():
+        return
+    which = " and ".join(sorted(bare))
+    nan = int(acc.isnan().sum())
+    pytest.fail(
+        say(
+            zh=f"K = 40、BLOCK_K = 16：读 {which} 的 tl.load 有 mask 却没有 other=。"
+            f"被掩码挡住的 lane 在解释器里读出 0.0，在 GPU 上却是寄存器里原有的任意值；"
+            f"这里把它们填成 NaN，K 尾部的这些 lane 进了乘积，"
+            f"16 x 16 的结果里有 {nan} 个 NaN：给这个 load 加上 other=0.0，K 之外的 lane 才什么也不加；"
+            f"{read('T4.2', '4.1')}",
+            en=f"K = 40, BLOCK_K = 16: a tl.load of {which} has a mask but no other=. Its masked-off lanes read 0.0 on "
+            f"the interpreter, but on a GPU they hold whatever the registers held; here they were filled with NaN, "
+            f"and the K tail's lanes reached the product: {nan} of the 16 x 16 cells are NaN. Give that load "
+            f"other=0.0, so that the lanes past K add nothing; {read('T4.2', '4.1')}",
+        ),
+        pytrace=False,
+    )

@@ -69,6 +69,13 @@ def test_grid_follows_the_config(t4, watched, poisoned_allocations):
         cfg = triton.Config(dict(BLOCK_M=bm, BLOCK_N=bn, BLOCK_K=bk, GROUP_M=2), num_warps=4, num_stages=2)
         case = say(zh=f"配置 BLOCK {bm}x{bn}x{bk}", en=f"config BLOCK {bm}x{bn}x{bk}")
         check_product(watched(a, b, config=cfg), a, b, torch.float16, case)
+    # The same M with a narrow N, then a wide one: a grid kept by M alone gives the wide one too few programs.
+    cfg = triton.Config(dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=2), num_warps=4, num_stages=2)
+    a = random((77, 40), torch.float16)
+    for n in (20, 90):
+        b = random((40, n), torch.float16)
+        case = say(zh=f"同样 M = 77，N = {n}", en=f"the same M = 77, N = {n}")
+        check_product(watched(a, b, config=cfg), a, b, torch.float16, case)
 
 
 @pytest.mark.t4_4
