@@ -21,6 +21,7 @@ from course.lessons.t5_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t5_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t5_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t5_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
+from course.lessons.t5_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
@@ -263,3 +264,5 @@ CAUSES = {
     **LEARNER6_CAUSES,
     **HUNT6_CAUSES,
 }
+MISTAKES = MISTAKES + HUNT7
+CAUSES |= HUNT7_CAUSES

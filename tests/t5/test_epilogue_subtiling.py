@@ -68,7 +68,7 @@ def test_store_tile_subtiled_of_a_tile_that_is_not_square(probes):
                                 "pid_n * BLOCK_N + BLOCK_N // 2, columns with BLOCK_N alone",
                                 "5",
                             )
-    check_stored(c, buf, before, acc[:M, :N], case, "5", sub_bn=bn // 2)
+    check_stored(c, buf, before, acc[:M, :N], case, "5", sub_bn=bn)
 
 
 def fail_if_cast_fixed(c, acc, dtype, case):

@@ -161,6 +161,8 @@ def test_sk_collect_partials_alone(probes):
         rows_bm = partials.flatten().as_strided((pid, bm, bn), (bm * bn, bm, 1))
         by_bm = torch.equal(out, in_order_sum(acc, rows_bm, first, pid))
         rounded = torch.equal(out, in_order_sum(acc, partials.half().float(), first, pid))  # each read to fp16
+        # one program's slot read on every turn of the loop (p never used in the address), or -1
+        one = next((q for q in range(n) if torch.equal(out, in_order_sum(acc, partials[[q] * n], first, pid))), -1)
         fail(
             T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
@@ -195,6 +197,12 @@ def test_sk_collect_partials_alone(probes):
                 if by_bm
                 else ""
             )
+            + (
+                f"：这是程序 {one} 的 partial 被加了 {pid - first} 遍，其他程序的一个也没加：循环每一轮读的是同一个槽；"
+                "第 p 轮要读程序 p 的槽，partials_ptr + p * BLOCK_M * BLOCK_N"
+                if one >= 0
+                else ""
+            )
             + "（每个槽里的 tile 按行主序放，§4.2）",
             f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
             f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
@@ -227,6 +235,12 @@ def test_sk_collect_partials_alone(probes):
                 f": this is the sum of the slots read with their rows BLOCK_M = {bm} floats apart, not BLOCK_N = "
                 f"{bn}: row r of the tile starts at float r * BLOCK_N of the slot (offs = row * BLOCK_N + column)"
                 if by_bm
+                else ""
+            )
+            + (
+                f": this is program {one}'s partial added {pid - first} times, no other program's at all: every turn "
+                "of the loop read the same slot; turn p reads program p's slot, partials_ptr + p * BLOCK_M * BLOCK_N"
+                if one >= 0
                 else ""
             )
             + " (each slot holds its tile row-major, §4.2)",
