@@ -10,23 +10,25 @@ from course.registry import lesson
 
 T6 = lesson("T6")
 
-# The functions a learner writes in T6's kernels, and the section each is in (stray.py names a stray
-# access's place by them); and with the host's functions, every body of the graded file a learner writes
-KERNEL_SECTIONS = {
+# The functions of the graded file a learner writes, and the section each is in: stray.py's SECTION_OF (the
+# kernels' parts), and the host's
+BODY_SECTIONS = {
     "count_experts": "2.1",
     "scan_counts": "2.1",
     "scatter_slots": "2.1",
+    "check_routing_inputs": "2.3",
     "expert_tile_counts": "3.3",
     "locate_tile": "3.3",
     "grouped_tiles": "3.4",
+    "check_expert_inputs": "4",
     "gathered_rows": "4.1",
     "gathered_product": "4.2",
     "store_rows": "4.3",
     "combine_topk": "4.4",
     "gate_up_product": "5.1",
     "swiglu": "5.1",
+    "moe_mlp": "5.2",
 }
-BODY_SECTIONS = {**KERNEL_SECTIONS, "check_routing_inputs": "2.3", "check_expert_inputs": "4", "moe_mlp": "5.2"}
 
 
 class Raised(str):
