@@ -9,10 +9,11 @@ refuse to overlap them and wait after each multiply instead; it says so only as 
 Triton does not show. Nothing else tells: the results are right, and Triton's IR looks the same.
 
 This runs each lesson's public calls the way tools/gpu/offgrid.py draws them (shapes, layouts such
-as `W.t()`, options; its checks against float64 too) for --seconds per lesson, then every bench-grid
-shape in both layouts; then it hands the PTX of every kernel that the calls compiled and that uses
-wgmma to ptxas (Triton's own, or --ptxas) with -v, and prints one line per kernel: serialized (and
-why) or pipelined, with its warps, stages, registers and constexprs. triton.autotune compiles every
+as `W.t()`, options; its checks against float64 too) for --seconds per lesson, then, for a lesson
+with `matmul`, four bench-grid shapes (GRID) in both layouts and dtypes; then it hands the PTX of
+every kernel that the calls compiled and that uses wgmma to ptxas (Triton's own, or --ptxas) with
+-v, and prints one line per kernel: serialized (and why) or pipelined, with its warps, stages,
+registers, stack and spill bytes, and constexprs. triton.autotune compiles every
 config it tries, so a lesson that autotunes lists the configs that lost too. Exit status 1 when any
 is serialized.
 """
