@@ -71,7 +71,13 @@ def mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
     # §4: march both blocks along K; masked lanes load 0.0 and so add nothing to the dot.
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
-    for k in range(0, tl.cdiv(K, BLOCK_K)):
+    k_steps = tl.cdiv(K, BLOCK_K)
+    if stride_bk == 1:  # a K-major B, as nn.Linear's W.t() is: for speed alone (t5.perf §5)
+        # At least one step, even for K = 0, whose loads are all masked off.  With a loop that may take no
+        # steps, Triton 3.6 puts that path's zeroing of acc between the loop's last tl.dot and its final
+        # wait, and ptxas then runs a 128x256 tile's wgmma one at a time, about a quarter slower.
+        k_steps = tl.maximum(k_steps, 1)
+    for k in range(0, k_steps):
         k_remaining = K - k * BLOCK_K
         a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), other=0.0)
         b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_remaining) & (offs_n[None, :] < N), other=0.0)

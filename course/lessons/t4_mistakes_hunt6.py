@@ -57,7 +57,7 @@ HUNT6 = (
         "hunt6-k-loop-over-elements",
         "T4.2",
         "4",
-        "    for k in range(0, tl.cdiv(K, BLOCK_K)):\n",
+        "    for k in range(0, k_steps):\n",
         "    for k in range(0, K, BLOCK_K):\n",
         "test_mainloop[32-32-64-16-16-16-row-major-torch.float16]",
         "leading-blocks-only",
