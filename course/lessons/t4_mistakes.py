@@ -21,6 +21,7 @@ from course.lessons.t4_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
+from course.lessons.t4_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 
 # The end of matmul's body, as in the reference: the shortcuts add torch work after the launch.
@@ -346,3 +347,5 @@ MISTAKES = MISTAKES + LEARNER7
 CAUSES |= LEARNER7_CAUSES
 MISTAKES = MISTAKES + HUNT7  # hunt7's, last
 CAUSES |= HUNT7_CAUSES
+MISTAKES = MISTAKES + LEFT8  # left8's, last
+CAUSES |= LEFT8_CAUSES

@@ -150,16 +150,22 @@ def given_code(exc, step_id, found):
 
 def library_note(exc, found, tested=None):
     """For an error a library raised (Triton, torch) when a line of the learner's body called it,
-    one line naming where it was raised and the body's sections; "" when the learner's file raised
-    it, or it says where to read already.  tested: the step whose check failed; when that line is
+    one line naming where it was raised and the body's sections; for one raised by the body's line itself
+    (an attribute Triton or a tensor lacks, say), one line naming those sections; "" when it says where to
+    read already.  tested: the step whose check failed; when that line is
     another step's body (T4.5's bias_and_activation) and a line of the tested step's body called it
     on the way (T5.4's store_tile), that call is named too: what it passes may be the cause."""
     if not found or found[1] not in bodies(found[0]) or "§" in str(exc):
         return ""
     inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
-    if not inner or seam.graded_file(inner[-1].filename):
+    if not inner:
         return ""
     step_id, sections = bodies(found[0])[found[1]]
+    if seam.graded_file(inner[-1].filename):  # your line itself raised it (tl.arnage, a tensor's missing attribute)
+        return say(
+            zh=f"这个错误由你这一行自己抛出；{where_for(step_id, sections)}",
+            en=f"raised by your line itself; {where_for(step_id, sections)}",
+        ) + _called_from(exc, tested, step_id)
     place = f"{shown_path(inner[-1].filename)} line {inner[-1].lineno} ({inner[-1].name})"
     return say(
         zh=f"这个错误出自 {place}，由你这一行调用；{where_for(step_id, sections)}",

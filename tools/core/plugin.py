@@ -132,8 +132,9 @@ def pytest_runtest_makereport(item, call):
             # one, say) says more than the error it caught, so it keeps its message
             report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
             report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
-            report.graded_note = library_note(call.excinfo.value, found, _step_of(item)) or interpreter_int_note(
-                call.excinfo.value
+            # the interpreter's int first: it names the section where that is taught
+            report.graded_note = interpreter_int_note(call.excinfo.value) or library_note(
+                call.excinfo.value, found, _step_of(item)
             )
     return report
 

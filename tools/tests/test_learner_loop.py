@@ -334,6 +334,19 @@ def test_an_error_from_a_library_named_with_the_bodys_sections(t4_lines, lang):
     assert place.startswith("triton/tools/tensor_descriptor.py line 23"), place
 
 
+def test_an_error_raised_by_the_learners_own_line_names_the_bodys_sections(t4_lines, lang):
+    """tl.arnage, or a tensor's attribute it lacks: raised by the body's line itself, with no library
+    frame below it; the note still says where to read, as for an error a library raised."""
+    graded, body, _ = t4_lines
+    yours = at_lines(ROOT / graded, {"yours": (body - 1, "object().arnage(0, 16)")})
+    error = raised(lambda: yours["yours"]())
+    found = failure_words.graded_frames(error)
+    assert found[1] == body
+    note = failure_words.library_note(error, found)
+    assert "T4.1" in note and "§2" in note and T4.explainers[lang] in note, note
+    assert ("你这一行自己" in note) if lang == "zh" else ("your line itself" in note), note
+
+
 def test_errors_that_are_not_given_codes(t4_lines):
     graded, body, _ = t4_lines
     check = at_lines(ROOT / "tests" / "t4" / "test_wrapper.py", {"check": (10, "raise TypeError('the check itself')")})
