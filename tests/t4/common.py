@@ -10,6 +10,7 @@ from course.registry import lesson
 from support import (
     INTERPRETING,
     OUT_RTOL,
+    PAD,
     UNWRITTEN,
     LaunchWatch,
     changed_cells,
@@ -22,10 +23,11 @@ from support import (
 T4 = lesson("T4")
 
 
-def see_loads(M, N, K, bm, bn, bk, dtype, **layouts):
+def see_loads(M, N, K, bm, bn, bk, dtype, pad=PAD, **layouts):
     """The `make loads` line that draws this case's loads and stores with the learner's own code;
-    layouts: layout (of A), layout_b, layout_c, each given only when it is not row-major."""
-    flags = f"--m {M} --n {N} --k {K} --block {bm} {bn} {bk}"
+    layouts: layout (of A), layout_b, layout_c, each given only when it is not row-major.  pad: the NaN
+    around the case's tensors (poisoned_view's), so that make loads shows the strides the failure does."""
+    flags = f"--m {M} --n {N} --k {K} --block {bm} {bn} {bk} --pad {pad}"
     flags += "".join(f" --{k.replace('_', '-')} {v}" for k, v in layouts.items() if v != "row-major")
     flags += " --dtype fp32" if dtype == torch.float32 else ""
     command = f'make loads ARGS="{flags}"'

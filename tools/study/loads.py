@@ -77,6 +77,7 @@ __all__ = [
 LAYOUTS = ("row-major", "column-major", "every-other-column")  # the suite's poisoned_view
 DTYPES = ("fp16", "fp32")
 MAX_DIM = 160  # wider grids wrap in a terminal; the suite's failing cases go up to K = 130
+MAX_PAD = 256  # the suite pads by 72 (tests/support.PAD)
 
 
 # ------------------------------------------------------------------------------------------------
@@ -108,7 +109,7 @@ def observe(args):
 
     dtype = {"fp16": torch.float16, "fp32": torch.float32}[args.dtype]
     bm, bn, bk = args.block
-    pad = 2 * max(bm, bn, bk) + 2  # a read up to a block past an edge lands in the padding
+    pad = args.pad  # the NaN around each tensor, on each side (main: --pad, or a block past an edge and more)
     gen = torch.Generator().manual_seed(0)
     a_vals = torch.randn(args.m, args.k, generator=gen).to(dtype)
     b_vals = torch.randn(args.k, args.n, generator=gen).to(dtype)
@@ -265,6 +266,18 @@ def main(argv=None):
         help=say(zh="A、B、C 的类型（默认 fp16）", en="of A, B and C (default fp16)"),
     )
     parser.add_argument(
+        "--pad",
+        type=int,
+        metavar="P",
+        help=say(
+            zh="A、B、C 每一边的 NaN 填充有几个元素，它决定了 stride（默认 2 * 最大的块 + 2，一次越界一整块也落在"
+            "填充里）；测试失败时给的 make loads 命令带上测试自己的填充，stride 就和失败信息里的一样",
+            en="elements of NaN padding on each side of A, B and C, which the strides count (default 2 * the "
+            "largest block + 2, so a read a whole block past an edge still lands in it); the make loads command a "
+            "failing test prints passes the test's own, so the strides are the ones its message shows",
+        ),
+    )
+    parser.add_argument(
         "--png",
         metavar="PATH",
         help=say(
@@ -290,6 +303,10 @@ def main(argv=None):
                 en=f"M, N and K must be 1 to {MAX_DIM}, the blocks at least 1",
             )
         )
+    if args.pad is None:
+        args.pad = 2 * max(args.block) + 2
+    if not 0 <= args.pad <= MAX_PAD:
+        parser.error(say(zh=f"--pad 要在 0 到 {MAX_PAD} 之间", en=f"--pad must be 0 to {MAX_PAD}"))
     tiles_m, tiles_n = -(-args.m // args.block[0]), -(-args.n // args.block[1])
     if not (0 <= args.pid_m < tiles_m and 0 <= args.pid_n < tiles_n):
         parser.error(

@@ -191,9 +191,10 @@ def header(args, t_a, t_b, grid_shape, path):
             f"B {t_b.shape} {args.layout_b}, strides {tuple(t_b.view.stride())}; C {args.layout_c}",
         ),
         say(
-            zh="A、B、C 都放在填满 NaN 的更大缓冲区里，所以 stride 里也算上了填充区；漏掉的掩码会读到 NaN，标成 !",
-            en="A, B and C sit inside larger buffers full of NaN, so the strides count the padding too; "
-            "a load a mask should have stopped reads the NaN there, and shows as !",
+            zh=f"A、B、C 都放在填满 NaN 的更大缓冲区里，每一边 {args.pad} 个元素（--pad），所以 stride 里也算上了"
+            "填充区；漏掉的掩码会读到 NaN，标成 !",
+            en=f"A, B and C sit inside larger buffers full of NaN, {args.pad} elements on each side (--pad), so the "
+            "strides count the padding too; a load a mask should have stopped reads the NaN there, and shows as !",
         ),
         say(
             zh=f"这个程序的行：{rows_text(args.pid_m, bm, args.m)}；列：{rows_text(args.pid_n, bn, args.n)}",

@@ -48,6 +48,28 @@ COMMANDS = {
     "large": ([*WIDE_CASE, "--solution"], None, "1", "en"),
     "large wide": ([*WIDE_CASE, "--solution", "--wide"], None, "1", "en"),
     "large planted zh": (WIDE_CASE, "planted", "0", "zh"),
+    # a failing test_mainloop case's own command (tests/t4/common.see_loads): the suite's padding of 72
+    "suite's padding": (
+        [
+            "--m",
+            "45",
+            "--n",
+            "37",
+            "--k",
+            "83",
+            "--block",
+            "16",
+            "32",
+            "16",
+            "--layout-b",
+            "column-major",
+            "--pad",
+            "72",
+        ],
+        None,
+        "1",
+        "en",
+    ),
 }
 
 
@@ -91,6 +113,16 @@ def grids(stdout, name):
                     if ch != " ":
                         cells[(int(got[1]), j)] = ch
     return found
+
+
+def test_the_padding_is_said_and_the_suites_gives_the_suites_strides(cli):
+    """make loads says how much NaN lies around each tensor; with --pad 72, as the command a failing
+    test prints passes, the strides are the ones that failure prints (poisoned_view: K + 2 * 72 per row)."""
+    out = cli["suite's padding"]
+    assert out.returncode == 0, out.stderr[-3000:]
+    assert "strides (227, 1)" in out.stdout and "strides (1, 227)" in out.stdout, out.stdout[:800]
+    assert "72 elements on each side (--pad)" in out.stdout, out.stdout[:800]
+    assert "10 elements on each side (--pad)" in cli["reference"].stdout  # §3's example: 2 * 4 + 2
 
 
 def test_reference_loads_each_element_of_its_blocks_once(cli):
