@@ -40,6 +40,7 @@ LEARNER = (
         "(offs_k[None, :] < k_remaining), other=0.0)",
         "(offs_k[None, :] <= k_remaining), other=0.0)",
         "test_mainloop[17-50-7-16-16-32-row-major-torch.float16]",
+        "k-mask-inclusive",  # named since left8's address watch (t4_mistakes_left8.py)
         zh="A 的 K 尾部掩码写成 <=（只有一步 K）",
         en="A's K-tail mask written with <= (a single K step)",
     ),

@@ -8,9 +8,35 @@ last, and their causes into its CAUSES.
 from course.lessons.t4_mistakes_own import mutant
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
-LEFT8_CAUSES = {}
+LEFT8_CAUSES = {
+    "k-mask-inclusive": ("K 尾部的掩码放过了 k == K", "the K tail's mask lets k == K through"),
+}
 
 LEFT8 = (
+    # T4.2: K spans several k-steps; the reads one past K were told as "a mask missing or a wrong stride"
+    mutant(
+        "left8-a-k-mask-le",
+        "T4.2",
+        "4.1",
+        "(offs_k[None, :] < k_remaining), other=0.0)",
+        "(offs_k[None, :] <= k_remaining), other=0.0)",
+        "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
+        "k-mask-inclusive",
+        zh="A 的 K 尾部掩码写成 <=，K 跨好几个 k 步：失败信息只说「少了掩码或 stride 用错」（left8）",
+        en="A's K-tail mask written with <=, K over several k-steps: the failure said only 'a mask missing or a "
+        "wrong stride' (left8)",
+    ),
+    mutant(
+        "left8-b-k-mask-le",
+        "T4.2",
+        "4.1",
+        "(offs_k[:, None] < k_remaining)",
+        "(offs_k[:, None] <= k_remaining)",
+        "test_mainloop[64-16-130-32-16-32-column-major-torch.float32]",
+        "k-mask-inclusive",
+        zh="B 的 K 尾部掩码写成 <=，K 跨好几个 k 步：同上（left8）",
+        en="B's K-tail mask written with <=, K over several k-steps: as above (left8)",
+    ),
     mutant(
         "left8-arange-misspelt",
         "T4.2",

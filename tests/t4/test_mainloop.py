@@ -9,6 +9,7 @@ from course.messages import read
 
 import bounds
 from .common import see_loads
+from .mainloop_edges import k_edge_words, read_at_k_equal_k
 from .mainloop_models import (
     blockwise,
     first_block_only,
@@ -178,6 +179,14 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
     )
     loads = see_loads(M, N, K, bm, bn, bk, dtype, layout=layout, layout_b=layout_b)
     if acc.isnan().any():
+        if edge := read_at_k_equal_k(probes, monkeypatch, a, b, lambda: run_mainloop(probes, a, b, (bm, bn, bk))):
+            pytest.fail(
+                say(
+                    zh=f"{case}：累加器里有 NaN；{k_edge_words(edge)}；{read('T4.2', '4.1')}。{loads}",
+                    en=f"{case}: the accumulator holds NaN; {k_edge_words(edge)}; {read('T4.2', '4.1')}. {loads}",
+                ),
+                pytrace=False,
+            )
         advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
         if advance and advance.startswith(UNIT):
             nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
@@ -293,7 +302,9 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             ),
             pytrace=False,
         )
-    stray = reads_outside(probes, monkeypatch, a, b, (bm, bn, bk))
+    stray = bounds.unmasked_reads(
+        probes, monkeypatch, "mainloop_probe", lambda: run_mainloop(probes, a, b, (bm, bn, bk))
+    )
     if stray:
         pytest.fail(
             say(
@@ -309,12 +320,6 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             ),
             pytrace=False,
         )
-
-
-def reads_outside(probes, monkeypatch, a, b, blocks):
-    """How many lanes of the probe's loads, run again on the interpreter under an AddressWatch, read
-    outside A and B though no mask turned them off (bounds.unmasked_reads); 0 off the interpreter."""
-    return bounds.unmasked_reads(probes, monkeypatch, "mainloop_probe", lambda: run_mainloop(probes, a, b, blocks))
 
 
 @pytest.mark.t4_2
