@@ -25,6 +25,7 @@ from course.lessons.t5_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
+from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
@@ -266,3 +267,5 @@ CAUSES = {
 }
 MISTAKES = MISTAKES + HUNT7
 CAUSES |= HUNT7_CAUSES
+MISTAKES = MISTAKES + LEFT8  # left8's, last
+CAUSES |= LEFT8_CAUSES

@@ -78,3 +78,29 @@ def grid_wide(x, bn):
     """x with zero columns appended up to a whole number of bn-wide tiles: what a tile's sum holds
     past N, where TMA fills B's box with zeros."""
     return F.pad(x, (0, -x.shape[1] % bn))
+
+
+BIAS_ON_ONE_HALF = {  # which halves of each tile got the bias: (zh, en) words of what C shows
+    "left": ("只有左半块加了 bias，右半块没有 bias", "the left halves got the bias and the right halves got no bias"),
+    "right": ("只有右半块加了 bias，左半块没有 bias", "the right halves got the bias and the left halves got no bias"),
+}
+
+
+def fail_if_one_half_without_bias(c, acc, bn, with_bias, without_bias, tol, case):
+    """Fail, naming it, where C is each tile's one half finished with the bias (with_bias(acc)) and the other
+    finished without it (without_bias(acc)), within tol, and the bias changes C there: a half whose call of
+    bias_and_activation was given HAS_BIAS=False, or none at all where the activation is none.  acc: the
+    float32 sums, as wide as the grid of tiles."""
+    M, N = c.shape
+    done, bare = with_bias(acc)[:M, :N], without_bias(acc)[:M, :N]
+    left = ((torch.arange(N, device=c.device) % bn) < bn // 2)[None, :]
+    for side, keep in (("left", left), ("right", ~left)):
+        mixed = torch.where(keep, done, bare)
+        if rel_err(c, mixed) <= tol and rel_err(mixed, done) > tol:
+            zh, en = BIAS_ON_ONE_HALF[side]
+            fail(
+                T5,
+                f"{case}：{zh}：两半都要调用 bias_and_activation，各自带上 HAS_BIAS 和自己的半块编号",
+                f"{case}: {en}: call bias_and_activation on both halves, each with HAS_BIAS and its own half number",
+                "5",
+            )

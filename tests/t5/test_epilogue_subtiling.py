@@ -2,13 +2,14 @@
 
 import pytest
 import torch
+import torch.nn.functional as F
 
 from course.i18n import say
 from course.messages import fail
 
 from . import common
 from .common import T5, check_stored, gelu, run_matmul, run_store_tile
-from .halves import fail_if_halves_mixed, grid_wide
+from .halves import fail_if_halves_mixed, fail_if_one_half_without_bias, grid_wide
 from .swaps import fail_if_store_swapped
 from support import DEVICE, INTERPRETING, OUT_RTOL, padded, random, rel_err
 
@@ -117,6 +118,7 @@ def test_store_tile_subtiled_bias_per_half(probes, activation):
             en=f"C {M}x{N}, subtiled epilogue, bias with stride 2, activation={activation}",
         )
         fail_if_halves_mixed(c, acc, 32, lambda x: act(x + wide_bias), 1e-5, case)
+        fail_if_one_half_without_bias(c, acc, 32, lambda x: act(x + wide_bias), act, 1e-5, case)
         seen = {
             k: rel_err(c, halves_with_bias(acc[:M, :N], bias, 32, left, right, activation)) <= 1e-5
             for k, (left, right) in HALF_MISTAKES.items()
@@ -206,6 +208,9 @@ def test_matmul_subtiled_with_bias_and_gelu(t5, mode):
         sums, wide_bias = grid_wide(a.double() @ b.double(), 32), grid_wide(bias.double()[None, :], 32)
         fail_if_halves_mixed(
             c, sums, 32, lambda x: torch.nn.functional.gelu(x + wide_bias), OUT_RTOL[torch.float16], case
+        )
+        fail_if_one_half_without_bias(
+            c, sums, 32, lambda x: F.gelu(x + wide_bias), F.gelu, OUT_RTOL[torch.float16], case
         )
         fail(
             T5,

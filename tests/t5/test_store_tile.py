@@ -8,7 +8,7 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 
 from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile, unwritten_where
-from .halves import fail_if_halves_mixed
+from .halves import fail_if_halves_mixed, fail_if_one_half_without_bias
 from .swaps import fail_if_store_swapped, fail_if_sums_turned
 from support import DEVICE, OUT_RTOL, padded, rel_err, spans
 
@@ -217,6 +217,9 @@ def test_store_tile_rounds_once_after_the_bias(probes, subtile):
         case = f"C {M}x{N} fp16, EPILOGUE_SUBTILE={subtile}"
         if subtile == 2:  # a half stored in the wrong place shows here first: name it, not the rounding
             fail_if_halves_mixed(c, acc, 32, lambda x: (x - 1000).to(torch.float16), 2e-3, case)
+            fail_if_one_half_without_bias(
+                c, acc, 32, lambda x: (x - 1000).to(torch.float16), lambda x: x.to(torch.float16), 2e-3, case
+            )
         fail_if_store_swapped(c, want, acc - 1000, -1234.0, 32, 32, case, "3.3" if subtile == 1 else "5", subtile)
         unwritten = (c == -1234.0).sum().item()  # run_store_tile's sentinel
         if unwritten:

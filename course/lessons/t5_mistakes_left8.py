@@ -1,0 +1,50 @@
+"""Lesson T5's mutants of our own from the leftovers session (left8, 2026-12-04): each was caught with a
+message that named no cause, or no section to read, until the check named with it was added or mended.
+Only make check runs them (table=False, not in §8); each must be caught by its test, whose message names its
+cause (a key of t5_mistakes.CAUSES, LEFT8_CAUSES here) or, for cause "", none.  t5_mistakes.py gathers them
+last, and their causes into its CAUSES.
+"""
+
+from course.lessons.t5_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+LEFT8_CAUSES = {
+    "half-without-bias": ("半块没有 bias", "halves got no bias"),
+}
+
+RIGHT_HALF_FLAGS = "BLOCK_N // 2, HAS_BIAS,\n                                    ACTIVATION)"
+
+LEFT8 = (
+    own(
+        "left8-right-half-without-bias",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) gives the right half's bias_and_activation HAS_BIAS=False: the bias on the "
+        "left half only; T5.4's first failure said a relative error alone (left8)",
+        "5",
+        RIGHT_HALF_FLAGS,
+        RIGHT_HALF_FLAGS.replace("HAS_BIAS", "False"),
+        "test_store_tile_rounds_once_after_the_bias[2]",
+        "half-without-bias",
+    ),
+    own(
+        "left8-left-half-without-bias",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) gives the left half's bias_and_activation HAS_BIAS=False: the bias on the "
+        "right half only (left8)",
+        "5",
+        "left = bias_and_activation(left, bias_ptr, N, stride_bias, 2 * pid_n, BLOCK_N // 2, HAS_BIAS, ACTIVATION)",
+        "left = bias_and_activation(left, bias_ptr, N, stride_bias, 2 * pid_n, BLOCK_N // 2, False, ACTIVATION)",
+        "test_matmul_subtiled_with_bias_and_gelu[dp]",
+        "half-without-bias",
+    ),
+    own(
+        "left8-store-misspelt",
+        "T5.2",
+        "store_tile calls c_desc.stroe: the AttributeError raised by the learner's own line named no section to "
+        "read (left8)",
+        "3.3",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))\n",
+        "        c_desc.stroe([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))\n",
+        "test_store_tile[32-32-torch.float16]",
+    ),
+)
