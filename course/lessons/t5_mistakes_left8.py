@@ -10,11 +10,35 @@ from course.lessons.t5_mistakes_own import own
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEFT8_CAUSES = {
     "half-without-bias": ("半块没有 bias", "halves got no bias"),
+    "copied-more-than-once": ("写了不止一份副本的量", "more than one copy's worth"),
 }
 
 RIGHT_HALF_FLAGS = "BLOCK_N // 2, HAS_BIAS,\n                                    ACTIVATION)"
 
+COPY = "            operands[name] = aligned_copy(t)\n"
+
 LEFT8 = (
+    own(
+        "left8-contiguous-before-copy",
+        "T5.2",
+        "tma_ready copies an offender as aligned_copy(t.contiguous()): a column-major operand is copied twice, "
+        "the values and the rules right; the whole of T5.2 passed (left8)",
+        "3.2",
+        COPY,
+        COPY.replace("aligned_copy(t)", "aligned_copy(t.contiguous())"),
+        "test_tma_ready_copies_or_refuses[column-major a-<lambda>-<lambda>-a]",
+        "copied-more-than-once",
+    ),
+    own(
+        "left8-copied-twice",
+        "T5.2",
+        "tma_ready copies an offender as aligned_copy(aligned_copy(t)); the whole of T5.2 passed (left8)",
+        "3.2",
+        COPY,
+        COPY.replace("aligned_copy(t)", "aligned_copy(aligned_copy(t))"),
+        "test_tma_ready_copies_or_refuses[fp16 with odd K = 33-<lambda>-<lambda>-a]",
+        "copied-more-than-once",
+    ),
     own(
         "left8-right-half-without-bias",
         "T5.4",

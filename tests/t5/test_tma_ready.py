@@ -12,6 +12,7 @@ import torch
 from course.messages import fail
 
 from .common import T5, ready, three_values, tma_rule_broken
+from .copies import BytesWritten, fail_if_copied_more_than_once
 from support import padded, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -261,7 +262,9 @@ def test_tma_ready_copies_or_refuses(t5, what, make_a, make_b, bad):
     """Both outcomes: by default an aligned copy (same values, rules kept); with fallback=False a
     ValueError naming the tensor that breaks a rule, and the rule."""
     a, b = make_a(), make_b()
-    a2, b2, kmajor = ready(t5, a, b, True)
+    with BytesWritten() as written:
+        a2, b2, kmajor = ready(t5, a, b, True)
+    fail_if_copied_more_than_once(written.bytes, {"a": a, "b": b}, {"a": a2, "b": b2}, (ZH_CASES[what], what))
     # read K-major, the b returned is the (N, K) tensor the descriptor is built on: it keeps the rules too
     for name, got, want, read in (("a", a2, a, a2), ("b", b2.t() if kmajor else b2, b, b2)):
         broken = tma_rule_broken(read)  # the suite's check: a wrong tma_problem must not fail tma_ready here
