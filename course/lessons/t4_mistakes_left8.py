@@ -10,9 +10,36 @@ from course.lessons.t4_mistakes_own import mutant
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEFT8_CAUSES = {
     "k-mask-inclusive": ("K 尾部的掩码放过了 k == K", "the K tail's mask lets k == K through"),
+    "offsets-int32": ("就像偏移是 int32", "as if the offsets were int32"),
 }
 
+C_PTRS = "    c_ptrs = c_ptr + offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn\n"
+
 LEFT8 = (
+    # T4.3: offsets that wrap past 2**31 on a large C; the CPU saw nothing (a GPU with 40 GB alone)
+    mutant(
+        "left8-epilogue-offsets-to-int32",
+        "T4.3",
+        "5.1",
+        C_PTRS,
+        "    c_ptrs = c_ptr + (offs_m[:, None] * stride_cm + offs_n[None, :] * stride_cn).to(tl.int32)\n",
+        "test_epilogue_offsets_stay_int64",
+        "offsets-int32",
+        zh="epilogue 把 C 的偏移转成 tl.int32：C 超过 2**31 个元素时回绕；CPU 上整个 T4.3 都放过了（left8）",
+        en="epilogue casts C's offsets to tl.int32: past 2**31 elements they wrap; on the CPU the whole of T4.3 "
+        "passed (left8)",
+    ),
+    mutant(
+        "left8-epilogue-strides-to-int32",
+        "T4.3",
+        "5.1",
+        C_PTRS,
+        "    c_ptrs = c_ptr + offs_m[:, None] * tl.cast(stride_cm, tl.int32) + offs_n[None, :] * stride_cn\n",
+        "test_epilogue_offsets_stay_int64",
+        "offsets-int32",
+        zh="epilogue 把 stride_cm 转回 tl.int32，丢掉了给好的 int64：同上（left8）",
+        en="epilogue casts stride_cm back to tl.int32, undoing the given int64: as above (left8)",
+    ),
     # T4.2: K spans several k-steps; the reads one past K were told as "a mask missing or a wrong stride"
     mutant(
         "left8-a-k-mask-le",

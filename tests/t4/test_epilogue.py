@@ -1,5 +1,6 @@
 """T4.3: the epilogue's masked store, probed alone: every cell of C inside written once, none outside."""
 
+import numpy as np
 import pytest
 import torch
 import triton
@@ -7,8 +8,9 @@ import triton
 from course.i18n import agree, cells, say
 from course.messages import read
 
+import bounds
 from .common import see_loads
-from support import DEVICE, DTYPES, LAYOUTS, poisoned_view, wrong_cells
+from support import DEVICE, DTYPES, INTERPRETING, LAYOUTS, poisoned_view, wrong_cells
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
 
@@ -119,6 +121,60 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
         say(
             zh=f"{case}：C 和转换成 {dtype} 的 acc 不一样：{wrong_cells(c, want, 0)}；{read('T4.3')}。{loads}",
             en=f"{case}: C differs from acc cast to {dtype}: {wrong_cells(c, want, 0)}; {read('T4.3')}. {loads}",
+        ),
+        pytrace=False,
+    )
+
+
+@pytest.mark.t4_3
+@pytest.mark.skipif(not INTERPRETING, reason="watches the interpreter's store addresses; test_past_int32 on a GPU")
+def test_epilogue_offsets_stay_int64(probes, monkeypatch):
+    """C's rows 2**32 + 48 elements apart, as the given matmul_kernel hands them over (int64) for a C past 2**31
+    elements: the store's addresses are watched, and the ones outside the small C allocated here are never
+    made.  Offsets cast to tl.int32 anywhere on the way (the strides, the products, the sum) wrap: row 1 lands
+    48 elements after row 0, not 4,294,967,344.  One 2 x 16 tile, nothing as large allocated."""
+    S, M, N, bm = 2**32 + 48, 2, 16, 16
+    c = torch.zeros((1, N), dtype=torch.float16, device=DEVICE)  # row 0 alone: row 1 lies S elements on
+    acc = torch.randn(bm, N, device=DEVICE)
+    written = []
+    watch = bounds.AddressWatch(
+        probes, monkeypatch, ("epilogue_probe",), seen=lambda what, at, _: what == "write" and written.append(at)
+    )
+    if not watch.active:
+        pytest.skip("this Triton's interpreter cannot be watched (bounds.AddressWatch)")
+    probes.epilogue_probe[(1, 1)](acc, acc.stride(0), c, M, N, S, 1, bm, N)
+    got = np.unique(np.concatenate(written)) if written else np.zeros(0, dtype=np.uint64)
+    m, n = np.meshgrid(np.arange(M, dtype=np.int64), np.arange(N, dtype=np.int64), indexing="ij")
+    offsets = (m * S + n).ravel()
+    want = np.unique((c.data_ptr() + 2 * offsets).astype(np.uint64))
+    if np.array_equal(got, want):
+        return
+    wrapped = (offsets + 2**31) % 2**32 - 2**31  # each offset as an int32 holds it
+    as_int32 = np.array_equal(got, np.unique((c.data_ptr() + 2 * wrapped).astype(np.uint64)))
+    case = say(
+        zh=f"C 为 {M}x{N} fp16，stride_cm = 2**32 + 48（int64，给好的 matmul_kernel 就这样传进来），stride_cn = 1",
+        en=f"C {M}x{N} fp16, stride_cm = 2**32 + 48 (int64, as the given matmul_kernel hands it over), stride_cn = 1",
+    )
+    if as_int32:
+        pytest.fail(
+            say(
+                zh=f"{case}：写回的地址就像偏移是 int32：第 1 行写在第 0 行之后 "
+                f"{wrapped.reshape(M, N)[1, 0]} 个元素处，而不是 {S} 个。"
+                "C 超过 2**31 个元素时（LM head 的 logits），这样的写回落到别处，GPU 上会出错；"
+                f"偏移保持 int64：别把 stride 或偏移转成 tl.int32；{read('T4.3', '5.1')}",
+                en=f"{case}: the store's addresses are as if the offsets were int32: row 1 was written "
+                f"{wrapped.reshape(M, N)[1, 0]} elements after row 0, not {S}. On a C past 2**31 elements (an LM "
+                f"head's logits) such a store lands elsewhere, and on a GPU it faults; keep the offsets int64: no "
+                f"cast of a stride or an offset to tl.int32; {read('T4.3', '5.1')}",
+            ),
+            pytrace=False,
+        )
+    pytest.fail(
+        say(
+            zh=f"{case}：写回的 {len(got)} 个地址和 C[m, n] = c_ptr + m * stride_cm + n * stride_cn 的 {len(want)} 个"
+            f"不一样（行距这么大时）；{read('T4.3', '5.1')}",
+            en=f"{case}: the store's {len(got)} addresses differ from the {len(want)} of C[m, n] = c_ptr + m * "
+            f"stride_cm + n * stride_cn (with rows this far apart); {read('T4.3', '5.1')}",
         ),
         pytrace=False,
     )
