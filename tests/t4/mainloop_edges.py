@@ -28,12 +28,13 @@ def read_at_k_equal_k(probes, monkeypatch, a, b, launch):
     if os.environ.get("TRITON_INTERPRET") != "1":
         return ()
     reads = []
-    watch = bounds.AddressWatch(
-        probes, monkeypatch, ("mainloop_probe",), seen=lambda what, at, _: what == "read" and reads.append(at)
-    )
-    if not watch.active:
-        return ()
-    launch()
+    with monkeypatch.context() as patched:  # the watch goes with this run: later runs read as before
+        watch = bounds.AddressWatch(
+            probes, patched, ("mainloop_probe",), seen=lambda what, at, _: what == "read" and reads.append(at)
+        )
+        if not watch.active:
+            return ()
+        launch()
     (M, K), N = a.shape, b.shape[1]
     read = np.unique(np.concatenate(reads)) if reads else np.zeros(0, dtype=np.uint64)
     inside = np.isin(read, element_addresses(a, (0, M), (0, K))) | np.isin(read, element_addresses(b, (0, K), (0, N)))
