@@ -90,10 +90,44 @@ def bad_inputs(t6):
     ]
 
 
+# Each case's words in Chinese, for the Chinese messages (the English ones say bad_inputs' own)
+BAD_INPUTS_ZH = {
+    "x and w of two dtypes": "x 和 w 的类型不一样",
+    "w 2-D": "二维的 w",
+    "x 3-D, [6, 32, 2]": "三维的 x，[6, 32, 2]",
+    "x 1-D": "一维的 x",
+    "w 4-D, [3, 16, 32, 1]": "四维的 w，[3, 16, 32, 1]",
+    "w's K differs from x's": "w 的 K 和 x 的 K 不一样",
+    "w with 4 experts for a routing of 3": "w 有 4 个专家，routing 只有 3 个",
+    "x with 5 rows for 6 tokens": "x 只有 5 行，token 却有 6 个",
+    "x with 7 rows for 6 tokens": "x 有 7 行，token 却只有 6 个",
+    "topk_weights [6, 3] for top_k 2": "top_k 是 2，topk_weights 却是 [6, 3]",
+    "topk_weights [5, 2] for 6 tokens": "6 个 token，topk_weights 却是 [5, 2]",
+    "topk_weights of integers": "整数的 topk_weights",
+    "topk_weights on another device than x": "topk_weights 和 x 不在同一个设备上",
+    "topk_weights a list, not a tensor": "topk_weights 是 list，不是张量",
+    "routing a dict, not a Routing": "routing 是 dict，不是 Routing",
+    "x a list, not a tensor": "x 是 list，不是张量",
+    "w a list, not a tensor": "w 是 list，不是张量",
+    "offsets not monotone": "offsets 不是单调不减的",
+    "offsets not ending at the rows": "offsets 的最后一个不等于行数",
+    "a routing of 10 slots for 6 tokens x top_k 2": "6 个 token、top_k 2，routing 却只有 10 个 slot",
+    "x and w on two devices": "x 和 w 在两个设备上",
+    "a hand-made Routing of int64 tensors": "手工造的、张量是 int64 的 Routing",
+    "a Routing on another device than x": "Routing 和 x 不在同一个设备上",
+    "x and w in float64": "float64 的 x 和 w",
+    "w of 15 rows for swiglu ([gate; up]: 2F)": "swiglu 的 w 只有 15 行（[gate; up] 要 2F 行）",
+    "activation='gelu'": "activation='gelu'",
+    "topk_weights [2, 6], transposed, for 6 tokens with top_k 2": "6 个 token、top_k 2，topk_weights 却是转置的 [2, 6]",
+    "x_sorted=True with x of 6 rows for 12 slots": "x_sorted=True，12 个 slot，x 却只有 6 行",
+}
+
+
 @pytest.mark.t6_3
 def test_grouped_matmul_refuses_bad_input(t6):
     for what, args, names, *named in bad_inputs(t6):
         name = " or ".join(names)
+        what_zh = BAD_INPUTS_ZH[what]
         before = [a.clone() if isinstance(a, torch.Tensor) and a.device.type != "meta" else None for a in args]
         deeper = None  # an error from further in than the checks (a kernel's, say)
         try:
@@ -107,7 +141,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
             if not names_one_of(str(e), names):
                 fail(
                     T6,
-                    f"{what}：grouped_matmul 抛出了 {type(e).__name__}，但信息没有说出 {name}：{e}",
+                    f"{what_zh}：grouped_matmul 抛出了 {type(e).__name__}，但信息没有说出 {name}：{e}",
                     f"{what}: grouped_matmul raised {type(e).__name__}, but its message does not name {name}: {e}",
                     "4",
                 )
@@ -120,7 +154,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
             by_hand = isinstance(args[2], t6.Routing) and not args[2].checked and "offsets" in names
             fail(
                 T6,
-                f"{what}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
+                f"{what_zh}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
                 + ("；这是手工造的 Routing（checked 为假）：给定的 check_offsets 查它的 offsets" if by_hand else ""),
                 f"{what}: grouped_matmul should raise a ValueError (or TypeError) naming {name}, and raised nothing"
                 + (
@@ -133,7 +167,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
         if deeper:  # told outside the except, so that the traceback of the learner's error stays out of it
             fail(
                 T6,
-                f"{what}：grouped_matmul 抛出了 {deeper}，而不是写着 {name} 的 ValueError（或 TypeError）："
+                f"{what_zh}：grouped_matmul 抛出了 {deeper}，而不是写着 {name} 的 ValueError（或 TypeError）："
                 "这样的输入要在 check_expert_inputs 里、启动之前拒绝",
                 f"{what}: grouped_matmul raised {deeper}, not a ValueError (or TypeError) naming {name}: refuse such "
                 "input in check_expert_inputs, before the launch",
@@ -143,7 +177,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
             if b is not None and not torch.equal(a, b):
                 fail(
                     T6,
-                    f"{what}：grouped_matmul 改动了调用者的参数",
+                    f"{what_zh}：grouped_matmul 改动了调用者的参数",
                     f"{what}: grouped_matmul changed a caller's argument",
                     "4",
                 )

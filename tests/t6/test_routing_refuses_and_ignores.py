@@ -41,9 +41,28 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
 ]
 
 
+# Each case's words in Chinese, for the Chinese messages (the English ones say BAD_ROUTES' own, also the ids)
+BAD_ROUTES_ZH = {
+    "an id >= num_experts": "有一个专家号 >= num_experts",
+    "an id >= num_experts in the last row": "最后一行里有一个专家号 >= num_experts",
+    "negative ids": "负的专家号",
+    "an int64 id of 2**32 + 1": "int64 的专家号 2**32 + 1",
+    "float ids": "浮点的专家号",
+    "bool ids": "bool 的专家号",
+    "1-D ids": "一维的专家号",
+    "3-D ids": "三维的专家号",
+    "ids a list, not a tensor": "专家号是 list，不是张量",
+    "num_experts = 0": "num_experts = 0",
+    "num_experts = 0 for no tokens": "没有 token 时 num_experts = 0",
+    "num_experts = 4.0": "num_experts = 4.0",
+    "num_experts = True": "num_experts = True",
+}
+
+
 @pytest.mark.t6_1
 @pytest.mark.parametrize("what, make, experts, name", BAD_ROUTES, ids=[b[0] for b in BAD_ROUTES])
 def test_route_refuses_bad_input(t6, what, make, experts, name):
+    what_zh = BAD_ROUTES_ZH[what]
     ids = make()
     ids = ids.to(DEVICE) if isinstance(ids, torch.Tensor) else ids  # a list stays one
     before = ids.clone() if isinstance(ids, torch.Tensor) else None
@@ -55,7 +74,7 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
         if not names_one_of(str(e), (name,)):
             fail(
                 T6,
-                f"{what}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}",
+                f"{what_zh}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}",
                 f"{what}: route raised {type(e).__name__}, but its message does not name the argument {name}: {e}",
                 "2.3",
             )
@@ -72,7 +91,7 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
         changed = before is not None and before.shape == ids.shape and not torch.equal(ids, before)
         fail(
             T6,
-            f"{what}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
+            f"{what_zh}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
             + ("；而且它就地改动了调用者的 topk_ids（route 只该读它们，坏的号要拒绝，不要改掉）" if changed else ""),
             f"{what}: route should raise a ValueError (or TypeError) naming {name}, and raised nothing"
             + (
@@ -86,14 +105,14 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
     if deeper:  # reported outside the except, so that the traceback of the learner's error stays out of it
         fail(
             T6,
-            f"{what}：route 抛出了 {deeper}，而不是写着 {name} 的 ValueError（或 TypeError）："
+            f"{what_zh}：route 抛出了 {deeper}，而不是写着 {name} 的 ValueError（或 TypeError）："
             "这样的输入要在 check_routing_inputs 里、任何一次启动之前拒绝",
             f"{what}: route raised {deeper}, not a ValueError (or TypeError) naming {name}: refuse such input "
             "in check_routing_inputs, before any launch",
             "2.3",
         )
     if before is not None and not torch.equal(ids, before):
-        fail(T6, f"{what}：route 改动了调用者的 topk_ids", f"{what}: route changed the caller's topk_ids", "2.3")
+        fail(T6, f"{what_zh}：route 改动了调用者的 topk_ids", f"{what}: route changed the caller's topk_ids", "2.3")
 
 
 # For 5 experts: below 0, in E_BLOCK = 8's spare lanes, past them; and on the CPU, where the watch
