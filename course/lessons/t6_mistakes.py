@@ -22,6 +22,7 @@ from course.lessons.t6_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t6_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
+from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -377,3 +378,5 @@ CAUSES |= EN_LEARNER_CAUSES | HUNT4_CAUSES | HUNT5_CAUSES | HUNT6_CAUSES
 CAUSES |= COMPILE_CAUSES
 MISTAKES = MISTAKES + HUNT7  # hunt7b's, last
 CAUSES |= HUNT7_CAUSES
+MISTAKES = MISTAKES + LEARNER8  # learner8's (t6_mistakes_learner8.py), last
+CAUSES |= LEARNER8_CAUSES

@@ -88,6 +88,8 @@ def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
     # the gate/up call (w_gate_up's) made without activation="swiglu": its h has 2F columns, not F
     plain = [a for a, k in calls[:-1] if same_memory(k.get("w", (a + (None, None))[1]), w_gate_up)]
     plain = bool(plain) and len(calls) > 1 and all(k.get("activation") != "swiglu" for _, k in calls[:-1])
+    experts = w_gate_up.shape[0]
+    other = [n for n in routed if n != experts]  # route given another expert count than w_gate_up's
     fail(
         T6,
         f"moe_mlp 第 {len(calls)} 次调用 grouped_matmul 时被 check_expert_inputs 拒绝了（moe_mlp 拿到的输入是合法的，"
@@ -97,6 +99,11 @@ def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
             "不是 SwiGLU 之后的 F 列"
             if plain
             else ""
+        )
+        + (
+            f"；route 收到的专家数是 {other[0]!r}，不是 w_gate_up 的 {experts} 个（w_gate_up.shape[0]）"
+            if other
+            else ""
         ),
         f"moe_mlp's call {len(calls)} of grouped_matmul was refused by check_expert_inputs (moe_mlp's own input is "
         f"valid; that call's arguments are moe_mlp's): {refused}"
@@ -105,7 +112,8 @@ def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
             "not the F of SwiGLU's output"
             if plain
             else ""
-        ),
+        )
+        + (f"; route was given {other[0]!r} experts, not w_gate_up's {experts} (w_gate_up.shape[0])" if other else ""),
         "5.2",
     )
 

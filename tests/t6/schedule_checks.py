@@ -43,7 +43,7 @@ def run_schedule(probes, counts, bm, bn, n, progs, group_m):
     probes.schedule_probe[(progs,)](
         cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
     )
-    return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()]
+    return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()], offs
 
 
 def check_schedule(probes, rows, counts, bm, bn, n, progs, case):

@@ -2,6 +2,7 @@
 what it reads back to the host, and the ids it refuses (gate/up alone: test_expert_mlp.py)."""
 
 import pytest
+import torch
 
 from course.i18n import say
 from course.messages import fail
@@ -48,12 +49,28 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     kinds = [(launch.args.get("ACTIVATION"), bool(launch.args.get("BY_SLOT"))) for launch in launched]
     if kinds != [("swiglu", False), ("none", True)]:
         got = "; ".join(f"ACTIVATION={activation}, BY_SLOT={by_slot}" for activation, by_slot in kinds)
+        # down launched in sorted order (the host sets BY_SLOT from combine) and no combine_topk launched
+        uncombined = kinds == [("swiglu", False), ("none", False)] and not watch.of("combine_topk")
         fail(
             T6,
             f"moe_mlp 应当启动 moe_kernel 两次：先 gate/up（ACTIVATION=swiglu），再 down（按 slot 写出、合并），"
-            f"得到 {len(kinds)} 次" + (f"：{got}" if got else ""),
+            f"得到 {len(kinds)} 次"
+            + (f"：{got}" if got else "")
+            + (
+                "；down 那次 grouped_matmul 没有传 combine=True（BY_SLOT=False，combine_topk 一次也没有启动）："
+                "每个 token 的 top_k 行要由 combine_topk 在 float32 里按 j 的顺序相加，不在 torch 里加"
+                if uncombined
+                else ""
+            ),
             f"moe_mlp should launch moe_kernel twice: gate/up (ACTIVATION=swiglu), then down (written by slot and "
-            f"combined, BY_SLOT=True), got {len(kinds)}" + (f": {got}" if got else ""),
+            f"combined, BY_SLOT=True), got {len(kinds)}"
+            + (f": {got}" if got else "")
+            + (
+                "; the down call of grouped_matmul was made without combine=True (BY_SLOT=False, combine_topk never "
+                "launched): each token's top_k rows are summed by combine_topk, in float32 in j order, not in torch"
+                if uncombined
+                else ""
+            ),
             "5",
         )
     check_config_reached(launched, cfg)
@@ -72,11 +89,25 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             "4.1",
         )
     if not same_memory(down_args.get("x_ptr"), gate_up_args.get("out_ptr")) or not down_args.get("X_SORTED"):
+        scaled = weighted_h(gate_up_args, down_args, weights)
         fail(
             T6,
-            "moe_mlp：down 那次启动读的不是 gate/up 那次写出的 h（X_SORTED=True，原样交过去，不拷贝）",
+            "moe_mlp：down 那次启动读的不是 gate/up 那次写出的 h（X_SORTED=True，原样交过去，不拷贝）"
+            + (
+                "；它读的是 h 每一行乘上了这个 slot 的路由权重（在两次启动之间，在 torch 里乘的）："
+                "h 原样交给 down，topk_weights 交给 down 那次 grouped_matmul，在它的 epilogue 里乘"
+                if scaled
+                else ""
+            ),
             "moe_mlp: the down launch does not read the h the gate/up launch wrote (X_SORTED=True, handed on as it "
-            "is, no copy)",
+            "is, no copy)"
+            + (
+                "; what it reads is h with each row times its slot's routing weight (multiplied in torch, between "
+                "the launches): hand h on as it is, and topk_weights to the down call of grouped_matmul, whose "
+                "epilogue applies them"
+                if scaled
+                else ""
+            ),
             "5.2",
         )
     # §5: one routing, shared by both launches (route again for down and the numbers agree, at three
@@ -300,3 +331,14 @@ def test_moe_mlp_refuses_ids_out_of_range(t6, monkeypatch):
         + why_en,
         "5.2",
     )
+
+
+def weighted_h(gate_up_args, down_args, weights):
+    """Whether the down launch's x is the gate/up launch's h with each sorted row times its slot's routing
+    weight (h weighted between the two launches), and not h itself."""
+    h, given = gate_up_args.get("out_ptr"), down_args.get("x_ptr")
+    slots = gate_up_args.get("sorted_slots_ptr")
+    if not all(isinstance(t, torch.Tensor) for t in (h, given, slots)) or given.shape != h.shape or not h.numel():
+        return False
+    scale = weights.reshape(-1)[slots.long()].double()[:, None]
+    return rel_err(given, h.double() * scale) < 1e-2 < rel_err(given, h)

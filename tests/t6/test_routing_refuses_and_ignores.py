@@ -268,13 +268,28 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
     ]
     if placed:
         row, slot = placed[0]
+        # every slot placed has an id past 2**32 whose low 32 bits name an expert: checked after narrowing to int32
+        narrowed = all(int(flat[v]) >= 2**32 and 0 <= int(flat[v]) % 2**32 < experts for _, v in placed)
         fail(
             T6,
             f"{case}：sorted_slots 的前 {kept} 行里有 {len(placed)} 个专家号越界的 slot，比如第 {row} 行是 slot {slot}"
-            f"（专家号 {int(flat[slot])}）：越界的 slot 不占任何一行，它不算进任何专家，也不被放进 sorted_slots",
+            f"（专家号 {int(flat[slot])}）：越界的 slot 不占任何一行，它不算进任何专家，也不被放进 sorted_slots"
+            + (
+                f"；放进去的都是 2^32 以上的号，截成 int32 以后成了专家 {int(flat[slot]) % 2**32}：scatter_slots "
+                "要拿读进来的 int64 值查范围，不要先 .to(tl.int32)"
+                if narrowed
+                else ""
+            ),
             f"{case}: the first {kept} rows of sorted_slots hold {len(placed)} slots whose ids are out of range, "
             f"row {row} slot {slot} (id {int(flat[slot])}) for one: such a slot gets no row, counted for no expert and "
-            "placed nowhere",
+            "placed nowhere"
+            + (
+                f"; every one placed has an id past 2^32, which narrowed to int32 becomes expert "
+                f"{int(flat[slot]) % 2**32}: scatter_slots checks the range on the int64 ids as loaded, with no "
+                ".to(tl.int32) first"
+                if narrowed
+                else ""
+            ),
             "2.3",
         )
     if not torch.equal(got, want_sorted):

@@ -199,9 +199,11 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
     cases = SCHEDULE_CASES + [  # and two random ones, from the test's seed
         ([int(c) for c in torch.randint(0, 20, (int(torch.randint(1, 9, (1,))),))], 8, 16, 32, 3, 2) for _ in range(2)
     ]
-    watch = AddressWatch(probes, monkeypatch, ("schedule_probe",))  # reads: test_schedule_reads_only_...
+    accesses = Accesses()  # a read outside (offsets[num_experts], say) is named before the rows it gave
+    watch = AddressWatch(probes, monkeypatch, ("schedule_probe",), seen=accesses)
     for counts, bm, bn, n, progs, group_m in cases:
-        rows = run_schedule(probes, counts, bm, bn, n, progs, group_m)
+        accesses.log.clear()
+        rows, offs = run_schedule(probes, counts, bm, bn, n, progs, group_m)
         case = say(
             zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N={n}，BLOCK_N={bn}，{progs} 个程序",
             en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
@@ -224,6 +226,18 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
                 f"{bound} were done ({cells(written)} written past the trace, which has room for that many tiles; "
                 "stopped here, not made): the loop must stop at the total read on the device",
                 "3.4",
+            )
+        # a read outside the tensors, every tile done below the total (tiles past it read past the offsets too,
+        # and check_schedule names them): the rows such a read gave are no expert's
+        past = any(row[0] for row in rows[len(expected_tiles(counts, bm, bn, n)) :])
+        if any(lanes["read"] for lanes in watch.outside.values()) and not past:
+            check_inside(
+                watch,
+                accesses,
+                offs,
+                case,
+                say(zh="只记录模式下的 grouped_tiles", en="grouped_tiles (record-only)"),
+                "3.2",
             )
         check_schedule(probes, rows, counts, bm, bn, n, progs, case)
 
