@@ -141,7 +141,7 @@ def capture_failed(t6, error, call):
 
 
 @pytest.mark.t6_3
-@pytest.mark.skipif(INTERPRETING, reason="CUDA graphs need a GPU")
+@pytest.mark.skipif(INTERPRETING, reason="GPU only: CUDA graphs need a GPU")
 def test_routing_and_launch_under_a_cuda_graph(t6):
     """route (check_ids=False) and grouped_matmul with the combine, captured in one CUDA graph: a host
     sync anywhere (reading a count, the total of tiles, an offset) makes the capture fail.  Replayed
