@@ -20,6 +20,7 @@ from course.lessons.t6_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t6_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t6_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t6_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
+from course.lessons.t6_mistakes_hunt8 import HUNT8, HUNT8_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
@@ -380,3 +381,5 @@ MISTAKES = MISTAKES + HUNT7  # hunt7b's, last
 CAUSES |= HUNT7_CAUSES
 MISTAKES = MISTAKES + LEARNER8  # learner8's (t6_mistakes_learner8.py), last
 CAUSES |= LEARNER8_CAUSES
+MISTAKES = MISTAKES + HUNT8  # hunt8's, last
+CAUSES |= HUNT8_CAUSES

@@ -130,3 +130,79 @@ def weights_seen(stored, acc, w, slots, live):
         if rel_err(stored, vals.half().double()) < 2e-3:
             return said
     return None
+
+
+def a_broadcast_mistakes(x, x_rows, live, w2d, w_row, K, bn, bk):
+    """[(float64 tile [BLOCK_M, BLOCK_N], zh, en)] that gathered_product gives when A's row offsets are
+    broadcast along the wrong axis, under the mask as written (live[:, None] & (k0 + k < K)[None, :]):
+    x_rows[None, :] with the columns [None, :] too (a[i, k] = x[x_rows[k], k0 + k], the same row for
+    every i), or with the columns [:, None] (the block transposed: a[i, k] = x[x_rows[k], k0 + i]).
+    Square boxes alone (BLOCK_M == BLOCK_K): other shapes fail to broadcast.  x_rows: every lane's row,
+    the lanes not live too; x's cells past its last element read as 0, as the address watch has them."""
+    bm = x_rows.numel()
+    if bm != bk:
+        return []
+    sm, sk = x.stride()
+    span = (x.shape[0] - 1) * sm + (x.shape[1] - 1) * sk + 1
+    flat = x.as_strided((span,), (1,)).cpu().double()
+    rows, lane, live = x_rows.cpu().long(), torch.arange(bm), live.cpu().bool()
+    one_row, turned = (torch.zeros(bm, bn, dtype=torch.float64) for _ in range(2))
+    for k0 in range(0, K, bk):
+        mask = live[:, None] & (k0 + lane < K)[None, :]
+        for at, total in (
+            ((rows * sm + (k0 + lane) * sk)[None, :].expand(bm, bm), one_row),
+            (rows[None, :] * sm + (k0 + lane)[:, None] * sk, turned),
+        ):
+            a = torch.where(mask & (at < span), flat[at.clamp(0, span - 1)], torch.zeros((), dtype=torch.float64))
+            total += a @ box(w2d, w_row, k0, bn, bk).T
+    return [
+        (
+            one_row,
+            "A 的行偏移沿错的轴广播了：x_rows[None, :] 配上 (k0 + cols)[None, :]，每一行读到的都是同一行 "
+            "x[x_rows[k], k0 + k]；A 的块是 x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk",
+            "A's row offsets were broadcast along the wrong axis: x_rows[None, :] with (k0 + cols)[None, :], so every "
+            "row read the one row x[x_rows[k], k0 + k]; A's block is x_rows[:, None] * stride_xm + (k0 + cols)"
+            "[None, :] * stride_xk",
+        ),
+        (
+            turned,
+            "A 的行偏移沿错的轴广播了：x_rows[None, :] 配上 (k0 + cols)[:, None]，载入的 A 块是转置过的"
+            "（第 i 行第 k 列是 x[x_rows[k], k0 + i]）；A 的块是 x_rows[:, None] * stride_xm + "
+            "(k0 + cols)[None, :] * stride_xk",
+            "A's row offsets were broadcast along the wrong axis: x_rows[None, :] with (k0 + cols)[:, None], so the A "
+            "block loaded is transposed (row i, column k holds x[x_rows[k], k0 + i]); A's block is x_rows[:, None] * "
+            "stride_xm + (k0 + cols)[None, :] * stride_xk",
+        ),
+    ]
+
+
+def stored_elsewhere(written, at, pid_n, bm, bn, n, pitch):
+    """(zh, en) where the cells store_rows wrote into out (a view, N columns of rows `pitch` apart) are
+    exactly those of its live rows `at` with the columns started at pid_n * BLOCK_M (a tile not square),
+    or with the rows placed N apart instead of stride_om; else None."""
+    rows_out = written.shape[0]
+    by_m = torch.zeros_like(written)
+    cols = torch.arange(pid_n * bm, pid_n * bm + bn)
+    cols = cols[cols < n]
+    by_m[at[:, None], cols[None, :]] = True
+    if bm != bn and torch.equal(written, by_m):
+        return (
+            f"live 行写在了第 {pid_n * bm}..{int(cols[-1])} 列，而不是第 {pid_n * bn}..{n - 1} 列：列从 "
+            f"pid_n * BLOCK_M 开始了；tile 的列是 pid_n * BLOCK_N + arange(BLOCK_N)（这里 BLOCK_M={bm}，BLOCK_N={bn}）",
+            f"its live rows were written in columns {pid_n * bm}..{int(cols[-1])}, not {pid_n * bn}..{n - 1}: the "
+            f"columns started at pid_n * BLOCK_M; a tile's columns are pid_n * BLOCK_N + arange(BLOCK_N) "
+            f"(BLOCK_M={bm}, BLOCK_N={bn} here)",
+        )
+    flat = at[:, None] * n + torch.arange(pid_n * bn, n)[None, :]  # row r at r * N: where in the view it lands
+    by_n = torch.zeros_like(written)
+    r, c = flat // pitch, flat % pitch
+    keep = (c < n) & (r < rows_out)
+    by_n[r[keep], c[keep]] = True
+    if pitch != n and torch.equal(written, by_n):
+        return (
+            f"写下的单元正是每行相隔 N = {n} 时的位置，而 out 的行距是 stride_om = {pitch}（它是带填充的视图）："
+            "第 r 行在 r * stride_om，不是 r * N",
+            f"the cells written are where rows {n} (N) apart would put them, while out's rows are stride_om = {pitch} "
+            "apart (a view with padding here): row r is at r * stride_om, not r * N",
+        )
+    return None

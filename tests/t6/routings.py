@@ -192,6 +192,17 @@ def places_found(r, ids, experts, block_base=None):
                 "of the expert), where it counts the slots before it alone",
             )
         )
+    v = valid.view(blocks, ROUTE_BLOCK)
+    rank = (same * after.T * v[:, :, None]).sum(1)  # lane j's right rank: earlier lanes in range of its id
+    any_expert = ((v.cumsum(1) - v) - rank).reshape(-1)[:slots]  # the earlier lanes in range of other ids
+    if any_expert[keep].any() and torch.equal(diff, any_expert[keep]):
+        found.append(
+            (
+                "块内名次数了这一块里排在它前面的所有 slot，不管选的是哪个专家，而名次只数选了同一个专家的",
+                "the rank in the block counted every earlier slot of the block, whatever expert it chose, where it "
+                "counts those that chose the same expert alone",
+            )
+        )
     if torch.equal(diff, later[keep]):
         found.append(
             (

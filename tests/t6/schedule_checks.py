@@ -128,6 +128,19 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
                     "expert short, experts < num_experts - 1, say)",
                     "3.3",
                 )
+            unsplit = -(-sum(int(c) for c in counts) // bm) * n_blocks  # the rows' m-blocks, not the experts'
+            if tile == unsplit < total and all(rows[t][0] == 1 for t in range(tile)):
+                fail(
+                    T6,
+                    f"{case}：正好做了前 {tile} 个 tile，这是把所有行当成一个组时的数目，cdiv(总行数 {sum(counts)}, "
+                    f"BLOCK_M) * num_pid_n，而真正的总数是 {total}：循环的上界是从总行数算的；总数是每个专家各自"
+                    "（m 块向上取整）的 tile 之和，tl.max(tile_ends)",
+                    f"{case}: the first {tile} tiles alone were done, as many as all rows taken as one group give, "
+                    f"cdiv(total rows {sum(counts)}, BLOCK_M) * num_pid_n, where the real total is {total}: the loop's "
+                    "bound was worked out from the total row count; the total is the sum of each expert's own tiles "
+                    "(its m-blocks rounded up), tl.max(tile_ends)",
+                    "3.4",
+                )
             if tile == total - 1 and all(rows[t][0] == 1 for t in range(tile)):
                 fail(
                     T6,

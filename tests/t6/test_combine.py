@@ -10,6 +10,7 @@ import triton
 from course.i18n import agree, cells, say
 from course.messages import fail
 
+from .combine_sums import sums_seen
 from .common import OUT_RTOL, T6, by_slot_found, make_ids, reference, watched_call
 from support import DEVICE, INTERPRETING, UNWRITTEN, rel_err
 
@@ -121,6 +122,14 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         j_major = torch.equal(out, sum(by_slot[j * tokens : (j + 1) * tokens] for j in range(top_k)).to(dtype))
         size = sum(by_slot[j::top_k].abs() for j in range(top_k))  # what a rounding error scales with
         far = bool(((out.float() - want.float()).abs() > 1e-2 * size + 1e-3).any())
+        seen = sums_seen(out, by_slot, tokens, top_k, dtype)  # rows t + j, or j in another order
+        if seen:
+            fail(
+                T6,
+                f"combine_topk，{dtype}：{int(differ.sum())} 个单元不对：{seen[0]}",
+                f"combine_topk, {dtype}: {cells(int(differ.sum()))} wrong: {seen[1]}",
+                "4.4",
+            )
         if j_major:
             fail(
                 T6,

@@ -113,6 +113,7 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 else f"live 行是对的（gate 差 {eg:.2e}，up 差 {eu:.2e}，都在 1e-5 之内）"
             )
             + (f"；不 live 的行里 gate 有 {dg} 个、up 有 {du} 个非零值，应当全是 0" if dg + du else "")
+            + ("：A 的加载要用 live 挡住这些行，读成 0（other=0）" if dg + du and not off else "")
             + ("：gate 里是 up 的乘积，up 里是 gate 的（gate_row 和 up_row 用反了）" if swapped else "")
             + (
                 "：up 正是 gate 加上最后一个 k 块的 up 乘积：up 的 tl.dot 拿 gate 当了累加器"
@@ -139,6 +140,7 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 if dg + du
                 else ""
             )
+            + (": A's load must mask them with live, read as 0 (other=0)" if dg + du and not off else "")
             + (": gate holds up's product and up gate's (gate_row and up_row swapped)" if swapped else "")
             + (
                 ": up is gate plus the last k-box's up product: up's tl.dot was given gate as its accumulator "
@@ -190,7 +192,7 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     if err > OUT_RTOL[dtype]:
         plain = reference(x, w, ids)  # [R, 2F]: each sorted row's gate, then up
         gate, up = plain[:, :F], plain[:, F:]
-        forms = (  # six ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
+        forms = (  # seven ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
             (
                 gate * up,
                 "算的是 gate * up：少了 sigmoid（silu(g) = g * sigmoid(g)）",
@@ -215,6 +217,11 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
                 torch.nn.functional.silu(gate) + up,
                 "算的是 silu(gate) + up：SwiGLU 是把两半相乘，silu(gate) * up",
                 "it is silu(gate) + up: SwiGLU multiplies the two halves, silu(gate) * up",
+            ),
+            (
+                torch.nn.functional.silu(gate),
+                "算的是 silu(gate)，没有乘 up：SwiGLU 是 silu(gate) * up",
+                "it is silu(gate) alone, up never multiplied in: SwiGLU is silu(gate) * up",
             ),
             (
                 gate * torch.sigmoid(-gate) * up,

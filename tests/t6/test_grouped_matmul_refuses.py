@@ -181,6 +181,32 @@ def test_grouped_matmul_refuses_bad_input(t6):
                     f"{what}: grouped_matmul changed a caller's argument",
                     "4",
                 )
+    # A hand-made Routing taken once, then its offsets changed in place (flipped, as "offsets not monotone"'s,
+    # which was refused above): the same tensors at the same addresses, yet no longer valid.
+    x, w = torch.randn(6, 32, device=DEVICE).half(), torch.randn(3, 16, 32, device=DEVICE).half()
+    r = t6.route(torch.tensor([[0, 1], [2, 0], [1, 1], [0, 2], [2, 2], [1, 0]], device=DEVICE), 3)
+    kept = t6.Routing(r.counts, r.offsets.clone(), r.sorted_slots, r.slot_pos, 6, 2)
+    case = say(zh="手工造的 Routing，第一次调用", en="a hand-made Routing, its first call")
+    fail_if_raised(case, "grouped_matmul", raised_by(lambda: t6.grouped_matmul(x, w, kept))[1], "4")
+    kept.offsets.copy_(kept.offsets.flip(0))
+    try:
+        with input_to_refuse():
+            t6.grouped_matmul(x, w, kept)
+    except (ValueError, TypeError):
+        return
+    except Exception:  # noqa: BLE001 - refused further in: the cases above tell that kind
+        return
+    fail(
+        T6,
+        "手工造的 Routing 第一次调用时是对的，然后它的 offsets 被就地改成了不单调的（和上面被拒绝的\"offsets not "
+        "monotone\"一样），第二次调用却照单全收：同一个 Routing、同一块内存，查过一次就不再查了。它的张量在两次调用之间"
+        "可以改变：手工造的 Routing（checked 为假）每次调用都要交给 check_offsets",
+        "a hand-made Routing was valid at its first call, then its offsets were changed in place to ones not "
+        "monotone (as \"offsets not monotone\", refused above), and the second call took them: checked once, the "
+        "same Routing at the same addresses was not checked again.  Its tensors may change between calls: a "
+        "hand-made Routing (checked false) goes to check_offsets at every call",
+        "4",
+    )
 
 
 @pytest.mark.t6_3

@@ -8,7 +8,7 @@ from course.messages import fail
 
 from .accesses import Accesses, fail_if_read_past_k, fail_if_undefined_used
 from .common import T6
-from .products import strides_swapped, weight_box_mistakes, weights_seen
+from .products import a_broadcast_mistakes, stored_elsewhere, strides_swapped, weight_box_mistakes, weights_seen
 from bounds import AddressWatch
 from support import DEVICE, UNWRITTEN, descriptor, rel_err
 
@@ -131,6 +131,15 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
             + (f": {said[0][1]}" if said else ""),
             "4.1",
         )
+    # A's pointers broadcast the wrong way read x's padding too: named by the tile they give, before the reads
+    for got, zh, en in a_broadcast_mistakes(x, got_rows, got_live, w2d.cpu().double(), w_row, K, bn, bk):
+        if got.any() and rel_err(acc.cpu(), got) <= 1e-5:
+            fail(
+                T6,
+                f"gathered_product：整个 tile 都不对：{zh}",
+                f"gathered_product: the whole tile is wrong: {en}",
+                "4.1",
+            )
     fail_if_read_past_k(accesses, x, K, want_rows[live], bk, "gathered_product", "4.1")
     fail_if_undefined_used(acc.cpu()[live], "gathered_product", "4.1")
     want = torch.zeros(bm, bn, dtype=torch.float64)
@@ -174,19 +183,24 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
 
 @pytest.mark.t6_3
 @pytest.mark.parametrize(
-    "weights, by_slot", [(False, False), (True, False), (True, True)], ids=["plain", "weighted", "weighted by slot"]
+    "weights, by_slot, bn",
+    [(False, False, 16), (True, False, 16), (True, True, 16), (False, False, 32)],
+    ids=["plain", "weighted", "weighted by slot", "plain 16 x 32, out a view"],
 )
-def test_store_rows_alone(probes, weights, by_slot):
+def test_store_rows_alone(probes, weights, by_slot, bn):
     """One tile's epilogue into a sentinel-filled output: rows 3..9 (an expert ending at row 10) and
-    columns 16..27 of N=28, at the sorted row or at the slot, times weights[slot]."""
-    bm, bn, n, begin, end, pid_n = 16, 16, 28, 3, 10, 1
+    columns bn..N-1 of N = bn + 12 (16..27 of 28), at the sorted row or at the slot, times weights[slot].
+    Once a 16 x 32 tile into a view whose rows are 4 cells longer than N: columns that start at
+    pid_n * BLOCK_M, or rows placed N apart (not stride_om), show there."""
+    bm, n, begin, end, pid_n = 16, bn + 12, 3, 10, 1
+    pitch = n + 4 if bn != bm else n  # out's row pitch, stride_om
     rows_out = 64  # many rows besides the tile's 16: a row stored at a wrong slot seldom lands where a dead row would
     slots = torch.randperm(rows_out)
     slots[[0, int((slots == 0).nonzero())]] = slots[[int((slots == 0).nonzero()), 0]]  # slot 0 at sorted row 0
     slots = slots.int().to(DEVICE)  # so a dead row's slot loaded as 0 (a masked load's `other`) writes row 0
     acc = torch.randn(bm, bn, device=DEVICE)
     w = torch.rand(rows_out, device=DEVICE)
-    out = torch.full((rows_out, n), UNWRITTEN, dtype=torch.float16, device=DEVICE)
+    out = torch.full((rows_out, pitch), UNWRITTEN, dtype=torch.float16, device=DEVICE)[:, :n]
     probes.store_probe[(1,)](
         out, acc, w, slots, begin, end, pid_n, n, out.stride(0), out.stride(1), weights, by_slot, bm, bn
     )
@@ -203,6 +217,10 @@ def test_store_rows_alone(probes, weights, by_slot):
     unwritten = ((got == UNWRITTEN) & (want != UNWRITTEN)).sum().item()
     swapped = slots.cpu()[live].long() if not by_slot else live  # the rows of the other placement
     written = got != UNWRITTEN
+    if stray or unwritten:  # two placements of a non-square tile in a view: columns by BLOCK_M, rows N apart
+        said = stored_elsewhere(written, at, pid_n, bm, bn, n, pitch)
+        if said:
+            fail(T6, f"store_rows：{said[0]}", f"store_rows: {said[1]}", "4.3")
     if (stray or unwritten) and written.sum().item() == len(live) * len(cols):
         if written[swapped[:, None], cols[None, :]].all():  # every live cell, at the other rows
             fail(
@@ -218,17 +236,18 @@ def test_store_rows_alone(probes, weights, by_slot):
                 "4.4" if by_slot else "4.3",
             )
     # The cells a missing mask writes: the rows past row_end at their place (with BY_SLOT, their slot,
-    # or row 0 where the slot was loaded masked with other=0), and the live rows' columns past N (out is
-    # contiguous: they run on into the next row).  A stray cell elsewhere is not the mask's.
-    past_rows = torch.zeros(rows_out * n, dtype=torch.bool)  # where rows from row_end on would go
-    past_cols = torch.zeros(rows_out * n, dtype=torch.bool)  # where live rows' columns past N would go
+    # or row 0 where the slot was loaded masked with other=0), and the live rows' columns past N (they run
+    # on into the row's padding and the next row).  A stray cell elsewhere is not the mask's.
+    past_rows = torch.zeros(rows_out * pitch, dtype=torch.bool)  # where rows from row_end on would go
+    past_cols = torch.zeros(rows_out * pitch, dtype=torch.bool)  # where live rows' columns past N would go
     dead = torch.arange(end, begin + bm)
     places = [(slots.cpu()[dead].long() if by_slot else dead, pid_n * bn, past_rows), (at, n, past_cols)]
     if by_slot:
         places.append((torch.zeros(1, dtype=torch.long), pid_n * bn, past_rows))
     for placed, first_col, region in places:
-        flat = (placed[:, None] * n + torch.arange(first_col, (pid_n + 1) * bn)[None, :]).reshape(-1)
-        region[flat[flat < rows_out * n]] = True
+        flat = (placed[:, None] * pitch + torch.arange(first_col, (pid_n + 1) * bn)[None, :]).reshape(-1)
+        region[flat[flat < rows_out * pitch]] = True
+    past_rows, past_cols = (r.view(rows_out, pitch)[:, :n].reshape(-1) for r in (past_rows, past_cols))
     masked_off = past_rows | past_cols
     strays = ((got != UNWRITTEN) & (want == UNWRITTEN)).reshape(-1)
     elsewhere = int(strays[~masked_off].sum())

@@ -162,12 +162,21 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             y.shape == want.shape
             and rel_err(y, layer_want(x, w_gate_up, w_down, ids, weights / weights.sum(1, True))) <= 4e-3
         )
+        order = torch.sort(ids.reshape(-1).long(), stable=True).indices.to(weights.device)  # sorted_slots
+        in_sorted_order = (
+            not summed
+            and y.shape == want.shape
+            and rel_err(y, layer_want(x, w_gate_up, w_down, ids, weights.reshape(-1)[order].view_as(weights))) <= 4e-3
+        )
         fail(
             T6,
             f"moe_mlp：和 float64 的结果差 {err:.2e}（相对）"
             + (
                 "：它等于把每个 token 的 topk_weights 先归一化到和为 1 的结果：权重要照调用者给的用，不改"
                 if summed
+                else "：它等于先把 topk_weights 排成排好序的顺序（slot s 拿到 weights[sorted_slots[s]]）的结果："
+                "kernel 自己按 slot 读 weights[slot]，权重照调用者的 [tokens, top_k] 顺序交给它"
+                if in_sorted_order
                 else ""
             ),
             f"moe_mlp: off from float64 by {err:.2e} (relative)"
@@ -175,6 +184,10 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
                 ": it is the output with each token's topk_weights first scaled to sum to 1: the caller's weights are "
                 "used as given"
                 if summed
+                else ": it is the output with topk_weights first put in sorted order (slot s given "
+                "weights[sorted_slots[s]]): the kernel reads weights[slot] itself, so the weights go to it in the "
+                "caller's [tokens, top_k] order"
+                if in_sorted_order
                 else ""
             ),
             "5.2",

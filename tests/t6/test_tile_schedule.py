@@ -37,7 +37,9 @@ SCHEDULE_CASES = [  # (rows per expert, BLOCK_M, BLOCK_N, N, programs, GROUP_M)
 def test_tile_counts_and_places_alone(probes):
     """expert_tile_counts and locate_tile, without the loop: each global tile's expert, and every
     tile of an expert exactly once."""
-    counts, bm, bn, n = [5, 0, 8, 1, 0], 4, 16, 32  # 8: a multiple of BLOCK_M
+    # 8: a multiple of BLOCK_M; 12: more m-blocks than blocks along N, so that locate_tile's places with pid_m
+    # and pid_n swapped are never every tile once where they are not swapped
+    counts, bm, bn, n = [5, 0, 8, 1, 12, 0], 4, 16, 32
     num_pid_n = triton.cdiv(n, bn)
     want_m = [triton.cdiv(c, bm) for c in counts]
     want_ends = torch.tensor(want_m).mul(num_pid_n).cumsum(0).tolist()
@@ -145,8 +147,43 @@ def test_tile_counts_and_places_alone(probes):
             "m_blocks) first, and returns (pid_m, pid_n)",
             "3.3",
         )
+    owners = [sum(end <= t for end in want_ends) for t in range(tiles)]
+    local = [t - want_ends[e] + want_m[e] * num_pid_n for t, e in enumerate(owners)]  # its index in its expert
+    big = max(range(len(counts)), key=lambda e: want_m[e])
+    of_big = {local[t]: place[1:] for t, place in enumerate(places) if owners[t] == big}
+    if (
+        sorted(places) != sorted(want)
+        and [p[0] for p in places] == owners
+        and sorted(p for p in places if p[0] == big) == sorted(p for p in want if p[0] == big)
+        and all(of_big.get(local[t]) == place[1:] for t, place in enumerate(places))
+    ):
+        fail(
+            T6,
+            f"{case}：每个专家的第 i 个 tile 都得到了最大的专家（{big}，{want_m[big]} 个 m 块）的第 i 个 tile 的位置，"
+            f"小的专家因此落到了自己的块之外：给 tile_coords 的是最大的 m_blocks，而不是这个专家自己的 "
+            "m_blocks[e]",
+            f"{case}: each expert's tile i got the place the largest expert's tile i got (expert {big}, "
+            f"{want_m[big]} m-blocks), so a smaller expert's tiles fell outside its blocks: tile_coords was given the "
+            "largest m_blocks, not the expert's own, m_blocks[e]",
+            "3.3",
+        )
     for t, (e, pm, pn) in enumerate(places):  # the right expert, a place outside its blocks
-        owner = sum(end <= t for end in want_ends)
+        owner = owners[t]
+        if e == owner and (pm < 0 or pn < 0):
+            fail(
+                T6,
+                f"{case}：全局 tile {t} 属于专家 {e}，locate_tile 给出的位置 (pid_m={pm}, pid_n={pn}) 小于 0，"
+                "这是序号小于 0 时 tile_coords 给出的，所以它拿到的是这些以外的序号："
+                "从 tile_id 减去的第一个 tile 比这个 tile 还靠后；专家 "
+                f"{e} 的第一个 tile 是 tile_ends[e] - m_blocks[e] * num_pid_n = {t - local[t]}，"
+                "即它前面各专家按各自的 m 块数算出的 tile 之和",
+                f"{case}: global tile {t} is expert {e}'s, yet locate_tile gave it (pid_m={pm}, pid_n={pn}), below 0, "
+                "as tile_coords gives for an index below 0, so it was given an index outside them: the first tile "
+                "taken off tile_id lies past this tile; "
+                f"expert {e}'s first tile is tile_ends[e] - m_blocks[e] * num_pid_n = {t - local[t]}, the tiles of "
+                "the experts before it, each by its own m-blocks",
+                "3.3",
+            )
         if e == owner and not (0 <= pm < want_m[e] and 0 <= pn < num_pid_n):
             fail(
                 T6,
@@ -163,6 +200,7 @@ def test_tile_counts_and_places_alone(probes):
             )
         if e != owner or (e, pm, pn) not in want:
             low = [v for v in spare if v < tiles]  # below the total: an end that tile ids can pass
+            empty = not low and 0 <= e < len(counts) and counts[e] == 0  # an expert with no tiles at all
             fail(
                 T6,
                 f"{case}：全局 tile {t} 属于专家 {owner}，locate_tile 给出 (专家 {e}, pid_m={pm}, pid_n={pn})"
@@ -171,6 +209,12 @@ def test_tile_counts_and_places_alone(probes):
                     f"不是 docstring 要的总数 {tiles}：数\"不超过 tile 号的结尾有几个\"的 locate_tile 会把它们也数进去"
                     if low
                     else ""
+                )
+                + (
+                    f"；专家 {e} 没有行，一个 tile 也没有（它的 tile_ends 和前一个专家的相同）："
+                    "tile 属于 tile_ends 大于它的第一个专家，空专家永远不是"
+                    if empty
+                    else ""
                 ),
                 f"{case}: global tile {t} is expert {owner}'s; locate_tile gave (expert {e}, pid_m={pm}, pid_n={pn})"
                 + (
@@ -178,6 +222,12 @@ def test_tile_counts_and_places_alone(probes):
                     f"ones), not the total {tiles} the docstring asks for: a locate_tile that counts the ends not "
                     "above the tile id counts these too"
                     if low
+                    else ""
+                )
+                + (
+                    f"; expert {e} has no rows, so no tiles at all (its tile_ends equal the expert's before it): "
+                    "a tile is the first expert's whose tile_ends is above the tile id, never an empty expert's"
+                    if empty
                     else ""
                 ),
                 "3.3",

@@ -1,0 +1,41 @@
+"""The sums combine_topk's own test (test_combine.py) may meet, worked out on its inputs: other rows of by_slot
+added, or the right rows in another order; each with the words naming it, said only where out is that sum bit
+for bit."""
+
+from itertools import permutations
+
+import torch
+
+from course.i18n import agree
+
+
+def sums_seen(out, by_slot, tokens, top_k, dtype):
+    """(zh, en) where out is, bit for bit, the float32 sum of rows t + j of by_slot (j = 0..top_k - 1: token t's
+    number with j added, not t * top_k + j), or of token t's own rows in an order of j other than 0..top_k - 1 and
+    its reverse (which the test names itself), rounded once to dtype; else None."""
+    if torch.equal(out, sum(by_slot[j : j + tokens] for j in range(top_k)).to(dtype)):
+        return (
+            f"它们逐位等于 by_slot 第 t + j 行之和（j = 0..{top_k - 1}）：token 号直接加上了 j；"
+            f"token t 的第 j 行在 t * {top_k} + j（slot = t * top_k + j）",
+            f"they are, bit for bit, the sums of rows t + j of by_slot (j = 0..{top_k - 1}): j added to the token's "
+            f"number; token t's row j is at t * {top_k} + j (slot = t * top_k + j)",
+        )
+    found = []  # every order of j whose sum out is, bit for bit: the inputs may not tell some apart
+    for order in permutations(range(top_k)):
+        total = torch.zeros_like(by_slot[0::top_k])
+        for j in order:
+            total = total + by_slot[j::top_k]
+        if torch.equal(out, total.to(dtype)):
+            found.append(order)
+    if not found or tuple(range(top_k)) in found or tuple(reversed(range(top_k))) in found:
+        return None
+    said = ", ".join(str(j) for j in found[0])
+    more = len(found) - 1
+    return (
+        f"它们逐位等于按 j = {said} 的顺序相加的和"
+        + (f"（另有 {more} 种顺序给出同样的位）" if more else "")
+        + f"：浮点加法的结果随顺序而变，要按 j = 0..{top_k - 1} 的顺序一行一行地加",
+        f"they are, bit for bit, the sum in the order j = {said}"
+        + (f" ({more} other {agree(more, 'order gives', 'orders give')} the same bits)" if more else "")
+        + f": a float sum changes with its order; add the rows one by one in the order j = 0..{top_k - 1}",
+    )
