@@ -3,10 +3,11 @@ reference that the suite let through, or caught with a message that named no cau
 check named with each was added or mended: a store's columns from pid_n * BLOCK_M and its rows N apart (both
 unseen in a square tile of a contiguous out), A's row offsets broadcast along the wrong axis, a rank over every
 expert's slots, a schedule right only where experts have as many tiles each (or none are empty), the loop's
-bound from the total rows, a combine in another order or over rows t + j, SwiGLU without up, the weights put in
-sorted order, a hand-made Routing checked once and kept.  Only make check runs them (table=False, not in §8);
-each must be caught by its test, whose message names its cause (a key of HUNT8_CAUSES).  t6_mistakes.py gathers
-them last, and their causes into its CAUSES.
+bound from the total rows, a tile's first row as if the rows were padded, a combine in another order or over
+rows t + j, SwiGLU without up, the weights put in sorted order, a hand-made Routing checked once and kept.
+Only make check runs them (table=False, not in §8); each must be caught by its test, whose message names its
+cause (a key of HUNT8_CAUSES, or of t6_mistakes.CAUSES).  t6_mistakes.py gathers them last, and their causes
+into its CAUSES.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -30,6 +31,7 @@ HUNT8_CAUSES = {
     "gate-up-dead-rows": ("应当全是 0：A 的加载要用 live", "where all must be 0: A's load must mask them with live"),
     "weights-sorted": ("先把 topk_weights 排成排好序的顺序", "topk_weights first put in sorted order"),
     "routing-check-kept": ("查过一次就不再查了", "was not checked again"),
+    "begin-from-padded-end": ("算起了，好像行补齐过", "less its m-blocks times BLOCK_M, as if its rows were padded"),
 }
 
 # gathered_product's load of A, and the line after it
@@ -227,5 +229,16 @@ HUNT8 = (
         "        seen.add(routing.offsets.data_ptr())",
         "test_grouped_matmul_refuses_bad_input",
         "routing-check-kept",
+    ),
+    own(
+        "row-begin-padded-end",
+        "T6.2",
+        "grouped_tiles starts a tile at the expert's row end less cdiv(count, BLOCK_M) * BLOCK_M: rows early by the "
+        "last m-block's padding; the message gave the tile's rows alone (hunt8)",
+        "3.2",
+        "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M",
+        "row_begin = expert_end - tl.cdiv(tl.load(counts_ptr + expert), BLOCK_M) * BLOCK_M + pid_m * BLOCK_M",
+        "test_every_tile_of_every_expert_once",
+        "begin-from-padded-end",
     ),
 )

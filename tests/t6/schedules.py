@@ -97,7 +97,8 @@ def padded_start(counts, e, pm, bm, begin, want):
 
 def rows_words(counts, e, bm, begin, end, want):
     """(zh, en) where expert e's tile covers rows begin..end-1, not want = (a, b), as a row_begin without the
-    expert's first row, a row_end cut at the expert's count or one row short would make it; ("", "") otherwise."""
+    expert's first row, a row_end cut at the expert's count or one row short, or a row_begin taken from the row
+    end less the expert's m-blocks times BLOCK_M would make it; ("", "") otherwise."""
     (a, b), first = want, sum(counts[:e])
     if first and begin == a - first:
         return (
@@ -118,6 +119,15 @@ def rows_words(counts, e, bm, begin, end, want):
             f"：它的 row_end 截在了专家的行数 counts[e] = {counts[e]}，而不是它的行尾 offsets[e] = {first + counts[e]}",
             f": its row_end was cut at the expert's count, counts[e] = {counts[e]}, not at its row end, offsets[e] = "
             f"{first + counts[e]}",
+        )
+    pad = -(-counts[e] // bm) * bm - counts[e]  # the rows expert e's last m-block leaves empty
+    if pad and begin == a - pad:
+        return (
+            f"：它早了 {pad} 行，正是专家 {e} 最后一个 m 块空出的行数：row_begin 从专家的行尾减去 m 块数乘 BLOCK_M "
+            "算起了，好像行补齐过；专家的第一行是 offsets[e] - counts[e]",
+            f": it starts {pad} rows early, the rows expert {e}'s last m-block leaves empty: row_begin was taken as "
+            "the expert's row end less its m-blocks times BLOCK_M, as if its rows were padded; its first row is "
+            "offsets[e] - counts[e]",
         )
     if begin == a and end == b - 1:
         return (
