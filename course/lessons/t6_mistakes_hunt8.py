@@ -3,11 +3,11 @@ reference that the suite let through, or caught with a message that named no cau
 check named with each was added or mended: a store's columns from pid_n * BLOCK_M and its rows N apart (both
 unseen in a square tile of a contiguous out), A's row offsets broadcast along the wrong axis, a rank over every
 expert's slots, a schedule right only where experts have as many tiles each (or none are empty), the loop's
-bound from the total rows, a tile's first row as if the rows were padded, a combine in another order or over
-rows t + j, SwiGLU without up, the weights put in sorted order, a hand-made Routing checked once and kept.
-Only make check runs them (table=False, not in §8); each must be caught by its test, whose message names its
-cause (a key of HUNT8_CAUSES, or of t6_mistakes.CAUSES).  t6_mistakes.py gathers them last, and their causes
-into its CAUSES.
+bound from the total rows, a tile's first row as if the rows were padded, tiles handed out from the last one
+down or from below 0, a combine in another order or over rows t + j, SwiGLU without up, the weights put in
+sorted order, a hand-made Routing checked once and kept.  Only make check runs them (table=False, not in §8);
+each must be caught by its test, whose message names its cause (a key of HUNT8_CAUSES, or of
+t6_mistakes.CAUSES).  t6_mistakes.py gathers them last, and their causes into its CAUSES.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -31,6 +31,8 @@ HUNT8_CAUSES = {
     "gate-up-dead-rows": ("应当全是 0：A 的加载要用 live", "where all must be 0: A's load must mask them with live"),
     "weights-sorted": ("先把 topk_weights 排成排好序的顺序", "topk_weights first put in sorted order"),
     "routing-check-kept": ("查过一次就不再查了", "was not checked again"),
+    "tiles-from-last": ("tile 是从最后一个往前分的", "the tiles were handed out from the last one down"),
+    "tile-below-zero": ("做了小于 0 的 tile 号", "tile ids below 0 were done"),
     "begin-from-padded-end": ("算起了，好像行补齐过", "less its m-blocks times BLOCK_M, as if its rows were padded"),
 }
 
@@ -240,5 +242,29 @@ HUNT8 = (
         "row_begin = expert_end - tl.cdiv(tl.load(counts_ptr + expert), BLOCK_M) * BLOCK_M + pid_m * BLOCK_M",
         "test_every_tile_of_every_expert_once",
         "begin-from-padded-end",
+    ),
+    own(
+        "tiles-backwards",
+        "T6.2",
+        "grouped_tiles hands the tiles out from the last one down (program p: total - 1 - p, then NUM_PROGS less): "
+        "every tile once, by another program than p mod NUM_PROGS; the message named one tile's program alone "
+        "(hunt8)",
+        "3.4",
+        "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):",
+        "for tile_id in tl.range(total - 1 - tl.program_id(0), -1, -NUM_PROGS, flatten=FLATTEN):",
+        "test_every_tile_of_every_expert_once",
+        "tiles-from-last",
+    ),
+    own(
+        "spare-programs-clamped",
+        "T6.2",
+        "grouped_tiles starts each program at min(pid, total - 1), so that no program idles: where there are no "
+        "tiles it does tile -1; the message said tile ids past the bound were written past the trace, and the "
+        "loop must stop at the total (hunt8)",
+        "3.4",
+        "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):",
+        "for tile_id in tl.range(tl.minimum(tl.program_id(0), total - 1), total, NUM_PROGS, flatten=FLATTEN):",
+        "test_every_tile_of_every_expert_once",
+        "tile-below-zero",
     ),
 )

@@ -60,6 +60,14 @@ class Accesses:
             return 0
         return sum(int(out.size) for out in outside)
 
+    def writes_before(self, t):
+        """How many writes outside every tensor fell before t's start (none at or past it)."""
+        outside = [addresses[~inside] for what, addresses, inside in self.log if what == "write"]
+        outside = [out for out in outside if out.size]
+        if any((out >= t.data_ptr()).any() for out in outside):
+            return 0
+        return sum(int(out.size) for out in outside)
+
     def reads_reach(self, t, cells):
         """Whether a read outside every tensor fell `cells` cells or more past t's end."""
         far = t.data_ptr() + (t.numel() + cells) * t.element_size()

@@ -36,13 +36,16 @@ def past_total_words(total, spare):
     return "：循环要停在设备上读出的总数", ": the loop must stop at the total read on the device", False
 
 
-def run_schedule(probes, counts, bm, bn, n, progs, group_m):
+def run_schedule(probes, counts, bm, bn, n, progs, group_m, traces=None):
+    """(the trace's rows, the offsets) of a record-only run (traces: a list the trace itself is appended to)."""
     cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
     offs = cnt.cumsum(0).int()
     trace = torch.zeros(max(1, upper_bound(counts, bm, bn, n)) * TRACE_INTS, dtype=torch.int32, device=DEVICE)
     probes.schedule_probe[(progs,)](
         cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
     )
+    if traces is not None:
+        traces.append(trace)
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()], offs
 
 
@@ -77,6 +80,18 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
             "program p does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
             "3.4",
         )
+    done_by = [row[6] for row in rows[:total]]
+    if all(row[0] == 1 for row in rows[:total]) and total > 1 and done_by != [t % progs for t in range(total)]:
+        if done_by == [(total - 1 - t) % progs for t in range(total)]:  # handed out from the last tile down
+            fail(
+                T6,
+                f"{case}：每个 tile 都做了一次，可程序 p 做的是 tile {total - 1} - p、{total - 1} - p - NUM_PROGS……："
+                "tile 是从最后一个往前分的；程序 p 做的是 tile p、p + NUM_PROGS、p + 2 * NUM_PROGS……，从小到大",
+                f"{case}: every tile was done once, yet program p did tiles {total - 1} - p, {total - 1} - p - "
+                "NUM_PROGS, ...: the tiles were handed out from the last one down; program p does tiles p, "
+                "p + NUM_PROGS, p + 2 * NUM_PROGS, ..., upwards",
+                "3.4",
+            )
     for tile, (epilogues, e, pm, pn, begin, end, prog) in enumerate(rows):
         if tile >= total:
             if epilogues:

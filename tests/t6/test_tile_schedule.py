@@ -253,7 +253,9 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
     watch = AddressWatch(probes, monkeypatch, ("schedule_probe",), seen=accesses)
     for counts, bm, bn, n, progs, group_m in cases:
         accesses.log.clear()
-        rows, offs = run_schedule(probes, counts, bm, bn, n, progs, group_m)
+        accesses.kernels.clear()
+        traces = []
+        rows, offs = run_schedule(probes, counts, bm, bn, n, progs, group_m, traces)
         case = say(
             zh=f"每个专家的行数 {counts}，BLOCK_M={bm}，N={n}，BLOCK_N={bn}，{progs} 个程序",
             en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
@@ -265,6 +267,17 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
         ends = m_blocks_of_row_ends(rows, counts, bm, bn, n) if written else None  # the total grown with m_blocks
         if ends:
             fail(T6, f"{case}：{ends[0]}", f"{case}: {ends[1]}", "3.3")
+        below = accesses.writes_before(traces[0]) if written else 0  # record-only: a tile id below 0
+        if below:
+            fail(
+                T6,
+                f"{case}：做了小于 0 的 tile 号（{below} 个单元写在了 trace 之前，这里拦下了）：循环的起点小于 0；"
+                "程序 p 的第一个 tile 就是 p 本身，tl.program_id(0)，没有 tile 可做的程序根本不进循环",
+                f"{case}: tile ids below 0 were done ({cells(below)} written before the trace; stopped here, not "
+                "made): the loop started below 0; program p's first tile is p itself, tl.program_id(0), and a program "
+                "with no tile to do never enters the loop",
+                "3.4",
+            )
         if written:  # record-only: the one store is the trace's, at the tile id, so the id was past the bound
             bound = upper_bound(counts, bm, bn, n)
             fail(
