@@ -5,9 +5,9 @@ unseen in a square tile of a contiguous out), A's row offsets broadcast along th
 expert's slots, a schedule right only where experts have as many tiles each (or none are empty), the loop's
 bound from the total rows, a tile's first row as if the rows were padded, tiles handed out from the last one
 down or from below 0, a combine in another order or over rows t + j, SwiGLU without up, the weights put in
-sorted order, a hand-made Routing checked once and kept.  Only make check runs them (table=False, not in §8);
-each must be caught by its test, whose message names its cause (a key of HUNT8_CAUSES, or of
-t6_mistakes.CAUSES).  t6_mistakes.py gathers them last, and their causes into its CAUSES.
+sorted order, a hand-made Routing checked once and kept, the ids looked at twice.  Only make check runs them
+(table=False, not in §8); each must be caught by its test, whose message names its cause (a key of
+HUNT8_CAUSES, or of t6_mistakes.CAUSES).  t6_mistakes.py gathers them last, and their causes into its CAUSES.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -33,6 +33,10 @@ HUNT8_CAUSES = {
     "routing-check-kept": ("查过一次就不再查了", "was not checked again"),
     "tiles-from-last": ("tile 是从最后一个往前分的", "the tiles were handed out from the last one down"),
     "tile-below-zero": ("做了小于 0 的 tile 号", "tile ids below 0 were done"),
+    "ids-waited-twice": (
+        "读一个在上一次读值之后才算出来的张量就要等设备",
+        "a read of a tensor computed after the read before",
+    ),
     "begin-from-padded-end": ("算起了，好像行补齐过", "less its m-blocks times BLOCK_M, as if its rows were padded"),
 }
 
@@ -266,5 +270,16 @@ HUNT8 = (
         "for tile_id in tl.range(tl.minimum(tl.program_id(0), total - 1), total, NUM_PROGS, flatten=FLATTEN):",
         "test_every_tile_of_every_expert_once",
         "tile-below-zero",
+    ),
+    own(
+        "ids-checked-with-two-syncs",
+        "T6.1",
+        "check_routing_inputs reads int(topk_ids.min()), then int(topk_ids.max()): two waits for the device where "
+        "one torch.aminmax, read once, is one; the whole suite passed (hunt8)",
+        "2.3",
+        "        lo, hi = (int(v) for v in torch.aminmax(topk_ids))  # one look at the ids: a host sync",
+        "        lo, hi = int(topk_ids.min()), int(topk_ids.max())",
+        "test_route_reads_nothing_back_but_one_look_at_the_ids",
+        "ids-waited-twice",
     ),
 )

@@ -36,9 +36,20 @@ def host_reads(t6, allowed=()):
         def __init__(self):
             super().__init__()
             self.reads = []
+            # waited: the reads that met a value the code computed since its last read (the first read too):
+            # on a GPU each waits for the device, where a read of a value already read back does not
+            self.waited, self.fresh = [], True
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             name = getattr(func, "__name__", "")
+            if name not in VALUE_READS:
+                result = func(*args, **(kwargs or {}))
+                if isinstance(result, torch.Tensor) and not self.fresh:
+                    frame = sys._getframe(1)
+                    while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
+                        frame = frame.f_back
+                    self.fresh = frame is not None and os.path.realpath(frame.f_code.co_filename) in graded
+                return result
             if name in VALUE_READS:
                 frame = sys._getframe(1)
                 while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
@@ -54,6 +65,9 @@ def host_reads(t6, allowed=()):
                         function = function.f_back  # a comprehension's frame: name the function it is in
                     file = os.path.basename(frame.f_code.co_filename)  # the side's file, or its given host
                     self.reads.append((name, function.f_code.co_name, file, line))
+                    if self.fresh:
+                        self.waited.append(self.reads[-1])
+                    self.fresh = False
             return func(*args, **(kwargs or {}))
 
     return HostReads()
@@ -83,13 +97,31 @@ def check_no_host_reads(reads, case, who, section):
 
 @pytest.mark.t6_1
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU, test_routing_and_launch_under_a_cuda_graph checks this")
-def test_route_without_check_ids_reads_nothing_back(t6, monkeypatch):
-    """§2.3: with check_ids=False, route looks at no value of the ids (nor of anything it computes)."""
+def test_route_reads_nothing_back_but_one_look_at_the_ids(t6, monkeypatch):
+    """§2.3: with check_ids=False, route looks at no value of the ids (nor of anything it computes); with
+    check_ids, it waits for the device once: its reads of values (the ids' least and greatest, say) all
+    follow one computation."""
     ids = make_ids("skewed", 40, 2, 6)
     case = say(zh="40 个 token，6 个专家", en="40 tokens, 6 experts")
     with host_reads(t6) as mode:
         guarded_route(t6, monkeypatch, ids, 6, case, check_ids=False)
     check_no_host_reads(mode.reads, case, "route(check_ids=False)", "2.3")
+    with host_reads(t6) as mode:
+        t6.route(ids, 6)
+    waits = len(mode.waited)
+    if waits > 1:
+        what, function, file, line = mode.waited[1]
+        fail(
+            T6,
+            f"{case}：route（查专家号）在主机上等了设备 {waits} 次：读一个在上一次读值之后才算出来的张量就要等设备"
+            f"算完，{function}（{file} 第 {line} 行）里的 {what} 就读了这样一个：把要看的值一次算出来再读"
+            "（比如一个 torch.aminmax，它的两个值一起读）",
+            f"{case}: route (checking the ids) waited for the device {waits} times: a read of a tensor computed after "
+            f"the read before waits for the device to finish, and {what} in {function} ({file} line {line}) read "
+            "one: compute what it looks at at once, then read it (one torch.aminmax, say, its two values read "
+            "together)",
+            "2.3",
+        )
 
 
 @pytest.mark.t6_3
