@@ -28,6 +28,7 @@ from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
 from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
+from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
 from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
 
 # The words a T5 message says when, and only when, it has detected the cause (make check:
@@ -269,3 +270,5 @@ MISTAKES = MISTAKES + HUNT7
 CAUSES |= HUNT7_CAUSES
 MISTAKES = MISTAKES + LEFT8  # left8's, last
 CAUSES |= LEFT8_CAUSES
+MISTAKES = MISTAKES + STYLES8  # styles8's, last
+CAUSES |= STYLES8_CAUSES

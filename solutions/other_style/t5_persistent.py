@@ -348,7 +348,12 @@ def tma_ready(a, b, fallback=True):
         why = tma_problem(operand, label)
         if why is not None and not fallback:
             raise ValueError(f"tma_ready refuses an operand ({why}); tma_fallback=True would copy it")
-        ready.append(operand if why is None else aligned_copy(operand))
+        if why is not None:  # a zeroed buffer, rows padded to 16 bytes, the operand assigned into its left part
+            buf = operand.new_zeros(operand.shape[0], -(-operand.shape[1] * operand.element_size() // 16) * 16
+                                    // operand.element_size())
+            buf[:, : operand.shape[1]] = operand
+            operand = buf[:, : operand.shape[1]]  # a view: its rows keep the padded pitch
+        ready.append(operand)
     return ready + [kmajor]  # a list: matmul unpacks it as it would a tuple
     # ---- T5.2 end ----
 
