@@ -28,6 +28,7 @@ from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
+from course.lessons.t6_mistakes_styles8 import STYLES8, STYLES8_CAUSES
 
 # The words a T6 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -383,3 +384,5 @@ MISTAKES = MISTAKES + LEARNER8  # learner8's (t6_mistakes_learner8.py), last
 CAUSES |= LEARNER8_CAUSES
 MISTAKES = MISTAKES + HUNT8  # hunt8's, last
 CAUSES |= HUNT8_CAUSES
+MISTAKES = MISTAKES + STYLES8  # styles8's, last
+CAUSES |= STYLES8_CAUSES

@@ -92,7 +92,7 @@ def check_routing_inputs(topk_ids, num_experts, check_ids=True):
         raise ValueError(f"topk_ids: need a 2-D int tensor, have {topk_ids.dtype} of shape {topk_ids.shape}")
     if not (type(num_experts) is int and num_experts > 0):
         raise ValueError(f"num_experts={num_experts!r} is not a positive integer")
-    if check_ids and bool(((topk_ids < 0) | (topk_ids >= num_experts)).any()):
+    if check_ids and topk_ids.numel() and not 0 <= int((ids := topk_ids.cpu()).min()) <= int(ids.max()) < num_experts:
         raise ValueError(f"topk_ids: some ids are not in range(num_experts={num_experts})")
     # ---- T6.1 end ----
 

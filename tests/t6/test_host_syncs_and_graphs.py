@@ -39,16 +39,35 @@ def host_reads(t6, allowed=()):
             # waited: the reads that met a value the code computed since its last read (the first read too):
             # on a GPU each waits for the device, where a read of a value already read back does not
             self.waited, self.fresh = [], True
+            # host: ids of the tensors copied to the host (.cpu(), .to("cpu")) by the code, and of those it
+            # computed from them alone: on a GPU computing those waits for nothing, so a read of one is no wait
+            self.host, self.kept = set(), []
 
         def __torch_function__(self, func, types, args=(), kwargs=None):
             name = getattr(func, "__name__", "")
             if name not in VALUE_READS:
                 result = func(*args, **(kwargs or {}))
-                if isinstance(result, torch.Tensor) and not self.fresh:
-                    frame = sys._getframe(1)
-                    while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
-                        frame = frame.f_back
-                    self.fresh = frame is not None and os.path.realpath(frame.f_code.co_filename) in graded
+                if not isinstance(result, torch.Tensor):
+                    return result
+                if on_host(self.host, args, kwargs):  # computed from host copies alone: no device work
+                    self.host.add(id(result))
+                    self.kept.append(result)  # alive while the mode is: its id is not handed out again
+                    return result
+                if self.fresh and not to_host(name, args, kwargs):
+                    return result
+                frame = sys._getframe(1)
+                while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
+                    frame = frame.f_back
+                ours = frame is not None and os.path.realpath(frame.f_code.co_filename) in graded
+                if ours and to_host(name, args, kwargs):  # .cpu(): on a GPU the copy itself waits
+                    if self.fresh:
+                        where = (name, frame.f_code.co_name, os.path.basename(frame.f_code.co_filename), frame.f_lineno)
+                        self.waited.append(where)
+                    self.fresh = False
+                    self.host.add(id(result))
+                    self.kept.append(result)
+                else:
+                    self.fresh = self.fresh or ours
                 return result
             if name in VALUE_READS:
                 frame = sys._getframe(1)
@@ -71,6 +90,20 @@ def host_reads(t6, allowed=()):
             return func(*args, **(kwargs or {}))
 
     return HostReads()
+
+
+def to_host(name, args, kwargs):
+    """Whether a call copies a tensor to the host: .cpu(), or .to() with the CPU named as its device."""
+    if name == "cpu":
+        return True
+    wanted = [*args[1:], *(kwargs or {}).values()] if name == "to" else []
+    return any(str(v) == "cpu" for v in wanted if isinstance(v, (str, torch.device)))
+
+
+def on_host(host, args, kwargs):
+    """Whether every tensor a call takes is one of the host copies (ids in host), and it takes one."""
+    given = [v for v in (*args, *(kwargs or {}).values()) if isinstance(v, torch.Tensor)]
+    return bool(given) and all(id(v) in host for v in given)
 
 
 # Where the first read back is in check_offsets: every test here hands over routings made by route.
