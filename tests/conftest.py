@@ -30,6 +30,14 @@ from course.registry import BY_ID, LESSONS
 
 toolchain.choose_backend()  # before triton is first imported
 toolchain.require_working_toolchain()
+# torch's erf, exp, tanh and the like (MKL's vector math in this build) set themselves up at their first call.
+# Where that first call is split over threads (2880 elements were, on 2 threads), the other thread's part
+# came out inaccurate in about 1 fresh process in 15 (2026-12-04, torch 2.13+cpu: erf off by up to 2.4e-4
+# in rows 20-39 of a 40 x 72 tensor, in that first call only; with one thread, or after a first call on
+# one thread, never), and a float32 reference built on it failed T5.2's GELU check at 1e-5 ("relative
+# error 3.3e-05", the kernel's C the same bits). One call on a few elements, on this thread alone, does
+# the setting up here.
+torch.erf(torch.zeros(16))
 
 SEED = int(os.environ.get("SEED") or random.randrange(10**6))
 
