@@ -103,7 +103,9 @@ def run_in_worker(lesson, jobs):
         _, stdout, stderr = run_python(["-m", __name__, str(given)], tmp, env, 900)
         out = Path(tmp) / "seen.json"
         if not out.exists():
-            raise SystemExit(f"{RUNNER} worker failed:\n{(stdout + stderr)[-3000:]}")
+            said = stdout + stderr  # a crash's dump begins with its kind and innermost frames: keep both ends
+            shown = said if len(said) <= 6000 else f"{said[:3000]}\n[...]\n{said[-3000:]}"
+            raise SystemExit(f"{RUNNER} worker failed:\n{shown}")
         return json.loads(out.read_text())
 
 
