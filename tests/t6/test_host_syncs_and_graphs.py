@@ -1,6 +1,9 @@
 """T6.1, T6.3: route and grouped_matmul read nothing back to the host (on the CPU); on a GPU,
 both under a CUDA graph.  test_moe_mlp.py uses host_reads for moe_mlp (T6.4)."""
 
+import os
+import sys
+
 import pytest
 import torch
 
@@ -25,9 +28,6 @@ def host_reads(t6, allowed=()):
     by the graded file itself or the given host it binds (graded_code; not by torch, Triton's
     interpreter or the tests): on the CPU nothing syncs, so this is how a read that a CUDA graph would
     refuse shows there.  Reads made while a function of that code named in `allowed` runs are not recorded."""
-    import os
-    import sys
-
     from torch.overrides import TorchFunctionMode
 
     graded = graded_code(t6)
@@ -55,12 +55,10 @@ def host_reads(t6, allowed=()):
                     return result
                 if self.fresh and not to_host(name, args, kwargs):
                     return result
-                frame = sys._getframe(1)
-                while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
-                    frame = frame.f_back
+                frame = caller_outside_torch()
                 ours = frame is not None and os.path.realpath(frame.f_code.co_filename) in graded
                 if ours and to_host(name, args, kwargs):  # .cpu(): a read back; on a GPU the copy itself waits
-                    where = (name, frame.f_code.co_name, os.path.basename(frame.f_code.co_filename), frame.f_lineno)
+                    where = site(name, frame)
                     if not called_from(frame, allowed, graded):
                         self.reads.append(where)
                     if self.fresh:
@@ -72,17 +70,11 @@ def host_reads(t6, allowed=()):
                     self.fresh = self.fresh or ours
                 return result
             if name in VALUE_READS:
-                frame = sys._getframe(1)
-                while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
-                    frame = frame.f_back
+                frame = caller_outside_torch()
                 if frame is not None and os.path.realpath(frame.f_code.co_filename) in graded:
                     if called_from(frame, allowed, graded):
                         return func(*args, **(kwargs or {}))
-                    line, function = frame.f_lineno, frame
-                    while function.f_code.co_name.startswith("<") and function.f_back is not None:
-                        function = function.f_back  # a comprehension's frame: name the function it is in
-                    file = os.path.basename(frame.f_code.co_filename)  # the side's file, or its given host
-                    self.reads.append((name, function.f_code.co_name, file, line))
+                    self.reads.append(site(name, frame))
                     if self.fresh:
                         self.waited.append(self.reads[-1])
                     self.fresh = False
@@ -91,10 +83,25 @@ def host_reads(t6, allowed=()):
     return HostReads()
 
 
+def caller_outside_torch():
+    """The frame of the code that called into torch (the mode's caller's caller, past torch's own frames)."""
+    frame = sys._getframe(2)
+    while frame is not None and f"{os.sep}torch{os.sep}" in frame.f_code.co_filename:
+        frame = frame.f_back
+    return frame
+
+
+def site(name, frame):
+    """(what, function, file, line) of a read made at frame: a comprehension's frame is named by the function
+    it is in; the file is the side's file or its given host."""
+    function = frame
+    while function.f_code.co_name.startswith("<") and function.f_back is not None:
+        function = function.f_back
+    return name, function.f_code.co_name, os.path.basename(frame.f_code.co_filename), frame.f_lineno
+
+
 def called_from(frame, allowed, graded):
     """Whether frame runs inside a function of the graded code named in allowed (its reads are not recorded)."""
-    import os
-
     while frame is not None:
         if frame.f_code.co_name in allowed and os.path.realpath(frame.f_code.co_filename) in graded:
             return True
