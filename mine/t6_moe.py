@@ -1,13 +1,8 @@
 """Lesson T6: grouped GEMM for a mixture-of-experts layer (your file: fill in the marked bodies).
 
-Read content/t6.md (中文) or content/t6.en.md (English) first: every banner below names the
-section it implements.  mine/t6_moe.py is this file with the learner's bodies cut out, so
-`diff mine/t6_moe.py solutions/t6_moe.py` shows only code that a learner writes.
-T6 builds on T5 (and so on T4): the persistent grid, TMA's rules and the grouped tile order come
-from YOUR t5_persistent.py and t4_matmul.py.  The host side (route, grouped_matmul, the configs
-and the plans) is given, one file for both sides: given/t6_host.py, bound to this file at its end.
-
-Token t's j-th choice is the slot s = t * top_k + j.  The layer, in two steps:
+Read content/t6.md (中文) or content/t6.en.md (English) first: each banner names its section.  T6 builds on
+YOUR t5_persistent.py and t4_matmul.py; the host side (route, grouped_matmul, the configs and the plans) is
+given in given/t6_host.py, bound to this file at its end.  Token t's j-th choice is slot t * top_k + j:
 
     routing = route(topk_ids, E)                  # §2  a counting sort of the slots by expert (T6.1)
         counts[e], offsets[e] (row ends), sorted_slots[pos] = s, slot_pos[s] = pos
@@ -26,8 +21,8 @@ import torch
 import triton
 import triton.language as tl
 
-from given import t6_host  # the host side, given: read it there (this file's last banner binds it here)
-from given.t6_host import Routing, check_offsets  # given too: check_expert_inputs uses them
+from given import t6_host  # the host side, given (bound at the end); check_expert_inputs uses these two:
+from given.t6_host import Routing, check_offsets
 
 from .t4_matmul import tile_coords  # the T4 of the same side: yours in mine/
 from .t5_persistent import (  # noqa: F401 - and your T5's launch helpers (t5.perf §2): given/t6_host.py reads them
@@ -69,9 +64,8 @@ def scan_counts(block_counts_ptr, block_base_ptr, counts_ptr, offsets_ptr, num_b
 @triton.jit
 def scatter_slots(ids_ptr, block_base_ptr, counts_ptr, offsets_ptr, sorted_slots_ptr, slot_pos_ptr, num_slots,
                   num_experts, BLOCK: tl.constexpr, E_BLOCK: tl.constexpr):
-    """Put each slot of block b at its sorted position: its expert's first row, plus the slots of
-    that expert in earlier blocks (block_base), plus those earlier in this block.  Stable: within an
-    expert the slots keep their order."""
+    """Put each slot of block b at its sorted position: its expert's first row, plus the slots of that expert in
+    earlier blocks (block_base), plus those earlier in this block.  Stable: an expert's slots keep their order."""
     # ---- T6.1 begin (§2.1) ----
     raise NotImplementedError("T6.1 scatter_slots: each slot's sorted position = its expert's first row + block_base + its rank in the block; read §2.1 in content/t6.md or content/t6.en.md")
     # ---- T6.1 end ----
@@ -90,9 +84,9 @@ def check_routing_inputs(topk_ids, num_experts, check_ids=True):
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr, E_BLOCK: tl.constexpr):
-    """(m_blocks, tile_ends), vectors of E_BLOCK lanes: each expert's m-blocks, cdiv(count, BLOCK_M)
-    (0 past num_experts), and the inclusive cumulative sum of its tiles, m_blocks * num_pid_n (so
-    past num_experts, the total: only the first num_experts lanes are read as experts')."""
+    """(m_blocks, tile_ends), vectors of E_BLOCK lanes: each expert's m-blocks, cdiv(count, BLOCK_M) (0 past
+    num_experts), and the inclusive cumulative sum of its tiles, m_blocks * num_pid_n (so past num_experts, the
+    total: only the first num_experts lanes are read as experts')."""
     # ---- T6.2 begin (§3.3) ----
     raise NotImplementedError("T6.2 expert_tile_counts: each expert's m-blocks and the running sum of its tiles; read §3.3 in content/t6.md or content/t6.en.md")
     # ---- T6.2 end ----
@@ -101,9 +95,8 @@ def expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr
 
 @triton.jit
 def locate_tile(tile_id, m_blocks, tile_ends, num_pid_n, GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr):
-    """(expert, pid_m, pid_n) of global tile tile_id < the last of tile_ends: the expert whose tiles
-    hold it, and its place among them: T4's grouped order through your tile_coords, or any order
-    that gives each of the expert's tiles once (§3.3)."""
+    """(expert, pid_m, pid_n) of global tile tile_id < the last of tile_ends: the expert whose tiles hold it, and
+    its place among them: T4's grouped order through your tile_coords, or any order giving each of its tiles once."""
     # ---- T6.2 begin (§3.3) ----
     raise NotImplementedError("T6.2 locate_tile: the expert whose tiles hold tile_id, and its (pid_m, pid_n) there; read §3.3 in content/t6.md or content/t6.en.md")
     # ---- T6.2 end ----
@@ -111,7 +104,7 @@ def locate_tile(tile_id, m_blocks, tile_ends, num_pid_n, GROUP_M: tl.constexpr, 
 
 
 # ----------------------------------------------------------------------------------------------
-# §4.1, §4.2 A's rows gathered, the expert's weights by TMA (T6.3)
+# §4.1 - §4.3 A's rows gathered, the expert's weights by TMA, the routing weights in the epilogue (T6.3)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def gathered_rows(sorted_slots_ptr, row_begin, row_end, TOP_K: tl.constexpr, X_SORTED: tl.constexpr,
@@ -135,9 +128,6 @@ def gathered_product(x_ptr, w_desc, x_rows, live, w_row, K, stride_xm, stride_xk
     return acc
 
 
-# ----------------------------------------------------------------------------------------------
-# §4.3 Masks and the epilogue: the routing weights (T6.3)
-# ----------------------------------------------------------------------------------------------
 @triton.jit
 def store_rows(out_ptr, acc, weights_ptr, sorted_slots_ptr, row_begin, row_end, pid_n, N, stride_om, stride_on,
                HAS_WEIGHTS: tl.constexpr, BY_SLOT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
@@ -150,7 +140,7 @@ def store_rows(out_ptr, acc, weights_ptr, sorted_slots_ptr, row_begin, row_end, 
 
 
 # ----------------------------------------------------------------------------------------------
-# §5.1 Gate and up in one pass, SwiGLU in the epilogue (T6.4)
+# §5.1 Gate and up in one pass, SwiGLU in the epilogue; §5.2 the layer in two launches (T6.4)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def gate_up_product(x_ptr, w_desc, x_rows, live, gate_row, up_row, K, stride_xm, stride_xk,
@@ -171,17 +161,24 @@ def swiglu(gate, up):
     # ---- T6.4 end ----
 
 
+def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
+    """An MoE layer's experts: y[t] = sum over j of topk_weights[t, j] * down_e(silu(gate_e x) * up_e x),
+    e = topk_ids[t, j]; w_gate_up [E, 2F, K], w_down [E, K', F].  Two grouped launches (and the combine),
+    both handed the caller's config as it is (config=config; None: pick_config picks)."""
+    # ---- T6.4 begin (§5.2) ----
+    raise NotImplementedError("T6.4 moe_mlp: route, gate/up with SwiGLU, then down with the weights and the combine; read §5.2 in content/t6.md or content/t6.en.md")
+    # ---- T6.4 end ----
+
+
 # ----------------------------------------------------------------------------------------------
-# §3 One tile's work, and the trace the tests read (given: nothing to write here)
+# §3 One tile's work and its trace (given); §3.2, §3.4 the persistent loop over every expert's tiles (T6.2)
 # ----------------------------------------------------------------------------------------------
-# TRACE = 0: compute.  1: compute and record.  2: record only (no loads, no stores), so the tile
-# schedule is tested without T6.3.  The trace holds TRACE_INTS int32 per global tile id.
+# TRACE = 0: compute.  1: and record.  2: record only (no loads, no stores: the schedule tested alone).
 @triton.jit
 def tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm, stride_xk,
                  TOP_K: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                  X_SORTED: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr):
-    """The float32 tile of sorted rows row_begin .. row_end-1 of `expert`, columns pid_n*BLOCK_N ..:
-    x's gathered rows times the expert's weights (SwiGLU of gate and up for "swiglu")."""
+    """The float32 tile of `expert`'s sorted rows row_begin .. row_end-1 (SwiGLU's for "swiglu")."""
     if TRACE == 2:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     else:
@@ -216,19 +213,15 @@ def finish_tile(out_ptr, acc, weights_ptr, sorted_slots_ptr, trace_ptr, tile_id,
         tl.store(at + 6, tl.program_id(0))
 
 
-# ----------------------------------------------------------------------------------------------
-# §3.2, §3.4 The persistent loop over every expert's tiles (T6.2)
-# ----------------------------------------------------------------------------------------------
 @triton.jit
 def grouped_tiles(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr, offsets_ptr, trace_ptr,
                   N, K, num_experts, stride_xm, stride_xk, stride_om, stride_on, NUM_PROGS,
                   TOP_K: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                   GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr, X_SORTED: tl.constexpr, HAS_WEIGHTS: tl.constexpr,
                   BY_SLOT: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr, FLATTEN: tl.constexpr):
-    """Program p does global tiles p, p + NUM_PROGS, ... below the total that the counts give (read
-    here, on the device): each at its (expert, pid_m, pid_n), on the expert's sorted rows
-    first_row + pid_m*BLOCK_M .. cut at the expert's end: tile_product, then finish_tile.
-    FLATTEN: a speed hint for the GPU, tl.range(..., flatten=FLATTEN) (§3.4); the CPU ignores it."""
+    """Program p does global tiles p, p + NUM_PROGS, ... below the total that the counts give (read here, on the
+    device): each at its (expert, pid_m, pid_n), on the expert's sorted rows first_row + pid_m*BLOCK_M .. cut at
+    its end: tile_product, then finish_tile.  FLATTEN: tl.range(..., flatten=FLATTEN), a GPU speed hint (§3.4)."""
     # ---- T6.2 begin (§3.4) ----
     raise NotImplementedError("T6.2 grouped_tiles: loop over this program's global tiles below the total read on the device; read §3.4 in content/t6.md or content/t6.en.md")
     # ---- T6.2 end ----
@@ -241,8 +234,7 @@ def moe_kernel(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr
                GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr, X_SORTED: tl.constexpr, HAS_WEIGHTS: tl.constexpr,
                BY_SLOT: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr, FLATTEN: tl.constexpr,
                WIDE: tl.constexpr):
-    if WIDE:  # x or out past 2**31 elements (a long prefill, §4.3): the strides as int64, so that your
-        # row offsets times them are int64 too; the host sets WIDE only then, as int64 costs time
+    if WIDE:  # set by the host for x or out past 2**31 elements (§4.3): your row offsets turn int64 too
         stride_xm, stride_xk = tl.cast(stride_xm, tl.int64), tl.cast(stride_xk, tl.int64)
         stride_om, stride_on = tl.cast(stride_om, tl.int64), tl.cast(stride_on, tl.int64)
     grouped_tiles(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr, offsets_ptr, trace_ptr,
@@ -252,7 +244,7 @@ def moe_kernel(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr
 
 
 # ----------------------------------------------------------------------------------------------
-# §4.4 A deterministic combine over the top-k (T6.3)
+# §4.4 A deterministic combine over the top-k, §4 the checks on the host (T6.3)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def combine_topk(by_slot_ptr, out_ptr, N: tl.int64, TOP_K: tl.constexpr, BLOCK_N: tl.constexpr):  # N int64: §4.4
@@ -263,38 +255,17 @@ def combine_topk(by_slot_ptr, out_ptr, N: tl.int64, TOP_K: tl.constexpr, BLOCK_N
     # ---- T6.3 end ----
 
 
-# ----------------------------------------------------------------------------------------------
-# §4 The checks on the host (T6.3)
-# ----------------------------------------------------------------------------------------------
 def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sorted=False):
-    """Raise a ValueError (TypeError for a wrong type) naming the argument: x 2-D [rows, K], w 3-D
-    [E, N, K] (2N rows for "swiglu"), one floating dtype (fp16, bf16, fp32) and one device for x and
-    w, a Routing over E experts for x's tokens, topk_weights [tokens, top_k] floating on that device;
-    a Routing not made by route() (checked false) goes on to check_offsets (a host sync: not route's)."""
+    """Raise a ValueError (TypeError for a wrong type) naming the argument: x 2-D [rows, K], w 3-D [E, N, K] (2N
+    rows for "swiglu"), one floating dtype (fp16, bf16, fp32) and one device for x and w, a Routing over E experts
+    for x's tokens, topk_weights [tokens, top_k] floating on that device; a Routing not made by route() (checked
+    false) goes on to check_offsets (a host sync: not route's)."""
     # ---- T6.3 begin (§4) ----
     raise NotImplementedError("T6.3 check_expert_inputs: raise an error naming the argument that is wrong; read §4 in content/t6.md or content/t6.en.md")
     # ---- T6.3 end ----
 
 
-# ----------------------------------------------------------------------------------------------
-# §5.2 The layer: one route, then two grouped launches (T6.4)
-# ----------------------------------------------------------------------------------------------
-def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
-    """An MoE layer's experts: y[t] = sum over j of topk_weights[t, j] * down_e(silu(gate_e x) * up_e x),
-    e = topk_ids[t, j]; w_gate_up [E, 2F, K], w_down [E, K', F].  Two grouped launches (and the combine),
-    both handed the caller's config as it is (config=config; None: pick_config picks)."""
-    # ---- T6.4 begin (§5.2) ----
-    raise NotImplementedError("T6.4 moe_mlp: route, gate/up with SwiGLU, then down with the weights and the combine; read §5.2 in content/t6.md or content/t6.en.md")
-    # ---- T6.4 end ----
-
-
-# ----------------------------------------------------------------------------------------------
-# §4 The host wrapper, §6.4 its plans (given: given/t6_host.py)
-# ----------------------------------------------------------------------------------------------
-# Nothing to write here: the host side is the same for mine/ and solutions/, so it lives in given/.
-# Bound to this module, its route and grouped_matmul launch the kernels above (and call the checks)
-# looked up here at each call, and it sets here the names that the tests and the tools read: Config,
-# CONFIGS, pick_config, upper_bound_tiles, and this file's plans (t6 §6.4), apart from the other
-# side's (t6_host.bind).  route and grouped_matmul are named here, since moe_mlp above calls them.
+# The host wrapper (§4) and its plans (§6.4), given/t6_host.py: bind sets here Config, CONFIGS, pick_config,
+# upper_bound_tiles and this file's plans; its route and grouped_matmul (for moe_mlp) launch the kernels above.
 host = t6_host.bind(sys.modules[__name__])
 route, grouped_matmul = host.route, host.grouped_matmul
