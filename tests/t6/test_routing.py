@@ -3,6 +3,7 @@
 import pytest
 import torch
 
+from course import seam
 from course.i18n import cells, count, say
 from course.messages import fail
 
@@ -145,6 +146,18 @@ def guarded_route(t6, monkeypatch, ids, experts, case, **options):
     return r
 
 
+def check_not_written(t6, ids, experts):
+    """Whether check_routing_inputs is still the stub (its own `raise NotImplementedError` on valid ids): the
+    learner starts T6.1 with the kernels of §2.1, and test_route_refuses_bad_input grades the check (§2.3)."""
+    try:
+        t6.check_routing_inputs(ids, experts, False)
+    except NotImplementedError as e:
+        return seam.stub_message(e) is not None
+    except Exception:  # noqa: BLE001 - the check written, and wrong on valid ids: route tells it below
+        return False
+    return False
+
+
 def watched_route(t6, monkeypatch, ids, experts, case):
     """(the Routing, block_base as scan_counts left it): route under a LaunchWatch on its three
     kernels: the Routing must be what they wrote, in one launch each (§2.3).  Numbers cannot tell the
@@ -152,6 +165,8 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     place computed wrong (past sorted_slots, say) is reported and stopped, where it would write over
     whatever memory lies there."""
     accesses, before = Accesses(), ids.clone()
+    if check_not_written(t6, ids, experts):  # §2.1's kernels come first: they are what this test grades
+        monkeypatch.setattr(t6, "check_routing_inputs", lambda *args, **kwargs: None)
     addresses = route_watch(t6, monkeypatch, accesses)
     watch = LaunchWatch(
         t6, monkeypatch, dict.fromkeys(ROUTE_KERNELS, True), wrapper="route", out=None, shared_names=False
