@@ -28,6 +28,7 @@ from pathlib import Path
 import pytest
 
 from course import seam
+from course.i18n import say
 from course.registry import LESSONS
 from course.skips import suite_skip_reason
 from tools.core.case_labels import case_ids, case_labels
@@ -120,9 +121,13 @@ def pytest_runtest_makereport(item, call):
             _state["timed_out_at"] = graded_calls(call.excinfo.value) or (source_line(*found[:2]) if found else "")
         elif given := given_code(call.excinfo.value, _step_of(item), found):
             # raised in code the learner did not write: say so, and where to read, not "your line"
-            exc = call.excinfo.value
-            report.given_cause = f"{type(exc).__name__}: {first_line(exc)} ({given[1]})"
-            report.given_message = f"{type(exc).__name__}: {str(exc).strip()}\n  {given[0]}"
+            exc, kind = call.excinfo.value, type(call.excinfo.value).__name__
+            # Python's own words stay as they are, quoted inside the learner's language
+            report.given_cause = say(
+                zh=f"出错了（不是你写的代码抛出的，在 {given[1]}）：{kind}: {first_line(exc)}",
+                en=f"{kind}: {first_line(exc)} ({given[1]})",
+            )
+            report.given_message = say(zh="出错了：", en="") + f"{kind}: {str(exc).strip()}\n  {given[0]}"
         elif (
             found
             and seam.stub_message(call.excinfo.value) is None
@@ -130,8 +135,15 @@ def pytest_runtest_makereport(item, call):
         ):
             # an error raised inside your code; a check's own pytest.fail (raised while handling
             # one, say) says more than the error it caught, so it keeps its message
-            report.graded_cause = f"{found[0]} line {found[1]}: {found[2]}"
+            report.graded_cause = say(
+                zh=f"你的代码抛出了错误（{found[0]} 第 {found[1]} 行）：{found[2]}",
+                en=f"{found[0]} line {found[1]}: {found[2]}",
+            )
             report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
+            report.graded_text = say(
+                zh=f"你的代码抛出了错误：{found[2]}\n  抛出它的是 {found[0]} 第 {found[1]} 行：{report.graded_line}",
+                en=f"{found[2]}\n  raised at {found[0]} line {found[1]}: {report.graded_line}",
+            )
             # the interpreter's int first: it names the section where that is taught
             report.graded_note = interpreter_int_note(call.excinfo.value) or library_note(
                 call.excinfo.value, found, _step_of(item)
@@ -156,7 +168,7 @@ def pytest_runtest_logreport(report):
     text = str(chain[-1][0]) if chain else (report.longreprtext if report.failed else "")
     cause = getattr(report, "graded_cause", "")
     if cause:  # the traceback from the test down through Triton's interpreter says no more
-        text = f"{cause.split(': ', 1)[1]}\n  raised at {cause.split(': ', 1)[0]}: {report.graded_line}"
+        text = report.graded_text
         if getattr(report, "graded_note", ""):
             text += f"\n  {report.graded_note}"
     message = getattr(report, "course_message", "") or (reason_of(report) if report.failed else "")
