@@ -62,6 +62,16 @@ def make_ids(kind, tokens, top_k, experts):
 KIND_ZH = {"balanced": "均匀", "one expert": "全给一个专家", "empty experts": "有空专家", "skewed": "偏斜（Zipf）"}
 
 
+# The same words in a case's label (make test's "which cases pass"), for a test parametrized by kind, tokens,
+# top_k and experts: @pytest.mark.case_words(**ROUTING_WORDS)
+ROUTING_WORDS = {
+    "kind": lambda kind: say(zh=f"{KIND_ZH[kind]}的路由", en=f"{kind} routing"),
+    "tokens": say(zh="{} 个 token", en="{} tokens"),
+    "top_k": "top_k={}",
+    "experts": say(zh="{} 个专家", en="{} experts"),
+}
+
+
 def case_name(kind, tokens, top_k, experts):
     return say(
         zh=f"{KIND_ZH[kind]}的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家",

@@ -11,6 +11,7 @@ from course.messages import fail
 from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import (
     OUT_RTOL,
+    ROUTING_WORDS,
     T6,
     TRACE_INTS,
     by_slot_found,
@@ -41,6 +42,7 @@ MATMUL_CASES = [  # (kind, tokens, top_k, experts, K, N)
 @pytest.mark.t6_3
 @pytest.mark.parametrize("dtype", DTYPES, ids=str)
 @pytest.mark.parametrize("kind, tokens, top_k, experts, K, N", MATMUL_CASES)
+@pytest.mark.case_words(**ROUTING_WORDS)
 def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, top_k, experts, K, N):
     ids = make_ids(kind, tokens, top_k, experts)
     # x is a view into NaN: its rows are K wide, its row pitch K + 24, so a read past column K of a
@@ -49,7 +51,11 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
     x.copy_(torch.randn(tokens, K, device=DEVICE).to(dtype))
     w = (torch.randn(experts, N, K, device=DEVICE) / K**0.5).to(dtype)
     r = t6.route(ids, experts)
-    case = case_name(kind, tokens, top_k, experts) + f", K={K}, N={N}, {dtype}, x a view with row pitch K + 24"
+    name = str(dtype).removeprefix("torch.")
+    case = case_name(kind, tokens, top_k, experts) + say(
+        zh=f"，K={K}，N={N}，{name}，x 是行距为 K + 24 的视图",
+        en=f", K={K}, N={N}, {name}, x a view with row pitch K + 24",
+    )
     want = reference(x, w, ids)
     grouped = None
     if (DEVICE == "cpu" or dtype == torch.bfloat16) and K * x.element_size() % 16 == 0:  # _grouped_mm's rule
@@ -170,9 +176,8 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
     r = dataclasses.replace(r, offsets=offsets_after_poison(r.offsets))
     tiles = (triton.cdiv(tokens * top_k, cfg.BLOCK_M) + experts) * triton.cdiv(N, cfg.BLOCK_N)
     trace = torch.zeros(tiles * TRACE_INTS, dtype=torch.int32, device=DEVICE)
-    case = say(
-        zh=f"偏斜的路由，{tokens} 个 token，top_k={top_k}，{experts} 个专家，K={K}，N={N}，BLOCK_N={cfg.BLOCK_N}",
-        en=f"skewed routing, {tokens} tokens, top_k={top_k}, {experts} experts, K={K}, N={N}, BLOCK_N={cfg.BLOCK_N}",
+    case = case_name("skewed", tokens, top_k, experts) + say(
+        zh=f"，K={K}，N={N}，BLOCK_N={cfg.BLOCK_N}", en=f", K={K}, N={N}, BLOCK_N={cfg.BLOCK_N}"
     )
     case += say(zh="，带路由权重、合并", en=", routing weights, combined") if weighted else ""
     accesses, combine = Accesses(), Strays(OURS, "t6_probes.py")  # combine: the combine's strays alone

@@ -9,7 +9,17 @@ from course.messages import fail
 
 from .accesses import Accesses
 from .block_counts import check_block_counts
-from .common import ROUTE_BLOCK, T6, case_name, fail_if_raised, make_ids, raised_by, raised_in, same_memory
+from .common import (
+    ROUTE_BLOCK,
+    ROUTING_WORDS,
+    T6,
+    case_name,
+    fail_if_raised,
+    make_ids,
+    raised_by,
+    raised_in,
+    same_memory,
+)
 from .routings import ROUTE_KERNELS, check_counts_and_offsets, check_routing, counts_in_range, places_found, route_watch
 from bounds import near_words, place
 from support import INTERPRETING, LaunchWatch
@@ -207,6 +217,7 @@ def watched_route(t6, monkeypatch, ids, experts, case):
 
 @pytest.mark.t6_1
 @pytest.mark.parametrize("kind, tokens, top_k, experts", ROUTE_CASES)
+@pytest.mark.case_words(**ROUTING_WORDS)
 def test_route_is_a_stable_counting_sort(t6, monkeypatch, kind, tokens, top_k, experts):
     ids = make_ids(kind, tokens, top_k, experts)
     case = case_name(kind, tokens, top_k, experts)

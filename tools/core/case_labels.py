@@ -34,14 +34,18 @@ def _groups(item):
 
 
 # How an argument's value reads in a case's label, by its type; a test may say more for an argument
-# with the case_words mark: @pytest.mark.case_words(layout=say(zh="A 为 {}", en="A {}")).
+# with the case_words mark: @pytest.mark.case_words(layout=say(zh="A 为 {}", en="A {}")), a number
+# put in as it is (tokens=say(zh="{} 个 token", en="{} tokens")), or a function of the value.
 BLOCK = ("bm", "bn", "bk")  # the suite's names of BLOCK_M, BLOCK_N, BLOCK_K
 
 
 def _value_words(name, value, words):
     """One argument of a case in words, or None for a value with no words (a function)."""
     if name in words:
-        return words[name].format(_value_words(name, value, {}) if not isinstance(value, str) else value)
+        if callable(words[name]):
+            return words[name](value)
+        plain = isinstance(value, (str, int, float)) and not isinstance(value, bool)
+        return words[name].format(value if plain else _value_words(name, value, {}))
     if callable(value) and not isinstance(value, type):
         return None
     if type(value).__module__ == "torch" and type(value).__name__ == "dtype":
