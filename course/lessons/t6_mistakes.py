@@ -15,6 +15,7 @@ from course.lessons.t6_mistakes_calls import CALLS
 from course.lessons.t6_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
 from course.lessons.t6_mistakes_compile import COMPILE, COMPILE_CAUSES
 from course.lessons.t6_mistakes_en_learner import EN_LEARNER, EN_LEARNER_CAUSES
+from course.lessons.t6_mistakes_fix9 import FIX9, FIX9_CAUSES
 from course.lessons.t6_mistakes_hostcopy import HOSTCOPY, HOSTCOPY_CAUSES
 from course.lessons.t6_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t6_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
@@ -389,3 +390,5 @@ MISTAKES = MISTAKES + STYLES8  # styles8's, last
 CAUSES |= STYLES8_CAUSES
 MISTAKES = MISTAKES + HOSTCOPY  # session 27's copy to the host, last
 CAUSES |= HOSTCOPY_CAUSES
+MISTAKES = MISTAKES + FIX9  # fix9's hunt (t6_mistakes_fix9.py), last
+CAUSES |= FIX9_CAUSES

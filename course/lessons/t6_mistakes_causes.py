@@ -126,5 +126,6 @@ CAUSES_NAMED = (
         "    return gate * tl.sigmoid(gate) * up",
         "    return (gate.to(tl.float16) * tl.sigmoid(gate).to(tl.float16)).to(tl.float32) * up",
         "test_gate_up_with_swiglu[torch.float32]",
+        "silu-in-fp16",  # named since fix9 (t6_mistakes_fix9.py's FIX9_CAUSES)
     ),
 )
