@@ -206,3 +206,19 @@ def stored_elsewhere(written, at, pid_n, bm, bn, n, pitch):
             "apart (a view with padding here): row r is at r * stride_om, not r * N",
         )
     return None
+
+
+def rows_scaled(out, want, tol):
+    """(the least, the greatest) of the factors where every row of out with a nonzero row of want is that row
+    times one factor of its own (within tol, relative) and some factor is not 1, as when a call without
+    routing weights scales each row by a weight all the same; else None."""
+    o, w = out.double().cpu(), want.double().cpu()
+    norms = (w * w).sum(1)
+    keep = norms > 0
+    if int(keep.sum()) < 2 or not torch.isfinite(o).all():
+        return None
+    factors = (o * w).sum(1)[keep] / norms[keep]
+    left = (o[keep] - factors[:, None] * w[keep]).norm() / o[keep].norm().clamp_min(1e-30)
+    if not left <= tol or (factors - 1).abs().max() <= 1e-2:
+        return None
+    return factors.min().item(), factors.max().item()
