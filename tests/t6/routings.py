@@ -148,7 +148,24 @@ def places_found(r, ids, experts, block_base=None):
                 "chose the same expert)",
             )
         )
-    if not base_right and torch.equal(diff, in_block[block, e]):
+    # block_base as written, where the test has it: an inclusive scan, or one that took in its whole batch (the
+    # running sum grown by the batch's column sums before the batch's block_base went out); with one block a
+    # batch the two are one; either explains the places, so the first row is not blamed beside it
+    shown = written[:, :experts] if written is not None and written.shape[0] == blocks else None
+    batch = torch.arange(blocks) // SCAN_ROWS
+    in_batch = torch.zeros(int(batch.max()) + 1, experts, dtype=in_block.dtype).index_add_(0, batch, in_block)[batch]
+    inclusive = shown is not None and torch.equal(shown, base + in_block)
+    whole_batch = shown is not None and not inclusive and torch.equal(shown, base + in_batch)
+    if whole_batch and torch.equal(diff, in_batch[block, e]):
+        found.append(
+            (
+                "block_base[b, e] 把块 b 所在的整批都数进去了：running 先加上了这一批各列的和，这一批的 block_base "
+                "才存出去（先存 block_base，再让 running 增长）",
+                "block_base[b, e] took in all of block b's batch: running grew by the batch's column sums before the "
+                "batch's block_base went out (store block_base first, then grow running)",
+            )
+        )
+    if not base_right and (shown is None or inclusive) and torch.equal(diff, in_block[block, e]):
         found.append(
             (
                 "block_base[b, e] 把块 b 自己也数进去了（它只数 b 之前各块里专家 e 的 slot：不含自身的前缀和）",
@@ -168,7 +185,7 @@ def places_found(r, ids, experts, block_base=None):
                     "blocks)",
                 )
             )
-    if torch.equal(diff, counts[e]):
+    if torch.equal(diff, counts[e]) and not inclusive and not whole_batch:
         found.append(
             (
                 "行首取成了 offsets[e]，也就是专家的行尾（行首是 offsets[e] - counts[e]）",
@@ -350,9 +367,26 @@ def check_routing(r, ids, experts, case, block_base=None):
             "2.2" if grouped_right else "2.1",
         )
     if not torch.equal(r.slot_pos.cpu(), inverse):
+        # each slot's rank in its block: its place less its expert's first row and block_base
+        flat = ids.reshape(-1).cpu().long()
+        lanes = flat.view(-1, 1) == flat.view(1, -1)
+        block = torch.arange(flat.numel()) // ROUTE_BLOCK
+        earlier = torch.arange(flat.numel()).view(1, -1) < torch.arange(flat.numel()).view(-1, 1)
+        rank = (lanes & earlier & (block.view(1, -1) == block.view(-1, 1))).sum(1)
+        ranked = bool(inverse.ne(rank.to(inverse.dtype)).any()) and torch.equal(r.slot_pos.cpu().long(), rank)
         fail(
             T6,
-            f"{case}：slot_pos 不是 sorted_slots 的逆：slot_pos[sorted_slots[pos]] 应当等于 pos",
-            f"{case}: slot_pos is not the inverse of sorted_slots: slot_pos[sorted_slots[pos]] must be pos",
+            f"{case}：slot_pos 不是 sorted_slots 的逆：slot_pos[sorted_slots[pos]] 应当等于 pos"
+            + (
+                "：slot_pos 存的是每个 slot 在块内的名次，不是它的位置 pos（行首 + block_base + 名次）"
+                if ranked
+                else ""
+            ),
+            f"{case}: slot_pos is not the inverse of sorted_slots: slot_pos[sorted_slots[pos]] must be pos"
+            + (
+                ": slot_pos holds each slot's rank in its block, not its place pos (first row + block_base + rank)"
+                if ranked
+                else ""
+            ),
             "2.1",
         )
