@@ -33,19 +33,41 @@ def runs_per_program(rows, progs):
     return runs
 
 
-def too_many_column_blocks(rows, n, bn):
+def too_many_column_blocks(rows, counts, n, bn, bm):
     """(zh, en) where the tiles recorded (the trace's rows, within the bound) have a pid_n past the
-    cdiv(N, BLOCK_N) column blocks N needs: num_pid_n came out too large; None otherwise."""
+    cdiv(N, BLOCK_N) column blocks N needs: num_pid_n came out too large, named where the pid_n seen are
+    those of cdiv(N, BLOCK_M) (BLOCK_M for BLOCK_N) or N // BLOCK_N + 1; None otherwise."""
     n_blocks = -(-n // bn)
     done_n = [row[3] for row in rows if row[0]]
     if not done_n or max(done_n) < n_blocks:
         return None
+
+    def schedule_of(num_pid_n):  # whether each tile id below the bound was done, by the expert num_pid_n gives it
+        ends, total = [], 0
+        for c in counts:
+            total += -(-c // bm) * num_pid_n
+            ends.append(total)
+        return all(
+            row[0] and row[1] == sum(end <= t for end in ends) and row[3] < num_pid_n
+            for t, row in enumerate(rows[: min(len(rows), total)])
+        )
+
+    how = (
+        (
+            "：num_pid_n 算成了 cdiv(N, BLOCK_M)，用了 BLOCK_M 而不是 BLOCK_N",
+            ": num_pid_n was cdiv(N, BLOCK_M), BLOCK_M for BLOCK_N",
+        )
+        if -(-n // bm) != n_blocks and schedule_of(-(-n // bm))
+        else ("：num_pid_n 算成了 N // BLOCK_N + 1", ": num_pid_n was N // BLOCK_N + 1")
+        if schedule_of(n // bn + 1)
+        else ("", "")
+    )
     return (
         f"做了的 tile 里有 pid_n = {max(done_n)}，而 N = {n} 只要 cdiv(N, BLOCK_N) = {n_blocks} 个列块（pid_n 0.."
-        f"{n_blocks - 1}）：num_pid_n 多算了（比如 N // BLOCK_N + 1），每个专家的 tile 就多了，总数也跟着多了",
+        f"{n_blocks - 1}）{how[0]}；num_pid_n 多算了，每个专家的 tile 就多了，总数也跟着多了",
         f"tiles were done with pid_n = {max(done_n)}, where N = {n} needs cdiv(N, BLOCK_N) = {n_blocks} column "
-        f"blocks (pid_n 0..{n_blocks - 1}): num_pid_n came out too large (N // BLOCK_N + 1, say), and with it each "
-        "expert's tiles and the total",
+        f"blocks (pid_n 0..{n_blocks - 1}){how[1]}; num_pid_n came out too large, and with it each expert's tiles "
+        "and the total",
     )
 
 

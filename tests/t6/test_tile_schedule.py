@@ -261,7 +261,7 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
             en=f"rows per expert {counts}, BLOCK_M={bm}, N={n}, BLOCK_N={bn}, {progs} programs",
         )
         written = sum(lanes["write"] for lanes in watch.outside.values())
-        wide = too_many_column_blocks(rows, n, bn) if written else None  # the total grown with num_pid_n
+        wide = too_many_column_blocks(rows, counts, n, bn, bm) if written else None  # the total grown with num_pid_n
         if wide:
             fail(T6, f"{case}：{wide[0]}", f"{case}: {wide[1]}", "3.3")
         ends = m_blocks_of_row_ends(rows, counts, bm, bn, n) if written else None  # the total grown with m_blocks
