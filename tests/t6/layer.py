@@ -88,6 +88,8 @@ def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
     # the gate/up call (w_gate_up's) made without activation="swiglu": its h has 2F columns, not F
     plain = [a for a, k in calls[:-1] if same_memory(k.get("w", (a + (None, None))[1]), w_gate_up)]
     plain = bool(plain) and len(calls) > 1 and all(k.get("activation") != "swiglu" for _, k in calls[:-1])
+    # the gate/up call made with combine=True: its h is one row per token, summed over the top-k, not per slot
+    combined = any(k.get("combine") for a, k in calls[:-1] if same_memory(k.get("w", (a + (None, None))[1]), w_gate_up))
     experts = w_gate_up.shape[0]
     other = [n for n in routed if n != experts]  # route given another expert count than w_gate_up's
     fail(
@@ -104,6 +106,12 @@ def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
             f"；route 收到的专家数是 {other[0]!r}，不是 w_gate_up 的 {experts} 个（w_gate_up.shape[0]）"
             if other
             else ""
+        )
+        + (
+            "；gate/up 那次调用传了 combine=True：它写出的 h 每个 token 一行（top_k 行已经合并），"
+            "down 要的是每个 slot 一行、按排好的顺序（不合并）"
+            if combined
+            else ""
         ),
         f"moe_mlp's call {len(calls)} of grouped_matmul was refused by check_expert_inputs (moe_mlp's own input is "
         f"valid; that call's arguments are moe_mlp's): {refused}"
@@ -113,7 +121,13 @@ def layer_output(t6, x, w_gate_up, w_down, ids, weights, config=None):
             if plain
             else ""
         )
-        + (f"; route was given {other[0]!r} experts, not w_gate_up's {experts} (w_gate_up.shape[0])" if other else ""),
+        + (f"; route was given {other[0]!r} experts, not w_gate_up's {experts} (w_gate_up.shape[0])" if other else "")
+        + (
+            "; the gate/up call was made with combine=True: the h it wrote has a row per token (its top_k rows "
+            "summed), where down wants a row per slot, in sorted order (not combined)"
+            if combined
+            else ""
+        ),
         "5.2",
     )
 
