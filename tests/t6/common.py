@@ -262,6 +262,18 @@ def raised_in(error, module, name):
     return any(os.path.realpath(f.filename) == graded and f.name == name for f in frames)
 
 
+def pitch_of_rows(written, pitch):
+    """pitch (an int other than N) where the cells written of a [T, N] result are exactly those that rows of N
+    cells at a row pitch of `pitch` cover, t * pitch .. t * pitch + N - 1 (cut at the end); else None."""
+    if not isinstance(pitch, int) or written.dim() != 2 or pitch <= 0 or pitch == written.shape[1]:
+        return None
+    tokens, n = written.shape
+    at = (torch.arange(tokens)[:, None] * pitch + torch.arange(n)[None, :]).reshape(-1)
+    covered = torch.zeros(tokens * n, dtype=torch.bool)
+    covered[at[at < tokens * n]] = True
+    return pitch if torch.equal(written.reshape(-1).cpu(), covered) else None
+
+
 def check_combine_launch(watch, case, buffer, left, out):
     """With combine=True: one combine_topk, reading the float32 buffer moe_kernel wrote by slot, as
     that launch left it, and writing the result returned (§4.4)."""
@@ -304,13 +316,25 @@ def check_combine_launch(watch, case, buffer, left, out):
     unwritten = int((combines[0].left == UNWRITTEN).sum()) if isinstance(combines[0].left, torch.Tensor) else 0
     if unwritten:
         rows = sorted({int(r) for r in (combines[0].left == UNWRITTEN).nonzero()[:, 0].tolist()})
+        pitch = pitch_of_rows(combines[0].left != UNWRITTEN, args.get("BLOCK_N"))
         fail(
             T6,
             f"{case}：combine_topk 结束后结果里还有 {unwritten} 个单元没写（第 {rows[0]} 行起，共 {len(rows)} 行）："
-            "程序 (t, 列块 c) 写结果的第 t 行、第 c*BLOCK_N 列起直到 N，t 是 tl.program_id(0)",
+            "程序 (t, 列块 c) 写结果的第 t 行、第 c*BLOCK_N 列起直到 N，t 是 tl.program_id(0)"
+            + (
+                f"；写了的单元正是第 t 行放在 t * BLOCK_N（{pitch}）处：结果的行距是 N，第 t 行在 t * N"
+                if pitch
+                else ""
+            ),
             f"{case}: {cells(unwritten)} of the result {agree(unwritten, 'was', 'were')} not written by combine_topk "
             f"({len(rows)} rows, from row {rows[0]}): program (t, column block c) writes row t of the result, columns "
-            "c*BLOCK_N up to N, with t = tl.program_id(0)",
+            "c*BLOCK_N up to N, with t = tl.program_id(0)"
+            + (
+                f"; the cells written are those of row t placed at t * BLOCK_N ({pitch}): the result's row pitch is N, "
+                "row t at t * N"
+                if pitch
+                else ""
+            ),
             "4.4",
         )
     if not (same_memory(out, args.get("out_ptr")) and out.shape == args["out_ptr"].shape):
