@@ -41,12 +41,49 @@ def run_schedule(probes, counts, bm, bn, n, progs, group_m, traces=None):
     cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
     offs = cnt.cumsum(0).int()
     trace = torch.zeros(max(1, upper_bound(counts, bm, bn, n)) * TRACE_INTS, dtype=torch.int32, device=DEVICE)
-    probes.schedule_probe[(progs,)](
-        cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
-    )
+    try:
+        probes.schedule_probe[(progs,)](
+            cnt, offs, trace, n, len(counts), progs, 1, bm, bn, group_m, probes.e_block(len(counts))
+        )
+    except Exception as e:  # noqa: BLE001 - told here where it shows TRACE lost, else raised as it is
+        computed = sorted(computing_frames(e))
+        if not computed:
+            raise
+        fail(
+            T6,
+            f"这次只记录、不计算（TRACE=2，指针都是假的），grouped_tiles 却让 tile 去算了乘积：{', '.join(computed)} "
+            f"跑了起来，出错 {type(e).__name__}。TRACE=2 时 tile_product 不读不算：grouped_tiles 要把 TRACE 原样传给 "
+            "tile_product 和 finish_tile",
+            f"a record-only run (TRACE=2, every pointer a dummy), yet grouped_tiles had its tiles computed: "
+            f"{', '.join(computed)} ran, and raised {type(e).__name__}. With TRACE=2 tile_product reads and computes "
+            "nothing: grouped_tiles passes TRACE on to tile_product and finish_tile as it is",
+            "3.4",
+        )
     if traces is not None:
         traces.append(trace)
     return [tuple(r) for r in trace.view(-1, TRACE_INTS).cpu().tolist()], offs
+
+
+COMPUTING = ("gathered_rows", "gathered_product", "gate_up_product", "swiglu", "store_rows")
+
+
+def computing_frames(error):
+    """The graded functions that compute a tile's product (COMPUTING) the error's traceback went through: none
+    runs in a record-only run (TRACE=2)."""
+    import traceback
+
+    from course import seam
+
+    found, seen = set(), set()
+    while error is not None and id(error) not in seen:
+        seen.add(id(error))
+        found |= {
+            f.name
+            for f in traceback.extract_tb(error.__traceback__)
+            if f.name in COMPUTING and seam.graded_file(f.filename)
+        }
+        error = error.__cause__ or error.__context__
+    return found
 
 
 def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
