@@ -156,15 +156,13 @@ def places_found(r, ids, experts, block_base=None):
     in_batch = torch.zeros(int(batch.max()) + 1, experts, dtype=in_block.dtype).index_add_(0, batch, in_block)[batch]
     inclusive = shown is not None and torch.equal(shown, base + in_block)
     whole_batch = shown is not None and not inclusive and torch.equal(shown, base + in_batch)
-    if whole_batch and torch.equal(diff, in_batch[block, e]):
-        found.append(
-            (
-                "block_base[b, e] 把块 b 所在的整批都数进去了：running 先加上了这一批各列的和，这一批的 block_base "
-                "才存出去（先存 block_base，再让 running 增长）",
-                "block_base[b, e] took in all of block b's batch: running grew by the batch's column sums before the "
-                "batch's block_base went out (store block_base first, then grow running)",
-            )
-        )
+    # told by block_base itself (the places, read back from slot_pos, may be overwritten by stores past sorted_slots)
+    whole_batch_words = (
+        "scan_counts 写出的 block_base[b, e] 把块 b 所在的整批都数进去了：running 先加上了这一批各列的和，"
+        "这一批的 block_base 才存出去（先存 block_base，再让 running 增长）",
+        "block_base[b, e] as scan_counts wrote it took in all of block b's batch: running grew by the batch's column "
+        "sums before the batch's block_base went out (store block_base first, then grow running)",
+    )
     if not base_right and (shown is None or inclusive) and torch.equal(diff, in_block[block, e]):
         found.append(
             (
@@ -292,6 +290,8 @@ def places_found(r, ids, experts, block_base=None):
     if found:
         zh += "：这组 routing 上每个 slot 的错位都和这样的错误一致：" + "；或者：".join(z for z, _ in found)
         en += ": every slot's place here is off as it would be if " + "; or if ".join(x for _, x in found)
+    elif whole_batch:
+        zh, en = f"{zh}：{whole_batch_words[0]}", f"{en}: {whole_batch_words[1]}"
     return zh, en
 
 
