@@ -1,8 +1,7 @@
 """Lesson T6: grouped GEMM for a mixture-of-experts layer (reference solution).
 
 Read content/t6.md (中文) or content/t6.en.md (English) first: each banner names its section.  T6 builds on
-YOUR t5_persistent.py and t4_matmul.py; the host side (route, grouped_matmul, the configs and the plans) is
-given in given/t6_host.py, bound to this file at its end.  Token t's j-th choice is slot t * top_k + j:
+YOUR t5_persistent.py and t4_matmul.py; the host side is given/t6_host.py.  Slot t * top_k + j: token t's j-th:
 
     routing = route(topk_ids, E)                  # §2  a counting sort of the slots by expert (T6.1)
         counts[e], offsets[e] (row ends), sorted_slots[pos] = s, slot_pos[s] = pos
@@ -201,13 +200,12 @@ def store_rows(out_ptr, acc, weights_ptr, sorted_slots_ptr, row_begin, row_end, 
 
 
 # ----------------------------------------------------------------------------------------------
-# §5.1 Gate and up in one pass, SwiGLU in the epilogue; §5.2 the layer in two launches (T6.4)
+# §5.1 Gate and up in one pass, SwiGLU in the epilogue (T6.4)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def gate_up_product(x_ptr, w_desc, x_rows, live, gate_row, up_row, K, stride_xm, stride_xk,
                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    """(gate, up): float32 x[x_rows] @ w2d[gate_row : +BLOCK_N].T and @ w2d[up_row : +BLOCK_N].T,
-    each A box loaded once for both."""
+    """(gate, up): float32 x[x_rows] @ w2d[gate_row : +BLOCK_N].T and @ w2d[up_row : +BLOCK_N].T, one A load."""
     # ---- T6.4 begin (§5.1) ----
     gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     up = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
@@ -229,26 +227,15 @@ def swiglu(gate, up):
     # ---- T6.4 end ----
 
 
-def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
-    """An MoE layer's experts: y[t] = sum over j of topk_weights[t, j] * down_e(silu(gate_e x) * up_e x),
-    e = topk_ids[t, j]; w_gate_up [E, 2F, K], w_down [E, K', F].  Two grouped launches (and the combine),
-    both handed the caller's config as it is (config=config; None: pick_config picks)."""
-    # ---- T6.4 begin (§5.2) ----
-    routing = route(topk_ids, w_gate_up.shape[0])
-    hidden = grouped_matmul(x, w_gate_up, routing, activation="swiglu", config=config)
-    return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True, x_sorted=True, config=config)
-    # ---- T6.4 end ----
-
-
 # ----------------------------------------------------------------------------------------------
 # §3 One tile's work and its trace (given); §3.2, §3.4 the persistent loop over every expert's tiles (T6.2)
 # ----------------------------------------------------------------------------------------------
-# TRACE = 0: compute.  1: and record.  2: record only (no loads, no stores: the schedule tested alone).
 @triton.jit
 def tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm, stride_xk,
                  TOP_K: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                  X_SORTED: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr):
-    """The float32 tile of `expert`'s sorted rows row_begin .. row_end-1 (SwiGLU's for "swiglu")."""
+    """The float32 tile of `expert`'s sorted rows row_begin .. row_end-1 (SwiGLU's for "swiglu"); zeros, with
+    TRACE = 2: record only, no loads, no stores, so the tile schedule is tested alone (TRACE 0: compute, 1: both)."""
     if TRACE == 2:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     else:
@@ -268,7 +255,7 @@ def tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pi
 def finish_tile(out_ptr, acc, weights_ptr, sorted_slots_ptr, trace_ptr, tile_id, expert, pid_m, pid_n,
                 row_begin, row_end, N, stride_om, stride_on, HAS_WEIGHTS: tl.constexpr, BY_SLOT: tl.constexpr,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, TRACE: tl.constexpr):
-    """The tile's epilogue, recorded in the trace."""
+    """The tile's epilogue (not with TRACE = 2), recorded in the trace (not with TRACE = 0)."""
     if TRACE != 2:
         store_rows(out_ptr, acc, weights_ptr, sorted_slots_ptr, row_begin, row_end, pid_n, N, stride_om,
                    stride_on, HAS_WEIGHTS, BY_SLOT, BLOCK_M, BLOCK_N)
@@ -391,7 +378,20 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
     # ---- T6.3 end ----
 
 
-# The host wrapper (§4) and its plans (§6.4), given/t6_host.py: bind sets here Config, CONFIGS, pick_config,
-# upper_bound_tiles and this file's plans; its route and grouped_matmul (for moe_mlp) launch the kernels above.
+# ----------------------------------------------------------------------------------------------
+# §5.2 The layer: one route, then two grouped launches (T6.4); after it, the host side (§4, §6.4), given
+# ----------------------------------------------------------------------------------------------
+def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
+    """An MoE layer's experts: y[t] = sum over j of topk_weights[t, j] * down_e(silu(gate_e x) * up_e x),
+    e = topk_ids[t, j]; w_gate_up [E, 2F, K], w_down [E, K', F].  Two grouped launches (and the combine),
+    both handed the caller's config as it is (config=config; None: pick_config picks)."""
+    # ---- T6.4 begin (§5.2) ----
+    routing = route(topk_ids, w_gate_up.shape[0])
+    hidden = grouped_matmul(x, w_gate_up, routing, activation="swiglu", config=config)
+    return grouped_matmul(hidden, w_down, routing, topk_weights, combine=True, x_sorted=True, config=config)
+    # ---- T6.4 end ----
+
+
+# given/t6_host.py's bind sets Config, CONFIGS, pick_config, upper_bound_tiles and this file's plans here
 host = t6_host.bind(sys.modules[__name__])
-route, grouped_matmul = host.route, host.grouped_matmul
+route, grouped_matmul = host.route, host.grouped_matmul  # they launch the kernels above; moe_mlp calls them

@@ -8,8 +8,8 @@ import torch
 import triton
 import triton.language as tl
 
-from given import t6_host  # the host side, given: read it there (this file's last banner binds it here)
-from given.t6_host import Routing, check_offsets  # given too: check_expert_inputs uses them
+from given import t6_host  # the host side, given (bound at the end); check_expert_inputs uses these two:
+from given.t6_host import Routing, check_offsets
 
 from .t4_matmul import tile_coords  # the T4 of the same side: yours in mine/
 from .t5_persistent import (  # noqa: F401 - and your T5's launch helpers (t5.perf §2): given/t6_host.py reads them
@@ -64,9 +64,8 @@ def scan_counts(block_counts_ptr, block_base_ptr, counts_ptr, offsets_ptr, num_b
 @triton.jit
 def scatter_slots(ids_ptr, block_base_ptr, counts_ptr, offsets_ptr, sorted_slots_ptr, slot_pos_ptr, num_slots,
                   num_experts, BLOCK: tl.constexpr, E_BLOCK: tl.constexpr):
-    """Put each slot of block b at its sorted position: its expert's first row, plus the slots of
-    that expert in earlier blocks (block_base), plus those earlier in this block.  Stable: within an
-    expert the slots keep their order."""
+    """Put each slot of block b at its sorted position: its expert's first row, plus the slots of that expert in
+    earlier blocks (block_base), plus those earlier in this block.  Stable: an expert's slots keep their order."""
     # ---- T6.1 begin (§2.1) ----
     b = tl.program_id(0)
     s = b * BLOCK + tl.arange(0, BLOCK)
@@ -102,9 +101,9 @@ def check_routing_inputs(topk_ids, num_experts, check_ids=True):
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr, E_BLOCK: tl.constexpr):
-    """(m_blocks, tile_ends), vectors of E_BLOCK lanes: each expert's m-blocks, cdiv(count, BLOCK_M)
-    (0 past num_experts), and the inclusive cumulative sum of its tiles, m_blocks * num_pid_n (so
-    past num_experts, the total: only the first num_experts lanes are read as experts')."""
+    """(m_blocks, tile_ends), vectors of E_BLOCK lanes: each expert's m-blocks, cdiv(count, BLOCK_M) (0 past
+    num_experts), and the inclusive cumulative sum of its tiles, m_blocks * num_pid_n (so past num_experts, the
+    total: only the first num_experts lanes are read as experts')."""
     # ---- T6.2 begin (§3.3) ----
     lanes = tl.arange(0, E_BLOCK)
     rows = tl.where(lanes < num_experts, tl.load(counts_ptr + lanes, mask=lanes < num_experts), 0)
@@ -116,9 +115,8 @@ def expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M: tl.constexpr
 
 @triton.jit
 def locate_tile(tile_id, m_blocks, tile_ends, num_pid_n, GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr):
-    """(expert, pid_m, pid_n) of global tile tile_id < the last of tile_ends: the expert whose tiles
-    hold it, and its place among them: T4's grouped order through your tile_coords, or any order
-    that gives each of the expert's tiles once (§3.3)."""
+    """(expert, pid_m, pid_n) of global tile tile_id < the last of tile_ends: the expert whose tiles hold it, and
+    its place among them: T4's grouped order through your tile_coords, or any order giving each of its tiles once."""
     # ---- T6.2 begin (§3.3) ----
     lanes = tl.arange(0, E_BLOCK)
     expert = tl.zeros((), dtype=tl.int32)  # bisection: the first expert whose tiles end past tile_id
@@ -135,7 +133,7 @@ def locate_tile(tile_id, m_blocks, tile_ends, num_pid_n, GROUP_M: tl.constexpr, 
 
 
 # ----------------------------------------------------------------------------------------------
-# §4.1, §4.2 A's rows gathered, the expert's weights by TMA (T6.3)
+# §4.1 - §4.3 A's rows gathered, the expert's weights by TMA, the routing weights in the epilogue (T6.3)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def gathered_rows(sorted_slots_ptr, row_begin, row_end, TOP_K: tl.constexpr, X_SORTED: tl.constexpr,
@@ -168,9 +166,6 @@ def gathered_product(x_ptr, w_desc, x_rows, live, w_row, K, stride_xm, stride_xk
     return acc
 
 
-# ----------------------------------------------------------------------------------------------
-# §4.3 Masks and the epilogue: the routing weights (T6.3)
-# ----------------------------------------------------------------------------------------------
 @triton.jit
 def store_rows(out_ptr, acc, weights_ptr, sorted_slots_ptr, row_begin, row_end, pid_n, N, stride_om, stride_on,
                HAS_WEIGHTS: tl.constexpr, BY_SLOT: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
@@ -196,8 +191,7 @@ def store_rows(out_ptr, acc, weights_ptr, sorted_slots_ptr, row_begin, row_end, 
 @triton.jit
 def gate_up_product(x_ptr, w_desc, x_rows, live, gate_row, up_row, K, stride_xm, stride_xk,
                     BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr):
-    """(gate, up): float32 x[x_rows] @ w2d[gate_row : +BLOCK_N].T and @ w2d[up_row : +BLOCK_N].T,
-    each A box loaded once for both."""
+    """(gate, up): float32 x[x_rows] @ w2d[gate_row : +BLOCK_N].T and @ w2d[up_row : +BLOCK_N].T, one A load."""
     # ---- T6.4 begin (§5.1) ----
     gate = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     up = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
@@ -220,16 +214,14 @@ def swiglu(gate, up):
 
 
 # ----------------------------------------------------------------------------------------------
-# §3 One tile's work, and the trace the tests read (given: nothing to write here)
+# §3 One tile's work and its trace (given); §3.2, §3.4 the persistent loop over every expert's tiles (T6.2)
 # ----------------------------------------------------------------------------------------------
-# TRACE = 0: compute.  1: compute and record.  2: record only (no loads, no stores), so the tile
-# schedule is tested without T6.3.  The trace holds TRACE_INTS int32 per global tile id.
 @triton.jit
 def tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm, stride_xk,
                  TOP_K: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                  X_SORTED: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr):
-    """The float32 tile of sorted rows row_begin .. row_end-1 of `expert`, columns pid_n*BLOCK_N ..:
-    x's gathered rows times the expert's weights (SwiGLU of gate and up for "swiglu")."""
+    """The float32 tile of `expert`'s sorted rows row_begin .. row_end-1 (SwiGLU's for "swiglu"); zeros, with
+    TRACE = 2: record only, no loads, no stores, so the tile schedule is tested alone (TRACE 0: compute, 1: both)."""
     if TRACE == 2:
         acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     else:
@@ -249,7 +241,7 @@ def tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pi
 def finish_tile(out_ptr, acc, weights_ptr, sorted_slots_ptr, trace_ptr, tile_id, expert, pid_m, pid_n,
                 row_begin, row_end, N, stride_om, stride_on, HAS_WEIGHTS: tl.constexpr, BY_SLOT: tl.constexpr,
                 BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, TRACE: tl.constexpr):
-    """The tile's epilogue, recorded in the trace."""
+    """The tile's epilogue (not with TRACE = 2), recorded in the trace (not with TRACE = 0)."""
     if TRACE != 2:
         store_rows(out_ptr, acc, weights_ptr, sorted_slots_ptr, row_begin, row_end, pid_n, N, stride_om,
                    stride_on, HAS_WEIGHTS, BY_SLOT, BLOCK_M, BLOCK_N)
@@ -264,19 +256,15 @@ def finish_tile(out_ptr, acc, weights_ptr, sorted_slots_ptr, trace_ptr, tile_id,
         tl.store(at + 6, tl.program_id(0))
 
 
-# ----------------------------------------------------------------------------------------------
-# §3.2, §3.4 The persistent loop over every expert's tiles (T6.2)
-# ----------------------------------------------------------------------------------------------
 @triton.jit
 def grouped_tiles(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr, offsets_ptr, trace_ptr,
                   N, K, num_experts, stride_xm, stride_xk, stride_om, stride_on, NUM_PROGS,
                   TOP_K: tl.constexpr, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr, BLOCK_K: tl.constexpr,
                   GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr, X_SORTED: tl.constexpr, HAS_WEIGHTS: tl.constexpr,
                   BY_SLOT: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr, FLATTEN: tl.constexpr):
-    """Program p does global tiles p, p + NUM_PROGS, ... below the total that the counts give (read
-    here, on the device): each at its (expert, pid_m, pid_n), on the expert's sorted rows
-    first_row + pid_m*BLOCK_M .. cut at the expert's end: tile_product, then finish_tile.
-    FLATTEN: a speed hint for the GPU, tl.range(..., flatten=FLATTEN) (§3.4); the CPU ignores it."""
+    """Program p does global tiles p, p + NUM_PROGS, ... below the total that the counts give (read here, on the
+    device): each at its (expert, pid_m, pid_n), on the expert's sorted rows first_row + pid_m*BLOCK_M .. cut at
+    its end: tile_product, then finish_tile.  FLATTEN: tl.range(..., flatten=FLATTEN), a GPU speed hint (§3.4)."""
     # ---- T6.2 begin (§3.4) ----
     num_pid_n = (N + BLOCK_N - 1) // BLOCK_N
     m_blocks, tile_ends = expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M, E_BLOCK)
@@ -304,8 +292,7 @@ def moe_kernel(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr
                GROUP_M: tl.constexpr, E_BLOCK: tl.constexpr, X_SORTED: tl.constexpr, HAS_WEIGHTS: tl.constexpr,
                BY_SLOT: tl.constexpr, ACTIVATION: tl.constexpr, TRACE: tl.constexpr, FLATTEN: tl.constexpr,
                WIDE: tl.constexpr):
-    if WIDE:  # x or out past 2**31 elements (a long prefill, §4.3): the strides as int64, so that your
-        # row offsets times them are int64 too; the host sets WIDE only then, as int64 costs time
+    if WIDE:  # set by the host for x or out past 2**31 elements (§4.3): your row offsets turn int64 too
         stride_xm, stride_xk = tl.cast(stride_xm, tl.int64), tl.cast(stride_xk, tl.int64)
         stride_om, stride_on = tl.cast(stride_om, tl.int64), tl.cast(stride_on, tl.int64)
     grouped_tiles(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr, offsets_ptr, trace_ptr,
@@ -315,7 +302,7 @@ def moe_kernel(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr
 
 
 # ----------------------------------------------------------------------------------------------
-# §4.4 A deterministic combine over the top-k (T6.3)
+# §4.4 A deterministic combine over the top-k, §4 the checks on the host (T6.3)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def combine_topk(by_slot_ptr, out_ptr, N: tl.int64, TOP_K: tl.constexpr, BLOCK_N: tl.constexpr):  # N int64: §4.4
@@ -333,14 +320,11 @@ def combine_topk(by_slot_ptr, out_ptr, N: tl.int64, TOP_K: tl.constexpr, BLOCK_N
     # ---- T6.3 end ----
 
 
-# ----------------------------------------------------------------------------------------------
-# §4 The checks on the host (T6.3)
-# ----------------------------------------------------------------------------------------------
 def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sorted=False):
-    """Raise a ValueError (TypeError for a wrong type) naming the argument: x 2-D [rows, K], w 3-D
-    [E, N, K] (2N rows for "swiglu"), one floating dtype (fp16, bf16, fp32) and one device for x and
-    w, a Routing over E experts for x's tokens, topk_weights [tokens, top_k] floating on that device;
-    a Routing not made by route() (checked false) goes on to check_offsets (a host sync: not route's)."""
+    """Raise a ValueError (TypeError for a wrong type) naming the argument: x 2-D [rows, K], w 3-D [E, N, K] (2N
+    rows for "swiglu"), one floating dtype (fp16, bf16, fp32) and one device for x and w, a Routing over E experts
+    for x's tokens, topk_weights [tokens, top_k] floating on that device; a Routing not made by route() (checked
+    false) goes on to check_offsets (a host sync: not route's)."""
     # ---- T6.3 begin (§4) ----
     if not (torch.is_tensor(x) and torch.is_tensor(w)):
         raise TypeError("grouped_matmul expects tensors for x and w")
@@ -374,7 +358,7 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
 
 
 # ----------------------------------------------------------------------------------------------
-# §5.2 The layer: one route, then two grouped launches (T6.4)
+# §5.2 The layer: one route, then two grouped launches (T6.4); after it, the host side (§4, §6.4), given
 # ----------------------------------------------------------------------------------------------
 def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
     """An MoE layer's experts: y[t] = sum over j of topk_weights[t, j] * down_e(silu(gate_e x) * up_e x),
@@ -387,13 +371,6 @@ def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
     # ---- T6.4 end ----
 
 
-# ----------------------------------------------------------------------------------------------
-# §4 The host wrapper, §6.4 its plans (given: given/t6_host.py)
-# ----------------------------------------------------------------------------------------------
-# Nothing to write here: the host side is the same for mine/ and solutions/, so it lives in given/.
-# Bound to this module, its route and grouped_matmul launch the kernels above (and call the checks)
-# looked up here at each call, and it sets here the names that the tests and the tools read: Config,
-# CONFIGS, pick_config, upper_bound_tiles, and this file's plans (t6 §6.4), apart from the other
-# side's (t6_host.bind).  route and grouped_matmul are named here, since moe_mlp above calls them.
+# given/t6_host.py's bind sets Config, CONFIGS, pick_config, upper_bound_tiles and this file's plans here
 host = t6_host.bind(sys.modules[__name__])
-route, grouped_matmul = host.route, host.grouped_matmul
+route, grouped_matmul = host.route, host.grouped_matmul  # they launch the kernels above; moe_mlp calls them

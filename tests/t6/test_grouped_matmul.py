@@ -88,17 +88,23 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
             if dtype == torch.float32 and not short and torch.equal(out.to(t).float(), out)
         ]
         scaled = None if short or halved or narrow else rows_scaled(out, want, 4 * OUT_RTOL[dtype])
+        if scaled:
+            fail(
+                T6,
+                f"{case}：和 float64 的结果差 {err:.2e}（相对）：每一行都正好是对的那一行乘上它自己的一个系数（从 "
+                f"{scaled[0]:.3g} 到 {scaled[1]:.3g}）。这次调用没有 topk_weights，什么也不该缩放一行：HAS_WEIGHTS 为 "
+                "False 时 store_rows 不乘 weights_ptr 里的值，grouped_tiles 把 HAS_WEIGHTS 原样传下去",
+                f"{case}: off from float64 by {err:.2e} (relative): each row is the right row times a factor of its "
+                f"own (from {scaled[0]:.3g} to {scaled[1]:.3g}). This call has no topk_weights, so nothing scales a "
+                "row: with HAS_WEIGHTS False store_rows does not multiply by weights_ptr's values, and grouped_tiles "
+                "passes HAS_WEIGHTS on as it is",
+                "4.3",
+                "3.4",
+            )
         fail(
             T6,
             f"{case}：和 float64 的结果差 {err:.2e}（相对），超过 {OUT_RTOL[dtype]:.0e}；"
             f"差得最多的是排好序的第 {bad} 行"
-            + (
-                f"：每一行都正好是对的那一行乘上它自己的一个系数（从 {scaled[0]:.3g} 到 {scaled[1]:.3g}）。这次调用"
-                "没有 topk_weights，什么也不该缩放一行：HAS_WEIGHTS 为 False 时 store_rows 不乘 weights_ptr 里的值，"
-                "grouped_tiles 把 HAS_WEIGHTS 原样传下去"
-                if scaled
-                else ""
-            )
             + ("：它等于去掉 x 和 w 的最后一列（k = K - 1）的乘积，最后那个 k 块没有加进去" if short else "")
             + (
                 "：它等于第 i 行读 x 的第 sorted_slots[i] // 2 行的乘积，好像 top_k 总是 2；这里 top_k = 1，"
@@ -113,13 +119,6 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
             ),
             f"{case}: off from float64 by {err:.2e} (relative), over {OUT_RTOL[dtype]:.0e}; the worst is sorted "
             f"row {bad}"
-            + (
-                f": each row is the right row times a factor of its own (from {scaled[0]:.3g} to {scaled[1]:.3g}). "
-                "This call has no topk_weights, so nothing scales a row: with HAS_WEIGHTS False store_rows does not "
-                "multiply by weights_ptr's values, and grouped_tiles passes HAS_WEIGHTS on as it is"
-                if scaled
-                else ""
-            )
             + (
                 ": it is the product without x's and w's last column (k = K - 1), the last k-box left out"
                 if short
@@ -137,7 +136,7 @@ def test_grouped_matmul_in_sorted_order(t6, monkeypatch, dtype, kind, tokens, to
                 if narrow
                 else ""
             ),
-            *(("4", "4.3", "3.4") if scaled else ("4",)),
+            "4",
         )
     if grouped is not None and rel_err(out, grouped) > OUT_RTOL[dtype]:
         fail(
@@ -347,24 +346,21 @@ def test_grouped_matmul_of_x_in_sorted_order(t6, monkeypatch):
     if err <= OUT_RTOL[torch.float16]:
         return
     # the rows read as for x in token order, x[slot // top_k]: X_SORTED lost on its way to gathered_rows
-    as_tokens = rel_err(out, reference(x[:tokens], w, ids, weights, combine=True)) <= OUT_RTOL[torch.float16]
+    if rel_err(out, reference(x[:tokens], w, ids, weights, combine=True)) <= OUT_RTOL[torch.float16]:
+        fail(
+            T6,
+            f"{case}：和 float64 差 {err:.2e}（相对）：它等于把 x 当成按 token 排的来读（排好序的第 i 行读 x 的第 "
+            "sorted_slots[i] // top_k 行）的结果，好像 X_SORTED 是 False：grouped_tiles 要把 X_SORTED 原样传给 "
+            "tile_product，x_sorted 时 gathered_rows 读第 i 行本身",
+            f"{case}: off from float64 by {err:.2e} (relative): it is the result of x read as if in token order "
+            "(sorted row i reading x's row sorted_slots[i] // top_k), as if X_SORTED were False: grouped_tiles passes "
+            "X_SORTED on to tile_product as it is, and with x_sorted gathered_rows reads row i itself",
+            "4.1",
+            "3.4",
+        )
     fail(
         T6,
-        f"{case}：结果应当是 [{tokens}, {N}]，和 float64 差 {err:.2e}（相对）"
-        + (
-            "：它等于把 x 当成按 token 排的来读（排好序的第 i 行读 x 的第 sorted_slots[i] // top_k 行）的结果，"
-            "好像 X_SORTED 是 False：grouped_tiles 要把 X_SORTED 原样传给 tile_product，x_sorted 时 gathered_rows "
-            "读第 i 行本身"
-            if as_tokens
-            else ""
-        ),
-        f"{case}: the result should be [{tokens}, {N}]; off from float64 by {err:.2e} (relative)"
-        + (
-            ": it is the result of x read as if in token order (sorted row i reading x's row sorted_slots[i] // "
-            "top_k), as if X_SORTED were False: grouped_tiles passes X_SORTED on to tile_product as it is, and with "
-            "x_sorted gathered_rows reads row i itself"
-            if as_tokens
-            else ""
-        ),
-        *(("4.1", "3.4") if as_tokens else ("4.1",)),
+        f"{case}：结果应当是 [{tokens}, {N}]，和 float64 差 {err:.2e}（相对）",
+        f"{case}: the result should be [{tokens}, {N}]; off from float64 by {err:.2e} (relative)",
+        "4.1",
     )
