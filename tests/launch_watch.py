@@ -165,14 +165,30 @@ def check_grid(grid, args, c, case, read_launch):
     LAST_N[c.shape[0]] = c.shape[1]
     if programs >= tiles:
         return
+    side = counts_one_side(grid, args, *c.shape)
+    if side:
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 的网格只有 {programs} 个程序，比这个配置下 C 的 {tiles} 个 {bm}x{bn} tile 少；"
+                f"{one_side_words(side)}：tile 数是 cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N) = "
+                f"cdiv({c.shape[0]}, {bm}) * cdiv({c.shape[1]}, {bn})；{read_launch}",
+                en=f"{case}: the launch's grid has {programs} programs, fewer than the {tiles} tiles of {bm}x{bn} "
+                f"that C has under this config; {one_side_words(side)}: the tiles are cdiv(M, BLOCK_M) * "
+                f"cdiv(N, BLOCK_N) = cdiv({c.shape[0]}, {bm}) * cdiv({c.shape[1]}, {bn}); {read_launch}",
+            ),
+            pytrace=False,
+        )
     if not follows_meta(grid, args, programs):
         pytest.fail(
             say(
-                zh=f"{case}：launch 的网格只有 {programs} 个程序，比这个配置下 C 的 {tiles} 个 {bm}x{bn} tile 少："
-                f"网格要用 meta[\"BLOCK_M\"] 和 meta[\"BLOCK_N\"] 来算；{read_launch}",
-                en=f"{case}: the launch's grid has {programs} programs, fewer than the {tiles} tiles of {bm}x{bn} "
-                f"that C has under this config: compute the grid from meta[\"BLOCK_M\"] and meta[\"BLOCK_N\"]; "
+                zh=f"{case}：launch 的网格只有 {programs} 个程序，比这个配置下 C 的 {tiles} 个 {bm}x{bn} tile 少；"
+                f"把 meta 里的 BLOCK_M 和 BLOCK_N 都减半，它给的还是 {programs}："
+                f"网格要用 meta[\"BLOCK_M\"] 和 meta[\"BLOCK_N\"] 来算，cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)；"
                 f"{read_launch}",
+                en=f"{case}: the launch's grid has {programs} programs, fewer than the {tiles} tiles of {bm}x{bn} "
+                f"that C has under this config; with BLOCK_M and BLOCK_N both halved in meta it still gives "
+                f"{programs}: compute the grid from meta[\"BLOCK_M\"] and meta[\"BLOCK_N\"], cdiv(M, BLOCK_M) * "
+                f"cdiv(N, BLOCK_N); {read_launch}",
             ),
             pytrace=False,
         )
@@ -212,6 +228,48 @@ def check_grid(grid, args, c, case, read_launch):
             f"cdiv({rows}, {bm}) * cdiv({cols}, {bn}), each dimension rounded up on its own; {read_launch}",
         ),
         pytrace=False,
+    )
+
+
+def grid_programs(grid, args, bm, bn):
+    """The programs a grid function gives with BLOCK_M = bm and BLOCK_N = bn in its meta; None if it cannot."""
+    try:
+        return math.prod(int(d) for d in grid(dict(args, BLOCK_M=bm, BLOCK_N=bn)))
+    except Exception:  # noqa: BLE001 - a grid that fails here names no count
+        return None
+
+
+def counts_one_side(grid, args, rows, cols):
+    """The side "rows" where a grid function gives cdiv(M, BLOCK_M) programs for every block size tried in its
+    meta, and changes with BLOCK_M (so it reads it), "cols" where it gives cdiv(N, BLOCK_N) and changes
+    with BLOCK_N; None otherwise, and where no size tried tells that count from the right one."""
+    if not callable(grid):
+        return None
+    bm, bn = args["BLOCK_M"], args["BLOCK_N"]
+    sizes = [(bm, bn), (bm, 1), (1, bn), (max(bm // 2, 1), bn * 2), (bm * 2, max(bn // 2, 1))]
+    got = [grid_programs(grid, args, m, n) for m, n in sizes]
+    right = [triton.cdiv(rows, m) * triton.cdiv(cols, n) for m, n in sizes]
+    for side, count in (("rows", lambda m, n: triton.cdiv(rows, m)), ("cols", lambda m, n: triton.cdiv(cols, n))):
+        model = [count(m, n) for m, n in sizes]
+        if got == model and len(set(model)) > 1 and model != right:
+            return side
+    return None
+
+
+def one_side_words(side):
+    """What to say when counts_one_side found `side`."""
+    if side == "rows":
+        return say(
+            zh="对试过的每组 BLOCK_M、BLOCK_N，它给的都正好是 cdiv(M, BLOCK_M)，不管 BLOCK_N 是多少："
+            "它只数了 tile 的行数，少乘了列数 cdiv(N, BLOCK_N)",
+            en="for every BLOCK_M and BLOCK_N tried it gives exactly cdiv(M, BLOCK_M), whatever BLOCK_N is: it "
+            "counts the rows of tiles alone, without the factor cdiv(N, BLOCK_N) for the columns",
+        )
+    return say(
+        zh="对试过的每组 BLOCK_M、BLOCK_N，它给的都正好是 cdiv(N, BLOCK_N)，不管 BLOCK_M 是多少："
+        "它只数了 tile 的列数，少乘了行数 cdiv(M, BLOCK_M)",
+        en="for every BLOCK_M and BLOCK_N tried it gives exactly cdiv(N, BLOCK_N), whatever BLOCK_M is: it "
+        "counts the columns of tiles alone, without the factor cdiv(M, BLOCK_M) for the rows",
     )
 
 

@@ -21,6 +21,7 @@ from course.lessons.t4_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
+from course.lessons.t4_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
 from course.lessons.t4_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 
@@ -349,3 +350,5 @@ MISTAKES = MISTAKES + HUNT7  # hunt7's, last
 CAUSES |= HUNT7_CAUSES
 MISTAKES = MISTAKES + LEFT8  # left8's, last
 CAUSES |= LEFT8_CAUSES
+MISTAKES = MISTAKES + LEARNER9  # learner9's, last
+CAUSES |= LEARNER9_CAUSES

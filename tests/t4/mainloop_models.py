@@ -18,6 +18,24 @@ def first_block_only(a, b, bk):
     return out
 
 
+def last_block_only(a, b, bk):
+    """What a loop that sets acc to each k-block's product, rather than adding it, returns: the last
+    k-block's product alone (its tail past K masked to zeros)."""
+    last = (triton.cdiv(a.shape[1], bk) - 1) * bk
+    return a[:, last:].double() @ b[last:, :].double()
+
+
+def last_block_words(steps):
+    """The hint for a result that is last_block_only's, after `steps` k-steps."""
+    return say(
+        zh=f"结果正好等于最后一个 k 块（共 {steps} 个）单独的乘积：每一步都用这一块的乘积换掉了 acc，"
+        f"而不是加到 acc 上。累加写成 acc = tl.dot(a, b, acc)（或 acc += tl.dot(a, b)）",
+        en=f"it is exactly the last k-block's product alone (of {steps}): each step replaced acc with its "
+        f"block's product instead of adding it to acc. Accumulate with acc = tl.dot(a, b, acc) (or acc += "
+        f"tl.dot(a, b))",
+    )
+
+
 def leading_blocks_only(acc, a, b, bk, rtol):
     """j where acc is the product over k-blocks 0 .. j-1 alone, the later ones adding nothing (1 <= j and
     j k-blocks short of K), else None."""

@@ -9,11 +9,13 @@ from course.messages import read
 
 import bounds
 from .common import see_loads
-from .mainloop_edges import k_edge_words, read_at_k_equal_k
+from .mainloop_edges import k_edge_words, k_tail_words, read_past_k
 from .mainloop_models import (
     blockwise,
     first_block_only,
     is_the_model,
+    last_block_only,
+    last_block_words,
     leading_blocks_only,
     other_block_words,
     tiles_offset_by_other_block,
@@ -179,11 +181,13 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
     )
     loads = see_loads(M, N, K, bm, bn, bk, dtype, layout=layout, layout_b=layout_b)
     if acc.isnan().any():
-        if edge := read_at_k_equal_k(probes, monkeypatch, a, b, lambda: run_mainloop(probes, a, b, (bm, bn, bk))):
+        edge, beyond = read_past_k(probes, monkeypatch, a, b, lambda: run_mainloop(probes, a, b, (bm, bn, bk)), bk)
+        if edge:
+            words = k_tail_words(edge) if beyond else k_edge_words(edge)
             pytest.fail(
                 say(
-                    zh=f"{case}：累加器里有 NaN；{k_edge_words(edge)}；{read('T4.2', '4.1')}。{loads}",
-                    en=f"{case}: the accumulator holds NaN; {k_edge_words(edge)}; {read('T4.2', '4.1')}. {loads}",
+                    zh=f"{case}：累加器里有 NaN；{words}；{read('T4.2', '4.1')}。{loads}",
+                    en=f"{case}: the accumulator holds NaN; {words}; {read('T4.2', '4.1')}. {loads}",
                 ),
                 pytrace=False,
             )
@@ -254,6 +258,8 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
                 en=f"it equals K-block 0 summed {triton.cdiv(K, bk)} times: advance a_ptrs by "
                 f"BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk each iteration",
             )
+        elif K > bk and rel_err(acc[:M, :N], last_block_only(a, b, bk)) < ACC_RTOL[dtype]:
+            sections, hint = ("4.2",), last_block_words(triton.cdiv(K, bk))
         elif is_the_model(acc[:M, :N], blockwise(a, b, bk, round_partials=True), err):
             sections = ("4.2",)
             hint = say(

@@ -13,7 +13,7 @@ from course.messages import read
 
 from .common import check_flags, check_launch, check_one_axis, check_product, launch_watch, quick, require_configs
 from launch_hooks import call_with_another_gpu_current
-from launch_watch import LaunchWatch
+from launch_watch import LaunchWatch, one_side_words
 from support import (
     BOTH_LAYOUTS,
     DTYPES,
@@ -342,6 +342,18 @@ def check_tuned_grid(t4, launch, M, N):
         found[f"{cfg.kwargs['BLOCK_M']}x{cfg.kwargs['BLOCK_N']}"] = (programs, tiles)
     short = {k: v for k, v in found.items() if v[0] < v[1]}
     fixed = len({p for p, _ in found.values()}) == 1 and len({t for _, t in found.values()}) > 1
+    blocks = {key: tuple(int(x) for x in key.split("x")) for key in found}  # {"128x256": (128, 256)}
+    for side, count in (("rows", lambda m, n: triton.cdiv(M, m)), ("cols", lambda m, n: triton.cdiv(N, n))):
+        if short and not fixed and all(found[key][0] == count(*mn) for key, mn in blocks.items()):
+            pytest.fail(
+                say(
+                    zh=f"{M}x{N} 的 C 上，autotune 版的网格给各配置的程序数与 tile 数是 {found}（程序数, tile 数）："
+                    f"网格随配置变了，但 {one_side_words(side)}；{read('T4.4', '6.2')}",
+                    en=f"on a {M}x{N} C the autotuned launch's grid gives each config (programs, tiles) {found}: "
+                    f"the grid follows the config, but {one_side_words(side)}; {read('T4.4', '6.2')}",
+                ),
+                pytrace=False,
+            )
     assert not short and not fixed, say(
         zh=f"{M}x{N} 的 C 上，autotune 版的网格给各配置的程序数与 tile 数是 {found}（程序数, tile 数）："
         + ("网格不随配置变，" if fixed else "有的配置程序比 tile 少，")

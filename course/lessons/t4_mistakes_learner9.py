@@ -1,0 +1,86 @@
+"""Lesson T4's mutants of our own from the ninth learner's walk (learner9, 2026-12-04): each was caught with a
+message that named a wrong cause or none, until the check named with it was mended.  Only make check runs them
+(table=False, not in §8); each must be caught by its test, whose message names its cause (a key of
+t4_mistakes.CAUSES, LEARNER9_CAUSES here).  t4_mistakes.py gathers them last, and their causes into its CAUSES.
+"""
+
+from course.lessons.t4_mistakes_own import mutant
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+LEARNER9_CAUSES = {
+    "k-tail-unmasked": ("K 的尾部没有掩码", "the K tail is not masked"),
+    "acc-replaced": ("用这一块的乘积换掉了 acc", "replaced acc with its block's product"),
+    "grid-rows-only": ("它只数了 tile 的行数", "it counts the rows of tiles alone"),
+    "grid-cols-only": ("它只数了 tile 的列数", "it counts the columns of tiles alone"),
+}
+
+GRID = 'grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)'
+A_LOAD = "        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), other=0.0)\n"
+B_LOAD = "        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_remaining) & (offs_n[None, :] < N), other=0.0)\n"
+
+LEARNER9 = (
+    # T4.2: the K tail read unmasked, in both loads: told as "a mask missing or a wrong stride"
+    mutant(
+        "learner9-k-tail-unmasked",
+        "T4.2",
+        "4.1",
+        A_LOAD + B_LOAD,
+        "        a = tl.load(a_ptrs, mask=offs_m[:, None] < M, other=0.0)\n"
+        "        b = tl.load(b_ptrs, mask=offs_n[None, :] < N, other=0.0)\n",
+        "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
+        "k-tail-unmasked",
+        zh="A 和 B 的 load 都只遮住 M、N 的边，K 的尾部没有掩码：失败信息只说「少了掩码或 stride 用错」（learner9）",
+        en="A's and B's loads mask the M and N edges alone, the K tail unmasked: the failure said only 'a mask "
+        "missing or a wrong stride' (learner9)",
+    ),
+    # T4.2: each step's product put in place of acc: a relative error alone
+    mutant(
+        "learner9-acc-replaced",
+        "T4.2",
+        "4.2",
+        "acc = tl.dot(a, b, acc)",
+        "acc = tl.dot(a, b)",
+        "test_mainloop[32-32-64-16-16-16-row-major-torch.float16]",
+        "acc-replaced",
+        zh="K 循环每一步 acc = tl.dot(a, b)，换掉 acc 而不是累加：失败信息只给出相对误差（learner9）",
+        en="acc = tl.dot(a, b) in each step of the K loop, replacing acc instead of adding to it: the failure gave "
+        "a relative error alone (learner9)",
+    ),
+    # T4.4: a grid that counts one side of the tiles; told as the area rounded up, or as a grid that ignores meta
+    mutant(
+        "learner9-grid-rows-only",
+        "T4.4",
+        "6.2",
+        GRID,
+        'grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]),)',
+        "test_matmul[45-37-83-row-major-torch.float16]",
+        "grid-rows-only",
+        zh="网格只有 cdiv(M, BLOCK_M) 个程序，少乘了 cdiv(N, BLOCK_N)：45x37 上被说成「面积整体向上取整」（learner9）",
+        en="a grid of cdiv(M, BLOCK_M) programs, without the factor cdiv(N, BLOCK_N): on 45x37 it was told as "
+        "'the area rounded up as a whole' (learner9)",
+    ),
+    mutant(
+        "learner9-grid-rows-only-tuned",
+        "T4.4",
+        "6.2",
+        GRID,
+        'grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]),)',
+        "test_default_launch_path_off_the_interpreter",
+        "grid-rows-only",
+        zh="同上，autotune 版的网格：被说成「要把网格写成 meta 的函数」，而它已经是（learner9）",
+        en="the same, the autotuned launch's grid: told 'make it a function of meta', which it was (learner9)",
+    ),
+    mutant(
+        "learner9-grid-cols-only",
+        "T4.4",
+        "6.2",
+        GRID,
+        'grid = lambda meta: (triton.cdiv(N, meta["BLOCK_N"]),)',
+        "test_matmul[64-64-64-row-major-torch.float16]",
+        "grid-cols-only",
+        zh="网格只有 cdiv(N, BLOCK_N) 个程序，少乘了 cdiv(M, BLOCK_M)：信息只说「它随 meta 变了，"
+        "但数得不对」（learner9）",
+        en="a grid of cdiv(N, BLOCK_N) programs, without the factor cdiv(M, BLOCK_M): the message said only 'it "
+        "follows meta, but counts wrong' (learner9)",
+    ),
+)
