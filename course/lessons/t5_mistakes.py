@@ -25,6 +25,7 @@ from course.lessons.t5_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
+from course.lessons.t5_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
 from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
@@ -272,3 +273,5 @@ MISTAKES = MISTAKES + LEFT8  # left8's, last
 CAUSES |= LEFT8_CAUSES
 MISTAKES = MISTAKES + STYLES8  # styles8's, last
 CAUSES |= STYLES8_CAUSES
+MISTAKES = MISTAKES + LEARNER9  # learner9's, last
+CAUSES |= LEARNER9_CAUSES

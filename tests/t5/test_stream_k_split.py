@@ -198,6 +198,8 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         idle = want[0] == 0 and got == (0, sms) and tiles < sms
         # tiles of one k-block split all the same, where the mode asked for stream-K
         one_block = k_blocks == 1 and mode != "dp" and len(got) == 2 and got[0] > 0
+        # the thin last wave alone to stream-K, where one full wave should have gone with it
+        last_alone = tiles > sms and want[0] == tiles % sms + sms and len(got) == 2 and got[0] == tiles % sms
         fail(
             T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
@@ -225,6 +227,12 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 "不管 mode 是什么都返回 (0, persistent_grid(num_tiles, num_sms))"
                 if one_block
                 else ""
+            )
+            + (
+                f"：{got[0]} 正好是薄的最后一波（{tiles} % {sms}）本身，少了和它合在一起的一整波："
+                f"前面有整波时，stream-K 拿最后一波加一整波，{tiles % sms} + {sms} = {want[0]} 个 tile"
+                if last_alone
+                else ""
             ),
             f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
             f"{want}, got {got}"
@@ -251,6 +259,13 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f": {got[0]} tiles of a single k-block each went to stream-K: with one k-block there is nothing to "
                 "split, whatever the mode, so the answer is (0, persistent_grid(num_tiles, num_sms))"
                 if one_block
+                else ""
+            )
+            + (
+                f": {got[0]} is the thin last wave alone ({tiles} % {sms}), without the full wave that goes with "
+                f"it: where a full wave comes before it, stream-K takes the last wave and one full wave, "
+                f"{tiles % sms} + {sms} = {want[0]} tiles"
+                if last_alone
                 else ""
             ),
             "4.3",

@@ -67,6 +67,19 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
 ]  # the rule's key word, as §3.2 lists them, in English (any case) or Chinese
 
 
+def counts_elements(t5):
+    """Whether tma_problem judges rule 2 by the row stride in elements, not bytes: it refuses fp32 rows of 4
+    and 8 elements (16 and 32 bytes, both legal) and takes fp16 rows of 16 (32 bytes), as `stride(0) % 16`
+    does and a rule of 32 bytes, say, does not."""
+    rows = [torch.zeros(2, n, dtype=dt, device=DEVICE) for n, dt in ((4, torch.float32), (8, torch.float32))]
+    try:
+        return (
+            all(t5.tma_problem(t, "x") for t in rows) and t5.tma_problem(rows[0].new_zeros(2, 16).half(), "x") is None
+        )
+    except Exception:  # noqa: BLE001 - a tma_problem that raises here is judged by the checks themselves
+        return False
+
+
 @pytest.mark.t5_2
 def test_tma_problem_accepts_legal_tensors(t5):
     for what, t in [
@@ -100,6 +113,15 @@ def test_tma_problem_accepts_legal_tensors(t5):
                     "不是 16 个元素，也不是更多字节",
                     f"{said[1]}: its base {t.data_ptr()} is a multiple of 16 (mod 16 = 0); rule 3 asks for 16 bytes, "
                     "not 16 elements or more bytes",
+                )
+            elif t.stride(0) % 16 and counts_elements(t5):
+                said = (
+                    f"{said[0]}：它拿元素个数来量行距：规矩 2 数的是字节，stride(0) * element_size() = "
+                    f"{t.stride(0) * t.element_size()}；它拒绝每行 4 个和 8 个元素的 fp32（16 和 32 字节），"
+                    "却接受每行 16 个元素的 fp16（32 字节）",
+                    f"{said[1]}: it measures the row stride in elements: rule 2 counts bytes, stride(0) * "
+                    f"element_size() = {t.stride(0) * t.element_size()}; it refuses fp32 rows of 4 and 8 elements "
+                    "(16 and 32 bytes), yet takes fp16 rows of 16 (32 bytes)",
                 )
             fail(
                 T5,
