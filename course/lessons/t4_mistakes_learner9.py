@@ -12,6 +12,8 @@ LEARNER9_CAUSES = {
     "acc-replaced": ("用这一块的乘积换掉了 acc", "replaced acc with its block's product"),
     "grid-rows-only": ("它只数了 tile 的行数", "it counts the rows of tiles alone"),
     "grid-cols-only": ("它只数了 tile 的列数", "it counts the columns of tiles alone"),
+    "row-major-order": ("整张图是行优先顺序", "The whole map is row-major order"),
+    "cols-masked-with-m": ("列掩码拿 offs_n 和 M 比了", "a column mask comparing offs_n with M"),
 }
 
 GRID = 'grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)'
@@ -82,5 +84,32 @@ LEARNER9 = (
         "但数得不对」（learner9）",
         en="a grid of cdiv(N, BLOCK_N) programs, without the factor cdiv(M, BLOCK_M): the message said only 'it "
         "follows meta, but counts wrong' (learner9)",
+    ),
+    # T4.3: the columns' mask compared with M: "296 of 1665 cells of C were never written", no place, no cause
+    mutant(
+        "learner9-epilogue-cols-masked-with-m",
+        "T4.3",
+        "5.1",
+        "c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)",
+        "c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < M)",
+        "test_epilogue[37-45-16-32-row-major-torch.float16]",
+        "cols-masked-with-m",
+        zh="epilogue 的列掩码写成 offs_n < M：失败信息只说有多少个单元没被写过，不说在哪（learner9）",
+        en="the epilogue's column mask written offs_n < M: the failure said how many cells were never written, not "
+        "where (learner9)",
+    ),
+    # T4.1: inside a group the pids run along a row first, which is row-major order: the map alone was shown
+    mutant(
+        "learner9-row-first-in-group",
+        "T4.1",
+        "2",
+        "pid_m = first_pid_m + pid_in_group % group_size_m\n    pid_n = pid_in_group // group_size_m",
+        "pid_m = first_pid_m + pid_in_group // num_pid_n\n    pid_n = pid_in_group % num_pid_n",
+        "test_tile_coords_worked_example",
+        "row-major-order",
+        zh="组内先沿一行走（pid_in_group // num_pid_n 是行），结果就是行优先顺序："
+        "信息只给出 pid 5 算的 tile（learner9）",
+        en="inside a group the pids run along a row first (pid_in_group // num_pid_n the row), which is row-major "
+        "order: the message gave only the tile pid 5 computes (learner9)",
     ),
 )

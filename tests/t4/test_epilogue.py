@@ -10,7 +10,7 @@ from course.messages import read
 
 import bounds
 from .common import see_loads
-from support import DEVICE, DTYPES, INTERPRETING, LAYOUTS, poisoned_view, wrong_cells
+from support import DEVICE, DTYPES, INTERPRETING, LAYOUTS, poisoned_view, spans, wrong_cells
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
 
@@ -74,10 +74,30 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
         f"edges: C's addresses are off; address C with stride_cm and stride_cn; {read('T4.3')}. {loads}",
     )
     unwritten = (c == sentinel).sum().item()
-    assert unwritten == 0, say(
-        zh=f"{case}：C 的 {M * N} 个单元里有 {unwritten} 个从没被写过；{read('T4.3')}。{loads}",
-        en=f"{case}: {unwritten} of {M * N} cells of C were never written; {read('T4.3')}. {loads}",
-    )
+    if unwritten:
+        at = [(c == sentinel).any(d).nonzero().flatten().tolist() for d in (1, 0)]
+        rows, cols = (spans(x) for x in at)
+        row_s, col_s = ("s" * (len(x) > 1) for x in at)  # row 0, rows 0-3
+        where = say(zh=f"在第 {rows} 行、第 {cols} 列", en=f"in row{row_s} {rows} and column{col_s} {cols}")
+        idx_m, idx_n = torch.arange(M, device=DEVICE)[:, None], torch.arange(N, device=DEVICE)[None, :]
+        for size, other, unmasked, zh_side, en_side, name in (
+            (N, M, idx_n, "列", "column", "offs_n"),
+            (M, N, idx_m, "行", "row", "offs_m"),
+        ):
+            if other < size and torch.equal(c == sentinel, (unmasked >= other).expand(M, N)):
+                where += say(
+                    zh=f"：正好是第 {other} {zh_side}起的每一{zh_side}，也就是{zh_side}掩码拿 {name} 和 "
+                    f"{'M' if other == M else 'N'} 比了：{name} 要和 {'N' if other == M else 'M'} 比",
+                    en=f": exactly every {en_side} from {other} on, as a {en_side} mask comparing {name} with "
+                    f"{'M' if other == M else 'N'} leaves them: compare {name} with {'N' if other == M else 'M'}",
+                )
+        pytest.fail(
+            say(
+                zh=f"{case}：C 的 {M * N} 个单元里有 {unwritten} 个从没被写过，{where}；{read('T4.3')}。{loads}",
+                en=f"{case}: {unwritten} of {M * N} cells of C were never written, {where}; {read('T4.3')}. {loads}",
+            ),
+            pytrace=False,
+        )
     want = acc[:M, :N].to(dtype)
     if torch.equal(c, want):
         return
@@ -166,6 +186,16 @@ def test_epilogue_offsets_stay_int64(probes, monkeypatch):
                 f"{wrapped.reshape(M, N)[1, 0]} elements after row 0, not {S}. On a C past 2**31 elements (an LM "
                 f"head's logits) such a store lands elsewhere, and on a GPU it faults; keep the offsets int64: no "
                 f"cast of a stride or an offset to tl.int32; {read('T4.3', '5.1')}",
+            ),
+            pytrace=False,
+        )
+    if np.isin(got, want).all():  # fewer cells, all of them C's: the mask, not the offsets
+        pytest.fail(
+            say(
+                zh=f"{case}：写回只写了 C 的 {len(want)} 个单元里的 {len(got)} 个，别处没写，地址本身没错："
+                f"有些单元被掩码挡掉了，test_epilogue 会说是哪些；{read('T4.3', '5.1')}",
+                en=f"{case}: the store wrote {len(got)} of C's {len(want)} cells and nothing else, so the addresses "
+                f"are right: some cells were masked off, and test_epilogue says which; {read('T4.3', '5.1')}",
             ),
             pytrace=False,
         )

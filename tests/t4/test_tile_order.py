@@ -35,7 +35,13 @@ def picture(coords, num_pid_m, num_pid_n):
 @pytest.mark.t4_1
 def test_tile_coords_worked_example(probes):
     coords = run_tile_coords(probes, 4, 4, 2)
-    swapped = SWAPPED_WORDS if coords == swapped_quotient_order(4, 4, 2) else ""
+    swapped = (
+        SWAPPED_WORDS
+        if coords == swapped_quotient_order(4, 4, 2)
+        else ROW_MAJOR_WORDS
+        if coords == grouped_order(4, 4, 1)
+        else ""
+    )
     assert coords[5] == (1, 2), say(
         zh=f"4 x 4 的网格、GROUP_M = 2 时，pid 5 应该算 tile (1, 2)，实际是 {coords[5]}。{swapped}\n"
         f"手算一遍：num_pid_in_group = 8，group_id = 0，first_pid_m = 0，group_size_m = 2，pid_in_group = 5；"
@@ -64,6 +70,16 @@ SWAPPED_WORDS = say(
     en=" The whole map is what quotient and remainder swapped give: a group runs down a column first, so the "
     "remainder of pid_in_group by group_size_m is the row (plus first_pid_m, pid_m) and the quotient the "
     "column, pid_n.",
+)
+
+
+# Said only where the whole map is row-major, GROUP_M = 1's, though GROUP_M is larger.
+ROW_MAJOR_WORDS = say(
+    zh="整张图是行优先顺序，也就是 GROUP_M = 1 的顺序：pid 先沿一行往右走。分组顺序里，组内先竖着走"
+    "（group_size_m 个 tile 一列），再往右移一列：pid_m 取 pid_in_group 除以 group_size_m 的余数，pid_n 取商。",
+    en=" The whole map is row-major order, GROUP_M = 1's: the pids run along a row first. In the grouped order a "
+    "group runs down a column first (group_size_m tiles), then moves one column right: pid_m from the remainder "
+    "of pid_in_group by group_size_m, pid_n from the quotient.",
 )
 
 
@@ -126,6 +142,8 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
             and run_tile_coords(probes, 4, 4, 2) == swapped_quotient_order(4, 4, 2)  # on a 1 x 6 grid the
         ):  # GROUP_M slip gives the same map: the 4 x 4 grid, where it is right, tells them apart
             short = SWAPPED_WORDS
+        if not short and got == grouped_order(num_pid_m, num_pid_n, 1):
+            short = ROW_MAJOR_WORDS
         if not short and got == pid_not_position_order(num_pid_m, num_pid_n, group_m):
             short = say(
                 zh="这正是用 pid % group_size_m 算 pid_m 的结果：取余的应该是 pid 在组内的位置"

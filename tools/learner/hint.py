@@ -75,7 +75,8 @@ def main(argv=None):
 
     column = 0 if lang() == "zh" else 1  # each hint is a (Chinese, English) pair
     writes = ", ".join(s.writes)
-    print(say(zh=f"{s.id} {s.name}（{writes}）；{read(s)}", en=f"{s.id} {s.name} ({writes}); {read(s)}"))
+    header = say(zh=f"{s.id} {s.name}（{writes}）；{read(s)}", en=f"{s.id} {s.name} ({writes}); {read(s)}")
+    print("\n".join(i18n_wrap(header, min(WIDTH, 100), rest="  ")))  # T4.4's names and sections pass 100 columns
     for n in range(1 if args.all else count, count + 1):
         label = say(zh=f"  提示 {n}/{len(s.hints)}：", en=f"  hint {n} of {len(s.hints)}: ")
         print(fill(s.hints[n - 1][column], label))
