@@ -96,6 +96,7 @@ TABLE = (
         "mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining)",
         "mask=offs_m[:, None] < M",
         "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
+        cause="k-tail-unmasked",  # named since learner9 (t4_mistakes_learner9.py)
     ),
     Mistake(
         "partials-rounded",

@@ -56,7 +56,7 @@ LEARNER9 = (
         GRID,
         'grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]),)',
         "test_matmul[45-37-83-row-major-torch.float16]",
-        "grid-rows-only",
+        "grid-too-small+grid-rows-only",
         zh="网格只有 cdiv(M, BLOCK_M) 个程序，少乘了 cdiv(N, BLOCK_N)：45x37 上被说成「面积整体向上取整」（learner9）",
         en="a grid of cdiv(M, BLOCK_M) programs, without the factor cdiv(N, BLOCK_N): on 45x37 it was told as "
         "'the area rounded up as a whole' (learner9)",
@@ -79,7 +79,7 @@ LEARNER9 = (
         GRID,
         'grid = lambda meta: (triton.cdiv(N, meta["BLOCK_N"]),)',
         "test_matmul[64-64-64-row-major-torch.float16]",
-        "grid-cols-only",
+        "grid-too-small+grid-cols-only",
         zh="网格只有 cdiv(N, BLOCK_N) 个程序，少乘了 cdiv(M, BLOCK_M)：信息只说「它随 meta 变了，"
         "但数得不对」（learner9）",
         en="a grid of cdiv(N, BLOCK_N) programs, without the factor cdiv(M, BLOCK_M): the message said only 'it "

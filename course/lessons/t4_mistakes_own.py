@@ -38,6 +38,7 @@ OWN = (
         "pid_m = first_pid_m + pid_in_group % group_size_m\n    pid_n = pid_in_group // group_size_m",
         "pid_m = pid // num_pid_n\n    pid_n = pid % num_pid_n",
         "test_tile_coords_exact_map[4-4-2]",
+        "row-major-order",  # named since learner9 (t4_mistakes_learner9.py)
         zh="按行优先顺序，忽略 GROUP_M",
         en="row-major order, GROUP_M ignored",
     ),

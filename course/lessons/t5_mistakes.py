@@ -183,6 +183,7 @@ MISTAKES = (
         "if (t.stride(0) * size) % 16:",
         "if t.stride(0) % 16:",
         "test_tma_problem_accepts_legal_tensors",
+        cause="stride-in-elements",  # named since learner9 (t5_mistakes_learner9.py)
     ),
     Mistake(
         "kmajor-box",
@@ -237,6 +238,7 @@ MISTAKES = (
         "sk_tiles = num_tiles if full_waves == 0 else rest + num_sms",
         "sk_tiles = rest",
         "test_stream_k_split[300-8-132-auto-want3]",
+        cause="last-wave-alone",  # named since learner9 (t5_mistakes_learner9.py)
     ),
     Mistake(
         "right-half-bias",

@@ -7,6 +7,8 @@ gathers them last, and their causes into its CAUSES.
 
 from course.lessons.t5_mistakes_own import own
 
+# learner9-row-stride-in-elements, the same substitution as §8's stride-in-elements, is not kept here: that
+# one names the cause now (cause="stride-in-elements" in t5_mistakes.py).
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEARNER9_CAUSES = {
     "last-wave-alone": ("正好是薄的最后一波", "is the thin last wave alone"),
@@ -24,16 +26,5 @@ LEARNER9 = (
         "        sk_tiles = num_tiles if full_waves == 0 else rest\n",
         "test_stream_k_split[300-8-132-auto-want3]",
         "last-wave-alone",
-    ),
-    own(
-        "learner9-row-stride-in-elements",
-        "T5.2",
-        "tma_problem checks rule 2 as t.stride(0) % 16, the row stride in elements: a legal fp32 (5, 4) refused, "
-        "and the message showed the refusal alone (learner9)",
-        "3.2",
-        "    if (t.stride(0) * size) % 16:\n",
-        "    if t.stride(0) % 16:\n",
-        "test_tma_problem_accepts_legal_tensors",
-        "stride-in-elements",
     ),
 )
