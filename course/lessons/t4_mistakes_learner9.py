@@ -13,6 +13,7 @@ LEARNER9_CAUSES = {
     "grid-rows-only": ("它只数了 tile 的行数", "it counts the rows of tiles alone"),
     "grid-cols-only": ("它只数了 tile 的列数", "it counts the columns of tiles alone"),
     "row-major-order": ("整张图是行优先顺序", "The whole map is row-major order"),
+    "block-strides-swapped": ("指针块把两个 stride 对调了", "pointer block built on its two strides swapped"),
     "cols-masked-with-m": ("列掩码拿 offs_n 和 M 比了", "a column mask comparing offs_n with M"),
 }
 
@@ -111,5 +112,30 @@ LEARNER9 = (
         "信息只给出 pid 5 算的 tile（learner9）",
         en="inside a group the pids run along a row first (pid_in_group // num_pid_n the row), which is row-major "
         "order: the message gave only the tile pid 5 computes (learner9)",
+    ),
+    # T4.2: a pointer block built on its two strides swapped: 'either a mask is missing or a wrong stride'
+    mutant(
+        "learner9-b-block-strides-swapped",
+        "T4.2",
+        "3",
+        "b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn",
+        "b_ptrs = b_ptr + offs_k[:, None] * stride_bn + offs_n[None, :] * stride_bk",
+        "test_mainloop[32-32-64-16-16-16-row-major-torch.float16]",
+        "block-strides-swapped",
+        zh="B 的指针块把 stride_bk、stride_bn 对调：失败信息只说「少了掩码或 stride 用错」；有个用例还被说成"
+        "「K 的尾部没有掩码」（learner9）",
+        en="B's pointer block built on stride_bn along K and stride_bk along N: the failure said 'a mask missing or "
+        "a wrong stride', and one case would have been told as the K tail unmasked (learner9)",
+    ),
+    mutant(
+        "learner9-a-block-strides-swapped",
+        "T4.2",
+        "3",
+        "a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak",
+        "a_ptrs = a_ptr + offs_m[:, None] * stride_ak + offs_k[None, :] * stride_am",
+        "test_mainloop[32-32-64-16-16-16-row-major-torch.float16]",
+        "block-strides-swapped",
+        zh="A 的指针块把 stride_am、stride_ak 对调：同上（learner9）",
+        en="A's pointer block built on its two strides swapped: as above (learner9)",
     ),
 )

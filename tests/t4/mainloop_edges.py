@@ -22,11 +22,11 @@ def element_addresses(t, rows, cols):
 def read_past_k(probes, monkeypatch, a, b, launch, bk):
     """(names, beyond): which of "A" and "B" the loop read past K's last index with the lane on, in the
     last k-block (A[m, k] for m < M, B[k, n] for n < N, K <= k < cdiv(K, BLOCK_K) * BLOCK_K), when every
-    other read it made with a lane on was of an element of A or B; beyond: whether any of those reads lies
-    past k == K (the tail read unmasked), not at k == K alone (a mask that lets k == K through).  launch()
-    runs the loop again under an AddressWatch that records each read.  ((), False) when it read nothing
-    there, or read elsewhere outside A and B too (then another cause is at work), and off the
-    interpreter, where no address can be seen."""
+    other read it made with a lane on was of an element of A or B; beyond True where each of them read all
+    of that tail (the tail read unmasked), False where each read all of k == K and nothing past it (a mask
+    that lets k == K through).  launch() runs the loop again under an AddressWatch that records each read.
+    ((), False) when it read nothing there, read only part of it, or read elsewhere outside A and B too
+    (then another cause is at work), and off the interpreter, where no address can be seen."""
     if os.environ.get("TRITON_INTERPRET") != "1":
         return (), False
     reads = []
@@ -43,12 +43,18 @@ def read_past_k(probes, monkeypatch, a, b, launch, bk):
     inside = np.isin(read, element_addresses(a, (0, M), (0, K))) | np.isin(read, element_addresses(b, (0, K), (0, N)))
     tails = {"A": element_addresses(a, (0, M), (K, end)), "B": element_addresses(b, (K, end), (0, N))}
     edges = {"A": element_addresses(a, (0, M), (K, K + 1)), "B": element_addresses(b, (K, K + 1), (0, N))}
-    in_tail = {name: np.isin(read, where) & ~inside for name, where in tails.items()}
-    if not (inside | in_tail["A"] | in_tail["B"]).all():
-        return (), False
-    names = tuple(name for name, hit in in_tail.items() if hit.any())
-    beyond = any((in_tail[name] & ~np.isin(read, edges[name])).any() for name in names)
-    return names, beyond
+    outside = read[~inside]
+    if end <= K + 1 or not np.isin(outside, np.concatenate(list(tails.values()))).all():
+        return (), False  # a read elsewhere outside A and B; or a last k-block one column past K, where the two agree
+    # An unmasked tail reads all of it; a mask with <= reads all of column (row) K and no further.  A read of part
+    # of the tail alone (a block built on swapped strides that strays into it, say) names neither.
+    whole = tuple(name for name in tails if np.isin(tails[name], read).all())
+    if whole and np.isin(outside, np.concatenate([tails[name] for name in whole])).all():
+        return whole, True
+    edge = tuple(name for name in edges if np.isin(edges[name], read).all())
+    if edge and np.isin(outside, np.concatenate([edges[name] for name in edge])).all():
+        return edge, False
+    return (), False
 
 
 def k_edge_words(which):

@@ -36,6 +36,39 @@ def last_block_words(steps):
     )
 
 
+class Restrided:
+    """A tensor's shape, storage offset and device with other strides, for a simulated loop that reads only
+    these: what a pointer block built with the two strides swapped addresses."""
+
+    def __init__(self, t, strides):
+        self.shape, self.device, self.strides, self.offset = t.shape, t.device, strides, t.storage_offset()
+
+    def stride(self, dim=None):
+        return self.strides if dim is None else self.strides[dim]
+
+    def storage_offset(self):
+        return self.offset
+
+
+def swapped_block_words(operand):
+    """The hint for a loop whose pointer block for `operand` ("A" or "B") has its two strides swapped."""
+    if operand == "A":
+        return say(
+            zh="结果正好等于 A 的指针块把两个 stride 对调了：行号乘了 stride_ak、k 乘了 stride_am。"
+            "A 的块是 offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak",
+            en="it is exactly what the loop gives with A's pointer block built on its two strides swapped: the rows "
+            "times stride_ak, k times stride_am. A's block is offs_m[:, None] * stride_am + offs_k[None, :] * "
+            "stride_ak",
+        )
+    return say(
+        zh="结果正好等于 B 的指针块把两个 stride 对调了：k 乘了 stride_bn、列号乘了 stride_bk。"
+        "B 的块是 offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn",
+        en="it is exactly what the loop gives with B's pointer block built on its two strides swapped: k times "
+        "stride_bn, the columns times stride_bk. B's block is offs_k[:, None] * stride_bk + offs_n[None, :] * "
+        "stride_bn",
+    )
+
+
 def leading_blocks_only(acc, a, b, bk, rtol):
     """j where acc is the product over k-blocks 0 .. j-1 alone, the later ones adding nothing (1 <= j and
     j k-blocks short of K), else None."""

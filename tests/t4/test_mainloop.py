@@ -11,6 +11,7 @@ import bounds
 from .common import see_loads
 from .mainloop_edges import k_edge_words, k_tail_words, read_past_k
 from .mainloop_models import (
+    Restrided,
     blockwise,
     first_block_only,
     is_the_model,
@@ -18,6 +19,7 @@ from .mainloop_models import (
     last_block_words,
     leading_blocks_only,
     other_block_words,
+    swapped_block_words,
     tiles_offset_by_other_block,
 )
 from support import (
@@ -84,6 +86,7 @@ def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
 
 
 UNIT = "unit:"  # advance_mistake's prefix for a block moved BLOCK_K elements (unit_advance)
+SWAP = "swap:"  # its prefix for a pointer block built on its two strides swapped ("A" or "B" follows)
 
 
 def advance_mistake(probes, M, N, K, blocks, layout, dtype):
@@ -110,6 +113,12 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
         if (a_step, b_step) != (bk * sak, bk * sbk):
             if rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step)) < ACC_RTOL[dtype]:
                 return name
+    for operand, (a_view, b_view) in {
+        "A": (Restrided(a, a.stride()[::-1]), b),
+        "B": (a, Restrided(b, b.stride()[::-1])),
+    }.items():  # a block built on swapped strides, moved by the right stride along K
+        if rel_err(got, simulated_mainloop(a_view, a_buf, b_view, b_buf, bk, bk * sak, bk * sbk)) < ACC_RTOL[dtype]:
+            return SWAP + operand
     unit = unit_advance(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype])
     return unit and UNIT + unit
 
@@ -192,6 +201,16 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
                 pytrace=False,
             )
         advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
+        if advance and advance.startswith(SWAP):
+            nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
+            words = swapped_block_words(advance[len(SWAP) :])
+            pytest.fail(
+                say(
+                    zh=f"{case}：{nan}；{words}；{read('T4.2', '3', '3.1')}。{loads}",
+                    en=f"{case}: {nan}; {words}; {read('T4.2', '3', '3.1')}. {loads}",
+                ),
+                pytrace=False,
+            )
         if advance and advance.startswith(UNIT):
             nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
             pytest.fail(
