@@ -19,8 +19,11 @@ from .mainloop_models import (
     last_block_words,
     leading_blocks_only,
     other_block_words,
+    simulated_mainloop,
     swapped_block_words,
     tiles_offset_by_other_block,
+    unit_advance,
+    unit_advance_words,
 )
 from support import (
     ACC_RTOL,
@@ -63,28 +66,6 @@ def run_mainloop(probes, a, b, blocks):
     return acc
 
 
-def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
-    """What a K loop with correct pointer blocks and masks computes, in float64, when it advances
-    a_ptrs by a_step and b_ptrs by b_step elements per iteration: it reads the buffers around A and
-    B as the kernel would.  A read outside a buffer is NaN."""
-    (M, K), N = a.shape, b.shape[1]
-    flat_a, flat_b = a_buf.flatten().double(), b_buf.flatten().double()
-    rows, cols, ks = (torch.arange(n, device=a.device) for n in (M, N, bk))
-    out = torch.zeros(M, N, dtype=torch.float64, device=a.device)
-    for it in range(triton.cdiv(K, bk)):
-        live = ks < K - it * bk
-
-        def read(flat, addr, mask):
-            inside = (addr >= 0) & (addr < flat.numel())
-            got = flat[addr.clamp(0, flat.numel() - 1)].where(inside, torch.nan)
-            return got.where(mask, 0.0)
-
-        at_a = a.storage_offset() + rows[:, None] * a.stride(0) + ks[None, :] * a.stride(1) + it * a_step
-        at_b = b.storage_offset() + ks[:, None] * b.stride(0) + cols[None, :] * b.stride(1) + it * b_step
-        out += read(flat_a, at_a, live[None, :].expand(M, bk)) @ read(flat_b, at_b, live[:, None].expand(bk, N))
-    return out
-
-
 UNIT = "unit:"  # advance_mistake's prefix for a block moved BLOCK_K elements (unit_advance)
 SWAP = "swap:"  # its prefix for a pointer block built on its two strides swapped ("A" or "B" follows)
 
@@ -121,33 +102,6 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
             return SWAP + operand
     unit = unit_advance(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype])
     return unit and UNIT + unit
-
-
-def unit_advance(a, a_buf, b, b_buf, bk, got, rtol):
-    """Which pointer block moves BLOCK_K elements per iteration where it should move BLOCK_K strides
-    along K, if the loop's result is what that loop computes (on these buffers, padding and all).
-    Only where neither of that block's strides is 1: else BLOCK_K elements is BLOCK_K strides along
-    K (right) or along M or N (advance_mistake's words).  Both blocks moved BLOCK_K elements is tried
-    wherever that is wrong for both (one along M or N, the other with no unit stride, say)."""
-    right = (bk * a.stride(1), bk * b.stride(0))
-    a_unit, b_unit = 1 not in a.stride(), 1 not in b.stride()
-    candidates = {"a_ptrs": (a_unit, (bk, right[1])), "b_ptrs": (b_unit, (right[0], bk))}
-    candidates["a_ptrs, b_ptrs"] = (bk not in right, (bk, bk))
-    for name, (apart, steps) in candidates.items():
-        if apart and rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *steps)) < rtol:
-            return name
-    return None
-
-
-def unit_advance_words(unit):
-    """What to say when unit_advance found `unit`, the pointer block(s) moved BLOCK_K elements."""
-    return say(
-        zh=f"结果正好等于 {unit} 每次只前移 BLOCK_K 个元素，好像沿 K 的 stride 是 1：指针块本身建对了，"
-        f"错在每次迭代的移动：a_ptrs 前移 BLOCK_K * stride_ak，b_ptrs 前移 BLOCK_K * stride_bk",
-        en=f"it is exactly what the loop computes when {unit} advance{'s' if ',' not in unit else ''} "
-        f"by BLOCK_K elements, as if the stride along K were 1: the blocks are built right, the move "
-        f"is wrong: advance a_ptrs by BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk",
-    )
 
 
 def right_when_row_major(probes, a, b, blocks, dtype):
