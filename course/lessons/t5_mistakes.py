@@ -151,6 +151,7 @@ MISTAKES = (
         LOOP,
         LOOP.replace("first_tile + tl.program_id(0)", "tl.program_id(0)"),
         "test_every_tile_once_over_many_grids[plain]",
+        "loop-counts",
     ),
     Mistake(
         "loop-stride",

@@ -120,11 +120,25 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
     for tile, (epilogues, kbs, prog, pm, pn) in enumerate(rows):
         if tile not in done:
             if epilogues or kbs:
+                # tiles before first_tile done: name the loop whose counts these are, where one is
+                like = tile_loop_like([r[0] for r in rows], *loop) if loop else None
                 fail(
                     T5,
-                    f"{case}：tile {tile} 不归这段代码管，却被做了（epilogue {epilogues} 次，k-block {kbs} 个）",
+                    f"{case}：tile {tile} 不归这段代码管，却被做了（epilogue {epilogues} 次，k-block {kbs} 个）"
+                    + (
+                        f"：这正是一个从 {like[0]} 开始、步长 {like[1]} 的循环的次数；要从 first_tile + pid 开始，"
+                        "步长 NUM_PROGS"
+                        if like
+                        else ""
+                    ),
                     f"{case}: tile {tile} is not this loop's, yet it was done "
-                    f"({count(epilogues, 'epilogue')}, {count(kbs, 'k-block')})",
+                    f"({count(epilogues, 'epilogue')}, {count(kbs, 'k-block')})"
+                    + (
+                        f": the counts of a loop that starts at {like[0]} and steps by {like[1]}; start at "
+                        "first_tile + pid and step by NUM_PROGS"
+                        if like
+                        else ""
+                    ),
                     step_section,
                 )
             continue
