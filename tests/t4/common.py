@@ -48,7 +48,8 @@ def launch_watch(t4, monkeypatch, run_tuned=True, case=None, bias=None, activati
     checked first, since HAS_BIAS or ACTIVATION at odds with the call (ACTIVATION=None for "none",
     say) take a T4.4 check into the body of T4.5, whose "not written yet" would blame a step the
     check does not need.  The launch's M, N, K are checked against the tensors it got before the
-    kernel runs (a kernel told M, K, N for M, N, K would write past C: a crash, not a message)."""
+    kernel runs, and so are its strides (a kernel told M, K, N for M, N, K would write past C, one given
+    B's strides swapped would read far outside B: a crash, not a message)."""
     kernels = {"matmul_kernel": True, "matmul_kernel_autotuned": run_tuned}
     watch = LaunchWatch(t4, monkeypatch, kernels, wrapper="matmul")
     if case is not None:  # a launch that lacks a flag fails on its own, with Triton's words for what is missing
@@ -98,6 +99,9 @@ def check_sizes(args, case, step):
             ),
             pytrace=False,
         )
+    bias = args.get("bias_ptr")  # a pointer passed where there is no bias (HAS_BIAS False) is never read
+    bias = bias if args.get("HAS_BIAS") is True and isinstance(bias, torch.Tensor) else None
+    check_strides(args, a, b, c, bias, case, step, before=True)
 
 
 def check_flags(args, bias, activation, case, step):
@@ -117,36 +121,44 @@ def check_flags(args, bias, activation, case, step):
             )
 
 
+def check_strides(args, a, b, c, bias, case, step, before=False):
+    """Fail where a stride the launch got is not its tensor's own (a, b, c, bias: those tensors; before:
+    the launch's own ones, checked before the kernel runs, where a stride swapped or assumed 1 would
+    send the loads far outside A or B: a crash, not a message)."""
+    given = {"stride_am": (a, 0), "stride_ak": (a, 1), "stride_bk": (b, 0), "stride_bn": (b, 1)}
+    given.update({"stride_cm": (c, 0), "stride_cn": (c, 1)})
+    if bias is not None:
+        given["stride_bias"] = (bias, 0)
+    wrong = {  # a stride along a dimension of size 1 is never used, so any value does there
+        k: (args[k], t.stride(d))
+        for k, (t, d) in given.items()
+        if k in args and isinstance(t, torch.Tensor) and t.dim() > d and t.shape[d] > 1 and args[k] != t.stride(d)
+    }
+    if wrong:
+        got = ", ".join(f"{k}={v[0]}" for k, v in wrong.items())
+        want = ", ".join(f"{k}={v[1]}" for k, v in wrong.items())
+        stopped = say(zh="；这里在内核运行之前就拦下了", en="; stopped before the kernel ran") if before else ""
+        pytest.fail(
+            say(
+                zh=f"{case}：launch 收到的 stride 是 {got}，这些张量实际的 stride 是 {want}："
+                f"把 a.stride(0)、a.stride(1)、b.stride(0)、b.stride(1)、c.stride(0)、c.stride(1)"
+                f"{'、bias.stride(0)' if bias is not None else ''} 原样传给内核，"
+                f"不要假定张量是连续存放的{stopped}；{launch_where(step)}",
+                en=f"{case}: the launch got {got}, where the tensors' own strides are {want}: pass "
+                f"a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1)"
+                f"{', bias.stride(0)' if bias is not None else ''} as they are, "
+                f"never assume a tensor is contiguous{stopped}; {launch_where(step)}",
+            ),
+            pytrace=False,
+        )
+
+
 def check_launch(watch, c, a, b, bias, activation, case, step):
     """Fail unless C came whole from one launch that got this call's a, b (not copies), bias and
     flags, with a program for every tile."""
 
     def flags_and_bias(args):
-        given = {"stride_am": (a, 0), "stride_ak": (a, 1), "stride_bk": (b, 0), "stride_bn": (b, 1)}
-        given.update({"stride_cm": (c, 0), "stride_cn": (c, 1)})
-        if bias is not None:
-            given["stride_bias"] = (bias, 0)
-        wrong = {  # a stride along a dimension of size 1 is never used, so any value does there
-            k: (args[k], t.stride(d))
-            for k, (t, d) in given.items()
-            if k in args and t.shape[d] > 1 and args[k] != t.stride(d)
-        }
-        if wrong:
-            got = ", ".join(f"{k}={v[0]}" for k, v in wrong.items())
-            want = ", ".join(f"{k}={v[1]}" for k, v in wrong.items())
-            pytest.fail(
-                say(
-                    zh=f"{case}：launch 收到的 stride 是 {got}，这些张量实际的 stride 是 {want}："
-                    f"把 a.stride(0)、a.stride(1)、b.stride(0)、b.stride(1)、c.stride(0)、c.stride(1)"
-                    f"{'、bias.stride(0)' if bias is not None else ''} 原样传给内核，"
-                    f"不要假定张量是连续存放的；{launch_where(step)}",
-                    en=f"{case}: the launch got {got}, where the tensors' own strides are {want}: pass "
-                    f"a.stride(0), a.stride(1), b.stride(0), b.stride(1), c.stride(0), c.stride(1)"
-                    f"{', bias.stride(0)' if bias is not None else ''} as they are, "
-                    f"never assume a tensor is contiguous; {launch_where(step)}",
-                ),
-                pytrace=False,
-            )
+        check_strides(args, a, b, c, bias, case, step)
         check_flags(args, bias, activation, case, step)
         if bias is not None and not same_tensor(args.get("bias_ptr"), bias):
             pytest.fail(
