@@ -18,6 +18,7 @@ ORDER = (
     "test_autotune_configs.py",
     "test_wrapper.py",
     "test_input_validation.py",
+    "test_large_shapes.py",
     "test_hopper_compile.py",
     "test_graph_capture.py",
     "test_past_int32.py",  # last: a kernel that faults there loses the GPU context for what follows
