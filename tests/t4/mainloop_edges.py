@@ -1,14 +1,21 @@
-"""Where a mainloop's loads read, against the elements of A and B: the reads past K's last index, for
-test_mainloop to name a K tail left unmasked, or a K-tail mask that lets k == K through (no test here: a
-helper of tests/t4/test_mainloop.py)."""
+"""Where a mainloop's loads read, against the elements of A and B: the reads one past K's last index,
+for test_mainloop to name a K-tail mask that lets k == K through (no test here: a helper of
+tests/t4/test_mainloop.py)."""
 
 import os
 
 import numpy as np
+import torch
 
 from course.i18n import say
 
 import bounds
+
+# A mask that compares with the other dimension's size: A's rows with N, B's columns with M.
+CROSSED = {
+    "A": ("A 的行掩码拿 offs_m 和 N", "A's row mask compares offs_m with N"),
+    "B": ("B 的列掩码拿 offs_n 和 M", "B's column mask compares offs_n with M"),
+}
 
 
 def element_addresses(t, rows, cols):
@@ -19,46 +26,96 @@ def element_addresses(t, rows, cols):
     return (t.data_ptr() + offsets * t.element_size()).astype(np.uint64).ravel()
 
 
-def read_past_k(probes, monkeypatch, a, b, launch, bk):
-    """(names, beyond): which of "A" and "B" the loop read past K's last index with the lane on, in the
-    last k-block (A[m, k] for m < M, B[k, n] for n < N, K <= k < cdiv(K, BLOCK_K) * BLOCK_K), when every
-    other read it made with a lane on was of an element of A or B; beyond True where each of them read all
-    of that tail (the tail read unmasked), False where each read all of k == K and nothing past it (a mask
-    that lets k == K through).  launch() runs the loop again under an AddressWatch that records each read.
-    ((), False) when it read nothing there, read only part of it, or read elsewhere outside A and B too
-    (then another cause is at work), and off the interpreter, where no address can be seen."""
+def read_at_k_equal_k(probes, monkeypatch, a, b, launch, blocks=(64, 64, 64)):
+    """Where the loop read outside A and B with the lane on, named when every such read lies at an edge of
+    A or B: "A" and "B" for k == K, one past K's last index (A[m, K] for m < M, B[K, n] for n < N); "A-k"
+    and "B-k" for the K tail further on (k > K, before the last k-block's end); "A-m" for A's rows past M
+    and "B-n" for B's columns past N, each within one tile of its edge (blocks: BLOCK_M, BLOCK_N,
+    BLOCK_K) and each read whole, with ("A-m", "N") or ("B-n", "M") where they end exactly at the other
+    dimension's size, N or M: the mask that compares with it.  launch() runs the loop again under an
+    AddressWatch that records each read.  () when it read nothing outside, or read elsewhere outside A
+    and B too (then another cause is at work); () off the interpreter, where no address can be seen."""
     if os.environ.get("TRITON_INTERPRET") != "1":
-        return (), False
+        return ()
     reads = []
     with monkeypatch.context() as patched:  # the watch goes with this run: later runs read as before
         watch = bounds.AddressWatch(
             probes, patched, ("mainloop_probe",), seen=lambda what, at, _: what == "read" and reads.append(at)
         )
         if not watch.active:
-            return (), False
+            return ()
         launch()
     (M, K), N = a.shape, b.shape[1]
-    end = -(-K // bk) * bk  # the last k-block's end: a loop of cdiv(K, BLOCK_K) steps reads no further
+    bm, bn, bk = blocks
+    end_m, end_n, end_k = -(-M // bm) * bm, -(-N // bn) * bn, -(-K // bk) * bk  # where the last tiles end
     read = np.unique(np.concatenate(reads)) if reads else np.zeros(0, dtype=np.uint64)
     inside = np.isin(read, element_addresses(a, (0, M), (0, K))) | np.isin(read, element_addresses(b, (0, K), (0, N)))
-    tails = {"A": element_addresses(a, (0, M), (K, end)), "B": element_addresses(b, (K, end), (0, N))}
-    edges = {"A": element_addresses(a, (0, M), (K, K + 1)), "B": element_addresses(b, (K, K + 1), (0, N))}
-    outside = read[~inside]
-    if end <= K + 1 or not np.isin(outside, np.concatenate(list(tails.values()))).all():
-        return (), False  # a read elsewhere outside A and B; or a last k-block one column past K, where the two agree
-    # An unmasked tail reads all of it; a mask with <= reads all of column (row) K and no further.  A read of part
-    # of the tail alone (a block built on swapped strides that strays into it, say) names neither.
-    whole = tuple(name for name in tails if np.isin(tails[name], read).all())
-    if whole and np.isin(outside, np.concatenate([tails[name] for name in whole])).all():
-        return whole, True
-    edge = tuple(name for name in edges if np.isin(edges[name], read).all())
-    if edge and np.isin(outside, np.concatenate([edges[name] for name in edge])).all():
-        return edge, False
-    return (), False
+    edges = {
+        "A": element_addresses(a, (0, M), (K, K + 1)),
+        "B": element_addresses(b, (K, K + 1), (0, N)),
+        "A-k": element_addresses(a, (0, M), (K + 1, end_k)),
+        "B-k": element_addresses(b, (K + 1, end_k), (0, N)),
+        "A-m": element_addresses(a, (M, end_m), (0, K)),
+        "B-n": element_addresses(b, (0, K), (N, end_n)),
+    }
+    at_edge = {name: np.isin(read, where) & ~inside for name, where in edges.items()}
+    if not (inside | np.logical_or.reduce(list(at_edge.values()))).all():
+        return ()
+    found = tuple(name for name, hit in at_edge.items() if hit.any())
+    # A mask left out reads the whole of its edge, every tile's part of it; reads that only land there (a stride
+    # ignored, say) do not, and are no mask's: then nothing is named.
+    if any(not np.isin(edges[n], read).all() for n in found if n in ("A-k", "B-k")):
+        return ()
+    if "A-m" in found:
+        rows = np.isin(edges["A-m"], read).reshape(end_m - M, K).all(axis=1)
+        if M < N < end_m and found == ("A-m",) and rows[: N - M].all() and not rows[N - M :].any():
+            return ("A-m", "N")  # the rows read past M are M .. N - 1 exactly: a row mask against N
+        if not rows.all():
+            return ()
+    if "B-n" in found:
+        cols = np.isin(edges["B-n"], read).reshape(K, end_n - N).all(axis=0)
+        if N < M < end_n and found == ("B-n",) and cols[: M - N].all() and not cols[M - N :].any():
+            return ("B-n", "M")
+        if not cols.all():
+            return ()
+    return found
 
 
 def k_edge_words(which):
-    """The words for read_past_k's find at k == K alone: which, "A" and/or "B"."""
+    """The words for read_at_k_equal_k's find: which, a tuple of "A", "B" (k == K alone), "A-k", "B-k"
+    (further into the K tail), "A-m" or "B-n" (rows or columns past the tensor's edge), the last two
+    possibly followed by the size their mask compared with."""
+    if which[-1] in ("M", "N"):  # rows or columns read past one edge, exactly up to the other size
+        row = which[0] == "A-m"
+        return say(
+            zh=f"循环在 lane 开着时读了 {'A 第 M 行及以后的行' if row else 'B 第 N 列及以后的列'}，正好读到第 "
+            f"{which[1]} {'行' if row else '列'}为止，除此之外没有读 A、B 之外的地方："
+            f"{CROSSED['A' if row else 'B'][0]} 比了，要和 {'M' if row else 'N'} 比",
+            en=f"the loop read {'rows of A from row M on' if row else 'columns of B from column N on'} with the lane "
+            f"on, exactly up to {'row' if row else 'column'} {which[1]}, and nothing else outside A and B: "
+            f"{CROSSED['A' if row else 'B'][1]}; compare it with {'M' if row else 'N'}",
+        )
+    if set(which) - {"A", "B"}:
+        parts = {
+            "A-k": ("A 在 K 之外的列（不只第 K 列）", "A's columns past K (not only K)", "offs_k < K - k * BLOCK_K"),
+            "B-k": ("B 在 K 之外的行（不只第 K 行）", "rows of B past K (not only row K)", "offs_k < K - k * BLOCK_K"),
+            "A-m": ("A 第 M 行及以后的行", "rows of A from row M on", "offs_m[:, None] < M"),
+            "B-n": ("B 第 N 列及以后的列", "columns of B from column N on", "offs_n[None, :] < N"),
+        }
+        named = [parts[n] for n in which if n in parts]
+        tail = "A-k" in which or "B-k" in which
+        return say(
+            zh=f"循环在 lane 开着时读了 {'、'.join(p[0] for p in named)}，除此之外没有读 A、B 之外的地方："
+            f"load 的掩码里少了 {'、'.join(dict.fromkeys(p[2] for p in named))}"
+            + ("（K 的尾部没有掩码：拿 offs_k 和剩下的 K - k * BLOCK_K 比，不是和 K 比）" if tail else ""),
+            en=f"the loop read {', '.join(p[1] for p in named)} with the lane on, and nothing else outside A and B: "
+            f"the loads' masks lack {', '.join(dict.fromkeys(p[2] for p in named))}"
+            + (
+                " (the K tail is not masked: compare offs_k with what is left, K - k * BLOCK_K, not with K)"
+                if tail
+                else ""
+            ),
+        )
     places = {
         "A": ("A 的第 K 列（A[m, K]）", "column K of A (A[m, K])"),
         "B": ("B 的第 K 行（B[K, n]）", "row K of B (B[K, n])"),
@@ -73,18 +130,21 @@ def k_edge_words(which):
     )
 
 
-def k_tail_words(which):
-    """The words for read_past_k's find past k == K: which, "A" and/or "B", read the tail unmasked."""
-    places = {
-        "A": ("A 在 K 之后的列（A[m, k]，k >= K）", "A's columns past K (A[m, k], k >= K)"),
-        "B": ("B 在 K 之后的行（B[k, n]，k >= K）", "B's rows past K (B[k, n], k >= K)"),
-    }
-    zh = "和".join(places[n][0] for n in which)
-    en = " and ".join(places[n][1] for n in which)
+def mask_against_other_size(acc, ref, rtol):
+    """Words for a mainloop whose row mask compares offs_m with N (rows from N on zero, where N < M) or
+    whose column mask compares offs_n with M (columns from M on zero, where M < N), every other cell
+    right; None when acc is not that."""
+    M, N = ref.shape
+    if M == N:
+        return None
+    rows = M > N  # the rows from N on are lost, or the columns from M on
+    lost = acc[N:, :] if rows else acc[:, M:]
+    kept, want = (acc[:N, :], ref[:N, :]) if rows else (acc[:, :M], ref[:, :M])
+    if lost.any() or not torch.allclose(kept.double(), want, rtol=rtol, atol=rtol * want.abs().max().item()):
+        return None
     return say(
-        zh=f"最后一个 k 块里，循环读了 {zh}，lane 是开着的，除此之外没有读 A、B 之外的地方："
-        f"K 的尾部没有掩码。这个 load 的掩码还要加上 offs_k 和 K - k * BLOCK_K 的比较（严格小于），other=0.0",
-        en=f"in the last k-block the loop read {en} with the lane on, and nothing else outside A and B: the "
-        f"K tail is not masked. That load's mask needs offs_k compared with K - k * BLOCK_K too (strictly "
-        f"less), with other=0.0",
+        zh=f"结果只在{'行号 >= N 的行' if rows else '列号 >= M 的列'}上是 0，其余都对："
+        f"{CROSSED['A' if rows else 'B'][0]} 比了，要和 {'M' if rows else 'N'} 比",
+        en=f"it is 0 in exactly {'the rows from N on' if rows else 'the columns from M on'}, and right everywhere "
+        f"else: {CROSSED['A' if rows else 'B'][1]}; compare it with {'M' if rows else 'N'}",
     )

@@ -9,7 +9,7 @@ from course.messages import read
 
 import bounds
 from .common import see_loads
-from .mainloop_edges import k_edge_words, k_tail_words, read_past_k
+from .mainloop_edges import k_edge_words, mask_against_other_size, read_at_k_equal_k
 from .mainloop_models import (
     Restrided,
     blockwise,
@@ -144,13 +144,12 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
     )
     loads = see_loads(M, N, K, bm, bn, bk, dtype, layout=layout, layout_b=layout_b)
     if acc.isnan().any():
-        edge, beyond = read_past_k(probes, monkeypatch, a, b, lambda: run_mainloop(probes, a, b, (bm, bn, bk)), bk)
-        if edge:
-            words = k_tail_words(edge) if beyond else k_edge_words(edge)
+        again = lambda: run_mainloop(probes, a, b, (bm, bn, bk))  # noqa: E731
+        if edge := read_at_k_equal_k(probes, monkeypatch, a, b, again, (bm, bn, bk)):
             pytest.fail(
                 say(
-                    zh=f"{case}：累加器里有 NaN；{words}；{read('T4.2', '4.1')}。{loads}",
-                    en=f"{case}: the accumulator holds NaN; {words}; {read('T4.2', '4.1')}. {loads}",
+                    zh=f"{case}：累加器里有 NaN；{k_edge_words(edge)}；{read('T4.2', '4.1')}。{loads}",
+                    en=f"{case}: the accumulator holds NaN; {k_edge_words(edge)}; {read('T4.2', '4.1')}. {loads}",
                 ),
                 pytrace=False,
             )
@@ -268,6 +267,8 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             )
         elif off := tiles_offset_by_other_block(acc[:M, :N], a, b, bm, bn, ACC_RTOL[dtype]):
             sections, hint = ("3",), other_block_words(off)
+        elif crossed := mask_against_other_size(acc[:M, :N], ref, ACC_RTOL[dtype]):
+            sections, hint = ("4.1",), crossed
         elif unit := unit_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):
             sections, hint = ("4.3",), unit_advance_words(unit)
         elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
