@@ -52,6 +52,14 @@ APPROXIMATIONS = (  # (function, zh, en) for each approximation of GELU, or slip
 def approximation_hint(out, x, rtol):
     """What to say when out is one approximation of GELU of x (the pre-activation, in float64) within
     rtol, or None."""
+    for low in (torch.float16, torch.bfloat16):  # the exact GELU, its result rounded before the epilogue
+        if rel_err(out, gelu(x).to(low).double()) <= rtol < rel_err(out, gelu(x)):
+            return say(
+                zh=f"这正是精确的 GELU 先舍入成 {low} 的结果：bias_and_activation 要返回 float32，"
+                "转成 C 的 dtype 只在 epilogue 里做一次",
+                en=f"it is the exact GELU rounded to {low}: bias_and_activation returns float32, and the one "
+                "cast to C's dtype is the epilogue's",
+            )
     for approx, zh, en in APPROXIMATIONS:
         if rel_err(out, approx(x)) <= rtol:
             far = rel_err(approx(x), gelu(x))

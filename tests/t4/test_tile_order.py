@@ -103,6 +103,17 @@ def pid_not_position_order(num_pid_m, num_pid_n, group_m):
     return order
 
 
+def columns_by_group_m_order(num_pid_m, num_pid_n, group_m):
+    """A slip of one of the two: pid_m by the group's real rows, pid_n = pid_in_group // GROUP_M; the
+    same map unless the last group is short."""
+    order = []
+    for pid in range(num_pid_m * num_pid_n):
+        first = pid // (group_m * num_pid_n) * group_m
+        rows, at = min(num_pid_m - first, group_m), pid % (group_m * num_pid_n)
+        order.append((first + at % rows, at // group_m))
+    return order
+
+
 def slips_only_in_the_short_group(probes, got, num_pid_m, num_pid_n, group_m):
     """Whether `got` is the GROUP_M slip's map and the same code is right where every group is full.
     Matching the slip on one grid is not enough: on a grid that is all one short group of one row
@@ -150,6 +161,13 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
                 "（pid % num_pid_in_group），不是 pid 本身。",
                 en=" It is what pid_m = first_pid_m + pid % group_size_m gives: take the remainder of the pid's "
                 "position in its group (pid % num_pid_in_group), not of pid itself.",
+            )
+        if not short and rest and got == columns_by_group_m_order(num_pid_m, num_pid_n, group_m):
+            short = say(
+                zh=f"这正是 pid_m 按最后一组实有的 {rest} 行取模、pid_n 却用 pid_in_group // GROUP_M 的结果："
+                "两个都要用 group_size_m，pid_n = pid_in_group // group_size_m。",
+                en=f" It is what pid_m taken modulo the last group's real rows ({rest}) gives, with pid_n = "
+                "pid_in_group // GROUP_M: use group_size_m for both, pid_n = pid_in_group // group_size_m.",
             )
         yours, expected = picture(got, num_pid_m, num_pid_n), picture(want, num_pid_m, num_pid_n)
         off = [(pid, t) for pid, t in enumerate(got) if not (0 <= t[0] < num_pid_m and 0 <= t[1] < num_pid_n)]
