@@ -104,8 +104,9 @@ def orders(n, seed):
 class Run:
     """One launch's programs, taking turns.  events[pid]: what program pid did, in order."""
 
-    def __init__(self, order):
+    def __init__(self, order, held=()):
         self.order = list(order)
+        self.held = set(held)  # programs that get a turn only from one that spins, or once no other is left
         self.events = {}
         self.turn = None
         self.live = []
@@ -116,9 +117,12 @@ class Run:
         self.quiet = {}  # pid: the addresses its atomics read without changing since its last turn
         self.idle = 0  # hand-overs since a program last wrote memory or ended
 
-    def _next_after(self, pid):
+    def _next_after(self, pid, spinning=True):
+        """The next live program round the ring; past a held one, unless this hand-over is a spin."""
         at = self.live.index(pid) if pid in self.live else -1
-        return self.live[(at + 1) % len(self.live)] if self.live else None
+        ring = [self.live[(at + 1 + i) % len(self.live)] for i in range(len(self.live))]
+        free = ring if spinning else [p for p in ring if p not in self.held or p == pid]
+        return (free or ring or [None])[0]
 
     def launch(self, grid, body, builder):
         """Run body(x, y, z) for every program of the grid, x in self.order (y = z = 0 only)."""
@@ -153,7 +157,7 @@ class Run:
         finally:
             with self.cond:
                 self.idle = 0
-                nxt = self._next_after(pid)
+                nxt = self._next_after(pid, spinning=False)
                 self.live.remove(pid)
                 self.turn = nxt if self.live and nxt != pid else (self.live[0] if self.live else None)
                 self.cond.notify_all()
@@ -165,8 +169,9 @@ class Run:
                 raise ProgramsStuck("another program failed")
         builder.grid_idx = (pid, 0, 0)
 
-    def pass_turn(self, builder):
-        """Called by the running program where it may be spinning: the next live program runs."""
+    def pass_turn(self, builder, spinning=True):
+        """Called by the running program where it may be spinning: the next live program runs (a held
+        one only where it spins)."""
         pid = getattr(self.local, "pid", None)
         if pid is None:
             return
@@ -196,7 +201,7 @@ class Run:
                 )
                 self.cond.notify_all()
                 raise self.error
-            self.turn = self._next_after(pid)
+            self.turn = self._next_after(pid, spinning)
             self.quiet.pop(pid, None)
             self.cond.notify_all()
         self._wait_for_turn(pid, builder)
@@ -211,7 +216,7 @@ class Run:
         if changed:
             self.idle = 0
         if changed or where in seen:
-            self.pass_turn(builder)
+            self.pass_turn(builder, spinning=not changed)
         else:
             seen.add(where)
 
@@ -244,13 +249,14 @@ def _sem_name(sem):
 
 
 @contextlib.contextmanager
-def programs_run(order):
+def programs_run(order, held=()):
     """Within it, each interpreted launch runs its programs cooperatively, starting in `order`
-    (a permutation of the program ids; a launch of another size runs in id order).  Yields the Run,
-    whose `events` hold the last launch's record."""
+    (a permutation of the program ids; a launch of another size runs in id order).  The programs in
+    `held` get the turn only from a program that spins (or once no other is left): a reader then meets
+    their flags down, and must wait.  Yields the Run, whose `events` hold the last launch's record."""
     interp = check_api()
     builder = interp.interpreter_builder
-    run = Run(order)
+    run = Run(order, held)
     hooked = {name: getattr(builder, name) for name in BUILDER_HOOKS}
     own = {name: vars(builder)[name] for name in BUILDER_HOOKS if name in vars(builder)}  # a watch's, say
 

@@ -49,13 +49,14 @@ def check_pair(out, flags, want, case, wanted):
 ORDERS = ["reversed", "shuffled"]
 
 
-def in_order(order, launch):
-    """launch() with the interpreter running its programs in `order`, taking turns (§4.2); programs
-    that wait for each other for good fail with a message instead of hanging."""
+def in_order(order, launch, held=()):
+    """launch() with the interpreter running its programs in `order`, taking turns (§4.2), those in held
+    only when another spins; programs that wait for each other for good fail with a message instead of
+    hanging."""
     from course.interpreter_order import ProgramsStuck, programs_run
 
     try:
-        with programs_run(order):
+        with programs_run(order, held):
             return launch()
     except ProgramsStuck as e:
         fail(
@@ -98,11 +99,15 @@ def test_fix_up_waits_and_adds_in_program_order(probes, order):
             )
         src, partials, flags, out, want = pair_case(n)
 
-        chosen = orders(n, int(torch.randint(0, 2**31, (1,))))[order]
-        in_order(chosen, lambda: probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN))
+        chosen, held = orders(n, int(torch.randint(0, 2**31, (1,))))[order], ()
+        if order == "shuffled":  # publisher 0, then the owner; the rest, shuffled, run only while the owner spins:
+            held = [p for p in chosen if p not in (0, n - 1)]  # it meets flag 0 up, then flag 1 down, and must wait
+            chosen = [0, n - 1, *held]
+        in_order(chosen, lambda: probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN), held)
+        wait = say(zh="，其余的只在 owner 空等时运行", en=", the rest only while the owner spins") if held else ""
         case = say(
-            zh=f"程序 0..{n - 2} 发布、程序 {n - 1} 收集，按 {chosen} 的顺序轮流运行",
-            en=f"programs 0..{n - 2} publish, program {n - 1} collects, run in turns in the order {chosen}",
+            zh=f"程序 0..{n - 2} 发布、程序 {n - 1} 收集，按 {chosen} 的顺序轮流运行{wait}",
+            en=f"programs 0..{n - 2} publish, program {n - 1} collects, run in turns in the order {chosen}{wait}",
         )
         check_pair(out, flags, want, case, IN_ORDER)
         return
