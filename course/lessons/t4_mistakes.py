@@ -18,6 +18,7 @@ from course.lessons.t4_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t4_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t4_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t4_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
+from course.lessons.t4_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
@@ -96,7 +97,7 @@ TABLE = (
         "mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining)",
         "mask=offs_m[:, None] < M",
         "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
-        cause="k-tail-unmasked",  # named since learner9 (t4_mistakes_learner9.py)
+        "masks-lack",  # hunt9: the reads past K are seen and named
     ),
     Mistake(
         "partials-rounded",
@@ -353,3 +354,5 @@ MISTAKES = MISTAKES + LEFT8  # left8's, last
 CAUSES |= LEFT8_CAUSES
 MISTAKES = MISTAKES + LEARNER9  # learner9's, last
 CAUSES |= LEARNER9_CAUSES
+MISTAKES = MISTAKES + HUNT9  # hunt9's, last
+CAUSES |= HUNT9_CAUSES

@@ -8,7 +8,6 @@ from course.lessons.t4_mistakes_own import mutant
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEARNER9_CAUSES = {
-    "k-tail-unmasked": ("K 的尾部没有掩码", "the K tail is not masked"),
     "acc-replaced": ("用这一块的乘积换掉了 acc", "replaced acc with its block's product"),
     "grid-rows-only": ("它只数了 tile 的行数", "it counts the rows of tiles alone"),
     "grid-cols-only": ("它只数了 tile 的列数", "it counts the columns of tiles alone"),
@@ -31,7 +30,7 @@ LEARNER9 = (
         "        a = tl.load(a_ptrs, mask=offs_m[:, None] < M, other=0.0)\n"
         "        b = tl.load(b_ptrs, mask=offs_n[None, :] < N, other=0.0)\n",
         "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
-        "k-tail-unmasked",
+        "masks-lack",  # hunt9's words (t4_mistakes_hunt9.py), which the merged check says
         zh="A 和 B 的 load 都只遮住 M、N 的边，K 的尾部没有掩码：失败信息只说「少了掩码或 stride 用错」（learner9）",
         en="A's and B's loads mask the M and N edges alone, the K tail unmasked: the failure said only 'a mask "
         "missing or a wrong stride' (learner9)",

@@ -22,6 +22,7 @@ from course.lessons.t5_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t5_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t5_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t5_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
+from course.lessons.t5_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
@@ -278,3 +279,5 @@ MISTAKES = MISTAKES + STYLES8  # styles8's, last
 CAUSES |= STYLES8_CAUSES
 MISTAKES = MISTAKES + LEARNER9  # learner9's, last
 CAUSES |= LEARNER9_CAUSES
+MISTAKES = MISTAKES + HUNT9  # hunt9's, last
+CAUSES |= HUNT9_CAUSES

@@ -107,14 +107,10 @@ def k_edge_words(which):
         return say(
             zh=f"循环在 lane 开着时读了 {'、'.join(p[0] for p in named)}，除此之外没有读 A、B 之外的地方："
             f"load 的掩码里少了 {'、'.join(dict.fromkeys(p[2] for p in named))}"
-            + ("（K 的尾部没有掩码：拿 offs_k 和剩下的 K - k * BLOCK_K 比，不是和 K 比）" if tail else ""),
+            + ("（K 尾部拿 offs_k 和剩下的 K - k * BLOCK_K 比，不是和 K 比）" if tail else ""),
             en=f"the loop read {', '.join(p[1] for p in named)} with the lane on, and nothing else outside A and B: "
             f"the loads' masks lack {', '.join(dict.fromkeys(p[2] for p in named))}"
-            + (
-                " (the K tail is not masked: compare offs_k with what is left, K - k * BLOCK_K, not with K)"
-                if tail
-                else ""
-            ),
+            + (" (the K tail compares offs_k with what is left, K - k * BLOCK_K, not with K)" if tail else ""),
         )
     places = {
         "A": ("A 的第 K 列（A[m, K]）", "column K of A (A[m, K])"),

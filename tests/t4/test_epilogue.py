@@ -6,7 +6,7 @@ import torch
 import triton
 
 from course.i18n import agree, cells, say
-from course.messages import fail, read
+from course.messages import read
 
 import bounds
 from .common import see_loads

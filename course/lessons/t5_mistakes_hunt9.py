@@ -1,0 +1,118 @@
+"""Lesson T5's mutants of our own from the ninth mistake hunt (hunt9, 2026-12-04): the one let through until the
+check named with it was mended, and a sample of those caught with their cause named, kept as they are.  Only make
+check runs them (table=False, not in §8); each must be caught by its test, whose message names its cause (a key
+of t5_mistakes.CAUSES) or, for cause "", none.  t5_mistakes.py gathers them last.
+"""
+
+from course.lessons.t5_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}; the causes
+# here are already in t5_mistakes.CAUSES.
+HUNT9_CAUSES = {}
+
+WAIT = '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:  # an integer read that waits\n'
+PUBLISH = "    tl.store(partials_ptr + pid * (BLOCK_M * BLOCK_N) + offs, acc)\n    tl.debug_barrier()"
+RESET = '        tl.atomic_xchg(flags_ptr + p, 0, sem="relaxed")  # the workspace is clean for the next launch\n'
+LOOP = "for tile_id in tl.range(first_tile + tl.program_id(0), num_tiles, NUM_PROGS, flatten=FLATTEN):"
+
+HUNT9 = (
+    own(
+        "hunt9-collect-waits-on-first-flag-only",
+        "T5.3",
+        "sk_collect_partials waits for first_pid's flag alone and reads every other flag once, going on up or not: "
+        "each order the suite ran gave every publisher a turn after the owner's reset of the first flag, so the "
+        "whole of T5.3 passed; the shuffled order now holds the publishers after the first back until the owner "
+        "spins (hunt9)",
+        "4.2",
+        WAIT,
+        WAIT.replace("while tl.atomic_add(", "while (p == first_pid) & (tl.atomic_add(").replace(" != 1:", " != 1):"),
+        "test_fix_up_waits_and_adds_in_program_order[shuffled]",
+        "read-early",
+    ),
+    own(
+        "hunt9-collect-volatile-wait",
+        "T5.3",
+        "sk_collect_partials waits with a volatile tl.load of the flag, no atomic: no acquire orders the partial's "
+        "read after it (hunt9, caught)",
+        "4.2",
+        WAIT,
+        WAIT.replace('tl.atomic_add(flags_ptr + p, 0, sem="acquire")', "tl.load(flags_ptr + p, volatile=True)"),
+        "test_publish_and_collect_memory_order",
+    ),
+    own(
+        "hunt9-publish-barrier-before-store",
+        "T5.3",
+        "sk_publish_partial puts its tl.debug_barrier() before the partial's store, not between it and the flag "
+        "(hunt9, caught)",
+        "4.2",
+        PUBLISH,
+        "    tl.debug_barrier()\n    tl.store(partials_ptr + pid * (BLOCK_M * BLOCK_N) + offs, acc)",
+        "test_publish_and_collect_memory_order",
+        "no-barrier",
+    ),
+    own(
+        "hunt9-own-flag-reset-at-start",
+        "T5.3",
+        "each program puts its own flag to 0 as stream_k_tiles starts, and owners put none back: a flag of the "
+        "launch before can still be up when an owner reads it (hunt9, caught)",
+        "4.2",
+        RESET,
+        "",
+        "test_stream_k_every_tile_once",
+        "flags-left-up",
+    ),
+    own(
+        "hunt9-dp-blocked-chunks",
+        "T5.1",
+        "data_parallel_tiles gives each program a run of consecutive tiles (cdiv(tiles, NUM_PROGS) of them), not "
+        "every NUM_PROGS-th tile (hunt9, caught)",
+        "2.2",
+        LOOP,
+        "per = tl.cdiv(num_tiles - first_tile, NUM_PROGS)\n    for tile_id in tl.range(first_tile + tl.program_id(0) "
+        "* per, tl.minimum(first_tile + (tl.program_id(0) + 1) * per, num_tiles), 1, flatten=FLATTEN):",
+        "test_every_tile_once_over_many_grids[plain]",
+    ),
+    own(
+        "hunt9-split-dp-past-one-wave",
+        "T5.3",
+        "stream_k_split falls back to data-parallel whenever there are at least as many tiles as SMs: a thin last "
+        "wave after whole ones is never merged (hunt9, caught)",
+        "4.3",
+        '    if mode == "dp" or k_blocks <= 1:',
+        '    if mode == "dp" or k_blocks <= 1 or num_tiles >= num_sms:',
+        "test_stream_k_split[300-8-132-auto-want3]",
+    ),
+    own(
+        "hunt9-tma-problem-is-contiguous",
+        "T5.2",
+        "tma_problem refuses every tensor that is not contiguous, legal padded views too (hunt9, caught)",
+        "3.2",
+        "    if t.stride(1) != 1:\n",
+        "    if not t.is_contiguous():\n",
+        "test_tma_problem_accepts_legal_tensors",
+    ),
+    own(
+        "hunt9-flag-raised-to-pid-plus-one",
+        "T5.3",
+        "sk_publish_partial raises its flag to pid + 1, a value of its own, where the owner waits for 1: it waits "
+        "for good (hunt9, caught)",
+        "4.2",
+        'tl.atomic_xchg(flags_ptr + pid, 1, sem="release")',
+        'tl.atomic_xchg(flags_ptr + pid, pid + 1, sem="release")',
+        "test_stream_k_every_tile_once",
+        "waits-forever",
+    ),
+    own(
+        "hunt9-subtile-right-half-activation-none",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) hands the right half's bias_and_activation 'none': the GELU on the left "
+        "half alone (hunt9, caught)",
+        "5",
+        "        right = bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS,\n"
+        "                                    ACTIVATION)\n",
+        "        right = bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS,\n"
+        '                                    "none")\n',
+        "test_store_tile_activation_without_bias[2]",
+        "no-activation",
+    ),
+)
