@@ -17,6 +17,7 @@ HUNT9_CAUSES = {
     "pid-n-by-group-m": ("pid_n 却用 pid_in_group // GROUP_M", "with pid_n = pid_in_group // GROUP_M"),
     "gelu-rounded": ("这正是精确的 GELU 先舍入成", "it is the exact GELU rounded to"),
     "large-to-torch": ("matmul 把这个大乘积交给了 torch", "matmul handed this large product to torch"),
+    "two-gpus": ("两块 GPU 上的输入要抛出 ValueError", "inputs on two GPUs must raise ValueError"),
 }
 
 B_LOAD = "        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_remaining) & (offs_n[None, :] < N), other=0.0)\n"
@@ -173,5 +174,19 @@ HUNT9 = (
         "launch-strides",
         zh="launch 时把 c.stride(1)、c.stride(0) 传反：C 被转置着写（hunt9）",
         en="the launch passes c.stride(1), c.stride(0), swapped: C is written transposed (hunt9)",
+    ),
+    # T4.4: devices compared by type: cuda:0 and cuda:1 taken together; only a machine with two GPUs saw it
+    mutant(
+        "hunt9-devices-compared-by-type",
+        "T4.4",
+        "6.3",
+        "    devices = {name: str(t.device) for name, t in tensors.items()}\n",
+        "    devices = {name: t.device.type for name, t in tensors.items()}\n",
+        "test_check_inputs_off_the_interpreter",
+        "two-gpus",
+        zh="check_inputs 只比较设备类型：cuda:0 上的 a 和 cuda:1 上的 b 一起被放过；CPU 上整个 T4.4 都放过了，"
+        "只有两块 GPU 的机器看得到（hunt9）",
+        en="check_inputs compares the devices' type alone: a on cuda:0 with b on cuda:1 is taken; on the CPU the whole "
+        "of T4.4 passed, only a machine with two GPUs saw it (hunt9)",
     ),
 )

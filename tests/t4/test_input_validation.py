@@ -196,13 +196,23 @@ class OnGpu(torch.Tensor):
         return 0
 
 
+class OnSecondGpu(OnGpu):
+    """The same, on cuda:1: a layer's weight on the second GPU of a model split over two."""
+
+    device = property(lambda self: torch.device("cuda", 1))
+
+    def get_device(self):
+        return 1
+
+
 @pytest.mark.t4_4
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU bf16 products and the CPU tensors' refusal run for real")
 def test_check_inputs_off_the_interpreter(t4, monkeypatch):
     """With INTERPRETING False and a GPU said to be there, as on a GPU machine: bf16 is taken (it is refused
     only where the interpreter's tl.dot would get it wrong), and CPU tensors are refused, naming
-    TRITON_INTERPRET, GPU or not.  Only check_inputs runs; the "GPU" tensors are meta ones that say they are
-    on cuda:0 (device, is_cuda, get_device), so a check by device type or is_cuda takes them as a GPU's."""
+    TRITON_INTERPRET, GPU or not, and inputs on two GPUs are refused.  Only check_inputs runs; the "GPU"
+    tensors are meta ones that say they are on cuda:0 or cuda:1 (device, is_cuda, get_device), so a check by
+    device type or is_cuda takes them as a GPU's."""
     monkeypatch.setattr(t4, "INTERPRETING", False)
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # however the check tells a GPU
@@ -219,6 +229,21 @@ def test_check_inputs_off_the_interpreter(t4, monkeypatch):
                 en=f"off the interpreter (as on a GPU) check_inputs refused bf16 inputs: {e}; bf16 is refused only "
                 f"under TRITON_INTERPRET (the interpreter's tl.dot gets it wrong); a GPU computes it right; "
                 f"{read('T4.4', '6.3')}",
+            ),
+            pytrace=False,
+        )
+    second = OnSecondGpu._make_subclass(OnSecondGpu, torch.empty((12, 8), dtype=torch.bfloat16, device="meta"))
+    try:
+        t4.check_inputs(a, second)
+    except ValueError:
+        pass
+    else:
+        pytest.fail(
+            say(
+                zh=f"a 在 cuda:0、b 在 cuda:1，check_inputs 却放过了：两块 GPU 上的输入要抛出 ValueError 并说出设备；"
+                f"比较整个设备，cuda:0 不是 cuda:1；{read('T4.4', '6.3')}",
+                en=f"check_inputs took a on cuda:0 with b on cuda:1: inputs on two GPUs must raise ValueError naming "
+                f"the devices; compare the devices whole: cuda:0 is not cuda:1; {read('T4.4', '6.3')}",
             ),
             pytrace=False,
         )
