@@ -1,18 +1,23 @@
-"""Lesson T5's mutants of our own from the ninth mistake hunt (hunt9, 2026-12-04): the one let through until the
-check named with it was mended, and a sample of those caught with their cause named, kept as they are.  Only make
+"""Lesson T5's mutants of our own from the ninth mistake hunt (hunt9, 2026-12-04): the one let through and those
+told vaguely or wrongly until the check named with each was mended, and a sample of those caught with their
+cause named, kept as they are.  Only make
 check runs them (table=False, not in §8); each must be caught by its test, whose message names its cause (a key
 of t5_mistakes.CAUSES) or, for cause "", none.  t5_mistakes.py gathers them last.
 """
 
 from course.lessons.t5_mistakes_own import own
 
-# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}; the causes
-# here are already in t5_mistakes.CAUSES.
-HUNT9_CAUSES = {}
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+HUNT9_CAUSES = {
+    "collect-own-acc-lost": ("owner 自己的 acc 没加上", "the owner's own acc left out"),
+    "collect-summed-first": ("最后才加上 acc", "acc added to their sum last"),
+    "sum-rounded-each-block": ("每加一个 k-block 就把和舍入成", "after each k-block: keep acc float32"),
+}
 
 WAIT = '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:  # an integer read that waits\n'
 PUBLISH = "    tl.store(partials_ptr + pid * (BLOCK_M * BLOCK_N) + offs, acc)\n    tl.debug_barrier()"
 RESET = '        tl.atomic_xchg(flags_ptr + p, 0, sem="relaxed")  # the workspace is clean for the next launch\n'
+ADD = '        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n'
 LOOP = "for tile_id in tl.range(first_tile + tl.program_id(0), num_tiles, NUM_PROGS, flatten=FLATTEN):"
 
 HUNT9 = (
@@ -114,5 +119,43 @@ HUNT9 = (
         '                                    "none")\n',
         "test_store_tile_activation_without_bias[2]",
         "no-activation",
+    ),
+    own(
+        "hunt9-collect-drops-own-acc",
+        "T5.3",
+        "sk_collect_partials starts its sum from zeros: the owner's own segment is lost; collect's own check said "
+        "only how many cells differ (hunt9)",
+        "4.2",
+        "    for p in range(first_pid, pid):\n",
+        "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n    for p in range(first_pid, pid):\n",
+        "test_sk_collect_partials_alone",
+        "collect-own-acc-lost",
+    ),
+    own(
+        "hunt9-collect-sums-partials-first",
+        "T5.3",
+        "sk_collect_partials sums the partials apart and adds acc to their sum last: another order of adding, "
+        "other bits; collect's own check said only how many cells differ (hunt9)",
+        "4.2",
+        "    for p in range(first_pid, pid):\n" + WAIT + "            pass\n" + ADD + RESET,
+        "    total = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n    for p in range(first_pid, pid):\n"
+        + WAIT
+        + "            pass\n"
+        + ADD.replace("acc +=", "total +=")
+        + RESET
+        + "    acc += total\n",
+        "test_sk_collect_partials_alone",
+        "collect-summed-first",
+    ),
+    own(
+        "hunt9-k-loop-sum-rounded-each-block",
+        "T5.2",
+        "k_block_loop rounds the running sum to the inputs' dtype after each tl.dot: the message told the loop to "
+        "add k-blocks kb_begin..kb_end-1 only, at offset kb * BLOCK_K, which it did (hunt9)",
+        "3.1",
+        "        acc = tl.dot(a, b, acc)\n    # ---- T5.2 end ----",
+        "        acc = tl.dot(a, b, acc).to(a.dtype).to(tl.float32)\n    # ---- T5.2 end ----",
+        "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
+        "sum-rounded-each-block",
     ),
 )

@@ -161,3 +161,23 @@ def fail_if_owners_alone(c, a, b, plan, k_blocks, tiles, group_m, tol, case, fla
         "result" + why[1],
         "4.2",
     )
+
+
+def collect_order_slip(out, acc, partials, first, pid):
+    """(zh, en) words, for fail's two messages, for a collect that adds the right partials the wrong way
+    round the owner's acc: acc left out (the sum started from zeros), or the partials summed first and acc
+    added to their sum last; ("", "") when out is neither."""
+    alone = in_order_sum(torch.zeros_like(acc), partials, first, pid)
+    if torch.equal(out, alone):
+        return (
+            f"：这是程序 {first}..{pid - 1} 的 partial 之和，owner 自己的 acc 没加上：从传进来的 acc 开始加",
+            f": this is the sum of programs {first}..{pid - 1}'s partials alone, the owner's own acc left out: "
+            "add onto the acc passed in",
+        )
+    if torch.equal(out, acc + alone):
+        return (
+            "：这是先把 partial 加成一个和、最后才加上 acc 的结果：要从 acc 开始，按顺序逐个加上每个 partial",
+            ": this is the partials summed first and acc added to their sum last: start from acc and add each "
+            "partial onto it, in order",
+        )
+    return "", ""

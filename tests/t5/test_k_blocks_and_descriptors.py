@@ -82,6 +82,7 @@ def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn,
         fail_if_another_range(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case)
         fail_if_offset_by_another_block(acc[:M, :N], a, b, K, (bm, bn, bk), kb_begin, kb_end, ACC_RTOL[dtype], case)
         fail_if_operands_rounded(acc[:M, :N], a[:, ks], b[ks, :], err, ACC_RTOL[dtype], case)
+        fail_if_sum_rounded(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, err, ACC_RTOL[dtype], case)
         blocks, tol = (bm, bn, bk), ACC_RTOL[dtype]
         fail_if_a_load_swapped(acc[:M, :N], a, b_store, kmajor, grid, kb_begin, kb_end, blocks, tol, case, (M, N))
         fail(
@@ -128,6 +129,26 @@ def fail_if_operands_rounded(acc, a, b, err, tol, case):
         "the boxes in the dtype the descriptors load",
         "3.1",
     )
+
+
+def fail_if_sum_rounded(acc, a, b, K, bk, kb_begin, kb_end, err, tol, case):
+    """Fail where the running sum was rounded to float16 or bfloat16 after each k-block (tl.dot(a, b,
+    acc).to(a.dtype), say): acc is then that rounded sum of the right k-blocks, four times nearer it than the
+    right sum at least (the kernel's float32 before each rounding, not float64, moves a cell by one step)."""
+    for low in (torch.float16, torch.bfloat16):
+        run = torch.zeros_like(acc, dtype=torch.float64)
+        for kb in range(kb_begin, kb_end):
+            s = slice(min(kb * bk, K), min((kb + 1) * bk, K))
+            run = (run + a[:, s].double() @ b[s, :].double()).float().to(low).double()
+        if rel_err(acc, run) <= max(tol, err / 4):  # far nearer that sum than the right one (fp32's roundings aside)
+            fail(
+                T5,
+                f"{case}：相对误差 {err:.2e} > {tol:.0e}；累加器正是每加一个 k-block 就把和舍入成 {low} 的结果："
+                "acc 要一直是 float32，tl.dot(a, b, acc) 之后不做类型转换",
+                f"{case}: relative error {err:.2e} > {tol:.0e}; the accumulator is the sum rounded to "
+                f"{low} after each k-block: keep acc float32 all the way, with no cast after tl.dot(a, b, acc)",
+                "3.1",
+            )
 
 
 def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case):

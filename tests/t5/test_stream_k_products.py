@@ -12,6 +12,7 @@ from .common import T5, cfg, check_product, check_trace, gelu, product_case, run
 from .stream_k_cases import (
     FIX_BM,
     FIX_BN,
+    collect_order_slip,
     fail_if_owners_alone,
     fail_if_segments_counted_globally,
     in_order_sum,
@@ -163,6 +164,7 @@ def test_sk_collect_partials_alone(probes):
         rounded = torch.equal(out, in_order_sum(acc, partials.half().float(), first, pid))  # each read to fp16
         # one program's slot read on every turn of the loop (p never used in the address), or -1
         one = next((q for q in range(n) if torch.equal(out, in_order_sum(acc, partials[[q] * n], first, pid))), -1)
+        slip = collect_order_slip(out, acc, partials, first, pid)
         fail(
             T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
@@ -203,6 +205,7 @@ def test_sk_collect_partials_alone(probes):
                 if one >= 0
                 else ""
             )
+            + slip[0]
             + "（每个槽里的 tile 按行主序放，§4.2）",
             f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
             f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
@@ -243,6 +246,7 @@ def test_sk_collect_partials_alone(probes):
                 if one >= 0
                 else ""
             )
+            + slip[1]
             + " (each slot holds its tile row-major, §4.2)",
             "4.2",
         )
