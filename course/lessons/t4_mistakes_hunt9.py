@@ -189,4 +189,41 @@ HUNT9 = (
         en="check_inputs compares the devices' type alone: a on cuda:0 with b on cuda:1 is taken; on the CPU the whole "
         "of T4.4 passed, only a machine with two GPUs saw it (hunt9)",
     ),
+    # T4.5: acc rounded to the bias's dtype and the bias added there; a relative error alone before
+    mutant(
+        "hunt9-bias-added-in-fp16",
+        "T4.5",
+        "5.2",
+        "acc = acc + bias.to(tl.float32)[None, :]",
+        "acc = (acc.to(bias.dtype) + bias[None, :]).to(tl.float32)",
+        "test_bias_and_activation[40-16-True-none-torch.float16]",
+        "acc-rounded-before-bias",
+        zh="bias_and_activation 把 acc 转成 bias 的 dtype，在 fp16 里加 bias：消息只给了相对误差（hunt9）",
+        en="bias_and_activation casts acc to the bias's dtype and adds the bias in fp16: the message gave a relative "
+        "error alone (hunt9)",
+    ),
+    # caught, and named, after the strides check before the launch (97ed73f); caught as it was
+    mutant(
+        "hunt9-launch-bias-stride-from-b",
+        "T4.5",
+        "5.2",
+        "c.stride(0), c.stride(1), 0 if bias is None else bias.stride(0))",
+        "c.stride(0), c.stride(1), 0 if bias is None else b.stride(1))",
+        "test_bias_and_gelu[48-48-40-True-None-torch.float16]",
+        "launch-strides",
+        zh="launch 的 stride_bias 取的是 b.stride(1)：连续的 B 是 1，步长为 2 的 bias 就读错了（hunt9）",
+        en="the launch's stride_bias taken from b.stride(1): 1 for a contiguous B, wrong for a bias of stride 2 "
+        "(hunt9)",
+    ),
+    mutant(
+        "hunt9-c-padded-to-tiles",
+        "T4.4",
+        "6.2",
+        "    c = torch.empty((M, N), device=a.device, dtype=a.dtype)\n",
+        "    c = torch.empty((-(-M // 64) * 64, -(-N // 64) * 64), device=a.device, dtype=a.dtype)[:M, :N]\n",
+        "test_matmul[45-37-83-row-major-torch.float16]",
+        "c-not-contiguous",
+        zh="C 分配成补齐到 64 的倍数的缓冲区再切片：数值对，可 C 不是连续的（hunt9）",
+        en="C allocated padded to multiples of 64 and sliced: the values are right, but C is not contiguous (hunt9)",
+    ),
 )
