@@ -12,6 +12,7 @@ HUNT9_CAUSES = {
     "collect-own-acc-lost": ("owner 自己的 acc 没加上", "the owner's own acc left out"),
     "collect-summed-first": ("最后才加上 acc", "acc added to their sum last"),
     "sum-rounded-each-block": ("每加一个 k-block 就把和舍入成", "after each k-block: keep acc float32"),
+    "store-not-one-box": ("一次 c_desc.store 正好存一个 box", "one c_desc.store stores exactly one box"),
 }
 
 WAIT = '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:  # an integer read that waits\n'
@@ -157,5 +158,19 @@ HUNT9 = (
         "        acc = tl.dot(a, b, acc).to(a.dtype).to(tl.float32)\n    # ---- T5.2 end ----",
         "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
         "sum-rounded-each-block",
+    ),
+    own(
+        "hunt9-subtile-stores-whole-tile",
+        "T5.4",
+        "store_tile (EPILOGUE_SUBTILE=2) stores the whole tile at once, bias and activation on all of it, through a "
+        "box half as wide: the interpreter's AssertionError about shapes was all T5.4's first check said (hunt9)",
+        "5",
+        "        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))\n",
+        "        acc = bias_and_activation(acc, bias_ptr, N, stride_bias, pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)\n"
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))\n"
+        "        return\n"
+        "        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))\n",
+        "test_store_tile_activation_without_bias[2]",
+        "store-not-one-box",
     ),
 )

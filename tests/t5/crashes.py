@@ -4,6 +4,7 @@ descriptor access at a column offset the interpreter refuses, and tma_rule_broke
 own check of TMA's rules.  common.py imports them, so the test files take them from there too."""
 
 import os
+import re
 from contextlib import contextmanager
 
 import triton
@@ -65,6 +66,24 @@ def offsets_in_elements(case, store_subtile=None):
     try:
         yield
     except (AssertionError, InterpreterError) as e:
+        items = r"\[((?:[^\[\]]|\[[^\]]*\])*)\]"  # a list whose items may hold brackets: 'constexpr[32]'
+        shapes = re.search(rf"expected value shape {items}, got {items}", repr(e) + repr(e.__cause__))
+        if store_subtile is not None and shapes:  # a block stored that is not c_desc's box
+            box, got = ([int(n) for n in re.findall(r"\d+", part)] for part in shapes.groups())
+            fail(
+                T5,
+                f"{case}：store_tile 经 c_desc 存了一块 {got}，可 c_desc 的 box 是 {box}："
+                "一次 c_desc.store 正好存一个 box"
+                + ("；EPILOGUE_SUBTILE=2 时分两半存，每半 [BLOCK_M, BLOCK_N // 2]" if store_subtile == 2 else ""),
+                f"{case}: store_tile stored a block of {got} through c_desc, whose box is {box}: one c_desc.store "
+                "stores exactly one box"
+                + (
+                    "; with EPILOGUE_SUBTILE=2 store the two halves, each [BLOCK_M, BLOCK_N // 2]"
+                    if store_subtile == 2
+                    else ""
+                ),
+                "5" if store_subtile == 2 else "3.3",
+            )
         if OFFSET_NOT_16 not in repr(e) + repr(e.__cause__):
             raise
         if store_subtile is not None:
