@@ -12,7 +12,8 @@ when the program has made one at that address before since its last turn, that i
 there: after the first read of a flag still down, the program runs on, so one that reads a flag once
 and goes on without waiting meets a partial not yet written.  A higher program can then wait while
 a lower one publishes, a partial can be read before it is written, and flags can come up out of id
-order.
+order.  Programs named in `programs_run(order, held)` get the turn only from a program that spins: a reader
+then meets their flags down even after a hand-over that would otherwise have let every publisher run.
 
 It also records, per program, the memory operations in the order they ran (Event: load, store,
 atomic or barrier; the addresses; an atomic's memory semantic and operands), so a test can check the
