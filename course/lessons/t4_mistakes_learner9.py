@@ -13,7 +13,7 @@ LEARNER9_CAUSES = {
     "grid-cols-only": ("它只数了 tile 的列数", "it counts the columns of tiles alone"),
     "row-major-order": ("整张图是行优先顺序", "The whole map is row-major order"),
     "block-strides-swapped": ("指针块把两个 stride 对调了", "pointer block built on its two strides swapped"),
-    "cols-masked-with-m": ("列掩码拿 offs_n 和 M 比了", "a column mask comparing offs_n with M"),
+    "cols-masked-with-m": ("也就是列掩码拿 offs_n 和 M 比了", "a column mask comparing offs_n with M"),
 }
 
 GRID = 'grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)'
