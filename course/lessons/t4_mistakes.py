@@ -20,6 +20,7 @@ from course.lessons.t4_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t4_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t4_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
+from course.lessons.t4_mistakes_lead28 import LEAD28, LEAD28_CAUSES
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
 from course.lessons.t4_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
@@ -356,3 +357,5 @@ MISTAKES = MISTAKES + LEARNER9  # learner9's, last
 CAUSES |= LEARNER9_CAUSES
 MISTAKES = MISTAKES + HUNT9  # hunt9's, last
 CAUSES |= HUNT9_CAUSES
+MISTAKES = MISTAKES + LEAD28  # session 28's lead, last
+CAUSES |= LEAD28_CAUSES

@@ -175,3 +175,33 @@ def unit_advance_words(unit):
         f"by BLOCK_K elements, as if the stride along K were 1: the blocks are built right, the move "
         f"is wrong: advance a_ptrs by BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk",
     )
+
+
+def block_advance(a, a_buf, b, b_buf, blocks, got, rtol):
+    """(pointer block, block words) where one pointer block moves by another block size's strides along K per
+    iteration, BLOCK_M or BLOCK_N where BLOCK_K belongs, if the loop's result is what that loop computes (on
+    these buffers, padding and all); None otherwise, and for a size equal to BLOCK_K, which is no mistake."""
+    bm, bn, bk = blocks
+    right = (bk * a.stride(1), bk * b.stride(0))
+    sizes = {}  # steps -> the block names that give them: BLOCK_M and BLOCK_N alike where bm == bn
+    for name, size in (("BLOCK_M", bm), ("BLOCK_N", bn)):
+        if size != bk:
+            sizes.setdefault(("a_ptrs", (size * a.stride(1), right[1])), []).append(name)
+            sizes.setdefault(("b_ptrs", (right[0], size * b.stride(0))), []).append(name)
+    for (block, steps), names in sizes.items():
+        if steps != right and rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *steps)) < rtol:
+            return block, " / ".join(names)
+    return None
+
+
+def block_advance_words(found):
+    """What to say when block_advance found (pointer block, block words)."""
+    block, names = found
+    stride = "stride_ak" if block == "a_ptrs" else "stride_bk"
+    return say(
+        zh=f"结果正好等于 {block} 每次前移 {names} 个 {stride}：{names} 用在了 BLOCK_K 的位置；指针块本身建对了，"
+        f"错在每次迭代的移动：a_ptrs 前移 BLOCK_K * stride_ak，b_ptrs 前移 BLOCK_K * stride_bk",
+        en=f"it is exactly what the loop computes when {block} advances by {names} steps of {stride}: {names} "
+        f"where BLOCK_K belongs; the blocks are built right, the move is wrong: advance a_ptrs by BLOCK_K * "
+        f"stride_ak and b_ptrs by BLOCK_K * stride_bk",
+    )

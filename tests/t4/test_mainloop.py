@@ -12,6 +12,8 @@ from .common import see_loads
 from .mainloop_edges import k_edge_words, mask_against_other_size, read_at_k_equal_k
 from .mainloop_models import (
     Restrided,
+    block_advance,
+    block_advance_words,
     blockwise,
     first_block_only,
     is_the_model,
@@ -68,6 +70,7 @@ def run_mainloop(probes, a, b, blocks):
 
 UNIT = "unit:"  # advance_mistake's prefix for a block moved BLOCK_K elements (unit_advance)
 SWAP = "swap:"  # its prefix for a pointer block built on its two strides swapped ("A" or "B" follows)
+MOVED = "moved:"  # its prefix for a block moved BLOCK_M or BLOCK_N strides along K (block_advance)
 
 
 def advance_mistake(probes, M, N, K, blocks, layout, dtype):
@@ -101,7 +104,10 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
         if rel_err(got, simulated_mainloop(a_view, a_buf, b_view, b_buf, bk, bk * sak, bk * sbk)) < ACC_RTOL[dtype]:
             return SWAP + operand
     unit = unit_advance(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype])
-    return unit and UNIT + unit
+    if unit:
+        return UNIT + unit
+    moved = block_advance(a, a_buf, b, b_buf, blocks, got, ACC_RTOL[dtype])
+    return moved and MOVED + "|".join(moved)
 
 
 def right_when_row_major(probes, a, b, blocks, dtype):
@@ -161,6 +167,16 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
                 say(
                     zh=f"{case}：{nan}；{words}；{read('T4.2', '3', '3.1')}。{loads}",
                     en=f"{case}: {nan}; {words}; {read('T4.2', '3', '3.1')}. {loads}",
+                ),
+                pytrace=False,
+            )
+        if advance and advance.startswith(MOVED):
+            nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
+            words = block_advance_words(advance[len(MOVED) :].split("|"))
+            pytest.fail(
+                say(
+                    zh=f"{case}：{nan}；{words}；{read('T4.2', '4.3')}。{loads}",
+                    en=f"{case}: {nan}; {words}; {read('T4.2', '4.3')}. {loads}",
                 ),
                 pytrace=False,
             )
@@ -271,6 +287,8 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             sections, hint = ("4.1",), crossed
         elif unit := unit_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):
             sections, hint = ("4.3",), unit_advance_words(unit)
+        elif moved := block_advance(a, a_buf, b, b_buf, (bm, bn, bk), acc[:M, :N], ACC_RTOL[dtype]):
+            sections, hint = ("4.3",), block_advance_words(moved)
         elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
             sections = ("3", "3.1")
             hint = layout_dependent(hint)
