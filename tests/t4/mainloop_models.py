@@ -205,3 +205,37 @@ def block_advance_words(found):
         f"where BLOCK_K belongs; the blocks are built right, the move is wrong: advance a_ptrs by BLOCK_K * "
         f"stride_ak and b_ptrs by BLOCK_K * stride_bk",
     )
+
+
+def one_stride_block(a, a_buf, b, b_buf, bk, got, rtol):
+    """(operand, stride) where one pointer block is built on one of its strides for both of its dimensions
+    (A's rows and k both times stride_am, say), moved by the right stride along K, if the loop's result is
+    what that loop computes (on these buffers, padding and all); None otherwise, and where that stride is 1."""
+    (sam, sak), (sbk, sbn) = a.stride(), b.stride()
+    for operand, name, (a_view, b_view) in (
+        ("A", "stride_am", (Restrided(a, (sam, sam)), b)),
+        ("A", "stride_ak", (Restrided(a, (sak, sak)), b)),
+        ("B", "stride_bk", (a, Restrided(b, (sbk, sbk)))),
+        ("B", "stride_bn", (a, Restrided(b, (sbn, sbn)))),
+    ):
+        stride = (a_view if operand == "A" else b_view).stride(0)
+        if stride == 1:
+            continue  # the same loop as one whose other stride is taken to be 1: not this model's to name
+        if rel_err(got, simulated_mainloop(a_view, a_buf, b_view, b_buf, bk, bk * sak, bk * sbk)) < rtol:
+            return operand, name
+    return None
+
+
+def one_stride_words(found):
+    """The hint for what one_stride_block found, "operand|stride"."""
+    operand, name = found.split("|")
+    block = {
+        "A": "offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak",
+        "B": "offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn",
+    }[operand]
+    return say(
+        zh=f"结果正好等于 {operand} 的指针块两个方向都乘了 {name}：每个方向要乘它自己的 stride。"
+        f"{operand} 的块是 {block}",
+        en=f"it is exactly what the loop gives with {operand}'s pointer block built on {name} in both of its "
+        f"directions: each direction takes its own stride. {operand}'s block is {block}",
+    )

@@ -20,6 +20,8 @@ from .mainloop_models import (
     last_block_only,
     last_block_words,
     leading_blocks_only,
+    one_stride_block,
+    one_stride_words,
     other_block_words,
     simulated_mainloop,
     swapped_block_words,
@@ -71,6 +73,7 @@ def run_mainloop(probes, a, b, blocks):
 UNIT = "unit:"  # advance_mistake's prefix for a block moved BLOCK_K elements (unit_advance)
 SWAP = "swap:"  # its prefix for a pointer block built on its two strides swapped ("A" or "B" follows)
 MOVED = "moved:"  # its prefix for a block moved BLOCK_M or BLOCK_N strides along K (block_advance)
+ONE = "one:"  # its prefix for a block built on one stride in both directions (one_stride_block)
 
 
 def advance_mistake(probes, M, N, K, blocks, layout, dtype):
@@ -103,6 +106,8 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
     }.items():  # a block built on swapped strides, moved by the right stride along K
         if rel_err(got, simulated_mainloop(a_view, a_buf, b_view, b_buf, bk, bk * sak, bk * sbk)) < ACC_RTOL[dtype]:
             return SWAP + operand
+    if one := one_stride_block(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype]):
+        return ONE + "|".join(one)
     unit = unit_advance(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype])
     if unit:
         return UNIT + unit
@@ -160,23 +165,17 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
                 pytrace=False,
             )
         advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
-        if advance and advance.startswith(SWAP):
+        if advance and advance.startswith((SWAP, ONE, MOVED)):
             nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
-            words = swapped_block_words(advance[len(SWAP) :])
+            rest, sections = advance.split(":", 1)[1], ("3", "3.1")
+            if advance.startswith(MOVED):
+                words, sections = block_advance_words(rest.split("|")), ("4.3",)
+            else:
+                words = swapped_block_words(rest) if advance.startswith(SWAP) else one_stride_words(rest)
             pytest.fail(
                 say(
-                    zh=f"{case}：{nan}；{words}；{read('T4.2', '3', '3.1')}。{loads}",
-                    en=f"{case}: {nan}; {words}; {read('T4.2', '3', '3.1')}. {loads}",
-                ),
-                pytrace=False,
-            )
-        if advance and advance.startswith(MOVED):
-            nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
-            words = block_advance_words(advance[len(MOVED) :].split("|"))
-            pytest.fail(
-                say(
-                    zh=f"{case}：{nan}；{words}；{read('T4.2', '4.3')}。{loads}",
-                    en=f"{case}: {nan}; {words}; {read('T4.2', '4.3')}. {loads}",
+                    zh=f"{case}：{nan}；{words}；{read('T4.2', *sections)}。{loads}",
+                    en=f"{case}: {nan}; {words}; {read('T4.2', *sections)}. {loads}",
                 ),
                 pytrace=False,
             )
