@@ -150,6 +150,15 @@ def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
     return out
 
 
+def matching_steps(candidates, a, a_buf, b, b_buf, bk, got, rtol):
+    """The first key of candidates {key: (a_step, b_step)} whose loop (simulated_mainloop, advancing a_ptrs by
+    a_step and b_ptrs by b_step) computes got, on these buffers; None when none does."""
+    for key, steps in candidates.items():
+        if rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *steps)) < rtol:
+            return key
+    return None
+
+
 def unit_advance(a, a_buf, b, b_buf, bk, got, rtol):
     """Which pointer block moves BLOCK_K elements per iteration where it should move BLOCK_K strides
     along K, if the loop's result is what that loop computes (on these buffers, padding and all).
@@ -160,10 +169,8 @@ def unit_advance(a, a_buf, b, b_buf, bk, got, rtol):
     a_unit, b_unit = 1 not in a.stride(), 1 not in b.stride()
     candidates = {"a_ptrs": (a_unit, (bk, right[1])), "b_ptrs": (b_unit, (right[0], bk))}
     candidates["a_ptrs, b_ptrs"] = (bk not in right, (bk, bk))
-    for name, (apart, steps) in candidates.items():
-        if apart and rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *steps)) < rtol:
-            return name
-    return None
+    tried = {name: steps for name, (apart, steps) in candidates.items() if apart}
+    return matching_steps(tried, a, a_buf, b, b_buf, bk, got, rtol)
 
 
 def unit_advance_words(unit):
@@ -183,15 +190,14 @@ def block_advance(a, a_buf, b, b_buf, blocks, got, rtol):
     these buffers, padding and all); None otherwise, and for a size equal to BLOCK_K, which is no mistake."""
     bm, bn, bk = blocks
     right = (bk * a.stride(1), bk * b.stride(0))
-    sizes = {}  # steps -> the block names that give them: BLOCK_M and BLOCK_N alike where bm == bn
+    names = {}  # (pointer block, steps) -> the block names that give them: BLOCK_M and BLOCK_N alike where bm == bn
     for name, size in (("BLOCK_M", bm), ("BLOCK_N", bn)):
         if size != bk:
-            sizes.setdefault(("a_ptrs", (size * a.stride(1), right[1])), []).append(name)
-            sizes.setdefault(("b_ptrs", (right[0], size * b.stride(0))), []).append(name)
-    for (block, steps), names in sizes.items():
-        if steps != right and rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *steps)) < rtol:
-            return block, " / ".join(names)
-    return None
+            names.setdefault(("a_ptrs", (size * a.stride(1), right[1])), []).append(name)
+            names.setdefault(("b_ptrs", (right[0], size * b.stride(0))), []).append(name)
+    tried = {key: key[1] for key in names if key[1] != right}
+    found = matching_steps(tried, a, a_buf, b, b_buf, bk, got, rtol)
+    return found and (found[0], " / ".join(names[found]))
 
 
 def block_advance_words(found):

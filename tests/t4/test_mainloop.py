@@ -20,6 +20,7 @@ from .mainloop_models import (
     last_block_only,
     last_block_words,
     leading_blocks_only,
+    matching_steps,
     one_stride_block,
     one_stride_words,
     other_block_words,
@@ -96,10 +97,9 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
         "b_ptrs": (bk * sak, bk * sbn),
         "a_ptrs, b_ptrs": (bk * sam, bk * sbn),
     }
-    for name, (a_step, b_step) in candidates.items():
-        if (a_step, b_step) != (bk * sak, bk * sbk):
-            if rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step)) < ACC_RTOL[dtype]:
-                return name
+    tried = {name: steps for name, steps in candidates.items() if steps != (bk * sak, bk * sbk)}
+    if name := matching_steps(tried, a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype]):
+        return name
     for operand, (a_view, b_view) in {
         "A": (Restrided(a, a.stride()[::-1]), b),
         "B": (a, Restrided(b, b.stride()[::-1])),
