@@ -122,6 +122,7 @@ def main(argv=None):
         help="the first lesson whose reference tunes per shape, on the held-out shapes, graph-timed and eager",
     )
     p.add_argument("--heldout-only", nargs="+", default=[], metavar="MxNxK", help="with --heldout: only these")
+    p.add_argument("--drawn", type=int, metavar="SEED", help="--heldout on 19 shapes drawn from SEED")
     p.add_argument("--rounds", type=int, default=5, help="interleaved timing rounds per shape")
     p.add_argument("--no-group-ab", action="store_true", help="skip the GROUP_M = 1 comparison")
     p.add_argument("--out", default="bench-results")
@@ -154,7 +155,7 @@ def main(argv=None):
         f"# {gpu}, torch {torch.__version__}, triton {triton.__version__}, "
         f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, median of {args.rounds} interleaved rounds"
     )
-    if args.heldout:
+    if args.heldout or args.drawn is not None:  # --drawn SEED: the held-out timing on a drawn set
         return bench_heldout(args, {d: dtypes[d] for d in args.dtype}, out_dir, torch, triton)
     rows = []
     for dname in args.dtype:
@@ -227,7 +228,8 @@ def bench_heldout(args, dtypes, out_dir, torch, triton):
 
     tuned, ref = first_with(TUNES_PER_SHAPE)
     only = {parse_shape(s) for s in args.heldout_only}
-    shapes = [s for s in heldout.HELDOUT if not only or s[1:] in only]
+    pool = heldout.HELDOUT if args.drawn is None else heldout.drawn(args.drawn)
+    shapes = [s for s in pool if not only or s[1:] in only]
     rows = heldout.run(ref, tuned.id, dtypes, args.rounds, graph_timer, input_sets, torch, triton, shapes)
     write_csv(rows, out_dir / "heldout.csv")
     heldout.summary(rows)

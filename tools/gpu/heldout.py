@@ -71,6 +71,43 @@ HELDOUT = [
 LAYOUTS = ("row-major", "W.t()")
 
 
+def known_shapes():
+    """(M, N, K) of every shape a figure was tuned or reported on: HELDOUT, the tuning set, the bench grid."""
+    from tools.gpu import bench, tune
+
+    grid = {bench.parse_shape(s) for s in [*map(str, bench.SQUARE), *bench.LLM]}
+    return {s[1:] for s in HELDOUT + tune.TUNING} | grid
+
+
+def drawn(seed):
+    """A set of 19 shapes of HELDOUT's kinds drawn from `seed`, for a check on shapes nobody has seen:
+    a fixed held-out set, once its figures are read, is tuned against in effect.  7 prefill-like
+    (multiples of 128), 5 decode batches of 1-256 rows and 3 of 1-64 (N and K multiples of 256),
+    3 with sizes that are multiples of 8 (a few may be of 64 too), and 896³.  A draw that hits a
+    known shape is refused.  drawn(20261204) is the set timed on 2026-12-04 (content/t5.perf.md §3)."""
+    import random
+
+    rng = random.Random(seed)
+    shapes = [
+        ("llm", rng.randrange(1024, 6145, 256), rng.randrange(1024, 16385, 128), rng.randrange(1024, 16385, 128))
+        for _ in range(7)
+    ]
+    shapes += [
+        ("decode", rng.randint(1, 256), rng.randrange(2048, 16385, 256), rng.randrange(2048, 16385, 256))
+        for _ in range(5)
+    ]
+    shapes += [("pitch", *(rng.randrange(800, 6001, 8) for _ in range(3))) for _ in range(3)]
+    shapes += [
+        ("decode", rng.randint(1, 64), rng.randrange(2048, 16385, 256), rng.randrange(2048, 16385, 256))
+        for _ in range(3)
+    ]
+    shapes.append(("small", 896, 896, 896))
+    hit = [s for s in shapes if s[1:] in known_shapes()]
+    if hit:
+        raise ValueError(f"seed {seed} draws shapes of HELDOUT, TUNING or the bench grid: {hit}; take another seed")
+    return shapes
+
+
 def host_cost(call, torch, calls=400, loops=7):
     """Host µs per call: the median of `loops` loops of `calls` launches, each loop timed while the
     GPU is held busy by a sleep queued ahead of it, so that the loop runs at the host's own pace.

@@ -106,6 +106,31 @@ def test_heldout_shapes_are_apart():
         assert not held & other, f"held-out shapes also in {name}: {held & other}"
 
 
+def test_drawn_sets_are_apart_and_replayable():
+    """--drawn SEED gives the same 19 shapes for the same seed, of every kind, none of HELDOUT, the
+    tuning set or the bench grid; a seed whose draw hits one of those is refused, not used."""
+    from tools.gpu import heldout
+
+    known = heldout.known_shapes()
+    for seed in range(200):
+        try:
+            shapes = heldout.drawn(seed)
+        except ValueError as refused:
+            assert "take another seed" in str(refused)
+            continue
+        assert shapes == heldout.drawn(seed), seed
+        assert len(shapes) == 19 and {kind for kind, *_ in shapes} == {"llm", "decode", "pitch", "small"}
+        assert not {s[1:] for s in shapes} & known, seed
+        assert all(M >= 1 and N >= 8 and K >= 8 for _, M, N, K in shapes)
+    real = heldout.drawn
+    heldout.HELDOUT.append(("llm", *real(7)[0][1:]))  # a drawn shape made known: that seed is refused
+    try:
+        with pytest.raises(ValueError, match="take another seed"):
+            heldout.drawn(7)
+    finally:
+        heldout.HELDOUT.pop()
+
+
 def test_every_config_the_rules_give_fits_an_h200():
     """rule_config's (at row pitches of 128, 64, 32 and 16 bytes) and tune_candidates' configs, over the
     tuning and held-out shapes and a sweep of others in all three dtypes, fit an H200's shared
