@@ -1,6 +1,7 @@
 """`make bench ARGS=--moe`: T6's grouped GEMM against torch._grouped_mm on mixture-of-experts layers (issue 20).
 
-    python -m tools.gpu.bench --moe [--models olmoe ...] [--tokens 512 4096] [--set issue|tuning] [--summary CSV]
+    python -m tools.gpu.bench --moe [--models olmoe ...] [--layer KEY=E,TOP_K,HIDDEN,FFN ...] [--tokens 512 4096]
+                                    [--set issue|tuning] [--summary CSV]
 
 The GEMM is each layer's expert up-projection: x [tokens, hidden] routed top-k, times w [E, FFN, hidden]
 as nn.Linear stores it; 2 * tokens * top_k * FFN * hidden FLOP.  Per case and dtype it times
@@ -56,6 +57,16 @@ MODELS = {
     "qwen3": Moe("Qwen3-30B-A3B", 128, 8, 2048, 768),
     "deepseek": Moe("DeepSeek-V3", 256, 8, 7168, 2048),
 }
+# More public layers, never tuned on (timed once on 2026-12-04, t6 §6.3): --models takes them by key, and
+# --layer any other as KEY=EXPERTS,TOP_K,HIDDEN,FFN.
+OTHER_MODELS = {
+    "mixtral22": Moe("Mixtral-8x22B", 8, 2, 6144, 16384),
+    "dbrx": Moe("DBRX", 16, 4, 6144, 10752),
+    "qwen15": Moe("Qwen1.5-MoE-A2.7B", 60, 4, 2048, 1408),
+    "qwen2": Moe("Qwen2-57B-A14B", 64, 8, 3584, 2560),
+    "granite": Moe("Granite-3.0-3B-A800M", 40, 8, 1536, 512),
+    "phi35": Moe("Phi-3.5-MoE", 16, 2, 4096, 6400),
+}
 ISSUE_TOKENS = (512, 4096, 16384)
 DECODE_TOKENS = 64  # at most 16 tokens per expert in every model: the weight-bandwidth rows
 ROUTINGS = ("balanced", "zipf")
@@ -108,8 +119,24 @@ class Case:
         return self.key in SYNTHETIC or (self.key, self.tokens) in TUNED_MODEL_ROWS
 
 
-def issue_cases(models=tuple(MODELS), tokens=(*ISSUE_TOKENS, DECODE_TOKENS), routings=ROUTINGS):
-    return [Case(m, MODELS[m], t, r) for m in models for t in tokens for r in routings]
+def issue_cases(models=tuple(MODELS), tokens=(*ISSUE_TOKENS, DECODE_TOKENS), routings=ROUTINGS, layers=None):
+    """The cases of these models (keys of MODELS, OTHER_MODELS or `layers`, a dict of key -> Moe)."""
+    known = {**MODELS, **OTHER_MODELS, **(layers or {})}
+    return [Case(m, known[m], t, r) for m in models for t in tokens for r in routings]
+
+
+def parse_layer(text):
+    """'KEY=EXPERTS,TOP_K,HIDDEN,FFN' -> (KEY, Moe); argparse's type for --layer."""
+    key, _, numbers = text.partition("=")
+    try:
+        experts, top_k, hidden, ffn = (int(n) for n in numbers.split(","))
+    except ValueError:
+        raise argparse.ArgumentTypeError(
+            f"{text!r}: want KEY=EXPERTS,TOP_K,HIDDEN,FFN, e.g. mine=64,8,2048,1024"
+        ) from None
+    if not key or min(experts, top_k, hidden, ffn) < 1 or top_k > experts:
+        raise argparse.ArgumentTypeError(f"{text!r}: a key, and 1 <= TOP_K <= EXPERTS, HIDDEN and FFN >= 1")
+    return key, Moe(key, experts, top_k, hidden, ffn)
 
 
 def tuning_cases(routings=ROUTINGS):
@@ -161,7 +188,12 @@ def parse_args(argv):
     p = argparse.ArgumentParser(
         prog="make bench ARGS='--moe ...'", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    p.add_argument("--models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    p.add_argument(
+        "--models", nargs="+", choices=[*MODELS, *OTHER_MODELS], help="default: MODELS, or none with --layer"
+    )
+    p.add_argument(
+        "--layer", nargs="+", type=parse_layer, default=[], metavar="KEY=E,TOP_K,HIDDEN,FFN", help="time these too"
+    )
     p.add_argument("--tokens", nargs="+", type=int, default=[*ISSUE_TOKENS, DECODE_TOKENS])
     p.add_argument("--routing", nargs="+", default=list(ROUTINGS), choices=ROUTINGS)
     p.add_argument("--set", choices=("issue", "tuning", "heldout"), default="issue", help="which cases (see TUNING)")
@@ -178,7 +210,9 @@ def parse_args(argv):
 def cases_of(args):
     if args.set == "tuning":
         return tuning_cases(args.routing)
-    cases = issue_cases(args.models, args.tokens, args.routing)
+    layers = dict(args.layer)
+    models = args.models if args.models is not None else ([] if layers else list(MODELS))
+    cases = issue_cases([*models, *layers], args.tokens, args.routing, layers)
     return heldout_cases(cases) if args.set == "heldout" else cases
 
 

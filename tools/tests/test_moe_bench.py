@@ -104,6 +104,23 @@ def test_options():
         moe_bench.parse_args(["--models", "gpt4"])
 
 
+def test_other_layers_by_key_or_by_numbers():
+    """--models takes OTHER_MODELS' keys; --layer KEY=E,TOP_K,HIDDEN,FFN times a layer of the user's own,
+    alone unless --models names others too; a malformed or impossible layer is refused."""
+    cases = moe_bench.cases_of(moe_bench.parse_args(["--models", "qwen15", "--tokens", "48", "--routing", "zipf"]))
+    assert [(c.moe.name, c.moe.experts, c.rows) for c in cases] == [("Qwen1.5-MoE-A2.7B", 60, 192)]
+    args = moe_bench.parse_args(["--layer", "mine=24,3,1024,640", "--tokens", "512", "--routing", "balanced"])
+    assert [(c.key, c.moe, c.tuned) for c in moe_bench.cases_of(args)] == [
+        ("mine", moe_bench.Moe("mine", 24, 3, 1024, 640), False)
+    ]
+    args = moe_bench.parse_args(["--models", "olmoe", "--layer", "mine=24,3,1024,640", "--tokens", "512"])
+    assert [c.key for c in moe_bench.cases_of(args)] == ["olmoe", "olmoe", "mine", "mine"]
+    assert not set(moe_bench.OTHER_MODELS.values()) & set(moe_bench.MODELS.values())
+    for bad in ("mine=24,3,1024", "=24,3,1024,640", "mine=4,8,1024,640", "mine=24,3,0,640"):
+        with pytest.raises(SystemExit):
+            moe_bench.parse_args(["--layer", bad])
+
+
 def row(**kw):
     base = dict(dtype="bf16", model="M", key="m", experts=64, top_k=8, hidden=1024, ffn=512, tokens=512,
                 routing="balanced", tuned=False, active=64, timing="graph", kernel="T6", ms=1.0, tflops=1.0,
