@@ -102,6 +102,10 @@ def rule_config(M, N, K, dtype, sms, pitch=128):
         # well as 128 does, in half the tiles (measured 2026-12-02, t5.perf §3)
         if wave_use(M, N, 64, 256, sms) >= wave_use(M, N, 64, 128, sms):
             cfg = Config(64, 256, 64, 8, 4, 4, 1, True, "dp")
+            if 64 < M <= 256 and triton.cdiv(M, 64) % 2 == 0 and dtype != torch.float32:
+                # a batch padded to as many rows either way: 128x128 tiles, no more of them than 64x256,
+                # read each B box half as often (measured 2026-12-04, t5.perf §3: a drawn decode band)
+                cfg = Config(128, 128, 64, 8, 4, 5, 1, True, "dp")
         else:
             cfg = Config(64, 128, 128, 8, 4, 4, 1, True, "dp")
     else:  # stream-K's fix-up pays for a thin last wave only when there are few waves (§6.1)
