@@ -1,4 +1,5 @@
-"""One jit function calling another, under Triton's interpreter, without patching the language again.
+"""Two changes to Triton's interpreter: one jit function calling another without patching the language
+again (the suite's speed), and a loop's variable made a tensor, as a GPU has it (what a learner may write).
 
 Triton 3.9's interpreter runs a kernel as Python: as a launch starts it swaps every builtin of
 triton.language (tl, tl.tensor, tl.math, ...) for a numpy version, and swaps them back when the
@@ -16,8 +17,17 @@ triton.language module the function sees is patched already, which is then alway
 that is running; a launch's own call, which patches and later restores, goes on as before.  It is
 the suite's speed alone: the same numpy code runs either way.  It changes nothing on a Triton
 release it was not checked against (CHECKED_WITH), or where these private names have gone.
+
+`loop_variables_as_tensors()`: the interpreter runs a kernel's `for x in range(...)` and `tl.range(...)` as
+Python loops, so x is a Python int there, where a compiled kernel has a tensor.  Code right on a GPU then
+failed on the CPU alone: `(k * BLOCK_K).to(tl.int64)` in T4's K loop, or `p.to(tl.int64)` for T5's partial
+slots ('int' object has no attribute 'to').  The interpreter already rewrites each jit function's source
+(its ASTTransformer makes every assigned value a tensor, with interpreter_semantic.to_tensor); this adds the
+same for a loop's variable, as the loop body's first statement.  `tl.static_range` loops keep their int, a
+constexpr on a GPU too.  The same toolchain choice installs both.
 """
 
+import ast
 import inspect
 
 CHECKED_WITH = ("3.9",)  # the Triton releases whose interpreter this was written against
@@ -52,4 +62,50 @@ def skip_repatching_nested_calls():
 
     patch_unless_patched.skips_nested_calls = True
     interpreter._patch_lang = patch_unless_patched
+    return True
+
+
+def _dynamic_range(call):
+    """Whether a for loop's iterable is range(...) or tl.range(...) (not tl.static_range): a loop whose
+    variable a compiled kernel holds in a register, as a tensor."""
+    if not isinstance(call, ast.Call):
+        return False
+    func = call.func
+    return (isinstance(func, ast.Name) and func.id == "range") or (
+        isinstance(func, ast.Attribute) and func.attr == "range"
+    )
+
+
+def loop_variables_as_tensors():
+    """Install the rewrite of a loop's variable on the interpreter; whether it is installed.  Call it before
+    any kernel runs: the interpreter keeps each function as it first rewrote it."""
+    try:
+        import triton
+        from triton.runtime import interpreter
+    except ImportError:
+        return False
+    transformer = getattr(interpreter, "ASTTransformer", None)
+    version = ".".join(triton.__version__.split(".")[:2])
+    if version not in CHECKED_WITH or transformer is None or not hasattr(interpreter, "interpreter_semantic"):
+        return False
+    if getattr(transformer, "loop_variables_as_tensors", False):
+        return True
+    before = getattr(transformer, "visit_For", transformer.generic_visit)
+
+    def visit_For(self, node):
+        node = before(self, node)
+        if _dynamic_range(node.iter) and isinstance(node.target, ast.Name):
+            name = node.target.id
+            to_tensor = ast.Attribute(
+                value=ast.Name(id="interpreter_semantic", ctx=ast.Load()), attr="to_tensor", ctx=ast.Load()
+            )
+            value = ast.Call(
+                func=to_tensor, args=[ast.Name(id=name, ctx=ast.Load()), ast.Constant(value=False)], keywords=[]
+            )
+            first = ast.Assign(targets=[ast.Name(id=name, ctx=ast.Store())], value=value)
+            node.body.insert(0, ast.copy_location(first, node))
+        return node
+
+    transformer.visit_For = visit_For
+    transformer.loop_variables_as_tensors = True
     return True

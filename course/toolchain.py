@@ -42,7 +42,8 @@ def choose_backend():
     """Run on the GPU when there is one, else through Triton's interpreter on the CPU.
 
     Triton reads TRITON_INTERPRET when it is first imported, so call this before that.  Under the
-    interpreter, nested jit calls then skip its redundant work (course/interpreter_calls.py)."""
+    interpreter, nested jit calls then skip its redundant work, and a range loop's variable is a tensor, as
+    on a GPU (course/interpreter_calls.py)."""
     import torch
 
     if not torch.cuda.is_available():
@@ -51,6 +52,7 @@ def choose_backend():
         from course import interpreter_calls
 
         interpreter_calls.skip_repatching_nested_calls()
+        interpreter_calls.loop_variables_as_tensors()
 
 
 def require_working_toolchain():

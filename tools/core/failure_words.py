@@ -174,22 +174,20 @@ def library_note(exc, found, tested=None):
 
 
 def interpreter_int_note(exc):
-    """For a tensor's method called on a Python int under Triton's interpreter, one line saying why
-    that happens there alone: the interpreter runs a kernel's `range` and `tl.range` loops as
-    Python's, so their variable (T5's tile number, handed to tile_coords) is an int, where a GPU has a
-    tensor; "" for any other error."""
+    """For a tensor's method called on a Python int under Triton's interpreter, one line saying which ints a
+    kernel has there: a tl.constexpr and a tl.static_range loop's variable (a range or tl.range loop's variable
+    is a tensor there, as on a GPU: course/interpreter_calls.py); "" for any other error."""
     inner = _chain(exc)[-1]
     called = re.fullmatch(r"'int' object has no attribute '(\w+)'", str(inner))
     if not (isinstance(inner, AttributeError) and called and interpreting()):
         return ""
     return say(
-        zh=f"你的代码在一个 Python int 上调用了 .{called[1]}：Triton 的解释器把 kernel 里的 range 和 tl.range "
-        "循环当 Python 循环跑，循环变量（比如 T5 交给 tile_coords 的 tile 编号）在这里是 int，在 GPU 上却是张量；"
-        "tl.constexpr 在两边都是 int。改用两边都接受的写法，比如 tl.cast(x, tl.int64)（content/t4.md §2）",
-        en=f"your code called .{called[1]} on a Python int: Triton's interpreter runs a kernel's range and "
-        "tl.range loops as Python loops, so a loop's variable (such as the tile number T5 hands to tile_coords) "
-        "is an int here where a GPU has a tensor, and a tl.constexpr is an int on both. Write what both take, "
-        "such as tl.cast(x, tl.int64) (content/t4.en.md §2)",
+        zh=f"你的代码在一个 Python int 上调用了 .{called[1]}：在 Triton 的解释器里，tl.constexpr 和 tl.static_range "
+        "循环的变量（以及它们之间的 Python 运算结果）都是 int，没有张量的方法。改用对 int 和张量都行的写法，"
+        "比如 tl.cast(x, tl.int64)（content/t4.md §2）",
+        en=f"your code called .{called[1]} on a Python int: under Triton's interpreter a tl.constexpr and a "
+        "tl.static_range loop's variable (and Python arithmetic on them) are ints, which have no tensor methods. "
+        "Write what takes both an int and a tensor, such as tl.cast(x, tl.int64) (content/t4.en.md §2)",
     )
 
 

@@ -367,7 +367,8 @@ def test_the_last_words_before_a_crash_leave_out_pytest_and_faulthandler():
 
 
 def test_a_tensor_method_on_an_int_is_explained_under_the_interpreter_alone(monkeypatch):
-    """tile_coords' pid.to(tl.int64) passes T4 and fails T5 on the CPU: there a loop's tile number is an int."""
+    """A tensor's method on a Python int under the interpreter (a tl.constexpr's, a tl.static_range loop's variable's)
+    is explained there, with tl.cast as what takes both."""
     error = raised(lambda: (5).to("int64"))
     monkeypatch.setenv("TRITON_INTERPRET", "1")
     monkeypatch.setenv("COURSE_LANG", "en")
