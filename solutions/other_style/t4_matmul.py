@@ -62,7 +62,7 @@ def mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
     # pointers rebuilt from k0 each time instead of advanced, and K walked from its last piece down
     for k0 in range(tl.cdiv(K, BLOCK_K) * BLOCK_K - BLOCK_K, -1, -BLOCK_K):
-        ks = k0 + tl.arange(0, BLOCK_K)
+        ks = k0.to(tl.int64) + tl.arange(0, BLOCK_K)  # int64 offsets, from a method of the loop's variable
         a_in = (rows[:, None] < M) & (ks[None, :] < K)
         b_in = (ks[:, None] < K) & (cols[None, :] < N)
         # no other=: the lanes a mask turns off are undefined, and tl.where makes them 0 after the load

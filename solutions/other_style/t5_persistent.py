@@ -199,7 +199,7 @@ def sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M: t
         while tl.atomic_cas(flags_ptr + src, 1, 1, sem="acquire") != 1:
             pass
     for src in range(first_pid, pid):  # ... then the partials added in program order, each flag put back to 0
-        acc += tl.load(partials_ptr + src * BLOCK_M * BLOCK_N + tile, volatile=True)
+        acc += tl.load(partials_ptr + src.to(tl.int64) * (BLOCK_M * BLOCK_N) + tile, volatile=True)  # int64 slots
         tl.atomic_xchg(flags_ptr + src, 0, sem="relaxed")
     # ---- T5.3 end ----
     return acc
