@@ -25,6 +25,7 @@ from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
 from course.lessons.t4_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
 from course.lessons.t4_mistakes_left8 import LEFT8, LEFT8_CAUSES
+from course.lessons.t4_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 
 # The end of matmul's body, as in the reference: the shortcuts add torch work after the launch.
@@ -359,3 +360,5 @@ MISTAKES = MISTAKES + HUNT9  # hunt9's, last
 CAUSES |= HUNT9_CAUSES
 MISTAKES = MISTAKES + LEAD28  # session 28's lead, last
 CAUSES |= LEAD28_CAUSES
+MISTAKES = MISTAKES + LEFT10  # left10's, last
+CAUSES |= LEFT10_CAUSES

@@ -118,14 +118,125 @@ def is_the_model(acc, model, err):
     return rel_err(acc, model) <= min(1e-5, err / 4)
 
 
-def blockwise(a, b, bk, round_partials):
+def blockwise(a, b, bk, round_partials, to_half=lambda t: t.half().double()):
     """What two wrong loops compute, in float64: each K-block's product rounded to fp16 before it
-    is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator)."""
+    is added (round_partials), or every running sum rounded to fp16 (an fp16 accumulator); to_half
+    rounds a float32 tensor to fp16 (to nearest; toward_zero for a cast with rounding "rtz")."""
     out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
     for k in range(0, a.shape[1], bk):
         part = a[:, k : k + bk].float() @ b[k : k + bk, :].float()
-        out = out + part.half().double() if round_partials else (out.float() + part).half().double()
+        out = out + to_half(part) if round_partials else to_half(out.float() + part)
     return out
+
+
+def toward_zero(x, dtype=torch.float16):
+    """x rounded to dtype toward zero, as a cast with fp_downcast_rounding="rtz" rounds a float32, in float64:
+    the value of dtype nearest x where that is no further from 0 than x, else the next one toward 0."""
+    x = x.float()
+    y = x.to(dtype)
+    over = y.float().abs() > x.abs()  # y != 0 there, so its magnitude's bits can go one step down
+    return torch.where(over, (y.view(torch.int16) - 1).view(dtype), y).double()
+
+
+def rounded_toward_zero(acc, a, b, bk, err):
+    """The word "partials" where acc is each K-block's product cast to fp16 toward zero before it is added, "operands"
+    where it is float32 A and B so cast before they are multiplied (by is_the_model); None otherwise."""
+    if is_the_model(acc, blockwise(a, b, bk, round_partials=True, to_half=toward_zero), err):
+        return "partials"
+    if a.dtype == torch.float32 and is_the_model(acc, toward_zero(a) @ toward_zero(b), err):
+        return "operands"
+    return None
+
+
+def toward_zero_words(found):
+    """The hint for what rounded_toward_zero found."""
+    if found == "partials":
+        return say(
+            zh="结果和「每个 k 块的 tl.dot(a, b) 向零舍入成 fp16（fp_downcast_rounding=\"rtz\"）再累加」一致："
+            "乘积保持 float32，不做类型转换就加进 acc",
+            en="it is each k-block's tl.dot(a, b) cut to fp16 and rounded toward zero (fp_downcast_rounding=\"rtz\") "
+            "before it is added: keep the product float32 and add it into acc without a cast",
+        )
+    return say(
+        zh="结果和「A、B 先向零舍入成 fp16（fp_downcast_rounding=\"rtz\"）再交给 tl.dot」一致：float32 的输入原样"
+        "交给 tl.dot，不要先 .to(tl.float16)",
+        en="it is A and B cut to fp16 and rounded toward zero (fp_downcast_rounding=\"rtz\") before tl.dot: hand "
+        "tl.dot the float32 blocks as they are loaded, without a .to(tl.float16)",
+    )
+
+
+def wrapped_k(a, b, bk):
+    """What a loop whose k offsets wrap at K (offs_k = tl.arange(0, BLOCK_K) % K) computes, in float64, where
+    0 < K < BLOCK_K: lane j reads k = j % K, inside A and B and under the K mask, so each k is added once for
+    every lane that lands on it.  None where K >= BLOCK_K: there every lane keeps its own k (the right loop)."""
+    K = a.shape[1]
+    if not 0 < K < bk:
+        return None
+    times = torch.bincount(torch.arange(bk) % K, minlength=K).double().to(a.device)
+    return (a.double() * times) @ b.double()
+
+
+def wrapped_k_words(K, bk):
+    """The hint for a result that is wrapped_k's."""
+    return say(
+        zh=f"结果正好是每个 k 被加了「落到它上面的 lane 数」次：K = {K} 比 BLOCK_K = {bk} 小，k 偏移取了 % K，"
+        f"K 之外的 lane 绕回来又读了一遍前面的 k，掩码挡不住它们。offs_k 就是 tl.arange(0, BLOCK_K)，"
+        f"K 之外的 lane 由掩码 offs_k < K - k * BLOCK_K 关掉",
+        en=f"it is exactly the product with each k added once for every lane that lands on it: K = {K} is less "
+        f"than BLOCK_K = {bk}, and the k offsets were taken % K, so the lanes past K wrap around and read the "
+        f"first k's again, where the mask cannot stop them. offs_k is tl.arange(0, BLOCK_K); the mask offs_k < "
+        f"K - k * BLOCK_K turns the lanes past K off",
+    )
+
+
+def turned_block(a, b, blocks, got, rtol):
+    """The letter "A" or "B" where got is what the loop gives with that operand's pointer block built the other
+    way round, A's [BLOCK_K, BLOCK_M] (offs_k down its rows, offs_m along its columns) or B's [BLOCK_N, BLOCK_K],
+    so that each of its tiles enters tl.dot transposed (an element outside the tensor read as 0).  tl.dot takes
+    such a block only where those two block sizes are equal: tried there alone.  None otherwise."""
+    bm, bn, bk = blocks
+    (M, K), N = a.shape, b.shape[1]
+    tm, tn, steps = triton.cdiv(M, bm), triton.cdiv(N, bn), triton.cdiv(K, bk)
+    pa = torch.zeros(tm * bm, steps * bk, dtype=torch.float64, device=a.device)
+    pb = torch.zeros(steps * bk, tn * bn, dtype=torch.float64, device=a.device)
+    pa[:M, :K], pb[:K, :N] = a.double(), b.double()
+    for operand, size in (("A", bm), ("B", bn)):
+        if size != bk:
+            continue
+        out = torch.zeros(tm * bm, tn * bn, dtype=torch.float64, device=a.device)
+        for k in range(0, steps * bk, bk):
+            a_blk, b_blk = pa[:, k : k + bk], pb[k : k + bk, :]
+            if operand == "A":  # each m-tile's [BLOCK_M, BLOCK_K] square, transposed
+                a_blk = a_blk.reshape(tm, bm, bk).transpose(1, 2).reshape(tm * bm, bk)
+            else:  # each n-tile's [BLOCK_K, BLOCK_N] square, transposed
+                b_blk = b_blk.reshape(bk, tn, bn).permute(2, 1, 0).reshape(bn, tn * bk)
+            out += a_blk @ b_blk
+        if rel_err(got, out[:M, :N]) < rtol:
+            return operand
+    return None
+
+
+def turned_block_words(operand):
+    """The hint for what turned_block found."""
+    if operand == "A":
+        return say(
+            zh="结果正好等于 A 的指针块建反了，成了 [BLOCK_K, BLOCK_M]（offs_k 沿行、offs_m 沿列）：每个 A 的 tile "
+            "都被转置着交给了 tl.dot，这里 BLOCK_M = BLOCK_K，它才收下。A 的块是 offs_m[:, None] * stride_am + "
+            "offs_k[None, :] * stride_ak，[BLOCK_M, BLOCK_K]",
+            en="it is exactly what the loop gives with A's pointer block built the other way round, [BLOCK_K, "
+            "BLOCK_M] (offs_k down its rows, offs_m along its columns): each tile of A enters tl.dot transposed, "
+            "which tl.dot takes only because BLOCK_M = BLOCK_K here. A's block is offs_m[:, None] * stride_am + "
+            "offs_k[None, :] * stride_ak, [BLOCK_M, BLOCK_K]",
+        )
+    return say(
+        zh="结果正好等于 B 的指针块建反了，成了 [BLOCK_N, BLOCK_K]（offs_n 沿行、offs_k 沿列）：每个 B 的 tile "
+        "都被转置着交给了 tl.dot，这里 BLOCK_N = BLOCK_K，它才收下。B 的块是 offs_k[:, None] * stride_bk + "
+        "offs_n[None, :] * stride_bn，[BLOCK_K, BLOCK_N]",
+        en="it is exactly what the loop gives with B's pointer block built the other way round, [BLOCK_N, "
+        "BLOCK_K] (offs_n down its rows, offs_k along its columns): each tile of B enters tl.dot transposed, "
+        "which tl.dot takes only because BLOCK_N = BLOCK_K here. B's block is offs_k[:, None] * stride_bk + "
+        "offs_n[None, :] * stride_bn, [BLOCK_K, BLOCK_N]",
+    )
 
 
 def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
@@ -245,3 +356,16 @@ def one_stride_words(found):
         en=f"it is exactly what the loop gives with {operand}'s pointer block built on {name} in both of its "
         f"directions: each direction takes its own stride. {operand}'s block is {block}",
     )
+
+
+def named_by_value(acc, a, b, blocks, err, rtol):
+    """(sections, hint) for test_mainloop's relative error where acc is the product one of these models gives:
+    k offsets wrapped at K, a pointer block built the other way round, a cast to fp16 toward zero; else None."""
+    bk = blocks[2]
+    if (wrapped := wrapped_k(a, b, bk)) is not None and rel_err(acc, wrapped) < rtol:
+        return ("4.1",), wrapped_k_words(a.shape[1], bk)
+    if turned := turned_block(a, b, blocks, acc, rtol):
+        return ("3",), turned_block_words(turned)
+    if rounded := rounded_toward_zero(acc, a, b, bk, err):
+        return ("4.2",), toward_zero_words(rounded)
+    return None

@@ -10,6 +10,7 @@ from course.messages import read
 
 import bounds
 from .common import see_loads
+from .mainloop_models import toward_zero
 from support import DEVICE, DTYPES, INTERPRETING, LAYOUTS, poisoned_view, spans, wrong_cells
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
@@ -112,6 +113,18 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
                 ),
                 pytrace=False,
             )
+    normal = acc[:M, :N].abs() >= torch.finfo(dtype).tiny  # a cast's rounding of subnormals aside
+    cut = toward_zero(acc[:M, :N], dtype).to(dtype)
+    if dtype != torch.float32 and torch.equal(c[normal], cut[normal]) and not torch.equal(cut, want):
+        pytest.fail(
+            say(
+                zh=f"{case}：C 里是 acc 向零舍入（截断）成 {dtype} 的值（fp_downcast_rounding=\"rtz\"）：写回 "
+                f"acc.to(c_ptr.dtype.element_ty)，用默认的就近舍入；{read('T4.3')}。{loads}",
+                en=f"{case}: C is acc cut to {dtype} and rounded toward zero (fp_downcast_rounding=\"rtz\"): store "
+                f"acc.to(c_ptr.dtype.element_ty), with the default rounding, to nearest; {read('T4.3')}. {loads}",
+            ),
+            pytrace=False,
+        )
     if M == N and torch.equal(c, want.t()):  # a square C: a store along swapped strides stays inside it
         pytest.fail(
             say(
