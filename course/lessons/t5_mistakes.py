@@ -28,6 +28,7 @@ from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
 from course.lessons.t5_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
 from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
+from course.lessons.t5_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
@@ -281,3 +282,5 @@ MISTAKES = MISTAKES + LEARNER9  # learner9's, last
 CAUSES |= LEARNER9_CAUSES
 MISTAKES = MISTAKES + HUNT9  # hunt9's, last
 CAUSES |= HUNT9_CAUSES
+MISTAKES = MISTAKES + LEFT10  # left10's, last
+CAUSES |= LEFT10_CAUSES

@@ -12,21 +12,24 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 
 from .common import T5, TRACE_INTS, cfg, check_product, new_trace
+from .memory_order import record_problems
 from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, pair_case, recorded_count_run, sk_case, sk_owner
 from support import DEVICE, INTERPRETING, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
 
 
-def check_pair(out, flags, want, case, wanted):
-    """The owner's sum against `want`, bit for bit; wanted: (zh, en) words for what want is."""
+def check_pair(out, flags, want, case, wanted, why=()):
+    """The owner's sum against `want`, bit for bit; wanted: (zh, en) words for what want is.  why: (zh, en)
+    sentences of the run's record (record_problems) that say how the owner came to read a partial early."""
     if out.isnan().any():
         fail(
             T5,
             f"{case}：结果里有 {out.isnan().sum().item()} 个 NaN：owner 读到了还没写进来的 partial"
-            "（workspace 事先填的是 NaN）",
+            "（workspace 事先填的是 NaN）" + "".join(f"；这次运行的记录里：{zh}" for zh, _ in why),
             f"{case}: {out.isnan().sum().item()} NaN in the result: the owner read a partial before that partial "
-            "was written (the workspace was filled with NaN)",
+            "was written (the workspace was filled with NaN)"
+            + "".join(f"; in this run's record, {en}" for _, en in why),
             "4.2",
         )
     if not torch.equal(out, want):
@@ -49,14 +52,16 @@ def check_pair(out, flags, want, case, wanted):
 ORDERS = ["reversed", "shuffled"]
 
 
-def in_order(order, launch, held=()):
+def in_order(order, launch, held=(), runs=None):
     """launch() with the interpreter running its programs in `order`, taking turns (§4.2), those in held
     only when another spins; programs that wait for each other for good fail with a message instead of
-    hanging."""
+    hanging.  runs: a list the run (its record of each program) is added to."""
     from course.interpreter_order import ProgramsStuck, programs_run
 
     try:
-        with programs_run(order, held):
+        with programs_run(order, held) as run:
+            if runs is not None:
+                runs.append(run)
             return launch()
     except ProgramsStuck as e:
         fail(
@@ -103,13 +108,21 @@ def test_fix_up_waits_and_adds_in_program_order(probes, order):
         if order == "shuffled":  # publisher 0, then the owner; the rest, shuffled, run only while the owner spins:
             held = [p for p in chosen if p not in (0, n - 1)]  # it meets flag 0 up, then flag 1 down, and must wait
             chosen = [0, n - 1, *held]
-        in_order(chosen, lambda: probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN), held)
+        runs = []
+        in_order(
+            chosen, lambda: probes.publish_collect_probe[(n,)](src, partials, flags, out, FIX_BM, FIX_BN), held, runs
+        )
         wait = say(zh="，其余的只在 owner 空等时运行", en=", the rest only while the owner spins") if held else ""
         case = say(
             zh=f"程序 0..{n - 2} 发布、程序 {n - 1} 收集，按 {chosen} 的顺序轮流运行{wait}",
             en=f"programs 0..{n - 2} publish, program {n - 1} collects, run in turns in the order {chosen}{wait}",
         )
-        check_pair(out, flags, want, case, IN_ORDER)
+        why = (
+            record_problems(runs[0].events, partials, flags, n, only=("flag-first", "no-wait"))
+            if out.isnan().any()
+            else ()
+        )
+        check_pair(out, flags, want, case, IN_ORDER, why)
         return
     for launch in range(500):
         partials.fill_(float("nan"))

@@ -45,28 +45,12 @@ def test_k_block_loop_with_three_block_sizes(probes, kmajor, bm, bn, bk):
 def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn, bk):
     """k_block_loop's sum of k-blocks kb_begin..kb_end-1 for every tile, in BLOCK_M x BLOCK_N x BLOCK_K
     = bm x bn x bk, against float64; on a miss, the mistake whose sum it is, where one is."""
-    a, _ = padded(M, K, dtype)
-    b_store, _ = padded(N, K, dtype) if kmajor else padded(K, N, dtype)
-    b = b_store.t() if kmajor else b_store
-    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
-    acc = torch.full((grid[0] * bm, grid[1] * bn), -7.0, device=DEVICE)
     case = say(
         zh=f"M={M} N={N} K={K}，第 {kb_begin}..{kb_end - 1} 个 k-block，{dtype}{'，B 为 K-major' if kmajor else ''}",
         en=f"M={M} N={N} K={K}, k-blocks {kb_begin}..{kb_end - 1}, {dtype}{', B K-major' if kmajor else ''}",
     )
-    with offsets_in_elements(case):
-        probes.k_block_loop_probe[grid](
-            descriptor(a, [bm, bk]),
-            descriptor(b_store, [bn, bk] if kmajor else [bk, bn]),
-            acc,
-            acc.stride(0),
-            kb_begin,
-            kb_end,
-            bm,
-            bn,
-            bk,
-            kmajor,
-        )
+    acc, a, b_store, grid = run_k_block_loop(probes, dtype, (M, N, K), kb_begin, kb_end, kmajor, (bm, bn, bk), case)
+    b = b_store.t() if kmajor else b_store
     if acc.isnan().any():
         fail(
             T5,
@@ -85,6 +69,8 @@ def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn,
         fail_if_sum_rounded(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, err, ACC_RTOL[dtype], case)
         blocks, tol = (bm, bn, bk), ACC_RTOL[dtype]
         fail_if_a_load_swapped(acc[:M, :N], a, b_store, kmajor, grid, kb_begin, kb_end, blocks, tol, case, (M, N))
+        if not acc[:M, :N].any() and ref.any():  # every box read fell outside A and B, or nothing was added
+            fail_if_swapped_outside(probes, dtype, K, kb_begin, kb_end, kmajor, blocks, tol, case)
         fail(
             T5,
             f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}：只加 kb_begin..kb_end-1 这几个 k-block，"
@@ -93,6 +79,46 @@ def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn,
             "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
             "3.1",
         )
+
+
+def run_k_block_loop(probes, dtype, shape, kb_begin, kb_end, kmajor, blocks, case):
+    """(acc, a, b_store, grid): k_block_loop's sum of k-blocks kb_begin..kb_end-1 for every tile, A and B (or
+    B^T, K-major: b_store) fresh inside NaN, of shape (M, N, K), in blocks (BLOCK_M, BLOCK_N, BLOCK_K)."""
+    (M, N, K), (bm, bn, bk) = shape, blocks
+    a, _ = padded(M, K, dtype)
+    b_store, _ = padded(N, K, dtype) if kmajor else padded(K, N, dtype)
+    grid = (triton.cdiv(M, bm), triton.cdiv(N, bn))
+    acc = torch.full((grid[0] * bm, grid[1] * bn), -7.0, device=DEVICE)
+    with offsets_in_elements(case):
+        probes.k_block_loop_probe[grid](
+            descriptor(a, [bm, bk]),
+            descriptor(b_store, [bn, bk] if kmajor else [bk, bn]),
+            acc,
+            acc.stride(0),
+            kb_begin,
+            kb_end,
+            bm,
+            bn,
+            bk,
+            kmajor,
+        )
+    return acc, a, b_store, grid
+
+
+def fail_if_swapped_outside(probes, dtype, K, kb_begin, kb_end, kmajor, blocks, tol, case):
+    """Where the accumulator was all zeros: the loop run again with M = N = kb_end * BLOCK_K, where a box
+    loaded with its coordinates the other way round lies inside A or B (its rows reach every k-block's
+    offset); fail naming that load where that run's sum is the one it gives."""
+    size = kb_end * blocks[2]
+    again = say(
+        zh=f"{case}：累加器全是 0；换成 M = N = {size} 再跑一次（反过来的坐标也落在 A、B 之内）",
+        en=f"{case}: the accumulator is all zeros; run again with M = N = {size} (where coordinates the other way "
+        "round fall inside A and B too)",
+    )
+    acc, a, b_store, grid = run_k_block_loop(probes, dtype, (size, size, K), kb_begin, kb_end, kmajor, blocks, again)
+    fail_if_a_load_swapped(
+        acc[:size, :size], a, b_store, kmajor, grid, kb_begin, kb_end, blocks, tol, again, (size,) * 2
+    )
 
 
 def fail_if_offset_by_another_block(acc, a, b, K, blocks, kb_begin, kb_end, tol, case):
@@ -260,13 +286,20 @@ def test_make_descriptors_boxes(t5):
         )
         for desc, (name, (t, box)) in zip(got, want.items(), strict=True):
             transposed = name == "b_desc" and kmajor
+            halved = name == "c_desc" and list(desc.block_shape) == [bm // 2, bn // subtile]  # C's rows alone
             if list(desc.block_shape) != box:
                 fail(
                     T5,
                     f"{case}：{name} 的 box 是 {list(desc.block_shape)}，应当是 {box}"
-                    + ("（K-major 时读的是 Bᵀ，box 是 [BLOCK_N, BLOCK_K]）" if transposed else ""),
+                    + ("（K-major 时读的是 Bᵀ，box 是 [BLOCK_N, BLOCK_K]）" if transposed else "")
+                    + ("（行数被减半了：EPILOGUE_SUBTILE 只切分列，box 的行数仍是 BLOCK_M）" if halved else ""),
                     f"{case}: {name}'s box is {list(desc.block_shape)}, {box} expected"
-                    + (" (K-major, it reads B^T: the box is [BLOCK_N, BLOCK_K])" if transposed else ""),
+                    + (" (K-major, it reads B^T: the box is [BLOCK_N, BLOCK_K])" if transposed else "")
+                    + (
+                        " (its rows halved: EPILOGUE_SUBTILE splits the columns alone; the box keeps BLOCK_M rows)"
+                        if halved
+                        else ""
+                    ),
                     "3.1",
                 )
             earlier = next((n for n, ts in enumerate(given[:-1]) if desc.base.data_ptr() in ptrs(ts)), None)

@@ -81,8 +81,8 @@ def displaced_tiles(c, acc, bm, bn):
 
 def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
     """What store_tile's epilogue would give with each mistake the whole-tile epilogue has been seen to
-    make, as {cause: C}: the bias left out or added twice, the activation left out, applied twice or before
-    the bias, the bias indexed by pid_m."""
+    make, as {cause: C}: the bias left out or added twice, the activation left out (or both: acc itself),
+    applied twice or before the bias, the bias indexed by pid_m."""
     act = gelu if activation == "gelu" else (lambda x: x)
     rows = torch.arange(M, device=DEVICE)[:, None]
     cols = torch.arange(N, device=DEVICE)[None, :]
@@ -90,6 +90,7 @@ def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
     bias_m = torch.where(by_pid_m < N, bias[by_pid_m.clamp(max=N - 1)], 0.0)
     found = {"no-bias": act(acc), "bias-by-pid-m": act(acc + bias_m), "bias-twice": act(acc + 2 * bias[None, :])}
     if activation != "none":
+        found["no-bias-or-activation"] = acc  # bias_and_activation not called at all
         found["no-activation"] = acc + bias[None, :]
         found["activation-twice"] = act(act(acc + bias[None, :]))
         found["activation-before-bias"] = act(acc) + bias[None, :]
@@ -108,6 +109,11 @@ def same_result(c, v):
 EPILOGUE_CAUSES = {
     "no-bias": ("bias 没有加上", "the bias was not added"),
     "no-activation": ("没有做 activation", "the activation was not applied"),
+    "no-bias-or-activation": (
+        "C 就是 acc 本身，bias 和 activation 都没有用上：把 acc 交给 bias_and_activation，再转成 C 的 dtype",
+        "C is acc itself, with neither the bias added nor the activation applied: hand acc to "
+        "bias_and_activation, then cast it to C's dtype",
+    ),
     "bias-by-pid-m": (
         "bias 是按 pid_m 取的列，应当按 pid_n",
         "the bias columns were taken at pid_m * BLOCK_N, not pid_n * BLOCK_N",
@@ -157,6 +163,18 @@ def test_store_tile_bias_and_activation(probes, activation):
         en=f"C {M}x{N}, whole-tile epilogue (EPILOGUE_SUBTILE=1), bias with stride 2, activation={activation}",
     )
     check_epilogue(c, acc[:M, :N], bias, M, N, activation, case, "3.3")
+    check_stored(c, buf, before, c, case, "3.3")
+
+
+@pytest.mark.t5_2
+def test_store_tile_bias_of_a_tile_that_is_not_square(probes):
+    """Tiles of 16 x 32 with a bias: bias_and_activation is given the tile's width, BLOCK_N.  With square
+    tiles (every other test of the bias here) BLOCK_M in its place passes, and a GPU compile alone saw it."""
+    M, N, bm, bn = 16, 64, 16, 32
+    bias = padded(1, N, torch.float32)[0][0]
+    c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 1, bias=bias, bm=bm, bn=bn)
+    case = f"C {M}x{N} fp32, BLOCK_M={bm} BLOCK_N={bn}, bias"
+    check_epilogue(c, acc[:M, :N], bias, M, N, "none", case, "3.3", bm=bm, bn=bn)
     check_stored(c, buf, before, c, case, "3.3")
 
 
