@@ -17,6 +17,7 @@ ORDER = (
     "test_bias_and_gelu.py",
     "test_autotune_configs.py",
     "test_wrapper.py",
+    "test_wrapper_launch.py",
     "test_input_validation.py",
     "test_large_shapes.py",
     "test_hopper_compile.py",
