@@ -66,8 +66,8 @@ LEFT10 = (
         "left10-bias-given-block-m",
         "T5.2",
         "store_tile hands bias_and_activation BLOCK_M where BLOCK_N belongs: only the Hopper compile saw it; now "
-        "a store_tile of 16 x 32 tiles with a bias fails on the CPU, with the interpreter's shape error at the bias "
-        "line and the store_tile line that called it (left10; no cause is named: the error alone is seen)",
+        "a store_tile of 16 x 32 tiles with a bias fails on the CPU, and says that square tiles do not (left10; the "
+        "message observes, it names no cause)",
         "3.3",
         WHOLE_TILE_EPILOGUE,
         WHOLE_TILE_EPILOGUE.replace("pid_n, BLOCK_N,", "pid_n, BLOCK_M,"),

@@ -172,8 +172,27 @@ def test_store_tile_bias_of_a_tile_that_is_not_square(probes):
     tiles (every other test of the bias here) BLOCK_M in its place passes, and a GPU compile alone saw it."""
     M, N, bm, bn = 16, 64, 16, 32
     bias = padded(1, N, torch.float32)[0][0]
-    c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 1, bias=bias, bm=bm, bn=bn)
     case = f"C {M}x{N} fp32, BLOCK_M={bm} BLOCK_N={bn}, bias"
+    try:
+        c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 1, bias=bias, bm=bm, bn=bn)
+    except Exception as e:  # noqa: BLE001 - told apart below by a run on square tiles
+        run_store_tile(probes, M, N, torch.float32, 1, bias=bias)  # 32 x 32: raises again where square fails too
+        inner = e
+        while inner.__cause__ is not None:
+            inner = inner.__cause__
+        error = f"{type(inner).__name__}: {str(inner).splitlines()[0] if str(inner) else ''}"
+        fail(
+            T5,
+            f"{case}：store_tile 抛出了错误（{error}），同样的 C 和 bias 换成 32x32 的方 tile "
+            "却不出错：只有 tile 不是方的才出错，说明 epilogue 里有个形状用了另一个维度的块大小。"
+            "bias 和 tile 的列对应，bias_and_activation 收到的块大小是 tile 的宽度："
+            "bias_and_activation(acc, ..., pid_n, BLOCK_N, ...)",
+            f"{case}: store_tile raised an error ({error}), and with square 32x32 tiles, the same C and bias, it does "
+            "not: only tiles that are not square fail, so a shape in the epilogue takes the other dimension's block "
+            "size. The bias goes with the tile's columns: bias_and_activation is given the tile's width, "
+            "bias_and_activation(acc, ..., pid_n, BLOCK_N, ...)",
+            "3.3",
+        )
     check_epilogue(c, acc[:M, :N], bias, M, N, "none", case, "3.3", bm=bm, bn=bn)
     check_stored(c, buf, before, c, case, "3.3")
 
