@@ -27,6 +27,7 @@ from course.lessons.t4_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
 from course.lessons.t4_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t4_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t4_mistakes_own import OWN
+from course.lessons.t4_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
 
 # The end of matmul's body, as in the reference: the shortcuts add torch work after the launch.
 LAUNCH = '''    if config is None:
@@ -362,3 +363,5 @@ MISTAKES = MISTAKES + LEAD28  # session 28's lead, last
 CAUSES |= LEAD28_CAUSES
 MISTAKES = MISTAKES + LEFT10  # left10's, last
 CAUSES |= LEFT10_CAUSES
+MISTAKES = MISTAKES + ZHLEARNER10  # zhlearner10's, last
+CAUSES |= ZHLEARNER10_CAUSES

@@ -31,6 +31,7 @@ from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
 from course.lessons.t6_mistakes_styles8 import STYLES8, STYLES8_CAUSES
+from course.lessons.t6_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
 
 # The words a T6 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -392,3 +393,5 @@ MISTAKES = MISTAKES + HOSTCOPY  # session 27's copy to the host, last
 CAUSES |= HOSTCOPY_CAUSES
 MISTAKES = MISTAKES + FIX9  # fix9's hunt (t6_mistakes_fix9.py), last
 CAUSES |= FIX9_CAUSES
+MISTAKES = MISTAKES + ZHLEARNER10  # zhlearner10's, last
+CAUSES |= ZHLEARNER10_CAUSES

@@ -112,6 +112,46 @@ def other_block_words(off):
     )
 
 
+def tiles_on_the_other_pid(acc, a, b, bm, bn, rtol):
+    """Say "columns" where acc is the product with tile (pid_m, pid_n)'s columns taken from pid_m * BLOCK_N on
+    (offs_n built on pid_m), "rows" where its rows are taken from pid_n * BLOCK_M on (offs_m built on pid_n),
+    else None; what lies past A or B is loaded as the masks leave it, zeros."""
+    full = a.double() @ b.double()
+    M, N = full.shape
+    i, j = torch.arange(M, device=full.device)[:, None], torch.arange(N, device=full.device)[None, :]
+    cols = (i // bm * bn + j % bn).expand(M, N)
+    if rel_err(acc, full.gather(1, cols.clamp(max=N - 1)).where(cols < N, 0.0)) < rtol:
+        return "columns"
+    rows = (j // bn * bm + i % bm).expand(M, N)
+    if rel_err(acc, full.gather(0, rows.clamp(max=M - 1)).where(rows < M, 0.0)) < rtol:
+        return "rows"
+    return None
+
+
+def other_pid_words(which, also=None):
+    """The hint for what tiles_on_the_other_pid found; `also`, the words of another mistake that gives the very
+    same result on this case (a mask against the other size), said beside it as the other possibility."""
+    words = (
+        say(
+            zh="结果正好是 offs_n 用 pid_m 算出来的样子（tile 的列从 pid_m * BLOCK_N 起）：列偏移是 pid_n * BLOCK_N",
+            en="it is exactly what offs_n built on pid_m gives (the tile's columns from pid_m * BLOCK_N on): the "
+            "columns' offset is pid_n * BLOCK_N",
+        )
+        if which == "columns"
+        else say(
+            zh="结果正好是 offs_m 用 pid_n 算出来的样子（tile 的行从 pid_n * BLOCK_M 起）：行偏移是 pid_m * BLOCK_M",
+            en="it is exactly what offs_m built on pid_n gives (the tile's rows from pid_n * BLOCK_M on): the rows' "
+            "offset is pid_m * BLOCK_M",
+        )
+    )
+    if also is None:
+        return words
+    return say(
+        zh=f"这个用例分不清两种错误：{words}；或者{also}",
+        en=f"two mistakes give this case's result: {words}; or {also}",
+    )
+
+
 def is_the_model(acc, model, err):
     """Whether acc is what a model of a wrong loop computes: as close to it as a right loop comes to
     the exact product (1e-5), and at least 4 times closer to it than to the exact product (err)."""

@@ -25,10 +25,12 @@ from .mainloop_models import (
     one_stride_block,
     one_stride_words,
     other_block_words,
+    other_pid_words,
     rounded_toward_zero,
     simulated_mainloop,
     swapped_block_words,
     tiles_offset_by_other_block,
+    tiles_on_the_other_pid,
     toward_zero_words,
     unit_advance,
     unit_advance_words,
@@ -278,6 +280,9 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             )
         elif off := tiles_offset_by_other_block(acc[:M, :N], a, b, bm, bn, ACC_RTOL[dtype]):
             sections, hint = ("3",), other_block_words(off)
+        elif pid := tiles_on_the_other_pid(acc[:M, :N], a, b, bm, bn, ACC_RTOL[dtype]):
+            also = mask_against_other_size(acc[:M, :N], ref, ACC_RTOL[dtype])  # the same result on this case
+            sections, hint = ("3",) if also is None else ("3", "4.1"), other_pid_words(pid, also)
         elif crossed := mask_against_other_size(acc[:M, :N], ref, ACC_RTOL[dtype]):
             sections, hint = ("4.1",), crossed
         elif unit := unit_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):

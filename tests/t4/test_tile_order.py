@@ -114,6 +114,17 @@ def columns_by_group_m_order(num_pid_m, num_pid_n, group_m):
     return order
 
 
+def group_index_as_first_row_order(num_pid_m, num_pid_n, group_m):
+    """A slip in plain Python: first_pid_m = group_id, the group's index taken for its first row (not times
+    GROUP_M); group 0 is right, group g starts at row g and overlaps the groups before it."""
+    order = []
+    for pid in range(num_pid_m * num_pid_n):
+        first = pid // (group_m * num_pid_n)
+        rows, at = min(num_pid_m - first, group_m), pid % (group_m * num_pid_n)
+        order.append((first + at % rows, at // rows))
+    return order
+
+
 def slips_only_in_the_short_group(probes, got, num_pid_m, num_pid_n, group_m):
     """Whether `got` is the GROUP_M slip's map and the same code is right where every group is full.
     Matching the slip on one grid is not enough: on a grid that is all one short group of one row
@@ -168,6 +179,13 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
                 "两个都要用 group_size_m，pid_n = pid_in_group // group_size_m。",
                 en=f" It is what pid_m taken modulo the last group's real rows ({rest}) gives, with pid_n = "
                 "pid_in_group // GROUP_M: use group_size_m for both, pid_n = pid_in_group // group_size_m.",
+            )
+        if not short and group_m > 1 and got == group_index_as_first_row_order(num_pid_m, num_pid_n, group_m):
+            short = say(
+                zh="这正是 first_pid_m 取成 group_id 的结果：第 0 组对，第 g 组却从第 g 行开始，和前面的组重叠。"
+                "一组有 GROUP_M 行，所以 first_pid_m = group_id * GROUP_M。",
+                en=" It is what first_pid_m = group_id gives: group 0 is right, but group g starts at row g, over "
+                "the groups before it. A group has GROUP_M rows, so first_pid_m = group_id * GROUP_M.",
             )
         yours, expected = picture(got, num_pid_m, num_pid_n), picture(want, num_pid_m, num_pid_n)
         off = [(pid, t) for pid, t in enumerate(got) if not (0 <= t[0] < num_pid_m and 0 <= t[1] < num_pid_n)]

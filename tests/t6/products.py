@@ -2,8 +2,14 @@
 weightings store_rows' stored tile may show, worked out on the probe's own inputs (test_kernel_parts.py):
 each with the words naming it, said only where the tile is one of them."""
 
-import torch
+from contextlib import contextmanager
 
+import torch
+from triton.runtime import interpreter
+
+from course.messages import fail
+
+from .common import T6
 from support import box, rel_err
 
 
@@ -222,3 +228,37 @@ def rows_scaled(out, want, tol):
     if not left <= tol or (factors - 1).abs().max() <= 1e-2:
         return None
     return factors.min().item(), factors.max().item()
+
+
+@contextmanager
+def box_coordinates_named(monkeypatch):
+    """Run a probe of gathered_product watching the k coordinate (the last) of each TMA box the interpreter loads;
+    where the launch raises and those coordinates were 0, 1, 2, ...: the k-blocks' numbers, not element offsets
+    (the interpreter refuses the box at 1, an offset not 16 bytes in), the failure says so.  On a GPU nothing is
+    watched and the error goes on as it was raised."""
+    ks = []
+    handle = getattr(interpreter, "TensorDescHandle", None)
+    if handle is not None:
+        load = handle.materialize_pointers
+
+        def watched(self, offsets):
+            ks.append(int(offsets[-1].data.reshape(-1)[0]))
+            return load(self, offsets)
+
+        monkeypatch.setattr(handle, "materialize_pointers", watched)
+    try:
+        yield
+    except Exception:
+        if len(ks) >= 2 and ks == list(range(len(ks))):
+            fail(
+                T6,
+                f"gathered_product 读 w 的 TMA box 时，k 方向的坐标依次是 {ks}：正好是 k 块的序号，不是元素的偏移。"
+                "描述符的坐标以元素计，第 kb 个 k 块从第 kb * BLOCK_K 列开始（解释器报的 block offset start must be "
+                "16-byte aligned 说的就是这个：坐标 1 乘元素的字节数不是 16 的倍数）",
+                f"gathered_product loaded w's TMA boxes at k coordinates {ks}: exactly the k-blocks' numbers, not "
+                "element offsets.  A descriptor's coordinates count elements: k-block kb starts at column kb * BLOCK_K "
+                "(the interpreter's 'block offset start must be 16-byte aligned' says as much: coordinate 1 times the "
+                "element's bytes is no multiple of 16)",
+                "4.2",
+            )
+        raise

@@ -8,7 +8,14 @@ from course.messages import fail
 
 from .accesses import Accesses, fail_if_read_past_k, fail_if_undefined_used
 from .common import T6
-from .products import a_broadcast_mistakes, stored_elsewhere, strides_swapped, weight_box_mistakes, weights_seen
+from .products import (
+    a_broadcast_mistakes,
+    box_coordinates_named,
+    stored_elsewhere,
+    strides_swapped,
+    weight_box_mistakes,
+    weights_seen,
+)
 from bounds import AddressWatch
 from support import DEVICE, UNWRITTEN, descriptor, rel_err
 
@@ -43,24 +50,25 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
     acc = torch.full((bm, bn), UNWRITTEN, dtype=torch.float32, device=DEVICE)
     rows = torch.full((bm, 2), -1, dtype=torch.int32, device=DEVICE)
     begin, end, w_row = 5, 14, 32 + 16
-    probes.gather_probe[(1,)](
-        x,
-        descriptor(w2d, [bn, bk]),
-        slots,
-        acc,
-        rows,
-        begin,
-        end,
-        w_row,
-        K,
-        x.stride(0),
-        x.stride(1),
-        top_k,
-        x_sorted,
-        bm,
-        bn,
-        bk,
-    )
+    with box_coordinates_named(monkeypatch):  # names k coordinates that are the k-blocks' numbers
+        probes.gather_probe[(1,)](
+            x,
+            descriptor(w2d, [bn, bk]),
+            slots,
+            acc,
+            rows,
+            begin,
+            end,
+            w_row,
+            K,
+            x.stride(0),
+            x.stride(1),
+            top_k,
+            x_sorted,
+            bm,
+            bn,
+            bk,
+        )
     pos = torch.arange(begin, begin + bm)
     live = pos < end
     want_rows = pos if x_sorted else slots.cpu()[pos.clamp_max(39)].long() // top_k

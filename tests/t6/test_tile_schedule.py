@@ -201,6 +201,8 @@ def test_tile_counts_and_places_alone(probes):
         if e != owner or (e, pm, pn) not in want:
             low = [v for v in spare if v < tiles]  # below the total: an end that tile ids can pass
             empty = not low and 0 <= e < len(counts) and counts[e] == 0  # an expert with no tiles at all
+            # each tile's expert the count of the ends strictly below it: an expert's first tile goes to the one before
+            strict = not low and [p[0] for p in places] == [sum(end < g for end in want_ends) for g in range(tiles)]
             fail(
                 T6,
                 f"{case}：全局 tile {t} 属于专家 {owner}，locate_tile 给出 (专家 {e}, pid_m={pm}, pid_n={pn})"
@@ -215,6 +217,13 @@ def test_tile_counts_and_places_alone(probes):
                     "tile 属于 tile_ends 大于它的第一个专家，空专家永远不是"
                     if empty
                     else ""
+                )
+                + (
+                    "；每个 tile 的专家号都正好是 tile_ends 里严格小于 tile 号的个数：一个专家的第一个 tile 号等于"
+                    "前一个专家的 tile_ends，于是被算给了前一个专家；专家号要数不大于 tile 号的那些"
+                    "（tile_ends <= tile_id）"
+                    if strict
+                    else ""
                 ),
                 f"{case}: global tile {t} is expert {owner}'s; locate_tile gave (expert {e}, pid_m={pm}, pid_n={pn})"
                 + (
@@ -228,6 +237,13 @@ def test_tile_counts_and_places_alone(probes):
                     f"; expert {e} has no rows, so no tiles at all (its tile_ends equal the expert's before it): "
                     "a tile is the first expert's whose tile_ends is above the tile id, never an empty expert's"
                     if empty
+                    else ""
+                )
+                + (
+                    "; each tile's expert is exactly the count of tile_ends strictly below the tile id: an expert's "
+                    "first tile id equals the tile_ends of the expert before it, so it went to that expert; count the "
+                    "ends not above the tile id (tile_ends <= tile_id)"
+                    if strict
                     else ""
                 ),
                 "3.3",
