@@ -215,6 +215,7 @@ MISTAKES = (
         "expert = tl.sum((tile_ends <= tile_id).to(tl.int32), axis=0)",
         "expert = tl.sum((tile_ends < tile_id).to(tl.int32), axis=0)",
         "test_tile_counts_and_places_alone",
+        cause="expert-by-strict-ends",  # named since zhlearner10 (t6_mistakes_zhlearner10.py)
     ),
     Mistake(
         "loop-past-total",

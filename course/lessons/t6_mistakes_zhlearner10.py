@@ -12,22 +12,14 @@ ZHLEARNER10_CAUSES = {
     "expert-by-strict-ends": ("严格小于 tile 号的个数", "the count of tile_ends strictly below"),
     "box-at-block-number": ("正好是 k 块的序号，不是元素的偏移", "exactly the k-blocks' numbers, not element offsets"),
     "starts-or-last-unstored": ("这个用例分不清两种错误", "this case cannot tell two mistakes apart"),
+    "bound-summed-ends": ("循环的上界是 tile_ends 的和", "the loop's bound was the sum of tile_ends"),
 }
 
+# locate_tile counting tile_ends < tile_id, which the walk planted too, is §8's locate-strict (t6_mistakes.py): the
+# message said which expert each tile got and no cause; that entry now names expert-by-strict-ends.
 OFFSETS = "    tl.store(offsets_ptr + experts, tl.cumsum(running, axis=0), mask=experts < num_experts)\n"
 
 ZHLEARNER10 = (
-    own(
-        "zhlearner10-expert-by-strict-ends",
-        "T6.2",
-        "locate_tile counts tile_ends < tile_id for the expert: an expert's first tile goes to the expert before; "
-        "the message said which expert each tile got, and no cause (zhlearner10)",
-        "3.3",
-        "    expert = tl.sum((tile_ends <= tile_id).to(tl.int32), axis=0)\n",
-        "    expert = tl.sum((tile_ends < tile_id).to(tl.int32), axis=0)\n",
-        "test_tile_counts_and_places_alone",
-        "expert-by-strict-ends",
-    ),
     own(
         "zhlearner10-box-at-block-number",
         "T6.3",
@@ -50,5 +42,16 @@ ZHLEARNER10 = (
         OFFSETS.replace("tl.cumsum(running, axis=0)", "tl.cumsum(running, axis=0) - running"),
         "test_route_is_a_stable_counting_sort[one expert-20-1-4]",
         "last-offset+starts-or-last-unstored",
+    ),
+    own(
+        "zhlearner10-bound-summed-ends",
+        "T6.2",
+        "grouped_tiles loops to tl.sum(tile_ends), not the total tl.max(tile_ends): tile ids past the bound done; the "
+        "message said the loop must stop at the total read on the device, which it thought it did (zhlearner10)",
+        "3.4",
+        "    total = tl.max(tile_ends, axis=0)\n",
+        "    total = tl.sum(tile_ends, axis=0)\n",
+        "test_every_tile_of_every_expert_once",
+        "bound-summed-ends",
     ),
 )

@@ -60,6 +60,12 @@ class Accesses:
             return 0
         return sum(int(out.size) for out in outside)
 
+    def furthest_write(self, t):
+        """The index, in t's elements from its start, of the furthest write outside every tensor (-1: none)."""
+        outside = [addresses[~inside] for what, addresses, inside in self.log if what == "write"]
+        far = max((int(out.max()) for out in outside if out.size), default=None)
+        return -1 if far is None else (far - t.data_ptr()) // t.element_size()
+
     def writes_before(self, t):
         """How many writes outside every tensor fell before t's start (none at or past it)."""
         outside = [addresses[~inside] for what, addresses, inside in self.log if what == "write"]

@@ -158,3 +158,23 @@ def rows_words(counts, e, bm, begin, end, want):
             "offsets[e]), with no 1 taken off",
         )
     return "", ""
+
+
+def summed_ends_words(last, counts, bm, bn, n, e_block):
+    """(zh, en) where the largest tile id a schedule did, `last`, is one below the sum of tile_ends over all
+    E_BLOCK lanes (each lane past the experts holds the total): the loop's bound was that sum, not the total;
+    ("", "") otherwise."""
+    n_blocks, ends = triton.cdiv(n, bn), []
+    for c in counts:
+        ends.append((ends[-1] if ends else 0) + triton.cdiv(c, bm) * n_blocks)
+    total = ends[-1] if ends else 0
+    summed = sum(ends) + (e_block - len(counts)) * total
+    if last + 1 != summed or summed == total:
+        return "", ""
+    return (
+        f"：做了的最大 tile 号是 {last}，正好比 tile_ends 全部 {e_block} 个 lane 的和 {summed} 少 1：循环的上界是"
+        f" tile_ends 的和（tl.sum）；总数是 tile_ends 里最大的那个，也就是最后一个专家的那一格，{total}（tl.max）",
+        f": the largest tile id done is {last}, one below the sum of all {e_block} lanes of tile_ends, {summed}: the "
+        f"loop's bound was the sum of tile_ends (tl.sum); the total is the largest of them, the last expert's lane, "
+        f"{total} (tl.max)",
+    )

@@ -11,7 +11,13 @@ from course.messages import fail
 from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import T6, TRACE_INTS
 from .schedule_checks import check_schedule, past_total_words, run_schedule, spare_tile_ends
-from .schedules import expected_tiles, m_blocks_of_row_ends, too_many_column_blocks, upper_bound
+from .schedules import (
+    expected_tiles,
+    m_blocks_of_row_ends,
+    summed_ends_words,
+    too_many_column_blocks,
+    upper_bound,
+)
 from .stray import UNDEFINED_INT
 from bounds import AddressWatch
 from support import DEVICE
@@ -296,14 +302,16 @@ def test_every_tile_of_every_expert_once(probes, monkeypatch):
             )
         if written:  # record-only: the one store is the trace's, at the tile id, so the id was past the bound
             bound = upper_bound(counts, bm, bn, n)
+            last = accesses.furthest_write(traces[0]) // TRACE_INTS  # the largest tile id done
+            summed = summed_ends_words(last, counts, bm, bn, n, probes.e_block(len(counts)))
             fail(
                 T6,
                 f"{case}：一共只有 {len(expected_tiles(counts, bm, bn, n))} 个 tile，tile 号却超过了 §3.4 的上界 "
-                f"{bound}（trace 只给这么多 tile 留了位置，{written} 个单元写到了它外面，这里拦下了）："
-                "循环要停在设备上读出的总数",
+                f"{bound}（trace 只给这么多 tile 留了位置，{written} 个单元写到了它外面，这里拦下了）"
+                + (summed[0] or "：循环要停在设备上读出的总数"),
                 f"{case}: there are {len(expected_tiles(counts, bm, bn, n))} tiles, yet tile ids past §3.4's bound "
                 f"{bound} were done ({cells(written)} written past the trace, which has room for that many tiles; "
-                "stopped here, not made): the loop must stop at the total read on the device",
+                "stopped here, not made)" + (summed[1] or ": the loop must stop at the total read on the device"),
                 "3.4",
             )
         # a read outside the tensors, every tile done below the total (tiles past it read past the offsets too,
