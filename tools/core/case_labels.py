@@ -35,7 +35,9 @@ def _groups(item):
 
 # How an argument's value reads in a case's label, by its type; a test may say more for an argument
 # with the case_words mark: @pytest.mark.case_words(layout=say(zh="A 为 {}", en="A {}")), a number
-# put in as it is (tokens=say(zh="{} 个 token", en="{} tokens")), or a function of the value.
+# put in as it is (tokens=say(zh="{} 个 token", en="{} tokens")), or a function of the value.  Ids the
+# test gave itself (ids=[...]) are English, kept so in node ids; case_words(id=say(zh={id: words}, en={}))
+# says them in the learner's language, an id missing from the dict as it is.
 BLOCK = ("bm", "bn", "bk")  # the suite's names of BLOCK_M, BLOCK_N, BLOCK_K
 
 
@@ -60,7 +62,7 @@ def _mark_words(names, values, given, words):
     a function other than str, or pytest.param(id=...)), else its arguments in words, the block
     sizes as BLOCK 16x32x16: "M=45 N=37 K=83 BLOCK 16x32x16" for 45-37-83-16-32-16."""
     if given is not None:
-        return given.removeprefix("torch.")
+        return words.get("id", {}).get(given, given.removeprefix("torch."))
     parts, block = [], [n for n in BLOCK if n in names]
     for name, value in zip(names, values, strict=True):
         if name in block and name not in words:

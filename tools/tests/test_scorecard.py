@@ -126,6 +126,16 @@ def test_which_pass_names_the_cases_in_words(lang):
     assert "32-32-64" not in text and "torch." not in text, text
 
 
+def test_ids_a_test_gave_itself_read_in_the_learners_language():
+    """case_words(id=say(zh={id: words}, en={})): an id of ids=[...] in the words given for it, else as it is."""
+    from tools.core.case_labels import _mark_words
+
+    words = {"id": {"combined": "合并"}}
+    assert _mark_words(["combine"], [True], "combined", words) == "合并"
+    assert _mark_words(["combine"], [False], "sorted", words) == "sorted"
+    assert _mark_words(["combine"], [True], "combined", {}) == "combined"
+
+
 @pytest.mark.timeout(300)  # a collection of both suites in a fresh process: a minute on a busy machine
 def test_every_case_of_the_suite_has_words():
     """No label of a parametrized case is pytest's id of numbers joined by "-" (17-50-70-0-3-True):
