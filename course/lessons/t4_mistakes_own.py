@@ -135,7 +135,7 @@ OWN = (
         "c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)",
         "c_mask = offs_m[:, None] < M",
         "test_epilogue[37-45-16-32-row-major-torch.float16]",
-        "store-unmasked",
+        "store-unmasked+mask-lacks-columns",  # the second named since zhlearner10
         zh="写回的掩码只管行",
         en="a store mask on the rows only",
     ),

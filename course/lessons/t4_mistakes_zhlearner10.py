@@ -11,8 +11,11 @@ from course.lessons.t4_mistakes_own import mutant
 ZHLEARNER10_CAUSES = {
     "first-row-is-group-id": ("first_pid_m 取成 group_id", "first_pid_m = group_id gives"),
     "offs-n-on-pid-m": ("offs_n 用 pid_m 算出来", "offs_n built on pid_m"),
+    "mask-lacks-columns": ("掩码里少了列的条件", "the mask lacks the columns'"),
+    "mask-lacks-rows": ("掩码里少了行的条件", "the mask lacks the rows'"),
 }
 
+C_MASK = "    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)\n"
 OFFS_N = "    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n    offs_k = tl.arange(0, BLOCK_K)\n"
 
 ZHLEARNER10 = (
@@ -39,5 +42,18 @@ ZHLEARNER10 = (
         "还说成了 A 的行掩码拿 offs_m 和 N 比（zhlearner10）",
         en="offs_n = pid_m * BLOCK_N + ... (offs_m's line copied, its pid left): the first message gave a relative "
         "error alone, and the M=24 N=16 case said A's row mask compares offs_m with N (zhlearner10)",
+    ),
+    mutant(
+        "zhlearner10-store-mask-columns-only",
+        "T4.3",
+        "5.1",
+        C_MASK,
+        C_MASK.replace("(offs_m[:, None] < M) & ", ""),
+        "test_epilogue[37-45-16-32-row-major-torch.float16]",
+        "store-unmasked+mask-lacks-rows",
+        zh="写回的掩码只管列：消息说了要带的整个掩码，没说少的是行的条件（zhlearner10；只管行的那一个是 "
+        "own-store-mask-rows-only，现在也说出少的是列的条件）",
+        en="a store mask on the columns only: the message gave the whole mask to use, not that the rows' condition "
+        "was the one missing (zhlearner10; own-store-mask-rows-only, the rows alone, now names the columns')",
     ),
 )

@@ -42,14 +42,24 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     written_outside = (buf != before) & ~inside
     stray = written_outside.sum().item()
     if stray and overhang_only(written_outside, c, grid, bm, bn) and overhang_holds_acc(buf, written_outside, c, acc):
+        lacks = {  # a mask that holds one of its two conditions: every cell written past the other edge alone
+            "columns": say(
+                zh="多写的都在第 N 列以后、第 M 行以内：掩码里少了列的条件 offs_n[None, :] < N。",
+                en=" Every one lies past column N within row M: the mask lacks the columns' offs_n[None, :] < N.",
+            ),
+            "rows": say(
+                zh="多写的都在第 M 行以后、第 N 列以内：掩码里少了行的条件 offs_m[:, None] < M。",
+                en=" Every one lies past row M within column N: the mask lacks the rows' offs_m[:, None] < M.",
+            ),
+            None: "",
+        }[overhang_part(written_outside, c, grid, bm, bn)]
         pytest.fail(
             say(
-                zh=f"{case}：C 之外有 {stray} 个单元被写了，全都在边上的 tile 伸出 C 的位置（第 M 行、第 N 列以外）："
-                f"写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{read('T4.3')}。{loads}",
+                zh=f"{case}：C 之外有 {stray} 个单元被写了，全都在边上的 tile 伸出 C 的位置（第 M 行、第 N 列以外）。"
+                f"{lacks}写回时要带掩码 (offs_m[:, None] < M) & (offs_n[None, :] < N)；{read('T4.3')}。{loads}",
                 en=f"{case}: {cells(stray)} outside C {agree(stray, 'was', 'were')} written, all of them where "
-                f"edge tiles stick out of C past "
-                f"row M or column N: store with mask (offs_m[:, None] < M) & (offs_n[None, :] < N); "
-                f"{read('T4.3')}. {loads}",
+                f"edge tiles stick out of C past row M or column N.{lacks} Store with mask (offs_m[:, None] < M) & "
+                f"(offs_n[None, :] < N); {read('T4.3')}. {loads}",
             ),
             pytrace=False,
         )
@@ -241,6 +251,19 @@ def overhang_addresses(c, rows, cols, device):
     """The buffer offset of every cell (row, col) of the tiles' extent: C's addresses, continued."""
     rows, cols = torch.arange(rows, device=device), torch.arange(cols, device=device)
     return c.storage_offset() + rows[:, None] * c.stride(0) + cols[None, :] * c.stride(1)
+
+
+def overhang_part(written, c, grid, bm, bn):
+    """ "columns" where every cell written outside C lies past column N within C's rows, "rows" where every one lies
+    past row M within C's columns (a mask that holds one condition of the two); else None."""
+    (M, N), flat = c.shape, written.flatten()
+    for part, rows, cols in (("columns", (0, M), (N, grid[1] * bn)), ("rows", (M, grid[0] * bm), (0, N))):
+        at = overhang_addresses(c, grid[0] * bm, grid[1] * bn, written.device)[slice(*rows), slice(*cols)].flatten()
+        region = torch.zeros(flat.numel(), dtype=torch.bool, device=flat.device)
+        region[at[(at >= 0) & (at < flat.numel())]] = True
+        if flat.any() and not (flat & ~region).any():
+            return part
+    return None
 
 
 def overhang_holds_acc(buf, written, c, acc):
