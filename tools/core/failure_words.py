@@ -79,7 +79,8 @@ def where_for(step_id, sections=()):
     from course.registry import BY_ID
 
     step = BY_ID[step_id]
-    return f"{step_id}: " + read(step, *(n for n in sections if n in step.lesson.sections), titled=True)
+    colon = say(zh="：", en=": ")  # the learner's own punctuation: "T6.3：详见 ...", "T6.3: read ..."
+    return f"{step_id}{colon}" + read(step, *(n for n in sections if n in step.lesson.sections), titled=True)
 
 
 def shown_path(filename):
