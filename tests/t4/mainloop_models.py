@@ -129,8 +129,8 @@ def tiles_on_the_other_pid(acc, a, b, bm, bn, rtol):
 
 
 def other_pid_words(which, also=None):
-    """The hint for what tiles_on_the_other_pid found; `also`, the words of another mistake that gives the very
-    same result on this case (a mask against the other size), said beside it as the other possibility."""
+    """(sections, hint) for what tiles_on_the_other_pid found; `also`, the words of another mistake that gives the
+    very same result on this case (a mask against the other size, §4.1), said beside it as the other possibility."""
     words = (
         say(
             zh="结果正好是 offs_n 用 pid_m 算出来的样子（tile 的列从 pid_m * BLOCK_N 起）：列偏移是 pid_n * BLOCK_N",
@@ -145,8 +145,8 @@ def other_pid_words(which, also=None):
         )
     )
     if also is None:
-        return words
-    return say(
+        return ("3",), words
+    return ("3", "4.1"), say(
         zh=f"这个用例分不清两种错误：{words}；或者{also}",
         en=f"two mistakes give this case's result: {words}; or {also}",
     )

@@ -95,30 +95,25 @@ def check_counts_and_offsets(r, ids, experts, case):
             f"{case}：offsets 应当是每个专家的行尾 {want_offsets.tolist()}（torch._grouped_mm 的 offs），得到 "
             f"{offsets.tolist()}"
             + ("：这是每个专家的行首（不含自身的前缀和），不是行尾" if starts and not last else "")
+            + (f"：只有最后一个不对，offsets[num_experts - 1] 应当是总数 {total}：" if last else "")
             + (
-                f"：只有最后一个不对，offsets[num_experts - 1] 应当是总数 {total}："
-                + (
-                    "只有最后一个专家有行，这个用例分不清两种错误：存下的是不含自身的前缀和（每个专家的行首），"
-                    "或者最后一个专家的行尾没有照样存下（比如存储的掩码少了一个专家）"
-                    if starts
-                    else "最后一个专家的行尾没有照样存下（比如存储的掩码少了一个专家）"
-                )
-                if last
+                "只有最后一个专家有行，这个用例分不清两种错误：存下的是不含自身的前缀和（每个专家的行首），或者"
+                if last and starts
                 else ""
-            ),
+            )
+            + ("最后一个专家的行尾没有照样存下（比如存储的掩码少了一个专家）" if last else ""),
             f"{case}: offsets should be each expert's row end {want_offsets.tolist()} (torch._grouped_mm's offs), "
             f"got {offsets.tolist()}"
             + (": these are the row starts (an exclusive sum), not the ends" if starts and not last else "")
+            + (f": the last alone is wrong, offsets[num_experts - 1], which is the total {total}: " if last else "")
             + (
-                f": the last alone is wrong, offsets[num_experts - 1], which is the total {total}: "
-                + (
-                    "only the last expert has rows, so this case cannot tell two mistakes apart: an exclusive sum "
-                    "stored (each expert's row start), or the last expert's row end not stored as the others were "
-                    "(a store's mask one expert short, say)"
-                    if starts
-                    else "the last expert's row end was not stored as the others were (a store's mask one expert "
-                    "short, say)"
-                )
+                "only the last expert has rows, so this case cannot tell two mistakes apart: an exclusive sum stored "
+                "(each expert's row start), or "
+                if last and starts
+                else ""
+            )
+            + (
+                "the last expert's row end was not stored as the others were (a store's mask one expert short, say)"
                 if last
                 else ""
             ),
