@@ -50,8 +50,8 @@ def pytest_configure(config):
     config.addinivalue_line(
         "markers",
         "case_words(name=template): how a parametrize argument reads in the case's label, the value "
-        "put in for {} (make test STEP=: which cases pass; tools/core/case_labels.py); id=say(zh={id: words}, "
-        "en={}): the ids a test gave itself, in the learner's language",
+        "put in for {} (make test STEP=: which cases pass; tools/core/case_labels.py); id_zh={id: words}: the "
+        "ids a test gave itself, in Chinese",
     )
     config.addinivalue_line(
         "markers",

@@ -130,7 +130,7 @@ def tiles_on_the_other_pid(acc, a, b, bm, bn, rtol):
 
 def other_pid_words(which, also=None):
     """(sections, hint) for what tiles_on_the_other_pid found; `also`, the words of another mistake that gives the
-    very same result on this case (a mask against the other size, §4.1), said beside it as the other possibility."""
+    very same result on this case (a mask against the other size), said beside it as the other possibility."""
     words = (
         say(
             zh="结果正好是 offs_n 用 pid_m 算出来的样子（tile 的列从 pid_m * BLOCK_N 起）：列偏移是 pid_n * BLOCK_N",

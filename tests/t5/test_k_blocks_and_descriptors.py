@@ -35,7 +35,7 @@ def test_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor):
 
 @pytest.mark.t5_2
 @pytest.mark.parametrize("kmajor", [False, True], ids=["b-row-major", "b-k-major"])
-@pytest.mark.case_words(id=say(zh={"b-row-major": "B 行主序", "b-k-major": "B 沿 K 连续"}, en={}))
+@pytest.mark.case_words(id_zh={"b-row-major": "B 行主序", "b-k-major": "B 沿 K 连续"})
 @pytest.mark.parametrize("bm, bn, bk", [(16, 64, 32), (32, 16, 64)])
 def test_k_block_loop_with_three_block_sizes(probes, kmajor, bm, bn, bk):
     """BLOCK_M, BLOCK_N and BLOCK_K all different (every other test of the loop, and every product on the

@@ -40,7 +40,7 @@ LOOP_CASES = [  # (num_pid_m, num_pid_n, GROUP_M, programs, first_tile, k_blocks
 
 @pytest.mark.t5_1
 @pytest.mark.parametrize("flatten", [False, True], ids=["plain", "flatten"])
-@pytest.mark.case_words(id=say(zh={"plain": "不展平", "flatten": "展平（flatten）"}, en={}))
+@pytest.mark.case_words(id_zh={"plain": "不展平", "flatten": "展平（flatten）"})
 def test_every_tile_once_over_many_grids(probes, flatten):
     """Every tile exactly once, by program (tile - first_tile) % NUM_PROGS, in grouped order."""
     cases = LOOP_CASES + [  # and three random ones, from the test's seed

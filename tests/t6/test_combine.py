@@ -326,7 +326,7 @@ def read_as_contiguous(t6, x, w, r, weights, want, combine, config):
 
 @pytest.mark.t6_3
 @pytest.mark.parametrize("combine", [False, True], ids=["sorted", "combined"])
-@pytest.mark.case_words(id=say(zh={"sorted": "按排好的顺序写", "combined": "合并"}, en={}))
+@pytest.mark.case_words(id_zh={"sorted": "按排好的顺序写", "combined": "合并"})
 def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
     tokens, top_k, experts, K, N = 33, 3, 6, 32, 40
     ids = make_ids("skewed", tokens, top_k, experts)

@@ -170,7 +170,7 @@ def weight_rows_per_tile(accesses, w, trace):
 
 @pytest.mark.t6_3
 @pytest.mark.parametrize("weighted", [False, True], ids=["plain", "weighted and combined"])
-@pytest.mark.case_words(id=say(zh={"plain": "不带路由权重", "weighted and combined": "带路由权重、合并"}, en={}))
+@pytest.mark.case_words(id_zh={"plain": "不带路由权重", "weighted and combined": "带路由权重、合并"})
 def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
     """One launch, each access watched on the interpreter (tests/bounds.py): moe_kernel stays inside
     its tensors, and each tile reads its own expert's weight rows alone, the BLOCK_N rows at

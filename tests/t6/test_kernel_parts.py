@@ -3,7 +3,7 @@
 import pytest
 import torch
 
-from course.i18n import agree, cells, say
+from course.i18n import agree, cells
 from course.messages import fail
 
 from .accesses import Accesses, fail_if_read_past_k, fail_if_undefined_used
@@ -30,7 +30,7 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
     "x_sorted, bk", [(False, 16), (True, 16), (False, 32)], ids=["gathered", "x sorted", "gathered k-box 32"]
 )
 @pytest.mark.case_words(
-    id=say(zh={"gathered": "收集行", "x sorted": "x 已排好序", "gathered k-box 32": "收集行，k 方向 box 32"}, en={})
+    id_zh={"gathered": "收集行", "x sorted": "x 已排好序", "gathered k-box 32": "收集行，k 方向 box 32"}
 )
 def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
     """One tile: rows 5..13 of a sorted order (9 live of 16), each reading x's row slot // top_k (or
@@ -199,15 +199,12 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
     ids=["plain", "weighted", "weighted by slot", "plain 16 x 32, out a view"],
 )
 @pytest.mark.case_words(
-    id=say(
-        zh={
-            "plain": "不乘权重",
-            "weighted": "乘路由权重",
-            "weighted by slot": "乘路由权重、按 slot 写",
-            "plain 16 x 32, out a view": "不乘权重、16 x 32、out 是视图",
-        },
-        en={},
-    )
+    id_zh={
+        "plain": "不乘权重",
+        "weighted": "乘路由权重",
+        "weighted by slot": "乘路由权重、按 slot 写",
+        "plain 16 x 32, out a view": "不乘权重、16 x 32、out 是视图",
+    }
 )
 def test_store_rows_alone(probes, weights, by_slot, bn):
     """One tile's epilogue into a sentinel-filled output: rows 3..9 (an expert ending at row 10) and

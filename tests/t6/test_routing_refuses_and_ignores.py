@@ -61,7 +61,7 @@ BAD_ROUTES_ZH = {
 
 @pytest.mark.t6_1
 @pytest.mark.parametrize("what, make, experts, name", BAD_ROUTES, ids=[b[0] for b in BAD_ROUTES])
-@pytest.mark.case_words(id=say(zh=BAD_ROUTES_ZH, en={}))
+@pytest.mark.case_words(id_zh=BAD_ROUTES_ZH)
 def test_route_refuses_bad_input(t6, what, make, experts, name):
     what_zh = BAD_ROUTES_ZH[what]
     ids = make()

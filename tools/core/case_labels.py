@@ -5,6 +5,8 @@ items only, and is most of the plugin's length; the plugin stores both in its re
 
 import re
 
+from course.i18n import lang
+
 
 def case_ids(item):
     """One id per parametrize mark: pytest joins them with "-" in the node id, and an id may hold a
@@ -36,8 +38,8 @@ def _groups(item):
 # How an argument's value reads in a case's label, by its type; a test may say more for an argument
 # with the case_words mark: @pytest.mark.case_words(layout=say(zh="A 为 {}", en="A {}")), a number
 # put in as it is (tokens=say(zh="{} 个 token", en="{} tokens")), or a function of the value.  Ids the
-# test gave itself (ids=[...]) are English, kept so in node ids; case_words(id=say(zh={id: words}, en={}))
-# says them in the learner's language, an id missing from the dict as it is.
+# test gave itself (ids=[...]) are English, kept so in node ids; case_words(id_zh={id: words}) says them
+# in Chinese to a learner who reads Chinese, an id missing from the dict as it is.
 BLOCK = ("bm", "bn", "bk")  # the suite's names of BLOCK_M, BLOCK_N, BLOCK_K
 
 
@@ -62,7 +64,7 @@ def _mark_words(names, values, given, words):
     a function other than str, or pytest.param(id=...)), else its arguments in words, the block
     sizes as BLOCK 16x32x16: "M=45 N=37 K=83 BLOCK 16x32x16" for 45-37-83-16-32-16."""
     if given is not None:
-        return words.get("id", {}).get(given, given.removeprefix("torch."))
+        return words.get(f"id_{lang()}", {}).get(given, given.removeprefix("torch."))
     parts, block = [], [n for n in BLOCK if n in names]
     for name, value in zip(names, values, strict=True):
         if name in block and name not in words:

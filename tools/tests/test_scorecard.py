@@ -127,13 +127,18 @@ def test_which_pass_names_the_cases_in_words(lang):
 
 
 def test_ids_a_test_gave_itself_read_in_the_learners_language():
-    """case_words(id=say(zh={id: words}, en={})): an id of ids=[...] in the words given for it, else as it is."""
+    """case_words(id_zh={id: words}): an id of ids=[...] in the words given for it in Chinese, else as it is."""
     from tools.core.case_labels import _mark_words
 
-    words = {"id": {"combined": "合并"}}
-    assert _mark_words(["combine"], [True], "combined", words) == "合并"
-    assert _mark_words(["combine"], [False], "sorted", words) == "sorted"
-    assert _mark_words(["combine"], [True], "combined", {}) == "combined"
+    words = {"id_zh": {"combined": "合并"}}
+    os.environ["COURSE_LANG"], before = "zh", os.environ.get("COURSE_LANG")
+    try:
+        assert _mark_words(["combine"], [True], "combined", words) == "合并"
+        assert _mark_words(["combine"], [False], "sorted", words) == "sorted"
+        os.environ["COURSE_LANG"] = "en"
+        assert _mark_words(["combine"], [True], "combined", words) == "combined"
+    finally:
+        os.environ.pop("COURSE_LANG") if before is None else os.environ.update(COURSE_LANG=before)
 
 
 @pytest.mark.timeout(300)  # a collection of both suites in a fresh process: a minute on a busy machine
