@@ -64,6 +64,32 @@ def bad_inputs():
     ]
 
 
+# Each case's words in Chinese, for the Chinese messages and case labels (the English ones say the ids)
+BAD_INPUTS_ZH = {
+    "a is a list": "a 是 list",
+    "int32 inputs": "int32 的输入",
+    "mixed dtypes": "dtype 不一样",
+    "3-D a": "三维的 a",
+    "1-D a": "一维的 a",
+    "3-D b": "三维的 b",
+    "1-D b": "一维的 b",
+    "inner dims differ": "内维不同",
+    "inner dims differ, a with 0 rows": "内维不同，a 有 0 行",
+    "3-D a with 0 elements": "有 0 个元素的三维 a",
+    "bias shape": "bias 的形状不对",
+    "bias of shape (1, 3)": "形状为 (1, 3) 的 bias",
+    "bias of shape (3, 1)": "形状为 (3, 1) 的 bias",
+    "bias dtype": "bias 的 dtype 不对",
+    "activation": "不认识的 activation",
+    "devices differ": "设备不同",
+    "float64 inputs": "float64 的输入",
+    "bias is a list": "bias 是 list",
+    "bias on another device": "bias 在另一个设备上",
+    "a requires grad": "a 要梯度",
+    "bias requires grad": "bias 要梯度",
+}
+
+
 # A floating dtype's other names, as the explainers write them (fp16, bf16, fp32) and as torch has them
 # (torch.half, torch.double): "a is fp16, b is fp32" names float16 and float32.
 DTYPE_NAMES = {"float16": ("fp16", "half"), "bfloat16": ("bf16",), "float32": ("fp32",), "float64": ("fp64", "double")}
@@ -108,10 +134,12 @@ class _NoLaunch:
 
 @pytest.mark.t4_4
 @pytest.mark.parametrize("case", bad_inputs(), ids=lambda c: c[0])
+@pytest.mark.case_words(id_zh=BAD_INPUTS_ZH)
 def test_input_validation(t4, monkeypatch, case):
     """Bad inputs must be refused before the launch: reaching the kernel, or a body of another step
     not written yet, means matmul accepted them, whatever the kernel would have done next."""
     name, a, b, kwargs, exc, words = case
+    name_zh = BAD_INPUTS_ZH[name]
     move = lambda t: t.to(DEVICE) if isinstance(t, torch.Tensor) and t.device.type == "cpu" else t  # noqa: E731
     a, b = move(a), move(b)
     kwargs = {k: move(v) for k, v in kwargs.items()}
@@ -119,7 +147,7 @@ def test_input_validation(t4, monkeypatch, case):
         if getattr(t4, kernel) is not None:
             monkeypatch.setattr(t4, kernel, _NoLaunch(getattr(t4, kernel)))
     accepted = say(
-        zh=f"{name}：matmul 接受了这个输入{{}}；它应该抛出 {exc.__name__}，并在信息里写明 {words}；"
+        zh=f"{name_zh}：matmul 接受了这个输入{{}}；它应该抛出 {exc.__name__}，并在信息里写明 {words}；"
         f"{read('T4.4', '6.3')}",
         en=f"{name}: matmul accepted it{{}}; it must raise {exc.__name__} naming {words}; {read('T4.4', '6.3')}",
     )
@@ -144,12 +172,12 @@ def test_input_validation(t4, monkeypatch, case):
     else:
         pytest.fail(accepted.format(""), pytrace=False)
     assert isinstance(caught, exc), say(
-        zh=f"{name}：应该抛出 {exc.__name__}，实际是 {type(caught).__name__}: {caught}；{read('T4.4', '6.3')}",
+        zh=f"{name_zh}：应该抛出 {exc.__name__}，实际是 {type(caught).__name__}: {caught}；{read('T4.4', '6.3')}",
         en=f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {read('T4.4', '6.3')}",
     )
     missing = [w for w in words if not mentions(str(caught), w)]
     assert not missing, say(
-        zh=f"{name}：报错信息应该写明 {missing}，调用者才知道错在哪；实际是 {str(caught)!r}；{read('T4.4', '6.3')}",
+        zh=f"{name_zh}：报错信息应该写明 {missing}，调用者才知道错在哪；实际是 {str(caught)!r}；{read('T4.4', '6.3')}",
         en=f"{name}: the message should name {missing} so the caller sees what is wrong; "
         f"got {str(caught)!r}; {read('T4.4', '6.3')}",
     )
