@@ -8,32 +8,25 @@ from course.i18n import say
 from course.messages import read
 
 import bounds
+from . import advance_models as adv
 from .common import see_loads
 from .mainloop_edges import k_edge_words, mask_against_other_size, read_at_k_equal_k
 from .mainloop_models import (
     Restrided,
-    block_advance,
-    block_advance_words,
     blockwise,
     first_block_only,
     is_the_model,
     last_block_only,
     last_block_words,
     leading_blocks_only,
-    matching_steps,
     named_by_value,
-    one_stride_block,
-    one_stride_words,
     other_block_words,
     other_pid_words,
     rounded_toward_zero,
-    simulated_mainloop,
     swapped_block_words,
     tiles_offset_by_other_block,
     tiles_on_the_other_pid,
     toward_zero_words,
-    unit_advance,
-    unit_advance_words,
 )
 from support import (
     ACC_RTOL,
@@ -76,10 +69,10 @@ def run_mainloop(probes, a, b, blocks):
     return acc
 
 
-UNIT = "unit:"  # advance_mistake's prefix for a block moved BLOCK_K elements (unit_advance)
+UNIT = "unit:"  # advance_mistake's prefix for a block moved BLOCK_K elements (adv.unit_advance)
 SWAP = "swap:"  # its prefix for a pointer block built on its two strides swapped ("A" or "B" follows)
-MOVED = "moved:"  # its prefix for a block moved BLOCK_M or BLOCK_N strides along K (block_advance)
-ONE = "one:"  # its prefix for a block built on one stride in both directions (one_stride_block)
+MOVED = "moved:"  # its prefix for a block moved BLOCK_M or BLOCK_N strides along K (adv.block_advance)
+ONE = "one:"  # its prefix for a block built on one stride in both directions (adv.one_stride_block)
 
 
 def advance_mistake(probes, M, N, K, blocks, layout, dtype):
@@ -94,7 +87,7 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
     if got.isnan().any():
         return None
     (sam, sak), (sbk, sbn) = a.stride(), b.stride()
-    right = simulated_mainloop(a, a_buf, b, b_buf, bk, bk * sak, bk * sbk)
+    right = adv.simulated_mainloop(a, a_buf, b, b_buf, bk, bk * sak, bk * sbk)
     if rel_err(got, right) < ACC_RTOL[dtype]:
         return None  # right inside finite padding (one K step, say: every advance is the same loop)
     candidates = {
@@ -103,20 +96,20 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
         "a_ptrs, b_ptrs": (bk * sam, bk * sbn),
     }
     tried = {name: steps for name, steps in candidates.items() if steps != (bk * sak, bk * sbk)}
-    if name := matching_steps(tried, a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype]):
+    if name := adv.matching_steps(tried, a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype]):
         return name
     for operand, (a_view, b_view) in {
         "A": (Restrided(a, a.stride()[::-1]), b),
         "B": (a, Restrided(b, b.stride()[::-1])),
     }.items():  # a block built on swapped strides, moved by the right stride along K
-        if rel_err(got, simulated_mainloop(a_view, a_buf, b_view, b_buf, bk, bk * sak, bk * sbk)) < ACC_RTOL[dtype]:
+        if rel_err(got, adv.simulated_mainloop(a_view, a_buf, b_view, b_buf, bk, bk * sak, bk * sbk)) < ACC_RTOL[dtype]:
             return SWAP + operand
-    if one := one_stride_block(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype]):
+    if one := adv.one_stride_block(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype]):
         return ONE + "|".join(one)
-    unit = unit_advance(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype])
+    unit = adv.unit_advance(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype])
     if unit:
         return UNIT + unit
-    moved = block_advance(a, a_buf, b, b_buf, blocks, got, ACC_RTOL[dtype])
+    moved = adv.block_advance(a, a_buf, b, b_buf, blocks, got, ACC_RTOL[dtype])
     return moved and MOVED + "|".join(moved)
 
 
@@ -174,11 +167,11 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
             rest, sections = advance.split(":", 1)[1], ("3", "3.1")
             if advance.startswith(MOVED):
-                words, sections = block_advance_words(rest.split("|")), ("4.3",)
+                words, sections = adv.block_advance_words(rest.split("|")), ("4.3",)
             elif advance.startswith(UNIT):
-                words, sections = unit_advance_words(rest), ("4.3",)
+                words, sections = adv.unit_advance_words(rest), ("4.3",)
             else:
-                words = swapped_block_words(rest) if advance.startswith(SWAP) else one_stride_words(rest)
+                words = swapped_block_words(rest) if advance.startswith(SWAP) else adv.one_stride_words(rest)
             pytest.fail(
                 say(
                     zh=f"{case}：{nan}；{words}；{read('T4.2', *sections)}。{loads}",
@@ -284,10 +277,10 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             sections, hint = other_pid_words(pid, mask_against_other_size(acc[:M, :N], ref, ACC_RTOL[dtype]))
         elif crossed := mask_against_other_size(acc[:M, :N], ref, ACC_RTOL[dtype]):
             sections, hint = ("4.1",), crossed
-        elif unit := unit_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):
-            sections, hint = ("4.3",), unit_advance_words(unit)
-        elif moved := block_advance(a, a_buf, b, b_buf, (bm, bn, bk), acc[:M, :N], ACC_RTOL[dtype]):
-            sections, hint = ("4.3",), block_advance_words(moved)
+        elif unit := adv.unit_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):
+            sections, hint = ("4.3",), adv.unit_advance_words(unit)
+        elif moved := adv.block_advance(a, a_buf, b, b_buf, (bm, bn, bk), acc[:M, :N], ACC_RTOL[dtype]):
+            sections, hint = ("4.3",), adv.block_advance_words(moved)
         elif found := named_by_value(acc[:M, :N], a, b, (bm, bn, bk), err, ACC_RTOL[dtype]):
             sections, hint = found
         elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
