@@ -23,6 +23,7 @@ from course.lessons.t5_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t5_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t5_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t5_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
+from course.lessons.t5_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
@@ -284,3 +285,5 @@ MISTAKES = MISTAKES + HUNT9  # hunt9's, last
 CAUSES |= HUNT9_CAUSES
 MISTAKES = MISTAKES + LEFT10  # left10's, last
 CAUSES |= LEFT10_CAUSES
+MISTAKES = MISTAKES + HUNT10  # hunt10's, last
+CAUSES |= HUNT10_CAUSES

@@ -23,6 +23,7 @@ from course.lessons.t6_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
 from course.lessons.t6_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t6_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t6_mistakes_hunt8 import HUNT8, HUNT8_CAUSES
+from course.lessons.t6_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
@@ -396,3 +397,5 @@ MISTAKES = MISTAKES + FIX9  # fix9's hunt (t6_mistakes_fix9.py), last
 CAUSES |= FIX9_CAUSES
 MISTAKES = MISTAKES + ZHLEARNER10  # zhlearner10's, last
 CAUSES |= ZHLEARNER10_CAUSES
+MISTAKES = MISTAKES + HUNT10  # hunt10's, last
+CAUSES |= HUNT10_CAUSES

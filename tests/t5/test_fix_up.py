@@ -13,6 +13,7 @@ from course.messages import fail
 
 from .common import T5, TRACE_INTS, cfg, check_product, new_trace
 from .memory_order import record_problems
+from .run_reads import check_reads_and_stores
 from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, pair_case, recorded_count_run, sk_case, sk_owner
 from support import DEVICE, INTERPRETING, random
 
@@ -176,7 +177,8 @@ def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
     left_up = t5.workspace(a.device, progs, 32, 32)[1].clone()  # the flags the run in id order left
     chosen = orders(progs, int(torch.randint(0, 2**31, (1,))))[order]
     partials.fill_(float("nan"))
-    again = in_order(chosen, lambda: t5.matmul(a, b, config=config, num_programs=progs))
+    runs = []
+    again = in_order(chosen, lambda: t5.matmul(a, b, config=config, num_programs=progs), runs=runs)
     case = say(
         zh=f"{M}x{K} @ {K}x{N} fp32，全部 stream-K，{progs} 个程序按 {chosen} 的顺序轮流运行",
         en=f"{M}x{K} @ {K}x{N} fp32, all stream-K, {progs} programs run in turns in the order {chosen}",
@@ -223,6 +225,7 @@ def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
     check_pair(
         again, t5.workspace(a.device, progs, 32, 32)[1], first, case, ("按程序号顺序运行时", "the run in id order")
     )
+    check_reads_and_stores(runs[0].events, a, again, (32, 32, 32), K // 32, 4, progs, case)
 
 
 def sk_share(tile, k_blocks, run):

@@ -343,3 +343,37 @@ def test_route_in_any_program_order(t6, monkeypatch):
                 "(the counts of the blocks before) and the rank in the block, whichever program runs first",
                 "2.2",
             )
+    with monkeypatch.context() as patch:  # one program's lanes: a GPU takes a vector atomic's in no set order
+        lanes_last_first(patch)
+        r = guarded_route(t6, monkeypatch, ids, 5, say(zh="每个 atomic 的 lane 倒着执行", en="atomic lanes last first"))
+    differ = [f"Routing.{f}" for f in fields if not torch.equal(getattr(r, f), getattr(in_id_order, f))]
+    if differ:
+        fail(
+            T6,
+            f"同一组 topk_ids，让每个 atomic 的各个 lane 倒着（最后一个 lane 先）执行时，{'、'.join(differ)} "
+            "和按 lane 顺序执行时（那次是对的）不一样：结果取决于同一个 atomic 里各 lane 执行的先后，GPU 上这个先后"
+            "没有定数；每个位置要由 block_base（前面各块的计数）和块内名次算出来，不要靠 atomic",
+            f"the same topk_ids with each atomic's lanes taken last first gave another {', '.join(differ)} than with "
+            "them taken in lane order (which was right): the result depends on the order one atomic takes its lanes "
+            "in, which a GPU does not fix; compute each place from block_base (the counts of the blocks before) and "
+            "the rank in the block, not with an atomic",
+            "2.2",
+        )
+
+
+def lanes_last_first(patch):
+    """From now on (in patch's context) the interpreter's atomic read-modify-writes take their lanes last
+    first: an atomic counter then hands out its values in the other order of lanes."""
+    import numpy as np
+    from triton.runtime import interpreter
+
+    builder = interpreter.interpreter_builder
+    rmw = builder.create_atomic_rmw
+
+    def flip(h):
+        return interpreter.TensorHandle(np.flip(h.data).copy(), h.dtype)
+
+    def last_first(op, ptr, val, mask, sem, scope):
+        return flip(rmw(op, flip(ptr), flip(val), flip(mask), sem, scope))
+
+    patch.setattr(builder, "create_atomic_rmw", last_first, raising=False)
