@@ -1,7 +1,7 @@
 """Lesson T5's mutants of our own from the tenth mistake hunt (hunt10, 2026-12-04): stream-K shortcuts and races
-that the whole of T5.3 let through, each caught since by the check named with it.  Only make check runs them
-(table=False, not in §8); each must be caught by its test, whose message names its cause (a key of
-t5_mistakes.CAUSES).  t5_mistakes.py gathers them last.
+that the whole of T5.3 let through, and a publish caught without its cause, each caught since by the check named
+with it.  Only make check runs them (table=False, not in §8); each must be caught by its test, whose message
+names its cause (a key of t5_mistakes.CAUSES).  t5_mistakes.py gathers them last.
 """
 
 from course.lessons.t5_mistakes_own import own
@@ -9,7 +9,11 @@ from course.lessons.t5_mistakes_own import own
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 HUNT10_CAUSES = {
     "reads-outside-run": ("它却还读了 A 的第", "yet it also read A's k-blocks"),
-    "segment-stored-in-c": ("只持有它的一段，只能把那一段作为 partial 发布", "hold a segment of it only, which they publish"),
+    "segment-stored-in-c": (
+        "只持有它的一段，只能把那一段作为 partial 发布",
+        "hold a segment of it only, which they publish",
+    ),
+    "one-slot-for-all": ("个程序都存进了第", "programs stored into slot"),
 }
 
 COLLECT = "            acc = sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M, BLOCK_N)\n"
@@ -44,5 +48,16 @@ HUNT10 = (
         "EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION)\n",
         RECORDED,
         "segment-stored-in-c",
+    ),
+    own(
+        "hunt10-publish-all-into-slot-zero",
+        "T5.3",
+        "sk_publish_partial stores every program's partial at partials_ptr + offs, slot 0 (pid left out): caught by "
+        "the publish's own check, whose message said only how many cells of program 0's slot differ (hunt10)",
+        "4.2",
+        "    tl.store(partials_ptr + pid * (BLOCK_M * BLOCK_N) + offs, acc)\n",
+        "    tl.store(partials_ptr + offs, acc)\n",
+        "test_sk_publish_partial_alone",
+        "one-slot-for-all",
     ),
 )

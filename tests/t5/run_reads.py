@@ -51,11 +51,11 @@ def check_reads_and_stores(events, a, c, block, k_blocks, group_m, progs, case):
             fail(
                 T5,
                 f"{case}：程序 {p} 的段是全局 k-block [{begin}, {end})，也就是各 tile 的第 {sorted(own)} 个 k-block，"
-                f"它却还读了 A 的第 {extra} 个 k-block（按列数，每块 BLOCK_K={bk}）：这些属于别的程序的段。每个程序只读、"
-                "只加自己那一段，其余的段由别的程序作为 partial 发布，owner 把它们加上来，不自己重算",
+                f"它却还读了 A 的第 {extra} 个 k-block（按列数，每块 BLOCK_K={bk}）：这些属于别的程序的段。"
+                "每个程序只读、只加自己那一段，其余的段由别的程序作为 partial 发布，owner 把它们加上来，不自己重算",
                 f"{case}: program {p}'s run is global k-blocks [{begin}, {end}), that is k-blocks {sorted(own)} of "
-                f"their tiles, yet it also read A's k-blocks {extra} (by column, BLOCK_K={bk} each), which lie in other "
-                "programs' runs. Each program reads and sums its own run alone; the other segments are published "
+                f"their tiles, yet it also read A's k-blocks {extra} (by column, BLOCK_K={bk} each), which lie in "
+                "other programs' runs. Each program reads and sums its own run alone; the other segments are published "
                 "as partials by their programs, and the owner adds those, it does not sum them again itself",
                 "4.1",
                 "4.2",
@@ -84,4 +84,3 @@ def check_reads_and_stores(events, a, c, block, k_blocks, group_m, progs, case):
                 "partial: on a GPU either store may land last, and C may be left holding a segment's partial",
                 "4.2",
             )
-

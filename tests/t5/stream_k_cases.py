@@ -181,3 +181,26 @@ def collect_order_slip(out, acc, partials, first, pid):
             "partial onto it, in order",
         )
     return "", ""
+
+
+def slot_of_another(partials, src, p, n):
+    """(zh, en) words where program p's slot holds another program's partial, and more where every other slot of
+    the n programs' was never written (all NaN still): they all stored into slot p; ("", "") otherwise."""
+    other = next((q for q in range(n) if q != p and torch.equal(partials[p], src[q])), None)
+    if other is None:
+        return "", ""
+    rest = [q for q in range(n) if q != p]
+    shared = all(partials[q].isnan().all() for q in rest)
+    return (
+        f"：槽里是程序 {other} 的 partial"
+        + (f"，其余程序的槽 {rest} 一个也没写：{n} 个程序都存进了第 {p} 个槽，后存的盖掉先存的" if shared else "")
+        + "；程序 p 的槽从 partials_ptr + p * BLOCK_M * BLOCK_N 开始，p 是发布它的程序的 pid",
+        f": it holds program {other}'s partial"
+        + (
+            f", and the other programs' slots {rest} were never written: all {n} programs stored into slot {p}, each "
+            "over the one before"
+            if shared
+            else ""
+        )
+        + "; program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N, p the publishing program's pid",
+    )

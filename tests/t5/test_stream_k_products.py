@@ -16,6 +16,7 @@ from .stream_k_cases import (
     fail_if_owners_alone,
     fail_if_segments_counted_globally,
     in_order_sum,
+    slot_of_another,
     spread_tiles,
 )
 from .test_data_parallel import fail_if_rounded_to_fp16
@@ -84,10 +85,11 @@ def test_sk_publish_partial_alone(probes):
             narrow = next(
                 (d for d in (torch.float16, torch.bfloat16) if torch.equal(partials[p], src[p].to(d).float())), None
             )
+            shared = slot_of_another(partials, src, p, n)
             fail(
                 T5,
                 f"sk_publish_partial：程序 {p} 的槽（第 {p} 个 {bm}x{bn} 块）"
-                f"有 {wrong} 个格子不等于它的 partial"
+                f"有 {wrong} 个格子不等于它的 partial{shared[0]}"
                 + ("：值都在，只是顺序不同。槽里的 tile 要按行主序放（§4.2），测试和 owner 都这样读" if moved else "")
                 + (
                     "：partial 被加到了槽里原有的值上（工作区先填 0.5，槽里就是 0.5 + partial），比如用了浮点 "
@@ -102,7 +104,7 @@ def test_sk_publish_partial_alone(probes):
                     else ""
                 ),
                 f"sk_publish_partial: {cells(wrong)} of program {p}'s slot (the {p}-th {bm}x{bn} tile "
-                "of the workspace) differ from its partial"
+                f"of the workspace) differ from its partial{shared[1]}"
                 + (
                     ": the values are all there, in another order. A slot holds the tile row-major (§4.2), and "
                     "the tests read it so"

@@ -8,7 +8,7 @@ from course.i18n import count
 from course.messages import fail
 
 from .common import ROUTE_BLOCK, SCAN_ROWS, T6
-from .stray import OURS
+from .stray import OURS, undefined_rows_words
 from bounds import AddressWatch, Strays
 
 ROUTE_KERNELS = ("count_experts", "scan_counts", "scatter_slots")
@@ -65,7 +65,7 @@ def check_counts_and_offsets(r, ids, experts, case):
     counts, offsets = r.counts.cpu(), r.offsets.cpu()
     if not torch.equal(counts, want_counts):
         ends = torch.equal(counts, want_offsets) and not torch.equal(want_offsets, want_counts)
-        zh, en = tail_as_expert_0(counts, want_counts, ids, experts)
+        zh, en = undefined_rows_words(counts, want_counts, tail_as_expert_0(counts, want_counts, ids, experts))
         last = counts.shape == want_counts.shape and torch.equal(counts[:-1], want_counts[:-1]) and counts[-1] == 0
         if last and not zh:
             zh, en = (

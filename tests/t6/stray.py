@@ -135,6 +135,23 @@ def undefined_lanes_as_nan(monkeypatch):
     monkeypatch.setattr(builder, "create_masked_load", undefined_as_nan)
 
 
+def undefined_rows_words(counts, want_counts, words):
+    """words where they say something; else (zh, en) where every expert's count is the same positive multiple of
+    UNDEFINED_INT too many: the rows of block_counts past num_blocks, read by a load without other=, were added
+    in; ("", "") otherwise."""
+    extra = (counts.long() - want_counts.long()).tolist() if counts.shape == want_counts.shape else []
+    if words[0] or not extra or len(set(extra)) > 1 or extra[0] <= 0 or extra[0] % UNDEFINED_INT:
+        return words
+    return (
+        f"：每个专家都多了 {extra[0]}，是 {UNDEFINED_INT} 的倍数，正是 T6 的测试在没有 other= 的掩码加载处读到的值："
+        "block_counts 里 num_blocks 之后那些被掩码挡住的行也加了进来。加载时给 other=0（没有它，这些 lane 在 GPU 上"
+        "没有定义）",
+        f": every expert's count is {extra[0]} too many, a multiple of {UNDEFINED_INT}, which is what the T6 tests "
+        "read where a masked load has no other=: block_counts' rows past num_blocks, masked off, were added in. Load "
+        "them with other=0 (without it those lanes are undefined on a GPU)",
+    )
+
+
 HISTOGRAM_STRAYS = []  # (value, bins) of each lane tl.histogram counted outside its bins (cleared for each test)
 
 
