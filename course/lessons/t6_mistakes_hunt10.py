@@ -1,7 +1,8 @@
 """Lesson T6's mutants of our own from the tenth mistake hunt (hunt10, 2026-12-04): a routing race that the whole
-of T6.1 let through, and a scan caught without its cause, each caught since by the check named with it.  Only
-make check runs them (table=False, not in §8); each must be caught by its test, whose message names its cause (a
-key of t6_mistakes.CAUSES).  t6_mistakes.py gathers them last.
+of T6.1 let through, caught since by the check named with it; and the words that now name hunt3's scan without
+other= (scan-without-other, t6_mistakes_hunt3.py).  Only make check runs them (table=False, not in §8); each must
+be caught by its test, whose message names its cause (a key of t6_mistakes.CAUSES).  t6_mistakes.py gathers them
+last.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -11,6 +12,10 @@ HUNT10_CAUSES = {
     "atomic-lane-order": (
         "结果取决于同一个 atomic 里各 lane 执行的先后",
         "the result depends on the order one atomic takes its lanes in",
+    ),
+    "scan-rows-undefined": (
+        "block_counts 里 num_blocks 之后那些被掩码挡住的行也加了进来",
+        "block_counts' rows past num_blocks, masked off, were added in",
     ),
 }
 
@@ -29,17 +34,5 @@ HUNT10 = (
         "    pos = first_row + tl.atomic_add(block_base_ptr + tl.program_id(0) * E_BLOCK + ids, 1, mask=valid)\n",
         "test_route_in_any_program_order",
         "atomic-lane-order",
-    ),
-    own(
-        "hunt10-scan-loads-without-other",
-        "T6.1",
-        "scan_counts loads its SCAN_ROWS rows of block_counts with the mask of rows < num_blocks and no other=: on a "
-        "GPU the rows past num_blocks are undefined and go into every count; the suite's undefined lanes made the "
-        "counts wrong, and its message said only which counts it got (hunt10)",
-        "2.1",
-        "        here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < num_blocks, other=0)\n",
-        "        here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < num_blocks)\n",
-        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
-        "scan-rows-undefined",
     ),
 )

@@ -115,10 +115,12 @@ HUNT3 = (
         "T6.1",
         "scan_counts loads a batch of block_counts rows with the mask blocks < num_blocks and no other=0: the "
         "rows past the last block are undefined on a GPU and add into every count; the interpreter read them "
-        "as 0, and it passed until the T6 tests read such lanes as 3.  Symptom only: counts too large (hunt3)",
+        "as 0, and it passed until the T6 tests read such lanes as 3; its message said the counts alone until "
+        "hunt10 named the rows past num_blocks (hunt3)",
         "2.1",
         "here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < num_blocks, other=0)",
         "here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < num_blocks)",
         "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "scan-rows-undefined",
     ),
 )

@@ -143,12 +143,13 @@ def undefined_rows_words(counts, want_counts, words):
     if words[0] or not extra or len(set(extra)) > 1 or extra[0] <= 0 or extra[0] % UNDEFINED_INT:
         return words
     return (
-        f"：每个专家都多了 {extra[0]}，是 {UNDEFINED_INT} 的倍数，正是 T6 的测试在没有 other= 的掩码加载处读到的值："
+        f"：每个专家都多了 {extra[0]}，是 {UNDEFINED_INT} 的倍数：T6 的测试把不带 other= 的掩码加载挡住的 lane 填成 "
+        f"{UNDEFINED_INT}，"
         "block_counts 里 num_blocks 之后那些被掩码挡住的行也加了进来。加载时给 other=0（没有它，这些 lane 在 GPU 上"
         "没有定义）",
-        f": every expert's count is {extra[0]} too many, a multiple of {UNDEFINED_INT}, which is what the T6 tests "
-        "read where a masked load has no other=: block_counts' rows past num_blocks, masked off, were added in. Load "
-        "them with other=0 (without it those lanes are undefined on a GPU)",
+        f": every expert's count is {extra[0]} too many, a multiple of {UNDEFINED_INT}, the value the T6 tests give "
+        "the lanes a masked load without other= leaves out: block_counts' rows past num_blocks, masked off, were "
+        "added in. Load them with other=0 (without it those lanes are undefined on a GPU)",
     )
 
 
