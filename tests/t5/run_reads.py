@@ -12,7 +12,7 @@ from course.messages import fail
 from course.tile_order import grouped_order
 
 from .common import T5
-from .stream_k_cases import sk_owner
+from .stream_k_cases import sk_owner, sk_runs
 
 
 def _cells(t, lo, hi):
@@ -25,12 +25,6 @@ def _cells(t, lo, hi):
     return divmod(first, t.stride(0)), divmod(last, t.stride(0))
 
 
-def _run_of(p, total, progs):
-    base, extra = divmod(total, progs)
-    begin = p * base + min(p, extra)
-    return begin, begin + base + (p < extra)
-
-
 def check_reads_and_stores(events, a, c, block, k_blocks, group_m, progs, case):
     """Each program read only A's k-blocks of its own run, and C's tiles were stored by their owners
     alone.  All tiles are stream-K's (mode "sk"); block: (BLOCK_M, BLOCK_N, BLOCK_K)."""
@@ -38,8 +32,9 @@ def check_reads_and_stores(events, a, c, block, k_blocks, group_m, progs, case):
     num_pid_m, num_pid_n = -(-c.shape[0] // bm), -(-c.shape[1] // bn)
     tiles = num_pid_m * num_pid_n
     total = tiles * k_blocks
+    runs = sk_runs(total, progs)
     for p in sorted(events):
-        begin, end = _run_of(p, total, progs)
+        begin, end = runs[p]
         own = {it % k_blocks for it in range(begin, end)}
         read = set()
         for e in events[p]:

@@ -8,6 +8,13 @@ from course.i18n import say
 from support import DEVICE, INTERPRETING
 
 
+def sk_runs(total, progs):
+    """[(begin, end)] of each program's run of global k-blocks: as even as can be, the first total % progs
+    runs one longer, end to end."""
+    base, extra = divmod(total, progs)
+    return [(p * base + min(p, extra), (p + 1) * base + min(p + 1, extra)) for p in range(progs)]
+
+
 def sk_owner(tile, k_blocks, total, progs):
     """The program holding the tile's last k-block."""
     base, extra = divmod(total, progs)

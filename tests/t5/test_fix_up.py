@@ -14,7 +14,7 @@ from course.messages import fail
 from .common import T5, TRACE_INTS, cfg, check_product, new_trace
 from .memory_order import record_problems
 from .run_reads import check_reads_and_stores
-from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, pair_case, recorded_count_run, sk_case, sk_owner
+from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, pair_case, recorded_count_run, sk_case, sk_owner, sk_runs
 from support import DEVICE, INTERPRETING, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -271,8 +271,7 @@ def test_each_stream_k_program_sums_its_own_run(probes):
                 if e.kind == "atomic" and e.lo == e.hi and 0 <= offset < trace.numel() and offset % TRACE_INTS == 1:
                     got[p, offset // TRACE_INTS] = got.get((p, offset // TRACE_INTS), 0) + sum(e.values)
         total = sk_tiles * k_blocks
-        base, extra = divmod(total, progs)
-        runs = [(p * base + min(p, extra), (p + 1) * base + min(p + 1, extra)) for p in range(progs)]
+        runs = sk_runs(total, progs)
         shown = [f"[{lo}, {hi})" for lo, hi in runs]
         want = {(p, t): sk_share(t, k_blocks, runs[p]) for p in range(progs) for t in range(sk_tiles)}
         want = {key: n for key, n in want.items() if n}
