@@ -339,3 +339,22 @@ def programs_run(order, held=()):
                 setattr(builder, name, own[name])
             else:
                 delattr(builder, name)  # the class's own methods show through again
+
+
+def atomic_lanes_last_first(patch):
+    """From now on (in the monkeypatch context `patch`) the interpreter's atomic read-modify-writes take
+    their lanes last first, where it takes them in lane order: a GPU fixes no order among one atomic's
+    lanes, so an atomic counter that hands out places then hands them out the other way round."""
+    import numpy as np
+
+    interp = check_api()
+    builder = interp.interpreter_builder
+    rmw = builder.create_atomic_rmw
+
+    def flip(h):
+        return interp.TensorHandle(np.flip(h.data).copy(), h.dtype)
+
+    def last_first(op, ptr, val, mask, sem, scope):
+        return flip(rmw(op, flip(ptr), flip(val), flip(mask), sem, scope))
+
+    patch.setattr(builder, "create_atomic_rmw", last_first)

@@ -5,6 +5,7 @@ import torch
 
 from course import seam
 from course.i18n import cells, count, say
+from course.interpreter_order import atomic_lanes_last_first
 from course.messages import fail
 
 from .accesses import Accesses
@@ -344,7 +345,7 @@ def test_route_in_any_program_order(t6, monkeypatch):
                 "2.2",
             )
     with monkeypatch.context() as patch:  # one program's lanes: a GPU takes a vector atomic's in no set order
-        lanes_last_first(patch)
+        atomic_lanes_last_first(patch)
         r = guarded_route(t6, monkeypatch, ids, 5, say(zh="每个 atomic 的 lane 倒着执行", en="atomic lanes last first"))
     differ = [f"Routing.{f}" for f in fields if not torch.equal(getattr(r, f), getattr(in_id_order, f))]
     if differ:
@@ -359,21 +360,3 @@ def test_route_in_any_program_order(t6, monkeypatch):
             "the rank in the block, not with an atomic",
             "2.2",
         )
-
-
-def lanes_last_first(patch):
-    """From now on (in patch's context) the interpreter's atomic read-modify-writes take their lanes last
-    first: an atomic counter then hands out its values in the other order of lanes."""
-    import numpy as np
-    from triton.runtime import interpreter
-
-    builder = interpreter.interpreter_builder
-    rmw = builder.create_atomic_rmw
-
-    def flip(h):
-        return interpreter.TensorHandle(np.flip(h.data).copy(), h.dtype)
-
-    def last_first(op, ptr, val, mask, sem, scope):
-        return flip(rmw(op, flip(ptr), flip(val), flip(mask), sem, scope))
-
-    patch.setattr(builder, "create_atomic_rmw", last_first, raising=False)
