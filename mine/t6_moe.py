@@ -45,7 +45,7 @@ TRACE_INTS = tl.constexpr(7)  # per tile: epilogues, expert, pid_m, pid_n, first
 def count_experts(ids_ptr, block_counts_ptr, num_slots, num_experts, BLOCK: tl.constexpr, E_BLOCK: tl.constexpr):
     """block_counts[b, e] (rows of E_BLOCK) = how many of slots b*BLOCK .. b*BLOCK+BLOCK-1 chose expert e."""
     # ---- T6.1 begin (§2.1) ----
-    raise NotImplementedError("T6.1 count_experts: a histogram of this block's expert ids into block_counts[b, :]; read §2.1 in content/t6.md or content/t6.en.md")
+    raise NotImplementedError("T6.1 count_experts: a histogram of this block's expert ids into block_counts[b, :]; read §2.1 and §2.3 in content/t6.md or content/t6.en.md")
     # ---- T6.1 end ----
 
 
@@ -56,7 +56,7 @@ def scan_counts(block_counts_ptr, block_base_ptr, counts_ptr, offsets_ptr, num_b
     of counts (each expert's row end); block_base[b, e]: the sum of block_counts[:b, e], where block
     b's first slot of expert e goes within the expert's rows."""
     # ---- T6.1 begin (§2.1) ----
-    raise NotImplementedError("T6.1 scan_counts: counts, offsets (inclusive cumsum) and block_base (an exclusive scan down the blocks); read §2.1 in content/t6.md or content/t6.en.md")
+    raise NotImplementedError("T6.1 scan_counts: counts, offsets (inclusive cumsum) and block_base (an exclusive scan down the blocks); read §2.1 and §2.3 in content/t6.md or content/t6.en.md")
     # ---- T6.1 end ----
 
 
@@ -66,7 +66,7 @@ def scatter_slots(ids_ptr, block_base_ptr, counts_ptr, offsets_ptr, sorted_slots
     """Put each slot of block b at its sorted position: its expert's first row, plus the slots of that expert in
     earlier blocks (block_base), plus those earlier in this block.  Stable: an expert's slots keep their order."""
     # ---- T6.1 begin (§2.1) ----
-    raise NotImplementedError("T6.1 scatter_slots: each slot's sorted position = its expert's first row + block_base + its rank in the block; read §2.1 in content/t6.md or content/t6.en.md")
+    raise NotImplementedError("T6.1 scatter_slots: each slot's sorted position = its expert's first row + block_base + its rank in the block; read §2.1 and §2.3 in content/t6.md or content/t6.en.md")
     # ---- T6.1 end ----
 
 
