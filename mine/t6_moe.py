@@ -122,7 +122,7 @@ def gathered_product(x_ptr, w_desc, x_rows, live, w_row, K, stride_xm, stride_xk
     """float32 [BLOCK_M, BLOCK_N]: x[x_rows, :] @ w2d[w_row : w_row + BLOCK_N, :].T, with w2d the
     (E*N, K) weights read by TMA through w_desc (box [BLOCK_N, BLOCK_K]) and x's rows not live as 0."""
     # ---- T6.3 begin (§4.2) ----
-    raise NotImplementedError("T6.3 gathered_product: sum gathered A boxes times the expert's TMA boxes of w over K; read §4.2 in content/t6.md or content/t6.en.md")
+    raise NotImplementedError("T6.3 gathered_product: sum gathered A boxes times the expert's TMA boxes of w over K; read §4.1 and §4.2 in content/t6.md or content/t6.en.md")
     # ---- T6.3 end ----
     return acc
 
@@ -212,7 +212,7 @@ def grouped_tiles(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_
     device): each at its (expert, pid_m, pid_n), on the expert's sorted rows first_row + pid_m*BLOCK_M .. cut at
     its end: tile_product, then finish_tile.  FLATTEN: tl.range(..., flatten=FLATTEN), a GPU speed hint (§3.4)."""
     # ---- T6.2 begin (§3.4) ----
-    raise NotImplementedError("T6.2 grouped_tiles: loop over this program's global tiles below the total read on the device; read §3.4 in content/t6.md or content/t6.en.md")
+    raise NotImplementedError("T6.2 grouped_tiles: loop over this program's global tiles below the total read on the device; read §3.2 and §3.4 in content/t6.md or content/t6.en.md")
     # ---- T6.2 end ----
 
 
