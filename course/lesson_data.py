@@ -9,7 +9,8 @@ names a lesson and adding one is adding files:
 - its correct solution in another style: solutions/other_style/<module>.py (other_style_file), which
   make check's other_styles puts in mine/ and grades.  It sits beside the reference, in a folder of
   its own: seam imports solutions.<module> only, pytest collects tests/ only, and ruff lints it as
-  it lints solutions/ (and leaves its hand layout unformatted).
+  it lints solutions/ (and leaves its hand layout unformatted).  A second one may sit in
+  solutions/other_style/more/ (more_style_file): other_styles runs those too, in one more run.
 
 data_files(lesson) lists both: the files a lesson needs besides those Lesson.files() names.
 """
@@ -21,6 +22,7 @@ from pathlib import PurePosixPath
 
 MISTAKES_MODULE = "course.lessons.{id}_mistakes"  # .format(id=lesson.id.lower()): the module holding MISTAKES
 OTHER_STYLE = "solutions/other_style"  # folder of the solutions in another style, one per lesson
+MORE_STYLES = "solutions/other_style/more"  # one more such solution per lesson, where there is one (optional)
 
 
 @dataclass(frozen=True)
@@ -51,6 +53,12 @@ def mistakes_file(lesson):
 def other_style_file(lesson):
     """The lesson's solution in another style, relative to the repo: solutions/other_style/<module>.py."""
     return f"{OTHER_STYLE}/{lesson.file}"
+
+
+def more_style_file(lesson):
+    """The lesson's second solution in another style, if it has one: solutions/other_style/more/<module>.py.
+    make check's other_styles grades every lesson's together, in a suite run of their own."""
+    return f"{MORE_STYLES}/{lesson.file}"
 
 
 def read_by_runs(rel):

@@ -2,13 +2,14 @@
 solution in another style (solutions/other_style/<file>, course/lesson_data.py: other formulas,
 pointers rebuilt instead of advanced, the kernel launched by keyword, other error wording, shapes
 printed as torch.Size) passes every check; and its given code is the reference's, but for the
-blocks it marks `# ---- other style begin` ... `# ---- other style end`."""
+blocks it marks `# ---- other style begin` ... `# ---- other style end`.  A second such solution per
+lesson (solutions/other_style/more/<file>, optional) is graded the same way, in a run of its own."""
 
 import difflib
 import re
 
 from course import ROOT
-from course.lesson_data import other_style_file
+from course.lesson_data import more_style_file, other_style_file
 from course.registry import LESSONS
 from tools.checks.common import costly, suite_run
 from tools.checks.suite import outcomes
@@ -18,24 +19,39 @@ from tools.core.repo import solution_file
 STYLE_MARK = re.compile(r"^\s*# ---- other style (begin|end)\b")
 
 
-@costly(30)
-def check_a_solution_in_another_style_passes_every_check():
-    """One suite run with every lesson's variant in mine/ (a later lesson imports the earlier ones),
-    its outcomes read per lesson."""
-    missing = [lesson for lesson in LESSONS if not (ROOT / other_style_file(lesson)).exists()]
-    problems = [f"{lesson.id} has no solution in another style at {other_style_file(lesson)}" for lesson in missing]
-    texts = {lesson: (ROOT / other_style_file(lesson)).read_text() for lesson in LESSONS if lesson not in missing}
+def variants_pass(files):
+    """One suite run with each lesson's variant (files: {lesson: its path}) in mine/ (a later lesson
+    imports the earlier ones), its outcomes read per lesson: the problems found."""
+    texts = {lesson: (ROOT / path).read_text() for lesson, path in files.items()}
     report, output = suite_run(texts)
+    problems = []
     for lesson in texts:
         seen = [o for o in outcomes(report) if o[1] and o[1].startswith(lesson.id + ".")]
         if not seen:
             problems.append(f"{lesson.id}: the suite collected nothing on the variant:\n{output[-2000:]}")
         problems += [
-            f"{other_style_file(lesson)}: {test}: {outcome}: {reason}"
-            for test, _, outcome, reason in seen
-            if outcome != "passed"
+            f"{files[lesson]}: {test}: {outcome}: {reason}" for test, _, outcome, reason in seen if outcome != "passed"
         ]
     return problems
+
+
+@costly(30)
+def check_a_solution_in_another_style_passes_every_check():
+    """Every lesson's variant in solutions/other_style/, graded together."""
+    missing = [lesson for lesson in LESSONS if not (ROOT / other_style_file(lesson)).exists()]
+    problems = [f"{lesson.id} has no solution in another style at {other_style_file(lesson)}" for lesson in missing]
+    return problems + variants_pass({lesson: other_style_file(lesson) for lesson in LESSONS if lesson not in missing})
+
+
+@costly(30)
+def check_one_more_solution_in_another_style_passes_every_check():
+    """The second variants (solutions/other_style/more/, optional), graded together in a run of their
+    own; a lesson without one is graded on its first variant there (a later lesson imports it)."""
+    files = {lesson: more_style_file(lesson) for lesson in LESSONS if (ROOT / more_style_file(lesson)).exists()}
+    if not files:
+        return []
+    firsts = {lesson: other_style_file(lesson) for lesson in LESSONS if (ROOT / other_style_file(lesson)).exists()}
+    return variants_pass(firsts | files)
 
 
 def given_code(text):
@@ -90,9 +106,7 @@ def check_the_other_style_keeps_the_given_code():
     """A change to a lesson's given code (rules, host wrapper, kernel glue) reaches its other style too."""
     problems = []
     for lesson in LESSONS:
-        variant = ROOT / other_style_file(lesson)
-        if variant.exists():
-            problems += given_code_problems(
-                other_style_file(lesson), solution_file(lesson).read_text(), variant.read_text()
-            )
+        for name in (other_style_file(lesson), more_style_file(lesson)):
+            if (ROOT / name).exists():
+                problems += given_code_problems(name, solution_file(lesson).read_text(), (ROOT / name).read_text())
     return problems
