@@ -27,6 +27,7 @@ from course.lessons.t6_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
+from course.lessons.t6_mistakes_learner11b import LEARNER11B, LEARNER11B_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -399,3 +400,5 @@ MISTAKES = MISTAKES + ZHLEARNER10  # zhlearner10's, last
 CAUSES |= ZHLEARNER10_CAUSES
 MISTAKES = MISTAKES + HUNT10  # hunt10's, last
 CAUSES |= HUNT10_CAUSES
+MISTAKES = MISTAKES + LEARNER11B  # learner11b's (t6_mistakes_learner11b.py), last
+CAUSES |= LEARNER11B_CAUSES

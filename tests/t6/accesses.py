@@ -2,6 +2,8 @@
 (T6.2, T6.3).  Accesses records a launch's accesses under an AddressWatch (tests/bounds.py);
 check_inside says what it found."""
 
+import traceback
+
 import numpy as np
 import torch
 
@@ -9,6 +11,8 @@ from course.i18n import cells
 from course.messages import fail
 
 from .common import T6
+from .stray import OURS
+from bounds import caller_of, near_words, place
 
 OFFSETS_POISON = 1 << 20  # what the cells before the tests' offsets hold: a row past every expert's
 
@@ -30,10 +34,30 @@ class Accesses:
 
     def __init__(self):
         self.log, self.kernels = [], []  # kernels[i]: the kernel that made log[i], where the watch said
+        self.first_stray = None  # (frames in the lesson's files, byte address) of the first access outside
 
     def __call__(self, what, addresses, inside, kernel=None):
         self.log.append((what, addresses.copy(), inside.copy()))
         self.kernels.append(kernel)
+        if self.first_stray is None and not inside.all():
+            frames = [f for f in traceback.extract_stack() if f.filename.endswith(OURS)]
+            self.first_stray = frames, int(addresses[~inside][0])
+
+    def first_stray_words(self, watch):
+        """(zh, en) naming the line of the first access outside every tensor (and the line that called its
+        function), and the tensor of the watched launch it lies just past or before; ("", "") if unknown."""
+        if self.first_stray is None:
+            return "", ""
+        frames, address = self.first_stray
+        zh = en = ""
+        if frames:
+            zh, en = f"，第一个在 {place(frames[-1])}", f", first at {place(frames[-1])}"
+            caller = caller_of(frames)
+            if caller is not None:
+                zh, en = zh + f"（由 {place(caller)} 调用）", en + f" (called from {place(caller)})"
+        near = watch.nearest(address) if hasattr(watch, "nearest") else None
+        near_zh, near_en = near_words(near and (*near, False))
+        return zh + (f"；{near_zh}" if near_zh else ""), en + (f"; {near_en}" if near_en else "")
 
     def writes_into(self, t):
         """{kernel: lanes} of the stores that fell inside t's bytes (t one of the launch's tensors)."""
@@ -152,12 +176,13 @@ def check_inside(watch, accesses, offsets, case, who, section, sorted_slots=None
                 "offsets[num_experts]",
                 section,
             )
+        where_zh, where_en = accesses.first_stray_words(watch)
         fail(
             T6,
-            f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元"
+            f"{case}：{who} 读了 {lanes['read']} 个、写了 {lanes['write']} 个不属于它拿到的任何张量的单元{where_zh}"
             "（这里拦下了，没有真的读写）",
             f"{case}: {who} read {lanes['read']} and wrote {cells(lanes['write'])} outside every tensor it was "
-            "given (stopped here, not made)",
+            f"given{where_en} (stopped here, not made)",
             section,
         )
 

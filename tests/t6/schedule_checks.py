@@ -13,18 +13,34 @@ from support import DEVICE, loop_like
 
 
 def spare_tile_ends(probes, counts, bm, bn, n):
-    """expert_tile_counts' tile_ends in E_BLOCK's lanes past the experts (each the total, its docstring says),
-    as locate_probe writes them: where a schedule ran past the total, its bound may have come from there."""
+    """(m_blocks of the experts, tile_ends in E_BLOCK's lanes past the experts (each the total, its docstring
+    says)), as locate_probe writes them: where a schedule ran past the total, its bound may have come from there."""
     cnt, e_block = torch.tensor(counts, dtype=torch.int32, device=DEVICE), probes.e_block(len(counts))
     found = torch.full((3 + len(counts) + e_block,), -1, dtype=torch.int32, device=DEVICE)
     probes.locate_probe[(1,)](cnt, found, len(counts), triton.cdiv(n, bn), bm, 2, e_block)
-    return found[3 + 2 * len(counts) :].cpu().tolist()
+    found = found.cpu().tolist()
+    return found[3 : 3 + len(counts)], found[3 + 2 * len(counts) :]
 
 
-def past_total_words(total, spare):
-    """(zh, en, named) for tile ids done past the `total`: the spare lanes named (named true) where they are
-    not the total (the bound tl.max(tile_ends) passes it then), else the rule the loop breaks."""
-    if any(v != total for v in spare):
+def past_total_words(total, found, counts, bm):
+    """(zh, en, named) for tile ids done past the `total`, found = spare_tile_ends(...): where the experts'
+    m_blocks are right, the spare lanes named (named true) when they are not the total (the bound
+    tl.max(tile_ends) passes it then); where m_blocks are counts // BLOCK_M + 1, that; else the rule the loop
+    breaks."""
+    m_blocks, spare = found
+    want_m = [triton.cdiv(c, bm) for c in counts]
+    if m_blocks != want_m and m_blocks == [c // bm + 1 for c in counts] and any(v != total for v in spare):
+        return (
+            f"：expert_tile_counts 的 m_blocks 是 {m_blocks}，正是 counts // BLOCK_M + 1：每个计数为 0 的 lane 都多了"
+            f"一个 M 块，没有行的专家是这样，E_BLOCK 里专家之后的 lane 也是（tile_ends 在那里是 {spare}，不是总数 "
+            f"{total}，循环的上界 tl.max(tile_ends) 就越过了真正的 tile 数）；要 cdiv(counts, BLOCK_M)",
+            f": expert_tile_counts' m_blocks, {m_blocks}, is counts // BLOCK_M + 1: an m-block for every lane whose "
+            f"count is 0, the experts with no rows and E_BLOCK's lanes past the experts alike (tile_ends hold {spare} "
+            f"there, not the total {total}, so the loop's bound, tl.max(tile_ends), passes the real tiles); it is "
+            "cdiv(counts, BLOCK_M)",
+            True,
+        )
+    if m_blocks == want_m and any(v != total for v in spare):
         return (
             f"：expert_tile_counts 的 tile_ends 在专家之后的 lane 是 {spare}，不是总数 {total}，"
             "循环的上界 tl.max(tile_ends) 就越过了真正的 tile 数：counts 在 num_experts 之后的 lane 要算 0",
@@ -132,7 +148,7 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
     for tile, (epilogues, e, pm, pn, begin, end, prog) in enumerate(rows):
         if tile >= total:
             if epilogues:
-                zh, en, named = past_total_words(total, spare_tile_ends(probes, counts, bm, bn, n))
+                zh, en, named = past_total_words(total, spare_tile_ends(probes, counts, bm, bn, n), counts, bm)
                 fail(
                     T6,
                     f"{case}：一共只有 {total} 个 tile，tile 号 {tile} 却也被做了" + zh,

@@ -3,9 +3,32 @@ the tiles every expert has, the bound the host launches for, and a schedule in r
 
 import triton
 
+from course.i18n import count
+
 
 def upper_bound(counts, bm, bn, n):
     return (triton.cdiv(sum(counts), bm) + min(len(counts), sum(counts))) * triton.cdiv(n, bn)
+
+
+def grouped_place(index, num_pid_m, num_pid_n, group_m):
+    """(pid_m, pid_n) that T4's grouped order (T4 §2) gives tile `index` of a num_pid_m x num_pid_n grid."""
+    in_group = group_m * num_pid_n
+    first = index // in_group * group_m
+    size = max(1, min(num_pid_m - first, group_m))
+    return first + index % in_group % size, index % in_group // size
+
+
+def one_grid_m(places, local, want_m, num_pid_n, group_m):
+    """An m-block count M for which every tile's (pid_m, pid_n) is T4's grouped order of its index within its
+    expert, local[t], in an M x num_pid_n grid, where M is not every expert's own (tile_coords handed one count
+    for all the experts); else None."""
+    fits = [
+        m
+        for m in range(1, 2 * sum(want_m) + 2)
+        if any(w != m for w in want_m if w)
+        and all(place[1:] == grouped_place(i, m, num_pid_n, group_m) for place, i in zip(places, local, strict=True))
+    ]
+    return sum(want_m) if sum(want_m) in fits else fits[0] if fits else None  # several may fit: the sum first
 
 
 def expected_tiles(counts, bm, bn, n):
@@ -156,6 +179,20 @@ def rows_words(counts, e, bm, begin, end, want):
             "：少了最后一行：row_end 是 tile 之后的第一行（不含），min(row_begin + BLOCK_M, offsets[e])，不要再减 1",
             ": its last row is missing: row_end is the first row past the tile (exclusive), min(row_begin + BLOCK_M, "
             "offsets[e]), with no 1 taken off",
+        )
+    pm = (a - first) // bm
+    if first % bm and begin == (first // bm + pm) * bm:  # on one BLOCK_M grid across all the sorted rows
+        early = begin < first  # then its first rows are the experts' before it
+        return (
+            f"：它的起点 {begin} 是把专家 {e} 的第一行 {first} 向下取整到 BLOCK_M 的倍数再加 pid_m * BLOCK_M："
+            "m 块没有从专家的第一行重新开始，而是落在整个排序后行的 BLOCK_M 网格上"
+            + (f"，于是前 {first - begin} 行是前面专家的" if early else "")
+            + "；row_begin = offsets[e] - counts[e] + pid_m * BLOCK_M（§3.2）",
+            f": it starts at {begin}, expert {e}'s first row {first} rounded down to a multiple of BLOCK_M, plus "
+            "pid_m * BLOCK_M: its m-blocks do not start afresh at the expert's first row but lie on one BLOCK_M grid "
+            "across all the sorted rows"
+            + (f", so it begins with {count(first - begin, 'row')} of the experts before it" if early else "")
+            + "; row_begin = offsets[e] - counts[e] + pid_m * BLOCK_M (§3.2)",
         )
     return "", ""
 

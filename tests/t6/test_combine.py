@@ -108,6 +108,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         for j in range(top_k):
             kept = (kept + by_slot[j::top_k]).to(dtype).float()  # float32 rows into an accumulator of dtype
         acc_in_dtype = dtype != torch.float32 and not in_dtype and torch.equal(out, kept.to(dtype))
+        # each float32 row rounded to dtype as it is loaded, then summed in float32 and rounded once
+        rounded_rows = sum(by_slot[j::top_k].to(dtype).float() for j in range(top_k)).to(dtype)
+        rows_in_dtype = dtype != torch.float32 and not (in_dtype or acc_in_dtype) and torch.equal(out, rounded_rows)
         # The slot j the result equals the sum without, bit for bit (a loop stopped one short, say).
         left_out = next((j for j in range(top_k) if torch.equal(out, without_slot(by_slot, top_k, j).to(dtype))), None)
         # the first `first` rows alone, 1 < first < top_k - 1 (a loop over a top_k of its own, 2 say)
@@ -140,7 +143,7 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                 f"t * {top_k} + j",
                 "4.4",
             )
-        if in_dtype or acc_in_dtype or far or left_out is not None or twice:
+        if in_dtype or acc_in_dtype or rows_in_dtype or far or left_out is not None or twice:
             fail(
                 T6,
                 f"combine_topk，{dtype}：{int(differ.sum())} 个单元不对；例如 token {t} 第 {n} 列："
@@ -152,6 +155,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     else f"。它们逐位等于把 float32 的行加进一个 {dtype} 的累加器（每加一行，和就舍入成 {dtype} "
                     "一次）：累加器要用 float32，最后只舍入一次"
                     if acc_in_dtype
+                    else f"。它们逐位等于先把每一行 float32 舍入成 {dtype} 再相加的和：by_slot 的行要以 float32 加进"
+                    "float32 的累加器，最后只舍入一次"
+                    if rows_in_dtype
                     else f"。它们逐位等于这 {top_k} 行的平均（和再除以 top_k）：每一行已经乘过路由权重，"
                     "合并只把它们加起来"
                     if mean
@@ -176,6 +182,9 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
                     else f". They are, bit for bit, the float32 rows added into an accumulator of {dtype} (the sum "
                     f"rounded to {dtype} after every row): keep the accumulator in float32, and round once at the end"
                     if acc_in_dtype
+                    else f". They are, bit for bit, the sum of the rows each rounded to {dtype} first: add by_slot's "
+                    "float32 rows as they are into a float32 accumulator, and round once at the end"
+                    if rows_in_dtype
                     else f". They are, bit for bit, the mean of the {top_k} rows (their sum divided by top_k): each "
                     "row is scaled by its routing weight already, and the combine adds them alone"
                     if mean

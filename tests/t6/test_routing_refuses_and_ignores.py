@@ -180,8 +180,20 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
         in_range.view(-1)[bad.to(DEVICE)] = 0
         with monkeypatch.context() as patch:
             again = route_watch(t6, patch)
-            t6.route(in_range, experts, check_ids=False)
-        if kernel in again.outside:
+            r_in = t6.route(in_range, experts, check_ids=False)
+        # the scatter places slots by counts and offsets: counts wrong there are the first thing to mend
+        want_in, got_in = torch.bincount(in_range.reshape(-1).cpu(), minlength=experts).int(), r_in.counts.cpu()
+        if kernel in again.outside and kernel == "scatter_slots" and not torch.equal(got_in, want_in):
+            why_zh, why_en, section = (
+                f"；把越界的号都换成 0 以后照样越界，所以不是这些号的问题；那时 counts 就已经错了，得到 "
+                f"{got_in.tolist()}，应当是 {want_in.tolist()}：scatter_slots 按 counts 和 offsets 放 slot，"
+                "先看 count_experts 和 scan_counts",
+                f"; it does so with every id in range too (the bad ones made 0), so the ids out of range are not the "
+                f"cause; there the counts are wrong already, {got_in.tolist()} where {want_in.tolist()} is right: "
+                "scatter_slots places the slots by counts and offsets, so look at count_experts and scan_counts first",
+                "2.1",
+            )
+        elif kernel in again.outside:
             why_zh, why_en, section = (
                 "；把越界的号都换成 0 以后照样越界，所以不是这些号的问题：看这一行的地址和掩码",
                 "; it does so with every id in range too (the bad ones made 0), so the ids out of range are not "
@@ -260,6 +272,20 @@ def test_route_ignores_ids_out_of_range(t6, monkeypatch):
             "2.3",
         )
     got, slot_pos = r.sorted_slots.cpu()[:kept], r.slot_pos.cpu()
+    # the two stores swapped: for each slot s in range, sorted_slots[s] holds its row and slot_pos[row] holds s
+    ins = inside.nonzero().flatten()
+    row_of = torch.full((len(flat),), -1, dtype=torch.int32)
+    row_of[want_sorted.long()] = torch.arange(kept, dtype=torch.int32)
+    into = slot_pos[row_of[ins].long()]  # slot_pos at the rows the slots in range went to
+    if kept and torch.equal(r.sorted_slots.cpu()[ins], row_of[ins]) and torch.equal(into, ins.int()):
+        fail(
+            T6,
+            f"{case}：sorted_slots 和 slot_pos 互换了内容：对范围内的每个 slot s，sorted_slots[s] 是它去的行，"
+            "slot_pos[那一行] 是 s；sorted_slots[pos] = slot，slot_pos[slot] = pos",
+            f"{case}: sorted_slots and slot_pos hold each other's values: for each slot s in range, sorted_slots[s] "
+            "holds the row it went to, and slot_pos[that row] holds s; sorted_slots[pos] = slot, slot_pos[slot] = pos",
+            "2.1",
+        )
     # a slot out of range placed by the scatter: at a row, with slot_pos saying that row (both stores made
     # for it); a value that only equals such a slot's number (a token stored for a slot, say) is not one
     placed = [

@@ -14,6 +14,7 @@ from .schedule_checks import check_schedule, past_total_words, run_schedule, spa
 from .schedules import (
     expected_tiles,
     m_blocks_of_row_ends,
+    one_grid_m,
     summed_ends_words,
     too_many_column_blocks,
     upper_bound,
@@ -171,6 +172,19 @@ def test_tile_counts_and_places_alone(probes):
             f"{case}: each expert's tile i got the place the largest expert's tile i got (expert {big}, "
             f"{want_m[big]} m-blocks), so a smaller expert's tiles fell outside its blocks: tile_coords was given the "
             "largest m_blocks, not the expert's own, m_blocks[e]",
+            "3.3",
+        )
+    grid_m = one_grid_m(places, local, want_m, num_pid_n, 2) if [p[0] for p in places] == owners else None
+    if sorted(places) != sorted(want) and grid_m is not None:
+        total = "，正是所有专家的 m 块数之和" if grid_m == sum(want_m) else ""
+        fail(
+            T6,
+            f"{case}：每个专家的第 i 个 tile 得到的位置，正是 T4 的分组顺序在 {grid_m} 个 m 块的网格里给序号 i 的位置"
+            f"{total}：给 tile_coords 的是所有专家共用的一个块数，而不是这个专家自己的 m_blocks[e]",
+            f"{case}: each expert's tile i got the place T4's grouped order gives index i in a grid of {grid_m} "
+            "m-blocks"
+            + (", all the experts' m-blocks together" if grid_m == sum(want_m) else "")
+            + ": tile_coords was given one block count for every expert, not the expert's own, m_blocks[e]",
             "3.3",
         )
     for t, (e, pm, pn) in enumerate(places):  # the right expert, a place outside its blocks
@@ -362,7 +376,7 @@ def test_schedule_reads_only_counts_and_offsets(probes, monkeypatch):
         total = len(expected_tiles(counts, bm, bn, n))
         past = [tile for tile, row in enumerate(rows) if tile >= total and row[0]]
         if past or accesses.writes_past_end(trace):  # before the reads: a tile past the total has no expert
-            zh, en, named = past_total_words(total, spare_tile_ends(probes, counts, bm, bn, n))
+            zh, en, named = past_total_words(total, spare_tile_ends(probes, counts, bm, bn, n), counts, bm)
             fail(
                 T6,
                 f"{case}：一共只有 {total} 个 tile，比它大的 tile 号却也被做了"
