@@ -8,7 +8,7 @@ YOUR t5_persistent.py and t4_matmul.py; the host side is given/t6_host.py.  Slot
     out = grouped_matmul(x, w, routing, ...)      # §3, §4  one persistent launch (T6.2, T6.3)
         for tile in pid, pid + programs, ... < total tiles (read on the device):
             expert, pid_m, pid_n = locate_tile(tile)                  # §3.3  no tile mixes two experts
-            rows = the expert's sorted rows pid_m*BM .. +BM, cut at its end (§3.2)
+            rows = its first row + pid_m*BM .. +BM, cut at its end (§3.2)
             acc = x[sorted_slots[rows] // top_k] @ w[expert][cols].T  # §4.1 gather, §4.2 TMA
             out[rows] = acc * topk_weights[slot]                      # §4.3
         combine: y[t] = sum over j of out[t * top_k + j], in j order  # §4.4
