@@ -28,6 +28,7 @@ from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
 from course.lessons.t5_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
+from course.lessons.t5_mistakes_learner11 import LEARNER11, LEARNER11_CAUSES
 from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t5_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
@@ -287,3 +288,5 @@ MISTAKES = MISTAKES + LEFT10  # left10's, last
 CAUSES |= LEFT10_CAUSES
 MISTAKES = MISTAKES + HUNT10  # hunt10's, last
 CAUSES |= HUNT10_CAUSES
+MISTAKES = MISTAKES + LEARNER11  # learner11's, last
+CAUSES |= LEARNER11_CAUSES

@@ -168,6 +168,7 @@ FIXUP = (
         "elif rest == 0 or 2 * rest >= num_sms:",
         "elif rest == 0 or 2 * rest > num_sms:",
         "test_stream_k_split[66-8-132-auto-want8]",
+        "half-strict",
     ),
     own(
         "sk-half-full-floor",
@@ -177,6 +178,7 @@ FIXUP = (
         "elif rest == 0 or 2 * rest >= num_sms:",
         "elif rest == 0 or rest >= num_sms // 2:",
         "test_stream_k_split[7-8-3-auto-want10]",
+        "half-floored",
     ),
     own(
         "sk-wait-once",

@@ -109,10 +109,13 @@ def counted_under_pids(rows, k_blocks, programs, first, num_tiles):
     return any(want) and [r[1] for r in rows] == want
 
 
-def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None, loop=None):
+def check_trace(
+    rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None, loop=None, floor=None
+):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched.
-    loop: (programs, first_tile) of a loop over whole tiles, so that a wrong start or step can be named."""
+    loop: (programs, first_tile) of a loop over whole tiles, so that a wrong start or step can be named.
+    floor: K // BLOCK_K where only a count floored gives it (K's last k-block partial), so that it can be named."""
     order = grouped_order(num_pid_m, num_pid_n, group_m)
     done = range(len(rows)) if done is None else done
     if step_section != "4.2":  # a loop over whole tiles: one k_segment and one finish_tile per tile
@@ -161,6 +164,7 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
         if kbs != k_blocks:
             # each program's k-blocks all counted on the tile numbered as the program: k_segment given its pid
             by_pid = loop is not None and counted_under_pids(rows, k_blocks, *loop, num_pid_m * num_pid_n)
+            floored = floor is not None and all(rows[t][1] == floor for t in done)  # every tile one k-block short
             fail(
                 T5,
                 f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个"
@@ -169,12 +173,24 @@ def check_trace(rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_sectio
                     "要传这一轮的 tile_id"
                     if by_pid
                     else ""
+                )
+                + (
+                    f"：每个 tile 都只算了 K // BLOCK_K = {floor} 个 k-block，这是向下取整：K 末尾那个不满的 k-block "
+                    "被丢掉了；k_blocks = tl.cdiv(K, BLOCK_K)"
+                    if floored
+                    else ""
                 ),
                 f"{case}: tile {tile} summed {count(kbs, 'k-block')}, {k_blocks} expected"
                 + (
                     ": each program's k-blocks were all counted on the tile numbered as the program: k_segment was "
                     "given the program id; pass it this iteration's tile_id"
                     if by_pid
+                    else ""
+                )
+                + (
+                    f": every tile summed K // BLOCK_K = {floor} k-blocks, the floor: the partial k-block at K's end "
+                    "is left out; k_blocks = tl.cdiv(K, BLOCK_K)"
+                    if floored
                     else ""
                 ),
                 step_section,

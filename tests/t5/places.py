@@ -31,6 +31,28 @@ def known_places(rows, done, order, num_pid_n, group_m):
                 "num_pid_m, num_pid_n, GROUP_M)",
             )
         )
+    others = [  # tile_coords given another GROUP_M than the config's (1 is the row-major case above)
+        g
+        for g in range(2, 9)
+        if g != group_m
+        and grouped_order(num_pid_m, num_pid_n, g) != order
+        and all(p == grouped_order(num_pid_m, num_pid_n, g)[t] for t, p in placed)
+    ]
+    if others:
+        many = others[-1] == 8 and others[0] >= num_pid_m  # from num_pid_m rows on, one group: the same order
+        listed = (
+            (f"{others[0]} 或更大", f"{others[0]} or more")
+            if many
+            else ("、".join(map(str, others)), " or ".join(map(str, others)))
+        )
+        said.append(
+            (
+                f"每个 tile 都落在 tile_coords 用 GROUP_M = {listed[0]} 时给的位置上，不是配置的 GROUP_M = {group_m}："
+                "GROUP_M 要原样传下去",
+                f"every tile is where tile_coords puts it with GROUP_M = {listed[1]}, not the config's GROUP_M = "
+                f"{group_m}: pass GROUP_M on as it is",
+            )
+        )
     if first > 0 and all(p == order[t - first] for t, p in placed):  # tile_coords given tile_id - first_tile
         said.append(
             (

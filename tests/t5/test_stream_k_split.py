@@ -4,6 +4,7 @@ split (the fix-up's halves alone and the products: test_stream_k_products.py).""
 import pytest
 import torch
 
+from course.i18n import count
 from course.messages import fail
 
 from .common import T5, check_trace, new_trace, trace_rows
@@ -33,27 +34,55 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
     for p in range(progs):
         want.append((at, at + base + (p < extra)))
         at = want[-1][1]
+    per = -(-total // progs)  # cdiv(total, NUM_PROGS): runs cut that long, the last ones short or empty
     if got != want:
+        chunked = got == [(min(p * per, total), min(p * per + per, total)) for p in range(progs)]
         fail(
             T5,
             f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接"
             + (f"、前 {extra} 段多一个" if extra else f"、每段 {base} 个")
-            + f"：期望 {want}，得到 {got}",
+            + f"：期望 {want}，得到 {got}"
+            + (
+                f"：每段都切成 cdiv(total, NUM_PROGS) = {per} 个，短的都落在最后几个程序上：应当是前 total % NUM_PROGS "
+                f"段各 {base + 1} 个，其余各 {base} 个"
+                if chunked
+                else ""
+            ),
             f"{total} k-blocks over {progs} programs: the runs lie end to end, "
             + (
                 ("the first run" if extra == 1 else f"the first {extra} runs") + " one k-block longer"
                 if extra
                 else f"{base} each"
             )
-            + f": expected {want}, got {got}",
+            + f": expected {want}, got {got}"
+            + (
+                f": every run was cut cdiv(total, NUM_PROGS) = {per} long, which leaves the short runs to the last "
+                f"programs; the first total % NUM_PROGS runs get {base + 1} k-blocks, the others {base}"
+                if chunked
+                else ""
+            ),
             "4.1",
         )
     want_owner = [p for p, (lo, hi) in enumerate(want) for _ in range(lo, hi)]
-    if owners.cpu().tolist() != want_owner:
+    got_owner = owners.cpu().tolist()
+    if got_owner != want_owner:
+        by_cdiv = got_owner == [it // per for it in range(total)]  # as if every run were cdiv(total, NUM_PROGS) long
         fail(
             T5,
-            f"sk_program_of 和 sk_run 对不上：k-block 的归属期望 {want_owner}，得到 {owners.cpu().tolist()}",
-            f"sk_program_of disagrees with sk_run: expected owners {want_owner}, got {owners.cpu().tolist()}",
+            f"sk_program_of 和 sk_run 对不上：k-block 的归属期望 {want_owner}，得到 {got_owner}"
+            + (
+                f"：这是 it // cdiv(total, NUM_PROGS)（{per}），好像每段都是 {per} 个；前 total % NUM_PROGS 段才"
+                f"有 {base + 1} 个，其余只有 {base} 个"
+                if by_cdiv
+                else ""
+            ),
+            f"sk_program_of disagrees with sk_run: expected owners {want_owner}, got {got_owner}"
+            + (
+                f": it // cdiv(total, NUM_PROGS) ({per}), as if every run were {per} long; only the first "
+                f"total % NUM_PROGS runs are {base + 1} long, the others {base}"
+                if by_cdiv
+                else ""
+            ),
             "4.1",
         )
 
@@ -200,6 +229,11 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         one_block = k_blocks == 1 and mode != "dp" and len(got) == 2 and got[0] > 0
         # the thin last wave alone to stream-K, where one full wave should have gone with it
         last_alone = tiles > sms and want[0] == tiles % sms + sms and len(got) == 2 and got[0] == tiles % sms
+        rest = tiles % sms
+        # a last wave exactly half full given to stream-K: the half compared with >, not >=
+        half_strict = want[0] == 0 and 2 * rest == sms and len(got) == 2 and got[0] > 0
+        # a last wave under half kept data-parallel where the half was floored (1 of 3 against 3 // 2 = 1)
+        half_floored = want[0] > 0 and 2 * rest < sms <= 2 * rest + 1 and len(got) == 2 and got[0] == 0
         fail(
             T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
@@ -233,8 +267,20 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f"前面有整波时，stream-K 拿最后一波加一整波，{tiles % sms} + {sms} = {want[0]} 个 tile"
                 if last_alone
                 else ""
+            )
+            + (
+                f"：最后一波正好半满（{sms} 个 SM 里占了 {rest} 个），而至少半满的最后一波要留给数据并行："
+                "比较用 2 * rest >= num_sms（>=，不是 >）"
+                if half_strict
+                else ""
+            )
+            + (
+                f"：最后一波只有 {rest} 个 tile，不到 {sms} 的一半，却被当成了半满：一半被向下取整成了 "
+                f"{sms} // 2 = {sms // 2}；比较用 2 * rest >= num_sms"
+                if half_floored
+                else ""
             ),
-            f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
+            f"{tiles} tiles of {count(k_blocks, 'k-block')} on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
             f"{want}, got {got}"
             + (
                 f": more programs than k-blocks ({blocks}), so some programs get none; stream-K runs "
@@ -266,6 +312,18 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f"it: where a full wave comes before it, stream-K takes the last wave and one full wave, "
                 f"{tiles % sms} + {sms} = {want[0]} tiles"
                 if last_alone
+                else ""
+            )
+            + (
+                f": the last wave is exactly half full ({rest} of {sms} SMs), and a last wave at least half full "
+                "stays data-parallel: compare 2 * rest >= num_sms (>=, not >)"
+                if half_strict
+                else ""
+            )
+            + (
+                f": the last wave, {count(rest, 'tile')}, is under half of {sms}, yet was taken as half full: the half "
+                f"was floored to {sms} // 2 = {sms // 2}; compare 2 * rest >= num_sms"
+                if half_floored
                 else ""
             ),
             "4.3",
@@ -299,7 +357,8 @@ def test_stream_k_split_answers_every_call_afresh(t5):
                     f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}：期望 {want}，得到 {got}，"
                     f"正是前面一次调用（k_blocks={kept[0]}，tile、SM 和 mode 都一样）的答案：答案也取决于 k_blocks，"
                     "别在两次调用之间留下答案",
-                    f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected {want}, got {got}, the "
+                    f"{tiles} tiles of {count(k_blocks, 'k-block')} on {sms} SMs, mode={mode}: expected {want}, got "
+                    f"{got}, the "
                     f"answer of an earlier call with k_blocks={kept[0]} (the same tiles, SMs and mode): the answer "
                     "depends on k_blocks too; keep no answers between calls",
                     "4.3",
@@ -307,7 +366,7 @@ def test_stream_k_split_answers_every_call_afresh(t5):
             fail(
                 T5,
                 f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}：期望 {want}，得到 {got}",
-                f"{tiles} tiles of {k_blocks} k-blocks on {sms} SMs, mode={mode}: expected {want}, got {got}",
+                f"{tiles} tiles of {count(k_blocks, 'k-block')} on {sms} SMs, mode={mode}: expected {want}, got {got}",
                 "4.3",
             )
         answered[(mode, k_blocks)] = want
