@@ -44,6 +44,7 @@ HUNT9 = (
         WAIT,
         WAIT.replace('tl.atomic_add(flags_ptr + p, 0, sem="acquire")', "tl.load(flags_ptr + p, volatile=True)"),
         "test_publish_and_collect_memory_order",
+        "flag-plain-load",
     ),
     own(
         "hunt9-publish-barrier-before-store",

@@ -4,7 +4,7 @@ with it learnt to tell it.  Only make check runs them (table=False, not in §8);
 whose message names its cause (a key of t5_mistakes.CAUSES, LEARNER11_CAUSES here) or, for cause "", none.
 t5_mistakes.py gathers them last, and their causes into its CAUSES.  The same checks now name the causes of
 older mutants of the same code too (dp-k-blocks-floor, c-box-whole, split-half-strict, sk-half-full-strict,
-sk-half-full-floor), whose entries say so.
+sk-half-full-floor, hunt9-collect-volatile-wait), whose entries say so.
 """
 
 from course.lessons.t5_mistakes_own import LOOP, own
@@ -19,6 +19,8 @@ LEARNER11_CAUSES = {
     "owners-by-cdiv": ("这是 it // cdiv(total, NUM_PROGS)", ": it // cdiv(total, NUM_PROGS) ("),
     "c-box-whole-tile": ("EPILOGUE_SUBTILE=2 时一次只写半个 tile", "a store writes half a tile"),
     "a-box-rows-cols": ("横竖反了：A 的 box", "turned round: A's box"),
+    "flag-plain-load": ("普通的 tl.load（volatile 也一样）", "with a plain tl.load (volatile or not)"),
+    "k-acc-not-fp32": ("k_block_loop 返回的累加器不是 float32", "returned an accumulator that is not float32"),
 }
 
 DP_COORDS = (
@@ -28,6 +30,8 @@ DP_COORDS = (
 RUN = "    begin = pid * base + tl.minimum(pid, extra)\n    end = begin + base + (pid < extra).to(tl.int32)\n"
 OWNER = "    owner = tl.where(it < big, it // (base + 1), extra + (it - big) // tl.maximum(base, 1))\n"
 A_BOX = "    a_desc = TensorDescriptor.from_tensor(a, [BLOCK_M, BLOCK_K])\n"
+WAIT = '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:  # an integer read that waits\n'
+K_ACC = "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n    for kb in range(kb_begin, kb_end):\n"
 
 LEARNER11 = (
     own(
@@ -96,5 +100,27 @@ LEARNER11 = (
         "    elif rest == 0 or rest * 2 > num_sms:\n",
         "test_stream_k_split[66-8-132-auto-want8]",
         "half-strict",
+    ),
+    own(
+        "learner11-k-loop-acc-fp16",
+        "T5.2",
+        "k_block_loop's accumulator started as tl.zeros(..., dtype=tl.float16): the probe's static assert said "
+        "'must return a float32 accumulator; see §3.1', naming no explainer file and no fix (learner11)",
+        "3.1",
+        K_ACC,
+        K_ACC.replace("tl.float32", "tl.float16"),
+        "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
+        "k-acc-not-fp32",
+    ),
+    own(
+        "learner11-collect-waits-with-plain-load",
+        "T5.3",
+        "sk_collect_partials spins on a plain tl.load of the flag (not even volatile): the memory-order check said "
+        "'without first waiting for its flag with an atomic', though the owner does wait, with a load (learner11)",
+        "4.2",
+        WAIT,
+        WAIT.replace('tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1', "tl.load(flags_ptr + p) == 0"),
+        "test_publish_and_collect_memory_order",
+        "flag-plain-load",
     ),
 )

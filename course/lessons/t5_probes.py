@@ -10,6 +10,7 @@ import triton.language as tl
 from course import seam
 from course.i18n import say
 from course.lessons.t4_probes import padded_tile_offsets  # loads T4's graded file, which T5's imports anyway
+from course.messages import read
 from course.registry import lesson
 
 T5 = lesson("T5")
@@ -27,8 +28,10 @@ sk_collect_partials = _t5.sk_collect_partials
 # tl.static_assert's message is fixed when the kernel compiles: the language is chosen at import.
 ACC_NOT_FP32 = tl.constexpr(
     say(
-        zh="T5.2：k_block_loop 必须返回 float32 累加器，详见 §3.1",
-        en="T5.2: k_block_loop must return a float32 accumulator; see §3.1",
+        zh="T5.2：k_block_loop 返回的累加器不是 float32：它要从 acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32) "
+        f"开始，tl.dot 往它里面累加；{read('T5.2', '3.1')}",
+        en="T5.2: k_block_loop returned an accumulator that is not float32: start it as acc = tl.zeros((BLOCK_M, "
+        f"BLOCK_N), dtype=tl.float32) and let tl.dot add into it; {read('T5.2', '3.1')}",
     )
 )
 

@@ -78,7 +78,7 @@ def fail_if_copied_more_than_once(written, given, got, case):
         "GPU 上每多复制一次，就把操作数多读一遍、多写一遍；违规的操作数直接从调用者的"
         f"张量 aligned_copy(t) 一次（先 .contiguous() 或 .clone() 就又复制了一遍），合规的不复制",
         f"{case[1]}: tma_ready wrote {written} bytes copied from tensors while it ran (an allocation or a zero "
-        f"fill counts none), where one copy of each operand it returned copied ({en_names}) is {once} bytes: it "
+        f"fill counts none), while one copy of each operand it returned as a copy ({en_names}) is {once} bytes: it "
         "wrote more than one copy's worth (an operand copied twice, say). Each extra copy costs a GPU "
         "a read and a write of the operand; copy an operand that breaks a rule once, aligned_copy(t) straight from "
         "the caller's tensor (a .contiguous() or .clone() first is a copy of its own), and leave the others alone",

@@ -86,7 +86,18 @@ def memory_order_problems(events, partial_slot, flag_at, publishers, owner, only
     for p in publishers:
         loads = [i for i, e in enumerate(mine) if e.kind == "load" and partial_slot(e) == p]
         reads = [i for i, e in enumerate(mine) if e.kind == "atomic" and flag_at(e) == p and loads and i < loads[0]]
-        if loads and not reads:
+        polled = loads and any(e.kind == "load" and flag_at(e) == p for e in mine[: loads[0]])  # a plain load
+        if loads and not reads and polled:
+            saw(
+                'owner 等程序 {who} 的 flag 用的是普通的 tl.load（volatile 也一样），不是原子操作：普通 load 没有 '
+                'acquire 语义，partial 的读取可能排在它前面（用 atomic_add(flag, 0, sem="acquire") 等）',
+                "the owner waits for the flag of {who} with a plain tl.load (volatile or not), not an atomic: a load "
+                "has no acquire semantics, so the partial's read may come before it (wait with atomic_add(flag, 0, "
+                'sem="acquire"))',
+                p,
+                kind="no-wait",
+            )
+        elif loads and not reads:
             saw(
                 "owner 读程序 {who} 的 partial 之前没有用原子操作等它的 flag",
                 "the owner loads the partial of {who} without first waiting for its flag with an atomic",
