@@ -204,6 +204,7 @@ HOLES += (
         "        if it_end == tile_begin + k_blocks:  # this run holds the tile's last k-block: the owner\n",
         "        if it_begin == tile_begin:  # this run holds the tile's last k-block: the owner\n",
         'test_stream_k_every_tile_once',
+        'first-holder-owns',
     ),
     own(
         'sk-collect-own-flag',

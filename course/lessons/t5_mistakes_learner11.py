@@ -4,7 +4,7 @@ with it learnt to tell it.  Only make check runs them (table=False, not in §8);
 whose message names its cause (a key of t5_mistakes.CAUSES, LEARNER11_CAUSES here) or, for cause "", none.
 t5_mistakes.py gathers them last, and their causes into its CAUSES.  The same checks now name the causes of
 older mutants of the same code too (dp-k-blocks-floor, c-box-whole, split-half-strict, sk-half-full-strict,
-sk-half-full-floor, hunt9-collect-volatile-wait), whose entries say so.
+sk-half-full-floor, hunt9-collect-volatile-wait, sk-first-segment-owns), whose entries say so.
 """
 
 from course.lessons.t5_mistakes_own import LOOP, own
@@ -20,6 +20,7 @@ LEARNER11_CAUSES = {
     "c-box-whole-tile": ("EPILOGUE_SUBTILE=2 时一次只写半个 tile", "a store writes half a tile"),
     "a-box-rows-cols": ("横竖反了：A 的 box", "turned round: A's box"),
     "flag-plain-load": ("普通的 tl.load（volatile 也一样）", "with a plain tl.load (volatile or not)"),
+    "first-holder-owns": ("都由持有它第一个 k-block 的程序收尾", "the program holding its first k-block;"),
     "k-acc-not-fp32": ("k_block_loop 返回的累加器不是 float32", "returned an accumulator that is not float32"),
 }
 

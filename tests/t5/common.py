@@ -110,12 +110,24 @@ def counted_under_pids(rows, k_blocks, programs, first, num_tiles):
 
 
 def check_trace(
-    rows, num_pid_m, num_pid_n, group_m, k_blocks, case, step_section, owner=None, done=None, loop=None, floor=None
+    rows,
+    num_pid_m,
+    num_pid_n,
+    group_m,
+    k_blocks,
+    case,
+    step_section,
+    owner=None,
+    done=None,
+    loop=None,
+    floor=None,
+    first=None,
 ):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched.
     loop: (programs, first_tile) of a loop over whole tiles, so that a wrong start or step can be named.
-    floor: K // BLOCK_K where only a count floored gives it (K's last k-block partial), so that it can be named."""
+    floor: K // BLOCK_K where only a count floored gives it (K's last k-block partial), so that it can be named.
+    first: tile -> the program holding its first k-block (stream-K), so that owners taken from it can be named."""
     order = grouped_order(num_pid_m, num_pid_n, group_m)
     done = range(len(rows)) if done is None else done
     if step_section != "4.2":  # a loop over whole tiles: one k_segment and one finish_tile per tile
@@ -212,10 +224,25 @@ def check_trace(
                 step_section,
             )
         if owner is not None and prog != owner(tile):
+            # every tile finished by the program that holds its first k-block, not its last
+            firsts = first is not None and all(rows[t][2] == first(t) for t in done)
             fail(
                 T5,
-                f"{case}：tile {tile} 由程序 {prog} 收尾，应当是程序 {owner(tile)}",
-                f"{case}: tile {tile} was finished by program {prog}, program {owner(tile)} expected",
+                f"{case}：tile {tile} 由程序 {prog} 收尾，应当是程序 {owner(tile)}"
+                + (
+                    "：每个 tile 都由持有它第一个 k-block 的程序收尾；owner 是持有它最后一个 k-block 的程序"
+                    "（it_end == tile_begin + k_blocks 的那一段），其余的段发布 partial"
+                    if firsts
+                    else ""
+                ),
+                f"{case}: tile {tile} was finished by program {prog}, program {owner(tile)} expected"
+                + (
+                    ": every tile was finished by the program holding its first k-block; the owner is the program "
+                    "holding its last k-block (the segment with it_end == tile_begin + k_blocks), and every other "
+                    "segment is published as a partial"
+                    if firsts
+                    else ""
+                ),
                 step_section,
             )
 

@@ -15,12 +15,16 @@ def sk_runs(total, progs):
     return [(p * base + min(p, extra), (p + 1) * base + min(p + 1, extra)) for p in range(progs)]
 
 
-def sk_owner(tile, k_blocks, total, progs):
-    """The program holding the tile's last k-block."""
+def sk_holder(it, total, progs):
+    """The program whose run holds global k-block it."""
     base, extra = divmod(total, progs)
-    it = (tile + 1) * k_blocks - 1
     big = extra * (base + 1)
     return it // (base + 1) if it < big else extra + (it - big) // base
+
+
+def sk_owner(tile, k_blocks, total, progs):
+    """The program holding the tile's last k-block."""
+    return sk_holder((tile + 1) * k_blocks - 1, total, progs)
 
 
 SK_CASES = [  # (num_pid_m, num_pid_n, k_blocks, sk_tiles, programs)

@@ -12,6 +12,7 @@ from .stream_k_cases import (
     SK_CASES,
     recorded_count_run,
     sk_case,
+    sk_holder,
     sk_owner,
 )
 from support import DEVICE, INTERPRETING
@@ -123,6 +124,7 @@ def test_stream_k_every_tile_once(probes):
             "4.2",
             owner=lambda t, kb=k_blocks, tot=total, p=progs: sk_owner(t, kb, tot, p),
             done=range(sk_tiles),
+            first=lambda t, kb=k_blocks, tot=total, p=progs: sk_holder(t * kb, tot, p),
         )
         if flags.any():
             # every publisher's flag still at 1, and no other: whatever the owners did with the partials
