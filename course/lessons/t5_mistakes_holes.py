@@ -126,6 +126,7 @@ HOLES += (
         'pid_m, pid_n, 0, k_blocks,\n',
         'pid_m, pid_n, 0, k_blocks - 1,\n',
         'test_every_tile_once_over_many_grids[plain]',
+        'one-k-block-short',
     ),
     own(
         'dp-coords-minus-first',

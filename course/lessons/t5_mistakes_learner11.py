@@ -3,15 +3,16 @@ learner wrote from the explainer; each was caught, most with a message that name
 with it learnt to tell it.  Only make check runs them (table=False, not in §8); each must be caught by its test,
 whose message names its cause (a key of t5_mistakes.CAUSES, LEARNER11_CAUSES here) or, for cause "", none.
 t5_mistakes.py gathers them last, and their causes into its CAUSES.  The same checks now name the causes of
-older mutants of the same code too (dp-k-blocks-floor, c-box-whole, split-half-strict, sk-half-full-strict,
-sk-half-full-floor, hunt9-collect-volatile-wait, sk-first-segment-owns), whose entries say so.
+older mutants of the same code too (dp-k-blocks-floor, dp-kb-minus-one, c-box-whole, split-half-strict,
+sk-half-full-strict, sk-half-full-floor, hunt9-collect-volatile-wait, sk-first-segment-owns), whose entries
+say so.
 """
 
 from course.lessons.t5_mistakes_own import LOOP, own
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEARNER11_CAUSES = {
-    "k-blocks-floored": ("这是向下取整：K 末尾那个不满的 k-block", "the floor: the partial k-block at K's end"),
+    "one-k-block-short": ("少算了一个 k-block，只算了", "one k-block fewer than tl.cdiv(K, BLOCK_K)"),
     "group-m-other": ("不是配置的 GROUP_M", "not the config's GROUP_M"),
     "half-strict": ("最后一波正好半满", "the last wave is exactly half full"),
     "half-floored": ("一半被向下取整成了", "the half was floored to"),

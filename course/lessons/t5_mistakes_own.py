@@ -172,7 +172,7 @@ OWN += (
         "    k_blocks = tl.cdiv(K, BLOCK_K)\n    for tile_id in tl.range(first_tile",
         "    k_blocks = K // BLOCK_K\n    for tile_id in tl.range(first_tile",
         "test_every_tile_once_over_many_grids[plain]",
-        "k-blocks-floored",
+        "one-k-block-short",
     ),
     own(
         "dp-stride-one-more",

@@ -126,7 +126,7 @@ def check_trace(
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched.
     loop: (programs, first_tile) of a loop over whole tiles, so that a wrong start or step can be named.
-    floor: K // BLOCK_K where only a count floored gives it (K's last k-block partial), so that it can be named.
+    floor: K // BLOCK_K where cdiv(K - 1, BLOCK_K) gives another count, so that one k-block short can be named.
     first: tile -> the program holding its first k-block (stream-K), so that owners taken from it can be named."""
     order = grouped_order(num_pid_m, num_pid_n, group_m)
     done = range(len(rows)) if done is None else done
@@ -187,8 +187,10 @@ def check_trace(
                     else ""
                 )
                 + (
-                    f"：每个 tile 都只算了 K // BLOCK_K = {floor} 个 k-block，这是向下取整：K 末尾那个不满的 k-block "
-                    "被丢掉了；k_blocks = tl.cdiv(K, BLOCK_K)"
+                    f"：每个 tile 都比 tl.cdiv(K, BLOCK_K) 少算了一个 k-block，只算了 {floor} 个：这是 K // BLOCK_K"
+                    "（向下取整，丢掉了 K 末尾那个不满的 k-block）或 tl.cdiv(K, BLOCK_K) - 1 的个数，"
+                    "这组用例分不出是哪一种；"
+                    "一个 tile 的 k-block 是 0 .. tl.cdiv(K, BLOCK_K)"
                     if floored
                     else ""
                 ),
@@ -200,8 +202,10 @@ def check_trace(
                     else ""
                 )
                 + (
-                    f": every tile summed K // BLOCK_K = {floor} k-blocks, the floor: the partial k-block at K's end "
-                    "is left out; k_blocks = tl.cdiv(K, BLOCK_K)"
+                    f": every tile summed {floor}, one k-block fewer than tl.cdiv(K, BLOCK_K): the count of K "
+                    "// BLOCK_K (the floor, which leaves the partial k-block at K's end out) or of "
+                    "tl.cdiv(K, BLOCK_K) - 1, and these cases cannot tell which; a tile's k-blocks are 0 .. "
+                    "tl.cdiv(K, BLOCK_K)"
                     if floored
                     else ""
                 ),
