@@ -28,6 +28,7 @@ from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
 from course.lessons.t6_mistakes_learner11b import LEARNER11B, LEARNER11B_CAUSES
+from course.lessons.t6_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -402,3 +403,5 @@ MISTAKES = MISTAKES + HUNT10  # hunt10's, last
 CAUSES |= HUNT10_CAUSES
 MISTAKES = MISTAKES + LEARNER11B  # learner11b's (t6_mistakes_learner11b.py), last
 CAUSES |= LEARNER11B_CAUSES
+MISTAKES = MISTAKES + LEFT11  # left11's, last
+CAUSES |= LEFT11_CAUSES

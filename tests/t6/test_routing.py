@@ -301,13 +301,47 @@ def test_route_takes_narrower_integer_ids(t6, monkeypatch, dtype):
 def test_route_in_any_program_order(t6, monkeypatch):
     """The interpreter runs programs in id order; here the blocks run in other orders too, so a
     scatter that hands out places first come, first served shows: right in id order, other bits in
-    another."""
+    another.  The id-order run's record also shows an atomic on cells a plain store of the same launch
+    wrote with nothing ordering the two (course/interpreter_races.py): right on the CPU, a race on a GPU."""
     from course.interpreter_order import orders, programs_run
+    from course.interpreter_races import unordered_writes
 
     ids = make_ids("skewed", 200, 2, 5)  # 400 slots: four blocks
     case = say(zh="路由的各个程序按 id 顺序运行", en="the routing programs run in id order")
-    in_id_order = guarded_route(t6, monkeypatch, ids, 5, case)
+    with monkeypatch.context() as patch:
+        raced = unordered_writes(patch)
+        in_id_order = guarded_route(t6, monkeypatch, ids, 5, case)
     check_routing(in_id_order, ids, 5, case)
+    for kernel, p, by, lanes in sorted(raced, key=lambda w: w.stored_by == w.program)[:1]:  # another program's first
+        if by != p:
+            fail(
+                T6,
+                f"{kernel} 的程序 {p} 的 atomic 有 {lanes} 个 lane 加到了同一次启动里程序 {by} "
+                "用普通 store 写过的单元上：同一次启动的两个程序之间没有先后（没有跨程序的屏障），GPU 上这些 atomic "
+                "可以先落地，再被那次 store 抹掉；解释器按 id 顺序一个一个地跑程序，所以这里结果碰巧是对的。"
+                "每个程序只写自己那一行",
+                f"{kernel}'s program {p} added with {lanes} lanes of an atomic into cells that program {by} of "
+                "the same launch wrote with a plain store: nothing orders two programs of one launch (no barrier "
+                "spans programs), so on a GPU the atomics can land first and be wiped by that store; the interpreter "
+                "runs the programs one by one in id order, which is why the result came out right here. Have each "
+                "program write its own row alone",
+                "2.1",
+            )
+        fail(
+            T6,
+            f"{kernel} 的程序 {p} 先用普通 store 写了一些单元（比如清零），再用 atomic 的 {lanes} 个 lane"
+            "（不是那次 store 的 lane）加到这些单元上，两者之间没有 tl.debug_barrier()：GPU 上一个程序的各个 lane "
+            "分在不同的线程和 warp 里，彼此没有先后，有的 atomic 可以先落地，再被那次 store 抹掉；解释器一条一条"
+            "按顺序执行，所以这里结果碰巧是对的。在 store 和 atomic 之间加 tl.debug_barrier()，或者不用 atomic："
+            "用 tl.histogram 算出整行，再 store 一次",
+            f"{kernel}'s program {p} wrote cells with a plain store (zeros, say) and then added into them with "
+            f"{lanes} lanes of an atomic, other lanes than the store's, with no tl.debug_barrier() between the two: "
+            "on a GPU a program's lanes sit in different threads and warps, in no set order, so some atomics can "
+            "land first and be wiped by that store; the interpreter runs one operation after another, which is why "
+            "the result came out right here. Put tl.debug_barrier() between the store and the atomics, or count "
+            "without atomics: tl.histogram for the whole row, then one store",
+            "2.1",
+        )
     for name, order in orders(4, 1).items():
         if name == "in id order":
             continue
