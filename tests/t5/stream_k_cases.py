@@ -136,11 +136,11 @@ def fail_if_owners_alone(c, a, b, plan, k_blocks, tiles, group_m, tol, case, fla
 
     (sk_tiles, programs), (bm, bn, bk, rows, cols) = plan, tiles
     total = sk_tiles * k_blocks
-    base, extra = divmod(total, max(programs, 1))
+    runs = sk_runs(total, max(programs, 1))
     want, shared = a.double() @ b.double(), 0
     for t, (pid_m, pid_n) in enumerate(grouped_order(rows, cols, group_m)[:sk_tiles]):
         owner = sk_owner(t, k_blocks, total, programs)
-        first = max(t * k_blocks, owner * base + min(owner, extra)) - t * k_blocks  # the owner's first k-block
+        first = max(t * k_blocks, runs[owner][0]) - t * k_blocks  # the owner's first k-block
         shared += first > 0
         ks = slice(first * bk, k_blocks * bk)
         want[pid_m * bm : (pid_m + 1) * bm, pid_n * bn : (pid_n + 1) * bn] = (

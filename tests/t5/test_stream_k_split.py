@@ -14,6 +14,7 @@ from .stream_k_cases import (
     sk_case,
     sk_holder,
     sk_owner,
+    sk_runs,
 )
 from support import DEVICE, INTERPRETING
 
@@ -30,11 +31,8 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
     owners = torch.full((total,), -1, dtype=torch.int32, device=DEVICE)
     probes.sk_run_probe[(progs,)](runs, owners, total, progs)
     got = [tuple(r) for r in runs.view(-1, 2).cpu().tolist()]
-    base, extra = divmod(total, progs)
-    want, at = [], 0
-    for p in range(progs):
-        want.append((at, at + base + (p < extra)))
-        at = want[-1][1]
+    want = sk_runs(total, progs)
+    base, extra = divmod(total, progs)  # the message's words: runs of base, the first extra one longer
     per = -(-total // progs)  # cdiv(total, NUM_PROGS): runs cut that long, the last ones short or empty
     if got != want:
         chunked = got == [(min(p * per, total), min(p * per + per, total)) for p in range(progs)]
@@ -129,8 +127,7 @@ def test_stream_k_every_tile_once(probes):
         if flags.any():
             # every publisher's flag still at 1, and no other: whatever the owners did with the partials
             # (this run counts, it does not add), none put a flag back
-            base, extra = divmod(total, progs)
-            ends = [(p + 1) * base + min(p + 1, extra) for p in range(progs)]
+            ends = [end for _, end in sk_runs(total, progs)]
             published = [int(p < total and ends[p] % k_blocks != 0) for p in range(progs)]
             now = flags.cpu().tolist()
             left_up = now == published
