@@ -26,6 +26,7 @@ from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
 from course.lessons.t4_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
 from course.lessons.t4_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t4_mistakes_left10 import LEFT10, LEFT10_CAUSES
+from course.lessons.t4_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 from course.lessons.t4_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
 
@@ -100,7 +101,7 @@ TABLE = (
         "mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining)",
         "mask=offs_m[:, None] < M",
         "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
-        "masks-lack",  # hunt9: the reads past K are seen and named
+        "k-tail-lanes-on",  # left11: the tail's lanes seen on, whatever the mask compares (was masks-lack)
     ),
     Mistake(
         "partials-rounded",
@@ -365,3 +366,5 @@ MISTAKES = MISTAKES + LEFT10  # left10's, last
 CAUSES |= LEFT10_CAUSES
 MISTAKES = MISTAKES + ZHLEARNER10  # zhlearner10's, last
 CAUSES |= ZHLEARNER10_CAUSES
+MISTAKES = MISTAKES + LEFT11  # left11's, last
+CAUSES |= LEFT11_CAUSES

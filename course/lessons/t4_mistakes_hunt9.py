@@ -81,7 +81,7 @@ HUNT9 = (
         "        k_remaining = K - k * BLOCK_K\n",
         "        k_remaining = K\n",
         MAINLOOP_CASE,
-        "masks-lack",
+        "k-tail-lanes-on",  # left11's words (t4_mistakes_left11.py): the tail's lanes seen on
         zh="K 的掩码拿 offs_k 和 K 比，而不是和剩下的 K - k * BLOCK_K 比：最后一块读过 K 尾部（hunt9）",
         en="the K masks compare offs_k with K, not with what is left, K - k * BLOCK_K: the last block reads past "
         "the K tail (hunt9)",

@@ -30,7 +30,7 @@ LEARNER9 = (
         "        a = tl.load(a_ptrs, mask=offs_m[:, None] < M, other=0.0)\n"
         "        b = tl.load(b_ptrs, mask=offs_n[None, :] < N, other=0.0)\n",
         "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
-        "masks-lack",  # hunt9's words (t4_mistakes_hunt9.py), which the merged check says
+        "k-tail-lanes-on",  # left11: the tail's lanes seen on, whatever the mask compares (was masks-lack)
         zh="A 和 B 的 load 都只遮住 M、N 的边，K 的尾部没有掩码：失败信息只说「少了掩码或 stride 用错」（learner9）",
         en="A's and B's loads mask the M and N edges alone, the K tail unmasked: the failure said only 'a mask "
         "missing or a wrong stride' (learner9)",

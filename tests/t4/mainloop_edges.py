@@ -97,21 +97,32 @@ def k_edge_words(which):
         )
     if set(which) - {"A", "B"}:
         parts = {
-            "A-k": ("A 在 K 之外的列（不只第 K 列）", "A's columns past K (not only K)", "offs_k < K - k * BLOCK_K"),
-            "B-k": ("B 在 K 之外的行（不只第 K 行）", "rows of B past K (not only row K)", "offs_k < K - k * BLOCK_K"),
+            "A-k": ("A 在 K 之外的列（不只第 K 列）", "A's columns past K (not only K)"),
+            "B-k": ("B 在 K 之外的行（不只第 K 行）", "rows of B past K (not only row K)"),
             "A-m": ("A 第 M 行及以后的行", "rows of A from row M on", "offs_m[:, None] < M"),
             "B-n": ("B 第 N 列及以后的列", "columns of B from column N on", "offs_n[None, :] < N"),
         }
         named = [parts[n] for n in which if n in parts]
-        tail = "A-k" in which or "B-k" in which
+        lack = list(dict.fromkeys(p[2] for p in named if len(p) > 2))
+        said = []
+        if lack:
+            said.append(say(zh=f"load 的掩码里少了 {'、'.join(lack)}", en=f"the loads' masks lack {', '.join(lack)}"))
+        if "A-k" in which or "B-k" in which:  # every lane of the tail read: seen, not how the mask was written
+            said.append(
+                say(
+                    zh="load 的掩码没有关掉 K 尾部的 lane：每一步要拿 offs_k 和这一步剩下的 K - k * BLOCK_K 比"
+                    "（k 数的是第几步）；掩码里没有这个条件，或者拿更大的数来比（K，或者 k 数步数时的 K - k），"
+                    "读到的都正是这些",
+                    en="the loads' masks leave the K tail's lanes on: each step compares offs_k with what is left at "
+                    "that step, K - k * BLOCK_K (k counting steps); a mask without that condition, or one against a "
+                    "larger bound (K, or K - k with k counting steps), reads exactly these",
+                )
+            )
         return say(
-            zh=f"循环在 lane 开着时读了 {'、'.join(p[0] for p in named)}，除此之外没有读 A、B 之外的地方："
-            f"load 的掩码里少了 {'、'.join(dict.fromkeys(p[2] for p in named))}"
-            + ("（K 尾部拿 offs_k 和剩下的 K - k * BLOCK_K 比，不是和 K 比）" if tail else ""),
-            en=f"the loop read {', '.join(p[1] for p in named)} with the lane on, and nothing else outside A and B: "
-            f"the loads' masks lack {', '.join(dict.fromkeys(p[2] for p in named))}"
-            + (" (the K tail compares offs_k with what is left, K - k * BLOCK_K, not with K)" if tail else ""),
-        )
+            zh=f"循环在 lane 开着时读了 {'、'.join(p[0] for p in named)}，除此之外没有读 A、B 之外的地方：",
+            en=f"the loop read {', '.join(p[1] for p in named)} with the lane on, and nothing else outside A and B: ",
+        ) + say(zh="；", en="; ").join(said)
+
     places = {
         "A": ("A 的第 K 列（A[m, K]）", "column K of A (A[m, K])"),
         "B": ("B 的第 K 行（B[K, n]）", "row K of B (B[K, n])"),
