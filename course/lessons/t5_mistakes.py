@@ -31,6 +31,7 @@ from course.lessons.t5_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
 from course.lessons.t5_mistakes_learner11 import LEARNER11, LEARNER11_CAUSES
 from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t5_mistakes_left10 import LEFT10, LEFT10_CAUSES
+from course.lessons.t5_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
@@ -290,3 +291,5 @@ MISTAKES = MISTAKES + HUNT10  # hunt10's, last
 CAUSES |= HUNT10_CAUSES
 MISTAKES = MISTAKES + LEARNER11  # learner11's, last
 CAUSES |= LEARNER11_CAUSES
+MISTAKES = MISTAKES + LEFT11  # left11's, last
+CAUSES |= LEFT11_CAUSES

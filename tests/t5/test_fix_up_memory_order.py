@@ -50,11 +50,18 @@ def ttir_problems(ttir, role):
         waits = [i for i, line in atomics if " acquire," in line or " acq_rel," in line]
         if any(" cta," in line for i, line in atomics if i in waits):
             problems.append(('等 flag 用的是 scope="cta"', 'the flag is awaited with scope="cta"'))
-        if not waits or not at["tt.load"] or waits[0] > at["tt.load"][-1]:
+        before = [i for i, _ in atomics if at["tt.load"] and i < at["tt.load"][-1]]  # before the last load
+        if not at["tt.load"]:
+            problems.append(("collect_probe 里没有 load：没有读 partial", "collect_probe has no load: no partial read"))
+        elif not before:
+            problems.append(
+                ("读最后一个 partial 之前没有原子操作读 flag", "no atomic reads a flag before the last partial is read")
+            )
+        elif not any(i in waits for i in before):
             problems.append(
                 (
-                    "读 partial 之前没有原子操作等 flag，或者等的不是 acquire 语义",
-                    "no atomic waits for a flag before a partial is read, or it waits without acquire semantics",
+                    "读最后一个 partial 之前读 flag 的原子操作都不是 acquire 语义",
+                    "the atomics that read a flag before the last partial is read are all without acquire semantics",
                 )
             )
     return problems

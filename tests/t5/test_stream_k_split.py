@@ -134,17 +134,11 @@ def test_stream_k_every_tile_once(probes):
             # some publishers' flags up, and no other: were those read by the owners that should wait on them?
             some_up = not left_up and all(f == 0 or (f == 1 and published[p]) for p, f in enumerate(now))
             shape = (num_pid_m, num_pid_n, k_blocks, sk_tiles, progs)
-            read = flags_read_by_others(probes, shape, now) if left_up or some_up else None
+            each = flags_read_by_others(probes, shape, now) if left_up or some_up else None  # {program: read}
+            read = None if each is None else True if all(each.values()) else False if not any(each.values()) else None
             said = FLAGS_LEFT_UP[read] if left_up else ("", "")
-            if some_up and read is False:
-                ups = [p for p, f in enumerate(now) if f]
-                said = (
-                    f"：程序 {ups} 发布过 partial，它们的 flag 还是 1，而且没有别的程序读过它们：没有 owner 等这些 "
-                    "partial（owner 要等从 sk_program_of(tile 的第一个 k-block) 到 pid - 1 的程序）",
-                    f": programs {ups} published partials whose flags are still 1, and no other program read any of "
-                    "them: no owner waited for these partials (an owner waits on the programs from "
-                    "sk_program_of(its tile's first k-block) to pid - 1)",
-                )
+            if some_up and each is not None:
+                said = some_flags_up_words([p for p in each if each[p]], [p for p in each if not each[p]])
             fail(
                 T5,
                 f"{case}：结束时还有 flag 没归零 {now}{said[0]}",
@@ -180,18 +174,44 @@ FLAGS_LEFT_UP = {
 
 
 def flags_read_by_others(probes, case, published):
-    """Whether programs other than the publisher read the flags of the programs `published` marks, in a
-    second count-only run with each program's memory operations recorded (course/interpreter_order.py,
-    id order): True if each one was, False if none was, None if some were, or on a GPU (no record there)."""
+    """{program: whether another program read its flag} for the programs `published` marks, in a second
+    count-only run with each program's memory operations recorded (course/interpreter_order.py, id order);
+    None on a GPU (no record there)."""
     if not INTERPRETING:
         return None
     recorded, base = recorded_count_run(probes, case)
-    read = [
-        any(base + 4 * p <= e.lo < base + 4 * (p + 1) for q, events in recorded.items() if q != p for e in events)
+    return {
+        p: any(base + 4 * p <= e.lo < base + 4 * (p + 1) for q, events in recorded.items() if q != p for e in events)
         for p, was_published in enumerate(published)
         if was_published
-    ]
-    return True if all(read) else False if not any(read) else None
+    }
+
+
+def some_flags_up_words(read, unread):
+    """(zh, en) words for some publishers' flags still at 1 (and no other flag up) at the end: those another
+    program read (read), and those none read (unread)."""
+    zh, en = "", ""
+    if read:
+        zh += (
+            f"：程序 {read} 的 flag 还是 1，别的程序读过它们，却没有一个被 owner 放回 0：owner 加完一个 partial，"
+            "要把那个程序的 flag 放回 0（sk_collect_partials）"
+        )
+        en += (
+            f": the flags of programs {read} are still 1: other programs read each of them, yet none was put back "
+            "to 0 by an owner: after adding a partial, the owner puts that program's flag back to 0 "
+            "(sk_collect_partials)"
+        )
+    if unread:
+        zh += (
+            f"{'；' if read else '：'}程序 {unread} 发布过 partial，它们的 flag 还是 1，而且没有别的程序读过它们："
+            "没有 owner 等这些 partial（owner 要等从 sk_program_of(tile 的第一个 k-block) 到 pid - 1 的程序）"
+        )
+        en += (
+            f"{'; ' if read else ': '}programs {unread} published partials whose flags are still 1, and no other "
+            "program read any of them: no owner waited for these partials (an owner waits on the programs from "
+            "sk_program_of(its tile's first k-block) to pid - 1)"
+        )
+    return zh, en
 
 
 @pytest.mark.t5_3
