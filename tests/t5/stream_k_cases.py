@@ -215,3 +215,35 @@ def slot_of_another(partials, src, p, n):
         )
         + "; program p's slot starts at partials_ptr + p * BLOCK_M * BLOCK_N, p the publishing program's pid",
     )
+
+
+def fail_if_data_parallel_redoes(probes, rows, plan, grid, k_blocks, case):
+    """Fail, naming data_parallel_tiles, where a stream-K tile of the whole kernel's trace (rows) had more than
+    one epilogue and data_parallel_tiles, run alone with first_tile = sk_tiles (the tile loop's probe, count-only),
+    does tiles below first_tile: the data-parallel pass did the stream-K tiles again.  plan: (sk_tiles, programs);
+    grid: (num_pid_m, num_pid_n); GROUP_M 4, BLOCK_K 32, as the products' config."""
+    from course.messages import fail
+
+    from .common import T5, new_trace, trace_rows
+
+    sk_tiles, programs = plan
+    again = [t for t in range(min(sk_tiles, len(rows))) if rows[t][0] > 1]
+    if not again or not programs:
+        return
+    tiles = grid[0] * grid[1]
+    trace = new_trace(2 * tiles + programs)
+    probes.tile_loop_probe[(programs,)](trace, 32 * k_blocks, sk_tiles, tiles, *grid, programs, 32, 4, False)
+    below = [t for t, row in enumerate(trace_rows(trace)[:sk_tiles]) if row[0] or row[1]]
+    if not below:
+        return
+    fail(
+        T5,
+        f"{case}：stream-K 的 tile {again} 各跑了不止一次 epilogue；把 data_parallel_tiles 单独跑一遍，"
+        f"first_tile = {sk_tiles}（stream-K tile 的个数），它也做了 first_tile 之前的 tile {below}："
+        "整块算的那一趟把 stream-K 已经做完的 tile 又做了一遍。它的循环要从 first_tile + pid 开始",
+        f"{case}: the stream-K tiles {again} each had more than one epilogue; data_parallel_tiles run alone with "
+        f"first_tile = {sk_tiles} (the number of stream-K tiles) also did tiles {below}, below first_tile: the "
+        "data-parallel pass did again the tiles stream-K had done. Its loop starts at first_tile + pid",
+        "2.2",
+        "4.3",
+    )
