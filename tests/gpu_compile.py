@@ -182,10 +182,10 @@ def check_compiles_for_hopper(step, kernel, signature, groups, where):
         # The compiler's first words and the line it names lead: a scorecard row shows the first line alone.
         complaint, _, at = said.rpartition("\n  at ")
         first, _, rest = (complaint or said).strip().partition("\n")
-        place = f", at {at}" if complaint else ""
+        place = (say(zh=f"（在 {at}）", en=f", at {at}")) if complaint else ""
         pytest.fail(
             say(
-                zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受：{first}{place}"
+                zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受，Triton 的英文原话：{first}{place}"
                 + (f"\n{rest}" if rest else "")
                 + f"\n（解释器把 kernel 当 Python 运行，不编译它）；{where}",
                 en=f"Triton refuses to compile {kernel} for a Hopper GPU (sm_90): {first}{place}"

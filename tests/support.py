@@ -80,6 +80,21 @@ def grad_refusal_missed(call):
         return say(zh=f"它的 ValueError 没有提到 grad：{e}", en=f"and its ValueError does not name grad: {e}")
 
 
+def meta_value_read(e, files):
+    """(function, file name, line) of the innermost frame in `files` (realpaths: the graded code) of exception e's
+    traceback, where e is torch refusing to read a meta tensor's values (.item(), bool(), .tolist(), ...): the
+    tests put a tensor "on another device" on the meta device, which holds no values.  None otherwise."""
+    import traceback
+
+    if not any(words in str(e) for words in ("cannot be called on meta tensors", "copy out of meta tensor")):
+        return None
+    frames = [f for f in traceback.extract_tb(e.__traceback__) if os.path.realpath(f.filename) in files]
+    if not frames:
+        return None
+    named = [f.name for f in frames if not f.name.startswith("<")] or [frames[-1].name]  # a genexpr's function
+    return named[-1], os.path.basename(frames[-1].filename), frames[-1].lineno
+
+
 def rel_err(out, ref):
     """||out - ref|| / ||ref||; inf where out holds a NaN or an inf that ref does not, since a NaN
     error would compare False with every tolerance and let the check pass."""

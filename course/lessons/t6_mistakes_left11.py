@@ -8,6 +8,7 @@ from course.lessons.t6_mistakes_own import own
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEFT11_CAUSES = {
+    "reads-values": ("读了一个张量的值，当时还没有拒绝它", "read a tensor's value before refusing it"),
     "zeroed-by-another-program": (
         "同一次启动的两个程序之间没有先后",
         "nothing orders two programs of one launch",
@@ -53,5 +54,21 @@ LEFT11 = (
         "    tl.atomic_add(row + ids, 1, mask=valid)\n",
         "test_route_in_any_program_order",
         "zeroed-without-barrier",
+    ),
+    own(
+        "left11-check-expert-reads-offsets",
+        "T6.3",
+        "check_expert_inputs checks that routing.offsets do not decrease, bool((offs[1:] >= offs[:-1]).all()), before "
+        "the device checks: the Routing on the meta device made it raise RuntimeError, told as 'grouped_matmul raised "
+        "RuntimeError (Tensor.item() cannot be called on meta tensors) ...: refuse such input in check_expert_inputs', "
+        "the function that raised it (left11)",
+        "4",
+        "    if x.dim() != 2:\n",
+        "    offs = routing.offsets\n"
+        "    if offs.numel() > 1 and not bool((offs[1:] >= offs[:-1]).all()):\n"
+        '        raise ValueError("grouped_matmul: routing.offsets must not decrease")\n'
+        "    if x.dim() != 2:\n",
+        "test_grouped_matmul_refuses_bad_input",
+        "reads-values",
     ),
 )

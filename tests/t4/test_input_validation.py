@@ -13,7 +13,7 @@ from course.warm import run_python
 
 from .common import check_product
 from launch_watch import LaunchWatch
-from support import DEVICE, INTERPRETING, OUT_RTOL, random, rel_err
+from support import DEVICE, INTERPRETING, OUT_RTOL, meta_value_read, random, rel_err
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
 
@@ -160,17 +160,35 @@ def test_input_validation(t4, monkeypatch, case):
         )
     except NotImplementedError as e:
         stub = seam.stub_message(e)
-        if stub is None or stub.startswith("T4.4"):
-            raise
-        went = say(
-            zh=f"（一直走到了还没写的 {stub.split(':')[0]}）",
-            en=f" (it went on as far as {stub.split(':')[0]}, not written yet)",
-        )
-        pytest.fail(accepted.format(went), pytrace=False)
+        caught = e  # .tolist() of the case's meta tensor, where it is one: told below
+        if stub is not None or not meta_value_read(e, {os.path.realpath(t4.__file__)}):
+            if stub is None or stub.startswith("T4.4"):
+                raise
+            went = say(
+                zh=f"（一直走到了还没写的 {stub.split(':')[0]}）",
+                en=f" (it went on as far as {stub.split(':')[0]}, not written yet)",
+            )
+            pytest.fail(accepted.format(went), pytrace=False)
     except Exception as e:  # noqa: BLE001 - which exception it is, is what this test checks
         caught = e
     else:
         pytest.fail(accepted.format(""), pytrace=False)
+    at = meta_value_read(caught, {os.path.realpath(t4.__file__)})
+    if at:  # a value read of the case's meta tensor, in the learner's own code
+        pytest.fail(
+            say(
+                zh=f"{name_zh}：{at[0]}（{at[1]} 第 {at[2]} 行）读了一个张量的值，当时还没有拒绝它：这个用例把它放在 "
+                f"meta 设备上，代表另一个设备，meta 张量没有值可读（{type(caught).__name__}: {caught}）。"
+                "检查只看设备、类型和形状，不读值：在 GPU 上每读一次值都要等 GPU 算完（一次主机同步），"
+                f"每次调用都要付；{read('T4.4', '6.3')}",
+                en=f"{name}: {at[0]} ({at[1]} line {at[2]}) read a tensor's value before refusing it: this case puts "
+                f"that tensor on the meta device, which stands for another device and holds no values "
+                f"({type(caught).__name__}: {caught}). The checks look at devices, dtypes and shapes, never at "
+                "values: on a GPU each value read waits for the GPU (a host sync), in every call; "
+                f"{read('T4.4', '6.3')}",
+            ),
+            pytrace=False,
+        )
     assert isinstance(caught, exc), say(
         zh=f"{name_zh}：应该抛出 {exc.__name__}，实际是 {type(caught).__name__}: {caught}；{read('T4.4', '6.3')}",
         en=f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {read('T4.4', '6.3')}",

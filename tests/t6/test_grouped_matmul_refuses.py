@@ -9,9 +9,9 @@ from course import seam
 from course.i18n import say
 from course.messages import fail
 
-from .common import T6, fail_if_raised, names_one_of, raised_by
+from .common import T6, fail_if_raised, graded_code, names_one_of, raised_by
 from .stray import input_to_refuse
-from support import DEVICE
+from support import DEVICE, meta_value_read
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
@@ -129,7 +129,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
         name = " or ".join(names)
         what_zh = BAD_INPUTS_ZH[what]
         before = [a.clone() if isinstance(a, torch.Tensor) and a.device.type != "meta" else None for a in args]
-        deeper = None  # an error from further in than the checks (a kernel's, say)
+        deeper = read_at = None  # an error from further in than the checks (a kernel's, say)
         try:
             with input_to_refuse():  # a launch on it should not be made: its stray accesses are stopped
                 t6.grouped_matmul(*args, **(named[0] if named else {}))
@@ -137,6 +137,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
             if seam.stub_message(e) is not None:
                 raise  # a body not written yet: the suite says so in its own words
             deeper = f"{type(e).__name__} ({str(e)[:200]})"  # torch's, say: a meta tensor copied for a launch
+            read_at = meta_value_read(e, graded_code(t6))  # .tolist() of the case's meta tensor, in the checks
         except (ValueError, TypeError) as e:
             if not names_one_of(str(e), names):
                 fail(
@@ -146,6 +147,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
                     "4",
                 )
         except Exception as e:  # noqa: BLE001 - an error from further in is what this reports
+            read_at = meta_value_read(e, graded_code(t6))  # a value read of the case's meta tensor, in the checks
             inner = e  # the interpreter wraps a kernel's error, sometimes more than once
             while inner.__cause__ is not None:
                 inner = inner.__cause__
@@ -163,6 +165,20 @@ def test_grouped_matmul_refuses_bad_input(t6):
                     else ""
                 ),
                 "4",
+            )
+        if read_at:  # the checks themselves read a value of the tensor this case put on the meta device
+            fail(
+                T6,
+                f"{what_zh}：{read_at[0]}（{read_at[1]} 第 {read_at[2]} 行）读了一个张量的值，当时还没有拒绝它"
+                f"（{deeper}）：这个用例把它放在 meta 设备上，代表另一个设备，meta 张量没有值可读。检查只看设备、类型"
+                "和形状，不读值：在 GPU 上每读一次值，每次调用就多一次主机同步（§3.4）；手工造的 Routing 的 offsets "
+                "交给给定的 check_offsets",
+                f"{what}: {read_at[0]} ({read_at[1]} line {read_at[2]}) read a tensor's value before refusing it "
+                f"({deeper}): this case puts that tensor on the meta device, which stands for another device and "
+                "holds no values. The checks look at devices, dtypes and shapes, never at values: on a GPU each value "
+                "read is a host sync in every call (§3.4); a hand-made Routing's offsets go to the given check_offsets",
+                "4",
+                "3.4",
             )
         if deeper:  # told outside the except, so that the traceback of the learner's error stays out of it
             fail(
