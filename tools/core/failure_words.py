@@ -107,6 +107,22 @@ def _chain(exc):
     return found
 
 
+def triton_lead(exc):
+    """(what raised exc, the words that lead into its own text), said before Triton's own English: Triton's
+    interpreter running a kernel (an InterpreterError in the chain) or Triton compiling one (a CompilationError);
+    where neither, the plain words for an error the learner's code raised (none in English, where the error's own
+    words say it)."""
+    kinds = {type(e).__name__ for e in _chain(exc)}
+    quote = say(zh="，Triton 的英文原话：", en=": ")
+    if "CompilationError" in kinds:
+        return say(zh="Triton 编译你的 kernel 时拒绝了它", en="Triton refused to compile your kernel"), quote
+    if "InterpreterError" in kinds:
+        return say(
+            zh="Triton 的解释器运行你的 kernel 时报错", en="Triton's interpreter raised this while running your kernel"
+        ), quote
+    return say(zh="你的代码抛出了错误", en=""), say(zh="：", en="")
+
+
 def given_code(exc, step_id, found):
     """For an error raised in code the learner did not write (the graded file's scaffold, course/,
     Triton, torch), and not by the check itself, one line of what is known, in the learner's

@@ -45,6 +45,7 @@ from tools.core.failure_words import (
     short,
     source_line,
     timed_out,
+    triton_lead,
 )
 from tools.core.pytest_run import REPORT
 
@@ -135,14 +136,16 @@ def pytest_runtest_makereport(item, call):
         ):
             # an error raised inside your code; a check's own pytest.fail (raised while handling
             # one, say) says more than the error it caught, so it keeps its message
+            lead, quote = triton_lead(call.excinfo.value)  # what raised it, said before Triton's own English
             report.graded_cause = say(
-                zh=f"你的代码抛出了错误（{found[0]} 第 {found[1]} 行）：{found[2]}",
-                en=f"{found[0]} line {found[1]}: {found[2]}",
+                zh=f"{lead}（{found[0]} 第 {found[1]} 行）{quote}{found[2]}",
+                en=f"{found[0]} line {found[1]}: " + (f"{lead}{quote}" if lead else "") + found[2],
             )
             report.graded_line = source_line(*found[:2]).split(": ", 1)[-1]
             report.graded_text = say(
-                zh=f"你的代码抛出了错误：{found[2]}\n  抛出它的是 {found[0]} 第 {found[1]} 行：{report.graded_line}",
-                en=f"{found[2]}\n  raised at {found[0]} line {found[1]}: {report.graded_line}",
+                zh=f"{lead}{quote}{found[2]}\n  出错的是 {found[0]} 第 {found[1]} 行：{report.graded_line}",
+                en=(f"{lead}{quote}" if lead else "") + f"{found[2]}\n  raised at {found[0]} line {found[1]}: "
+                f"{report.graded_line}",
             )
             # the interpreter's int first: it names the section where that is taught
             report.graded_note = interpreter_int_note(call.excinfo.value) or library_note(
