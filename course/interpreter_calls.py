@@ -24,7 +24,10 @@ failed on the CPU alone: `(k * BLOCK_K).to(tl.int64)` in T4's K loop, or `p.to(t
 slots ('int' object has no attribute 'to').  The interpreter already rewrites each jit function's source
 (its ASTTransformer makes every assigned value a tensor, with interpreter_semantic.to_tensor); this adds the
 same for a loop's variable, as the loop body's first statement.  `tl.static_range` loops keep their int, a
-constexpr on a GPU too.  The same toolchain choice installs both.
+constexpr on a GPU too.  A loop whose bounds hold an int64 tensor gets an int64 variable, as compiled code has
+it (the bounds' promoted type), where to_tensor would make it int32 (course_loop_range, which the loop's range
+call goes through): `for i in tl.range(start64, ...)` then computes `i * 2**20` past 2**31 as a GPU does.  The
+same toolchain choice installs both.
 """
 
 import ast
@@ -81,6 +84,7 @@ def loop_variables_as_tensors():
     any kernel runs: the interpreter keeps each function as it first rewrote it."""
     try:
         import triton
+        import triton.language as tl
         from triton.runtime import interpreter
     except ImportError:
         return False
@@ -92,9 +96,33 @@ def loop_variables_as_tensors():
         return True
     before = getattr(transformer, "visit_For", transformer.generic_visit)
 
+    semantic = interpreter.interpreter_semantic
+
+    def loop_range(make, *args, **kwargs):
+        """make(*args, **kwargs)'s values (range or tl.range, a Python range here), as int64 scalars where a
+        bound is an int64 tensor: a compiled loop's variable has its bounds' promoted type, where the
+        interpreter's to_tensor makes every int that fits an int32."""
+        wide = any(getattr(getattr(a, "dtype", None), "primitive_bitwidth", 0) == 64 for a in args)
+        for value in make(*args, **kwargs):
+            yield semantic.scalar_constant(value, dtype=tl.int64) if wide else value
+
+    semantic.course_loop_range = loop_range
+
     def visit_For(self, node):
         node = before(self, node)
         if _dynamic_range(node.iter) and isinstance(node.target, ast.Name):
+            node.iter = ast.copy_location(
+                ast.Call(
+                    func=ast.Attribute(
+                        value=ast.Name(id="interpreter_semantic", ctx=ast.Load()),
+                        attr="course_loop_range",
+                        ctx=ast.Load(),
+                    ),
+                    args=[node.iter.func, *node.iter.args],
+                    keywords=node.iter.keywords,
+                ),
+                node.iter,
+            )
             name = node.target.id
             to_tensor = ast.Attribute(
                 value=ast.Name(id="interpreter_semantic", ctx=ast.Load()), attr="to_tensor", ctx=ast.Load()
