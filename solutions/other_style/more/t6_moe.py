@@ -325,7 +325,7 @@ def moe_kernel(x_ptr, w_desc, out_ptr, weights_ptr, sorted_slots_ptr, counts_ptr
 # §4.4 A deterministic combine over the top-k, §4 the checks on the host (T6.3)
 # ----------------------------------------------------------------------------------------------
 @triton.jit
-def combine_topk(by_slot_ptr, out_ptr, N: tl.int64, TOP_K: tl.constexpr, BLOCK_N: tl.constexpr):  # N int64: §4.4
+def combine_topk(by_slot_ptr, out_ptr, N: tl.int64, TOP_K: tl.constexpr, BLOCK_N: tl.constexpr):  # N int64: §4.3
     """out[t, cols] = by_slot[t*TOP_K + 0, cols] + ... + by_slot[t*TOP_K + TOP_K-1, cols], summed in
     float32 in that order (program (t, column block)), stored in out's dtype; both are [rows, N]."""
     # ---- T6.3 begin (§4.4) ----
