@@ -7,6 +7,7 @@ from course.i18n import agree, cells, say
 from course.messages import read, stub_report
 from course.registry import lesson
 
+from .operand_dtypes import check_operand_dtypes
 from support import (
     INTERPRETING,
     OUT_RTOL,
@@ -42,14 +43,15 @@ def require_configs(t4):
         pytest.fail(stub_report("T4.4 AUTOTUNE_CONFIGS is empty", sections=("6.1",)), pytrace=False)
 
 
-def launch_watch(t4, monkeypatch, run_tuned=True, case=None, bias=None, activation=None, step="T4.4"):
+def launch_watch(t4, monkeypatch, run_tuned=True, case=None, bias=None, activation=None, step="T4.4", dtype=None):
     """matmul's two kernels under a LaunchWatch (tests/launch_watch.py).  With the case of the call it
     watches (and its bias, activation and step): when the kernel raises, the launch's flags are
     checked first, since HAS_BIAS or ACTIVATION at odds with the call (ACTIVATION=None for "none",
     say) take a T4.4 check into the body of T4.5, whose "not written yet" would blame a step the
     check does not need.  The launch's M, N, K are checked against the tensors it got before the
     kernel runs, and so are its strides (a kernel told M, K, N for M, N, K would write past C, one given
-    B's strides swapped would read far outside B: a crash, not a message)."""
+    B's strides swapped would read far outside B: a crash, not a message), and, given the caller's dtype,
+    the operands' dtypes."""
     kernels = {"matmul_kernel": True, "matmul_kernel_autotuned": run_tuned}
     watch = LaunchWatch(t4, monkeypatch, kernels, wrapper="matmul")
     if case is not None:  # a launch that lacks a flag fails on its own, with Triton's words for what is missing
@@ -57,11 +59,11 @@ def launch_watch(t4, monkeypatch, run_tuned=True, case=None, bias=None, activati
             check_flags(args, bias, activation, case, step) if {"HAS_BIAS", "ACTIVATION"} <= args.keys() else None
         )
     if case is not None:
-        watch.before = lambda args: check_sizes(args, case, step)
+        watch.before = lambda args: check_sizes(args, case, step, dtype)
     return watch
 
 
-def check_sizes(args, case, step):
+def check_sizes(args, case, step, dtype=None):
     """Fail where the launch's M, N or K is larger than the A (M, K), B (K, N) and C (M, N) it got: the
     kernel would read and write past them.  Smaller ones touch nothing outside, and the checks after
     the launch name what they leave (cells never written, say)."""
@@ -85,6 +87,7 @@ def check_sizes(args, case, step):
             ),
             pytrace=False,
         )
+    check_operand_dtypes(a, b, dtype, case, launch_where(step))
     sizes = (a.shape[0], b.shape[1], a.shape[1])
     if all(isinstance(v, int) for v in got.values()) and any(g > w for g, w in zip(got.values(), sizes, strict=True)):
         said = ", ".join(f"{k}={v}" for k, v in got.items())

@@ -32,7 +32,9 @@ def watched(t4, monkeypatch):
         case = f"{tuple(a.shape)} @ {tuple(b.shape)} {a.dtype}"
         bias, activation = kwargs.get("bias"), kwargs.get("activation")
         # the last call's watch, for a test that asks what ran
-        call.watch = watch = launch_watch(t4, monkeypatch, case=case, bias=bias, activation=activation, step=step)
+        call.watch = watch = launch_watch(
+            t4, monkeypatch, case=case, bias=bias, activation=activation, step=step, dtype=getattr(a, "dtype", None)
+        )
         given = {"a": a, "b": b, "bias": bias}
         before, where = copies(given), layouts(given)
         c = t4.matmul(a, b, **kwargs)

@@ -9,6 +9,8 @@ from course.i18n import say
 from course.messages import read
 
 from .common import check_product, quick, require_configs
+from .test_input_validation import Launched
+from .test_input_validation import _NoLaunch as NoLaunch
 from support import (
     BOTH_LAYOUTS,
     DTYPES,
@@ -104,3 +106,46 @@ def test_empty_dimensions(t4, watched, poisoned_allocations, M, N, K):
         zh=f"K = 0 时结果必须全是 0，实际是 {c}；{read('T4.4', '6.2')}",
         en=f"K = 0 must give zeros, got {c}; {read('T4.4', '6.2')}",
     )
+
+
+# Legal operands of unusual strides, each (id, a, b, bias): torch.matmul takes them all, and so must matmul.
+ODD_VIEWS = [
+    ("a broadcast row (stride 0)", lambda r: (r(1, 40).expand(24, 40), r(40, 16), None)),
+    ("b broadcast column (stride 0)", lambda r: (r(24, 40), r(40, 1).expand(40, 16), None)),
+    ("bias every other element (stride 2)", lambda r: (r(24, 40), r(40, 16), r(32)[::2])),
+    ("bias broadcast (stride 0)", lambda r: (r(24, 40), r(40, 16), r(1).expand(16))),
+]
+ODD_VIEWS_ZH = {
+    "a broadcast row (stride 0)": "广播出来的 a 行（stride 0）",
+    "b broadcast column (stride 0)": "广播出来的 b 列（stride 0）",
+    "bias every other element (stride 2)": "隔一个取一个的 bias（stride 2）",
+    "bias broadcast (stride 0)": "广播出来的 bias（stride 0）",
+}
+
+
+@pytest.mark.t4_4
+def test_views_of_any_strides_are_taken(t4, monkeypatch):
+    """Views whose strides are 0 or more than 1 are legal inputs: check_inputs refuses none of them.  Only
+    the launch is reached, the kernel not run (so no bias_and_activation from T4.5 is needed)."""
+    for kernel in ("matmul_kernel", "matmul_kernel_autotuned"):
+        if getattr(t4, kernel) is not None:
+            monkeypatch.setattr(t4, kernel, NoLaunch(getattr(t4, kernel)))
+    for name, make in ODD_VIEWS:
+        a, b, bias = make(lambda *shape: random(shape, torch.float16))
+        strides = f"a {a.stride()}, b {b.stride()}" + (f", bias {bias.stride()}" if bias is not None else "")
+        try:
+            t4.matmul(a, b, bias=bias, config=quick(t4))
+        except Launched:
+            continue
+        except (TypeError, ValueError) as e:
+            pytest.fail(
+                say(
+                    zh=f"{ODD_VIEWS_ZH[name]}（步长 {strides}）：这是合法的输入（torch.matmul 也接受），"
+                    f"matmul 却拒绝了它（{type(e).__name__}: {e}）；stride 是 0 或大于 1 的视图照样按它的 stride 读；"
+                    f"check_inputs 只拒绝真正不对的输入；{read('T4.4', '6.3')}",
+                    en=f"{name} (strides {strides}): a legal input (torch.matmul takes it), yet matmul refused it "
+                    f"({type(e).__name__}: {e}); a view of stride 0 or more than 1 is read through its strides like "
+                    f"any other; check_inputs refuses only what is wrong; {read('T4.4', '6.3')}",
+                ),
+                pytrace=False,
+            )

@@ -42,9 +42,12 @@ def test_each_call_launches_with_its_own_bias_and_activation(t4, monkeypatch):
     a, b, bias = random((48, 40), torch.float16), random((40, 48), torch.float16), random((48,), torch.float16)
     watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
     calls = [(None, None), (bias, None), (None, "gelu"), (bias, "gelu"), (None, None)]
-    wanted = []
+    wanted, unlaunched = [], []
     for i, (with_bias, activation) in enumerate(calls):
+        before = len(watch.launches)
         t4.matmul(a, b, bias=with_bias, activation=activation, config=quick(t4))
+        if len(watch.launches) == before:
+            unlaunched.append(i)
         want = (with_bias is not None, activation or "none")
         args = watch.launches[-1].args if len(watch.launches) == i + 1 else {}
         got = (args.get("HAS_BIAS"), args.get("ACTIVATION"))
@@ -62,6 +65,21 @@ def test_each_call_launches_with_its_own_bias_and_activation(t4, monkeypatch):
                 pytrace=False,
             )
         wanted.append(want)
+    repeats = [(i, calls.index(calls[i])) for i in unlaunched if calls.index(calls[i]) < i]
+    if repeats:  # the same tensors and flags as an earlier call, and no launch: its C came from no kernel run
+        i, j = repeats[0]
+        pytest.fail(
+            say(
+                zh=f"第 {i + 1} 次调用和第 {j + 1} 次的 a、b、bias、activation 完全相同，它却没有 launch 内核："
+                f"它返回的 C 不是这次 launch 算出来的，是早先那次调用留下来的（那之后张量的值可能已经变了）；"
+                f"每次调用都要 launch 一次，按张量此刻的值计算；{read('T4.4', '6.2')}",
+                en=f"call {i + 1}, with the same a, b, bias and activation as call {j + 1}, launched nothing: the C "
+                f"it returned was computed by no launch of its own, but kept from the earlier call (whose tensors "
+                f"may hold other values by now); launch once per call, on the values the tensors hold at that "
+                f"call; {read('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
     assert len(watch.launches) == len(calls), say(
         zh=f"{len(calls)} 次调用只 launch 了 {len(watch.launches)} 次：每次调用 launch 一次内核；{read('T4.4', '6.2')}",
         en=f"{len(calls)} calls launched {len(watch.launches)} times: one launch per call; {read('T4.4', '6.2')}",
