@@ -24,6 +24,7 @@ from course.lessons.t6_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t6_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t6_mistakes_hunt8 import HUNT8, HUNT8_CAUSES
 from course.lessons.t6_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
+from course.lessons.t6_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
@@ -405,3 +406,5 @@ MISTAKES = MISTAKES + LEARNER11B  # learner11b's (t6_mistakes_learner11b.py), la
 CAUSES |= LEARNER11B_CAUSES
 MISTAKES = MISTAKES + LEFT11  # left11's, last
 CAUSES |= LEFT11_CAUSES
+MISTAKES = MISTAKES + HUNT11  # hunt11's, last
+CAUSES |= HUNT11_CAUSES

@@ -8,7 +8,7 @@ from course.i18n import count
 from course.messages import fail
 
 from .common import ROUTE_BLOCK, SCAN_ROWS, T6
-from .stray import OURS, undefined_rows_words
+from .stray import OURS, tail_lanes_counted, undefined_rows_words
 from bounds import AddressWatch, Strays
 
 ROUTE_KERNELS = ("count_experts", "scan_counts", "scatter_slots")
@@ -36,36 +36,13 @@ def counts_in_range(ids, experts):
     return counts, counts.cumsum(0).int()
 
 
-def tail_as_expert_0(counts, want_counts, ids, experts):
-    """(zh, en) where every count but expert 0's is right and expert 0 has exactly the lanes of the last block
-    past the last slot too many (with the slots of ids out of range, or without): those lanes were counted as
-    expert 0; ("", "") otherwise."""
-    flat = ids.reshape(-1).cpu()
-    pad, bad = -flat.numel() % ROUTE_BLOCK, int(((flat < 0) | (flat >= experts)).sum())
-    extra = (counts.long() - want_counts.long()).tolist()
-    if not pad or any(extra[1:]) or extra[0] not in (pad, pad + bad):
-        return "", ""
-    more = bool(bad) and extra[0] != pad  # the ids out of range counted as expert 0 too
-    also_zh, also_en = (
-        (f"，以及专家号越界的 {bad} 个 slot", f" and the {bad} slots whose ids are out of range") if more else ("", "")
-    )
-    return (
-        f"：多出来的都在专家 0 上，正好是最后一块里最后一个 slot 之后的 {pad} 个 lane{also_zh}：它们被当成专家 0 数了"
-        "（代替它们的专家号是 0：加载的 other=0，或 tl.where 换的 0）；count_experts 只数 slot < num_slots、"
-        "专家号在范围内的 lane",
-        f": the extra ones are all expert 0's, exactly the {pad} lanes of the last block past the last slot{also_en}: "
-        "they were counted as expert 0 (a 0 in place of their id: the load's other=0, or a tl.where's); "
-        "count_experts counts the lanes at slot < num_slots with an id in range alone",
-    )
-
-
 def check_counts_and_offsets(r, ids, experts, case):
     """counts and offsets (scan_counts' outputs) against the ids: returned, the expected pair."""
     want_counts, want_offsets = counts_in_range(ids, experts)
     counts, offsets = r.counts.cpu(), r.offsets.cpu()
     if not torch.equal(counts, want_counts):
         ends = torch.equal(counts, want_offsets) and not torch.equal(want_offsets, want_counts)
-        zh, en = undefined_rows_words(counts, want_counts, tail_as_expert_0(counts, want_counts, ids, experts))
+        zh, en = undefined_rows_words(counts, want_counts, tail_lanes_counted(counts, want_counts, ids, experts))
         last = counts.shape == want_counts.shape and torch.equal(counts[:-1], want_counts[:-1]) and counts[-1] == 0
         if last and not zh:
             zh, en = (

@@ -17,7 +17,7 @@ from course.i18n import cells
 from course.messages import fail
 
 import bounds
-from .common import T6
+from .common import ROUTE_BLOCK, T6
 from bounds import Strays, caller_of, near_words, place
 
 OURS = ("t6_moe.py", "t5_persistent.py", "t4_matmul.py", "t6_probes.py")
@@ -178,3 +178,36 @@ def histogram_out_of_range(monkeypatch):
         return histogram(data, bins, mask, *rest, **named)
 
     monkeypatch.setattr(builder, "create_histogram", watched)
+
+
+def tail_lanes_counted(counts, want_counts, ids, experts):
+    """(zh, en) where every count but one expert's is right and that expert has exactly the lanes of the last block
+    past the last slot too many (with the slots of ids out of range, or without): those lanes were counted as its
+    (expert 0's: the load's other=0); ("", "") otherwise."""
+    flat = ids.reshape(-1).cpu()
+    pad, bad = -flat.numel() % ROUTE_BLOCK, int(((flat < 0) | (flat >= experts)).sum())
+    extra = (counts.long() - want_counts.long()).tolist()
+    off = [e for e, n in enumerate(extra) if n]
+    if not pad or len(off) != 1 or extra[off[0]] not in (pad, pad + bad):
+        return "", ""
+    e, more = off[0], bool(bad) and extra[off[0]] != pad  # more: the ids out of range counted there too
+    also_zh, also_en = (
+        (f"，以及专家号越界的 {bad} 个 slot", f" and the {bad} slots whose ids are out of range") if more else ("", "")
+    )
+    counted_zh, counted_en = (
+        (
+            "它们被当成专家 0 数了（代替它们的专家号是 0：加载的 other=0，或 tl.where 换的 0）",
+            "they were counted as expert 0 (a 0 in place of their id: the load's other=0, or a tl.where's)",
+        )
+        if e == 0
+        else (
+            f"它们全被算给了专家 {e}（代替它们专家号的是 {e}：比如 tl.where 换上的值）",
+            f"they were all counted for expert {e} (with {e} in place of their id: a tl.where's, say)",
+        )
+    )
+    return (
+        f"：多出来的都在专家 {e} 上，正好是最后一块里最后一个 slot 之后的 {pad} 个 lane{also_zh}：{counted_zh}；"
+        "count_experts 只数 slot < num_slots、专家号在范围内的 lane",
+        f": the extra ones are all expert {e}'s, exactly the {pad} lanes of the last block past the last slot"
+        f"{also_en}: {counted_en}; count_experts counts the lanes at slot < num_slots with an id in range alone",
+    )

@@ -1,13 +1,15 @@
 """T6.4 (advanced): moe_mlp called as a model calls it: on an x that is a view, and again on the same topk_ids
-tensor with its ids changed in place (after test_moe_mlp.py, whose checks of the two launches name more)."""
+tensor with its ids changed in place, and with top_k = 1 (after test_moe_mlp.py, whose checks of the two
+launches name more)."""
 
 import pytest
+import torch
 
 from course.messages import fail
 
 from .common import T6, make_ids, same_memory, watch_grouped
 from .layer import layer_inputs, layer_output, layer_want
-from support import rel_err
+from support import DEVICE, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
@@ -78,5 +80,73 @@ def test_moe_mlp_reads_x_as_given_and_routes_each_call(t6, monkeypatch):
             + ("：两次返回的是同一块内存，每次调用要返回新的张量" if shared else ""),
             "moe_mlp: the second call changed the result the first returned (which the caller still holds)"
             + (": both calls returned the same memory; each call returns a new tensor" if shared else ""),
+            "5.2",
+        )
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_with_one_expert_per_token(t6, monkeypatch):
+    """top_k = 1 (a Switch layer): one slot per token, so the combine sums a single row, yet the down launch
+    still writes by slot, and combine_topk puts the rows in token order (not torch, after the launches)."""
+    tokens, top_k, experts, K, F = 9, 1, 3, 32, 16
+    ids = torch.tensor([[2], [0], [1], [2], [0], [0], [1], [2], [0]], device=DEVICE)
+    x, w_gate_up, w_down, weights = layer_inputs(tokens, top_k, experts, K, F)
+    watch = watch_grouped(t6, monkeypatch)
+    y = layer_output(t6, x, w_gate_up, w_down, ids, weights)
+    monkeypatch.undo()
+    want = layer_want(x, w_gate_up, w_down, ids, weights)
+    err = rel_err(y, want) if y.shape == want.shape else float("inf")
+    if err > 4e-3:
+        order = torch.sort(ids.reshape(-1).cpu(), stable=True).indices  # token of each sorted row
+        sorted_rows = y.shape == want.shape and rel_err(y, want[order.to(want.device)]) <= 4e-3
+        fail(
+            T6,
+            f"moe_mlp，top_k = 1，{tokens} 个 token、{experts} 个专家：和 float64 的结果差 {err:.2e}（相对）"
+            + (
+                "：它的第 i 行是排序后第 i 行那个 token 的结果，行是按路由排好的顺序返回的，不是 token 的顺序："
+                "top_k = 1 时 down 那次也要按 slot 写出、合并（combine=True）"
+                if sorted_rows
+                else ""
+            ),
+            f"moe_mlp, top_k = 1, {tokens} tokens, {experts} experts: off from float64 by {err:.2e} (relative)"
+            + (
+                ": its row i is the output of the token of sorted row i, so the rows came back in the routing's "
+                "sorted order, not in token order: with top_k = 1 too, the down launch writes by slot and combines "
+                "(combine=True)"
+                if sorted_rows
+                else ""
+            ),
+            "5.2",
+        )
+    by_slot = [bool(launch.args.get("BY_SLOT")) for launch in watch.of("moe_kernel")]
+    if by_slot[-1:] != [True] or not watch.of("combine_topk"):
+        fail(
+            T6,
+            f"moe_mlp，top_k = 1：结果是对的，可 down 那次启动是按排好的顺序写出的（BY_SLOT={by_slot[-1:]}），"
+            f"combine_topk 启动了 {len(watch.of('combine_topk'))} 次：行的顺序是在两次启动之外（torch 里）排回来的；"
+            "top_k = 1 时 down 那次照样按 slot 写出、由 combine_topk 合并（combine=True）",
+            f"moe_mlp, top_k = 1: right values, yet the down launch wrote in sorted order (BY_SLOT={by_slot[-1:]}) "
+            f"and combine_topk was launched {len(watch.of('combine_topk'))} times: the rows were put back in token "
+            "order outside the launches (in torch); with top_k = 1 too, the down launch writes by slot and "
+            "combine_topk combines (combine=True)",
+            "5.2",
+        )
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_of_no_tokens(t6):
+    """A batch of 0 tokens (an empty micro-batch): the layer's output is [0, K'] like any other, in x's dtype."""
+    x, w_gate_up, w_down, weights = layer_inputs(0, 2, 4, 32, 16)
+    ids = torch.zeros((0, 2), dtype=torch.int64, device=DEVICE)
+    y = layer_output(t6, x, w_gate_up, w_down, ids, weights)
+    want = (0, w_down.shape[1])
+    if not isinstance(y, torch.Tensor) or tuple(y.shape) != want or y.dtype != x.dtype or y.device != x.device:
+        got = f"{tuple(y.shape)} {y.dtype} {y.device}" if isinstance(y, torch.Tensor) else type(y).__name__
+        fail(
+            T6,
+            f"moe_mlp，0 个 token：应当返回 {want}、{x.dtype}、在 {x.device} 上的张量（和别的批次一样），"
+            f"得到的是 {got}",
+            f"moe_mlp, 0 tokens: expected a {want} tensor of {x.dtype} on {x.device} (as for any other batch), "
+            f"got {got}",
             "5.2",
         )
