@@ -24,6 +24,7 @@ from course.lessons.t5_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t5_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t5_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
 from course.lessons.t5_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
+from course.lessons.t5_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
@@ -293,3 +294,5 @@ MISTAKES = MISTAKES + LEARNER11  # learner11's, last
 CAUSES |= LEARNER11_CAUSES
 MISTAKES = MISTAKES + LEFT11  # left11's, last
 CAUSES |= LEFT11_CAUSES
+MISTAKES = MISTAKES + HUNT11  # hunt11's, last
+CAUSES |= HUNT11_CAUSES

@@ -80,6 +80,17 @@ def counts_elements(t5):
         return False
 
 
+def counts_two_bytes(t5):
+    """Whether tma_problem counts 2 bytes per element whatever the dtype (stride(0) * 2): it refuses fp32 rows of 4
+    elements (16 bytes, legal) and takes fp32 rows of 8 and fp16 rows of 8 (32 and 16 bytes), as neither a rule in
+    elements nor one of more bytes does."""
+    rows = [torch.zeros(2, 8, dtype=dt, device=DEVICE) for dt in (torch.float32, torch.float16)]
+    try:
+        return bool(t5.tma_problem(rows[0][:, :4].contiguous(), "x")) and not any(t5.tma_problem(t, "x") for t in rows)
+    except Exception:  # noqa: BLE001 - a tma_problem that raises here is judged by the checks themselves
+        return False
+
+
 @pytest.mark.t5_2
 def test_tma_problem_accepts_legal_tensors(t5):
     for what, t in [
@@ -122,6 +133,15 @@ def test_tma_problem_accepts_legal_tensors(t5):
                     f"{said[1]}: it measures the row stride in elements: rule 2 counts bytes, stride(0) * "
                     f"element_size() = {t.stride(0) * t.element_size()}; it refuses fp32 rows of 4 and 8 elements "
                     "(16 and 32 bytes), yet takes fp16 rows of 16 (32 bytes)",
+                )
+            elif t.element_size() != 2 and counts_two_bytes(t5):
+                said = (
+                    f"{said[0]}：它不管 dtype，每个元素都按 2 个字节算：它拒绝每行 4 个元素的 fp32（16 字节），却接受"
+                    f"每行 8 个元素的 fp32 和 fp16（32 和 16 字节）；规矩 2 的字节数是 stride(0) * element_size() = "
+                    f"{t.stride(0) * t.element_size()}",
+                    f"{said[1]}: it counts 2 bytes per element whatever the dtype: it refuses fp32 rows of 4 elements "
+                    "(16 bytes), yet takes fp32 and fp16 rows of 8 (32 and 16 bytes); rule 2's bytes are stride(0) * "
+                    f"element_size() = {t.stride(0) * t.element_size()}",
                 )
             fail(
                 T5,
