@@ -93,6 +93,7 @@ HUNT11 = (
         "    if config is None and INTERPRETING:\n",
         "    if INTERPRETING:\n",
         "test_wrapper_launches_the_kernel",
+        "config-not-launched",
         zh="解释器下总用 INTERPRET_CONFIG，调用者给的 config 被丢掉（hunt11）",
         en="under the interpreter INTERPRET_CONFIG always, the caller's config dropped (hunt11)",
     ),
