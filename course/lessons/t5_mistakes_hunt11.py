@@ -10,6 +10,7 @@ from course.lessons.t5_mistakes_own import own
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 HUNT11_CAUSES = {
+    "int64-coordinate": ("坐标是 int64", "coordinate is an int64"),
     "two-bytes-each": ("每个元素都按 2 个字节算", "it counts 2 bytes per element whatever the dtype"),
 }
 
@@ -93,5 +94,16 @@ HUNT11 = (
         "    while it_end > run_begin:\n",
         "    if it_end > run_begin:\n",
         "test_stream_k_every_tile_once",
+    ),
+    own(
+        "hunt11-k-offset-int64",
+        "T5.2",
+        "k_block_loop computes a box's k offset in int64 (kb.to(tl.int64) * BLOCK_K): descriptor coordinates are "
+        "32-bit; the interpreter's own assertion said so at the load, raw, in English alone (hunt11)",
+        "3.1",
+        "        off_k = kb * BLOCK_K\n",
+        "        off_k = kb.to(tl.int64) * BLOCK_K\n",
+        "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
+        "int64-coordinate",
     ),
 )

@@ -10,6 +10,7 @@ from course.lessons.t6_mistakes_own import own
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 HUNT11_CAUSES = {
+    "int64-coordinate": ("坐标是 int64", "coordinate is an int64"),
     "tail-into-one-expert": ("它们全被算给了专家", "they were all counted for expert"),
     "operands-to-fp16": ("操作数在 tl.dot 之前被转成了 float16", "the operands were cast to float16 before tl.dot"),
     "top1-sorted-order": ("行是按路由排好的顺序返回的", "the rows came back in the routing's sorted order"),
@@ -119,5 +120,16 @@ HUNT11 = (
         ROUTE,
         "    if x.shape[0] == 0:\n        return torch.zeros((0, w_down.shape[1]), device=x.device)\n" + ROUTE,
         "test_moe_mlp_of_no_tokens",
+    ),
+    own(
+        "hunt11-w-row-int64",
+        "T6.3",
+        "gathered_product loads w's box at an int64 row (w_row.to(tl.int64)): descriptor coordinates are 32-bit; "
+        "the interpreter's own assertion said so at the load, raw, in English alone (hunt11)",
+        "4.2",
+        "        b = w_desc.load([w_row, k0])",
+        "        b = w_desc.load([w_row.to(tl.int64), k0])",
+        "test_gathered_product_alone[gathered]",
+        "int64-coordinate",
     ),
 )

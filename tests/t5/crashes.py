@@ -53,6 +53,8 @@ def tma_rule_broken(t):
 # The interpreter's words for a descriptor load or store whose column offset is not a multiple of
 # 16 bytes; a column offset that is a whole number of k-blocks, kb * BLOCK_K elements, never trips it.
 OFFSET_NOT_16 = "block offset start must be 16-byte aligned"
+# Triton's words for a descriptor load or store given an int64 coordinate (its coordinates are 32-bit).
+INT64_COORDINATE = "Expected a 32-bit integer"
 
 
 @contextmanager
@@ -83,6 +85,16 @@ def offsets_in_elements(case, store_subtile=None):
                     else ""
                 ),
                 "5" if store_subtile == 2 else "3.3",
+            )
+        if INT64_COORDINATE in repr(e) + repr(e.__cause__):
+            fail(
+                T5,
+                f"{case}：解释器拒绝了一次描述符读写：它的坐标是 int64（{INT64_COORDINATE}）。描述符的坐标是 32 位的："
+                "坐标里别有 int64 的值（.to(tl.int64)，或从 int64 的值算出来的偏移）",
+                f"{case}: the interpreter refused a descriptor access whose coordinate is an int64 "
+                f"({INT64_COORDINATE}). A descriptor's coordinates are 32-bit: keep int64 values (a .to(tl.int64), or "
+                "an offset computed from an int64 value) out of them",
+                "3.1",
             )
         if OFFSET_NOT_16 not in repr(e) + repr(e.__cause__):
             raise

@@ -248,7 +248,17 @@ def box_coordinates_named(monkeypatch):
         monkeypatch.setattr(handle, "materialize_pointers", watched)
     try:
         yield
-    except Exception:
+    except Exception as e:
+        if "Expected a 32-bit integer" in repr(e) + repr(e.__cause__):  # Triton's words for an int64 coordinate
+            fail(
+                T6,
+                "gathered_product 读 w 的 TMA box 时，解释器拒绝了它的坐标：坐标是 int64（Expected a 32-bit integer）。"
+                "描述符的坐标是 32 位的：坐标里别有 int64 的值（.to(tl.int64)，或从 int64 的值算出来的行号、偏移）",
+                "gathered_product's load of w's TMA box was refused by the interpreter: a coordinate is an int64 "
+                "(Expected a 32-bit integer).  A descriptor's coordinates are 32-bit: keep int64 values (a "
+                ".to(tl.int64), or a row or offset computed from an int64 value) out of them",
+                "4.2",
+            )
         if len(ks) >= 2 and ks == list(range(len(ks))):
             fail(
                 T6,
