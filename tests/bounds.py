@@ -3,7 +3,8 @@ tests that use it say what it found).
 
     AddressWatch(module, monkeypatch, kernels)   on the interpreter: each load, store and atomic of
                                                  those kernels outside their own tensors, counted
-                                                 and masked off (and, with seen=, every address)
+                                                 and masked off (and, with seen=, every address;
+                                                 with read_only=, each write into a kernel's input)
     padded_integers(monkeypatch)                 new integer tensors live inside zeroed buffers
     watch_launches(module, names, monkeypatch, strays, report)
                                                  each launch of those kernels under a watch that
@@ -49,10 +50,15 @@ class AddressWatch:
     outside: {kernel: {"read": lanes, "write": lanes}} of those that did not (their mask cleared).
     seen(what, addresses, inside), where given, is called with each access in the order the
     interpreter makes it: "read" or "write", the byte addresses of its active lanes (a numpy array),
-    and which of them fall inside the tensors (the others are not made)."""
+    and which of them fall inside the tensors (the others are not made).
+    read_only: {kernel: parameter names} of the tensors that kernel only reads (its inputs, as its lesson
+    says): a store or atomic lane inside one of them, and inside no other tensor of the launch (an output
+    that shares its memory), is not made either; into(name, lanes) is called with the first such tensor's
+    parameter name and how many lanes of that access went into it."""
 
-    def __init__(self, module, monkeypatch, kernels, seen=None):
+    def __init__(self, module, monkeypatch, kernels, seen=None, read_only=None, into=None):
         self.outside, self._spans, self._running, self._seen = {}, None, None, seen
+        self._read_only, self._into, self._inputs, self._writable = read_only or {}, into, [], []
         self._named, self.all_lanes_on = [], False  # the launch's tensors by parameter name; the last access's mask
         self._scratch = np.zeros(8, dtype=np.int64)  # where a stray atomic_cas lane goes instead
         try:
@@ -113,7 +119,27 @@ class AddressWatch:
         if stray:
             counts = self.outside.setdefault(self._running, {"read": 0, "write": 0})
             counts[what] += stray
+        if what == "write" and self._inputs:
+            ok = ok & ~self._into_inputs(addresses, lanes & ok, size)
         return ok | ~lanes
+
+    def _into_inputs(self, addresses, lanes, size):
+        """Which of the active lanes write into a tensor the running kernel only reads (and into no other
+        tensor of the launch); into() told of the first such tensor."""
+
+        def inside(first, end):
+            return (addresses >= first) & (addresses + size <= end)
+
+        writable = np.zeros(addresses.shape, dtype=bool)
+        for first, end in self._writable:
+            writable |= inside(first, end)
+        hit = np.zeros(addresses.shape, dtype=bool)
+        for name, (first, end) in self._inputs:
+            here = lanes & ~writable & inside(first, end)
+            if here.any() and not hit.any() and self._into is not None:
+                self._into(name, int(here.sum()))
+            hit |= here
+        return hit
 
     def nearest(self, address):
         """(the parameter name of the running launch's tensor nearest to byte `address`, the element index
@@ -170,10 +196,14 @@ class _Launch:
                 for span in [_span(t)]
                 if span
             ]
+            only = self.watch._read_only.get(self.name, ())
+            self.watch._inputs = [(n, span) for n, span, _ in self.watch._named if n in only]
+            self.watch._writable = [span for n, span, _ in self.watch._named if n not in only]
             try:
                 return self.kernel[grid](*args, **kwargs)
             finally:
                 self.watch._spans = self.watch._running = None
+                self.watch._inputs, self.watch._writable = [], []
 
         return launch
 
@@ -193,12 +223,24 @@ class Strays:
 
     def clear(self):
         self.counts, self.first, self.near = {"read": 0, "write": 0}, {}, {}
+        self.input = None  # (parameter name, lanes, frames) of the first write into a tensor only read
+
+    def into(self, name, lanes):
+        """AddressWatch's into: a write of `lanes` lanes into the input `name` (not made); the first kept."""
+        if self.input is None:
+            self.input = (name, lanes, [f for f in traceback.extract_stack() if f.filename.endswith(self.ours)])
+
+    def input_by_learner(self):
+        """(name, lanes, frames) of the first write into an input, where a line of the lesson's code made it."""
+        frames = self.input and self.input[2]
+        return self.input if frames and not frames[-1].filename.endswith(self.probes) else None
 
     def by_learner(self):
         """Whether a stray access was made by a line of the lesson's code.  One a probe's own line
         made (a store at an index the learner's function returned, say) was not made either, and is
         left to the test's own checks, which see the values that led to it."""
-        return any(frames and not frames[-1].filename.endswith(self.probes) for frames in self.first.values())
+        firsts = [*self.first.values(), *([self.input[2]] if self.input else [])]
+        return any(frames and not frames[-1].filename.endswith(self.probes) for frames in firsts)
 
     def seen(self, what, addresses, inside):
         stray = int((~inside).sum())
@@ -275,11 +317,12 @@ class _Checked:
         return getattr(self.kernel, name)
 
 
-def watch_launches(module, names, monkeypatch, strays, report):
+def watch_launches(module, names, monkeypatch, strays, report, read_only=None):
     """Every launch of module's kernels `names` under an AddressWatch whose stray accesses `strays`
-    records; report(name) after a launch where a line of ours made one.  Where the interpreter's
-    builder cannot be watched, nothing."""
-    watch = AddressWatch(module, monkeypatch, names, seen=strays.seen)
+    records, and its writes into the tensors read_only ({kernel: parameter names}) names; report(name)
+    after a launch where a line of ours made one.  Where the interpreter's builder cannot be watched,
+    nothing."""
+    watch = AddressWatch(module, monkeypatch, names, seen=strays.seen, read_only=read_only, into=strays.into)
     strays.watch = watch
     if not watch.active:
         return

@@ -30,6 +30,7 @@ from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
 from course.lessons.t6_mistakes_learner11b import LEARNER11B, LEARNER11B_CAUSES
 from course.lessons.t6_mistakes_left11 import LEFT11, LEFT11_CAUSES
+from course.lessons.t6_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -408,3 +409,5 @@ MISTAKES = MISTAKES + LEFT11  # left11's, last
 CAUSES |= LEFT11_CAUSES
 MISTAKES = MISTAKES + HUNT11  # hunt11's, last
 CAUSES |= HUNT11_CAUSES
+MISTAKES = MISTAKES + LEFT11B  # left11b's, last
+CAUSES |= LEFT11B_CAUSES

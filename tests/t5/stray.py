@@ -17,6 +17,8 @@ from .crashes import T5_FILES
 from bounds import Strays, caller_of, place
 
 OURS = ("t5_persistent.py", "t4_matmul.py", "t5_probes.py")
+# The tensors t5_kernel only reads, as §2.3 says: its operands and the bias (it writes c, partials, flags, trace).
+READ_ONLY = {"t5_kernel": ("a_desc", "b_desc", "bias_ptr")}
 SECTION_OF = {  # the functions a learner writes in T5's kernels, and the section each is in
     "data_parallel_tiles": "2.2",
     "k_block_loop": "3.1",
@@ -58,6 +60,9 @@ def t5_caller(exc):
 def fail_stray(name, strays):
     """Fail for the launch of `name` whose accesses outside its tensors `strays` counted."""
     what, n, frames = strays.worst()
+    written = strays.input_by_learner()  # a write into a tensor it only reads: told first
+    if written:
+        tensor, n, frames = written
     where_zh = where_en = ""
     caller = None
     if frames:
@@ -86,6 +91,16 @@ def fail_stray(name, strays):
             f". That line is in {frames[-1].name}, step {other[0].id}'s code ({other[0].id}: {other[1]}), called "
             f"by {caller.name}: the cause may be what the line there passes to it, or {other[0].id}'s code",
         )
+    if written:
+        fail(
+            T5,
+            f"{name} 往 {tensor} 里写了 {n} 个格子：{tensor} 是它的输入，它只该读，不该写{where_zh}。这里拦下了，"
+            f"没有真的做；在 GPU 上这会改掉调用者的输入，之后读它的代码都会看到错的值{elsewhere[0]}",
+            f"{name} wrote {cells(n)} into {tensor}, an input it should only read{where_en}. They were stopped here, "
+            f"not made; on a GPU the caller's input is overwritten, and whatever reads it later sees wrong values"
+            f"{elsewhere[1]}",
+            section,
+        )
     fail(
         T5,
         f"{name} {verb[0]}了 {n} 个格子，都在这次启动拿到的所有张量之外{where_zh}。这里拦下了这些访问，没有真的做；"
@@ -100,4 +115,4 @@ def fail_stray(name, strays):
 def watch_launches(module, names, monkeypatch):
     """Every launch of module's kernels `names` watched (AddressWatch), failing on a stray access."""
     strays = Strays(OURS, "t5_probes.py")
-    bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays))
+    bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays), READ_ONLY)

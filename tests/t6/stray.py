@@ -22,6 +22,14 @@ from bounds import Strays, caller_of, near_words, place
 
 OURS = ("t6_moe.py", "t5_persistent.py", "t4_matmul.py", "t6_probes.py")
 KERNELS = ("count_experts", "scan_counts", "scatter_slots", "moe_kernel", "combine_topk")
+# The tensors each kernel only reads, as §2.1, §3 and §4.4 say: its inputs (the others it writes).
+READ_ONLY = {
+    "count_experts": ("ids_ptr",),
+    "scan_counts": ("block_counts_ptr",),
+    "scatter_slots": ("ids_ptr", "block_base_ptr", "counts_ptr", "offsets_ptr"),
+    "moe_kernel": ("x_ptr", "w_desc", "weights_ptr", "sorted_slots_ptr", "counts_ptr", "offsets_ptr"),
+    "combine_topk": ("by_slot_ptr",),
+}
 SECTION_OF = {  # the functions a learner writes in T6's kernels, and the section each is in
     "count_experts": "2.1",
     "scan_counts": "2.1",
@@ -44,9 +52,13 @@ def step_of(function):
 
 
 def fail_stray(name, strays):
-    """Fail for the launch of `name` whose accesses outside its tensors `strays` counted: at which
-    line, in which function of which step (short: every test that launches it may say it)."""
+    """Fail for the launch of `name` whose accesses outside its tensors `strays` counted, or whose write
+    into a tensor it only reads: at which line, in which function of which step (short: every test that
+    launches it may say it)."""
     what, n, frames = strays.worst()
+    written = strays.input_by_learner()
+    if written:
+        tensor, n, frames = written
     where_zh = where_en = ""
     if frames:
         where_zh, where_en = f"，第一个在 {place(frames[-1])}", f", first at {place(frames[-1])}"
@@ -62,6 +74,15 @@ def fail_stray(name, strays):
             break
     step = step_of(owner) if owner else None
     mine_zh, mine_en = (f"，在 {step} 的 {owner} 里", f", in {owner} ({step})") if step else ("", "")
+    if written:
+        fail(
+            T6,
+            f"{name} 往 {tensor} 里写了 {n} 个单元：{tensor} 是它的输入，它只该读，不该写{mine_zh}{where_zh}"
+            "（这里拦下了，没有真的做；在 GPU 上这会改掉输入，后面读它的代码和测试都会看到错的值）",
+            f"{name} wrote {cells(n)} into {tensor}, an input it should only read{mine_en}{where_en} (stopped "
+            "here, not made; on a GPU the input is overwritten, and what reads it later sees wrong values)",
+            section,
+        )
     verb = ("写", "wrote") if what == "write" else ("读", "read")
     near_zh, near_en = near_words(strays.near.get(what))
     fail(
@@ -101,7 +122,7 @@ def watch_launches(module, names, monkeypatch):
     """Every launch of module's kernels `names` (those it has) watched, failing on a stray access."""
     strays = Strays(OURS, "t6_probes.py")
     names = tuple(n for n in names if hasattr(module, n))
-    bounds.watch_launches(module, names, monkeypatch, strays, lambda name: report(name, strays))
+    bounds.watch_launches(module, names, monkeypatch, strays, lambda name: report(name, strays), READ_ONLY)
 
 
 UNDEFINED_INT = 3  # what the lanes a masked integer load leaves out, given no `other`, read as (a count of 3)
