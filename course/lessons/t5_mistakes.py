@@ -33,6 +33,7 @@ from course.lessons.t5_mistakes_learner11 import LEARNER11, LEARNER11_CAUSES
 from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t5_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t5_mistakes_left11 import LEFT11, LEFT11_CAUSES
+from course.lessons.t5_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
@@ -296,3 +297,5 @@ MISTAKES = MISTAKES + LEFT11  # left11's, last
 CAUSES |= LEFT11_CAUSES
 MISTAKES = MISTAKES + HUNT11  # hunt11's, last
 CAUSES |= HUNT11_CAUSES
+MISTAKES = MISTAKES + LEFT11B  # left11b's, last
+CAUSES |= LEFT11B_CAUSES

@@ -25,9 +25,11 @@ def _cells(t, lo, hi):
     return divmod(first, t.stride(0)), divmod(last, t.stride(0))
 
 
-def check_reads_and_stores(events, a, c, block, k_blocks, group_m, progs, case):
+def check_reads_and_stores(events, a, c, block, k_blocks, group_m, progs, case, redone=None):
     """Each program read only A's k-blocks of its own run, and C's tiles were stored by their owners
-    alone.  All tiles are stream-K's (mode "sk"); block: (BLOCK_M, BLOCK_N, BLOCK_K)."""
+    alone.  All tiles are stream-K's (mode "sk"); block: (BLOCK_M, BLOCK_N, BLOCK_K).  redone(), where
+    given, is asked where a program read outside its run: the stream-K tiles the data-parallel pass
+    did too (stream_k_cases.data_parallel_below), named as the cause where there are some."""
     bm, bn, bk = block
     num_pid_m, num_pid_n = -(-c.shape[0] // bm), -(-c.shape[1] // bn)
     tiles = num_pid_m * num_pid_n
@@ -42,6 +44,20 @@ def check_reads_and_stores(events, a, c, block, k_blocks, group_m, progs, case):
             if where is not None:
                 read |= set(range(where[0][1] // bk, where[1][1] // bk + 1))
         extra = sorted(read - own)
+        again = redone() if extra and redone is not None else []
+        if again:
+            fail(
+                T5,
+                f"{case}：程序 {p} 读了 A 的第 {extra} 个 k-block，在它的段（全局 k-block [{begin}, {end})）之外；"
+                f"把 data_parallel_tiles 单独跑一遍，first_tile 设为 stream-K tile 的个数，它做了 tile {again}："
+                "整块算的那一趟把 stream-K 已经做完的 tile 又做了一遍。它的循环要从 first_tile + pid 开始",
+                f"{case}: program {p} read A's k-blocks {extra}, outside its run (global k-blocks [{begin}, {end})); "
+                f"data_parallel_tiles run alone, with first_tile the number of stream-K tiles, did tiles "
+                f"{again}: the data-parallel pass did again the tiles stream-K had done. Its loop starts at "
+                "first_tile + pid",
+                "2.2",
+                "4.3",
+            )
         if extra:
             fail(
                 T5,

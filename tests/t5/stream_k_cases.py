@@ -217,6 +217,17 @@ def slot_of_another(partials, src, p, n):
     )
 
 
+def data_parallel_below(probes, sk_tiles, grid, k_blocks, programs):
+    """The tiles below first_tile = sk_tiles that data_parallel_tiles, run alone (the tile loop's probe, count-only,
+    GROUP_M 4, BLOCK_K 32), finished: none where its loop starts at first_tile."""
+    from .common import new_trace, trace_rows
+
+    tiles = grid[0] * grid[1]
+    trace = new_trace(2 * tiles + programs)
+    probes.tile_loop_probe[(programs,)](trace, 32 * k_blocks, sk_tiles, tiles, *grid, programs, 32, 4, False)
+    return [t for t, row in enumerate(trace_rows(trace)[:sk_tiles]) if row[0] or row[1]]
+
+
 def fail_if_data_parallel_redoes(probes, rows, plan, grid, k_blocks, case):
     """Fail, naming data_parallel_tiles, where a stream-K tile of the whole kernel's trace (rows) had more than
     one epilogue and data_parallel_tiles, run alone with first_tile = sk_tiles (the tile loop's probe, count-only),
@@ -224,16 +235,13 @@ def fail_if_data_parallel_redoes(probes, rows, plan, grid, k_blocks, case):
     grid: (num_pid_m, num_pid_n); GROUP_M 4, BLOCK_K 32, as the products' config."""
     from course.messages import fail
 
-    from .common import T5, new_trace, trace_rows
+    from .common import T5
 
     sk_tiles, programs = plan
     again = [t for t in range(min(sk_tiles, len(rows))) if rows[t][0] > 1]
     if not again or not programs:
         return
-    tiles = grid[0] * grid[1]
-    trace = new_trace(2 * tiles + programs)
-    probes.tile_loop_probe[(programs,)](trace, 32 * k_blocks, sk_tiles, tiles, *grid, programs, 32, 4, False)
-    below = [t for t, row in enumerate(trace_rows(trace)[:sk_tiles]) if row[0] or row[1]]
+    below = data_parallel_below(probes, sk_tiles, grid, k_blocks, programs)
     if not below:
         return
     fail(

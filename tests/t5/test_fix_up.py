@@ -14,7 +14,17 @@ from course.messages import fail
 from .common import T5, TRACE_INTS, cfg, check_product, new_trace
 from .memory_order import record_problems
 from .run_reads import check_reads_and_stores
-from .stream_k_cases import FIX_BM, FIX_BN, SK_CASES, pair_case, recorded_count_run, sk_case, sk_owner, sk_runs
+from .stream_k_cases import (
+    FIX_BM,
+    FIX_BN,
+    SK_CASES,
+    data_parallel_below,
+    pair_case,
+    recorded_count_run,
+    sk_case,
+    sk_owner,
+    sk_runs,
+)
 from support import DEVICE, INTERPRETING, random
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -164,7 +174,7 @@ def nan_with_every_partial_written(probes, n, args, case):
 @pytest.mark.skipif(not INTERPRETING, reason="CPU only: the order of the interpreter's programs")
 @pytest.mark.parametrize("order", ORDERS)
 @pytest.mark.parametrize("M, N, K, progs", [(32, 32, 320, 5), (64, 64, 160, 6)])
-def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
+def test_stream_k_in_any_program_order(t5, probes, order, M, N, K, progs):
     """The whole kernel, all stream-K, in float32, with the workspace filled with NaN: run in id
     order, then reversed or shuffled (course/interpreter_order.py); the same bits every time."""
     from course.interpreter_order import orders
@@ -225,7 +235,9 @@ def test_stream_k_in_any_program_order(t5, order, M, N, K, progs):
     check_pair(
         again, t5.workspace(a.device, progs, 32, 32)[1], first, case, ("按程序号顺序运行时", "the run in id order")
     )
-    check_reads_and_stores(runs[0].events, a, again, (32, 32, 32), K // 32, 4, progs, case)
+    grid = (M // 32, N // 32)  # every tile stream-K's: first_tile, the data-parallel pass's first, is their count
+    redone = lambda: data_parallel_below(probes, grid[0] * grid[1], grid, K // 32, progs)  # noqa: E731
+    check_reads_and_stores(runs[0].events, a, again, (32, 32, 32), K // 32, 4, progs, case, redone)
 
 
 def sk_share(tile, k_blocks, run):

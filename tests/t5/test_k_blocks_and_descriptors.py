@@ -64,6 +64,7 @@ def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn,
     ref = a[:, ks].double() @ b[ks, :].double()
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
+        fail_if_half_words(acc[:M, :N], ref, err, case)
         fail_if_another_range(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case)
         fail_if_offset_by_another_block(acc[:M, :N], a, b, K, (bm, bn, bk), kb_begin, kb_end, ACC_RTOL[dtype], case)
         fail_if_operands_rounded(acc[:M, :N], a[:, ks], b[ks, :], err, ACC_RTOL[dtype], case)
@@ -156,6 +157,27 @@ def fail_if_operands_rounded(acc, a, b, err, tol, case):
         "the boxes in the dtype the descriptors load",
         "3.1",
     )
+
+
+def fail_if_half_words(acc, ref, err, case):
+    """Fail where the low 16 bits of every float32 word of acc hold a 16-bit float near the right sum: the
+    interpreter's tl.dot into a float16 or bfloat16 accumulator (tl.zeros(..., dtype=tl.float16) with float32
+    operands) stores the narrow sum's bits, 2 bytes a cell, into words read as float32."""
+    low_bits = acc.contiguous().view(torch.int32) & 0xFFFF
+    narrow = (low_bits - (low_bits >= 0x8000).int() * 0x10000).to(torch.int16)
+    for low in (torch.float16, torch.bfloat16):
+        if rel_err(narrow.view(low).double(), ref) <= 2e-2:
+            fail(
+                T5,
+                f"{case}：相对误差 {err:.2e}；累加器每个 float32 格子的低 16 位当作 {low} 读，和正确的和相差在 2% "
+                f"以内：这个和是用 {low} 累加的（解释器把窄的结果按位放进了 float32 的格子）。acc 要从 "
+                "tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32) 开始",
+                f"{case}: relative error {err:.2e}; the low 16 bits of each float32 cell of the accumulator, read as "
+                f"{low}, are within 2% of the right sum: the sum was accumulated in {low} (the interpreter left the "
+                "narrow result's bits in float32 cells). "
+                "Start acc as tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)",
+                "3.1",
+            )
 
 
 def fail_if_sum_rounded(acc, a, b, K, bk, kb_begin, kb_end, err, tol, case):
