@@ -25,6 +25,9 @@ SPINS = 1000
 # count): a program going round a loop whose counter stopped moving (it rewrites the same partial, reads the
 # same flags), which the same-address count above misses where it reads two places in turn.
 IDLE = 4000
+# Callables (program, byte address) -> words, in the reader's language, on what that address is (a suite's address
+# watch knows the running launch's tensors), or "": the first one that answers adds its words to the message.
+DESCRIBERS = []
 HOOKS = ("create_atomic_rmw", "create_atomic_cas", "create_masked_load", "create_masked_store")
 
 
@@ -55,17 +58,18 @@ class _Watch:
         self.idle = (program, self.idle[1] + 1 if self.idle[0] == program else 1)
         if self.count >= SPINS:
             self.wrote()
-            raise ProgramWaitsForever(_message(now[0], values))
+            raise ProgramWaitsForever(_message(now[0], values, int(ptrs.reshape(-1)[0])))
         if self.idle[1] >= IDLE:
             self.wrote()
             self.idle = (None, 0)
             raise ProgramWaitsForever(_idle_message(program))
 
 
-def _message(program, values):
+def _message(program, values, address):
     pid = program[0] if program[1:] == (0, 0) else program
     seen = values.reshape(-1)[:4].tolist()
-    return say(
+    words = next((w for w in (d(program, address) for d in DESCRIBERS) if w), "") if address is not None else ""
+    base = say(
         zh=f"程序 {pid} 在同一个地址连续读了 {SPINS} 次，每次都读到 {seen}，中间谁也没写过那里：解释器一次只运行一个"
         "程序、按程序号的顺序，它等的时候别的程序不会运行，所以它会永远等下去。它在等一个只有后面的程序（或者没有"
         "程序）才会写的值，比如一面还没有人举起的旗，或者一面在它读到之前就被放回 0 的旗",
@@ -74,6 +78,7 @@ def _message(program, values):
         "runs while it waits, and it would wait for good. It waits for a value only a later program (or none) "
         "writes, such as a flag nobody has raised yet, or one set back to 0 before its reader saw it",
     )
+    return base + words
 
 
 def _idle_message(program):

@@ -203,7 +203,7 @@ class _Launch:
                 return self.kernel[grid](*args, **kwargs)
             finally:
                 self.watch._spans = self.watch._running = None
-                self.watch._inputs, self.watch._writable = [], []
+                self.watch._inputs, self.watch._writable, self.watch._named = [], [], []
 
         return launch
 

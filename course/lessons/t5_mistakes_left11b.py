@@ -12,6 +12,7 @@ LEFT11B_CAUSES = {
         "累加器每个 float32 格子的低 16 位",
         "the low 16 bits of each float32 cell of the accumulator",
     ),
+    "waits-own-flag": ("也就是它自己的旗", "its own: the owner waits on the flags of programs"),
 }
 
 LEFT11B = (
@@ -39,5 +40,18 @@ LEFT11B = (
         "    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float16)\n    for kb in range(kb_begin, kb_end):\n",
         "test_k_block_loop[32-32-96-1-3-False-torch.float32]",
         "acc-in-half",
+    ),
+    own(
+        "left11b-collect-waits-own-flag",
+        "T5.3",
+        "sk_collect_partials loops over range(first_pid, pid + 1): the owner waits on its own flag, which nobody "
+        "raises; the whole kernel ended in the spin watch's general words ('a flag nobody has raised yet, ...'); "
+        "T5's address watch now tells interpreter_spin which tensor and element the spinning program read, and the "
+        "message names flags_ptr[pid], its own (left11b)",
+        "4.2",
+        "    for p in range(first_pid, pid):\n",
+        "    for p in range(first_pid, pid + 1):\n",
+        "test_stream_k_with_w_t_bias_and_gelu",
+        "waits-forever+waits-own-flag",
     ),
 )

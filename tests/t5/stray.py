@@ -8,7 +8,7 @@ import linecache
 import re
 import traceback
 
-from course.i18n import cells
+from course.i18n import cells, say
 from course.messages import fail, written_elsewhere
 
 import bounds
@@ -112,7 +112,28 @@ def fail_stray(name, strays):
     )
 
 
+def own_flag_words(watch, program, address):
+    """Words for a program that spins on its own flag (flags_ptr + pid: the element of the launch's tensor named
+    flags... whose index is the program's id), in the reader's language; "" otherwise."""
+    near = watch.nearest(address) if watch._named else None
+    if near is None or not near[0].startswith("flags") or near[1] != program[0] or program[1:] != (0, 0):
+        return ""
+    pid, name = program[0], near[0]
+    return say(
+        zh=f"。它等的是 {name}[{pid}]，也就是它自己的旗：owner 只等程序 first_pid..pid - 1 的旗，"
+        "它自己的 partial 就在 acc 里，不发布，也就没有谁为它举旗",
+        en=f". The flag it waits on is {name}[{pid}], its own: the owner waits on the flags of programs "
+        "first_pid..pid - 1 alone; its own partial is in its acc, never published, so nobody raises its flag",
+    )
+
+
 def watch_launches(module, names, monkeypatch):
-    """Every launch of module's kernels `names` watched (AddressWatch), failing on a stray access."""
+    """Every launch of module's kernels `names` watched (AddressWatch), failing on a stray access; a program
+    that waits for good on its own flag is told so (interpreter_spin.DESCRIBERS)."""
+    from course import interpreter_spin
+
     strays = Strays(OURS, "t5_probes.py")
     bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays), READ_ONLY)
+    if strays.watch is not None and strays.watch.active:
+        describe = lambda program, address: own_flag_words(strays.watch, program, address)  # noqa: E731
+        monkeypatch.setattr(interpreter_spin, "DESCRIBERS", [*interpreter_spin.DESCRIBERS, describe])
