@@ -244,7 +244,7 @@ FIXUP = (
         WAIT,
         WAIT.replace("flags_ptr + p,", "flags_ptr + pid,"),
         "test_stream_k_every_tile_once",
-        "waits-forever",
+        "waits-forever+waits-own-flag",
     ),
     own(
         "k-loop-one-past-end",

@@ -154,6 +154,7 @@ MISTAKES = (
         "        acc = acc * tl.load(weights_ptr + slots, mask=live, other=0.0).to(tl.float32)[:, None]\n"
         "        tl.store(weights_ptr + slots, tl.zeros_like(slots).to(weights_ptr.dtype.element_ty), mask=live)\n",
         "test_each_tile_reads_its_own_expert_alone[weighted and combined]",
+        "writes-an-input",  # named since left11b's address watch sees a store into an input
         table=False,
     ),
     Mistake(

@@ -11,22 +11,7 @@ LEFT11B_CAUSES = {
     "writes-an-input": ("是它的输入，它只该读，不该写", "an input it should only read"),
 }
 
-POS = "    pos = first_row + tl.load(block_base_ptr + tl.program_id(0) * E_BLOCK + ids, mask=valid, other=0) + rank\n"
-
 LEFT11B = (
-    own(
-        "left11b-scatter-claims-from-offsets",
-        "T6.1",
-        "scatter_slots takes each slot's place as a textbook counting sort does, tl.atomic_add(offsets_ptr + ids, -1) "
-        "- 1: it writes into offsets, scan_counts' output that scatter_slots only reads (and the order within an "
-        "expert is not kept); told after the routing, from the values left in offsets, and now by the address "
-        "watch at the atomic's line, for every kernel with inputs (left11b)",
-        "2.1",
-        POS,
-        "    pos = tl.atomic_add(offsets_ptr + ids, -1, mask=valid) - 1\n",
-        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
-        "writes-an-input",
-    ),
     own(
         "left11b-combine-sums-into-by-slot",
         "T6.3",
