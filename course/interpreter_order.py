@@ -29,6 +29,7 @@ import random
 import threading
 from typing import NamedTuple
 
+import numpy as np
 import triton
 
 from course.i18n import say
@@ -42,9 +43,18 @@ BUILDER_HOOKS = (
     "create_barrier",
 )
 EXECUTOR_PARTS = ("_init_args_hst", "_restore_args_dev")
-MODULE_PARTS = ("GridExecutor", "interpreter_builder", "_patch_lang", "_implicit_cvt", "InterpreterError")
+MODULE_PARTS = (
+    "GridExecutor",
+    "interpreter_builder",
+    "_patch_lang",
+    "_implicit_cvt",
+    "InterpreterError",
+    "_interpreter",
+    "_get_np_dtype",
+)
 MAX_TURNS_PER_PROGRAM = 5000  # hand-overs before the launch is called stuck: the tests' fix-ups take tens
-# Hand-overs in a row, per program still running, with nothing written by any program and none ending: every
+# Hand-overs in a row, per program still running, with no memory changed by any program and none ending (a
+# store of the values already there changes nothing: a loop that stopped advancing rewrites the same partial): every
 # one of them then only reads flags that none of them raises.  A wait for a program that still works ends
 # at that program's next write; without this, a lone program spinning on a flag nobody raises took the
 # 5000 turns per program above, past the grader's 10 s of CPU for a check (learner6, 2026-12-04).
@@ -194,10 +204,11 @@ class Run:
             if self.idle > IDLE_TURNS_PER_PROGRAM * max(1, len(self.live)):
                 self.error = self.error or ProgramsStuck(
                     say(
-                        zh=f"程序按 {self.order} 的顺序轮流运行：连续 {self.idle} 轮没有任何程序写过内存，"
-                        f"也没有程序结束，程序 {self.live} 还在读它们的旗",
-                        en=f"programs run in the order {self.order}: for {self.idle} turns in a row no program wrote "
-                        f"anything or ended, and programs {self.live} still read their flags",
+                        zh=f"程序按 {self.order} 的顺序轮流运行：连续 {self.idle} 轮没有任何程序改动过内存"
+                        f"（写进去的值和原来一样不算改动），也没有程序结束，程序 {self.live} 还在读它们的旗",
+                        en=f"programs run in the order {self.order}: for {self.idle} turns in a row no program changed "
+                        f"memory (a store of the values already there changes nothing) or ended, and programs "
+                        f"{self.live} still read their flags",
                     )
                 )
                 self.cond.notify_all()
@@ -244,6 +255,19 @@ def cas_changed(out, cmp, val):
     return bool(((out.data == cmp.data) & (cmp.data != val.data)).any())
 
 
+def store_changes(ptrs, value, mask):
+    """Whether a masked store would change memory: some lane of its mask puts a value not there yet (a
+    NaN always counts as a change).  Read as the interpreter reads, past every hook (no watch sees it)."""
+    from triton.runtime import interpreter as interp
+
+    on = mask.data.astype(bool)
+    if not on.any():
+        return False
+    dtype = interp._get_np_dtype(ptrs.get_element_ty())
+    there = interp._interpreter.load(ptrs.data, mask.data, np.zeros_like(ptrs.data, dtype=dtype), dtype)[on]
+    return not (there == value.data[on].astype(dtype)).all()
+
+
 def _sem_name(sem):
     name = getattr(sem, "name", str(sem)).lower()
     return {"acquire_release": "acq_rel"}.get(name, name)
@@ -270,7 +294,8 @@ def programs_run(order, held=()):
 
     def masked_store(ptrs, value, mask, cache_policy):
         run.record("store", ptrs.data[mask.data])
-        run.idle = 0
+        if store_changes(ptrs, value, mask):  # the same values again: no progress
+            run.idle = 0
         return hooked["create_masked_store"](ptrs, value, mask, cache_policy)
 
     def atomic_rmw(op, ptr, val, mask, sem, scope):

@@ -9,6 +9,14 @@ read them forever: it waits for a write that only a program after it (or none) c
 ProgramWaitsForever from inside the kernel, so the failure names the line that waits, the program
 and the value it keeps reading, where the test would otherwise time out ("an endless loop?").
 
+A loop that goes round without advancing need not touch an atomic (a while loop whose counter stopped
+moving, whose pass loads the same tiles, or stores the same partial that is already there): the watch also
+counts, per program, each access (load, store or atomic: its kind, addresses and values) made again with
+nothing in memory changed since (a store of the values already there changes nothing).  A working program
+repeats one access only as often as its launch's data allows: `repeat_limit(elements, lanes)` of them,
+REPEAT_FACTOR times the launch's elements (all its tensors') over the access's lanes, at least REPEAT_FLOOR;
+past that the launch fails at once, naming the kernel, the program, the access and both counts.
+
 Inside interpreter_order.programs_run the programs take turns, so a read repeated there may be
 answered by another program: the watch stands aside (that module names programs stuck in turns).
 """
@@ -28,6 +36,16 @@ IDLE = 4000
 # Callables (program, byte address) -> words, in the reader's language, on what that address is (a suite's address
 # watch knows the running launch's tensors), or "": the first one that answers adds its words to the message.
 DESCRIBERS = []
+# One access (same kind, addresses and values) made again with no memory changed in between, per program:
+# a working program remakes one only while it works through its launch's data (the bias of each tile of a
+# persistent program, when the C it stores holds those values already), so at most about as many times as
+# the launch's tensors hold elements over the access's lanes; the limit is REPEAT_FACTOR times that, at
+# least REPEAT_FLOOR.  Measured (2026-12-04, SOLUTION=1 and both other styles, every check): no program made
+# one access more than 4 times with nothing changed between, 50 times under the floor.  The planted loops
+# that stopped advancing (T5.3's it_end // k_blocks: 4000 atomics, 5 to 60 s a check) now stop after 200 to
+# 300 passes.  SPINS and IDLE above still stop a wait on one flag first.
+REPEAT_FACTOR = 4
+REPEAT_FLOOR = 200
 HOOKS = ("create_atomic_rmw", "create_atomic_cas", "create_masked_load", "create_masked_store")
 
 
@@ -35,16 +53,59 @@ class ProgramWaitsForever(RuntimeError):
     pass
 
 
+def repeat_limit(elements, lanes):
+    """How many times a program may make one access of `lanes` lanes again, nothing changed in between, in a
+    launch whose tensors hold `elements` elements in all."""
+    return max(REPEAT_FLOOR, REPEAT_FACTOR * elements // max(1, lanes))
+
+
+def launch_elements(args, kwargs):
+    """The elements of all the tensors a launch is given (a descriptor's, its base's)."""
+    import torch
+
+    tensors = [getattr(a, "base", a) for a in (*args, *kwargs.values())]
+    return sum(t.numel() for t in tensors if isinstance(t, torch.Tensor))
+
+
 class _Watch:
     def __init__(self):
         self.last = None  # (program, addresses, values) of the last unchanged read
         self.count = 0
         self.idle = (None, 0)  # (program, unchanged atomic reads since its last change) of any addresses
+        self.kernel, self.elements = "?", 0  # the launch now running: its kernel's name, its tensors' elements
+        self.program, self.seen = None, {}  # the running program; {program: {access: times made since a change}}
+
+    def launched(self, kernel, elements):
+        self.kernel, self.elements, self.program, self.seen = kernel, elements, None, {}
 
     def wrote(self):
         self.last, self.count = None, 0
 
+    def changed(self):
+        self.seen = {}
+
+    def access(self, builder, kind, ptrs, values):
+        """One load, store or atomic of the running program that changed nothing: fail where it repeats past
+        repeat_limit with nothing changed since (by any program: inside programs_run they take turns)."""
+        if not ptrs.size:
+            return
+        program = tuple(builder.grid_idx)
+        if program != self.program and not interpreter_order.taking_turns():
+            self.seen = {}  # the programs before it have ended
+        self.program = program
+        seen = self.seen.setdefault(program, {})
+        key = (kind, ptrs.shape, hash(ptrs.tobytes()), hash(values.tobytes()))
+        times = seen[key] = seen.get(key, 0) + 1
+        limit = repeat_limit(self.elements, ptrs.size)
+        if times > limit:
+            self.seen = {}
+            raise ProgramWaitsForever(_repeat_message(self.kernel, program, kind, ptrs, times, self.elements, limit))
+
     def read(self, builder, ptrs, values, changed):
+        if changed:
+            self.changed()
+        elif ptrs.size:
+            self.access(builder, "atomic", ptrs, values)
         if interpreter_order.taking_turns() or not ptrs.size:
             return
         program = tuple(builder.grid_idx)
@@ -63,6 +124,41 @@ class _Watch:
             self.wrote()
             self.idle = (None, 0)
             raise ProgramWaitsForever(_idle_message(program))
+
+
+def _where():
+    """The graded file's lines now running, innermost first: ('file line a', 'line b', ...) or ()."""
+    import sys
+
+    from course import seam
+
+    lines, frame = [], sys._getframe(1)
+    while frame is not None:
+        graded = seam.graded_file(frame.f_code.co_filename)
+        if graded:
+            lines.append(f"line {frame.f_lineno}" if lines else f"{graded} line {frame.f_lineno}")
+        frame = frame.f_back
+    return tuple(lines)
+
+
+def _repeat_message(kernel, program, kind, ptrs, times, elements, limit):
+    pid = program[0] if program[1:] == (0, 0) else program
+    where = _where()
+    kind_zh = {"load": "load", "store": "store", "atomic": "原子操作"}[kind]
+    at_zh = f"（{where[0]}" + "".join(f"，由 {w} 调用" for w in where[1:]) + "）" if where else ""
+    at_en = f" ({where[0]}" + "".join(f", called from {w}" for w in where[1:]) + ")" if where else ""
+    return say(
+        zh=f"{kernel} 的程序 {pid} 把同一个 {kind_zh}{at_zh}（{ptrs.size} 个地址，从 {int(ptrs.min())} 起，同样的值）"
+        f"做了 {times} 次，中间内存没有任何改变（store 写进去的值和原来一样也不算改变）；这次启动的张量一共只有 "
+        f"{elements} 个元素，一个在干活的程序把同一次访问重复 {limit} 次就足够走完它们。它在一个不再前进的循环里打转："
+        "每一圈做的都是同样的访问；解释器一次只运行一个程序，它会永远转下去",
+        en=f"program {pid} of {kernel} made the same {kind}{at_en} ({ptrs.size} addresses from {int(ptrs.min())}, "
+        f"the same values) {times} times with nothing in memory changed in between (a store of the values already "
+        f"there changes nothing); this launch's tensors hold {elements} elements in all, and {limit} repeats of one "
+        "access are more than a working program needs to go through them. It goes round a loop that no longer "
+        "advances, each pass making the same accesses; the interpreter runs one program at a time, so it would go "
+        "round for good",
+    )
 
 
 def _message(program, values, address):
@@ -116,19 +212,33 @@ def spin_watch():
 
     def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
         out = original["create_masked_load"](self, ptrs, mask, other, cache_policy, is_volatile)
+        on = mask.data.astype(bool)
         if is_volatile:
-            on = mask.data.astype(bool)
             watch.read(self, ptrs.data[on], out.data[on], False)
+        else:
+            watch.access(self, "load", ptrs.data[on], out.data[on])
         return out
 
     def masked_store(self, ptrs, value, mask, cache_policy):
         watch.wrote()
+        on = mask.data.astype(bool)
+        if interpreter_order.store_changes(ptrs, value, mask):
+            watch.changed()
+        elif on.any():
+            watch.access(self, "store", ptrs.data[on], value.data[on])
         return original["create_masked_store"](self, ptrs, value, mask, cache_policy)
+
+    def init_args(self, args_dev, kwargs):
+        watch.launched(getattr(self.fn, "__name__", "?"), launch_elements(args_dev, kwargs))
+        return init_original(self, args_dev, kwargs)
 
     for name, fn in zip(HOOKS, (atomic_rmw, atomic_cas, masked_load, masked_store), strict=True):
         setattr(cls, name, fn)
+    init_original = interp.GridExecutor._init_args_hst
+    interp.GridExecutor._init_args_hst = init_args
     try:
         yield watch
     finally:
+        interp.GridExecutor._init_args_hst = init_original
         for name, fn in original.items():
             setattr(cls, name, fn)
