@@ -9,16 +9,19 @@ read them forever: it waits for a write that only a program after it (or none) c
 ProgramWaitsForever from inside the kernel, so the failure names the line that waits, the program
 and the value it keeps reading, where the test would otherwise time out ("an endless loop?").
 
-A loop that goes round without advancing need not touch an atomic (a while loop whose counter stopped
-moving, whose pass loads the same tiles, or stores the same partial that is already there): the watch also
-counts, per program, each access (load, store or atomic: its kind, addresses and values) made again with
-nothing in memory changed since (a store of the values already there changes nothing).  A working program
-repeats one access only as often as its launch's data allows: `repeat_limit(elements, lanes)` of them,
-REPEAT_FACTOR times the launch's elements (all its tensors') over the access's lanes, at least REPEAT_FLOOR;
-past that the launch fails at once, naming the kernel, the program, the access and both counts.
+A loop that goes round without advancing need not read one flag (a while loop whose counter stopped
+moving, whose pass loads the same tiles, stores the same partial that is already there, or bumps the same
+trace counter): the watch also counts, per program, each access (load, store or atomic: its kind, addresses
+and the values loaded, stored or added) made again since the program's last progress, a change of memory by
+an access it had not made before (a store of the values already there changes nothing; the same atomic
+add again is no progress).  A working program repeats one access only as often as its launch's data
+allows: `repeat_limit(elements, lanes)` times, REPEAT_FACTOR times the launch's elements (all its
+tensors') over the access's lanes, at least REPEAT_FLOOR; past that the launch fails at once, naming the
+kernel, the program, the access and its graded lines, and both counts.
 
 Inside interpreter_order.programs_run the programs take turns, so a read repeated there may be
-answered by another program: the watch stands aside (that module names programs stuck in turns).
+answered by another program: the SPINS and IDLE counts stand aside (that module names programs stuck in
+turns), and the repeat count starts again at any program's progress.
 """
 
 import contextlib
@@ -73,39 +76,39 @@ class _Watch:
         self.count = 0
         self.idle = (None, 0)  # (program, unchanged atomic reads since its last change) of any addresses
         self.kernel, self.elements = "?", 0  # the launch now running: its kernel's name, its tensors' elements
-        self.program, self.seen = None, {}  # the running program; {program: {access: times made since a change}}
+        self.program, self.seen = None, {}  # the running program; {program: {access: times made since progress}}
+        self.made = {}  # {program: the accesses it has made}
 
     def launched(self, kernel, elements):
-        self.kernel, self.elements, self.program, self.seen = kernel, elements, None, {}
+        self.kernel, self.elements, self.program, self.seen, self.made = kernel, elements, None, {}, {}
 
     def wrote(self):
         self.last, self.count = None, 0
 
-    def changed(self):
-        self.seen = {}
-
-    def access(self, builder, kind, ptrs, values):
-        """One load, store or atomic of the running program that changed nothing: fail where it repeats past
-        repeat_limit with nothing changed since (by any program: inside programs_run they take turns)."""
+    def access(self, builder, kind, ptrs, values, changed):
+        """One load, store or atomic of the running program (values: those loaded, stored or added).  A change
+        of memory by an access not made before is progress; fail where one access is made again past
+        repeat_limit since the last progress (by any program: inside programs_run they take turns)."""
         if not ptrs.size:
             return
         program = tuple(builder.grid_idx)
         if program != self.program and not interpreter_order.taking_turns():
-            self.seen = {}  # the programs before it have ended
+            self.seen, self.made = {}, {}  # the programs before it have ended
         self.program = program
-        seen = self.seen.setdefault(program, {})
+        made = self.made.setdefault(program, set())
         key = (kind, ptrs.shape, hash(ptrs.tobytes()), hash(values.tobytes()))
+        if changed and key not in made:
+            self.seen = {}
+        made.add(key)
+        seen = self.seen.setdefault(program, {})
         times = seen[key] = seen.get(key, 0) + 1
         limit = repeat_limit(self.elements, ptrs.size)
         if times > limit:
-            self.seen = {}
+            self.seen, self.made = {}, {}
             raise ProgramWaitsForever(_repeat_message(self.kernel, program, kind, ptrs, times, self.elements, limit))
 
-    def read(self, builder, ptrs, values, changed):
-        if changed:
-            self.changed()
-        elif ptrs.size:
-            self.access(builder, "atomic", ptrs, values)
+    def read(self, builder, ptrs, values, changed, operand=None):
+        self.access(builder, "atomic", ptrs, values if operand is None else operand, changed)
         if interpreter_order.taking_turns() or not ptrs.size:
             return
         program = tuple(builder.grid_idx)
@@ -149,12 +152,14 @@ def _repeat_message(kernel, program, kind, ptrs, times, elements, limit):
     at_en = f" ({where[0]}" + "".join(f", called from {w}" for w in where[1:]) + ")" if where else ""
     return say(
         zh=f"{kernel} 的程序 {pid} 把同一个 {kind_zh}{at_zh}（{ptrs.size} 个地址，从 {int(ptrs.min())} 起，同样的值）"
-        f"做了 {times} 次，中间内存没有任何改变（store 写进去的值和原来一样也不算改变）；这次启动的张量一共只有 "
-        f"{elements} 个元素，一个在干活的程序把同一次访问重复 {limit} 次就足够走完它们。它在一个不再前进的循环里打转："
-        "每一圈做的都是同样的访问；解释器一次只运行一个程序，它会永远转下去",
+        f"做了 {times} 次，其间它没有前进过：内存要么没变（store 写进去的值和原来一样不算改变），"
+        "要么只被它重复做过的访问改动（同一个原子加再做一次不算前进）；"
+        f"这次启动的张量一共只有 {elements} 个元素，一个在干活的程序把同一次访问重复 {limit} 次就足够走完它们。"
+        "它在一个不再前进的循环里打转：每一圈做的都是同样的访问；解释器一次只运行一个程序，它会永远转下去",
         en=f"program {pid} of {kernel} made the same {kind}{at_en} ({ptrs.size} addresses from {int(ptrs.min())}, "
-        f"the same values) {times} times with nothing in memory changed in between (a store of the values already "
-        f"there changes nothing); this launch's tensors hold {elements} elements in all, and {limit} repeats of one "
+        f"the same values) {times} times without progress in between: memory either did not change (a store of the "
+        "values already there changes nothing) or changed only by accesses it had made before (the same atomic add "
+        f"again is no progress); this launch's tensors hold {elements} elements in all, and {limit} repeats of one "
         "access are more than a working program needs to go through them. It goes round a loop that no longer "
         "advances, each pass making the same accesses; the interpreter runs one program at a time, so it would go "
         "round for good",
@@ -202,12 +207,12 @@ def spin_watch():
         out = original["create_atomic_rmw"](self, op, ptr, val, mask, sem, scope)
         now = original["create_masked_load"](self, ptr, mask, None, None, False)
         on = mask.data.astype(bool)
-        watch.read(self, ptr.data[on], out.data[on], interpreter_order.rmw_changed(out, now, mask))
+        watch.read(self, ptr.data[on], out.data[on], interpreter_order.rmw_changed(out, now, mask), val.data[on])
         return out
 
     def atomic_cas(self, ptr, cmp, val, sem, scope):
         out = original["create_atomic_cas"](self, ptr, cmp, val, sem, scope)
-        watch.read(self, ptr.data, out.data, interpreter_order.cas_changed(out, cmp, val))
+        watch.read(self, ptr.data, out.data, interpreter_order.cas_changed(out, cmp, val), val.data)
         return out
 
     def masked_load(self, ptrs, mask, other, cache_policy, is_volatile):
@@ -216,16 +221,13 @@ def spin_watch():
         if is_volatile:
             watch.read(self, ptrs.data[on], out.data[on], False)
         else:
-            watch.access(self, "load", ptrs.data[on], out.data[on])
+            watch.access(self, "load", ptrs.data[on], out.data[on], False)
         return out
 
     def masked_store(self, ptrs, value, mask, cache_policy):
         watch.wrote()
         on = mask.data.astype(bool)
-        if interpreter_order.store_changes(ptrs, value, mask):
-            watch.changed()
-        elif on.any():
-            watch.access(self, "store", ptrs.data[on], value.data[on])
+        watch.access(self, "store", ptrs.data[on], value.data[on], interpreter_order.store_changes(ptrs, value, mask))
         return original["create_masked_store"](self, ptrs, value, mask, cache_policy)
 
     def init_args(self, args_dev, kwargs):
