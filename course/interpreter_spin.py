@@ -160,7 +160,7 @@ def _repeat_message(kernel, program, kind, ptrs, times, elements, limit):
         f"the same values) {times} times without progress in between: memory either did not change (a store of the "
         "values already there changes nothing) or changed only by accesses it had made before (the same atomic add "
         f"again is no progress); this launch's tensors hold {elements} elements in all, and {limit} repeats of one "
-        "access are more than a working program needs to go through them. It goes round a loop that no longer "
+        "access are more than a working program needs to go through them: it goes round a loop that no longer "
         "advances, each pass making the same accesses; the interpreter runs one program at a time, so it would go "
         "round for good",
     )

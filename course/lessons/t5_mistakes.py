@@ -36,6 +36,7 @@ from course.lessons.t5_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t5_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
+from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
 from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
 
@@ -299,3 +300,5 @@ MISTAKES = MISTAKES + HUNT11  # hunt11's, last
 CAUSES |= HUNT11_CAUSES
 MISTAKES = MISTAKES + LEFT11B  # left11b's, last
 CAUSES |= LEFT11B_CAUSES
+MISTAKES = MISTAKES + SPIN11  # spin11's, last
+CAUSES |= SPIN11_CAUSES

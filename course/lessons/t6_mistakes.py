@@ -35,6 +35,7 @@ from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
+from course.lessons.t6_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t6_mistakes_styles8 import STYLES8, STYLES8_CAUSES
 from course.lessons.t6_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
 
@@ -412,3 +413,5 @@ MISTAKES = MISTAKES + HUNT11  # hunt11's, last
 CAUSES |= HUNT11_CAUSES
 MISTAKES = MISTAKES + LEFT11B  # left11b's, last
 CAUSES |= LEFT11B_CAUSES
+MISTAKES = MISTAKES + SPIN11  # spin11's, last
+CAUSES |= SPIN11_CAUSES
