@@ -87,17 +87,6 @@ HUNT11 = (
         "(hunt11)",
     ),
     mutant(
-        "hunt11-config-ignored-on-interpreter",
-        "T4.4",
-        "6.2",
-        "    if config is None and INTERPRETING:\n",
-        "    if INTERPRETING:\n",
-        "test_wrapper_launches_the_kernel",
-        "config-not-launched",
-        zh="解释器下总用 INTERPRET_CONFIG，调用者给的 config 被丢掉（hunt11）",
-        en="under the interpreter INTERPRET_CONFIG always, the caller's config dropped (hunt11)",
-    ),
-    mutant(
         "hunt11-fp32-through-fp16",
         "T4.4",
         "6.2",
