@@ -35,17 +35,6 @@ HUNT11 = (
         "(hunt11)",
     ),
     mutant(
-        "hunt11-c-column-major",
-        "T4.4",
-        "6.2",
-        ALLOC,
-        "    c = torch.empty((N, M), device=a.device, dtype=a.dtype).t()\n",
-        "test_matmul[64-64-64-row-major-torch.float16]",
-        "c-not-contiguous",
-        zh="C 分配成 (N, M) 再转置：数值对，C 却是列主序的（hunt11）",
-        en="C allocated (N, M) and transposed: right values in a column-major C (hunt11)",
-    ),
-    mutant(
         "hunt11-one-row-by-broadcast",
         "T4.4",
         "6.2",
