@@ -8,6 +8,7 @@ Nothing here calls a side's function.  Banners name the section of content/t5.md
 """
 import json
 import math
+import numbers
 import os
 import threading
 from dataclasses import astuple, dataclass, replace
@@ -42,6 +43,36 @@ class Config:
 
 
 INTERPRET_CONFIG = Config(32, 32, 32, 4, 4, 2, 1, False, "auto")
+MODES = ("auto", "dp", "sk", "swap", "tail", "split")
+
+
+def check_launch_options(caller, config, num_programs, modes=None):
+    """Raise unless num_programs is None or an int of at least 1, and config None or a Config (T5's, or T6's
+    for T6) whose block sizes are powers of 2, whose GROUP_M (and occupancy, EPILOGUE_SUBTILE and mode where
+    it has them) are at least 1, at most 2 and one of `modes`: with 0 or fewer programs, or an occupancy of 0,
+    no program would run, and with a GROUP_M of 0 the grouped order divides by zero, so the result would come
+    back unwritten with no error; a misspelt mode would run as "auto".  A TypeError for a wrong type, else a
+    ValueError, each naming the argument (the caller's name first)."""
+    if num_programs is not None:
+        if isinstance(num_programs, bool) or not isinstance(num_programs, numbers.Integral):
+            raise TypeError(f"{caller}: num_programs must be an int (the SM count to plan for), got "
+                            f"{type(num_programs).__name__}")
+        if num_programs < 1:
+            raise ValueError(f"{caller}: num_programs must be at least 1, got {num_programs}: no program would run")
+    if config is None:
+        return
+    if not all(hasattr(config, f) for f in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")):
+        raise TypeError(f"{caller}: config must be a Config (its BLOCK_M, BLOCK_N, BLOCK_K, GROUP_M, ...), got "
+                        f"{type(config).__name__}")
+    for field in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "occupancy", "EPILOGUE_SUBTILE"):
+        v = getattr(config, field, 1)
+        if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1 or (field[0] == "B" and v & (v - 1)):
+            raise ValueError(f"{caller}: config.{field} must be {'a power of 2' if field[0] == 'B' else 'at least 1'}"
+                             f", got {v!r}")
+    if getattr(config, "EPILOGUE_SUBTILE", 1) > 2:
+        raise ValueError(f"{caller}: config.EPILOGUE_SUBTILE must be 1 or 2, got {config.EPILOGUE_SUBTILE}")
+    if modes is not None and config.mode not in modes:
+        raise ValueError(f"{caller}: config.mode must be one of {modes}, got {config.mode!r}")
 
 # The winners of the H200 sweeps of 2026-11-30 (content/t5.md §6); other shapes use the rules below.
 TUNED = {

@@ -1,6 +1,9 @@
 """T5.2: the calls a real model makes into an out= it chose: matmul writes C into `out` only where
 out can take it (the product's shape, dtype and device; a cell of its own for each element; no
-memory shared with a, b or bias), and refuses it otherwise, on a first call and from a plan alike."""
+memory shared with a, b or bias), and refuses it otherwise, on a first call and from a plan alike; and a
+num_programs or a config under which no program would run (or a mode no rule knows), refused by its name."""
+
+from dataclasses import replace
 
 import pytest
 import torch
@@ -113,6 +116,43 @@ def refused_with_grad(t5, a, b, config, case):
         f"{case}: matmul should raise a ValueError, {got}",
         "6.3",
     )
+
+
+@pytest.mark.t5_2
+def test_num_programs_and_config_that_run_nothing_are_refused(t5):
+    """num_programs and config are matmul's arguments as much as out is (the tuning and the tests pass them).  A
+    count of programs below 1, a Config whose GROUP_M or occupancy is 0, a mode no rule knows, a dict for
+    config: each is refused naming the argument (0 programs, or an occupancy of 0, launch no program and C
+    comes back unwritten).  The call before them, with a config that fits, is right."""
+    a, b = random((32, 32), torch.float16), random((32, 32), torch.float16)
+    case = say(zh="32x32x32 fp16，num_programs=2", en="32x32x32 fp16, num_programs=2")
+    check_product(run_matmul(t5, case, "1", a, b, config=cfg(t5), num_programs=2), a, b, torch.float16, case, "1")
+    for what, options, kind, name in (
+        ("num_programs=-1", {"num_programs": -1}, ValueError, "num_programs"),
+        ("num_programs=0", {"num_programs": 0}, ValueError, "num_programs"),
+        ("num_programs=2.5", {"num_programs": 2.5}, TypeError, "num_programs"),
+        ("config.GROUP_M=0", {"config": replace(cfg(t5), GROUP_M=0)}, ValueError, "config"),
+        ("config.occupancy=0", {"config": replace(cfg(t5), occupancy=0)}, ValueError, "config"),
+        ('config.mode="Swap"', {"config": replace(cfg(t5), mode="Swap")}, ValueError, "config"),
+        ("config={'BLOCK_M': 32}", {"config": {"BLOCK_M": 32}}, TypeError, "config"),
+    ):
+        try:
+            t5.matmul(a, b, **options)
+            got = say(zh="它却返回了一个结果", en="and it returned a result")
+        except kind as e:
+            if name in str(e):
+                continue
+            got = say(
+                zh=f"它的 {kind.__name__} 没有提到 {name}：{e}", en=f"and its {kind.__name__} does not name {name}: {e}"
+            )
+        except Exception as e:  # noqa: BLE001 - an error from further in, told as it is
+            got = say(zh=f"它却抛出了 {type(e).__name__}：{e}", en=f"and it raised {type(e).__name__}: {e}")
+        fail(
+            T5,
+            f"matmul(a, b, {what})：应当抛出写着 {name} 的 {kind.__name__}，{got}",
+            f"matmul(a, b, {what}): should raise a {kind.__name__} naming {name}, {got}",
+            "1",
+        )
 
 
 @pytest.mark.t5_2
