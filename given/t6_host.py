@@ -26,6 +26,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 
 from .launch_device import on_inputs_device
 from .t4_limits import reach
+from .t5_config import check_launch_options
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ROUTE_BLOCK = 128  # slots per program of the routing kernels
@@ -160,7 +161,8 @@ def launch_in_order(side, key, launches, device):
 # ----------------------------------------------------------------------------------------------
 def check_offsets(routing):
     """A hand-made Routing's offsets: non-decreasing, each the previous plus the expert's count,
-    the last one the number of slots, num_tokens * top_k (a host sync: route()'s own routings skip it)."""
+    the last one the number of slots, num_tokens * top_k; and its sorted_slots each slot once, since the
+    kernel reads x's row and (combine) writes the row of each (a host sync: route()'s own routings skip it)."""
     offsets, counts = routing.offsets.long().cpu(), routing.counts.long().cpu()
     slots = routing.sorted_slots.numel()
     if slots != routing.num_tokens * routing.top_k or routing.slot_pos.numel() != slots:
@@ -171,6 +173,52 @@ def check_offsets(routing):
     if offsets.numel() and (int(offsets[-1]) != slots or not torch.equal(offsets, counts.cumsum(0))):
         raise ValueError(f"grouped_matmul: routing.offsets must be the running sum of counts ending at "
                          f"{slots} rows, got {offsets.tolist()[:16]}")
+    held = routing.sorted_slots.long().cpu()  # a slot past them: a row of x read, one of out written, past the end
+    outside = held[(held < 0) | (held >= slots)]
+    if outside.numel():
+        raise ValueError(f"grouped_matmul: routing.sorted_slots holds slot {int(outside[0])}, outside [0, {slots}) "
+                         f"for num_tokens * top_k = {slots}")
+    twice = (torch.bincount(held, minlength=slots) > 1).nonzero().flatten()
+    if twice.numel():
+        raise ValueError(f"grouped_matmul: routing.sorted_slots holds slot {int(twice[0])} more than once: each "
+                         "slot goes to one sorted row")
+
+
+def layer_inputs_named(moe_mlp):
+    """moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, ...), refusing first, by the names its caller gave
+    them, what its grouped_matmul calls would refuse as their own x and w (w_down's F as "w's K", against the
+    hidden activations' "x"), or not name at all (a list for w_gate_up).  Types, ranks, dtypes, devices and
+    shapes only: no value is read (route checks the ids)."""
+    signature = inspect.signature(moe_mlp)
+
+    @functools.wraps(moe_mlp)
+    def call(*args, **kwargs):
+        try:
+            given = signature.bind(*args, **kwargs).arguments
+        except TypeError:  # a missing argument, say: moe_mlp's own call raises it
+            return moe_mlp(*args, **kwargs)
+        x, w_gate_up, w_down, topk_ids = (given.get(n) for n in ("x", "w_gate_up", "w_down", "topk_ids"))
+        for name, t in (("x", x), ("w_gate_up", w_gate_up), ("w_down", w_down), ("topk_ids", topk_ids)):
+            if not isinstance(t, torch.Tensor):
+                raise TypeError(f"moe_mlp: {name} must be a tensor, got {type(t).__name__}")
+        for name, t, dims in (("x", x, "[tokens, K]"), ("w_gate_up", w_gate_up, "[E, 2F, K]"), ("w_down", w_down,
+                                                                                           "[E, K', F]")):
+            kind = (t.dtype, t.device, t.dtype.is_floating_point)
+            if t.dim() != dims.count(",") + 1 or kind != (x.dtype, x.device, True):
+                raise ValueError(f"moe_mlp: {name} must be {dims}" + (", floating" if t is x else f", {x.dtype} on "
+                                 f"{x.device} as x is") + f", got {tuple(t.shape)} {t.dtype} on {t.device}")
+        (experts, two_f, K), (down_experts, _, F) = w_gate_up.shape, w_down.shape
+        for wrong, words in ((K != x.shape[1], f"w_gate_up has K = {K}, x {x.shape[1]}"),
+                             (two_f % 2, f"w_gate_up holds [gate; up], 2F rows, got {two_f}"),
+                             (down_experts != experts, f"w_down has {down_experts} experts, w_gate_up {experts}"),
+                             (F * 2 != two_f, f"w_down has F = {F}, w_gate_up's {two_f} rows F = {two_f // 2}"),
+                             (topk_ids.dim() == 2 and len(topk_ids) != len(x), f"topk_ids has {len(topk_ids)} rows, "
+                              f"x {len(x)} tokens")):  # topk_ids of another rank: route names it
+            if wrong:
+                raise ValueError(f"moe_mlp: {words}")
+        return moe_mlp(*args, **kwargs)
+
+    return call
 
 
 # ----------------------------------------------------------------------------------------------
@@ -238,6 +286,7 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
         raise ValueError(f"grouped_matmul: {', '.join(needs_grad)} require grad, and grouped_matmul has no "
                          "backward: call it under torch.no_grad() or torch.inference_mode(), or pass .detach()ed "
                          "tensors")
+    check_launch_options("grouped_matmul", config, num_programs)  # 0 programs or GROUP_M 0: nothing would run
     if not routing.checked:  # made by hand: its tensors may be views (stride 2, say); the kernels index them as 1-D
         routing = replace(routing, **{name: flat(getattr(routing, name)) for name in ROUTING_TENSORS})
     experts, w_rows, K = w.shape

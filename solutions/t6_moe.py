@@ -381,6 +381,7 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
 # ----------------------------------------------------------------------------------------------
 # §5.2 The layer: one route, then two grouped launches (T6.4); after it, the host side (§4, §6.4), given
 # ----------------------------------------------------------------------------------------------
+@t6_host.layer_inputs_named  # given: an argument that does not fit is refused by its name here
 def moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, *, config=None):
     """An MoE layer's experts: y[t] = sum over j of topk_weights[t, j] * down_e(silu(gate_e x) * up_e x),
     e = topk_ids[t, j]; w_gate_up [E, 2F, K], w_down [E, K', F].  Two grouped launches (and the combine),

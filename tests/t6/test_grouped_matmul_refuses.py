@@ -29,6 +29,10 @@ def bad_inputs(t6):
     # top_k 2: the combine would read 2 rows past the buffer
     ten, order = torch.tensor([4, 3, 3], dtype=torch.int32, device=DEVICE), torch.randperm(10, device=DEVICE)
     few_slots = t6.Routing(ten, ten.cumsum(0).int(), order.int(), order.argsort().int(), 6, 2)
+    # route's offsets and counts, with slot 12 (past 0..11) in place of slot 0 (the combine would write a row past its
+    # buffer), or with one slot in two sorted rows (the row of the slot left out never written)
+    past_end = t6.Routing(r.counts, r.offsets, torch.where(r.sorted_slots == 0, 12, r.sorted_slots), r.slot_pos, 6, 2)
+    twice = t6.Routing(r.counts, r.offsets, torch.where(r.sorted_slots == 0, 1, r.sorted_slots), r.slot_pos, 6, 2)
     # route's routing with each tensor widened to int64 (§4: 1-D int32 on x's device); its offsets check out
     wide = t6.Routing(r.counts.long(), r.offsets.long(), r.sorted_slots.long(), r.slot_pos.long(), 6, 2)
     # route's routing, its tensors on another device than x (meta here: a GPU routing beside a CPU x, say)
@@ -62,6 +66,20 @@ def bad_inputs(t6):
             ("routing", "sorted_slots"),
             {"combine": True},
         ),
+        (
+            "hand-made sorted_slots holding slot 12, past 0..11",
+            (x, w, past_end),
+            ("sorted_slots",),
+            {"combine": True},
+        ),
+        (
+            "hand-made sorted_slots holding slot 1 twice",
+            (x, w, twice),
+            ("sorted_slots",),
+            {"combine": True},
+        ),
+        ("num_programs=-1", (x, w, r), ("num_programs",), {"num_programs": -1}),
+        ("a config with GROUP_M=0", (x, w, r), ("config", "GROUP_M"), {"config": t6.Config(16, 32, 32, 0, 4, 1)}),
         ("x and w on two devices", (x, w.to("meta"), r), ("x", "w", "device", "devices")),
         (
             "a hand-made Routing of int64 tensors",
@@ -113,6 +131,10 @@ BAD_INPUTS_ZH = {
     "offsets not monotone": "offsets 不是单调不减的",
     "offsets not ending at the rows": "offsets 的最后一个不等于行数",
     "a routing of 10 slots for 6 tokens x top_k 2": "6 个 token、top_k 2，routing 却只有 10 个 slot",
+    "hand-made sorted_slots holding slot 12, past 0..11": "手工造的 sorted_slots 里有 0..11 之外的 12",
+    "hand-made sorted_slots holding slot 1 twice": "手工造的 sorted_slots 里 slot 1 出现了两次",
+    "num_programs=-1": "num_programs=-1",
+    "a config with GROUP_M=0": "GROUP_M=0 的 config",
     "x and w on two devices": "x 和 w 在两个设备上",
     "a hand-made Routing of int64 tensors": "手工造的、张量是 int64 的 Routing",
     "a Routing on another device than x": "Routing 和 x 不在同一个设备上",
@@ -154,14 +176,20 @@ def test_grouped_matmul_refuses_bad_input(t6):
                 inner = inner.__cause__
             deeper = f"{type(inner).__name__} ({str(inner)[:200]})"
         else:
-            by_hand = isinstance(args[2], t6.Routing) and not args[2].checked and "offsets" in names
+            by_hand = (
+                isinstance(args[2], t6.Routing) and not args[2].checked and {"offsets", "sorted_slots"} & set(names)
+            )
             fail(
                 T6,
                 f"{what_zh}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
-                + ("；这是手工造的 Routing（checked 为假）：给定的 check_offsets 查它的 offsets" if by_hand else ""),
+                + (
+                    "；这是手工造的 Routing（checked 为假）：给定的 check_offsets 查它的 offsets 和 sorted_slots"
+                    if by_hand
+                    else ""
+                ),
                 f"{what}: grouped_matmul should raise a ValueError (or TypeError) naming {name}, and raised nothing"
                 + (
-                    "; a hand-made Routing (checked false): the given check_offsets checks its offsets"
+                    "; a hand-made Routing (checked false): the given check_offsets checks its offsets and sorted_slots"
                     if by_hand
                     else ""
                 ),

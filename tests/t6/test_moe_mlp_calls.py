@@ -150,3 +150,42 @@ def test_moe_mlp_of_no_tokens(t6):
             f"got {got}",
             "5.2",
         )
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_names_the_argument_it_refuses(t6):
+    """A layer's weights that do not fit each other are refused by moe_mlp's own names for them, not by the names
+    its grouped_matmul calls give their x and w: a w_down whose F is not half w_gate_up's rows was told "w's K
+    (17) must equal x's K (16)", x there being the hidden activations.  After a valid batch of 0 tokens."""
+    x, w_gate_up, w_down, weights = layer_inputs(3, 2, 4, 32, 16)
+    ids = make_ids("balanced", 3, 2, 4)
+    layer_output(t6, x[:0], w_gate_up, w_down, ids[:0], weights[:0])
+    for what, args, kind, name in (
+        (
+            "w_down [4, 32, 17]",
+            (x, w_gate_up, torch.zeros_like(w_down[..., :1]).repeat(1, 1, 17), ids, weights),
+            ValueError,
+            "w_down",
+        ),
+        ("w_down [5, 32, 16]", (x, w_gate_up, torch.cat([w_down, w_down[:1]]), ids, weights), ValueError, "w_down"),
+        ("w_down float32", (x, w_gate_up, w_down.float(), ids, weights), ValueError, "w_down"),
+        ("w_gate_up a list", (x, w_gate_up.tolist(), w_down, ids, weights), TypeError, "w_gate_up"),
+    ):
+        try:
+            t6.moe_mlp(*args)
+            got, got_zh = "and it returned a result", "它却返回了一个结果"
+        except kind as e:
+            if name in str(e):
+                continue
+            got, got_zh = (
+                f"and its {kind.__name__} does not name {name}: {e}",
+                f"它的 {kind.__name__} 没有提到 {name}：{e}",
+            )
+        except Exception as e:  # noqa: BLE001 - an error from further in, told as it is
+            got, got_zh = f"and it raised {type(e).__name__}: {e}", f"它却抛出了 {type(e).__name__}：{e}"
+        fail(
+            T6,
+            f"moe_mlp，{what}：应当抛出写着 {name} 的 {kind.__name__}，{got_zh}",
+            f"moe_mlp, {what}: should raise a {kind.__name__} naming {name}, {got}",
+            "5.2",
+        )
