@@ -4,6 +4,7 @@ memory shared with a, b or bias), and refuses it otherwise, on a first call and 
 num_programs or a config under which no program would run (or a mode no rule knows), refused by its name."""
 
 from dataclasses import replace
+from types import SimpleNamespace
 
 import pytest
 import torch
@@ -121,9 +122,9 @@ def refused_with_grad(t5, a, b, config, case):
 @pytest.mark.t5_2
 def test_num_programs_and_config_that_run_nothing_are_refused(t5):
     """num_programs and config are matmul's arguments as much as out is (the tuning and the tests pass them).  A
-    count of programs below 1, a Config whose GROUP_M or occupancy is 0, a mode no rule knows, a dict for
-    config: each is refused naming the argument (0 programs, or an occupancy of 0, launch no program and C
-    comes back unwritten).  The call before them, with a config that fits, is right."""
+    count of programs below 1, a Config whose GROUP_M or occupancy is 0, a mode no rule knows, a dict or a config
+    without T5's fields for config: each is refused naming the argument (0 programs, or an occupancy of 0, launch
+    no program and C comes back unwritten).  The call before them, with a config that fits, is right."""
     a, b = random((32, 32), torch.float16), random((32, 32), torch.float16)
     case = say(zh="32x32x32 fp16，num_programs=2", en="32x32x32 fp16, num_programs=2")
     check_product(run_matmul(t5, case, "1", a, b, config=cfg(t5), num_programs=2), a, b, torch.float16, case, "1")
@@ -135,6 +136,12 @@ def test_num_programs_and_config_that_run_nothing_are_refused(t5):
         ("config.occupancy=0", {"config": replace(cfg(t5), occupancy=0)}, ValueError, "config"),
         ('config.mode="Swap"', {"config": replace(cfg(t5), mode="Swap")}, ValueError, "config"),
         ("config={'BLOCK_M': 32}", {"config": {"BLOCK_M": 32}}, TypeError, "config"),
+        (
+            "config=SimpleNamespace(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=4)",
+            {"config": SimpleNamespace(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=4)},
+            TypeError,
+            "config",
+        ),
     ):
         try:
             t5.matmul(a, b, **options)
