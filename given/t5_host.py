@@ -29,7 +29,8 @@ from .t5_config import AUTOTUNE, INTERPRETING, TUNE_CACHE, TUNE_FROZEN, launches
 CONFIG_NAMES = ("INTERPRETING", "INTERPRET_PROGS", "Config", "INTERPRET_CONFIG", "TUNED", "pick_config",
                 "rule_config", "wave_use", "AUTOTUNE", "TUNE_FROZEN", "TUNE_CACHE", "shape_bucket", "tune_candidates",
                 "device_facts", "num_sms", "launches_early")
-HOST_NAMES = ("tensor_key", "plan_key", "same_memory", "Plan", "no_launch_hooks", "run_compiled", "RawLaunch")
+HOST_NAMES = ("tensor_key", "plan_key", "same_memory", "Plan", "KeptPlans", "no_launch_hooks", "run_compiled",
+              "RawLaunch")
 BOUND_NAMES = ("matmul", "first_call", "tuned_config", "stream_k_plan", "workspace")
 
 
@@ -63,7 +64,7 @@ class Host:
     def __init__(self, side):
         self.side = side
         self.workspaces = {}  # (device, stream, programs, BLOCK_M, BLOCK_N) -> (partials, flags)
-        self.plans = {}  # plan_key -> Plan
+        self.plans = KeptPlans()  # plan_key -> Plan
         self.tuned = None  # bucket -> Config, read from TUNE_CACHE on first use (tuned_config)
 
     def stream_k_plan(self, num_tiles, k_blocks, sms, mode):
@@ -201,6 +202,20 @@ class Host:
                 isinstance(d, TensorDescriptor) and d.base is t for d, t in zip(descs, (a, b, c), strict=True)):
             self.plans[key] = Plan(self, kernel, args, options, b_kmajor, a.device, (M, N))
         return c
+
+
+class KeptPlans(dict):
+    """A dict of plans that keeps the LIMIT most recently made: a model whose shapes change from call to
+    call (a sequence length, a batch) would otherwise keep one plan, its descriptors and tensor maps, per
+    shape it ever saw.  Past LIMIT the oldest goes; a call of its kind then makes it again (first_call)."""
+
+    LIMIT = 256
+
+    def __setitem__(self, key, plan):
+        self.pop(key, None)
+        while len(self) >= self.LIMIT:
+            del self[next(iter(self))]
+        super().__setitem__(key, plan)
 
 
 def check_out(out, a, b, bias):

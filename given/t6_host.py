@@ -27,6 +27,7 @@ from triton.tools.tensor_descriptor import TensorDescriptor
 from .launch_device import on_inputs_device
 from .t4_limits import reach
 from .t5_config import check_launch_options
+from .t5_host import KeptPlans
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ROUTE_BLOCK = 128  # slots per program of the routing kernels
@@ -63,8 +64,8 @@ class Host:
 
     def __init__(self, side):
         self.side = side
-        self.plans = {}  # plan_key -> GroupedPlan
-        self.route_plans = {}  # route_key -> route's three kernels, compiled
+        self.plans = KeptPlans()  # plan_key -> GroupedPlan, the most recent KeptPlans.LIMIT
+        self.route_plans = KeptPlans()  # route_key -> route's three kernels, compiled
         self.route = _bound(side, route)
         self.grouped_matmul = _bound(side, grouped_matmul)
 
