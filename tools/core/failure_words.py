@@ -113,6 +113,12 @@ def triton_lead(exc):
     where neither, the plain words for an error the learner's code raised (none in English, where the error's own
     words say it)."""
     kinds = {type(e).__name__ for e in _chain(exc)}
+    if type(_chain(exc)[-1]).__name__ in ("ProgramWaitsForever", "ProgramsStuck"):
+        # the course's own watch (interpreter_spin, interpreter_order) stopped the kernel: its words are the
+        # learner's language already, not Triton's English
+        return say(
+            zh="解释器运行你的 kernel 时，课程的监视让它停了下来", en="the course's watch stopped your kernel"
+        ), say(zh="：", en=": ")
     quote = say(zh="，Triton 的英文原话：", en=": ")
     if "CompilationError" in kinds:
         return say(zh="Triton 编译你的 kernel 时拒绝了它", en="Triton refused to compile your kernel"), quote
