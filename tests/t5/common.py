@@ -80,6 +80,16 @@ def tile_loop_like(epilogues, programs, first):
     return loop_like(epilogues, {**starts, "first_tile": [first] * programs}, programs)
 
 
+def stops_short_by_first(epilogues, programs, first):
+    """Whether `epilogues` are the counts of the right loop (first_tile + pid, step NUM_PROGS) that stops at
+    num_tiles - first_tile, the tiles after first_tile counted instead of the tile numbers (first_tile > 0)."""
+    counts = [0] * len(epilogues)
+    for p in range(programs):
+        for t in range(first + p, len(epilogues) - first, programs):
+            counts[t] += 1
+    return first > 0 and counts == list(epilogues)
+
+
 def epilogues_on_other_tiles(rows, done, k_blocks, case, step_section):
     """Fail where every tile in `done` summed all its k-blocks and as many epilogues ran as there are
     tiles, yet not one per tile: k_segment counts under the tile number it is given and finish_tile
@@ -166,6 +176,16 @@ def check_trace(
                     "要从 first_tile + pid 开始，步长 NUM_PROGS",
                     f": the counts of a loop that starts at {like[0]} and steps by {like[1]}; start at "
                     "first_tile + pid and step by NUM_PROGS",
+                )
+            elif loop and stops_short_by_first([r[0] for r in rows], *loop):
+                said = (
+                    f"：这正是一个起点、步长都对，却停在 num_tiles - first_tile（{len(rows) - loop[1]}）的循环的次数，"
+                    f"最后 {loop[1]} 个 tile 没人做；num_tiles 是 tile 号的终点（tile 号本身就从 first_tile 数起），"
+                    "循环写成 tl.range(first_tile + pid, num_tiles, NUM_PROGS)",
+                    f": the counts of a loop with the right start and step that stops at num_tiles - first_tile "
+                    f"({len(rows) - loop[1]}), leaving the last {loop[1]} tiles undone; num_tiles is where the tile "
+                    "numbers end (they count from first_tile already): "
+                    "tl.range(first_tile + pid, num_tiles, NUM_PROGS)",
                 )
             fail(
                 T5,
