@@ -168,6 +168,30 @@ def _where_the_line_is(step, complaint, where):
     )
 
 
+LOOP_CARRIED = re.compile(
+    r"Loop-carried variable (\w+) has initial type <[^>]*?(\w+)> but is re-assigned to <[^>]*?(\w+)> in loop", re.S
+)
+
+
+def loop_carried_words(complaint):
+    """For the compiler's "Loop-carried variable acc has initial type <..., fp16> but is re-assigned to
+    <..., fp32> in loop!", one sentence in the learner's language of what it says and what to do; "" else."""
+    found = LOOP_CARRIED.search(complaint)
+    if not found:
+        return ""
+    name, before, after = found.groups()
+    acc = after == "fp32"  # a sum that tl.dot turned float32: the accumulator's own type from the start
+    return say(
+        zh=f"循环带着的变量 {name} 进循环时是 {before}，在循环里被赋成了 {after}；编译出来的循环里"
+        f"一个变量的类型不能变（解释器不管这个）。让它在循环前就是 {after}"
+        + ("：累加器从 tl.zeros(..., dtype=tl.float32) 开始" if acc else ""),
+        en=f"the loop-carried variable {name} enters the loop as {before} and is "
+        f"assigned {after} inside it; in compiled code a variable keeps its type through a loop (the interpreter "
+        f"does not mind). Make it {after} before the loop"
+        + (": an accumulator starts as tl.zeros(..., dtype=tl.float32)" if acc else ""),
+    )
+
+
 def check_compiles_for_hopper(step, kernel, signature, groups, where):
     """Fail the running test unless `kernel`, with step's code and the steps' before it (groups[step]
     of its lesson's groups), compiles for sm_90: the interpreter runs a kernel as Python, and a GPU
@@ -183,12 +207,19 @@ def check_compiles_for_hopper(step, kernel, signature, groups, where):
         complaint, _, at = said.rpartition("\n  at ")
         first, _, rest = (complaint or said).strip().partition("\n")
         place = (say(zh=f"（在 {at}）", en=f", at {at}")) if complaint else ""
+        carried = loop_carried_words(said)  # the compiler's complaint said in the learner's words, where known
         pytest.fail(
             say(
-                zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受，Triton 的英文原话：{first}{place}"
+                zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受"
+                + (
+                    f"{place}：{carried}\nTriton 的英文原话：{first}"
+                    if carried
+                    else f"，Triton 的英文原话：{first}{place}"
+                )
                 + (f"\n{rest}" if rest else "")
                 + f"\n（解释器把 kernel 当 Python 运行，不编译它）；{where}",
-                en=f"Triton refuses to compile {kernel} for a Hopper GPU (sm_90): {first}{place}"
+                en=f"Triton refuses to compile {kernel} for a Hopper GPU (sm_90)"
+                + (f"{place}: {carried}\nthe compiler's words: {first}" if carried else f": {first}{place}")
                 + (f"\n{rest}" if rest else "")
                 + f"\n(the interpreter runs a kernel as Python and compiles nothing); {where}",
             ),

@@ -15,15 +15,18 @@ def sums_with_a_load_swapped(a, b_store, kmajor, tiles, kb_begin, kb_end, bm, bn
     """{operand: acc} for k_block_loop's sums with A's load, or B's, given its coordinates the other way
     round; `tiles` is the probe's (rows, columns) of tiles, b_store the tensor b's descriptor holds."""
     found = {}
-    for swapped in ("A", "B"):
+    # "A", "B": that load's coordinates the other way round; "A at off_n", "B at off_m": the other tile offset
+    for swapped in ("A", "B", "A at off_n", "B at off_m"):
         acc = torch.zeros((tiles[0] * bm, tiles[1] * bn), dtype=torch.float64, device=a.device)
         for m in range(tiles[0]):
             for n in range(tiles[1]):
                 off_m, off_n = m * bm, n * bn
+                a_row = off_n if swapped == "A at off_n" else off_m
+                b_col = off_m if swapped == "B at off_m" else off_n
                 for kb in range(kb_begin, kb_end):
                     off_k = kb * bk
-                    a_box = box(a, off_k, off_m, bm, bk) if swapped == "A" else box(a, off_m, off_k, bm, bk)
-                    at = (off_n, off_k) if kmajor else (off_k, off_n)
+                    a_box = box(a, off_k, off_m, bm, bk) if swapped == "A" else box(a, a_row, off_k, bm, bk)
+                    at = (b_col, off_k) if kmajor else (off_k, b_col)
                     if swapped == "B":
                         at = at[::-1]
                     b_box = box(b_store, *at, *((bn, bk) if kmajor else (bk, bn)))
@@ -42,6 +45,20 @@ def fail_if_a_load_swapped(acc, a, b_store, kmajor, tiles, kb_begin, kb_end, blo
     # named only where one swap alone gives acc, and gives more than zeros (as a loop summing nothing would)
     found = [k for k, v in sums.items() if v.any() and rel_err(acc, v) <= tol]
     for operand in found if len(found) == 1 else ():
+        if " at " in operand:  # the tile offset of the other dimension: A's rows at off_n, or B's columns at off_m
+            mine, used = operand.split(" at ")
+            starts = {
+                "A": ("A 的行从 off_m 起", "A's rows start at off_m"),
+                "B": ("B 的列从 off_n 起", "B's columns start at off_n"),
+            }
+            fail(
+                T5,
+                f"{case}：累加器正是 {mine} 的 box 用 {used} 作 tile 偏移时的和：{starts[mine][0]}，"
+                f"{mine} 在 {right[mine]} 处载入",
+                f"{case}: the accumulator is the sum that {mine}'s boxes give with {used} as their tile offset: "
+                f"{starts[mine][1]}, so {mine} is loaded at {right[mine]}",
+                "3.1",
+            )
         given = "[" + ", ".join(reversed(right[operand][1:-1].split(", "))) + "]"
         fail(
             T5,
@@ -142,9 +159,14 @@ def fail_if_sums_turned(c, a, b, bm, bn, finish, tol, case):
     fail(
         T5,
         f"{case}：C 正是每个 tile 的和在 (pid_n, pid_m) 处算、却存到 (pid_m, pid_n) 时的样子：data_parallel_tiles "
-        "传给 k_segment 的要和传给 finish_tile 的一样，是 pid_m, pid_n（按这个顺序）",
+        "传给 k_segment 的要和传给 finish_tile 的一样，是 pid_m, pid_n（按这个顺序）。store_tile 把坐标反过来存"
+        "（[pid_n * BLOCK_N, pid_m * BLOCK_M]）也得到这样的 C，这里分不出是哪一种：store_tile 的坐标是 "
+        "[pid_m * BLOCK_M, pid_n * BLOCK_N]",
         f"{case}: C is what the tiles give when each one's sum is taken at (pid_n, pid_m) and stored at (pid_m, "
-        "pid_n): data_parallel_tiles passes k_segment the same pid_m, pid_n as finish_tile, in that order",
+        "pid_n): data_parallel_tiles passes k_segment the same pid_m, pid_n as finish_tile, in that order. A "
+        "store_tile that stores at the coordinates turned round ([pid_n * BLOCK_N, pid_m * BLOCK_M]) gives this C "
+        "too, and this case cannot tell which: store_tile's coordinates are [pid_m * BLOCK_M, pid_n * BLOCK_N]",
         "2.2",
         "2.3",
+        "3.3",
     )

@@ -88,7 +88,10 @@ def epilogue_candidates(acc, bias, M, N, bm, bn, activation):
     cols = torch.arange(N, device=DEVICE)[None, :]
     by_pid_m = (rows // bm) * bn + cols % bn  # the bias column pid_m * BLOCK_N + j instead of pid_n * BLOCK_N + j
     bias_m = torch.where(by_pid_m < N, bias[by_pid_m.clamp(max=N - 1)], 0.0)
+    by_col = (cols // bn) * bn * bn + cols % bn  # pid_n * BLOCK_N handed over as pid_n: multiplied by BLOCK_N again
+    bias_col = torch.where(by_col < N, bias[by_col.clamp(max=N - 1)], 0.0)
     found = {"no-bias": act(acc), "bias-by-pid-m": act(acc + bias_m), "bias-twice": act(acc + 2 * bias[None, :])}
+    found["bias-column-times-block-n"] = act(acc + bias_col)
     if activation != "none":
         found["no-bias-or-activation"] = acc  # bias_and_activation not called at all
         found["no-activation"] = acc + bias[None, :]
@@ -117,6 +120,12 @@ EPILOGUE_CAUSES = {
     "bias-by-pid-m": (
         "bias 是按 pid_m 取的列，应当按 pid_n",
         "the bias columns were taken at pid_m * BLOCK_N, not pid_n * BLOCK_N",
+    ),
+    "bias-column-times-block-n": (
+        "C 正是 bias 从第 pid_n * BLOCK_N * BLOCK_N 列取时的值（pid_n > 0 的 tile 落到 N 之外，没有 bias）："
+        "bias_and_activation 自己把 pid_n 乘上 BLOCK_N，传给它的是 pid_n 本身",
+        "C is what a bias taken from column pid_n * BLOCK_N * BLOCK_N gives (past N, so no bias, on the tiles "
+        "of pid_n > 0): bias_and_activation multiplies pid_n by BLOCK_N itself, so it is given pid_n as it is",
     ),
     "bias-twice": ("bias 加了两次", "the bias was added twice: add it once, before the activation"),
     "activation-twice": ("activation 做了两次", "the activation was applied twice: once, after the bias"),
