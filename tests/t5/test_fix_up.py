@@ -113,6 +113,7 @@ def test_fix_up_waits_and_adds_in_program_order(probes, order):
                 "partials[p*BLOCK_M*BLOCK_N : (p+1)*BLOCK_M*BLOCK_N])",
                 "4.2",
             )
+        all_added_in_id_order = torch.equal(out, want)
         src, partials, flags, out, want = pair_case(n)
 
         chosen, held = orders(n, int(torch.randint(0, 2**31, (1,))))[order], ()
@@ -133,6 +134,8 @@ def test_fix_up_waits_and_adds_in_program_order(probes, order):
             if out.isnan().any()
             else ()
         )
+        if all_added_in_id_order and not out.isnan().any():
+            fail_if_partials_skipped(out, src, want, n, case)
         check_pair(out, flags, want, case, IN_ORDER, why)
         return
     for launch in range(500):
@@ -143,6 +146,33 @@ def test_fix_up_waits_and_adds_in_program_order(probes, order):
         if out.isnan().any():
             nan_with_every_partial_written(probes, n, (src, partials, flags, out), f"{n} programs, {case}")
         check_pair(out, flags, want, f"{n} programs, {case}", IN_ORDER)
+
+
+def fail_if_partials_skipped(out, src, want, n, case):
+    """Fail where the owner's sum is acc plus some of the partials of programs 0..n-2, in program order, the
+    others left out, though in id order (every partial published first) it added them all: the owner looked
+    at a flag once and went on without the partial when it was not up yet, instead of waiting for it."""
+    if torch.equal(out, want):
+        return
+    for mask in range(2 ** (n - 1) - 1):  # every set of publishers but the whole
+        kept = [p for p in range(n - 1) if mask >> p & 1]
+        total = src[n - 1]
+        for p in kept:
+            total = total + src[p]
+        if torch.equal(out, total):
+            skipped = [p for p in range(n - 1) if p not in kept]
+            fail(
+                T5,
+                f"{case}：程序 {skipped} 的 partial 没有加上，结果正是其余 partial 按程序号顺序加到 acc 上的和；"
+                "按程序号顺序运行（每个 partial 都先发布好）时却都加上了：owner 没等到旗举起来就跳过了那个 partial。"
+                '等旗是原地转圈，直到读到 1（while tl.atomic_add(flag, 0, sem="acquire") != 1），'
+                "然后每个 partial 都加上",
+                f"{case}: the partials of programs {skipped} were not added; the result is exactly acc plus the "
+                "others in program order, and run in id order (every partial published first) all were added: the "
+                "owner skipped it without waiting for its flag. Waiting is spinning until the flag reads 1 (while "
+                'tl.atomic_add(flag, 0, sem="acquire") != 1), then adding every partial',
+                "4.2",
+            )
 
 
 def nan_with_every_partial_written(probes, n, args, case):
@@ -220,7 +250,8 @@ def test_stream_k_in_any_program_order(t5, probes, order, M, N, K, progs):
                 if nan
                 else ""
             )
-            + "。owner 加完一个 partial 要把那个程序的 flag 放回 0",
+            + "。每个发布了的 partial 都要由 owner 收集，收集后把那个程序的 flag 放回 0；这次运行看不出是 owner 加完"
+            "没有放回 0，还是根本没有 owner 去收集它",
             f"{M}x{K} @ {K}x{N} fp32, all stream-K, {progs} programs run in id order: the product is right, but "
             f"the workspace's flags are not back at 0 after the kernel: {left_up.cpu().tolist()}"
             + (
@@ -229,7 +260,8 @@ def test_stream_k_in_any_program_order(t5, probes, order, M, N, K, progs):
                 if nan
                 else ""
             )
-            + ". After adding a partial the owner puts that program's flag back to 0",
+            + ". Every partial published is collected by an owner, who then puts that program's flag back to 0; "
+            "this run cannot tell whether an owner added it and left the flag up or no owner collected it at all",
             "4.2",
         )
     check_pair(
