@@ -39,6 +39,7 @@ from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
 from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
+from course.lessons.t5_mistakes_zhlearner12 import ZHLEARNER12, ZHLEARNER12_CAUSES
 
 # The words a T5 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -302,3 +303,5 @@ MISTAKES = MISTAKES + LEFT11B  # left11b's, last
 CAUSES |= LEFT11B_CAUSES
 MISTAKES = MISTAKES + SPIN11  # spin11's, last
 CAUSES |= SPIN11_CAUSES
+MISTAKES = MISTAKES + ZHLEARNER12  # zhlearner12's, last
+CAUSES |= ZHLEARNER12_CAUSES

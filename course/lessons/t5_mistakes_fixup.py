@@ -264,6 +264,6 @@ FIXUP = (
         K_LOOP,
         K_LOOP.replace("tl.float32", "tl.float16").replace("acc = tl.dot(a, b, acc)", "acc += tl.dot(a, b)"),
         "test_the_kernel_compiles_for_a_hopper_gpu",
-        "gpu-refuses",
+        "gpu-refuses+loop-carried-type",  # the compiler's words said in the learner's too (zhlearner12)
     ),
 )
