@@ -18,6 +18,7 @@ ZHLEARNER12_CAUSES = {
     ),
     "b-at-off-m": ("B 的 box 用 off_m 作 tile 偏移", "B's boxes give with off_m as their tile offset"),
     "skipped-unready": ("没等到旗举起来就跳过了", "skipped it without waiting for its flag"),
+    "run-end-closed": ("每段的 end 都是段里最后一个 k-block", "each end is the run's last k-block"),
 }
 
 COLLECT_WAIT_AND_ADD = (
@@ -140,5 +141,16 @@ ZHLEARNER12 = (
         "    while it_end >= run_begin:\n",
         "test_stream_k_every_tile_once",
         "loop-stopped-advancing",
+    ),
+    own(
+        "zhlearner12-run-end-closed",
+        "T5.3",
+        "sk_run returns end as the run's last k-block, [begin, end] read as a closed range: every run one k-block "
+        "short; the check said only what it expected and got (zhlearner12)",
+        "4.1",
+        "    end = begin + base + (pid < extra).to(tl.int32)\n",
+        "    end = begin + base + (pid < extra).to(tl.int32) - 1\n",
+        "test_sk_runs_cover_every_k_block_once[13-3]",
+        "run-end-closed",
     ),
 )

@@ -36,6 +36,7 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
     per = -(-total // progs)  # cdiv(total, NUM_PROGS): runs cut that long, the last ones short or empty
     if got != want:
         chunked = got == [(min(p * per, total), min(p * per + per, total)) for p in range(progs)]
+        closed = got == [(lo, hi - 1) for lo, hi in want]  # each end the run's last k-block, not one past it
         fail(
             T5,
             f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接"
@@ -45,6 +46,9 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
                 f"：每段都切成 cdiv(total, NUM_PROGS) = {per} 个，短的都落在最后几个程序上：应当是前 total % NUM_PROGS "
                 f"段各 {base + 1} 个，其余各 {base} 个"
                 if chunked
+                else "：每段的 end 都是段里最后一个 k-block（闭区间）；"
+                "sk_run 返回半开区间 [begin, end)，end 是下一段的 begin"
+                if closed
                 else ""
             ),
             f"{total} k-blocks over {progs} programs: the runs lie end to end, "
@@ -58,6 +62,9 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
                 f": every run was cut cdiv(total, NUM_PROGS) = {per} long, which leaves the short runs to the last "
                 f"programs; the first total % NUM_PROGS runs get {base + 1} k-blocks, the others {base}"
                 if chunked
+                else ": each end is the run's last k-block (a closed range); "
+                "sk_run returns the half-open [begin, end), end the next run's begin"
+                if closed
                 else ""
             ),
             "4.1",
