@@ -26,7 +26,7 @@ import re
 from course import registry
 from course.i18n import lang, not_written, say
 
-__all__ = ["read", "fail", "stub_report", "written_elsewhere"]
+__all__ = ["read", "fail", "stub_report", "written_elsewhere", "triton_said"]
 
 
 def place(at):
@@ -88,3 +88,21 @@ def written_elsewhere(step_id, name):
     if not writers or any(s.id == step_id for s in writers):
         return None
     return writers[0], read(writers[0])
+
+
+SHAPES_APART = re.compile(r"Cannot make_shape_compatible: incompatible dimensions at index (\d+): (\d+) and (\d+)")
+
+
+def triton_said(text):
+    """What Triton's English in `text` says, in the learner's language, for the complaints a learner meets and
+    cannot read off: two blocks of other sizes added or broadcast ("Cannot make_shape_compatible: incompatible
+    dimensions at index 1: 16 and 32"); "" for any other text.  It says what Triton said, not why."""
+    found = SHAPES_APART.search(text)
+    if not found:
+        return ""
+    at, one, other = found.groups()
+    return say(
+        zh=f"Triton 这句话是说：两个块在第 {at} 维上一个长 {one}、一个长 {other}，形状对不上，不能逐元素运算或广播",
+        en=f"what Triton says: two blocks are {one} and {other} long in dimension {at}, shapes that do not match, "
+        "so they cannot be combined element by element or broadcast",
+    )

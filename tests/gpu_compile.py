@@ -31,7 +31,7 @@ import triton
 
 from course import ROOT, registry, seam
 from course.i18n import say
-from course.messages import stub_report, written_elsewhere
+from course.messages import stub_report, triton_said, written_elsewhere
 
 CACHE = Path(tempfile.gettempdir()) / "course-hopper-compile"
 
@@ -207,7 +207,8 @@ def check_compiles_for_hopper(step, kernel, signature, groups, where):
         complaint, _, at = said.rpartition("\n  at ")
         first, _, rest = (complaint or said).strip().partition("\n")
         place = (say(zh=f"（在 {at}）", en=f", at {at}")) if complaint else ""
-        carried = loop_carried_words(said)  # the compiler's complaint said in the learner's words, where known
+        # the compiler's complaint said in the learner's words, where known
+        carried = loop_carried_words(said) or triton_said(said)
         pytest.fail(
             say(
                 zh=f"为 Hopper GPU（sm_90）编译 {kernel} 时 Triton 不接受"

@@ -19,6 +19,7 @@ ZHLEARNER12_CAUSES = {
     "b-at-off-m": ("B 的 box 用 off_m 作 tile 偏移", "B's boxes give with off_m as their tile offset"),
     "skipped-unready": ("没等到旗举起来就跳过了", "skipped it without waiting for its flag"),
     "run-end-closed": ("每段的 end 都是段里最后一个 k-block", "each end is the run's last k-block"),
+    "shapes-apart": ("形状对不上", "shapes that do not match"),  # Triton's words said again (course.messages)
 }
 
 COLLECT_WAIT_AND_ADD = (
@@ -152,5 +153,17 @@ ZHLEARNER12 = (
         "    end = begin + base + (pid < extra).to(tl.int32) - 1\n",
         "test_sk_runs_cover_every_k_block_once[13-3]",
         "run-end-closed",
+    ),
+    own(
+        "zhlearner12-halves-given-block-n",
+        "T5.4",
+        "the subtiled epilogue hands bias_and_activation BLOCK_N for each half, not BLOCK_N // 2: the bias block is "
+        "twice the half's width, and the learner got Triton's 'Cannot make_shape_compatible: incompatible dimensions "
+        "at index 1: 16 and 32' in English alone, here and in make test's first check of it (zhlearner12)",
+        "5",
+        "stride_bias, 2 * pid_n, BLOCK_N // 2, HAS_BIAS, ACTIVATION)",
+        "stride_bias, 2 * pid_n, BLOCK_N, HAS_BIAS, ACTIVATION)",
+        "test_matmul_subtiled_with_bias_and_gelu[dp]",
+        "shapes-apart",
     ),
 )

@@ -10,7 +10,7 @@ from contextlib import contextmanager
 import triton
 
 from course.interpreter_spin import ProgramWaitsForever
-from course.messages import fail
+from course.messages import fail, triton_said
 from course.registry import lesson
 
 from bounds import place
@@ -144,11 +144,16 @@ def run_matmul(t5, case, section, *args, **kwargs):
             fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
             fail_descriptor_refused(t5, case, said, args, kwargs)
+        gloss = triton_said(said)  # Triton's English said in the learner's language, where known
         fail(
             T5,
-            f"{case}：matmul 在 {where} 崩溃了：{said}。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
-            f"{case}: matmul crashed at {where}: {said}. The kernel there runs on your descriptors (their boxes "
-            "come from make_descriptors) and calls your functions",
+            f"{case}：matmul 在 {where} 崩溃了：{said}"
+            + (f"（{gloss}）" if gloss else "")
+            + "。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
+            f"{case}: matmul crashed at {where}: {said}"
+            + (f" ({gloss})" if gloss else "")
+            + ". The kernel there runs on your descriptors (their boxes come from make_descriptors) and calls your "
+            "functions",
             section,
         )
 

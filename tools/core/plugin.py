@@ -29,6 +29,7 @@ import pytest
 
 from course import seam
 from course.i18n import say
+from course.messages import triton_said
 from course.registry import LESSONS
 from course.skips import suite_skip_reason
 from tools.core.case_labels import case_ids, case_labels
@@ -151,6 +152,9 @@ def pytest_runtest_makereport(item, call):
             report.graded_note = interpreter_int_note(call.excinfo.value) or library_note(
                 call.excinfo.value, found, _step_of(item)
             )
+            said = triton_said(found[2])  # Triton's own English, said in the learner's language where known
+            if said:
+                report.graded_note = f"{said}" + (f"\n  {report.graded_note}" if report.graded_note else "")
     return report
 
 
