@@ -20,6 +20,7 @@ from course.lessons.t4_mistakes_hunt6 import HUNT6, HUNT6_CAUSES
 from course.lessons.t4_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t4_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
 from course.lessons.t4_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
+from course.lessons.t4_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_lead28 import LEAD28, LEAD28_CAUSES
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
@@ -371,3 +372,5 @@ MISTAKES = MISTAKES + LEFT11  # left11's, last
 CAUSES |= LEFT11_CAUSES
 MISTAKES = MISTAKES + HUNT11  # hunt11's, last
 CAUSES |= HUNT11_CAUSES
+MISTAKES = MISTAKES + HUNT12  # hunt12's, last
+CAUSES |= HUNT12_CAUSES

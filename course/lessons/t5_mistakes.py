@@ -25,6 +25,7 @@ from course.lessons.t5_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t5_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
 from course.lessons.t5_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
 from course.lessons.t5_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
+from course.lessons.t5_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
@@ -305,3 +306,5 @@ MISTAKES = MISTAKES + SPIN11  # spin11's, last
 CAUSES |= SPIN11_CAUSES
 MISTAKES = MISTAKES + ZHLEARNER12  # zhlearner12's, last
 CAUSES |= ZHLEARNER12_CAUSES
+MISTAKES = MISTAKES + HUNT12  # hunt12's, last
+CAUSES |= HUNT12_CAUSES

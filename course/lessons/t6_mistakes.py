@@ -25,6 +25,7 @@ from course.lessons.t6_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t6_mistakes_hunt8 import HUNT8, HUNT8_CAUSES
 from course.lessons.t6_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
 from course.lessons.t6_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
+from course.lessons.t6_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
@@ -415,3 +416,5 @@ MISTAKES = MISTAKES + LEFT11B  # left11b's, last
 CAUSES |= LEFT11B_CAUSES
 MISTAKES = MISTAKES + SPIN11  # spin11's, last
 CAUSES |= SPIN11_CAUSES
+MISTAKES = MISTAKES + HUNT12  # hunt12's, last
+CAUSES |= HUNT12_CAUSES

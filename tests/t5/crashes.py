@@ -120,6 +120,22 @@ def offsets_in_elements(case, store_subtile=None):
         )
 
 
+@contextmanager
+def waits_told(case):
+    """A launch inside that waits for good (course/interpreter_spin.py names the wait) fails as the fix-up's
+    wait, with the case and the line it waits at, not as the interpreter's exception wrapped twice."""
+    from triton.runtime.errors import InterpreterError
+
+    try:
+        yield
+    except InterpreterError as e:
+        site, inner = crash_site(e)
+        if not isinstance(inner, ProgramWaitsForever) or site is None:
+            raise
+        where, said = place(site, code=False), str(inner).strip().splitlines()[0]
+        fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
+
+
 def run_matmul(t5, case, section, *args, **kwargs):
     """t5.matmul; a crash inside TensorDescriptor or inside the kernel becomes a failure that says
     what broke, where, and what to read.  A body not written yet still fails as one."""

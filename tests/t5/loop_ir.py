@@ -1,56 +1,7 @@
-"""T5.1's flatten=FLATTEN, which the interpreter ignores: whether the tile loop passes it on is read
-from the kernel's Triton IR, made on the CPU in a process without the interpreter (Triton writes a
-loop's flatten=True as the attribute tt.flatten; nothing is compiled for a GPU)."""
+"""T5.1's flatten=FLATTEN, read from t5_kernel's Triton IR (tests/loop_ir.py): the parameters' types and
+the other constexprs of the one kernel it makes, count-only, so that the tile loop alone is read."""
 
-import hashlib
-import json
-import os
-import subprocess
-import sys
-import tempfile
-from pathlib import Path
-
-import triton
-
-from course import ROOT, seam
-
-CACHE = Path(tempfile.gettempdir()) / "course-t5-loop-ir"  # answers kept per graded files, as gpu_compile's
-
-CHILD = r"""
-import json, re, sys
-from triton._C.libtriton import ir
-from triton.backends.compiler import GPUTarget
-from triton.backends.nvidia.compiler import CUDABackend
-from triton.compiler import ASTSource
-from course import seam
-from course.registry import lesson
-
-spec = json.loads(sys.argv[1])
-fn = getattr(seam.load(lesson("T5")), "t5_kernel")
-target = GPUTarget("cuda", 90, 32)
-backend = CUDABackend(target)
-options = backend.parse_options({})
-answers = {}
-for flatten in (False, True):
-    constexprs = dict(spec["constexprs"], FLATTEN=flatten)
-    signature = {name: spec["signature"].get(name, "constexpr") for name in fn.arg_names}
-    at = {(fn.arg_names.index(name),): value for name, value in constexprs.items()}
-    context = ir.context()
-    ir.load_dialects(context)
-    backend.load_dialects(context)
-    try:
-        module = ASTSource(fn=fn, signature=signature, constexprs=at).make_ir(
-            target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
-    except Exception as e:
-        inner = e
-        while inner.__cause__ is not None:
-            inner = inner.__cause__
-        stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", str(inner))
-        answers[str(flatten)] = ["stub", stub[2]] if stub else ["error", str(inner).strip()[-800:]]
-        continue
-    answers[str(flatten)] = ["flattened loops", str(module).count("tt.flatten")]
-print(json.dumps(answers))
-"""
+from loop_ir import flattened_loops as kernel_flattened_loops
 
 SIGNATURE = {
     "a_desc": "tensordesc<fp16[32, 32]>",
@@ -79,24 +30,8 @@ CONSTEXPRS = dict(
 )
 
 
+
 def flattened_loops(timeout=120):
     """{flatten: ("flattened loops", how many loops of t5_kernel's IR carry tt.flatten) or ("stub", its
     message) or ("error", the innermost complaint)} for FLATTEN False and True."""
-    spec = json.dumps(dict(signature=SIGNATURE, constexprs=CONSTEXPRS))
-    key = hashlib.sha256(json.dumps([spec, triton.__version__, CHILD]).encode())
-    for path in sorted(seam.graded_paths()):
-        key.update(Path(path).read_bytes() if Path(path).exists() else b"")
-    kept = CACHE / f"{key.hexdigest()}.json"
-    if kept.exists():
-        return {flatten == "True": tuple(answer) for flatten, answer in json.loads(kept.read_text()).items()}
-    env = dict(os.environ, TRITON_INTERPRET="0", TRITON_DEFAULT_FP_FUSION="1")
-    done = subprocess.run(
-        [sys.executable, "-c", CHILD, spec], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
-    )
-    lines = done.stdout.strip().splitlines()
-    if done.returncode != 0 or not lines:
-        status = f"the process making the IR ended with status {done.returncode}: {done.stderr.strip()[-800:]}"
-        return {flatten: ("error", status) for flatten in (False, True)}
-    CACHE.mkdir(parents=True, exist_ok=True)
-    kept.write_text(lines[-1])
-    return {flatten == "True": tuple(answer) for flatten, answer in json.loads(lines[-1]).items()}
+    return kernel_flattened_loops("T5", "t5_kernel", SIGNATURE, CONSTEXPRS, timeout)

@@ -1,10 +1,15 @@
-"""The kernels as a Hopper GPU compiles them (on the CPU): what the interpreter lets through and a GPU refuses."""
+"""The kernels as a Hopper GPU compiles them (on the CPU): what the interpreter lets through and a GPU refuses,
+and the tile loop's flatten=FLATTEN, which the interpreter ignores, read from moe_kernel's Triton IR."""
 
 import pytest
 
+from course.i18n import agree
+from course.messages import fail, stub_report
 from course.messages import read as where_to_read
 
+from .common import T6
 from gpu_compile import check_compiles_for_hopper
+from loop_ir import flattened_loops
 from support import INTERPRETING
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -113,3 +118,40 @@ def test_the_grouped_kernel_and_the_combine_compile_for_a_hopper_gpu(t6):
 @pytest.mark.skipif(not INTERPRETING, reason=ON_THE_GPU)
 def test_the_swiglu_kernel_compiles_for_a_hopper_gpu(t6):
     check_compiles_for_hopper("T6.4", "moe_kernel", T6_SIGNATURE, T6_COMPILES, where_to_read("T6.4", "5.1"))
+
+
+@pytest.mark.t6_2
+def test_the_tile_loop_passes_flatten_on(t6):
+    """FLATTEN reaches grouped_tiles' loop as tl.range(..., flatten=FLATTEN) (§3.4: the host sets it for the
+    plain launches its tuned configs flatten).  The interpreter ignores it, so it is read from moe_kernel's
+    Triton IR, record-only (TRACE=2: the tile loop without the product's): one loop carries tt.flatten with
+    FLATTEN=True, none with FLATTEN=False."""
+    cfg = grouped(TRACE=2)
+    found = flattened_loops("T6", "moe_kernel", T6_SIGNATURE | cfg["signature"], cfg["constexprs"])
+    for flatten, (kind, said) in found.items():
+        if kind == "stub":
+            pytest.fail(stub_report(said), pytrace=False)
+        if kind == "error":
+            fail(
+                T6,
+                f"用 FLATTEN={flatten} 生成 moe_kernel 的 Triton IR 时出错：{said}",
+                f"making moe_kernel's Triton IR with FLATTEN={flatten} failed: {said}",
+                "3.4",
+            )
+    off, on = found[False][1], found[True][1]
+    if on != 1 or off != 0:
+        fail(
+            T6,
+            f"FLATTEN=True 时 moe_kernel 的 IR 里有 {on} 个带 flatten 的循环，FLATTEN=False 时有 {off} 个，应当是 1 个和"
+            " 0 个：grouped_tiles 的 tile 循环写成 tl.range(..., flatten=FLATTEN)，把 FLATTEN 原样传下去"
+            + ("（现在没有传：解释器不管 flatten，别的检查看不出来）" if on == 0 and off == 0 else ""),
+            f"with FLATTEN=True {on} {agree(on, 'loop', 'loops')} of moe_kernel's IR {agree(on, 'carries', 'carry')} "
+            f"flatten, with FLATTEN=False {off}; 1 and 0 expected: grouped_tiles' tile loop is "
+            "tl.range(..., flatten=FLATTEN), FLATTEN passed on as it is"
+            + (
+                " (it is not passed now: the interpreter ignores flatten, so no other check sees it)"
+                if on == 0 and off == 0
+                else ""
+            ),
+            "3.4",
+        )

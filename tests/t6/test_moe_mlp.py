@@ -4,7 +4,7 @@ what it reads back to the host, and the ids it refuses (gate/up alone: test_expe
 import pytest
 import torch
 
-from course.i18n import say
+from course.i18n import agree, say
 from course.messages import fail
 
 from .common import (
@@ -18,7 +18,7 @@ from .common import (
 )
 from .layer import layer_inputs, layer_output, layer_want
 from .test_host_syncs_and_graphs import check_no_host_reads, host_reads
-from support import INTERPRETING, rel_err
+from support import INTERPRETING, LaunchWatch, rel_err
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
 
@@ -34,6 +34,8 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
     given = {"x": x, "w_gate_up": w_gate_up, "w_down": w_down, "topk_ids": ids, "topk_weights": weights}
     before = copies(given)
     watch = watch_grouped(t6, monkeypatch)
+    # route's last kernel, watched: which sorted_slots tensors it wrote during the call
+    routed = LaunchWatch(t6, monkeypatch, {"scatter_slots": True}, "route", "sorted_slots_ptr", shared_names=False)
     cfg = t6.Config(32, 16, 16, 1, 4, 1)  # not the interpreter's pick_config: the caller's, for both launches
     y = layer_output(t6, x, w_gate_up, w_down, ids, weights, config=cfg)
     monkeypatch.undo()
@@ -121,6 +123,32 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             "moe_mlp: its two launches of moe_kernel got two different sorted_slots tensors, so two routings: "
             "call route once and pass the same Routing to both grouped_matmul calls",
             "5",
+        )
+    # §2, §5: that routing is route()'s, sorted on the device: its sorted_slots is what scatter_slots wrote.
+    scattered = [launch.args.get("sorted_slots_ptr") for launch in routed.of("scatter_slots")]
+    if not any(same_memory(slots[0], s) for s in scattered):
+        fail(
+            T6,
+            "moe_mlp：两次 moe_kernel 启动读的 sorted_slots 不是这次调用里 scatter_slots 写出的"
+            + (
+                f"（scatter_slots 启动了 {len(scattered)} 次，写的是别的张量）：把 route() 给的 Routing 原样交给两次"
+                "grouped_matmul"
+                if scattered
+                else "（这次调用里 scatter_slots 一次也没有启动：route 的三个 kernel 都没有跑，路由是别的办法做的）"
+                "：调用 route(topk_ids, E) 一次，让它的三个 kernel 在设备上排好 slot"
+            ),
+            "moe_mlp: the sorted_slots its two launches of moe_kernel read is not what scatter_slots wrote in this "
+            "call"
+            + (
+                f" (scatter_slots was launched {len(scattered)} {agree(len(scattered), 'time', 'times')}, into "
+                "another tensor): hand the Routing route() returned to both grouped_matmul calls as it is"
+                if scattered
+                else " (scatter_slots was not launched at all in this call: none of route's three kernels ran, so "
+                "the routing was made some other way): call route(topk_ids, E) once, and let its "
+                "three kernels sort the slots on the device"
+            ),
+            "5",
+            "2.1",
         )
     # Which launch scaled by the weights: scaling h (after SwiGLU, or `up` alone) gives the same
     # numbers, so only the launches can tell.  §5.2 asks for h unweighted, the weights in down's epilogue.
