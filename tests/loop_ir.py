@@ -58,6 +58,7 @@ for flatten in (False, True):
 print(json.dumps(answers))
 """
 
+
 def flattened_loops(lesson_id, kernel, signature, constexprs, timeout=120):
     """{flatten: ("flattened loops", how many loops of the kernel's IR carry tt.flatten) or ("stub", its
     message) or ("error", the innermost complaint)} for FLATTEN False and True."""

@@ -251,12 +251,12 @@ def check_one_axis(launch, case):
         pytest.fail(
             say(
                 zh=f"{case}：launch 的网格是 {dims}，不止第 0 维有程序；matmul_kernel 只用 tl.program_id(axis=0) "
-                f"给程序编号，其他维上的程序只会重算第 0 维那些 tile，编号超出第 0 维程序数的 tile 没人算：返回一维的网格，"
-                f"(tile 数,)；{read('T4.4', '6.2')}",
+                f"给程序编号，其他维上的程序只会重算第 0 维那些 tile，编号超出第 0 维程序数的 tile 没人算："
+                f"返回一维的网格，(tile 数,)；{read('T4.4', '6.2')}",
                 en=f"{case}: the launch's grid is {dims}, with programs along more than axis 0; matmul_kernel "
                 f"numbers its programs with tl.program_id(axis=0) alone, so those along the other axes redo "
-                f"axis 0's tiles, and a tile numbered past axis 0's programs is computed by nobody: return a 1-D grid, (number of "
-                f"tiles,); {read('T4.4', '6.2')}",
+                f"axis 0's tiles, and a tile numbered past axis 0's programs is computed by nobody: return a 1-D "
+                f"grid, (number of tiles,); {read('T4.4', '6.2')}",
             ),
             pytrace=False,
         )

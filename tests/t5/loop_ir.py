@@ -30,7 +30,6 @@ CONSTEXPRS = dict(
 )
 
 
-
 def flattened_loops(timeout=120):
     """{flatten: ("flattened loops", how many loops of t5_kernel's IR carry tt.flatten) or ("stub", its
     message) or ("error", the innermost complaint)} for FLATTEN False and True."""

@@ -142,12 +142,12 @@ def test_the_tile_loop_passes_flatten_on(t6):
     if on != 1 or off != 0:
         fail(
             T6,
-            f"FLATTEN=True 时 moe_kernel 的 IR 里有 {on} 个带 flatten 的循环，FLATTEN=False 时有 {off} 个，应当是 1 个和"
-            " 0 个：grouped_tiles 的 tile 循环写成 tl.range(..., flatten=FLATTEN)，把 FLATTEN 原样传下去"
+            f"FLATTEN=True 时 moe_kernel 的 IR 里有 {on} 个带 flatten 的循环，FLATTEN=False 时有 {off} 个，"
+            "应当是 1 个和 0 个：grouped_tiles 的 tile 循环写成 tl.range(..., flatten=FLATTEN)，把 FLATTEN 原样传下去"
             + ("（现在没有传：解释器不管 flatten，别的检查看不出来）" if on == 0 and off == 0 else ""),
-            f"with FLATTEN=True {on} {agree(on, 'loop', 'loops')} of moe_kernel's IR {agree(on, 'carries', 'carry')} "
-            f"flatten, with FLATTEN=False {off}; 1 and 0 expected: grouped_tiles' tile loop is "
-            "tl.range(..., flatten=FLATTEN), FLATTEN passed on as it is"
+            f"with FLATTEN=True {on} {agree(on, 'loop', 'loops')} of moe_kernel's IR "
+            f"{agree(on, 'carries', 'carry')} flatten, with FLATTEN=False {off}; 1 and 0 expected: grouped_tiles' "
+            "tile loop is tl.range(..., flatten=FLATTEN), FLATTEN passed on as it is"
             + (
                 " (it is not passed now: the interpreter ignores flatten, so no other check sees it)"
                 if on == 0 and off == 0
