@@ -121,11 +121,13 @@ def test_the_swiglu_kernel_compiles_for_a_hopper_gpu(t6):
 
 
 @pytest.mark.t6_2
-def test_the_tile_loop_passes_flatten_on(t6):
-    """FLATTEN reaches grouped_tiles' loop as tl.range(..., flatten=FLATTEN) (§3.4: the host sets it for the
-    plain launches its tuned configs flatten).  The interpreter ignores it, so it is read from moe_kernel's
-    Triton IR, record-only (TRACE=2: the tile loop without the product's): one loop carries tt.flatten with
-    FLATTEN=True, none with FLATTEN=False."""
+def test_the_tile_loop_flattens_only_when_told(t6):
+    """flatten=True only where the config's FLATTEN is (§3.4): the host sets it for the plain launches its tuned
+    configs flatten, and leaves it off for SwiGLU's and the combine's (flattened, the combine's float32 epilogue asks
+    more shared memory than an H200 has: given/t6_host.py).
+    A loop that ignores FLATTEN (a while loop, say) only misses a speed hint.  The interpreter ignores flatten,
+    so it is read from moe_kernel's Triton IR, record-only (TRACE=2: the tile loop without the product's): at most
+    one loop carries tt.flatten with FLATTEN=True, none with FLATTEN=False."""
     cfg = grouped(TRACE=2)
     found = flattened_loops("T6", "moe_kernel", T6_SIGNATURE | cfg["signature"], cfg["constexprs"])
     for flatten, (kind, said) in found.items():
@@ -139,19 +141,17 @@ def test_the_tile_loop_passes_flatten_on(t6):
                 "3.4",
             )
     off, on = found[False][1], found[True][1]
-    if on != 1 or off != 0:
+    if off != 0 or on > 1:
         fail(
             T6,
-            f"FLATTEN=True 时 moe_kernel 的 IR 里有 {on} 个带 flatten 的循环，FLATTEN=False 时有 {off} 个，"
-            "应当是 1 个和 0 个：grouped_tiles 的 tile 循环写成 tl.range(..., flatten=FLATTEN)，把 FLATTEN 原样传下去"
-            + ("（现在没有传：解释器不管 flatten，别的检查看不出来）" if on == 0 and off == 0 else ""),
-            f"with FLATTEN=True {on} {agree(on, 'loop', 'loops')} of moe_kernel's IR "
-            f"{agree(on, 'carries', 'carry')} flatten, with FLATTEN=False {off}; 1 and 0 expected: grouped_tiles' "
-            "tile loop is tl.range(..., flatten=FLATTEN), FLATTEN passed on as it is"
-            + (
-                " (it is not passed now: the interpreter ignores flatten, so no other check sees it)"
-                if on == 0 and off == 0
-                else ""
-            ),
+            f"FLATTEN=False 时 moe_kernel 的 IR 里有 {off} 个带 flatten 的循环，FLATTEN=True 时有 {on} 个，"
+            "应当是 0 个和至多 1 个：config 没让展平的启动不能展平"
+            "（合并那次启动展平以后要的 shared memory 比 H200 的还多）；"
+            "tile 循环写成 tl.range(..., flatten=FLATTEN)，把 FLATTEN 原样传下去",
+            f"with FLATTEN=False {off} {agree(off, 'loop', 'loops')} of moe_kernel's IR "
+            f"{agree(off, 'carries', 'carry')} flatten, with FLATTEN=True {on}; 0 and at most 1 expected: a launch "
+            "whose config leaves it off must not flatten (the combine's launch, flattened, asks more shared memory "
+            "than an H200 has); the tile loop is "
+            "tl.range(..., flatten=FLATTEN), FLATTEN passed on as it is",
             "3.4",
         )
