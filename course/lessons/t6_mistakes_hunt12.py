@@ -3,7 +3,8 @@
 through when the ids were checked first, until test_moe_mlp_in_two_launches looked at which tensor scatter_slots
 wrote; the tile loop's flatten=True where FLATTEN is False (forced or inverted), which the whole of T6 let
 through until test_the_tile_loop_flattens_only_when_told read it from moe_kernel's IR (flatten left out is a
-style: solutions/other_style/t6_moe.py's while loop); and outputs or h kept across calls, T5's
+style: solutions/other_style/t6_moe.py's while loop); top_k = E refused where E > 1, let through until
+test_route_is_a_stable_counting_sort got a case of top_k = E = 3; and outputs or h kept across calls, T5's
 matmul per expert, a schedule of step 1, a clamped expert, top_k = E refused, weights rounded (caught).  Only
 make check runs them (table=False, not in §8); each must be caught by its test, whose message names its cause
 (a key of t6_mistakes.CAUSES, HUNT12_CAUSES here) or, for cause "", says what it saw.  t6_mistakes.py gathers
@@ -184,6 +185,22 @@ HUNT12 = (
         "    if topk_ids.shape[1] >= num_experts:\n"
         '        raise ValueError(f"route: top_k {topk_ids.shape[1]} must be below num_experts {num_experts}")\n',
         "test_route_of_one_expert",
+        "",
+    ),
+    own(
+        "hunt12-top-k-equal-e-refused",
+        "T6.1",
+        "check_routing_inputs refuses top_k >= num_experts where there is more than one expert: the whole "
+        "of T6 passed, no routing of the suite had top_k = E >= 2 (hunt12: a case of 3 tokens' top-3 over "
+        "3 experts added)",
+        "2.3",
+        "    if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:\n"
+        '        raise ValueError(f"route: num_experts must be a positive int, got {num_experts!r}")\n',
+        "    if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:\n"
+        '        raise ValueError(f"route: num_experts must be a positive int, got {num_experts!r}")\n'
+        "    if topk_ids.shape[1] >= num_experts and num_experts > 1:\n"
+        '        raise ValueError(f"route: top_k {topk_ids.shape[1]} must be below num_experts {num_experts}")\n',
+        "test_route_is_a_stable_counting_sort[balanced-5-3-3]",
         "",
     ),
     own(

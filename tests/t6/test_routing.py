@@ -34,6 +34,7 @@ ROUTE_CASES = [  # (kind, tokens, top_k, experts)
     ("empty experts", 29, 2, 6),
     ("skewed", 150, 2, 9),  # 300 slots: three routing blocks of 128
     ("balanced", 1, 1, 3),  # one row
+    ("balanced", 5, 3, 3),  # top_k = E: every token on every expert
     ("skewed", 70, 4, 16),
     ("skewed", 1100, 2, 9),  # 2200 slots: 18 routing blocks, more than one batch of SCAN_ROWS = 16
 ]
