@@ -110,13 +110,23 @@ def check_sizes(args, case, step, dtype=None):
 def check_flags(args, bias, activation, case, step):
     """Fail unless the launch's HAS_BIAS and ACTIVATION are this call's."""
     for flag, want in (("HAS_BIAS", bias is not None), ("ACTIVATION", activation or "none")):
-        if args.get(flag) != want:
+        got = args.get(flag)
+        tensor = isinstance(got, torch.Tensor)  # compares element by element: say what it is instead
+        if tensor or got != want:
+            shown = (
+                say(
+                    zh=f"{flag} = 一个形状为 {tuple(got.shape)} 的张量（标志要传 bool 或字符串，不是张量本身）",
+                    en=f"{flag} = a tensor of shape {tuple(got.shape)} (a flag is a bool or a string, not a tensor)",
+                )
+                if tensor
+                else f"{flag}={got!r}"
+            )
             pytest.fail(
                 say(
-                    zh=f"{case}：这次调用需要 {flag}={want!r}，launch 收到的却是 {flag}={args.get(flag)!r}："
+                    zh=f"{case}：这次调用需要 {flag}={want!r}，launch 收到的却是 {shown}："
                     f"按调用的 bias 和 activation 设 HAS_BIAS 和 ACTIVATION，bias 和激活在内核里做"
                     f"（bias_and_activation）；{launch_where(step)}",
-                    en=f"{case}: the launch got {flag}={args.get(flag)!r} for this call, which needs "
+                    en=f"{case}: the launch got {shown} for this call, which needs "
                     f"{flag}={want!r}: set HAS_BIAS and ACTIVATION from the call's bias and activation; the "
                     f"kernel adds the bias and applies the activation (bias_and_activation); {launch_where(step)}",
                 ),

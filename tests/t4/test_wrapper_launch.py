@@ -13,7 +13,7 @@ import triton
 from course.i18n import cells, say
 from course.messages import read
 
-from .common import check_flags, check_launch, check_one_axis, check_product, launch_watch, quick
+from .common import check_flags, check_launch, check_one_axis, check_product, check_strides, launch_watch, quick
 from launch_hooks import call_with_another_gpu_current
 from launch_watch import LaunchWatch, one_side_words
 from support import (
@@ -39,7 +39,8 @@ def test_each_call_launches_with_its_own_bias_and_activation(t4, monkeypatch):
     """One shape called again and again, with and without a bias and a GELU: each launch gets that call's
     HAS_BIAS and ACTIVATION, not an earlier call's (flags kept between calls).  The kernel is not run:
     only the launches are read, so T4.4 does not need T4.5's bias_and_activation."""
-    a, b, bias = random((48, 40), torch.float16), random((40, 48), torch.float16), random((48,), torch.float16)
+    # the bias every other element (stride 2), as T4.5's tests hand it: a stride_bias of 1 is caught here too
+    a, b, bias = random((48, 40), torch.float16), random((40, 48), torch.float16), random((96,), torch.float16)[::2]
     watch = LaunchWatch(t4, monkeypatch, {"matmul_kernel": False, "matmul_kernel_autotuned": False}, wrapper="matmul")
     calls = [(None, None), (bias, None), (None, "gelu"), (bias, "gelu"), (None, None)]
     wanted, unlaunched = [], []
@@ -50,8 +51,8 @@ def test_each_call_launches_with_its_own_bias_and_activation(t4, monkeypatch):
             unlaunched.append(i)
         want = (with_bias is not None, activation or "none")
         args = watch.launches[-1].args if len(watch.launches) == i + 1 else {}
-        got = (args.get("HAS_BIAS"), args.get("ACTIVATION"))
-        if len(watch.launches) == i + 1 and got != want and got in wanted:
+        got = tuple(None if isinstance(x, torch.Tensor) else x for x in (args.get("HAS_BIAS"), args.get("ACTIVATION")))
+        if len(watch.launches) == i + 1 and got != want and got in wanted:  # a tensor flag: check_flags says so
             pytest.fail(
                 say(
                     zh=f"第 {i + 1} 次调用（bias={'有' if want[0] else '无'}，activation={activation!r}）的 launch "
@@ -86,6 +87,16 @@ def test_each_call_launches_with_its_own_bias_and_activation(t4, monkeypatch):
     )
     for launch, (with_bias, activation) in zip(watch.launches, calls, strict=True):
         check_flags(launch.args, with_bias, activation, "48x40 @ 40x48 float16", "T4.4")
+        if with_bias is not None:  # only the bias's: a, b and C have checks of their own in test_matmul
+            check_strides(
+                {"stride_bias": launch.args.get("stride_bias")},
+                a,
+                b,
+                None,
+                bias,
+                "48x40 @ 40x48 float16, bias every other element",
+                "T4.4",
+            )
 
 
 @pytest.mark.t4_4
@@ -262,6 +273,19 @@ def test_default_launch_path_off_the_interpreter(t4, monkeypatch):
 def check_tuned_grid(t4, launch, M, N):
     """The autotuner launches each of its configs with the one grid it was given: the grid must count
     each config's own tiles (a function of meta), as many programs as cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)."""
+    got = {k: launch.args.get(k) for k in ("M", "N")}
+    if got != {"M": M, "N": N}:  # the sizes the wrapper worked out are wrong: the grid's count follows them
+        pytest.fail(
+            say(
+                zh=f"结果应为 {M}x{N} 的乘积，autotune 版的 launch 拿到的却是 M={got['M']}、N={got['N']}："
+                f"M 是 a.shape[0]，N 是 b.shape[1]（K 是 a.shape[1]），网格和 kernel 都按它们数 tile；"
+                f"{read('T4.4', '6.2')}",
+                en=f"for a product whose C is {M}x{N} the autotuned launch got M={got['M']}, N={got['N']}: "
+                f"M is a.shape[0] and N is b.shape[1] (K is a.shape[1]), and the grid and the kernel count "
+                f"the tiles from them; {read('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
     found = {}  # {config's blocks: (programs, tiles)}
     for cfg in t4.AUTOTUNE_CONFIGS:
         try:
