@@ -12,6 +12,7 @@ t4_mistakes_hunt3.py, t4_mistakes_hunt4.py, t4_mistakes_hunt5.py and t4_mistakes
 
 from course.lesson_data import Mistake
 from course.lessons.t4_mistakes_calls import CALLS
+from course.lessons.t4_mistakes_enlearner12 import ENLEARNER12, ENLEARNER12_CAUSES
 from course.lessons.t4_mistakes_fused import FUSED
 from course.lessons.t4_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t4_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
@@ -374,3 +375,5 @@ MISTAKES = MISTAKES + HUNT11  # hunt11's, last
 CAUSES |= HUNT11_CAUSES
 MISTAKES = MISTAKES + HUNT12  # hunt12's, last
 CAUSES |= HUNT12_CAUSES
+MISTAKES = MISTAKES + ENLEARNER12  # enlearner12's, last
+CAUSES |= ENLEARNER12_CAUSES

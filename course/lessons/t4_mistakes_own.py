@@ -49,6 +49,7 @@ OWN = (
         "num_pid_in_group = GROUP_M * num_pid_n",
         "num_pid_in_group = GROUP_M * num_pid_m",
         "test_tile_coords_exact_map[5-3-2]",
+        "group-sized-by-num-pid-m",  # named since enlearner12 (t4_mistakes_enlearner12.py)
         zh="组的大小用了 num_pid_m",
         en="a group sized with num_pid_m",
     ),

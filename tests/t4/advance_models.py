@@ -12,10 +12,11 @@ from .mainloop_models import Restrided
 from support import rel_err
 
 
-def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
+def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step, moves=(None, None)):
     """What a K loop with correct pointer blocks and masks computes, in float64, when it advances
     a_ptrs by a_step and b_ptrs by b_step elements per iteration: it reads the buffers around A and
-    B as the kernel would.  A read outside a buffer is NaN."""
+    B as the kernel would.  A read outside a buffer is NaN.  moves: for a_ptrs and b_ptrs, None (each
+    iteration moves one step) or a function of the iteration giving how many steps it has moved by then."""
     (M, K), N = a.shape, b.shape[1]
     flat_a, flat_b = a_buf.flatten().double(), b_buf.flatten().double()
     rows, cols, ks = (torch.arange(n, device=a.device) for n in (M, N, bk))
@@ -28,10 +29,44 @@ def simulated_mainloop(a, a_buf, b, b_buf, bk, a_step, b_step):
             got = flat[addr.clamp(0, flat.numel() - 1)].where(inside, torch.nan)
             return got.where(mask, 0.0)
 
-        at_a = a.storage_offset() + rows[:, None] * a.stride(0) + ks[None, :] * a.stride(1) + it * a_step
-        at_b = b.storage_offset() + ks[:, None] * b.stride(0) + cols[None, :] * b.stride(1) + it * b_step
+        at_a = a.storage_offset() + rows[:, None] * a.stride(0) + ks[None, :] * a.stride(1)
+        at_b = b.storage_offset() + ks[:, None] * b.stride(0) + cols[None, :] * b.stride(1)
+        at_a, at_b = (
+            at + (move(it) if move else it) * step
+            for at, move, step in zip((at_a, at_b), moves, (a_step, b_step), strict=True)
+        )
         out += read(flat_a, at_a, live[None, :].expand(M, bk)) @ read(flat_b, at_b, live[:, None].expand(bk, N))
     return out
+
+
+# Loops whose pointers move farther each iteration: by k * BLOCK_K strides at iteration k (`a_ptrs += k * ...`),
+# or by (k + 1) * BLOCK_K; by iteration it they have moved it(it-1)/2 or it(it+1)/2 blocks, not it.
+GROWING = {"k * BLOCK_K": lambda it: it * (it - 1) // 2, "(k + 1) * BLOCK_K": lambda it: it * (it + 1) // 2}
+
+
+def growing_advance(a, a_buf, b, b_buf, bk, got, rtol):
+    """(pointer blocks, factor) where a_ptrs, b_ptrs or both move by factor strides along K at iteration k
+    (GROWING), if the loop's result is what that loop computes (on these buffers, padding and all); None otherwise."""
+    right = (bk * a.stride(1), bk * b.stride(0))
+    for factor, move in GROWING.items():
+        for names, moves in (("a_ptrs, b_ptrs", (move, move)), ("a_ptrs", (move, None)), ("b_ptrs", (None, move))):
+            if rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *right, moves=moves)) < rtol:
+                return names, factor
+    return None
+
+
+def growing_advance_words(found):
+    """What to say when growing_advance found (pointer blocks, factor)."""
+    names, factor = found
+    return say(
+        zh=f"结果正好等于 {names} 每次迭代前移 {factor} 个沿 K 的 stride（k 是第几次迭代）：越走越远，"
+        f"第 k 个 K 块读到了更远的地方；指针块本身建对了，错在每次的移动量：每次迭代都前移同样的量，"
+        f"a_ptrs 前移 BLOCK_K * stride_ak，b_ptrs 前移 BLOCK_K * stride_bk",
+        en=f"it is exactly what the loop computes when {names} advance{'s' if ',' not in names else ''} by "
+        f"{factor} strides along K at iteration k: each move longer than the one before, so later "
+        f"k-blocks are read from farther on; the blocks are built right, the move is wrong: every iteration moves "
+        f"the same, a_ptrs by BLOCK_K * stride_ak and b_ptrs by BLOCK_K * stride_bk",
+    )
 
 
 def matching_steps(candidates, a, a_buf, b, b_buf, bk, got, rtol):

@@ -73,6 +73,7 @@ UNIT = "unit:"  # advance_mistake's prefix for a block moved BLOCK_K elements (a
 SWAP = "swap:"  # its prefix for a pointer block built on its two strides swapped ("A" or "B" follows)
 MOVED = "moved:"  # its prefix for a block moved BLOCK_M or BLOCK_N strides along K (adv.block_advance)
 ONE = "one:"  # its prefix for a block built on one stride in both directions (adv.one_stride_block)
+GROWS = "grows:"  # its prefix for blocks moved farther at each iteration (adv.growing_advance)
 
 
 def advance_mistake(probes, M, N, K, blocks, layout, dtype):
@@ -110,7 +111,10 @@ def advance_mistake(probes, M, N, K, blocks, layout, dtype):
     if unit:
         return UNIT + unit
     moved = adv.block_advance(a, a_buf, b, b_buf, blocks, got, ACC_RTOL[dtype])
-    return moved and MOVED + "|".join(moved)
+    if moved:
+        return MOVED + "|".join(moved)
+    growing = adv.growing_advance(a, a_buf, b, b_buf, bk, got, ACC_RTOL[dtype])
+    return growing and GROWS + "|".join(growing)
 
 
 def right_when_row_major(probes, a, b, blocks, dtype):
@@ -163,13 +167,15 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
                 pytrace=False,
             )
         advance = advance_mistake(probes, M, N, K, (bm, bn, bk), layout, dtype)
-        if advance and advance.startswith((SWAP, ONE, MOVED, UNIT)):
+        if advance and advance.startswith((SWAP, ONE, MOVED, UNIT, GROWS)):
             nan = say(zh="累加器里有 NaN", en="the accumulator holds NaN")
             rest, sections = advance.split(":", 1)[1], ("3", "3.1")
             if advance.startswith(MOVED):
                 words, sections = adv.block_advance_words(rest.split("|")), ("4.3",)
             elif advance.startswith(UNIT):
                 words, sections = adv.unit_advance_words(rest), ("4.3",)
+            elif advance.startswith(GROWS):
+                words, sections = adv.growing_advance_words(rest.split("|")), ("4.3",)
             else:
                 words = swapped_block_words(rest) if advance.startswith(SWAP) else adv.one_stride_words(rest)
             pytest.fail(
@@ -281,6 +287,8 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             sections, hint = ("4.3",), adv.unit_advance_words(unit)
         elif moved := adv.block_advance(a, a_buf, b, b_buf, (bm, bn, bk), acc[:M, :N], ACC_RTOL[dtype]):
             sections, hint = ("4.3",), adv.block_advance_words(moved)
+        elif grows := adv.growing_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):
+            sections, hint = ("4.3",), adv.growing_advance_words(grows)
         elif found := named_by_value(acc[:M, :N], a, b, (bm, bn, bk), err, ACC_RTOL[dtype]):
             sections, hint = found
         elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):

@@ -125,6 +125,17 @@ def group_index_as_first_row_order(num_pid_m, num_pid_n, group_m):
     return order
 
 
+def group_sized_by_rows_order(num_pid_m, num_pid_n, group_m):
+    """A slip in plain Python: num_pid_in_group = GROUP_M * num_pid_m, a group counted in rows of num_pid_m tiles
+    where a row of tiles holds num_pid_n; the same map on a square grid."""
+    order = []
+    for pid in range(num_pid_m * num_pid_n):
+        first = pid // (group_m * num_pid_m) * group_m
+        rows, at = min(num_pid_m - first, group_m), pid % (group_m * num_pid_m)
+        order.append((first + at % rows, at // rows))
+    return order
+
+
 def slips_only_in_the_short_group(probes, got, num_pid_m, num_pid_n, group_m):
     """Whether `got` is the GROUP_M slip's map and the same code is right where every group is full.
     Matching the slip on one grid is not enough: on a grid that is all one short group of one row
@@ -186,6 +197,13 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
                 "一组有 GROUP_M 行，所以 first_pid_m = group_id * GROUP_M。",
                 en=" It is what first_pid_m = group_id gives: group 0 is right, but group g starts at row g, over "
                 "the groups before it. A group has GROUP_M rows, so first_pid_m = group_id * GROUP_M.",
+            )
+        if not short and num_pid_m != num_pid_n and got == group_sized_by_rows_order(num_pid_m, num_pid_n, group_m):
+            short = say(
+                zh="这正是 num_pid_in_group = GROUP_M * num_pid_m 的结果：一组是 GROUP_M 行 tile，每行有 num_pid_n "
+                "个，所以 num_pid_in_group = GROUP_M * num_pid_n。",
+                en=" It is what num_pid_in_group = GROUP_M * num_pid_m gives: a group is GROUP_M rows of tiles, "
+                "num_pid_n tiles each, so num_pid_in_group = GROUP_M * num_pid_n.",
             )
         yours, expected = picture(got, num_pid_m, num_pid_n), picture(want, num_pid_m, num_pid_n)
         off = [(pid, t) for pid, t in enumerate(got) if not (0 <= t[0] < num_pid_m and 0 <= t[1] < num_pid_n)]
