@@ -32,9 +32,40 @@ def graded_frames(exc):
         seen.add(id(exc))
         frames = [f for f in traceback.extract_tb(exc.__traceback__) if seam.graded_file(f.filename)]
         if frames:
-            found = seam.graded_file(frames[-1].filename), frames[-1].lineno, f"{type(exc).__name__}: {exc}"
+            found = seam.graded_file(frames[-1].filename), frames[-1].lineno, f"{type(exc).__name__}: {abridged(exc)}"
         exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
     return found
+
+
+# A block's values as numpy prints them inside an error's text ("cannot cast [[ 0.73 -1.63 ...]] to ..."):
+# brackets around numbers, spaces and newlines only; the whole tile can run to fifty lines.
+_VALUES = re.compile(r"\[[\[\]\s\d.eE+\-naif,]{80,}\]")
+
+
+def abridged(exc):
+    """exc's text with every long run of a block's printed values cut to its first numbers and "...]"."""
+
+    def cut(m):
+        opened = len(m[0]) - len(m[0].lstrip("["))
+        numbers = m[0].lstrip("[").split()[:3]
+        return "[" * opened + " ".join(numbers) + " ..." + "]" * opened
+
+    return _VALUES.sub(cut, str(exc))
+
+
+def pointer_cast_note(exc):
+    """For a value cast to a pointer type (`acc.to(c_ptr.dtype)`: a pointer argument's dtype is the pointer's
+    own type, pointer<fp16>), one line naming the element type instead; "" for any other error."""
+    cast = re.search(r"cannot cast (.*) to (.*)", str(_chain(exc)[-1]), re.S)
+    if not cast or "pointer<" not in cast[2] or "pointer<" in cast[1]:
+        return ""  # no cast, a cast to a value type, or a pointer cast: another mistake
+    return say(
+        zh="你把数值转换成了指针类型：指针参数的 .dtype 是指针本身的类型（pointer<fp16> 之类），"
+        "它指向的元素类型是 .dtype.element_ty，比如 c_ptr.dtype.element_ty（content/t4.md §1.2）",
+        en="you cast values to a pointer type: a pointer argument's .dtype is the pointer's own type "
+        "(pointer<fp16>, say); the element type it points to is .dtype.element_ty, as in "
+        "c_ptr.dtype.element_ty (content/t4.en.md §1.2)",
+    )
 
 
 def graded_calls(exc, most=3):

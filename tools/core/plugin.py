@@ -42,6 +42,7 @@ from tools.core.failure_words import (
     interpreter_int_note,
     library_note,
     message_of,
+    pointer_cast_note,
     reason_of,
     short,
     source_line,
@@ -149,8 +150,13 @@ def pytest_runtest_makereport(item, call):
                 f"{report.graded_line}",
             )
             # the interpreter's int first: it names the section where that is taught
-            report.graded_note = interpreter_int_note(call.excinfo.value) or library_note(
-                call.excinfo.value, found, _step_of(item)
+            report.graded_note = "\n  ".join(
+                note
+                for note in (
+                    interpreter_int_note(call.excinfo.value) or library_note(call.excinfo.value, found, _step_of(item)),
+                    pointer_cast_note(call.excinfo.value),
+                )
+                if note
             )
             said = triton_said(found[2])  # Triton's own English, said in the learner's language where known
             if said:

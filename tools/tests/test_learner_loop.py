@@ -378,3 +378,23 @@ def test_a_tensor_method_on_an_int_is_explained_under_the_interpreter_alone(monk
     assert failure_words.interpreter_int_note(raised(lambda: (5).bit_length(1))) == ""  # not an AttributeError
     monkeypatch.setenv("TRITON_INTERPRET", "0")
     assert failure_words.interpreter_int_note(error) == ""  # on a GPU the cause is another
+
+
+def test_a_cast_to_a_pointer_type_is_named_and_the_tiles_values_cut(monkeypatch):
+    """Triton's "cannot cast <a block's values> to <pointer<fp16>>" (acc.to(c_ptr.dtype)): the values, fifty lines
+    for a 32 x 32 tile, are cut to their first few, and the element type is named (enlearner12)."""
+    import numpy as np
+
+    values = np.arange(1024, dtype=np.float32).reshape(32, 32) / 7
+    error = raised(
+        lambda: (_ for _ in ()).throw(AssertionError(f"cannot cast {values} to <['32', '32'], pointer<fp16>>"))
+    )
+    monkeypatch.setenv("COURSE_LANG", "en")
+    cut = failure_words.abridged(error)
+    assert cut.startswith("cannot cast [[0.0") and " ...]]" in cut and "pointer<fp16>" in cut and len(cut) < 120, cut
+    note = failure_words.pointer_cast_note(error)
+    assert "c_ptr.dtype.element_ty" in note and "t4.en.md §1.2" in note, note
+    assert (
+        failure_words.pointer_cast_note(raised(lambda: (_ for _ in ()).throw(AssertionError("cannot cast x to fp16"))))
+        == ""
+    )
