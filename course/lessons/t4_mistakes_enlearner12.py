@@ -11,6 +11,8 @@ from course.lessons.t4_mistakes_own import mutant
 ENLEARNER12_CAUSES = {
     "tuned-launch-sizes": ("autotune 版的 launch 拿到的却是", "the autotuned launch got M="),
     "advance-grows": ("越走越远", "each move longer than the one before"),
+    "bias-left-out": ("没加 bias 的结果", "the result without the bias"),
+    "gelu-without-one-plus": ("少了 erf 前面的 1 +", "without the 1 + before the erf"),
     # own-group-of-num-pid-m (t4_mistakes_own.py) is this mistake: its message named nothing until this walk
     "group-sized-by-num-pid-m": (
         "这正是 num_pid_in_group = GROUP_M * num_pid_m 的结果",
@@ -96,6 +98,30 @@ ENLEARNER12 = (
         "advance-grows",
         zh="指针每次前移 k * BLOCK_K 个 stride：消息只给了相对误差（enlearner12）",
         en="the pointers moved k * BLOCK_K strides at iteration k: the message gave a relative error alone "
+        "(enlearner12)",
+    ),
+    mutant(
+        "enlearner12-bias-only-with-gelu",
+        "T4.5",
+        "5.2",
+        "    if HAS_BIAS:\n",
+        '    if HAS_BIAS and ACTIVATION == "gelu":\n',
+        "test_bias_and_activation[40-16-True-none-torch.float16]",
+        "bias-left-out",
+        zh="bias 只在 GELU 时才加：没有激活时 bias 被漏掉了，消息只给了相对误差（enlearner12）",
+        en="the bias added only with the GELU: without an activation it was left out, and the message gave a "
+        "relative error alone (enlearner12)",
+    ),
+    mutant(
+        "enlearner12-gelu-without-one-plus",
+        "T4.5",
+        "5.2",
+        "acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))",
+        "acc = 0.5 * acc * tl.erf(acc * 0.7071067811865476)",
+        "test_bias_and_activation[40-16-False-gelu-torch.float16]",
+        "gelu-without-one-plus",
+        zh="GELU 写成 0.5 * x * erf(x / sqrt(2))，少了 1 +：消息只给了相对误差（enlearner12）",
+        en="the GELU written 0.5 * x * erf(x / sqrt(2)), the 1 + left out: the message gave a relative error alone "
         "(enlearner12)",
     ),
 )

@@ -42,6 +42,11 @@ APPROXIMATIONS = (  # (function, zh, en) for each approximation of GELU, or slip
         "0.5 * x * (1 + erf(x / 2)), the erf's argument divided by 2, not by sqrt(2)",
     ),
     (
+        lambda x: 0.5 * x * torch.erf(x / math.sqrt(2.0)),
+        "0.5 * x * erf(x / sqrt(2))，少了 erf 前面的 1 +",
+        "0.5 * x * erf(x / sqrt(2)), without the 1 + before the erf",
+    ),
+    (
         lambda x: 0.5 * x * (1.0 + torch.erf(x * math.sqrt(2.0))),
         "0.5 * x * (1 + erf(x * sqrt(2)))，erf 的参数乘以 sqrt(2) 而不是除以它",
         "0.5 * x * (1 + erf(x * sqrt(2))), the erf's argument multiplied by sqrt(2), not divided by it",

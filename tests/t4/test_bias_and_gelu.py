@@ -116,6 +116,12 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
             zh="bias 是在 GELU 之后加的：先加 bias，gelu(acc + bias)",
             en="the bias was added after the GELU: add it first, gelu(acc + bias)",
         )
+    elif has_bias and rel_err(out[:, :N], (gelu if activation == "gelu" else torch.clone)(acc[:, :N].double())) <= 1e-5:
+        hint = say(  # the same activation on acc alone: the bias left out
+            zh="结果正好是没加 bias 的结果：HAS_BIAS 为 True 时，不管 ACTIVATION 是什么都要加 bias[None, :]",
+            en="it is exactly the result without the bias: with HAS_BIAS True add bias[None, :], whatever "
+            "ACTIVATION is",
+        )
     elif activation == "gelu" and (approximate := approximation_hint(out[:, :N], x, 1e-5)):
         hint = approximate
     elif activation == "gelu" and rel_err(out[:, :N], gelu(gelu(x))) <= 1e-5:
