@@ -19,14 +19,25 @@ allows: `repeat_limit(elements, lanes)` times, REPEAT_FACTOR times the launch's 
 tensors') over the access's lanes, at least REPEAT_FLOOR; past that the launch fails at once, naming the
 kernel, the program, the access and its graded lines, and both counts.
 
+A loop whose counter stopped moving while its pointers still move makes a new access each pass, which the
+repeat count never sees: it reads on past its tensors until it crashes or times out.  So the watch also
+follows, per program and per line of code that makes an access (`_site`), the walk of its addresses: where
+a block of them lies wholly outside every tensor of the launch and has moved by the same step as the pass
+before, it adds that step; past WALK_STEPS such steps in a row and, in all, farther than the bytes of all the
+launch's tensors together (or past WALK_LONG such steps, however short), the launch fails at once, naming the
+program, the access, its step and how far it went.  A mask left out or a wrong stride may step outside too,
+but no farther than the walk over its tensor was meant to go, so those keep their own checks.
+
 Inside interpreter_order.programs_run the programs take turns, so a read repeated there may be
 answered by another program: the SPINS and IDLE counts stand aside (that module names programs stuck in
 turns), and the repeat count starts again at any program's progress.
 """
 
 import contextlib
+import os
+import sys
 
-from course import interpreter_order
+from course import ROOT, interpreter_order
 from course.i18n import say
 
 # Reads of one unchanged value in a row: a wait in the lessons reads its flag once per pass, and
@@ -49,6 +60,14 @@ DESCRIBERS = []
 # 300 passes.  SPINS and IDLE above still stop a wait on one flag first.
 REPEAT_FACTOR = 4
 REPEAT_FLOOR = 200
+# An access's walk outside every tensor of its launch: at least WALK_STEPS steps of one size in a row, and in
+# all farther than the bytes the launch's tensors hold together.  Measured (2026-12-05,
+# SOLUTION=1 and both other styles, every check): no walk steps outside at all.  T4's K loop whose k never
+# advances fails after 3 to 40 passes, in under a second, before it reads far enough to crash.
+WALK_STEPS = 3
+# Or WALK_LONG steps of one size in a row outside them, however short: a mask left out takes a K loop outside
+# for as many passes as the loop has (K / BLOCK_K), far fewer in the interpreted checks.
+WALK_LONG = 128
 HOOKS = ("create_atomic_rmw", "create_atomic_cas", "create_masked_load", "create_masked_store")
 
 
@@ -70,6 +89,21 @@ def launch_elements(args, kwargs):
     return sum(t.numel() for t in tensors if isinstance(t, torch.Tensor))
 
 
+def launch_spans(args, kwargs):
+    """[first byte, past the last byte) of the memory of each tensor a launch is given (a descriptor's base's)."""
+    import torch
+
+    tensors = [getattr(a, "base", a) for a in (*args, *kwargs.values())]
+    spans = []
+    for t in tensors:
+        if isinstance(t, torch.Tensor) and t.numel():
+            below = sum((n - 1) * -s for n, s in zip(t.shape, t.stride(), strict=True) if s < 0)
+            above = sum((n - 1) * s for n, s in zip(t.shape, t.stride(), strict=True) if s > 0)
+            first = t.data_ptr() - below * t.element_size()
+            spans.append((first, t.data_ptr() + (above + 1) * t.element_size()))
+    return spans
+
+
 class _Watch:
     def __init__(self):
         self.last = None  # (program, addresses, values) of the last unchanged read
@@ -78,9 +112,12 @@ class _Watch:
         self.kernel, self.elements = "?", 0  # the launch now running: its kernel's name, its tensors' elements
         self.program, self.seen = None, {}  # the running program; {program: {access: times made since progress}}
         self.made = {}  # {program: the accesses it has made}
+        self.spans, self.nbytes = (), 0  # [first byte, past the last) of each tensor of the launch; their bytes
+        self.walks = {}  # {(program, kind, site): [last first address, its step, steps in a row outside, bytes]}
 
-    def launched(self, kernel, elements):
+    def launched(self, kernel, elements, spans=()):
         self.kernel, self.elements, self.program, self.seen, self.made = kernel, elements, None, {}, {}
+        self.spans, self.nbytes, self.walks = tuple(spans), sum(end - first for first, end in spans), {}
 
     def wrote(self):
         self.last, self.count = None, 0
@@ -93,8 +130,10 @@ class _Watch:
             return
         program = tuple(builder.grid_idx)
         if program != self.program and not interpreter_order.taking_turns():
-            self.seen, self.made = {}, {}  # the programs before it have ended
+            self.seen, self.made, self.walks = {}, {}, {}  # the programs before it have ended
         self.program = program
+        if self.spans:
+            self.walked(program, kind, ptrs)
         made = self.made.setdefault(program, set())
         key = (kind, ptrs.shape, hash(ptrs.tobytes()), hash(values.tobytes()))
         if changed and key not in made:
@@ -106,6 +145,23 @@ class _Watch:
         if times > limit:
             self.seen, self.made = {}, {}
             raise ProgramWaitsForever(_repeat_message(self.kernel, program, kind, ptrs, times, self.elements, limit))
+
+    def walked(self, program, kind, ptrs):
+        """Follow the walk of this access's line outside the launch's tensors; fail where it went too far."""
+        low, high = int(ptrs.min()), int(ptrs.max())
+        outside = all(high < first or low >= end for first, end in self.spans)
+        walk = self.walks.setdefault((program, kind, _site()), [low, 0, 0, 0])
+        step, walk[0] = low - walk[0], low
+        if not outside or step == 0 or step != walk[1]:
+            walk[1:] = [step, 0, 0]
+            return
+        walk[2] += 1
+        walk[3] += abs(step)
+        if walk[2] >= WALK_LONG or (walk[2] >= WALK_STEPS and walk[3] > self.nbytes):
+            self.walks = {}
+            raise ProgramWaitsForever(
+                _walk_message(self.kernel, program, kind, ptrs, step, walk[2], walk[3], self.nbytes)
+            )
 
     def read(self, builder, ptrs, values, changed, operand=None):
         self.access(builder, "atomic", ptrs, values if operand is None else operand, changed)
@@ -127,6 +183,26 @@ class _Watch:
             self.wrote()
             self.idle = (None, 0)
             raise ProgramWaitsForever(_idle_message(program))
+
+
+_OURS = {}  # {code object: whether it is Triton's, this module's or the suite's (a check's own load hook)}
+_SUITE = str(ROOT / "tests") + os.sep
+
+
+def _site():
+    """(file, line) of the innermost frame outside Triton, this module and the suite: the kernel's line making the
+    access."""
+    frame = sys._getframe(2)
+    while frame is not None:
+        code = frame.f_code
+        ours = _OURS.get(code)
+        if ours is None:
+            name = code.co_filename
+            ours = _OURS[code] = "/triton/" in name or name == __file__ or name.startswith(_SUITE)
+        if not ours:
+            return code.co_filename, frame.f_lineno
+        frame = frame.f_back
+    return None
 
 
 def _where():
@@ -163,6 +239,31 @@ def _repeat_message(kernel, program, kind, ptrs, times, elements, limit):
         "access are more than a working program needs to go through them: it goes round a loop that no longer "
         "advances, each pass making the same accesses; the interpreter runs one program at a time, so it would go "
         "round for good",
+    )
+
+
+def _walk_message(kernel, program, kind, ptrs, step, steps, walked, nbytes):
+    pid = program[0] if program[1:] == (0, 0) else program
+    where = _where()
+    kind_zh = {"load": "load", "store": "store", "atomic": "原子操作"}[kind]
+    at_zh = f"（{where[0]}" + "".join(f"，由 {w} 调用" for w in where[1:]) + "）" if where else ""
+    at_en = f" at {where[0]}" + "".join(f", called from {w}" for w in where[1:]) if where else ""
+    far = (
+        say(
+            zh=f"，比所有张量加起来的 {nbytes} 个字节还远",
+            en=f", farther than the {nbytes} bytes all the tensors hold together",
+        )
+        if walked > nbytes
+        else ""
+    )
+    return say(
+        zh=f"{kernel} 的程序 {pid} 的 {kind_zh}{at_zh}每一圈都把地址挪 {step} 个字节，已经连着 {steps} 圈落在这次"
+        f"启动的所有张量外面（{ptrs.size} 个地址，最低 {int(ptrs.min())}），在外面走了 {walked} 个字节{far}。"
+        "指针还在往前挪，循环却没有在张量到头时停下：它会一直读写到张量外面去，直到崩溃或超时",
+        en=f"the {kind}{at_en} of program {pid} of {kernel} moves its addresses {step} bytes each pass and has been "
+        f"outside every tensor of this launch for {steps} passes in a row ({ptrs.size} addresses from "
+        f"{int(ptrs.min())}), {walked} bytes out there{far}. Its pointers still move but the loop did not stop where "
+        "the tensors end: it would go on reading and writing past them until a crash or a timeout",
     )
 
 
@@ -231,8 +332,9 @@ def spin_watch():
         return original["create_masked_store"](self, ptrs, value, mask, cache_policy)
 
     def init_args(self, args_dev, kwargs):
-        watch.launched(getattr(self.fn, "__name__", "?"), launch_elements(args_dev, kwargs))
-        return init_original(self, args_dev, kwargs)
+        args, named = init_original(self, args_dev, kwargs)
+        watch.launched(getattr(self.fn, "__name__", "?"), launch_elements(args_dev, kwargs), launch_spans(args, named))
+        return args, named
 
     for name, fn in zip(HOOKS, (atomic_rmw, atomic_cas, masked_load, masked_store), strict=True):
         setattr(cls, name, fn)

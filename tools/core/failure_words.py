@@ -141,6 +141,7 @@ def _chain(exc):
 def triton_lead(exc):
     """(what raised exc, the words that lead into its own text), said before Triton's own English: Triton's
     interpreter running a kernel (an InterpreterError in the chain) or Triton compiling one (a CompilationError);
+    the course's spin watch stopping one (ProgramWaitsForever: its words are the learner's language already);
     where neither, the plain words for an error the learner's code raised (none in English, where the error's own
     words say it)."""
     kinds = {type(e).__name__ for e in _chain(exc)}
