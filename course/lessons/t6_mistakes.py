@@ -32,6 +32,7 @@ from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
 from course.lessons.t6_mistakes_learner11b import LEARNER11B, LEARNER11B_CAUSES
 from course.lessons.t6_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t6_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
+from course.lessons.t6_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -418,3 +419,5 @@ MISTAKES = MISTAKES + SPIN11  # spin11's, last
 CAUSES |= SPIN11_CAUSES
 MISTAKES = MISTAKES + HUNT12  # hunt12's, last
 CAUSES |= HUNT12_CAUSES
+MISTAKES = MISTAKES + LEFT12  # left12's, last
+CAUSES |= LEFT12_CAUSES

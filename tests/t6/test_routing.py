@@ -22,6 +22,7 @@ from .common import (
     same_memory,
 )
 from .routings import ROUTE_KERNELS, check_counts_and_offsets, check_routing, counts_in_range, places_found, route_watch
+from .stray import routing_inputs_left_to_the_test
 from bounds import near_words, place
 from support import INTERPRETING, LaunchWatch
 
@@ -149,7 +150,7 @@ def guarded_route(t6, monkeypatch, ids, experts, case, **options):
     """route with its kernels' addresses watched on the interpreter (report_outside), and the
     caller's ids kept (ids_kept)."""
     accesses, before = Accesses(), ids.clone()
-    with monkeypatch.context() as patch:
+    with monkeypatch.context() as patch, routing_inputs_left_to_the_test():
         addresses = route_watch(t6, patch, accesses)
         r = t6.route(ids, experts, **options)
     report_outside(addresses, r, before, experts, case, accesses)
@@ -183,7 +184,8 @@ def watched_route(t6, monkeypatch, ids, experts, case):
     watch = LaunchWatch(
         t6, monkeypatch, dict.fromkeys(ROUTE_KERNELS, True), wrapper="route", out=None, shared_names=False
     )
-    r, error = raised_by(lambda: t6.route(ids, experts))  # told as a failure: the ids are valid input
+    with routing_inputs_left_to_the_test():  # ids_kept and stores_kept below name what changed them
+        r, error = raised_by(lambda: t6.route(ids, experts))  # told as a failure: the ids are valid input
     monkeypatch.undo()
     fail_if_raised(case, "route", error, "2.3")
     scanned = [launch.args for launch in watch.launches if launch.name == "scan_counts"]
