@@ -10,7 +10,11 @@ from course.lessons.t4_mistakes_own import mutant
 LEFT12_CAUSES = {
     # course/interpreter_spin.py's words, said where an access walked on outside every tensor of its launch
     "walks-past-tensors": ("循环却没有在张量到头时停下", "the loop did not stop where the tensors end"),
+    # tests/t4/conftest.py's words, said where a check's meta tensor (a GPU's, no values) had a value read
+    "reads-gpu-values": ("读了一个张量的值：这项检查的张量代表 GPU 上的张量", "read a tensor's value: this check's"),
 }
+
+DEVICE_CHECKED = "    needs_grad = [name for name, t in tensors.items() if t.requires_grad]\n"
 
 LEFT12 = (
     mutant(
@@ -38,5 +42,47 @@ LEFT12 = (
         zh="K 循环写成 while k_remaining > 0，k_remaining 从不变小，指针却照样往前挪；检查超时或崩溃，同上（left12）",
         en="the K loop as while k_remaining > 0 with k_remaining never made smaller while the pointers still move; the "
         "check timed out or crashed, as above (left12)",
+    ),
+    mutant(
+        "left12-check-inputs-reads-after-devices",
+        "T4.4",
+        "6.3",
+        DEVICE_CHECKED,
+        "    if bool(torch.isnan(a).any()) or bool(torch.isnan(b).any()):\n"
+        '        raise ValueError("matmul: a or b holds NaN")\n' + DEVICE_CHECKED,
+        "test_check_inputs_off_the_interpreter",
+        "reads-gpu-values",
+        zh="check_inputs 在查完设备之后读 a、b 的值（有没有 NaN）：每次调用一次主机同步；失败信息只有 torch 的英文 "
+        "RuntimeError: Tensor.item() cannot be called on meta tensors（left12）",
+        en="check_inputs reads a's and b's values (any NaN?) after the device check: a host sync in every call; the "
+        "failure was torch's words alone, RuntimeError: Tensor.item() cannot be called on meta tensors (left12)",
+    ),
+    mutant(
+        "left12-check-inputs-reads-bias",
+        "T4.4",
+        "6.3",
+        DEVICE_CHECKED,
+        "    if bias is not None and bool(torch.isnan(bias).any()):\n"
+        '        raise ValueError("matmul: bias holds NaN")\n' + DEVICE_CHECKED,
+        "test_check_inputs_off_the_interpreter",
+        "reads-gpu-values",
+        zh="check_inputs 在查完设备之后读 bias 的值：每次带 bias 的调用一次主机同步；整个测试套件都通过了（left12）",
+        en="check_inputs reads bias's values after the device check: a host sync in every call with a bias; the whole "
+        "suite passed (left12)",
+    ),
+    mutant(
+        "left12-matmul-reads-values",
+        "T4.4",
+        "6.3",
+        "    N = b.shape[1]\n    c = torch.empty((M, N), device=a.device, dtype=a.dtype)\n",
+        "    N = b.shape[1]\n    if not bool(torch.isfinite(a).all()):\n"
+        '        raise ValueError("matmul: a holds inf or NaN")\n'
+        "    c = torch.empty((M, N), device=a.device, dtype=a.dtype)\n",
+        "test_default_launch_path_off_the_interpreter",
+        "reads-gpu-values",
+        zh="matmul 在 check_inputs 之后读 a 的值（是不是都有限）：每次调用一次主机同步；失败信息只有 torch 的英文 "
+        "RuntimeError（left12）",
+        en="matmul reads a's values (all finite?) after check_inputs: a host sync in every call; the failure was "
+        "torch's RuntimeError alone (left12)",
     ),
 )

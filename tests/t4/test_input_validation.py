@@ -258,7 +258,7 @@ def test_check_inputs_off_the_interpreter(t4, monkeypatch):
     only where the interpreter's tl.dot would get it wrong), and CPU tensors are refused, naming
     TRITON_INTERPRET, GPU or not, and inputs on two GPUs are refused.  Only check_inputs runs; the "GPU"
     tensors are meta ones that say they are on cuda:0 or cuda:1 (device, is_cuda, get_device), so a check by
-    device type or is_cuda takes them as a GPU's."""
+    device type or is_cuda takes them as a GPU's, and a value read of one fails (named by tests/t4/conftest.py)."""
     monkeypatch.setattr(t4, "INTERPRETING", False)
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # however the check tells a GPU
@@ -275,6 +275,19 @@ def test_check_inputs_off_the_interpreter(t4, monkeypatch):
                 en=f"off the interpreter (as on a GPU) check_inputs refused bf16 inputs: {e}; bf16 is refused only "
                 f"under TRITON_INTERPRET (the interpreter's tl.dot gets it wrong); a GPU computes it right; "
                 f"{read('T4.4', '6.3')}",
+            ),
+            pytrace=False,
+        )
+    bias = OnGpu._make_subclass(OnGpu, torch.empty(8, dtype=torch.bfloat16, device="meta"))
+    try:
+        t4.check_inputs(a, b, bias, "gelu")
+    except (TypeError, ValueError) as e:
+        pytest.fail(
+            say(
+                zh=f"不在解释器下（就像在 GPU 上）时，check_inputs 拒绝了同一对 bf16 输入加上形状 (8,) 的 bias 和 "
+                f"activation='gelu'：{e}；这些输入都合法；{read('T4.4', '6.3')}",
+                en=f"off the interpreter (as on a GPU) check_inputs refused the same bf16 inputs with a bias of shape "
+                f"(8,) and activation='gelu': {e}; these inputs are all legal; {read('T4.4', '6.3')}",
             ),
             pytrace=False,
         )
