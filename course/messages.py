@@ -96,7 +96,11 @@ SHAPES_APART = re.compile(r"Cannot make_shape_compatible: incompatible dimension
 def triton_said(text):
     """What Triton's English in `text` says, in the learner's language, for the complaints a learner meets and
     cannot read off: two blocks of other sizes added or broadcast ("Cannot make_shape_compatible: incompatible
-    dimensions at index 1: 16 and 32"); "" for any other text.  It says what Triton said, not why."""
+    dimensions at index 1: 16 and 32"), an int64 descriptor coordinate (int64_coordinate_words); "" for any
+    other text.  It says what Triton said, not why."""
+    coordinate = int64_coordinate_words(text)
+    if coordinate:
+        return coordinate
     found = SHAPES_APART.search(text)
     if not found:
         return ""
@@ -105,4 +109,24 @@ def triton_said(text):
         zh=f"Triton 这句话是说：两个块在第 {at} 维上一个长 {one}、一个长 {other}，形状对不上，不能逐元素运算或广播",
         en=f"what Triton says: two blocks are {one} and {other} long in dimension {at}, shapes that do not match, "
         "so they cannot be combined element by element or broadcast",
+    )
+
+
+# Triton's words where a descriptor's load, store or atomic is given a coordinate of dtype int64: only descriptor
+# accesses ask for 32-bit coordinates (semantic._convert_elem_to_ir_value, require_i64=False), and these words
+# come only from an int64 tensor there.  The interpreter and a compile for a GPU say the same.
+INT64_COORDINATE = "Expected a 32-bit integer; add"
+
+
+def int64_coordinate_words(text):
+    """The words, in the reader's language, for Triton's refusal of an int64 descriptor coordinate where `text`
+    (an error's words) holds it; "" otherwise."""
+    if INT64_COORDINATE not in text:
+        return ""
+    return say(
+        zh="Triton 拒绝了一次描述符的 load 或 store：它的一个坐标是 int64，而描述符的坐标是 32 位的；"
+        "坐标里别有 int64 的值（.to(tl.int64)，或从 int64 的值算出来的行号、偏移）",
+        en="Triton refused a descriptor load or store: a coordinate is an int64, and a descriptor's "
+        "coordinates are 32-bit; keep int64 values (a .to(tl.int64), or a row or offset computed from an int64 "
+        "value) out of them",
     )

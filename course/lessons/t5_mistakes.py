@@ -35,6 +35,7 @@ from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t5_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t5_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t5_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
+from course.lessons.t5_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
@@ -308,3 +309,5 @@ MISTAKES = MISTAKES + ZHLEARNER12  # zhlearner12's, last
 CAUSES |= ZHLEARNER12_CAUSES
 MISTAKES = MISTAKES + HUNT12  # hunt12's, last
 CAUSES |= HUNT12_CAUSES
+MISTAKES = MISTAKES + LEFT12  # left12's, last
+CAUSES |= LEFT12_CAUSES

@@ -25,4 +25,16 @@ LEFT12 = (
         "test_route_ignores_ids_out_of_range",
         "writes-an-input",
     ),
+    own(
+        "left12-gate-row-int64",
+        "T6.4",
+        "gate_up_product loads the gate box at row gate_row.to(tl.int64): an int64 descriptor coordinate; the failure "
+        "was 'Triton 的解释器运行你的 kernel 时报错，Triton 的英文原话：AssertionError: Expected a 32-bit integer', "
+        "Triton's English alone after a Chinese line (left12)",
+        "5.1",
+        "        gate = tl.dot(a, w_desc.load([gate_row, k0]).T, gate)\n",
+        "        gate = tl.dot(a, w_desc.load([gate_row.to(tl.int64), k0]).T, gate)\n",
+        "test_gate_up_product_alone",
+        "int64-coordinate",
+    ),
 )

@@ -94,7 +94,7 @@ def offsets_in_elements(case, store_subtile=None):
                 f"{case}: the interpreter refused a descriptor access whose coordinate is an int64 "
                 f"({INT64_COORDINATE}). A descriptor's coordinates are 32-bit: keep int64 values (a .to(tl.int64), or "
                 "an offset computed from an int64 value) out of them",
-                "3.1",
+                "3.1" if store_subtile is None else "5" if store_subtile == 2 else "3.3",  # the store's own section
             )
         if OFFSET_NOT_16 not in repr(e) + repr(e.__cause__):
             raise
