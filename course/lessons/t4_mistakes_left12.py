@@ -85,4 +85,19 @@ LEFT12 = (
         en="matmul reads a's values (all finite?) after check_inputs: a host sync in every call; the failure was "
         "torch's RuntimeError alone (left12)",
     ),
+    mutant(
+        "left12-gpu-check-compares-cuda",
+        "T4.4",
+        "6.3",
+        '    if a.device.type == "cpu" and not INTERPRETING:\n',
+        '    if not INTERPRETING and a.device != torch.device("cuda"):\n'
+        '        raise ValueError(f"matmul: inputs must be on the GPU, got {a.device}")\n'
+        '    if a.device.type == "cpu" and not INTERPRETING:\n',
+        "test_check_inputs_off_the_interpreter",
+        zh="check_inputs 在解释器之外把设备和 torch.device(\"cuda\") 比，cuda:0 和它不相等，于是拒绝了 GPU 上的输入；"
+        "失败信息说「bf16 只在 TRITON_INTERPRET 下拒绝」，可它拒绝的不是 bf16：float16 也一样被拒（left12）",
+        en="check_inputs compares the device with torch.device(\"cuda\") off the interpreter, which cuda:0 does not "
+        "equal, so it refuses inputs on a GPU; the failure said 'bf16 is refused only under TRITON_INTERPRET', where "
+        "the refusal was no bf16's: float16 is refused alike (left12)",
+    ),
 )

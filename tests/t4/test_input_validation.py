@@ -12,6 +12,7 @@ from course.messages import read, stub_report
 from course.warm import run_python
 
 from .common import check_product
+from .on_gpu import OnSecondGpu, on_gpu
 from launch_watch import LaunchWatch
 from support import DEVICE, INTERPRETING, OUT_RTOL, meta_value_read, random, rel_err
 
@@ -232,25 +233,6 @@ def test_cpu_tensors_need_the_interpreter(t4):
     )
 
 
-class OnGpu(torch.Tensor):
-    """A meta tensor that says it is on cuda:0, however check_inputs asks (it holds no data)."""
-
-    device = property(lambda self: torch.device("cuda", 0))
-    is_cuda = property(lambda self: True)
-
-    def get_device(self):
-        return 0
-
-
-class OnSecondGpu(OnGpu):
-    """The same, on cuda:1: a layer's weight on the second GPU of a model split over two."""
-
-    device = property(lambda self: torch.device("cuda", 1))
-
-    def get_device(self):
-        return 1
-
-
 @pytest.mark.t4_4
 @pytest.mark.skipif(not INTERPRETING, reason="on a GPU bf16 products and the CPU tensors' refusal run for real")
 def test_check_inputs_off_the_interpreter(t4, monkeypatch):
@@ -262,12 +244,23 @@ def test_check_inputs_off_the_interpreter(t4, monkeypatch):
     monkeypatch.setattr(t4, "INTERPRETING", False)
     monkeypatch.delenv("TRITON_INTERPRET", raising=False)
     monkeypatch.setattr(torch.cuda, "is_available", lambda: True)  # however the check tells a GPU
-    a, b = (
-        OnGpu._make_subclass(OnGpu, torch.empty(s, dtype=torch.bfloat16, device="meta")) for s in ((8, 12), (12, 8))
-    )
+    a, b = on_gpu((8, 12)), on_gpu((12, 8))
     try:
         t4.check_inputs(a, b)
     except (TypeError, ValueError) as e:
+        try:  # the same in float16: refused too, the refusal is no bf16's
+            t4.check_inputs(on_gpu((8, 12), torch.float16), on_gpu((12, 8), torch.float16))
+        except (TypeError, ValueError):
+            pytest.fail(
+                say(
+                    zh=f"不在解释器下（就像在 GPU 上）时，check_inputs 拒绝了 cuda:0 上的输入，bf16 和 float16 都拒绝："
+                    f"{e}；cuda:0 上的这些输入是合法的，看抛出它的那项检查比较的是什么；{read('T4.4', '6.3')}",
+                    en=f"off the interpreter (as on a GPU) check_inputs refused inputs on cuda:0, in bf16 and in "
+                    f"float16 alike: {e}; these inputs on cuda:0 are legal: look at what the check that raised it "
+                    f"compares; {read('T4.4', '6.3')}",
+                ),
+                pytrace=False,
+            )
         pytest.fail(
             say(
                 zh=f"不在解释器下（就像在 GPU 上）时，check_inputs 拒绝了 bf16 输入：{e}；"
@@ -278,7 +271,7 @@ def test_check_inputs_off_the_interpreter(t4, monkeypatch):
             ),
             pytrace=False,
         )
-    bias = OnGpu._make_subclass(OnGpu, torch.empty(8, dtype=torch.bfloat16, device="meta"))
+    bias = on_gpu((8,))
     try:
         t4.check_inputs(a, b, bias, "gelu")
     except (TypeError, ValueError) as e:
@@ -291,7 +284,7 @@ def test_check_inputs_off_the_interpreter(t4, monkeypatch):
             ),
             pytrace=False,
         )
-    second = OnSecondGpu._make_subclass(OnSecondGpu, torch.empty((12, 8), dtype=torch.bfloat16, device="meta"))
+    second = on_gpu((12, 8), kind=OnSecondGpu)
     try:
         t4.check_inputs(a, second)
     except ValueError:
