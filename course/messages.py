@@ -26,7 +26,7 @@ import re
 from course import registry
 from course.i18n import lang, not_written, say
 
-__all__ = ["read", "fail", "stub_report", "written_elsewhere", "triton_said"]
+__all__ = ["read", "fail", "stub_report", "written_elsewhere", "triton_said", "int64_coordinate_words"]
 
 
 def place(at):

@@ -25,7 +25,7 @@ import torch
 
 from course import seam, skips, toolchain
 from course.i18n import say
-from course.messages import stub_report
+from course.messages import INT64_COORDINATE, int64_coordinate_words, read, stub_report
 from course.registry import BY_ID, LESSONS
 
 toolchain.choose_backend()  # before triton is first imported
@@ -184,10 +184,31 @@ def pytest_runtest_call(item):
     except BaseException as e:  # noqa: BLE001 - a skip or an exit is what this looks for
         escaped = _escape_report(e)
         message = None if escaped else seam.stub_message(e) if isinstance(e, Exception) else None
-        if escaped is None and message is None:
+        coordinate = None if escaped or message is not None else _int64_coordinate_report(item, e)
+        if escaped is None and message is None and coordinate is None:
             raise
     # outside `except`: no chained traceback
-    pytest.fail(escaped or _later_stub_report(item, message) or stub_report(message), pytrace=False)
+    pytest.fail(escaped or coordinate or _later_stub_report(item, message) or stub_report(message), pytrace=False)
+
+
+def _int64_coordinate_report(item, exc):
+    """A failure message for Triton's refusal of an int64 descriptor coordinate (its words are English alone) in
+    a test that did not name it itself, with the graded line that made the access; else None."""
+    chain, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        chain.append(exc)
+        exc = exc.__cause__ if exc.__cause__ is not None else exc.__context__
+    words = int64_coordinate_words(" ".join(str(e) for e in chain))
+    step = _step_of(item)
+    if not words or step is None:
+        return None
+    frames = [f for e in chain for f in traceback.extract_tb(e.__traceback__) if seam.graded_file(f.filename)]
+    where = f"{seam.graded_file(frames[-1].filename)} line {frames[-1].lineno}" if frames else "?"
+    return say(
+        zh=f"{where}：{words}（Triton 的英文原话：{INT64_COORDINATE}...）；{read(step)}",
+        en=f"{where}: {words} (Triton's words: {INT64_COORDINATE}...); {read(step)}",
+    )
 
 
 @pytest.hookimpl(wrapper=True)
