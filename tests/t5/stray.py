@@ -60,10 +60,15 @@ def t5_caller(exc):
 def fail_stray(name, strays):
     """Fail for the launch of `name` whose accesses outside its tensors `strays` counted."""
     what, n, frames = strays.worst()
-    # A write into a tensor it only reads: told first, unless writes outside every tensor were made too: a
-    # pointer run past its own tensor (a slot past the workspace) lands in an input, or in no tensor, as the
-    # memory happens to lie, and is told as that stray either way.
-    written = strays.input_by_learner() if not (what == "write" and n) else None
+    written = strays.input_by_learner()  # a write into a tensor it only reads: told first
+    out = strays.first.get("write") if strays.counts["write"] else None
+    if (
+        written
+        and out
+        and written[2]
+        and (out[-1].filename, out[-1].lineno) == (written[2][-1].filename, written[2][-1].lineno)
+    ):
+        written = None  # the same line wrote outside every tensor too: it landed in an input by where memory lay
     if written:
         tensor, n, frames = written
     where_zh = where_en = ""
