@@ -245,7 +245,9 @@ def check_each_mistake_names_its_own_cause_and_no_other():
     return problems
 
 
-READS = re.compile(r"read content/\S+ ((?:§[\d.]+(?:, | and )?)+)")
+# "read content/t4.en.md §6.2, §6.3 (Chinese: ...)", its sections titled or not ("§3 2-D pointer blocks, §4 The main
+# loop: masks, tl.dot and pipelining (Chinese: ..."): every § up to read()'s "(Chinese:"
+READS = re.compile(r"read content/\S+ (§.*?)(?: \(Chinese:|$)", re.M)
 
 
 def section_problems_of(lesson, mistakes, found):
