@@ -86,6 +86,21 @@ LEFT12 = (
         "torch's RuntimeError alone (left12)",
     ),
     mutant(
+        "lead31-matmul-reads-bias-values",
+        "T4.4",
+        "6.3",
+        "    N = b.shape[1]\n    c = torch.empty((M, N), device=a.device, dtype=a.dtype)\n",
+        "    N = b.shape[1]\n    if bias is not None and bool(torch.isnan(bias).any()):\n"
+        '        raise ValueError("matmul: bias holds NaN")\n'
+        "    c = torch.empty((M, N), device=a.device, dtype=a.dtype)\n",
+        "test_default_launch_path_off_the_interpreter",
+        "reads-gpu-values",
+        zh="matmul 在 check_inputs 之后读 bias 的值（有没有 NaN）：每次调用一次主机同步；这个检查原先不带 bias 调用 "
+        "matmul，整个测试集都放过了它（session 31）",
+        en="matmul reads bias's values (any NaN?) after check_inputs: a host sync in every call; the check called "
+        "matmul without a bias, and the whole suite let it through (session 31)",
+    ),
+    mutant(
         "left12-gpu-check-compares-cuda",
         "T4.4",
         "6.3",
