@@ -89,7 +89,12 @@ class Host:
         stream run one after another), and under CUDA graph capture a fresh one per launch, zeroed inside
         the graph: no graph shares one with another graph or with eager calls."""
         def fresh():
-            return (torch.empty(programs * block_m * block_n, device=device, dtype=torch.float32),
+            cells = programs * block_m * block_n
+            if device.type != "cuda":  # the interpreter: a guard of 15 more slots behind the partials, in no tensor the
+                # kernel is given, so a slot past the workspace is told as a stray, never landing in a or b by chance
+                return (torch.empty(16 * cells, device=device, dtype=torch.float32)[:cells],
+                        torch.zeros(programs, device=device, dtype=torch.int32))
+            return (torch.empty(cells, device=device, dtype=torch.float32),
                     torch.zeros(programs, device=device, dtype=torch.int32))
 
         if device.type != "cuda":
