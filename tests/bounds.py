@@ -231,9 +231,16 @@ class Strays:
             self.input = (name, lanes, [f for f in traceback.extract_stack() if f.filename.endswith(self.ours)])
 
     def input_by_learner(self):
-        """(name, lanes, frames) of the first write into an input, where a line of the lesson's code made it."""
+        """(name, lanes, frames) of the first write into an input, where a line of the lesson's code made it and
+        that line wrote nowhere outside every tensor: one that did was a pointer run past its own tensor, landing
+        in an input or in no tensor as memory happened to lie, and is told as that stray."""
         frames = self.input and self.input[2]
-        return self.input if frames and not frames[-1].filename.endswith(self.probes) else None
+        if not frames or frames[-1].filename.endswith(self.probes):
+            return None
+        out = self.first.get("write") if self.counts["write"] else None
+        if out and (out[-1].filename, out[-1].lineno) == (frames[-1].filename, frames[-1].lineno):
+            return None
+        return self.input
 
     def by_learner(self):
         """Whether a stray access was made by a line of the lesson's code.  One a probe's own line

@@ -61,14 +61,6 @@ def fail_stray(name, strays):
     """Fail for the launch of `name` whose accesses outside its tensors `strays` counted."""
     what, n, frames = strays.worst()
     written = strays.input_by_learner()  # a write into a tensor it only reads: told first
-    out = strays.first.get("write") if strays.counts["write"] else None
-    if (
-        written
-        and out
-        and written[2]
-        and (out[-1].filename, out[-1].lineno) == (written[2][-1].filename, written[2][-1].lineno)
-    ):
-        written = None  # the same line wrote outside every tensor too: it landed in an input by where memory lay
     if written:
         tensor, n, frames = written
     where_zh = where_en = ""
