@@ -18,6 +18,15 @@ HUNT12_CAUSES = {
     "routing-not-route": ("route 的三个 kernel 都没有跑", "none of route's three kernels ran"),
 }
 
+# moe_mlp's Routing made in torch: a stable argsort of the ids, a bincount, a cumsum, and the inverse permutation
+TORCH_ROUTING = (
+    "    flat_ids = topk_ids.reshape(-1).long()\n"
+    "    order = torch.argsort(flat_ids, stable=True)\n"
+    "    counts = torch.bincount(flat_ids, minlength=w_gate_up.shape[0]).to(torch.int32)\n"
+    "    routing = Routing(counts, torch.cumsum(counts, 0).to(torch.int32), order.to(torch.int32),\n"
+    "                      torch.argsort(order).to(torch.int32), topk_ids.shape[0], topk_ids.shape[1], checked=True)\n"
+)
+
 HUNT12 = (
     own(
         "hunt12-mlp-routes-in-torch",
@@ -26,12 +35,7 @@ HUNT12 = (
         "check's test said route was not called; now the first check says so (hunt12)",
         "5.2",
         "    routing = route(topk_ids, w_gate_up.shape[0])\n",
-        "    flat_ids = topk_ids.reshape(-1).long()\n"
-        "    order = torch.argsort(flat_ids, stable=True)\n"
-        "    counts = torch.bincount(flat_ids, minlength=w_gate_up.shape[0]).to(torch.int32)\n"
-        "    routing = Routing(counts, torch.cumsum(counts, 0).to(torch.int32), order.to(torch.int32),\n"
-        "                      torch.argsort(order).to(torch.int32), topk_ids.shape[0], topk_ids.shape[1], "
-        "checked=True)\n",
+        TORCH_ROUTING,
         "test_moe_mlp_in_two_launches",
         "routing-not-route",
     ),
@@ -41,13 +45,7 @@ HUNT12 = (
         "as above, with check_routing_inputs called first: the whole of T6.4 passed (hunt12: let through)",
         "5.2",
         "    routing = route(topk_ids, w_gate_up.shape[0])\n",
-        "    check_routing_inputs(topk_ids, w_gate_up.shape[0])\n"
-        "    flat_ids = topk_ids.reshape(-1).long()\n"
-        "    order = torch.argsort(flat_ids, stable=True)\n"
-        "    counts = torch.bincount(flat_ids, minlength=w_gate_up.shape[0]).to(torch.int32)\n"
-        "    routing = Routing(counts, torch.cumsum(counts, 0).to(torch.int32), order.to(torch.int32),\n"
-        "                      torch.argsort(order).to(torch.int32), topk_ids.shape[0], topk_ids.shape[1], "
-        "checked=True)\n",
+        "    check_routing_inputs(topk_ids, w_gate_up.shape[0])\n" + TORCH_ROUTING,
         "test_moe_mlp_in_two_launches",
         "routing-not-route",
     ),
