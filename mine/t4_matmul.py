@@ -22,6 +22,7 @@ import triton.language as tl
 
 from given.launch_device import on_inputs_device  # matmul launches on its inputs' GPU (given)
 from given.t4_capture import tuned_outside_capture  # no autotuning inside a CUDA graph capture (given)
+from given.t4_layout import b_is_k_major  # B's layout, known when compiling (given; the reference's speed)
 from given.t4_limits import within_int32_reach  # A and B past int32 offsets refused (given)
 
 # Read once, at import: Triton itself decides at import time whether @triton.jit interprets.

@@ -22,6 +22,9 @@ import triton.language as tl
 
 from given.launch_device import on_inputs_device  # matmul launches on its inputs' GPU (given)
 from given.t4_capture import tuned_outside_capture  # no autotuning inside a CUDA graph capture (given)
+
+# ---- other style begin: no b_is_k_major (given/t4_layout.py): this mainloop reads B one way in both layouts
+# ---- other style end
 from given.t4_limits import within_int32_reach  # A and B past int32 offsets refused (given)
 
 # Read once, at import: Triton itself decides at import time whether @triton.jit interprets.
