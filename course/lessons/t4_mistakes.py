@@ -31,6 +31,7 @@ from course.lessons.t4_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t4_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t4_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t4_mistakes_left12 import LEFT12, LEFT12_CAUSES
+from course.lessons.t4_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 from course.lessons.t4_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
 
@@ -380,3 +381,5 @@ MISTAKES = MISTAKES + ENLEARNER12  # enlearner12's, last
 CAUSES |= ENLEARNER12_CAUSES
 MISTAKES = MISTAKES + LEFT12  # left12's, last
 CAUSES |= LEFT12_CAUSES
+MISTAKES = MISTAKES + LEFT13  # left13's, last
+CAUSES |= LEFT13_CAUSES

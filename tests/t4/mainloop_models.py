@@ -152,6 +152,47 @@ def other_pid_words(which, also=None):
     )
 
 
+def tiles_unscaled(acc, a, b, bm, bn, rtol):
+    """Say "rows" where acc is the product with tile pid_m's rows taken from pid_m on (offs_m = pid_m + tl.arange,
+    without * BLOCK_M), "columns" where tile pid_n's columns are taken from pid_n on, "both" where both are; what
+    lies past A or B is loaded as the masks leave it, zeros.  One offset alone is tried first: on a case of one
+    tile along a dimension, that dimension's offset is right either way, and the words name only what shows."""
+    full = a.double() @ b.double()
+    M, N = full.shape
+    i, j = torch.arange(M, device=full.device), torch.arange(N, device=full.device)
+    rows, cols = i // bm + i % bm, j // bn + j % bn
+    for which, r, c in (("rows", rows, j), ("columns", i, cols), ("both", rows, cols)):
+        model = full[r.clamp(max=M - 1)][:, c.clamp(max=N - 1)].where((r < M)[:, None] & (c < N)[None, :], 0.0)
+        if rel_err(acc, model) < rtol:
+            return which
+    return None
+
+
+def unscaled_words(which):
+    """The hint for what tiles_unscaled found."""
+    if which == "rows":
+        return say(
+            zh="结果正好是第 pid_m 个 tile 的行从 pid_m 取起（offs_m = pid_m + tl.arange(0, BLOCK_M)，少乘了 "
+            "BLOCK_M）：行偏移是 pid_m * BLOCK_M + tl.arange(0, BLOCK_M)",
+            en="it is exactly tile pid_m's rows taken from pid_m on (offs_m = pid_m + tl.arange(0, BLOCK_M), without "
+            "* BLOCK_M): the rows' offset is pid_m * BLOCK_M + tl.arange(0, BLOCK_M)",
+        )
+    if which == "columns":
+        return say(
+            zh="结果正好是第 pid_n 个 tile 的列从 pid_n 取起（offs_n = pid_n + tl.arange(0, BLOCK_N)，少乘了 "
+            "BLOCK_N）：列偏移是 pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+            en="it is exactly tile pid_n's columns taken from pid_n on (offs_n = pid_n + tl.arange(0, BLOCK_N), "
+            "without * BLOCK_N): the columns' offset is pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+        )
+    return say(
+        zh="结果正好是 tile (pid_m, pid_n) 的行从 pid_m、列从 pid_n 取起（offs_m、offs_n 都少乘了 BLOCK_M、"
+        "BLOCK_N）：偏移是 pid_m * BLOCK_M + tl.arange(0, BLOCK_M) 和 pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+        en="it is exactly tile (pid_m, pid_n)'s rows taken from pid_m on and its columns from pid_n on (offs_m and "
+        "offs_n without * BLOCK_M and * BLOCK_N): the offsets are pid_m * BLOCK_M + tl.arange(0, BLOCK_M) and "
+        "pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+    )
+
+
 def is_the_model(acc, model, err):
     """Whether acc is what a model of a wrong loop computes: as close to it as a right loop comes to
     the exact product (1e-5), and at least 4 times closer to it than to the exact product (err)."""

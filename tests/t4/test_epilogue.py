@@ -91,6 +91,7 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
         row_s, col_s = ("s" * (len(x) > 1) for x in at)  # row 0, rows 0-3
         where = say(zh=f"在第 {rows} 行、第 {cols} 列", en=f"in row{row_s} {rows} and column{col_s} {cols}")
         idx_m, idx_n = torch.arange(M, device=DEVICE)[:, None], torch.arange(N, device=DEVICE)[None, :]
+        plain = where  # a mask against the other size is named below where it fits; else offsets without BLOCK_M
         for size, other, unmasked, zh_side, en_side, name in (
             (N, M, idx_n, "列", "column", "offs_n"),
             (M, N, idx_m, "行", "row", "offs_m"),
@@ -102,6 +103,11 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
                     en=f": exactly every {en_side} from {other} on, as a {en_side} mask comparing {name} with "
                     f"{'M' if other == M else 'N'} leaves them: compare {name} with {'N' if other == M else 'M'}",
                 )
+        unscaled = unscaled_store(c == sentinel, grid, bm, bn) if where == plain else None
+        if unscaled:
+            where += unscaled_store_words(unscaled)
+        elif where == plain and torch.equal(c, tiles_swapped(acc, c, grid, bm, bn, sentinel)):
+            where += say(zh="：", en=": ") + SWAPPED_TILES_WORDS
         pytest.fail(
             say(
                 zh=f"{case}：C 的 {M * N} 个单元里有 {unwritten} 个从没被写过，{where}；{read('T4.3')}。{loads}",
@@ -132,6 +138,14 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
                 f"acc.to(c_ptr.dtype.element_ty)，用默认的就近舍入；{read('T4.3')}。{loads}",
                 en=f"{case}: C is acc cut to {dtype} and rounded toward zero (fp_downcast_rounding=\"rtz\"): store "
                 f"acc.to(c_ptr.dtype.element_ty), with the default rounding, to nearest; {read('T4.3')}. {loads}",
+            ),
+            pytrace=False,
+        )
+    if torch.equal(c, tiles_swapped(acc, c, grid, bm, bn, sentinel)):
+        pytest.fail(
+            say(
+                zh=f"{case}：{SWAPPED_TILES_WORDS}；{read('T4.3')}。{loads}",
+                en=f"{case}: {SWAPPED_TILES_WORDS}; {read('T4.3')}. {loads}",
             ),
             pytrace=False,
         )
@@ -230,6 +244,73 @@ def test_epilogue_offsets_stay_int64(probes, monkeypatch):
             f"stride_cm + n * stride_cn (with rows this far apart); {read('T4.3', '5.1')}",
         ),
         pytrace=False,
+    )
+
+
+def tiles_swapped(acc, c, grid, bm, bn, sentinel):
+    """C as a store whose offsets take pid_m and pid_n the other way round leaves it: tile (pid_m, pid_n) of acc at
+    rows pid_n * BLOCK_M on and columns pid_m * BLOCK_N on, the mask keeping what falls inside C, every other cell
+    the sentinel.  No two tiles meet there, so the values are what they are on a GPU too."""
+    (M, N), grid_m, grid_n = c.shape, grid[0], grid[1]
+    i, j = torch.arange(M, device=c.device)[:, None], torch.arange(N, device=c.device)[None, :]
+    pid_n, pid_m = (i // bm).expand(M, N), (j // bn).expand(M, N)
+    reached = (pid_n < grid_n) & (pid_m < grid_m)
+    rows = (pid_m * bm + i % bm).clamp(max=acc.shape[0] - 1)
+    cols = (pid_n * bn + j % bn).clamp(max=acc.shape[1] - 1)
+    return torch.where(reached, acc[rows, cols], sentinel).to(c.dtype)
+
+
+# Said only where C is, cell for cell, what tiles_swapped gives.
+SWAPPED_TILES_WORDS = say(
+    zh="C 里每个 tile (pid_m, pid_n) 都写在了 tile (pid_n, pid_m) 的位置上，正好是写回的偏移把 pid_m 和 pid_n 对调的"
+    "结果（offs_m 用 pid_n 算，offs_n 用 pid_m 算）：offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)，offs_n = "
+    "pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+    en="C holds every tile (pid_m, pid_n) where tile (pid_n, pid_m) goes, exactly what a store with pid_m and pid_n "
+    "swapped in its offsets gives (offs_m built on pid_n, offs_n on pid_m): offs_m = pid_m * BLOCK_M + tl.arange(0, "
+    "BLOCK_M), offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+)
+
+
+def unscaled_store(unwritten, grid, bm, bn):
+    """ "rows" where the cells of C never written are exactly those a store with offs_m = pid_m + tl.arange(0, BLOCK_M)
+    (without * BLOCK_M) leaves, every tile's rows starting at pid_m: rows past grid_m - 1 + BLOCK_M; "columns" the
+    same for offs_n; "both" for the two at once; else None.  Which cells were written, not their values: the tiles
+    overlap there, and which tile's value lands last is a race on a GPU."""
+    M, N = unwritten.shape
+    i, j = torch.arange(M, device=unwritten.device)[:, None], torch.arange(N, device=unwritten.device)[None, :]
+    rows, cols = i < grid[0] - 1 + bm, j < grid[1] - 1 + bn
+    for which, reached in (("rows", rows.expand(M, N)), ("columns", cols.expand(M, N)), ("both", rows & cols)):
+        if not reached.all() and torch.equal(unwritten, ~reached):
+            return which
+    return None
+
+
+def unscaled_store_words(which):
+    """The words for what unscaled_store found, said after where the cells never written lie."""
+    if which == "rows":
+        return say(
+            zh="：正好是 offs_m = pid_m + tl.arange(0, BLOCK_M)（少乘了 BLOCK_M）写不到的行，每个 tile 的行都从 pid_m "
+            "起，彼此重叠：行偏移是 pid_m * BLOCK_M + tl.arange(0, BLOCK_M)",
+            en=": exactly the rows a store with offs_m = pid_m + tl.arange(0, BLOCK_M) (without * BLOCK_M) never "
+            "reaches, every tile's rows starting at pid_m, over each other: the rows' offset is pid_m * BLOCK_M + "
+            "tl.arange(0, BLOCK_M)",
+        )
+    if which == "columns":
+        return say(
+            zh="：正好是 offs_n = pid_n + tl.arange(0, BLOCK_N)（少乘了 BLOCK_N）写不到的列，每个 tile 的列都从 pid_n "
+            "起，彼此重叠：列偏移是 pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+            en=": exactly the columns a store with offs_n = pid_n + tl.arange(0, BLOCK_N) (without * BLOCK_N) never "
+            "reaches, every tile's columns starting at pid_n, over each other: the columns' offset is pid_n * "
+            "BLOCK_N + tl.arange(0, BLOCK_N)",
+        )
+    return say(
+        zh="：正好是 offs_m、offs_n 都少乘了 BLOCK_M、BLOCK_N（pid_m + tl.arange(0, BLOCK_M)、pid_n + "
+        "tl.arange(0, BLOCK_N)）的写回写不到的单元，每个 tile 都从 (pid_m, pid_n) 起，彼此重叠：偏移是 "
+        "pid_m * BLOCK_M + tl.arange(0, BLOCK_M) 和 pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+        en=": exactly the cells a store with offs_m and offs_n without * BLOCK_M and * BLOCK_N (pid_m + "
+        "tl.arange(0, BLOCK_M), pid_n + tl.arange(0, BLOCK_N)) never reaches, every tile starting at (pid_m, pid_n), "
+        "over each other: the offsets are pid_m * BLOCK_M + tl.arange(0, BLOCK_M) and pid_n * BLOCK_N + "
+        "tl.arange(0, BLOCK_N)",
     )
 
 

@@ -26,7 +26,9 @@ from .mainloop_models import (
     swapped_block_words,
     tiles_offset_by_other_block,
     tiles_on_the_other_pid,
+    tiles_unscaled,
     toward_zero_words,
+    unscaled_words,
 )
 from support import (
     ACC_RTOL,
@@ -281,6 +283,8 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             sections, hint = ("3",), other_block_words(off)
         elif pid := tiles_on_the_other_pid(acc[:M, :N], a, b, bm, bn, ACC_RTOL[dtype]):
             sections, hint = other_pid_words(pid, mask_against_other_size(acc[:M, :N], ref, ACC_RTOL[dtype]))
+        elif unscaled := tiles_unscaled(acc[:M, :N], a, b, bm, bn, ACC_RTOL[dtype]):
+            sections, hint = ("3",), unscaled_words(unscaled)
         elif crossed := mask_against_other_size(acc[:M, :N], ref, ACC_RTOL[dtype]):
             sections, hint = ("4.1",), crossed
         elif unit := adv.unit_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):

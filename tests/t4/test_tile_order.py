@@ -40,6 +40,8 @@ def test_tile_coords_worked_example(probes):
         if coords == swapped_quotient_order(4, 4, 2)
         else ROW_MAJOR_WORDS
         if coords == grouped_order(4, 4, 1)
+        else GROUP_ID_WORDS
+        if group_id_by_group_m(coords, 4, 4, 2)
         else ""
     )
     assert coords[5] == (1, 2), say(
@@ -136,6 +138,31 @@ def group_sized_by_rows_order(num_pid_m, num_pid_n, group_m):
     return order
 
 
+def group_id_by_group_m(got, num_pid_m, num_pid_n, group_m):
+    """Whether `got` is what group_id = pid // GROUP_M gives (the rest of the body right): a group of GROUP_M rows
+    holds GROUP_M * num_pid_n pids, not GROUP_M.  Compared on the pids whose group_size_m comes out positive alone,
+    since the others divide by zero or by a negative count, whose result differs between the interpreter and a GPU;
+    and only where at least one of those pids is off the grouped order."""
+    per_group, want, off = group_m * num_pid_n, grouped_order(num_pid_m, num_pid_n, group_m), False
+    for pid, tile in enumerate(got):
+        first = pid // group_m * group_m
+        rows, at = min(num_pid_m - first, group_m), pid % per_group
+        if rows > 0:
+            if tile != (first + at % rows, at // rows):
+                return False
+            off = off or tile != want[pid]
+    return off
+
+
+# Said only where the map is that slip's on every pid it defines.
+GROUP_ID_WORDS = say(
+    zh="这正是 group_id = pid // GROUP_M 的结果：一组是 GROUP_M 行 tile、每行 num_pid_n 个，含 num_pid_in_group "
+    "个 pid，所以 group_id = pid // num_pid_in_group。",
+    en=" It is what group_id = pid // GROUP_M gives: a group is GROUP_M rows of num_pid_n tiles, num_pid_in_group "
+    "pids, so group_id = pid // num_pid_in_group.",
+)
+
+
 def slips_only_in_the_short_group(probes, got, num_pid_m, num_pid_n, group_m):
     """Whether `got` is the GROUP_M slip's map and the same code is right where every group is full.
     Matching the slip on one grid is not enough: on a grid that is all one short group of one row
@@ -177,6 +204,8 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
             short = SWAPPED_WORDS
         if not short and got == grouped_order(num_pid_m, num_pid_n, 1):
             short = ROW_MAJOR_WORDS
+        if not short and group_id_by_group_m(got, num_pid_m, num_pid_n, group_m):
+            short = GROUP_ID_WORDS
         if not short and got == pid_not_position_order(num_pid_m, num_pid_n, group_m):
             short = say(
                 zh="这正是用 pid % group_size_m 算 pid_m 的结果：取余的应该是 pid 在组内的位置"
