@@ -36,6 +36,7 @@ from course.lessons.t5_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t5_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t5_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t5_mistakes_left12 import LEFT12, LEFT12_CAUSES
+from course.lessons.t5_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
@@ -311,3 +312,5 @@ MISTAKES = MISTAKES + HUNT12  # hunt12's, last
 CAUSES |= HUNT12_CAUSES
 MISTAKES = MISTAKES + LEFT12  # left12's, last
 CAUSES |= LEFT12_CAUSES
+MISTAKES = MISTAKES + LEFT13  # left13's, last
+CAUSES |= LEFT13_CAUSES

@@ -65,7 +65,7 @@ HUNT12 = (
         "        it_begin = tl.maximum(tile_begin, run_begin)\n",
         "        it_begin = tile_begin\n",
         "test_stream_k_every_tile_once",
-        "",
+        "segment-from-tile-begin",  # named since left13 (t5_mistakes_left13.py)
     ),
     own(
         "hunt12-owner-waits-from-program-0",

@@ -22,6 +22,16 @@ def sk_holder(it, total, progs):
     return it // (base + 1) if it < big else extra + (it - big) // base
 
 
+def from_tile_begin(k_blocks, sk_tiles, progs):
+    """[k-blocks counted per tile] when every segment starts at its tile's first k-block (it_begin = tile_begin, not
+    max(tile_begin, run_begin)): a run that begins inside a tile sums that tile's k-blocks before the run too."""
+    counts = [0] * sk_tiles
+    for lo, hi in sk_runs(sk_tiles * k_blocks, progs):
+        for tile in range(lo // k_blocks, -(-hi // k_blocks)) if hi > lo else ():
+            counts[tile] += min(hi, (tile + 1) * k_blocks) - tile * k_blocks
+    return counts
+
+
 def sk_owner(tile, k_blocks, total, progs):
     """The program holding the tile's last k-block."""
     return sk_holder((tile + 1) * k_blocks - 1, total, progs)

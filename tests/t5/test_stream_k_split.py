@@ -11,6 +11,7 @@ from .common import T5, check_trace, new_trace, trace_rows
 from .crashes import waits_told
 from .stream_k_cases import (
     SK_CASES,
+    from_tile_begin,
     recorded_count_run,
     sk_case,
     sk_holder,
@@ -38,6 +39,8 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
     if got != want:
         chunked = got == [(min(p * per, total), min(p * per + per, total)) for p in range(progs)]
         closed = got == [(lo, hi - 1) for lo, hi in want]  # each end the run's last k-block, not one past it
+        # end = begin + base + (pid <= extra): program `extra` one k-block longer too, into the next run
+        one_more = got == [(lo, lo + base + (p <= extra)) for p, (lo, _) in enumerate(want)]
         fail(
             T5,
             f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接"
@@ -50,6 +53,9 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
                 else "：每段的 end 都是段里最后一个 k-block（闭区间）；"
                 "sk_run 返回半开区间 [begin, end)，end 是下一段的 begin"
                 if closed
+                else f"：这正是 end 里用 pid <= extra 的结果：程序 {extra}（pid == extra）的段也多了一个 k-block，"
+                f"伸进了下一段；只有编号小于 extra 的程序多一个，条件是 pid < extra"
+                if one_more
                 else ""
             ),
             f"{total} k-blocks over {progs} programs: the runs lie end to end, "
@@ -66,6 +72,9 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
                 else ": each end is the run's last k-block (a closed range); "
                 "sk_run returns the half-open [begin, end), end the next run's begin"
                 if closed
+                else f": it is what pid <= extra in the end gives: program {extra}'s run (pid == extra) got one more "
+                f"k-block too, into the next run; only the programs below extra get one more, pid < extra"
+                if one_more
                 else ""
             ),
             "4.1",
@@ -121,6 +130,20 @@ def test_stream_k_every_tile_once(probes):
                 trace, partials, flags, 32 * k_blocks - 3, sk_tiles, num_pid_m, num_pid_n, progs, 32, 2
             )
         total = sk_tiles * k_blocks
+        summed = [kbs for _, kbs, *_ in trace_rows(trace)[:sk_tiles]]
+        if summed != [k_blocks] * sk_tiles and summed == from_tile_begin(k_blocks, sk_tiles, progs):
+            tile = next(t for t, kbs in enumerate(summed) if kbs != k_blocks)
+            fail(
+                T5,
+                f"{case}：tile {tile} 一共算了 {summed[tile]} 个 k-block，应当是 {k_blocks} 个：每个 tile 算的个数"
+                "正好是每一段都从 tile 的第一个 k-block 算起（it_begin = tile_begin）的结果：从 tile 中间开始的段，"
+                "把前面的程序持有的那些 k-block 又算了一遍；一段从 it_begin = max(tile_begin, run_begin) 起",
+                f"{case}: tile {tile} summed {count(summed[tile], 'k-block')}, {k_blocks} expected: every tile's count "
+                "is what segments that all start at their tile's first k-block give (it_begin = tile_begin): a run "
+                "that begins inside a tile sums again the k-blocks the programs before it hold; a segment starts at "
+                "it_begin = max(tile_begin, run_begin)",
+                "4.2",
+            )
         check_trace(
             trace_rows(trace),
             num_pid_m,
