@@ -93,14 +93,60 @@ def written_elsewhere(step_id, name):
 SHAPES_APART = re.compile(r"Cannot make_shape_compatible: incompatible dimensions at index (\d+): (\d+) and (\d+)")
 
 
-def triton_said(text):
+# tl.dot's words for two blocks whose inner dimensions differ (triton/language/core.py, dot), and a descriptor
+# store's for a block of another shape than the descriptor's box (triton/language/semantic.py, descriptor_store).
+DOT_INNER = "input and other must have equal reduction dimensions"
+BOX_STORED = re.compile(r"expected value shape (\[[^\]]*\]), got (\[.*\])")  # the block's dims: constexpr[32]
+
+
+def dot_shapes(exc):
+    """(the first block's shape, the second's) where tl.dot refused them, read off the frame of its check along
+    exc's chain (the interpreter's and a compile's raise there, a_shape and b_shape in hand); None without one."""
+    seen = set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        tb = exc.__traceback__
+        while tb is not None:
+            names = tb.tb_frame.f_locals
+            if isinstance(names.get("a_shape"), list) and isinstance(names.get("b_shape"), list):
+                return tuple("x".join(str(getattr(d, "value", d)) for d in names[s]) for s in ("a_shape", "b_shape"))
+            tb = tb.tb_next
+        exc = exc.__cause__ or exc.__context__
+    return None
+
+
+def triton_said(text, exc=None):
     """What Triton's English in `text` says, in the learner's language, for the complaints a learner meets and
     cannot read off: two blocks of other sizes added or broadcast ("Cannot make_shape_compatible: incompatible
-    dimensions at index 1: 16 and 32"), an int64 descriptor coordinate (int64_coordinate_words); "" for any
-    other text.  It says what Triton said, not why."""
+    dimensions at index 1: 16 and 32"), tl.dot given blocks whose inner dimensions differ (their shapes too where
+    `exc`, the error, holds them), a descriptor store given a block of another shape than its box, an int64
+    descriptor coordinate (int64_coordinate_words); "" for any other text.  It says what Triton said, not why."""
     coordinate = int64_coordinate_words(text)
     if coordinate:
         return coordinate
+    if DOT_INNER in text:
+        shapes = dot_shapes(exc)
+        if shapes is None:
+            return say(
+                zh="tl.dot 拿到的两个块内维对不上：第一个块的列数（K）要等于第二个块的行数（K）",
+                en="tl.dot was given two blocks whose inner dimensions differ: the first's columns (its K) must "
+                "equal the second's rows (its K)",
+            )
+        return say(
+            zh=f"tl.dot 拿到的两个块是 {shapes[0]} 和 {shapes[1]}，内维对不上：第一个块的列数（K）要等于第二个块的"
+            "行数（K）",
+            en=f"tl.dot was given a {shapes[0]} block and a {shapes[1]} one, whose inner dimensions differ: the "
+            "first's columns (its K) must equal the second's rows (its K)",
+        )
+    stored = BOX_STORED.search(text)
+    if stored:
+        box, block = ("x".join(re.findall(r"\d+", dims)) for dims in stored.groups())
+        return say(
+            zh=f"通过描述符写回的块是 {block}，描述符的 box 却是 {box}：描述符的 store 一次写一个 box，块的形状要和 "
+            "box 一样",
+            en=f"the block stored through a descriptor is {block}, and the descriptor's box is {box}: a "
+            "descriptor's store writes one box, so the block must have the box's shape",
+        )
     found = SHAPES_APART.search(text)
     if not found:
         return ""

@@ -17,6 +17,9 @@ LEFT13_CAUSES = {
         "每一段都从 tile 的第一个 k-block 算起（it_begin = tile_begin）的结果",
         "segments that all start at their tile's first k-block give (it_begin = tile_begin)",
     ),
+    # tests/t5/crashes.py: after a crash on blocks of other shapes, make_descriptors asked again gives a box that is
+    # not the one the kernel moves (a-box-turned, caught with Triton's English as its main text before, names it too)
+    "boxes-asked-again": ("你的 make_descriptors 按", "Your make_descriptors, asked again with"),
 }
 
 LEFT13 = (
@@ -40,5 +43,17 @@ LEFT13 = (
         "    end = begin + base + (pid <= extra).to(tl.int32)\n",
         "test_sk_runs_cover_every_k_block_once[12-3]",
         "runs-pid-le-extra",
+    ),
+    own(
+        "left13-c-box-half-wide",
+        "T5.2",
+        "C's box given as [BLOCK_M, BLOCK_N // 2] whatever EPILOGUE_SUBTILE is: a whole tile stored through a "
+        "half-wide box crashes; the message quoted Triton's English, expected value shape ['32', '16'], got "
+        "['constexpr[32]', 'constexpr[32]'], as its main text (left13)",
+        "3",
+        "    c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])\n",
+        "    c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N // 2])\n",
+        "test_matmul_whole_tile_with_bias_and_gelu[dp]",
+        "boxes-asked-again",
     ),
 )

@@ -7,10 +7,12 @@ import os
 import re
 from contextlib import contextmanager
 
+import pytest
 import triton
 
+from course.i18n import say
 from course.interpreter_spin import ProgramWaitsForever
-from course.messages import fail, triton_said
+from course.messages import fail, read, triton_said
 from course.registry import lesson
 
 from bounds import place
@@ -160,7 +162,27 @@ def run_matmul(t5, case, section, *args, **kwargs):
             fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
             fail_descriptor_refused(t5, case, said, args, kwargs)
-        gloss = triton_said(said)  # Triton's English said in the learner's language, where known
+        gloss = triton_said(said, inner)  # Triton's English said in the learner's language, where known
+        if gloss:  # what is wrong first, in the learner's language; Triton's own words quoted after
+            off = boxes_off(t5, kwargs.get("config"))
+            boxes = (
+                (
+                    "。这里用的是你的描述符（box 见 make_descriptors）和你的函数",
+                    ". The kernel there runs on your "
+                    "descriptors (their boxes come from make_descriptors) and calls your functions",
+                )
+                if off is None
+                else off
+            )
+            pytest.fail(
+                say(
+                    zh=f"{case}：matmul 在 {where} 崩溃了：{gloss}{boxes[0]}；{read(T5, section)}\n  Triton 的原话："
+                    f"{said}",
+                    en=f"{case}: matmul crashed at {where}: {gloss}{boxes[1]}; {read(T5, section)}\n  Triton said: "
+                    f"{said}",
+                ),
+                pytrace=False,
+            )
         fail(
             T5,
             f"{case}：matmul 在 {where} 崩溃了：{said}"
@@ -172,6 +194,38 @@ def run_matmul(t5, case, section, *args, **kwargs):
             "functions",
             section,
         )
+
+
+def boxes_off(t5, config):
+    """(zh, en) words for the boxes make_descriptors gives, asked again with this config's block sizes (16, 64, 32
+    and EPILOGUE_SUBTILE 1 without one) on fresh TMA-legal tensors, where a box is not the one the kernel moves;
+    None where every box is right, or where that call itself fails."""
+    import torch
+
+    from support import DEVICE
+
+    bm, bn, bk, sub = (
+        (16, 64, 32, 1)
+        if config is None
+        else (config.BLOCK_M, config.BLOCK_N, config.BLOCK_K, getattr(config, "EPILOGUE_SUBTILE", 1))
+    )
+    a, b, c = (torch.zeros(256, 256, dtype=torch.float16, device=DEVICE) for _ in range(3))
+    try:
+        descs = t5.make_descriptors(a, b, c, False, bm, bn, bk, sub)
+        got = [list(d.block_shape) for d in descs]
+    except Exception:  # noqa: BLE001 - a make_descriptors that fails here is told by its own check
+        return None
+    want = [[bm, bk], [bk, bn], [bm, bn // sub]]
+    off = [(name, g, w) for name, g, w in zip(("a_desc", "b_desc", "c_desc"), got, want, strict=True) if g != w]
+    if not off:
+        return None
+    zh = "；".join(f"{name} 的 box 是 {g}，应当是 {w}" for name, g, w in off)
+    en = "; ".join(f"{name}'s box is {g}, {w} expected" for name, g, w in off)
+    blocks = f"BLOCK_M={bm} BLOCK_N={bn} BLOCK_K={bk} EPILOGUE_SUBTILE={sub}"
+    return (
+        f"。你的 make_descriptors 按 {blocks}（B 行主序）再建一次描述符：{zh}",
+        f". Your make_descriptors, asked again with {blocks} (B row-major): {en}",
+    )
 
 
 # What TensorDescriptor says when the tensor itself breaks one of TMA's rules (§3.2); it says other
