@@ -22,6 +22,7 @@ import triton.language as tl
 
 from given.launch_device import on_inputs_device  # matmul launches on its inputs' GPU (given)
 from given.t4_capture import tuned_outside_capture  # no autotuning inside a CUDA graph capture (given)
+from given.t4_config import config_checked  # a config that is no triton.Config refused (given)
 from given.t4_layout import b_is_k_major  # B's layout, known when compiling (given; the reference's speed)
 from given.t4_limits import within_int32_reach  # A and B past int32 offsets refused (given)
 
@@ -230,6 +231,7 @@ def check_inputs(a, b, bias=None, activation=None):
 @on_inputs_device  # given: Triton launches on the current device, not the tensors' (given/launch_device.py)
 @within_int32_reach  # given: an A or B past 2**31 - 1 elements' offsets is refused (given/t4_limits.py)
 @tuned_outside_capture  # given: a shape's first call, which autotunes, refused inside a graph capture
+@config_checked  # given: a config that is neither None nor a triton.Config refused (given/t4_config.py)
 def matmul(a, b, *, bias=None, activation=None, config=None):
     """C = activation(a @ b + bias) computed by matmul_kernel, in the inputs' dtype.
 

@@ -14,7 +14,8 @@ LESSON = Lesson(
     explainers={"zh": "content/t4.md", "en": "content/t4.en.md"},
     suite="tests/t4",
     probes="course/lessons/t4_probes.py",
-    given=("given/t4_limits.py", "given/t4_capture.py", "given/t4_layout.py"),  # both sides read, not write
+    # code both sides read, not write (matmul's decorators; B's layout for the reference's speed)
+    given=("given/t4_limits.py", "given/t4_capture.py", "given/t4_config.py", "given/t4_layout.py"),
     # Section numbers shared by both explainers.  Each heading in them starts with its number
     # ("## 2 ...", "### 5.1 ..."); `make check` proves every one exists under this title.
     sections={

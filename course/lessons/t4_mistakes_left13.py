@@ -16,6 +16,8 @@ LEFT13_CAUSES = {
     "unscaled-both": ("都少乘了 BLOCK_M、BLOCK_N", "without * BLOCK_M and * BLOCK_N"),
     # tests/t4/test_epilogue.py: C is, cell for cell, what a store on pid_m and pid_n swapped leaves
     "tiles-swapped": ("写在了 tile (pid_n, pid_m) 的位置上", "where tile (pid_n, pid_m) goes"),
+    # tests/t4/test_wrapper_launch.py: a dict config was not refused, and no wrapper of matmul is given/t4_config.py's
+    "config-checked-gone": ("matmul 上面已经没有 @config_checked 了", "matmul no longer carries @config_checked"),
 }
 
 MAINLOOP_OFFSETS = (
@@ -87,5 +89,18 @@ LEFT13 = (
         zh="epilogue 里 pid_m 和 pid_n 对调（mainloop 对）：消息只说 C 和 acc 不一样、错了多少个单元（left13）",
         en="pid_m and pid_n swapped in the epilogue alone (the mainloop right): the message said C differs from acc, "
         "and how many cells, alone (left13)",
+    ),
+    mutant(
+        "left13-config-check-removed",
+        "T4.4",
+        "6.2",
+        "@config_checked  # given: a config that is neither None nor a triton.Config refused (given/t4_config.py)\n",
+        "",
+        "test_wrapper_launches_the_kernel",
+        "config-checked-gone",
+        zh="matmul 上面给定的 @config_checked 被删掉了：config 是 dict 时，错误从 T4.4 的代码里冒出来"
+        "（AttributeError）；加这个装饰器之前就是这样，也没有一项检查试过别的类型的 config（left13）",
+        en="the given @config_checked above matmul deleted: a dict config fails inside the T4.4 body (AttributeError); "
+        "so it was before that decorator was given, and no check tried a config of another type (left13)",
     ),
 )

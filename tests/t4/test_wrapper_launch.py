@@ -208,6 +208,43 @@ def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
         f"which holds them, not **config.kwargs; {read('T4.4', '6.2')}",
     )
     check_launch(watch, c, a, b, None, None, "40x30 @ 30x20", "T4.4")
+    # A config of another type (its block sizes as a dict or a tuple) is refused by the given @config_checked
+    # (given/t4_config.py) before any of matmul's own code runs: it would reach config.all_kwargs() in your body.
+    for wrong in (dict(cfg.kwargs), (16, 16, 16, 2)):
+        launches = watch.count("matmul_kernel")
+        try:
+            t4.matmul(a, b, config=wrong)
+            got = None
+        except TypeError as e:
+            if "triton.Config" in str(e) and watch.count("matmul_kernel") == launches:  # the given check's refusal
+                continue
+            got = f"TypeError: {e}"
+        except Exception as e:  # noqa: BLE001 - whatever else it raised is what the message shows
+            got = f"{type(e).__name__}: {e}"
+        shown = say(zh="没有报错", en="raised nothing") if got is None else got.splitlines()[0]
+        wrappers, f = [], t4.matmul  # matmul and the wrappers its decorators put around it, outermost first
+        while f is not None and len(wrappers) < 10:
+            wrappers.append(getattr(getattr(f, "__code__", None), "co_filename", ""))
+            f = getattr(f, "__wrapped__", None)
+        gone = not any(name.endswith("t4_config.py") for name in wrappers)
+        pytest.fail(
+            say(
+                zh=f"matmul(a, b, config={wrong!r})：{shown}。给定的 @config_checked（given/t4_config.py）本该在 "
+                "matmul "
+                "的代码运行之前，就用一个 TypeError 拒绝不是 triton.Config 的 config"
+                + ("，可 matmul 上面已经没有 @config_checked 了：把那一行放回去（make upgrade 会放回）" if gone else "")
+                + f"；{read('T4.4', '6.2')}",
+                en=f"matmul(a, b, config={wrong!r}): {shown}. The given @config_checked (given/t4_config.py) refuses "
+                "a config that is no triton.Config with a TypeError before any of matmul's code runs"
+                + (
+                    ", and matmul no longer carries @config_checked: put that line back (make upgrade does)"
+                    if gone
+                    else ""
+                )
+                + f"; {read('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
 
 
 @pytest.mark.t4_4

@@ -11,6 +11,7 @@ import triton.language as tl
 
 from given.launch_device import on_inputs_device  # matmul launches on its inputs' GPU (given)
 from given.t4_capture import tuned_outside_capture  # no autotuning inside a CUDA graph capture (given)
+from given.t4_config import config_checked  # a config that is no triton.Config refused (given)
 
 # ---- other style begin: no b_is_k_major (given/t4_layout.py): this mainloop reads B one way in both layouts
 # ---- other style end
@@ -201,6 +202,7 @@ def check_inputs(a, b, bias=None, activation=None):
 @on_inputs_device  # given: Triton launches on the current device, not the tensors' (given/launch_device.py)
 @within_int32_reach  # given: an A or B past 2**31 - 1 elements' offsets is refused (given/t4_limits.py)
 @tuned_outside_capture  # given: a shape's first call, which autotunes, refused inside a graph capture
+@config_checked  # given: a config that is neither None nor a triton.Config refused (given/t4_config.py)
 def matmul(a, b, *, bias=None, activation=None, config=None):
     """C = activation(a @ b + bias) computed by matmul_kernel, in the inputs' dtype.
 
