@@ -33,6 +33,7 @@ from course.lessons.t6_mistakes_learner11b import LEARNER11B, LEARNER11B_CAUSES
 from course.lessons.t6_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t6_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t6_mistakes_left12 import LEFT12, LEFT12_CAUSES
+from course.lessons.t6_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -421,3 +422,5 @@ MISTAKES = MISTAKES + HUNT12  # hunt12's, last
 CAUSES |= HUNT12_CAUSES
 MISTAKES = MISTAKES + LEFT12  # left12's, last
 CAUSES |= LEFT12_CAUSES
+MISTAKES = MISTAKES + LEFT13  # left13's, last
+CAUSES |= LEFT13_CAUSES
