@@ -8,7 +8,8 @@ import torch
 
 from course.messages import fail
 
-from .common import T4, check_product
+from .common import T4
+from .product_checks import check_product
 from support import INTERPRETING, random
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's

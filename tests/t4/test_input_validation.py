@@ -11,8 +11,8 @@ from course.i18n import say
 from course.messages import read, stub_report
 from course.warm import run_python
 
-from .common import check_product
 from .on_gpu import OnSecondGpu, on_gpu
+from .product_checks import check_product
 from launch_watch import LaunchWatch
 from support import DEVICE, INTERPRETING, OUT_RTOL, meta_value_read, random, rel_err
 

@@ -6,7 +6,7 @@ import torch
 from course.i18n import say
 from course.messages import read
 
-from .test_mainloop import run_mainloop
+from .mainloop_runs import run_mainloop
 from support import INTERPRETING, poisoned_view
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's

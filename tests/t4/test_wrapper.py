@@ -8,7 +8,8 @@ import triton
 from course.i18n import say
 from course.messages import read
 
-from .common import check_product, quick, require_configs
+from .common import quick, require_configs
+from .product_checks import check_product
 from .test_input_validation import Launched
 from .test_input_validation import _NoLaunch as NoLaunch
 from support import (

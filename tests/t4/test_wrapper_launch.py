@@ -13,7 +13,8 @@ import triton
 from course.i18n import cells, say
 from course.messages import read
 
-from .common import check_flags, check_launch, check_one_axis, check_product, check_strides, launch_watch, quick
+from .common import check_flags, check_launch, check_one_axis, check_strides, launch_watch, quick
+from .product_checks import check_product
 from launch_hooks import call_with_another_gpu_current
 from launch_watch import LaunchWatch, one_side_words
 from support import (
