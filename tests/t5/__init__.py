@@ -26,6 +26,7 @@ ORDER = (
     "test_data_parallel.py",
     "test_model_calls.py",
     "test_stream_k_split.py",
+    "test_fix_up_halves.py",
     "test_stream_k_products.py",
     "test_fix_up.py",
     "test_fix_up_memory_order.py",

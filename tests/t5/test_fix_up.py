@@ -1,5 +1,5 @@
 """T5.3: the fix-up's two halves as a pair run in other program orders (§4.2), and each program's
-own run (each half alone is tested in test_stream_k_products.py, before the whole kernel).  On the CPU
+own run (each half alone is tested in test_fix_up_halves.py, before the whole kernel).  On the CPU
 the interpreter runs programs one after another in id order, so every flag is up before anyone
 waits: course/interpreter_order.py runs them cooperatively in a chosen order instead, and records
 what each program did, for the checks numbers cannot make on a CPU (barrier, release, acquire;
