@@ -20,7 +20,8 @@ products.py.
 # The files in the lesson's order (tests/conftest.py runs them so): a step's first failure follows it.
 ORDER = (
     "test_routing.py",
-    "test_routing_refuses_and_ignores.py",
+    "test_routing_refuses.py",
+    "test_routing_ignores.py",
     "test_tile_schedule.py",
     "test_kernel_parts.py",
     "test_grouped_matmul.py",

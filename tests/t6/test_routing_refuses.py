@@ -1,0 +1,113 @@
+"""T6.1: what route refuses, bad input, naming the argument (what it ignores: test_routing_ignores.py)."""
+
+import pytest
+import torch
+
+from course import seam
+from course.messages import fail
+
+from .common import T6, names_one_of
+from .stray import input_to_refuse
+from support import DEVICE
+
+pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
+
+
+BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
+    ("an id >= num_experts", lambda: torch.tensor([[0, 4], [1, 2]]), 4, "topk_ids"),
+    # in the last token's row alone: a check of the first token's ids (topk_ids[0]) lets it through
+    ("an id >= num_experts in the last row", lambda: torch.tensor([[0, 1], [2, 3], [1, 4]]), 4, "topk_ids"),
+    # -1 (a dropped slot, for some routers) and -3: a check that rewrites negatives in place (to -1, say)
+    # before it raises would leave a lone -1 as it was, and the caller's tensor would look untouched
+    ("negative ids", lambda: torch.tensor([[0, -1], [-3, 2]]), 4, "topk_ids"),
+    # int64 2**32 + 1: a range check on the ids narrowed to int32 first sees expert 1 and lets it through
+    ("an int64 id of 2**32 + 1", lambda: torch.tensor([[0, 2**32 + 1], [1, 2]]), 4, "topk_ids"),
+    ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
+    # bool is no integer type: routed, True and False would read as experts 1 and 0
+    ("bool ids", lambda: torch.tensor([[True, False], [False, True]]), 4, "topk_ids"),
+    ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
+    # 3-D: a check that refuses fewer than 2 dimensions alone lets [tokens, top_k, 1] through to route's unpacking
+    ("3-D ids", lambda: torch.zeros((3, 2, 1), dtype=torch.int64), 4, "topk_ids"),
+    # a list of lists, as a router written in Python might hand over: no tensor
+    ("ids a list, not a tensor", lambda: [[0, 1], [2, 3]], 4, "topk_ids"),
+    ("num_experts = 0", lambda: torch.tensor([[0, 1]]), 0, "num_experts"),
+    # no ids at all: a check of num_experts that lets 0 through is not saved by the range check of the ids
+    ("num_experts = 0 for no tokens", lambda: torch.empty((0, 2), dtype=torch.int64), 0, "num_experts"),
+    ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
+    ("num_experts = True", lambda: torch.tensor([[0, 0]]), True, "num_experts"),  # an int to isinstance, no count
+]
+
+
+# Each case's words in Chinese, for the Chinese messages (the English ones say BAD_ROUTES' own, also the ids)
+BAD_ROUTES_ZH = {
+    "an id >= num_experts": "有一个专家号 >= num_experts",
+    "an id >= num_experts in the last row": "最后一行里有一个专家号 >= num_experts",
+    "negative ids": "负的专家号",
+    "an int64 id of 2**32 + 1": "int64 的专家号 2**32 + 1",
+    "float ids": "浮点的专家号",
+    "bool ids": "bool 的专家号",
+    "1-D ids": "一维的专家号",
+    "3-D ids": "三维的专家号",
+    "ids a list, not a tensor": "专家号是 list，不是张量",
+    "num_experts = 0": "num_experts = 0",
+    "num_experts = 0 for no tokens": "没有 token 时 num_experts = 0",
+    "num_experts = 4.0": "num_experts = 4.0",
+    "num_experts = True": "num_experts = True",
+}
+
+
+@pytest.mark.t6_1
+@pytest.mark.parametrize("what, make, experts, name", BAD_ROUTES, ids=[b[0] for b in BAD_ROUTES])
+@pytest.mark.case_words(id_zh=BAD_ROUTES_ZH)
+def test_route_refuses_bad_input(t6, what, make, experts, name):
+    what_zh = BAD_ROUTES_ZH[what]
+    ids = make()
+    ids = ids.to(DEVICE) if isinstance(ids, torch.Tensor) else ids  # a list stays one
+    before = ids.clone() if isinstance(ids, torch.Tensor) else None
+    deeper = None  # an error from further in than the checks
+    try:
+        with input_to_refuse():  # a launch on it should not be made: its stray accesses are stopped
+            t6.route(ids, experts)
+    except (ValueError, TypeError) as e:
+        if not names_one_of(str(e), (name,)):
+            fail(
+                T6,
+                f"{what_zh}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}",
+                f"{what}: route raised {type(e).__name__}, but its message does not name the argument {name}: {e}",
+                "2.3",
+            )
+    except NotImplementedError as e:
+        if seam.stub_message(e) is not None:
+            raise  # a body not written yet: the suite says so in its own words
+        deeper = f"{type(e).__name__} ({str(e)[:200]})"
+    except Exception as e:  # noqa: BLE001 - an error from further in (a kernel, say) is what this reports
+        inner = e  # the interpreter wraps a kernel's error, sometimes more than once
+        while inner.__cause__ is not None:
+            inner = inner.__cause__
+        deeper = f"{type(inner).__name__} ({str(inner)[:200]})"
+    else:
+        changed = before is not None and before.shape == ids.shape and not torch.equal(ids, before)
+        fail(
+            T6,
+            f"{what_zh}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
+            + ("；而且它就地改动了调用者的 topk_ids（route 只该读它们，坏的号要拒绝，不要改掉）" if changed else ""),
+            f"{what}: route should raise a ValueError (or TypeError) naming {name}, and raised nothing"
+            + (
+                "; and it changed the caller's topk_ids in place (route only reads them: refuse bad ids, never mend "
+                "them)"
+                if changed
+                else ""
+            ),
+            "2.3",
+        )
+    if deeper:  # reported outside the except, so that the traceback of the learner's error stays out of it
+        fail(
+            T6,
+            f"{what_zh}：route 抛出了 {deeper}，而不是写着 {name} 的 ValueError（或 TypeError）："
+            "这样的输入要在 check_routing_inputs 里、任何一次启动之前拒绝",
+            f"{what}: route raised {deeper}, not a ValueError (or TypeError) naming {name}: refuse such input "
+            "in check_routing_inputs, before any launch",
+            "2.3",
+        )
+    if before is not None and not torch.equal(ids, before):
+        fail(T6, f"{what_zh}：route 改动了调用者的 topk_ids", f"{what}: route changed the caller's topk_ids", "2.3")
