@@ -1,7 +1,8 @@
 """Lesson T5: its sections, steps, hints and note; course/registry.py finds it here.
 
 The lesson's other files: content/t5*.md, mine/ and solutions/t5_persistent.py, tests/t5/,
-course/lessons/t5_probes.py, and the host side both sides are given, given/t5_host.py and given/t5_config.py.
+course/lessons/t5_probes.py, and the host side both sides are given, given/t5_host.py, given/t5_out.py and
+given/t5_config.py.
 """
 
 from course.registry import Lesson, Step
@@ -14,7 +15,7 @@ LESSON = Lesson(
     explainers={"zh": "content/t5.md", "en": "content/t5.en.md"},
     suite="tests/t5",
     probes="course/lessons/t5_probes.py",
-    given=("given/t5_config.py", "given/t5_host.py"),
+    given=("given/t5_config.py", "given/t5_host.py", "given/t5_out.py"),
     sections={
         "1": (
             "全景：从一个 tile 一个程序到常驻程序",
