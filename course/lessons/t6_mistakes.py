@@ -15,6 +15,7 @@ from course.lessons.t6_mistakes_calls import CALLS
 from course.lessons.t6_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
 from course.lessons.t6_mistakes_compile import COMPILE, COMPILE_CAUSES
 from course.lessons.t6_mistakes_en_learner import EN_LEARNER, EN_LEARNER_CAUSES
+from course.lessons.t6_mistakes_enlearner13 import ENLEARNER13, ENLEARNER13_CAUSES
 from course.lessons.t6_mistakes_fix9 import FIX9, FIX9_CAUSES
 from course.lessons.t6_mistakes_hostcopy import HOSTCOPY, HOSTCOPY_CAUSES
 from course.lessons.t6_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
@@ -386,3 +387,5 @@ MISTAKES = MISTAKES + LEFT12  # left12's, last
 CAUSES |= LEFT12_CAUSES
 MISTAKES = MISTAKES + LEFT13  # left13's, last
 CAUSES |= LEFT13_CAUSES
+MISTAKES = MISTAKES + ENLEARNER13  # enlearner13's (t6_mistakes_enlearner13.py), last
+CAUSES |= ENLEARNER13_CAUSES

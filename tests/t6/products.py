@@ -50,8 +50,11 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
         whole += box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T
     for k0 in range(0, K, bn):
         stepped += box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T
+    rounded = torch.zeros(xr.shape[0], bn, dtype=torch.float64)  # each k-box's product rounded, the sum in float32
     for k0 in range(0, K, bk):  # each k-box's product rounded to fp16, and the sum kept there
-        in_fp16 = (in_fp16 + (box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T).half()).half().double()
+        product = (box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T).half()
+        in_fp16 = (in_fp16 + product).half().double()
+        rounded += product.double()
     return [
         (
             whole,
@@ -66,6 +69,13 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
             "用 tl.dot(a, b.T, acc) 累加",
             "it is the sum kept in fp16: each k-box's product rounded to fp16 and added there; acc is float32, "
             "added to by tl.dot(a, b.T, acc)",
+        ),
+        (
+            rounded,
+            "这正是每个 k 块的乘积先舍入成 fp16、再加进 float32 的和：tl.dot 的 float32 结果要原样加进 acc"
+            "（tl.dot(a, b.T, acc)），不要先转成输入的 dtype",
+            "it is the sum of each k-box's product rounded to fp16 before it is added (in float32): tl.dot's "
+            "float32 result goes into acc as it is (tl.dot(a, b.T, acc)), not cast to the input's dtype first",
         ),
         (
             stepped if bn != bk else torch.zeros_like(stepped),
@@ -108,12 +118,21 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
     ]
 
 
-def weights_seen(stored, acc, w, slots, live):
+def weights_seen(stored, acc, w, slots, live, asked=True):
     """(zh, en) naming how the stored tile was weighted when it matches a known wrong way within 2e-3:
     no weights, the weights twice, weights[sorted row] in place of weights[slot], or the rows' weights
-    broadcast along the columns (column j times row j's weight, 0 past the live rows); else None."""
+    broadcast along the columns (column j times row j's weight, 0 past the live rows); not asked
+    (HAS_WEIGHTS false), weights[slot] applied all the same; else None."""
     w, slots = w.cpu().double(), slots.cpu().long()
     rows = w[slots[live]]  # each live row's weight, in order
+    if not asked:
+        if rel_err(stored, (acc * rows[:, None]).half().double()) < 2e-3:
+            return (
+                "没有 HAS_WEIGHTS 也乘了路由权重 weights[slot]：只在 HAS_WEIGHTS 为真时才乘（if HAS_WEIGHTS:）",
+                "the routing weights weights[slot] were applied without HAS_WEIGHTS: multiply by them only when "
+                "HAS_WEIGHTS is true (if HAS_WEIGHTS:)",
+            )
+        return None
     by_column = torch.zeros(max(acc.shape[1], rows.numel()), dtype=torch.float64)
     by_column[: rows.numel()] = rows
     ways = (

@@ -248,6 +248,8 @@ def places_found(r, ids, experts, block_base=None):
     e_block = max(2, triton.next_power_of_2(experts))  # block_base's row: E_BLOCK ints, the lanes past E 0
     laid = torch.zeros(blocks, e_block, dtype=base.dtype)
     laid[:, :experts] = base
+    if base_right and written.shape[1] == e_block:  # past E, what scan_counts left there (unwritten: UNSET)
+        laid = written
     if experts != e_block and torch.equal(diff, laid.reshape(-1)[block * experts + e] - base[block, e]):
         found.append(
             (

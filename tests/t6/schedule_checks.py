@@ -1,6 +1,8 @@
 """The tile schedule's checks that T6.2's tests share (test_tile_schedule.py): a schedule run through the
 probe in record-only mode, and its trace against the tiles the counts give, each wrong pattern named."""
 
+from collections import Counter
+
 import torch
 import triton
 
@@ -121,6 +123,18 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
             f"{case}: the epilogues per tile (tile {shown}) are those of a loop from {loop[0]} in steps of "
             f"{loop[1]}: program p does tiles p, p + NUM_PROGS, p + 2 * NUM_PROGS, ...",
             "3.4",
+        )
+    local = Counter(pm * -(-n // bn) + pn for _, pm, pn in want)  # each tile's index within its expert
+    if len(local) < total and Counter({t: r[0] for t, r in enumerate(rows) if r[0]}) == local:
+        fail(
+            T6,
+            f"{case}：trace 里各 tile 的 epilogue 次数正是按每个 tile 在它专家里的序号记下的"
+            "（pid_m * num_pid_n + pid_n，或 tile_id 减去专家的第一个 tile）："
+            "交给 finish_tile 的要是全局的 tile 号 tile_id",
+            f"{case}: the epilogues in the trace are those of each tile recorded at its index within its expert "
+            "(pid_m * num_pid_n + pid_n, or tile_id less the expert's first tile): finish_tile takes the global tile "
+            "id, tile_id",
+            "3.3",
         )
     runs = runs_per_program(rows[:total], progs)
     if runs:

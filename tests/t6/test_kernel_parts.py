@@ -349,12 +349,8 @@ def test_store_rows_alone(probes, weights, by_slot, bn):
         )
     err = rel_err(got[want != UNWRITTEN], want[want != UNWRITTEN])
     if err > 2e-3:
-        seen = (
-            weights_seen(
-                got[at[:, None], cols[None, :]], acc.cpu().double()[: end - begin, : len(cols)], w, slots, live
-            )
-            if weights
-            else None
+        seen = weights_seen(
+            got[at[:, None], cols[None, :]], acc.cpu().double()[: end - begin, : len(cols)], w, slots, live, weights
         )
         fail(
             T6,
