@@ -3,10 +3,11 @@ planted mistakes.  Each was caught with a message that named no cause, until the
 a scatter that reads block_base at a row pitch of num_experts after a scan_counts that wrote only the experts'
 lanes of block_base (the pattern assumed zeros past E, where such a scan leaves the tests' UNSET), the k-boxes'
 products rounded to the input's dtype before they are added into a float32 acc (in gathered_product, and in
-gate_up_product's up alone), store_rows weighting the tile where HAS_WEIGHTS is false, and the trace written at
-each tile's index within its expert.  Only make check runs them (table=False, not in §8); each must be caught by
-its test, whose message names its cause (a key of t6_mistakes.CAUSES, ENLEARNER13_CAUSES here).  t6_mistakes.py
-gathers them last.
+gate_up_product's up alone), store_rows weighting the tile where HAS_WEIGHTS is false, the trace written at
+each tile's index within its expert, and a combine_topk that leaves out each token's first row or adds rows
+t + j (the first failure of make test said only that the sum of the right by-slot rows was wrong).  Only make
+check runs them (table=False, not in §8); each must be caught by its test, whose message names its cause (a key
+of t6_mistakes.CAUSES, ENLEARNER13_CAUSES here).  t6_mistakes.py gathers them last.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -16,7 +17,13 @@ ENLEARNER13_CAUSES = {
     "products-rounded": ("先舍入成 fp16、再加进 float32", "rounded to fp16 before it is added (in float32)"),
     "weights-unasked": ("没有 HAS_WEIGHTS 也乘了路由权重", "were applied without HAS_WEIGHTS"),
     "trace-at-local-index": ("按每个 tile 在它专家里的序号记下的", "recorded at its index within its expert"),
+    "combine-row-left-out": ("少了第 j = 0 行的和", "the sums without each token's row j = 0"),
 }
+
+# combine_topk's k loop: its load of row t * TOP_K + j
+COMBINE_LOAD = (
+    "        acc += tl.load(by_slot_ptr + (t * TOP_K + j) * N + cols, mask=cols < N, other=0.0).to(tl.float32)\n"
+)
 
 # scan_counts' store of block_base, through scatter_slots' read of it (both changed by the first mutant)
 SCAN_TO_SCATTER = (
@@ -106,5 +113,28 @@ ENLEARNER13 = (
         "                    expert, pid_m, pid_n,\n",
         "test_every_tile_of_every_expert_once",
         "trace-at-local-index",
+    ),
+    own(
+        "enlearner13-combine-skips-first-choice",
+        "T6.3",
+        "combine_topk's loop runs over tl.static_range(1, TOP_K): each token's first choice is left out; the first "
+        "failure make test shows said only that the sum of the right by-slot rows is wrong (enlearner13)",
+        "4.4",
+        "    for j in tl.static_range(TOP_K):\n" + COMBINE_LOAD,
+        "    for j in tl.static_range(1, TOP_K):\n" + COMBINE_LOAD,
+        "test_each_tile_reads_its_own_expert_alone[weighted and combined]",
+        "combine-row-left-out",
+    ),
+    own(
+        "enlearner13-combine-rows-t-plus-j",
+        "T6.3",
+        "combine_topk loads row t + j of the by-slot buffer, not t * TOP_K + j: the first failure make test shows "
+        "said only that the sum of the right by-slot rows is wrong; combine's own test, later, named it (hunt8's "
+        "mutant of the same line) (enlearner13)",
+        "4.4",
+        COMBINE_LOAD,
+        COMBINE_LOAD.replace("(t * TOP_K + j) * N", "(t + j) * N"),
+        "test_each_tile_reads_its_own_expert_alone[weighted and combined]",
+        "rows-t-plus-j",
     ),
 )

@@ -10,6 +10,7 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 from course.registry import lesson
 
+from .combine_sums import sums_seen
 from .raised import fail_if_raised, raised_by  # noqa: F401 - tests import them from here
 from support import (  # noqa: F401 - copies and changed_cells: tests import them from here
     DEVICE,
@@ -127,17 +128,20 @@ def reference(x, w, ids, weights=None, combine=False, activation=None):
     return rows[torch.sort(flat, stable=True).indices]
 
 
-def by_slot_found(by_slot, x, w, ids, weights):
-    """With combine=True and a wrong result: (zh, en, right) saying whether the float32 rows moe_kernel
-    wrote by slot (watched_call's seen["by_slot"]) were right already (right: the fault is combine_topk's)."""
+def by_slot_found(by_slot, x, w, ids, weights, out):
+    """With combine=True and a wrong result out: (zh, en, right) saying whether the float32 rows moe_kernel
+    wrote by slot (watched_call's seen["by_slot"]) were right already (right: the fault is combine_topk's, and
+    what out is, where combine_sums knows it)."""
     want = torch.empty(ids.numel(), w.shape[1], dtype=torch.float64)
     want[torch.sort(ids.reshape(-1).cpu(), stable=True).indices] = reference(x, w, ids, weights)
     err = rel_err(by_slot, want)
     if err <= OUT_RTOL[torch.float16]:
+        sums = sums_seen(out.cpu(), by_slot.cpu(), ids.shape[0], ids.shape[1], out.dtype) or ("", "")
         return (
-            f"；moe_kernel 按 slot 写下的 float32 行是对的（差 {err:.1e}）：错在 combine_topk 对它们的求和",
+            f"；moe_kernel 按 slot 写下的 float32 行是对的（差 {err:.1e}）：错在 combine_topk 对它们的求和"
+            + (f"：{sums[0]}" if sums[0] else ""),
             f"; the float32 rows moe_kernel wrote by slot are right (off by {err:.1e}): combine_topk's sum of them "
-            "is not",
+            "is not" + (f": {sums[1]}" if sums[1] else ""),
             True,
         )
     return (

@@ -364,7 +364,7 @@ def test_routing_weights_and_the_combine(t6, monkeypatch, combine):
     err = rel_err(out, want)
     if err > OUT_RTOL[torch.float16]:
         unweighted = rel_err(out, reference(x, w, ids, None, combine=combine)) < OUT_RTOL[torch.float16]
-        found = by_slot_found(seen["by_slot"], x, w, ids, weights) if combine and not unweighted else ("", "", 0)
+        found = by_slot_found(seen["by_slot"], x, w, ids, weights, out) if combine and not unweighted else ("", "", 0)
         as_contiguous = (
             None if unweighted or found[2] else read_as_contiguous(t6, x, w, r, weights, want, combine, config)
         )

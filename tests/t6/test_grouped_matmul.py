@@ -259,7 +259,7 @@ def test_each_tile_reads_its_own_expert_alone(t6, monkeypatch, weighted):
             )
     err = rel_err(out, reference(x, w, ids, weights, combine=weighted))
     if err > OUT_RTOL[torch.float16]:
-        found = by_slot_found(seen["by_slot"], x, w, ids, weights) if weighted else ("", "", False)
+        found = by_slot_found(seen["by_slot"], x, w, ids, weights, out) if weighted else ("", "", False)
         fail(
             T6,
             f"{case}：和 float64 的结果差 {err:.2e}（相对）{found[0]}",
