@@ -55,20 +55,37 @@ for flatten in (False, True):
         answers[str(flatten)] = ["stub", stub[2]] if stub else ["error", str(inner).strip()[-800:]]
         continue
     answers[str(flatten)] = ["flattened loops", str(module).count("tt.flatten")]
+if spec.get("also"):  # one more IR, handed back whole
+    signature = {name: spec["signature"].get(name, "constexpr") for name in fn.arg_names}
+    at = {(fn.arg_names.index(name),): value for name, value in spec["also"].items()}
+    context = ir.context()
+    ir.load_dialects(context)
+    backend.load_dialects(context)
+    try:
+        module = ASTSource(fn=fn, signature=signature, constexprs=at).make_ir(
+            target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
+        answers["also"] = ["ir", str(module)]
+    except Exception as e:
+        inner = e
+        while inner.__cause__ is not None:
+            inner = inner.__cause__
+        stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", str(inner))
+        answers["also"] = ["stub", stub[2]] if stub else ["error", str(inner).strip()[-800:]]
 print(json.dumps(answers))
 """
 
 
-def flattened_loops(lesson_id, kernel, signature, constexprs, timeout=120):
+def flattened_loops(lesson_id, kernel, signature, constexprs, timeout=120, also=None):
     """{flatten: ("flattened loops", how many loops of the kernel's IR carry tt.flatten) or ("stub", its
-    message) or ("error", the innermost complaint)} for FLATTEN False and True."""
-    spec = json.dumps(dict(lesson=lesson_id, kernel=kernel, signature=signature, constexprs=constexprs))
+    message) or ("error", the innermost complaint)} for FLATTEN False and True; with `also` (the constexprs of
+    one more IR of the kernel, made in the same process), "also": ("ir", its text), ("stub", ...) or ("error", ...)."""
+    spec = json.dumps(dict(lesson=lesson_id, kernel=kernel, signature=signature, constexprs=constexprs, also=also))
     key = hashlib.sha256(json.dumps([spec, triton.__version__, CHILD]).encode())
     for path in sorted(seam.graded_paths()):
         key.update(Path(path).read_bytes() if Path(path).exists() else b"")
     kept = CACHE / f"{key.hexdigest()}.json"
     if kept.exists():
-        return {flatten == "True": tuple(answer) for flatten, answer in json.loads(kept.read_text()).items()}
+        return answers_of(kept.read_text())
     env = dict(os.environ, TRITON_INTERPRET="0", TRITON_DEFAULT_FP_FUSION="1")
     done = subprocess.run(
         [sys.executable, "-c", CHILD, spec], cwd=ROOT, env=env, capture_output=True, text=True, timeout=timeout
@@ -79,4 +96,9 @@ def flattened_loops(lesson_id, kernel, signature, constexprs, timeout=120):
         return {flatten: ("error", status) for flatten in (False, True)}
     CACHE.mkdir(parents=True, exist_ok=True)
     kept.write_text(lines[-1])
-    return {flatten == "True": tuple(answer) for flatten, answer in json.loads(lines[-1]).items()}
+    return answers_of(lines[-1])
+
+
+def answers_of(text):
+    """The child's answers, keyed by FLATTEN (False, True) and "also"."""
+    return {{"True": True, "False": False}.get(key, key): tuple(answer) for key, answer in json.loads(text).items()}

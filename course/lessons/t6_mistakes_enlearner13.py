@@ -5,9 +5,11 @@ lanes of block_base (the pattern assumed zeros past E, where such a scan leaves 
 products rounded to the input's dtype before they are added into a float32 acc (in gathered_product, and in
 gate_up_product's up alone), store_rows weighting the tile where HAS_WEIGHTS is false, the trace written at
 each tile's index within its expert, and a combine_topk that leaves out each token's first row or adds rows
-t + j (the first failure of make test said only that the sum of the right by-slot rows was wrong).  Only make
-check runs them (table=False, not in §8); each must be caught by its test, whose message names its cause (a key
-of t6_mistakes.CAUSES, ENLEARNER13_CAUSES here).  t6_mistakes.py gathers them last.
+t + j (the first failure of make test said only that the sum of the right by-slot rows was wrong).  And two that
+the whole suite let through on the CPU: x's or out's row offsets cast to int32, which wrap with WIDE (past 2**31
+elements), until test_offsets_from_the_wide_strides_stay_int64 read moe_kernel's IR.  Only make check runs them
+(table=False, not in §8); each must be caught by its test, whose message names its cause (a key of
+t6_mistakes.CAUSES, ENLEARNER13_CAUSES here).  t6_mistakes.py gathers them last.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -18,7 +20,15 @@ ENLEARNER13_CAUSES = {
     "weights-unasked": ("没有 HAS_WEIGHTS 也乘了路由权重", "were applied without HAS_WEIGHTS"),
     "trace-at-local-index": ("按每个 tile 在它专家里的序号记下的", "recorded at its index within its expert"),
     "combine-row-left-out": ("少了第 j = 0 行的和", "the sums without each token's row j = 0"),
+    "wide-narrowed": ("截成了 int32", "narrows a value worked out from them to int32"),
 }
+
+# gathered_product's load of A, and the load of w's box after it
+GATHER_LOAD = (
+    "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+    "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+    "        b = w_desc.load([w_row, k0])"
+)
 
 # combine_topk's k loop: its load of row t * TOP_K + j
 COMBINE_LOAD = (
@@ -136,5 +146,29 @@ ENLEARNER13 = (
         COMBINE_LOAD.replace("(t * TOP_K + j) * N", "(t + j) * N"),
         "test_each_tile_reads_its_own_expert_alone[weighted and combined]",
         "rows-t-plus-j",
+    ),
+    own(
+        "enlearner13-wide-gather-offsets-int32",
+        "T6.3",
+        "gathered_product casts x's row offsets, x_rows * stride_xm, to int32: with WIDE (x past 2**31 elements) "
+        "they wrap; the whole suite let it through on the CPU (only test_rows_past_2_31_elements, a GPU's, runs "
+        "such offsets) until test_offsets_from_the_wide_strides_stay_int64 read moe_kernel's IR (enlearner13)",
+        "4.3",
+        GATHER_LOAD,
+        GATHER_LOAD.replace("x_rows[:, None] * stride_xm", "(x_rows[:, None] * stride_xm).to(tl.int32)"),
+        "test_offsets_from_the_wide_strides_stay_int64",
+        "wide-narrowed",
+    ),
+    own(
+        "enlearner13-wide-store-offsets-int32",
+        "T6.3",
+        "store_rows casts out's row offsets, out_rows * stride_om, to int32: with WIDE (out past 2**31 elements) "
+        "they wrap; the whole suite let it through on the CPU until test_offsets_from_the_wide_strides_stay_int64 "
+        "read moe_kernel's IR (enlearner13)",
+        "4.3",
+        "    tl.store(out_ptr + out_rows[:, None] * stride_om + cols[None, :] * stride_on,",
+        "    tl.store(out_ptr + (out_rows[:, None] * stride_om).to(tl.int32) + cols[None, :] * stride_on,",
+        "test_offsets_from_the_wide_strides_stay_int64",
+        "wide-narrowed",
     ),
 )

@@ -1,6 +1,8 @@
 """The kernels as a Hopper GPU compiles them (on the CPU): what the interpreter lets through and a GPU refuses,
 and the tile loop's flatten=FLATTEN, which the interpreter ignores, read from moe_kernel's Triton IR."""
 
+import linecache
+
 import pytest
 
 from course.i18n import agree
@@ -8,6 +10,7 @@ from course.messages import fail, stub_report
 from course.messages import read as where_to_read
 
 from .common import T6
+from .wide_ir import narrowed_strides
 from gpu_compile import check_compiles_for_hopper
 from loop_ir import flattened_loops
 from support import INTERPRETING
@@ -120,6 +123,44 @@ def test_the_swiglu_kernel_compiles_for_a_hopper_gpu(t6):
     check_compiles_for_hopper("T6.4", "moe_kernel", T6_SIGNATURE, T6_COMPILES, where_to_read("T6.4", "5.1"))
 
 
+# moe_kernel as the host launches it for x or out past 2**31 elements: WIDE, its strides int64 (§4.3); the gather
+# and the store by slot, weighted.  Its IR is made beside the flatten test's, in the same process.
+WIDE_IR = grouped(WIDE=True, HAS_WEIGHTS=True, BY_SLOT=True)
+
+
+def tile_loop_ir():
+    """{False: ..., True: ...}: the tile loop's flattened loops (record-only, TRACE=2); "also": WIDE_IR's IR."""
+    cfg = grouped(TRACE=2)
+    signature = T6_SIGNATURE | WIDE_IR["signature"]  # out_ptr *fp32 for the store by slot; TRACE=2 stores nothing
+    return flattened_loops("T6", "moe_kernel", signature, cfg["constexprs"], also=WIDE_IR["constexprs"])
+
+
+@pytest.mark.t6_3
+@pytest.mark.skipif(not INTERPRETING, reason="on a GPU test_rows_past_2_31_elements runs such offsets for real")
+def test_offsets_from_the_wide_strides_stay_int64(t6):
+    """With WIDE the host's int64 strides reach gathered_product and store_rows: an offset worked out from them
+    and cast to int32 wraps past 2**31 elements, which no tensor of the interpreter's tests is.  Read from the
+    IR: an arith.trunci of a value computed from a stride is named, at its line."""
+    kind, said = tile_loop_ir()["also"]
+    if kind == "stub":
+        pytest.fail(stub_report(said), pytrace=False)
+    cut = narrowed_strides(said) if kind == "ir" else []  # an error: the Hopper compile test names it
+    if cut:
+        function, path, line = cut[0]
+        code = linecache.getline(path, line).strip() if path and line else ""
+        fail(
+            T6,
+            f"WIDE=True 时（x 或 out 超过 2**31 个元素，§4.3）moe_kernel 的 stride 是 int64，可 {function} 在 "
+            f"t6_moe.py 第 {line} 行把由它们算出的值截成了 int32：{code}；超过 2**31 它会回绕，GPU 上的读写就落到"
+            "别处：偏移保持算出来的类型（不要 .to(tl.int32)）",
+            f"with WIDE=True (x or out past 2**31 elements, §4.3) moe_kernel's strides are int64, yet {function} "
+            f"narrows a value worked out from them to int32 at t6_moe.py line {line}: {code}; past 2**31 it wraps, "
+            "and on a GPU the load or store lands elsewhere: keep the offsets in the type they come out in (no "
+            ".to(tl.int32))",
+            "4.3",
+        )
+
+
 @pytest.mark.t6_2
 def test_the_tile_loop_flattens_only_when_told(t6):
     """flatten=True only where the config's FLATTEN is (§3.4): the host sets it for the plain launches its tuned
@@ -128,9 +169,8 @@ def test_the_tile_loop_flattens_only_when_told(t6):
     A loop that ignores FLATTEN (a while loop, say) only misses a speed hint.  The interpreter ignores flatten,
     so it is read from moe_kernel's Triton IR, record-only (TRACE=2: the tile loop without the product's): at most
     one loop carries tt.flatten with FLATTEN=True, none with FLATTEN=False."""
-    cfg = grouped(TRACE=2)
-    found = flattened_loops("T6", "moe_kernel", T6_SIGNATURE | cfg["signature"], cfg["constexprs"])
-    for flatten, (kind, said) in found.items():
+    found = tile_loop_ir()
+    for flatten, (kind, said) in ((f, found[f]) for f in (False, True)):
         if kind == "stub":
             pytest.fail(stub_report(said), pytrace=False)
         if kind == "error":
