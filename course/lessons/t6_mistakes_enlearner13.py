@@ -19,7 +19,6 @@ ENLEARNER13_CAUSES = {
     "products-rounded": ("先舍入成 fp16、再加进 float32", "rounded to fp16 before it is added (in float32)"),
     "weights-unasked": ("没有 HAS_WEIGHTS 也乘了路由权重", "were applied without HAS_WEIGHTS"),
     "trace-at-local-index": ("按每个 tile 在它专家里的序号记下的", "recorded at its index within its expert"),
-    "combine-row-left-out": ("少了第 j = 0 行的和", "the sums without each token's row j = 0"),
     "wide-narrowed": ("截成了 int32", "narrows a value worked out from them to int32"),
 }
 
@@ -133,7 +132,7 @@ ENLEARNER13 = (
         "    for j in tl.static_range(TOP_K):\n" + COMBINE_LOAD,
         "    for j in tl.static_range(1, TOP_K):\n" + COMBINE_LOAD,
         "test_each_tile_reads_its_own_expert_alone[weighted and combined]",
-        "combine-row-left-out",
+        "combine-slot-left-out",
     ),
     own(
         "enlearner13-combine-rows-t-plus-j",

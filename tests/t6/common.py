@@ -10,7 +10,7 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 from course.registry import lesson
 
-from .combine_sums import sums_seen
+from .combine_sums import left_out_seen, sums_seen
 from .raised import fail_if_raised, raised_by  # noqa: F401 - tests import them from here
 from support import (  # noqa: F401 - copies and changed_cells: tests import them from here
     DEVICE,
@@ -136,7 +136,9 @@ def by_slot_found(by_slot, x, w, ids, weights, out):
     want[torch.sort(ids.reshape(-1).cpu(), stable=True).indices] = reference(x, w, ids, weights)
     err = rel_err(by_slot, want)
     if err <= OUT_RTOL[torch.float16]:
-        sums = sums_seen(out.cpu(), by_slot.cpu(), ids.shape[0], ids.shape[1], out.dtype) or ("", "")
+        out, by_slot, top_k = out.cpu(), by_slot.cpu(), ids.shape[1]
+        sums = sums_seen(out, by_slot, ids.shape[0], top_k, out.dtype) or left_out_seen(out, by_slot, top_k, out.dtype)
+        sums = sums or ("", "")
         return (
             f"；moe_kernel 按 slot 写下的 float32 行是对的（差 {err:.1e}）：错在 combine_topk 对它们的求和"
             + (f"：{sums[0]}" if sums[0] else ""),
