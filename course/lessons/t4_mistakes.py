@@ -22,6 +22,7 @@ from course.lessons.t4_mistakes_hunt7 import HUNT7, HUNT7_CAUSES
 from course.lessons.t4_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
 from course.lessons.t4_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t4_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
+from course.lessons.t4_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_lead28 import LEAD28, LEAD28_CAUSES
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
@@ -383,3 +384,5 @@ MISTAKES = MISTAKES + LEFT12  # left12's, last
 CAUSES |= LEFT12_CAUSES
 MISTAKES = MISTAKES + LEFT13  # left13's, last
 CAUSES |= LEFT13_CAUSES
+MISTAKES = MISTAKES + HUNT13  # hunt13's, last
+CAUSES |= HUNT13_CAUSES
