@@ -27,6 +27,7 @@ from course.lessons.t6_mistakes_hunt8 import HUNT8, HUNT8_CAUSES
 from course.lessons.t6_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
 from course.lessons.t6_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t6_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
+from course.lessons.t6_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
@@ -389,3 +390,5 @@ MISTAKES = MISTAKES + LEFT13  # left13's, last
 CAUSES |= LEFT13_CAUSES
 MISTAKES = MISTAKES + ENLEARNER13  # enlearner13's (t6_mistakes_enlearner13.py), last
 CAUSES |= ENLEARNER13_CAUSES
+MISTAKES = MISTAKES + HUNT13  # hunt13's, last
+CAUSES |= HUNT13_CAUSES

@@ -30,6 +30,7 @@ ORDER = (
     "test_stream_k_products.py",
     "test_fix_up.py",
     "test_fix_up_memory_order.py",
+    "test_fix_up_reorders.py",
     "test_epilogue_subtiling.py",
     "test_streams_graphs_and_plans.py",
     "test_hopper_compile.py",

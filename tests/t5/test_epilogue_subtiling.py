@@ -11,6 +11,7 @@ from . import common
 from .common import T5, check_stored, gelu, run_matmul, run_store_tile
 from .halves import fail_if_halves_mixed, fail_if_one_half_without_bias, grid_wide
 from .swaps import fail_if_store_swapped
+from .test_fix_up_reorders import fail_if_order_taken
 from support import DEVICE, INTERPRETING, OUT_RTOL, padded, random, rel_err
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -22,9 +23,11 @@ cfg = common.cfg  # bound, not imported: a GPU test below loops over a `cfg` of 
 @pytest.mark.parametrize("dtype", [torch.float16, torch.float32], ids=str)
 # whole 16-byte chunks, as in test_store_tile; N = 56 ends inside the second tile's right half
 @pytest.mark.parametrize("M, N", [(32, 64), (37, 48), (5, 72), (37, 56)])
-def test_store_tile_subtiled(probes, dtype, M, N):
+def test_store_tile_subtiled(probes, dtype, M, N, monkeypatch):
     c, buf, before, acc = run_store_tile(probes, M, N, dtype, 2)
     case = f"C {M}x{N} {dtype}, EPILOGUE_SUBTILE=2"
+    if (M, N) == (37, 56):  # one case: a reshape free to reorder, or a tl.cat, given another order
+        fail_if_order_taken(monkeypatch, lambda: run_store_tile(probes, M, N, dtype, 2, acc=acc)[0], c, case, "5")
     fail_if_halves_mixed(c, acc, 32, lambda x: x.to(dtype), 0.0, case)
     fail_if_store_swapped(c, acc[:M, :N].to(dtype), acc, -1234.0, 32, 32, case, "5", subtile=2)
     fail_if_cast_fixed(c, acc[:M, :N], dtype, case)

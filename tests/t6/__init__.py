@@ -22,6 +22,7 @@ ORDER = (
     "test_routing.py",
     "test_routing_refuses.py",
     "test_routing_ignores.py",
+    "test_route_reorders.py",
     "test_tile_schedule.py",
     "test_kernel_parts.py",
     "test_grouped_matmul.py",
