@@ -69,16 +69,20 @@ def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn,
         fail_if_offset_by_another_block(acc[:M, :N], a, b, K, (bm, bn, bk), kb_begin, kb_end, ACC_RTOL[dtype], case)
         fail_if_operands_rounded(acc[:M, :N], a[:, ks], b[ks, :], err, ACC_RTOL[dtype], case)
         fail_if_sum_rounded(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, err, ACC_RTOL[dtype], case)
+        fail_if_acc_added_twice(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case)
         blocks, tol = (bm, bn, bk), ACC_RTOL[dtype]
         fail_if_a_load_swapped(acc[:M, :N], a, b_store, kmajor, grid, kb_begin, kb_end, blocks, tol, case, (M, N))
         if not acc[:M, :N].any() and ref.any():  # every box read fell outside A and B, or nothing was added
             fail_if_swapped_outside(probes, dtype, K, kb_begin, kb_end, kmajor, blocks, tol, case)
         fail(
             T5,
-            f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}：只加 kb_begin..kb_end-1 这几个 k-block，"
-            "偏移是 kb * BLOCK_K" + ("；K-major 时 box 是 [BLOCK_N, BLOCK_K]，load 后 .T" if kmajor else ""),
-            f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.0e}: add k-blocks kb_begin..kb_end-1 only, at "
-            "offset kb * BLOCK_K" + ("; K-major, the box is [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
+            f"{case}：相对误差 {err:.2e} > {ACC_RTOL[dtype]:.0e}，这个和不是这项检查认得的哪一种错误给出的"
+            "（k-block 的范围、偏移、舍入、box 坐标）；要的是 kb_begin..kb_end-1 这几个 k-block 在 float32 里的和，"
+            "每个的偏移是 kb * BLOCK_K" + ("，K-major 时 box 是 [BLOCK_N, BLOCK_K]，load 后 .T" if kmajor else ""),
+            f"{case}: relative error {err:.2e} > {ACC_RTOL[dtype]:.0e}, a sum that none of the mistakes this check "
+            "knows gives (the k-blocks' range, their offsets, a rounding, a box's coordinates); wanted: the float32 "
+            "sum of k-blocks kb_begin..kb_end-1, each at offset kb * BLOCK_K"
+            + (", K-major with the box [BLOCK_N, BLOCK_K], .T after the load" if kmajor else ""),
             "3.1",
         )
 
@@ -184,20 +188,43 @@ def fail_if_sum_rounded(acc, a, b, K, bk, kb_begin, kb_end, err, tol, case):
     """Fail where the running sum was rounded to float16 or bfloat16 after each k-block (tl.dot(a, b,
     acc).to(a.dtype), say): acc is then that rounded sum of the right k-blocks, four times nearer it than the
     right sum at least (the kernel's float32 before each rounding, not float64, moves a cell by one step)."""
-    for low in (torch.float16, torch.bfloat16):
+    for low, product_too in ((torch.float16, False), (torch.bfloat16, False), (torch.float16, True)):
         run = torch.zeros_like(acc, dtype=torch.float64)
         for kb in range(kb_begin, kb_end):
             s = slice(min(kb * bk, K), min((kb + 1) * bk, K))
-            run = (run + a[:, s].double() @ b[s, :].double()).float().to(low).double()
+            block = a[:, s].double() @ b[s, :].double()  # product_too: each k-block's tl.dot rounded before the add
+            run = (run + (block.float().to(low).double() if product_too else block)).float().to(low).double()
         if rel_err(acc, run) <= max(tol, err / 4):  # far nearer that sum than the right one (fp32's roundings aside)
             fail(
                 T5,
-                f"{case}：相对误差 {err:.2e} > {tol:.0e}；累加器正是每加一个 k-block 就把和舍入成 {low} 的结果："
-                "acc 要一直是 float32，tl.dot(a, b, acc) 之后不做类型转换",
+                f"{case}：相对误差 {err:.2e} > {tol:.0e}；累加器正是每加一个 k-block 就把和舍入成 {low} 的结果"
+                + ("（每个 k-block 的 tl.dot 在相加之前也舍入了）" if product_too else "")
+                + "：acc 要一直是 float32，tl.dot(a, b, acc) 之后不做类型转换",
                 f"{case}: relative error {err:.2e} > {tol:.0e}; the accumulator is the sum rounded to "
-                f"{low} after each k-block: keep acc float32 all the way, with no cast after tl.dot(a, b, acc)",
+                f"{low}"
+                + (" (and each k-block's tl.dot rounded before the add)" if product_too else "")
+                + " after each k-block: keep acc float32 all the way, with no cast after tl.dot(a, b, acc)",
                 "3.1",
             )
+
+
+def fail_if_acc_added_twice(acc, a, b, K, bk, kb_begin, kb_end, tol, case):
+    """Fail where each k-block doubled the sum before it: acc += tl.dot(a, b, acc) adds acc once in the dot (its
+    third operand is added to the product) and once more by the +=."""
+    run = torch.zeros_like(acc, dtype=torch.float64)
+    for kb in range(kb_begin, kb_end):
+        s = slice(min(kb * bk, K), min((kb + 1) * bk, K))
+        run = 2 * run + a[:, s].double() @ b[s, :].double()
+    if kb_end - kb_begin > 1 and rel_err(acc, run) <= tol:
+        fail(
+            T5,
+            f"{case}：累加器正是每个 k-block 都把之前的和加了两遍的结果：tl.dot(a, b, acc) 已经把 acc 加到乘积上，"
+            "再用 acc += 就又加了一遍；写 acc = tl.dot(a, b, acc)，或 acc += tl.dot(a, b)",
+            f"{case}: the accumulator is the sum with everything before each k-block added twice: tl.dot(a, b, acc) "
+            "already adds acc to the product, and acc += adds it again; write acc = tl.dot(a, b, acc), or "
+            "acc += tl.dot(a, b)",
+            "3.1",
+        )
 
 
 def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case):
