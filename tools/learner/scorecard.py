@@ -99,12 +99,12 @@ def rows_table(lesson, rows, blocked="", whole=False):
         lines.append(paint(f"  {mark} {r.step.id}  {padded}  {bar(r)} {r.passed:>3}/{r.total}", colour))
         if not r.done and not blocked:  # that one reason is printed once, above
             lines += wrap(r.reason, 10)
-        elif r.skipped:  # a pass of what ran: say what did not
+        elif r.skipped and not blocked:  # a pass of what ran: say what did not (blocked: nothing ran at all)
             lines += wrap(not_run_line(r), 10)
     if whole:
         required = [r for r in rows if not r.step.advanced]
         done, checks, total = sum(r.done for r in required), sum(r.passed for r in rows), sum(r.total for r in rows)
-        skipped = sum(len(r.skipped) for r in rows)
+        skipped = 0 if blocked else sum(len(r.skipped) for r in rows)  # blocked: no check ran, none was skipped
         optional = len(required) < len(rows)  # a lesson with an advanced step
         lines += wrap(
             say(

@@ -1,0 +1,51 @@
+"""The lines under the scorecard agree with its rows: a step whose first failure is another step's body
+not written yet (T6.2's checks run T4.1's tile_coords) sends the learner to that step and its sections
+first; a file that does not import leaves every step unrun, so no row claims checks skipped for want of a
+GPU.  Fake reports, as in test_learner_loop.py."""
+
+from course import seam
+from course.registry import BY_ID, lesson
+from tools.learner import scorecard, step_row
+
+T6 = lesson("T6")
+
+GPU_ONLY = "GPU only: the tuned configs are the H200's"
+
+
+def collected(test, step, skip=""):
+    return dict(test=test, step=step, suite_skip=bool(skip), skip_reason=skip, ids=[], labels=[])
+
+
+def result(outcome="passed", message=""):
+    first = message.splitlines()[0] if message else ""
+    return dict(outcome=outcome, reason=first, text=message, message=message, kind="", cause="")
+
+
+def row(step_id, message=None, gpu=0):
+    """A row of step_id: two checks, both failing with `message` (None: both pass), and `gpu` checks the
+    suite skips here for want of a GPU."""
+    tests = [f"tests/t6/test_x.py::test_{step_id[-1]}_{i}" for i in range(2)]
+    skipped = [f"tests/t6/test_x.py::test_gpu_{step_id[-1]}_{i}" for i in range(gpu)]
+    report = dict(
+        collected=[collected(t, step_id) for t in tests] + [collected(t, step_id, GPU_ONLY) for t in skipped],
+        results={t: result() if message is None else result("failed", message) for t in tests},
+    )
+    return step_row.row_of(BY_ID[step_id], report, 0 if message is None else 1, "")
+
+
+def card(rows, whole=True):
+    blocked = scorecard.blocker(rows)
+    lines = scorecard.rows_table(T6, rows, blocked, whole) + scorecard.advice(T6, rows, blocked, 1, whole)
+    return "\n".join(lines)
+
+
+def test_a_file_that_does_not_import_claims_no_gpu_skips(lang):
+    graded = seam.path(T6)
+    broken = f"{graded} line 273: SyntaxError: invalid syntax\n    def broken(:"
+    rows = [row("T6.1", broken, gpu=1), row("T6.2", broken), row("T6.3", broken, gpu=5)]
+    assert scorecard.blocker(rows), [r.blocker for r in rows]
+    text = card(rows)
+    assert "GPU" not in text, text
+    assert ("这里没有运行" if lang == "zh" else "did not run") not in text, text
+    alone = row("T6.3", gpu=5)  # a file that imports: its skips are still said
+    assert ("5 个检查需要 GPU" if lang == "zh" else "5 checks need a GPU") in card([alone], whole=False)
