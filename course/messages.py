@@ -24,9 +24,9 @@ the check follows parameters within a file, and reports a call whose sections it
 import re
 
 from course import registry
-from course.i18n import lang, not_written, say
+from course.i18n import NOT_WRITTEN, lang, not_written, say
 
-__all__ = ["read", "fail", "stub_report", "written_elsewhere", "triton_said", "int64_coordinate_words"]
+__all__ = ["read", "fail", "stub_report", "stub_reached", "written_elsewhere", "triton_said", "int64_coordinate_words"]
 
 
 def place(at):
@@ -77,6 +77,24 @@ def stub_report(message, sections=None):
         zh=f"{not_written()}：{step.id}（{what}）。{where}。stub 原文：{message}",
         en=f"{not_written()}: {step.id} ({what}); {where}. The stub says: {message}",
     )
+
+
+# stub_report's opening in either language: "not written yet: T4.1 (tile_coords); read ..."
+STUB_REPORTED = re.compile(
+    "(?:" + "|".join(map(re.escape, NOT_WRITTEN.values())) + r")[:：]\s*([A-Za-z]+\d+\.\d+)\s*[（(]([^）)]*)[）)]"
+)
+
+
+def stub_reached(text):
+    """(the step, the names it writes that the report named, the sections it sends the learner to) when `text`
+    is stub_report's words, else None: what the scorecard's row said, read back for the lines under it."""
+    found = STUB_REPORTED.search(text)
+    step = registry.BY_ID.get(found[1].upper()) if found else None
+    if step is None:
+        return None
+    what = [w for w in re.split(r",\s*", found[2]) if w in step.writes] or list(step.writes)
+    named = [n for n in re.findall(r"§(\d+(?:\.\d+)*)", text[found.end() :]) if n in step.lesson.sections]
+    return step, what, tuple(dict.fromkeys(named)) or step.sections
 
 
 def written_elsewhere(step_id, name):

@@ -9,7 +9,7 @@ import re
 
 from course import i18n, seam
 from course.i18n import say
-from course.messages import read
+from course.messages import read, stub_reached
 from tools.learner.failure_blocks import case_name, every_failure, which_pass
 from tools.learner.terminal import paint, wrap
 
@@ -143,6 +143,14 @@ def next_lesson(lesson):
     return LESSONS[at + 1] if at + 1 < len(LESSONS) else None
 
 
+def first_stub(rows, s):
+    """(the step, the names, the sections) the row of s sends the learner to when its first failure is another
+    step's body not written yet (T6.2's checks reach T4.1's tile_coords), as the row says it; else None."""
+    row = next((r for r in rows if r.step is s and r.failures), None)
+    reached = stub_reached(row.failures[0][1]) if row is not None else None
+    return reached if reached is not None and reached[0] is not s else None
+
+
 def advice(lesson, rows, blocked, seed, whole=False):
     """What to do next; whole: rows are the whole lesson (then a lesson done shows the next lesson)."""
     s = next_step(lesson, rows)
@@ -197,16 +205,26 @@ def advice(lesson, rows, blocked, seed, whole=False):
         )
         lines += then
     optional = s.advanced and whole
-    writes = ", ".join(s.writes)
+    do, writes, sections = first_stub(rows, s) or (s, s.writes, ())
+    writes = ", ".join(writes)
     nxt = say(
-        zh=f"{'可选的下一步' if optional else '下一步'}：{s.id} {s.name}，在 {seam.path(lesson)} 里写 {writes}",
-        en=f"{'Optional next' if optional else 'Next'}: {s.id} {s.name}: {writes} in {seam.path(lesson)}",
+        zh=f"{'可选的下一步' if optional else '下一步'}：{do.id} {do.name}，在 {seam.path(do.lesson)} 里写 {writes}",
+        en=f"{'Optional next' if optional else 'Next'}: {do.id} {do.name}: {writes} in {seam.path(do.lesson)}",
     )
     lines += [paint(line, "1") for line in wrap(nxt, 8, first="  ")]
-    alone = say(zh=f"    只跑这一步：make test STEP={s.id}", en=f"    this step alone: make test STEP={s.id}")
-    lines += wrap(read(s, titled=True), 8)
+    if do is not s:  # the row says so: its first check reached do's body, not written yet
+        lines += wrap(
+            say(
+                zh=f"{s.id} 的检查要跑 {do.id} 的代码，它还没写：先写它，{s.id} 才能检查",
+                en=f"{s.id}'s checks run {do.id}'s code, which is not written yet: write it first, then {s.id} "
+                "can be checked",
+            ),
+            8,
+        )
+    alone = say(zh=f"    只跑这一步：make test STEP={do.id}", en=f"    this step alone: make test STEP={do.id}")
+    lines += wrap(read(do, *sections, titled=True), 8)
     lines.append(
-        say(zh=f"        卡住了？make hint STEP={s.id}", en=f"        stuck? make hint STEP={s.id}")
+        say(zh=f"        卡住了？make hint STEP={do.id}", en=f"        stuck? make hint STEP={do.id}")
         + (alone if whole else "")
     )
     if any(not r.done and not r.broke for r in rows):

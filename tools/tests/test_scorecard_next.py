@@ -3,12 +3,21 @@ not written yet (T6.2's checks run T4.1's tile_coords) sends the learner to that
 first; a file that does not import leaves every step unrun, so no row claims checks skipped for want of a
 GPU.  Fake reports, as in test_learner_loop.py."""
 
+import pytest
+
 from course import seam
+from course.messages import read, stub_report
 from course.registry import BY_ID, lesson
 from tools.learner import scorecard, step_row
 
 T6 = lesson("T6")
 
+# The stubs' own words (mine/t4_matmul.py, mine/t5_persistent.py), as a T6 check reaches them.
+T4_1_STUB = "T4.1 tile_coords: map pid to (pid_m, pid_n) in grouped order; read §2 in content/t4.md or content/t4.en.md"
+T5_2_STUB = (
+    "T5.2 tma_problem: name the TMA rule the tensor breaks, or return None; read §3.2 in content/t5.md or "
+    "content/t5.en.md"
+)
 GPU_ONLY = "GPU only: the tuned configs are the H200's"
 
 
@@ -37,6 +46,36 @@ def card(rows, whole=True):
     blocked = scorecard.blocker(rows)
     lines = scorecard.rows_table(T6, rows, blocked, whole) + scorecard.advice(T6, rows, blocked, 1, whole)
     return "\n".join(lines)
+
+
+def next_lines(text):
+    at = next(i for i, line in enumerate(text.splitlines()) if line.lstrip().startswith(("Next", "下一步")))
+    return " ".join(" ".join(text.splitlines()[at:]).split())  # wrapped lines joined
+
+
+@pytest.mark.parametrize(
+    ("step_id", "stub", "earlier", "sections"),
+    [("T6.2", T4_1_STUB, "T4.1", ("2",)), ("T6.3", T5_2_STUB, "T5.2", ("3.2",))],
+)
+@pytest.mark.parametrize("whole", [True, False])
+def test_next_points_at_the_earlier_step_the_row_says_is_not_written(lang, step_id, stub, earlier, sections, whole):
+    rows = [row("T6.1"), row("T6.2", stub_report(stub) if step_id == "T6.2" else None), row("T6.3", stub_report(stub))]
+    text = card(rows, whole)
+    said = next_lines(text)
+    step = BY_ID[earlier]
+    where = " ".join(read(step, *sections, titled=True).split())
+    assert where in " ".join(text.split()), text  # the row says it ...
+    assert where in said, said  # ... and so does Next
+    assert f"{earlier} {step.name}" in said and seam.path(step.lesson) in said, said
+    assert f"make hint STEP={earlier}" in said and f"make hint STEP={step_id}" not in said, said
+    assert "content/t6" not in said, said  # not the T6 step's own sections
+    assert step_id in said, said  # why: this step's checks run it
+
+
+def test_next_keeps_the_step_when_its_own_body_is_not_written(lang):
+    own = "T6.2 expert_tile_counts: count each expert's tiles; read §3.2 in content/t6.md or content/t6.en.md"
+    said = next_lines(card([row("T6.1"), row("T6.2", stub_report(own))]))
+    assert "T6.2" in said and "STEP=T6.2" in said and "T4" not in said, said
 
 
 def test_a_file_that_does_not_import_claims_no_gpu_skips(lang):
