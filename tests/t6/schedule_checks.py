@@ -24,6 +24,31 @@ def spare_tile_ends(probes, counts, bm, bn, n):
     return found[3 : 3 + len(counts)], found[3 + 2 * len(counts) :]
 
 
+def one_grid_words(counts, bm, num_pid_n, m_blocks, ends):
+    """(zh, en) suffixes when m_blocks (and tile_ends from them) are those of one BLOCK_M grid laid across every
+    expert's sorted rows: expert e's blocks are those of that grid its rows touch, cdiv(end, BLOCK_M) -
+    start // BLOCK_M (0 for an expert with no rows, or not); else ("", "")."""
+    ends_rows = torch.tensor(counts).cumsum(0).tolist()
+    grids = [
+        [
+            -(-end // bm) - (end - c) // bm if c or not keep_empty else 0
+            for c, end in zip(counts, ends_rows, strict=True)
+        ]
+        for keep_empty in (True, False)
+    ]
+    right = [-(-c // bm) for c in counts]
+    if m_blocks == right or m_blocks not in grids or ends != torch.tensor(m_blocks).mul(num_pid_n).cumsum(0).tolist():
+        return "", ""
+    return (
+        "：m_blocks 正是一张横跨所有专家的 BLOCK_M 网格上、各专家的行碰到的块数"
+        "（cdiv(行尾, BLOCK_M) - 行首 // BLOCK_M）：每个专家的 M 块没有从它自己的第一行重新开始；"
+        "要 cdiv(counts, BLOCK_M)，tile 从 offsets[e] - counts[e] 起",
+        ": m_blocks are the blocks each expert's rows touch on one BLOCK_M grid laid across all the sorted rows "
+        "(cdiv(row end, BLOCK_M) - first row // BLOCK_M): the m-blocks do not start afresh at each expert's first "
+        "row; it is cdiv(counts, BLOCK_M), tiles starting at offsets[e] - counts[e]",
+    )
+
+
 def past_total_words(total, found, counts, bm):
     """(zh, en, named) for tile ids done past the `total`, found = spare_tile_ends(...): where the experts'
     m_blocks are right, the spare lanes named (named true) when they are not the total (the bound

@@ -10,7 +10,7 @@ from course.messages import fail
 
 from .accesses import Accesses, check_inside, offsets_after_poison
 from .common import T6, TRACE_INTS
-from .schedule_checks import check_schedule, past_total_words, run_schedule, spare_tile_ends
+from .schedule_checks import check_schedule, one_grid_words, past_total_words, run_schedule, spare_tile_ends
 from .schedules import (
     expected_tiles,
     m_blocks_of_row_ends,
@@ -69,6 +69,7 @@ def test_tile_counts_and_places_alone(probes):
         no_n = m_blocks == want_m and ends == torch.tensor(want_m).cumsum(0).tolist()  # num_pid_n left out
         # one short exactly where the last m-block holds one row: (counts + BLOCK_M - 2) // BLOCK_M, say
         one_row = m_blocks != want_m and m_blocks == [m - (c % bm == 1) for c, m in zip(counts, want_m, strict=True)]
+        grid = one_grid_words(counts, bm, num_pid_n, m_blocks, ends)
         fail(
             T6,
             f"{case}：expert_tile_counts 应当给出 m_blocks {want_m}、tile_ends {want_ends}，得到 {m_blocks}、{ends}"
@@ -94,7 +95,8 @@ def test_tile_counts_and_places_alone(probes):
                 "要 cdiv(counts, BLOCK_M)"
                 if one_row
                 else ""
-            ),
+            )
+            + grid[0],
             f"{case}: expert_tile_counts should give m_blocks {want_m} and tile_ends {want_ends}, got {m_blocks} "
             f"and {ends}"
             + (": these are each expert's first tile (an exclusive sum), not the ends" if starts else "")
@@ -121,7 +123,8 @@ def test_tile_counts_and_places_alone(probes):
                 "== 1): the rounding up lost that block; it is cdiv(counts, BLOCK_M)"
                 if one_row
                 else ""
-            ),
+            )
+            + grid[1],
             "3.3",
         )
     # the spare lanes as counts' load leaves them where it has a mask and no other=0 (stray.py's UNDEFINED_INT)
