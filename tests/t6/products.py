@@ -121,7 +121,8 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
 def weights_seen(stored, acc, w, slots, live, asked=True):
     """(zh, en) naming how the stored tile was weighted when it matches a known wrong way within 2e-3:
     no weights, the weights twice, weights[sorted row] in place of weights[slot], or the rows' weights
-    broadcast along the columns (column j times row j's weight, 0 past the live rows); not asked
+    broadcast along the columns (column j times row j's weight, 0 past the live rows), weights[slot // 2]
+    (the token of a slot at top_k = 2), another slot's weight found row by row; not asked
     (HAS_WEIGHTS false), weights[slot] applied all the same; else None."""
     w, slots = w.cpu().double(), slots.cpu().long()
     rows = w[slots[live]]  # each live row's weight, in order
@@ -150,11 +151,38 @@ def weights_seen(stored, acc, w, slots, live, asked=True):
                 "where each row takes its own ([:, None])",
             ),
         ),
+        (
+            acc * w[slots[live] // 2][:, None],
+            (
+                "每一行乘的是 weights[slot // 2]，不是 weights[slot]：权重是每个 slot 一个"
+                "（[tokens, top_k] 按 slot 展平），要用这一行自己的 slot 做下标，不是它的 token",
+                "each row was scaled by weights[slot // 2], not weights[slot]: there is one weight per slot ([tokens, "
+                "top_k] flat, by slot), indexed by the row's own slot, not by its token",
+            ),
+        ),
     )
     for vals, said in ways:
         if rel_err(stored, vals.half().double()) < 2e-3:
             return said
-    return None
+    return weight_index_seen(stored, acc, w, slots[live])
+
+
+def weight_index_seen(stored, acc, w, slots):
+    """(zh, en) when each live row was scaled by one weight of w, found alone within fp16's rounding, and those
+    indices are not the rows' slots: a few rows' slots and the indices read, shown; else None."""
+    scale = (stored * acc).sum(1) / (acc * acc).sum(1).clamp_min(1e-30)  # each row's factor, least squares
+    near = (w[None, :] - scale[:, None]).abs() <= 2e-3 * scale.abs()[:, None].clamp_min(1e-3)
+    if not (near.sum(1) == 1).all():
+        return None
+    used = near.double().argmax(1)
+    if torch.equal(used, slots) or rel_err(stored, (acc * w[used][:, None]).half().double()) >= 2e-3:
+        return None
+    pairs = ", ".join(f"{int(s)} -> {int(u)}" for s, u in zip(slots[:4], used[:4], strict=True))
+    return (
+        f"每一行乘的是另一个 slot 的权重（slot -> 读到的下标：{pairs}）：要乘 weights[slot]，这一行自己的 slot",
+        f"each row was scaled by another slot's weight (slot -> the index read: {pairs}): the row's own slot, "
+        "weights[slot], is the one",
+    )
 
 
 def a_broadcast_mistakes(x, x_rows, live, w2d, w_row, K, bn, bk):

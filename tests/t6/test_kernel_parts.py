@@ -374,18 +374,23 @@ def test_store_rows_alone(probes, weights, by_slot, bn):
     differ = (stored != once.half().double()).sum().item()
     if differ:
         twice = acc.cpu()[: end - begin, : len(cols)].half().float()
-        if weights:
-            twice = twice * w.cpu()[slots.cpu()[live].long()][:, None]
-        rounded_first = weights and torch.equal(stored, twice.half().double())
+        row_w = w.cpu()[slots.cpu()[live].long()][:, None]  # each row's weight, as is or rounded to fp16 too
+        rounded_first = weights and any(
+            torch.equal(stored, (twice * v).half().double()) for v in (row_w, row_w.half().float())
+        )
         fail(
             T6,
             f"store_rows：{differ} 个单元和\"acc 乘权重（float32 里），再舍入一次到 fp16\"不是逐位相同"
-            + ("：它们逐位等于先把 acc 舍入成 fp16、再乘权重、再舍入：要在转换类型之前乘" if rounded_first else ""),
+            + (
+                "：它们逐位等于先把 acc 舍入成 fp16、再乘权重（fp32 或 fp16 的）、再舍入：要在转换类型之前乘"
+                if rounded_first
+                else ""
+            ),
             f"store_rows: {cells(differ)} {agree(differ, 'is', 'are')} not bit for bit acc times the weight (in "
             f"float32), rounded once to fp16"
             + (
-                ": they are, bit for bit, acc rounded to fp16 first, then times the weight, rounded again: multiply "
-                "before the cast"
+                ": they are, bit for bit, acc rounded to fp16 first, then times the weight (fp32's or fp16's), rounded "
+                "again: multiply in float32 before the cast"
                 if rounded_first
                 else ""
             ),
