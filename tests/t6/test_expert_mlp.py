@@ -232,7 +232,7 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     if err > OUT_RTOL[dtype]:
         plain = reference(x, w, ids)  # [R, 2F]: each sorted row's gate, then up
         gate, up = plain[:, :F], plain[:, F:]
-        forms = (  # seven ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
+        forms = (  # eight ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
             (
                 gate * up,
                 "算的是 gate * up：少了 sigmoid（silu(g) = g * sigmoid(g)）",
@@ -267,6 +267,13 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
                 gate * torch.sigmoid(-gate) * up,
                 "算的是 gate * sigmoid(-gate) * up：sigmoid 的参数多了个负号；silu(g) = g * sigmoid(g)",
                 "it is gate * sigmoid(-gate) * up: sigmoid's argument has its sign flipped; silu(g) = g * sigmoid(g)",
+            ),
+            (
+                gate * torch.sigmoid(1.702 * gate) * up,
+                "算的是 gate * sigmoid(1.702 * gate) * up：这是 GELU 的 sigmoid 近似，不是 silu；"
+                "silu(g) = g * sigmoid(g)",
+                "it is gate * sigmoid(1.702 * gate) * up: GELU's sigmoid approximation, not silu; "
+                "silu(g) = g * sigmoid(g)",
             ),
         )
         said = [(zh, en) for got, zh, en in forms if out.shape == got.shape and rel_err(out, got) <= OUT_RTOL[dtype]]
