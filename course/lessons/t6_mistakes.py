@@ -36,6 +36,7 @@ from course.lessons.t6_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t6_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t6_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t6_mistakes_left13 import LEFT13, LEFT13_CAUSES
+from course.lessons.t6_mistakes_left14 import LEFT14, LEFT14_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -392,3 +393,5 @@ MISTAKES = MISTAKES + ENLEARNER13  # enlearner13's (t6_mistakes_enlearner13.py),
 CAUSES |= ENLEARNER13_CAUSES
 MISTAKES = MISTAKES + HUNT13  # hunt13's, last
 CAUSES |= HUNT13_CAUSES
+MISTAKES = MISTAKES + LEFT14  # left14's (t6_mistakes_left14.py), last
+CAUSES |= LEFT14_CAUSES
