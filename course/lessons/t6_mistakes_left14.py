@@ -2,7 +2,9 @@
 message that said what it saw and named no cause, until the check named here learned to tell each one: each
 expert's m-blocks counted on one BLOCK_M grid laid across all the sorted rows (tiles not starting afresh at the
 expert's first row), the routing weight read at weights[slot // 2], acc rounded to fp16 before it is multiplied
-by the weight (rounded to fp16 too), and GELU's sigmoid(1.702 * g) in place of silu in SwiGLU.  Only make check
+by the weight (rounded to fp16 too), and GELU's sigmoid(1.702 * g) in place of silu in SwiGLU.  And one the whole
+suite let through: scatter_slots' places narrowed to int16 (wrong past 32767 sorted rows), until
+test_scatter_places_past_32767_rows launched scatter_slots alone past them.  Only make check
 runs them (table=False, not in §8); each must be caught by its test, whose message names its cause (a key of
 t6_mistakes.CAUSES, LEFT14_CAUSES here).  t6_mistakes.py gathers them last.
 """
@@ -15,6 +17,7 @@ LEFT14_CAUSES = {
     "weights-at-slot-half": ("乘的是 weights[slot // 2]", "scaled by weights[slot // 2]"),
     "weights-after-cast": ("再乘权重（fp32 或 fp16 的）", "then times the weight (fp32's or fp16's)"),
     "gelu-for-silu": ("GELU 的 sigmoid 近似", "GELU's sigmoid approximation"),
+    "places-int16": ("截成 int16", "narrowed to int16"),
 }
 
 STORE_WEIGHT = "        acc = acc * tl.load(weights_ptr + slots, mask=live, other=0.0).to(tl.float32)[:, None]\n"
@@ -67,5 +70,16 @@ LEFT14 = (
         "    return gate * tl.sigmoid(1.702 * gate) * up\n",
         "test_gate_up_with_swiglu[torch.float16]",
         "gelu-for-silu",
+    ),
+    own(
+        "left14-slot-pos-int16",
+        "T6.1",
+        "scatter_slots stores each slot's place narrowed to int16 in slot_pos (pos.to(tl.int16)): right below 32767 "
+        "sorted rows, wrapped past them; the whole suite let it through on the CPU (left14)",
+        "2.1",
+        "    tl.store(slot_pos_ptr + slots, pos, mask=valid)\n",
+        "    tl.store(slot_pos_ptr + slots, pos.to(tl.int16), mask=valid)\n",
+        "test_scatter_places_past_32767_rows",
+        "places-int16",
     ),
 )

@@ -300,3 +300,46 @@ def test_route_of_one_expert(t6):
             "are checked at every call, nothing kept from an earlier one",
             "2.3",
         )
+
+
+@pytest.mark.t6_1
+def test_scatter_places_past_32767_rows(t6):
+    """scatter_slots alone, one block of 16 slots over experts 1..3, after expert 0's 40000 rows (its slots in
+    other blocks, not launched): each slot's place is past 2**15, where a place narrowed to int16 wraps.  A route
+    of that many slots is slow on the interpreter; one program of scatter_slots is not."""
+    from given.t6_host import ROUTE_BLOCK
+
+    ids = torch.tensor([1, 3, 2, 1, 1, 3, 2, 2, 3, 1, 2, 3, 3, 1, 2, 1], dtype=torch.int64)
+    counts = torch.tensor([40000] + [int((ids == e).sum()) for e in (1, 2, 3)], dtype=torch.int32)
+    offsets = counts.cumsum(0).int()
+    want = torch.empty(len(ids), dtype=torch.int64)
+    for s, e in enumerate(ids.tolist()):
+        want[s] = int(offsets[e] - counts[e]) + int((ids[:s] == e).sum())
+    block_base = torch.zeros((1, 4), dtype=torch.int32, device=DEVICE)  # block 0: nothing before it
+    sorted_slots = torch.full((int(offsets[-1]),), -1, dtype=torch.int32, device=DEVICE)
+    slot_pos = torch.full((len(ids),), -1, dtype=torch.int32, device=DEVICE)
+    args = [t.to(DEVICE) for t in (ids, block_base, counts, offsets)] + [sorted_slots, slot_pos]
+    t6.scatter_slots[(1,)](*args, len(ids), 4, ROUTE_BLOCK, 4)
+    got = slot_pos.cpu().long()
+    if torch.equal(got, want):
+        return
+    case = say(
+        zh="scatter_slots 单独一个块：16 个 slot 落在专家 1..3，专家 0 在它们前面占了 40000 行",
+        en="scatter_slots on one block alone: 16 slots of experts 1..3, after expert 0's 40000 rows",
+    )
+    wrapped = (want + 2**15) % 2**16 - 2**15  # each place as int16 holds it
+    if torch.equal(got, wrapped):
+        fail(
+            T6,
+            f"{case}：slot_pos 应当是 {want[:4].tolist()}…，得到 {got[:4].tolist()}…：正是这些位置截成 int16 "
+            "再存回 int32 的值：超过 32767 行就回绕；位置保持 int32（不要 .to(tl.int16)）",
+            f"{case}: slot_pos should be {want[:4].tolist()}..., got {got[:4].tolist()}...: those places narrowed "
+            "to int16 and stored back as int32, which wrap past 32767 rows; keep the places int32 (no .to(tl.int16))",
+            "2.1",
+        )
+    fail(
+        T6,
+        f"{case}：slot_pos 应当是 {want.tolist()}，得到 {got.tolist()}",
+        f"{case}: slot_pos should be {want.tolist()}, got {got.tolist()}",
+        "2.1",
+    )
