@@ -154,10 +154,10 @@ def weights_seen(stored, acc, w, slots, live, asked=True):
         (
             acc * w[slots[live] // 2][:, None],
             (
-                "每一行乘的是 weights[slot // 2]，不是 weights[slot]：权重是每个 slot 一个"
+                "每一行乘的是 weights[slot // 2]，而它该乘自己的 weights[slot]：权重是每个 slot 一个"
                 "（[tokens, top_k] 按 slot 展平），要用这一行自己的 slot 做下标，不是它的 token",
-                "each row was scaled by weights[slot // 2], not weights[slot]: there is one weight per slot ([tokens, "
-                "top_k] flat, by slot), indexed by the row's own slot, not by its token",
+                "each row was scaled by weights[slot // 2] in place of its own weights[slot]: there is one weight per "
+                "slot ([tokens, top_k] flat, by slot), indexed by the row's own slot, not by its token",
             ),
         ),
     )

@@ -27,17 +27,14 @@ def spare_tile_ends(probes, counts, bm, bn, n):
 def one_grid_words(counts, bm, num_pid_n, m_blocks, ends):
     """(zh, en) suffixes when m_blocks (and tile_ends from them) are those of one BLOCK_M grid laid across every
     expert's sorted rows: expert e's blocks are those of that grid its rows touch, cdiv(end, BLOCK_M) -
-    start // BLOCK_M (0 for an expert with no rows, or not); else ("", "")."""
+    start // BLOCK_M (0 for an expert with no rows); else ("", "")."""
     ends_rows = torch.tensor(counts).cumsum(0).tolist()
-    grids = [
-        [
-            -(-end // bm) - (end - c) // bm if c or not keep_empty else 0
-            for c, end in zip(counts, ends_rows, strict=True)
-        ]
-        for keep_empty in (True, False)
-    ]
-    right = [-(-c // bm) for c in counts]
-    if m_blocks == right or m_blocks not in grids or ends != torch.tensor(m_blocks).mul(num_pid_n).cumsum(0).tolist():
+    grid = [-(-end // bm) - (end - c) // bm if c else 0 for c, end in zip(counts, ends_rows, strict=True)]
+    if (
+        m_blocks == [-(-c // bm) for c in counts]
+        or m_blocks != grid
+        or ends != torch.tensor(m_blocks).mul(num_pid_n).cumsum(0).tolist()
+    ):
         return "", ""
     return (
         "：m_blocks 正是一张横跨所有专家的 BLOCK_M 网格上、各专家的行碰到的块数"
