@@ -228,7 +228,8 @@ def advice(lesson, rows, blocked, seed, whole=False):
         + (alone if whole else "")
     )
     if any(not r.done and not r.broke for r in rows):
-        again = f"make test SEED={seed}" + ("" if whole else f" STEP={s.id}")
+        # The whole card names its lesson: a bare make test grades the first lesson not done, maybe another one.
+        again = f"make test SEED={seed}" + (f" LESSON={lesson.id}" if whole else f" STEP={s.id}")
         lines.append(say(zh=f"        用同一组随机输入重跑：{again}", en=f"        these random inputs again: {again}"))
     if lesson.note and s.id in lesson.note_steps and about_torch(rows, s):
         note = (

@@ -88,3 +88,11 @@ def test_a_file_that_does_not_import_claims_no_gpu_skips(lang):
     assert ("这里没有运行" if lang == "zh" else "did not run") not in text, text
     alone = row("T6.3", gpu=5)  # a file that imports: its skips are still said
     assert ("5 个检查需要 GPU" if lang == "zh" else "5 checks need a GPU") in card([alone], whole=False)
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_the_seed_replay_names_what_was_graded(lang, whole):
+    """make test SEED=n alone grades the first lesson not done: after make test LESSON=T6 with T4 still a
+    stub it would grade T4, so the whole card's replay names its lesson, a step's its step."""
+    said = next_lines(card([row("T6.1"), row("T6.2", "AssertionError: 3 cells wrong")], whole))
+    assert ("make test SEED=1 LESSON=T6" if whole else "make test SEED=1 STEP=T6.2") in said, said
