@@ -10,6 +10,9 @@ import importlib
 import os
 import traceback
 
+from course import ROOT
+from course.i18n import say
+
 
 def side():
     """ "solutions" with SOLUTION=1, else "mine"; read at each call, so a tool's --solution can set it."""
@@ -20,15 +23,33 @@ class LearnerImportError(Exception):
     """The graded file did not import; the message is a short report naming the file and line."""
 
 
+class GradedFileMissing(LearnerImportError):
+    """The graded file is not there (deleted, moved); the message, in the learner's language, says how
+    to get it back.  Checked before the import: a `mine` package elsewhere on the path (another
+    checkout's editable install) would otherwise be graded in its place, without a word."""
+
+
 def path(lesson):
     """The graded file of a lesson, relative to the repo: mine/t4_matmul.py or solutions/t4_matmul.py."""
     return f"{side()}/{lesson.file}"
+
+
+def missing_words(where_file):
+    """What to say of a graded file that is not there, and how to get it back."""
+    return say(
+        zh=f"{where_file} 不在了（删掉了，还是挪走了？）：make reset 重新写出 stub；"
+        f"git checkout -- {where_file} 取回最后提交的那一版",
+        en=f"{where_file} is not there (deleted or moved?): make reset writes the stub again; "
+        f"git checkout -- {where_file} brings back the version last committed",
+    )
 
 
 def load(lesson):
     """The graded module of a lesson.  Whatever the file raises while it imports (a skip, an exit,
     any exception) is reported as a LearnerImportError naming the file and the line."""
     where_file = path(lesson)
+    if not (ROOT / where_file).is_file():
+        raise GradedFileMissing(missing_words(where_file))
     try:
         return importlib.import_module(f"{side()}.{lesson.module}")
     except SyntaxError as e:

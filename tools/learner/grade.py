@@ -24,6 +24,7 @@ from course import registry, seam
 from course.i18n import say
 from tools.learner import scorecard, state
 from tools.learner.step_runs import Live, run_steps
+from tools.learner.terminal import wrap
 from tools.learner.upgrade import scaffold_notice
 
 
@@ -35,6 +36,27 @@ def lesson_flags(parser, step_help):
         help="a lesson's id (default: the first lesson whose required steps have not all passed)",
     )
     parser.add_argument("--step", help=f"{step_help}: a step's id, in any case, or its number in the lesson")
+
+
+def seed_flag(parser, help):
+    """--seed, as make passes SEED=: read by seed_of, so that SEED=abc gets words, not argparse's."""
+    parser.add_argument("--seed", default=None, help=help)
+
+
+def seed_of(args, default=None):
+    """(seed, None): --seed, else SEED, else `default`; or (None, words) where that is no whole number."""
+    text = args.seed if args.seed is not None else os.environ.get("SEED") or None
+    if text is None:
+        return default, None
+    try:
+        return int(text), None
+    except ValueError:
+        return None, say(
+            zh=f"SEED={text} 不是整数：SEED= 后面写一次运行打印的那个数（例如 make test SEED=123456），"
+            "不写 SEED 就是每次随机",
+            en=f"SEED={text} is not a whole number: give SEED= the number a run printed (make test "
+            "SEED=123456, say), or leave SEED out for new random inputs",
+        )
 
 
 def choose(args):
@@ -58,6 +80,12 @@ def not_found(error, args):
     return say(zh=f"没有 {args.step!r} 这一步；可选的步骤：{steps}", en=f"no step {args.step!r}; steps are {steps}")
 
 
+def refuse(words):
+    """A command line that names nothing (STEP=T9.9, SEED=abc): its words on stderr, wrapped; exit status 2."""
+    print("\n".join(wrap(words, 2, first="")), file=sys.stderr)
+    return 2
+
+
 def note_earlier_failures(rows):
     """A step whose process crashed or hung, after a step that does not pass yet, says so: later
     steps run the earlier steps' code (a tile schedule past the rows sends T6.3's loads out of
@@ -76,16 +104,15 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     lesson_flags(parser, "grade this step alone")
     parser.add_argument("--details", action="store_true", help="show the next step's first failure in full")
-    parser.add_argument(
-        "--seed", type=int, default=None, help="the seed of every random input (default: SEED, else random)"
-    )
+    seed_flag(parser, "the seed of every random input (default: SEED, else random)")
     args = parser.parse_args(argv)
+    seed, bad = seed_of(args, random.randrange(10**6))
+    if bad:
+        return refuse(bad)
     try:
         lesson, steps = choose(args)
     except KeyError as e:
-        print(not_found(e, args), file=sys.stderr)
-        return 2
-    seed = args.seed if args.seed is not None else int(os.environ.get("SEED") or random.randrange(10**6))
+        return refuse(not_found(e, args))
     if len(steps) > 1 and sys.stdout.isatty():
         print(
             say(

@@ -52,14 +52,13 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     grade.lesson_flags(parser, "the hints of this step (default: the step to work on)")
     parser.add_argument("--all", action="store_true", help="show every hint seen so far")
-    parser.add_argument("--seed", type=int, help=argparse.SUPPRESS)  # make passes SEED= to every command
+    parser.add_argument("--seed", help=argparse.SUPPRESS)  # make passes SEED= to every command; a hint needs none
     args = parser.parse_args(argv)
     try:
         lesson = state.current_lesson(args.lesson)
         s = registry.step(args.step, within=lesson.id) if args.step else first_unfinished_step(lesson)
     except KeyError as e:
-        print(grade.not_found(e, args), file=sys.stderr)
-        return 2
+        return grade.refuse(grade.not_found(e, args))
     if s is None:
         print(
             say(

@@ -123,7 +123,7 @@ class Watcher:
         self.seed = seed if seed is not None else random.randrange(10**6)
         self.path = Path(path) if path else ROOT / seam.path(lesson)
         self.runner = runner or self.forked
-        self.seen = None
+        self.seen = ()  # no stamp: the first look grades, a file not there included (its row says so)
         self.parts = regions(self.text())  # the file as it was at the last grading (or at the start)
         remembered = (state.remembered(lesson) or {}) if keep else {}
         self.known = {  # the steps make test last saw pass, for the file as it is now
@@ -289,10 +289,18 @@ class Watcher:
             time.sleep(POLL_S)
 
 
+def stopped(*_):
+    """SIGTERM (kill, timeout): leave as Ctrl-C does, the children stopped too (run_forked).  A second
+    SIGTERM is ignored: under `timeout 40 make watch` one came while Python was exiting, and the
+    exit raised in torch's exit handler printed a traceback."""
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)
+    sys.exit(143)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     grade.lesson_flags(parser, "watch this step only (default: the step in progress)")
-    parser.add_argument("--seed", type=int, default=None, help="the seed of every random input (default: random)")
+    grade.seed_flag(parser, "the seed of every random input (default: SEED, else random)")
     parser.add_argument("--runs", type=int, default=0, help=argparse.SUPPRESS)  # tests: stop after N gradings
     parser.add_argument("--bench", action="store_true", help="time save to verdict (the first two steps, a regression)")
     args = parser.parse_args(argv)
@@ -301,21 +309,23 @@ def main(argv=None):
 
         bench()
         return 0
+    seed, bad = grade.seed_of(args)
+    if bad:
+        return grade.refuse(bad)
     try:
         lesson = state.current_lesson(args.lesson)
         s = registry.step(args.step, within=lesson.id) if args.step else None
         lesson = s.lesson if s else lesson  # a step of another lesson watches that lesson's file
     except KeyError as e:
-        print(e.args[0], file=sys.stderr)
-        return 2
+        return grade.refuse(grade.not_found(e, args))
     notice = scaffold_notice(lesson)  # a file begun before a course update: said once, before the first run
     if notice:
         print(notice + "\n", flush=True)
     print(say(zh="预热中（导入 torch 和 triton）……", en="warming up (importing torch and triton) ..."), flush=True)
     warm_up()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # kill: stop the children too (run_forked)
+    signal.signal(signal.SIGTERM, stopped)
     try:
-        Watcher(lesson, s, args.seed).loop(args.runs)
+        Watcher(lesson, s, seed).loop(args.runs)
     except KeyboardInterrupt:
         print()
     return 0

@@ -1,0 +1,57 @@
+"""The learner's commands used wrongly, as README's "Grading yourself" promises them: a SEED that is
+no number, a step or lesson that is not there, a graded file deleted, `make watch` stopped by a
+kill.  Each says what happened and what to do, in the learner's language, without a traceback;
+none of them runs a step."""
+
+import signal
+
+import pytest
+
+from course import i18n, seam
+from course.registry import lesson
+from tools.learner import grade, hint, watch
+
+T4 = lesson("T4")
+
+
+@pytest.mark.parametrize("command", [grade.main, watch.main])
+def test_a_seed_that_is_no_number_is_refused_in_words(command, lang, monkeypatch, capsys):
+    assert command(["--seed", "abc"]) == 2
+    said = capsys.readouterr().err
+    assert "SEED=abc" in said and "SEED=123456" in said and "usage:" not in said, said
+    assert i18n.has_cjk(said) == (lang == "zh"), said
+    monkeypatch.setenv("SEED", "12x")  # SEED=12x python -m tools.learner.grade: the same words
+    assert command([]) == 2 and "SEED=12x" in capsys.readouterr().err
+
+
+def test_make_hint_takes_the_seed_make_passes_and_needs_none(capsys):
+    assert hint.main(["--seed", "abc", "--step", "T9.9"]) == 2  # refused for the step, not the seed
+    assert "T9.9" in capsys.readouterr().err
+
+
+def test_watch_refuses_an_unknown_step_in_the_learners_language(lang, capsys):
+    assert watch.main(["--step", "T9.9"]) == 2
+    said = capsys.readouterr().err
+    assert "T9.9" in said and "T4.1" in said and i18n.has_cjk(said) == (lang == "zh"), said
+
+
+def test_a_graded_file_not_there_is_named_with_the_way_back(tmp_path, monkeypatch, lang):
+    """Not imported from elsewhere on the path (another checkout's mine/, which an editable install
+    of that checkout puts there) and graded in its place."""
+    monkeypatch.setattr(seam, "ROOT", tmp_path)
+    monkeypatch.delenv("SOLUTION", raising=False)
+    with pytest.raises(seam.GradedFileMissing) as e:
+        seam.load(T4)
+    said = str(e.value)
+    assert said.startswith(f"mine/{T4.file}") and "make reset" in said and "git checkout" in said, said
+    assert i18n.has_cjk(said) == (lang == "zh"), said
+
+
+def test_watch_stopped_by_a_kill_ignores_a_second_one():
+    before = signal.getsignal(signal.SIGTERM)
+    try:
+        with pytest.raises(SystemExit) as e:
+            watch.stopped()
+        assert e.value.code == 143 and signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGTERM, before)
