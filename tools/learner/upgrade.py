@@ -19,17 +19,21 @@ from course.i18n import say
 from tools.core.bodies import split_bodies
 from tools.core.repo import mine_file, pristine_stub, solution_file
 from tools.learner.reset import keep_copy, on_chosen_lessons
+from tools.learner.terminal import wrap
 
 
 def numbered_scaffold(text):
     """[(line number, line)] of the lines outside the marked bodies (the marks included), but the
-    first: the docstring's first line says stub on one side and reference solution on the other."""
+    docstring's first line, which says stub on one side and reference solution on the other: the
+    first line that opens a string (line 1 in the course's files; a line the learner put above it,
+    an import say, is then named as the line that differs), else line 1."""
     numbered, at = [], 1
     for step, lines in split_bodies(text):
         if step is None:
             numbered += [(at + i, line.rstrip("\n")) for i, line in enumerate(lines)]
         at += len(lines)
-    return [(n, line) for n, line in numbered if n > 1]
+    first = next((n for n, line in numbered if line.lstrip().startswith('"""')), 1)
+    return [(n, line) for n, line in numbered if n != first]
 
 
 def first_difference(mine, course):
@@ -78,7 +82,11 @@ def scaffold_notice(lesson):
                 "kept in mine/backups/ first).",
             )
         )
-    return "\n".join(notes)
+    return "\n".join(x for line in "\n".join(notes).splitlines() for x in wrap(line.lstrip(), indent(line)))
+
+
+def indent(line):
+    return len(line) - len(line.lstrip())
 
 
 def upgraded(mine, stub, solution):

@@ -4,12 +4,15 @@ upgrade moves the learner's bodies, written or not, into the current file and ke
 whose bodies do not line up with the current file's is left alone.  The "old" files here are the
 course's own with a given line taken out, as the files begun before session 21's given lines are."""
 
+import re
+
 import pytest
 
+from course import i18n
 from course.registry import LESSONS, lesson
 from tools.core.bodies import fill_in
 from tools.core.repo import pristine_stub, solution_file
-from tools.learner import grade, reset, step_row, upgrade
+from tools.learner import grade, reset, step_row, terminal, upgrade
 
 T4 = lesson("T4")
 GIVEN_LINE = "within_int32_reach"  # the given decorator and its import, added to T4's scaffold later
@@ -97,3 +100,15 @@ def test_make_test_ends_with_the_notice(mine, monkeypatch, capsys):
     grade.main(["--seed", "1", "--lesson", "T4"])
     out = capsys.readouterr().out.rstrip()
     assert "make upgrade" in out.split("\n\n")[-1], out[-600:]  # the card's last words
+
+
+def test_a_line_put_above_the_docstring_is_the_line_named(mine, monkeypatch, lang):
+    """The docstring's first line differs between stub and reference and is not compared; a line above
+    it (an import the learner added at the top) is named as line 1, not the docstring pushed to line 2.
+    The notice wraps to the terminal."""
+    monkeypatch.setattr(terminal, "WIDTH", 60)
+    mine[T4].write_text("import math\n" + learner_file(["T4.1"]))
+    notice = upgrade.scaffold_notice(T4)
+    assert re.search(r"第\s*1\s*行" if lang == "zh" else r"line\s+1:", notice) and "import math" in notice, notice
+    assert "Lesson T4" not in notice, notice
+    assert all(i18n.display_width(line) <= 60 for line in notice.splitlines()), notice
