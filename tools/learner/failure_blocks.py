@@ -133,7 +133,7 @@ def every_failure(row):
     ]
     for found in blocks.values():
         (first, message), others = found[0], [t for t, _ in found[1:]]
-        lines.append(paint("  " + case_name(row, first), "1"))
+        lines += [paint(x, "1") for x in wrap(case_name(row, first), 4, first="  ")]  # a long case wraps too
         lines += wrap(message, 6)
         if others:
             lines += wrap(same_failure(row, first, others), 6)

@@ -276,6 +276,7 @@ def show(lesson, rows, seed, details, listing=False, finished=(), whole=False):
     out = [line for done in finished for line in finished_lines(done)]
     if blocked:
         title, *rest = blocked.splitlines()
+        rest = [x for line in rest for x in wrap(line.lstrip(), len(line) - len(line.lstrip()))]
         out += [paint(title, "1;31"), *rest, ""]
     elif details:
         row = next((r for r in rows if r.step is next_step(lesson, rows)), None)

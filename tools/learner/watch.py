@@ -38,6 +38,7 @@ from tools.learner.failure_blocks import which_pass
 from tools.learner.forked_steps import POLL_S, run_forked
 from tools.learner.step_row import Row
 from tools.learner.step_runs import Live
+from tools.learner.terminal import wrap
 from tools.learner.upgrade import scaffold_notice
 
 
@@ -215,15 +216,13 @@ class Watcher:
             self.seen = self.stamp()
         if self.keep:
             state.remember(self.lesson, self.done())
-        self.out(
-            say(
-                zh=f"（{saved} 保存的版本，{time.monotonic() - started:.1f} s 评完；"
-                f"保存 {self.path.name} 就会重跑，Ctrl-C 退出）",
-                en=f"(your save of {saved}, graded in {time.monotonic() - started:.1f} s; "
-                f"save {self.path.name} to run again, Ctrl-C to stop)",
-            ),
-            flush=True,
+        said = say(
+            zh=f"（{saved} 保存的版本，{time.monotonic() - started:.1f} s 评完；"
+            f"保存 {self.path.name} 就会重跑，Ctrl-C 退出）",
+            en=f"(your save of {saved}, graded in {time.monotonic() - started:.1f} s; "
+            f"save {self.path.name} to run again, Ctrl-C to stop)",
         )
+        self.out("\n".join(wrap(said, 1, first="")), flush=True)
         return graded
 
     def earlier_steps(self, recheck, rows, was, saved):

@@ -6,10 +6,10 @@ import re
 
 import pytest
 
-from course import ROOT
+from course import ROOT, i18n
 from course.registry import BY_ID
 from tools.core.pytest_run import run_pytest
-from tools.learner import failure_blocks
+from tools.learner import failure_blocks, terminal
 from tools.learner.step_row import Row
 
 LAYOUTS = ("row-major", "column-major", "every-other-column")
@@ -69,6 +69,13 @@ def test_24_failures_saying_the_same_make_one_block_and_one_line(lang):
     assert re.search(r"还有 \d+ 个）$" if lang == "zh" else r" and \d+ more$", text.rstrip()), text
     assert "45-37-83" not in text, text  # cases in words, not pytest ids
     assert len(lines) <= 12, text
+
+
+def test_a_case_longer_than_the_terminal_wraps_in_its_block(lang, monkeypatch):
+    monkeypatch.setattr(terminal, "WIDTH", 60)
+    lines = failure_blocks.every_failure(row_of([mainloop_case(SHAPES[0], "column-major", "torch.float16", lang)]))
+    assert all(i18n.display_width(line) <= 60 for line in lines), "\n".join(lines)
+    assert "float16]" in "\n".join(lines[1:3]), "\n".join(lines)  # the case's words, none cut
 
 
 def test_two_different_messages_make_two_blocks(lang):
