@@ -283,7 +283,7 @@ def check_one_step_shows_every_failure_in_full_and_which_cases_pass():
             continue  # a lesson whose tests have no parameters: nothing to split
         step, failing, label = picked
         planted = fail_in(solution_file(lesson).read_text(), step, failing)
-        rc, output, rows = got = grade(lesson, planted, args=("--step", step))
+        rc, output, rows = got = grade(lesson, planted, args=("--details", "--step", step))
         # the planted line is Python no GPU compiles: a check that compiles the kernel for a GPU fails too
         compiling = {c["test"] for c in report["collected"] if c["step"] == step and c.get("hopper_compile")}
         problems += expect(

@@ -2,7 +2,8 @@
 
     python -m tools.learner.grade                the scorecard of your lesson (mine/; SOLUTION=1: solutions/)
     python -m tools.learner.grade --details      also the first failure of the step to work on (make test)
-    python -m tools.learner.grade --step T4.2    that step alone, every failing check listed (make test STEP=T4.2)
+    python -m tools.learner.grade --step T4.2    that step's row alone (make grade STEP=T4.2)
+    python -m tools.learner.grade --details --step T4.2    every failing check listed (make test STEP=T4.2)
     python -m tools.learner.grade --seed 1234    replay a run's random inputs exactly (make test SEED=1234)
 
 Each step runs in its own pytest process (`pytest -m t4_2 -p tools.core.plugin`), so a file that
@@ -132,8 +133,8 @@ def main(argv=None):
         lesson,
         rows,
         seed,
-        details=args.details or bool(args.step),
-        listing=bool(args.step),
+        details=args.details,  # make test; make grade, STEP= or not, is the card alone
+        listing=args.details and bool(args.step),
         finished=finished,
         whole=not args.step,
     )

@@ -289,7 +289,7 @@ def show(lesson, rows, seed, details, listing=False, finished=(), whole=False):
             out += first_failure(row) if row is not None and row.detail else []
     out += rows_table(lesson, rows, blocked, whole) + advice(lesson, rows, blocked, seed, whole)
     unfinished = [r for r in rows if not r.done and r.failures]
-    if whole and unfinished and not blocked:
+    if (whole or not details) and unfinished and not blocked:  # make test, or make grade STEP=
         first = next((r for r in unfinished if r.step is next_step(lesson, rows)), unfinished[0])
         out.append(
             say(

@@ -8,8 +8,9 @@ import signal
 import pytest
 
 from course import i18n, seam
-from course.registry import lesson
+from course.registry import BY_ID, lesson
 from tools.learner import grade, hint, watch
+from tools.learner.step_row import Row
 
 T4 = lesson("T4")
 
@@ -55,3 +56,17 @@ def test_watch_stopped_by_a_kill_ignores_a_second_one():
         assert e.value.code == 143 and signal.getsignal(signal.SIGTERM) == signal.SIG_IGN
     finally:
         signal.signal(signal.SIGTERM, before)
+
+
+def test_make_grade_with_a_step_is_the_card_alone(english, monkeypatch, capsys):
+    """make grade STEP=T4.2 is the scorecard alone, as make help says; make test STEP=T4.2 (--details)
+    lists every failing check.  The card says where the full list is."""
+    row = Row(BY_ID["T4.2"], total=2)
+    row.failures = (("tests/t4/test_mainloop.py::test_mainloop[a]", "the accumulator holds NaN"),) * 2
+    monkeypatch.setattr(grade, "run_steps", lambda steps, seed, live=None: [row])
+    monkeypatch.setattr(grade.state, "remember", lambda lesson, done: None)
+    assert grade.main(["--step", "T4.2", "--seed", "1"]) == 1
+    card = capsys.readouterr().out
+    assert "2 failing checks" not in card and "every failing check in full: make test STEP=T4.2" in card, card
+    assert grade.main(["--step", "T4.2", "--seed", "1", "--details"]) == 1
+    assert "T4.2: 2 failing checks" in capsys.readouterr().out

@@ -41,7 +41,9 @@ def test_the_same_seed_replays_a_failure_exactly_and_another_does_not(repo, run_
 
 def grader_says(run_python, repo, seed):
     env = dict(os.environ, SOLUTION="0", COLUMNS="100", COURSE_LANG="en")
-    return run_python(["-m", "tools.learner.grade", "--step", "T4.2", "--seed", str(seed)], repo, env, 600).stdout
+    return run_python(
+        ["-m", "tools.learner.grade", "--details", "--step", "T4.2", "--seed", str(seed)], repo, env, 600
+    ).stdout
 
 
 @pytest.mark.timeout(600)  # three make test runs of a step, each importing torch: minutes on a busy machine
