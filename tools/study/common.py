@@ -5,6 +5,7 @@ the same pixel for pixel on every machine (tools/core/docs.py compares the commi
 fresh ones)."""
 
 import os
+import shutil
 import sys
 from pathlib import Path
 
@@ -82,17 +83,23 @@ def probes(lesson):
     return importlib.import_module(lesson.probes.removesuffix(".py").replace("/", "."))
 
 
-def not_written_yet(message):
-    """Say what the suite says about a body not written yet, and stop with status 1."""
-    print(not_written() + say(zh="：", en=": ") + message, file=sys.stderr)
+def not_written_yet(message, meanwhile=False):
+    """Say what the suite says about a body not written yet, wrapped to the terminal (at most 100
+    columns), and stop with status 1; meanwhile: add that --solution shows the reference's."""
+    said = not_written() + say(zh="：", en=": ") + message
+    if meanwhile:
+        said += say(zh="（在那之前，加 --solution 看参考实现的）", en=" (meanwhile, --solution shows the reference's)")
+    width = min(100, shutil.get_terminal_size((100, 24)).columns)
+    print("\n".join(wrap(said, width, rest="  ")), file=sys.stderr)
     sys.exit(1)
 
 
 def stop_if_stub(e):
-    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises)."""
+    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises).
+    Each tool that calls it takes --solution."""
     message = seam.stub_message(e)
     if message is not None:
-        not_written_yet(message)
+        not_written_yet(message, meanwhile=True)
 
 
 def graded_device():

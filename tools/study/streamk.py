@@ -16,12 +16,13 @@ partials.  The data-parallel tiles (after the stream-K ones) are done whole by o
 """
 
 import argparse
+import shutil
 import sys
 from dataclasses import dataclass
 
-from course.i18n import say
+from course.i18n import display_width, say, wrap
 from course.registry import lesson_writing
-from tools.core.tables import table
+from tools.core.tables import rjust, table
 from tools.study import common as study
 
 STUDIED = "sk_run"  # with sk_program_of and stream_k_split; the step that writes it gives the lesson
@@ -245,10 +246,33 @@ def program_headers():
     ]
 
 
+def terminal_width():
+    return min(100, shutil.get_terminal_size((100, 24)).columns)
+
+
+def program_table(s, markdown):
+    """The table of programs.  On a terminal its last column, what each program does, is as long as
+    five programs' work (past 130 columns, right-aligned): left-aligned there, and wrapped under
+    itself so that a row fits the terminal's width (at most 100 columns)."""
+    headers, rows = program_headers(), program_rows(s)
+    if markdown:
+        return table(headers, rows, markdown)
+    cells = [headers, *rows]
+    widths = [max(display_width(row[i]) for row in cells) for i in range(3)]
+    lead = sum(widths) + 2 * 3
+    room = max(30, terminal_width() - lead)
+    lines = []
+    for row in cells:
+        head = "  ".join(rjust(c, w) for c, w in zip(row[:3], widths, strict=True)) + "  "
+        lines += [(head if i == 0 else " " * lead) + part for i, part in enumerate(wrap(row[3], room))]
+    return "\n".join(line.rstrip() for line in lines)
+
+
 def report(s, markdown):
-    parts = [headline(s), table(tile_headers(s), tile_rows(s), markdown)]
+    head = headline(s) if markdown else "\n".join(wrap(headline(s), terminal_width()))
+    parts = [head, table(tile_headers(s), tile_rows(s), markdown)]
     if s.runs or s.num_tiles > s.sk_tiles:
-        parts.append(table(program_headers(), program_rows(s), markdown))
+        parts.append(program_table(s, markdown))
     problems = s.problems()
     if problems:
         parts.append(study.problems_list(problems, STUDIED))

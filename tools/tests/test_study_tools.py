@@ -18,6 +18,8 @@ from course.registry import lesson
 from tools.core.repo import pristine_stub, scratch_repo
 from tools.study import l2sim, smem, tile_order
 
+MEANWHILE = "(meanwhile, --solution shows the reference's)"  # a stub's message, wrapped to 100 columns
+
 T4 = lesson("T4")
 
 pytestmark = pytest.mark.usefixtures("english")
@@ -88,8 +90,9 @@ def test_tile_order_on_the_stub_prints_its_message_and_exits_1(cli):
     out = cli["order on the stub"]
     stub_line = re.search(r'NotImplementedError\("(T4\.1 tile_coords[^"]*)"', pristine_stub(T4)).group(1)
     assert out.returncode == 1, out.stdout + out.stderr
-    assert out.stderr.strip() == f"not written yet: {stub_line}"
+    assert " ".join(out.stderr.split()) == f"not written yet: {stub_line} {MEANWHILE}"
     assert out.stdout == ""
+    assert all(display_width(line) <= 100 for line in out.stderr.splitlines()), out.stderr
 
 
 def test_tile_order_markdown_marks_the_first_wave():
