@@ -14,8 +14,14 @@ import time
 from course import ROOT, registry
 from course.i18n import say
 from tools.core.repo import committed
+from tools.learner.terminal import wrap
 
 BACKUPS = ROOT / "mine" / "backups"
+
+
+def tell(words, file=None):
+    """print(words), wrapped to the terminal (a line of make reset's or make upgrade's)."""
+    print("\n".join(wrap(words, 2, first="")), file=file)
 
 
 def keep_copy(lesson, mine):
@@ -28,7 +34,7 @@ def keep_copy(lesson, mine):
         backup, n = backup.with_name(f"{lesson.module}.{stamp}-{n}.py"), n + 1
     shutil.copy2(mine, backup)
     if backup.read_bytes() != mine.read_bytes():
-        print(
+        tell(
             say(
                 zh=f"没能在 {backup} 留一份副本；什么都没有改。",
                 en=f"could not keep a copy in {backup}; nothing changed.",
@@ -37,7 +43,7 @@ def keep_copy(lesson, mine):
         )
         return None
     kept = backup.relative_to(ROOT)
-    print(say(zh=f"你的文件已保存在 {kept}", en=f"your file is kept in {kept}"))
+    tell(say(zh=f"你的文件已保存在 {kept}", en=f"your file is kept in {kept}"))
     return kept
 
 
@@ -47,7 +53,7 @@ def reset(lesson):
     try:
         stub = committed(rel)
     except (subprocess.CalledProcessError, FileNotFoundError) as e:
-        print(
+        tell(
             say(
                 zh=f"make reset 需要 git，以及一个含有 {rel} 的提交（{e}）；什么都没有改。",
                 en=f"make reset needs git and a commit holding {rel} ({e}); nothing changed.",
@@ -56,7 +62,7 @@ def reset(lesson):
         )
         return 1
     if mine.exists() and mine.read_text() == stub:
-        print(
+        tell(
             say(
                 zh=f"{rel} 和 HEAD 里提交的一样，不用重置。如果你提交过自己写的代码，HEAD 里就是它："
                 f"git log -- {rel} 列出各次提交，git checkout <课程的那次提交> -- {rel} 取回 stub。",
@@ -70,9 +76,9 @@ def reset(lesson):
         kept = keep_copy(lesson, mine)
         if kept is None:
             return 1
-        print(say(zh=f"  （对比：diff {kept} {rel}）", en=f"  (compare: diff {kept} {rel})"))
+        tell(say(zh=f"  （对比：diff {kept} {rel}）", en=f"  (compare: diff {kept} {rel})"))
     mine.write_text(stub)
-    print(say(zh=f"{rel} 又是提交（HEAD）里的 stub 了。", en=f"{rel} is the stub again, as committed in HEAD."))
+    tell(say(zh=f"{rel} 又是提交（HEAD）里的 stub 了。", en=f"{rel} is the stub again, as committed in HEAD."))
     return 0
 
 
@@ -84,7 +90,7 @@ def on_chosen_lessons(action):
         lessons = [registry.lesson(chosen)] if chosen else registry.LESSONS
     except KeyError:
         known = ", ".join(lesson.id for lesson in registry.LESSONS)
-        print(
+        tell(
             say(zh=f"没有 {chosen!r} 这一课；可选的课：{known}", en=f"no lesson {chosen!r}; lessons are {known}"),
             file=sys.stderr,
         )

@@ -18,7 +18,7 @@ from course import registry, seam
 from course.i18n import say
 from tools.core.bodies import split_bodies
 from tools.core.repo import mine_file, pristine_stub, solution_file
-from tools.learner.reset import keep_copy, on_chosen_lessons
+from tools.learner.reset import keep_copy, on_chosen_lessons, tell
 from tools.learner.terminal import wrap
 
 
@@ -116,15 +116,15 @@ def upgraded(mine, stub, solution):
 def upgrade(lesson):
     rel, mine = f"mine/{lesson.file}", mine_file(lesson)
     if not mine.exists():
-        print(say(zh=f"{rel} 不存在：make reset 会取回 stub。", en=f"{rel} does not exist: make reset brings the stub"))
+        tell(say(zh=f"{rel} 不存在：make reset 会取回 stub。", en=f"{rel} does not exist: make reset brings the stub"))
         return 0
     text, course = mine.read_text(), solution_file(lesson).read_text()
     if first_difference(text, course) is None:
-        print(say(zh=f"{rel} 的骨架已经是课程现在的，不用改。", en=f"{rel} already has the course's current scaffold"))
+        tell(say(zh=f"{rel} 的骨架已经是课程现在的，不用改。", en=f"{rel} already has the course's current scaffold"))
         return 0
     new, why = upgraded(text, pristine_stub(lesson), course)
     if new is None:
-        print(
+        tell(
             say(
                 zh=f"{rel}：{why[0]}。可以 make reset（你的文件先保存下来），再把代码块从备份里一块块搬过去。",
                 en=f"{rel}: {why[1]}.  make reset (your file is kept first), then move your bodies over from "
@@ -137,7 +137,7 @@ def upgrade(lesson):
     if kept is None:
         return 1
     mine.write_text(new)
-    print(
+    tell(
         say(
             zh=f"{rel} 现在是课程现在的文件，里面是你写的代码块（对比：diff {kept} {rel}）。",
             en=f"{rel} is now the course's current file with your bodies in it (compare: diff {kept} {rel}).",

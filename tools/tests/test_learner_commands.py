@@ -9,7 +9,7 @@ import pytest
 
 from course import i18n, seam
 from course.registry import BY_ID, lesson
-from tools.learner import grade, hint, watch
+from tools.learner import grade, hint, reset, terminal, watch
 from tools.learner.step_row import Row
 
 T4 = lesson("T4")
@@ -70,3 +70,16 @@ def test_make_grade_with_a_step_is_the_card_alone(english, monkeypatch, capsys):
     assert "2 failing checks" not in card and "every failing check in full: make test STEP=T4.2" in card, card
     assert grade.main(["--step", "T4.2", "--seed", "1", "--details"]) == 1
     assert "T4.2: 2 failing checks" in capsys.readouterr().out
+
+
+def test_make_reset_wraps_to_the_terminal(tmp_path, monkeypatch, capsys, lang):
+    (tmp_path / "mine").mkdir()
+    monkeypatch.setattr(reset, "ROOT", tmp_path)
+    monkeypatch.setattr(reset, "committed", lambda rel: "stub\n")
+    monkeypatch.setattr(terminal, "WIDTH", 60)
+    (tmp_path / "mine" / T4.file).write_text("stub\n")
+    assert reset.reset(T4) == 0  # as committed: the longest of its messages
+    said = capsys.readouterr().out
+    assert "git checkout" in " ".join(said.split()) and all(i18n.display_width(x) <= 60 for x in said.splitlines()), (
+        said
+    )

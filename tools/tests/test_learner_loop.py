@@ -243,6 +243,7 @@ def test_make_reset_speaks_the_learners_language(tmp_path, monkeypatch, capsys, 
     monkeypatch.setattr(reset, "ROOT", tmp_path)
     monkeypatch.setattr(reset, "BACKUPS", tmp_path / "mine" / "backups")
     monkeypatch.setattr(reset, "committed", lambda rel: "stub\n")
+    monkeypatch.setattr(terminal, "WIDTH", 1000)  # a line a message: each counted below
     mine = tmp_path / "mine" / T4.file
     mine.write_text("mine\n")
     assert reset.reset(T4) == 0
