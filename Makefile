@@ -66,7 +66,7 @@ format: $(SETUP)
 # Refuse at once without a GPU, before any set-up: timing the interpreter means nothing.
 bench:
 	@command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || \
-	  { echo "make bench needs a CUDA GPU (nvidia-smi finds none); on the CPU use make l2sim"; exit 2; }
+	  { $(PYTHON) -c 'from course.i18n import say; print(say(zh="make bench 需要 CUDA GPU（nvidia-smi 一块也没找到）；在 CPU 上用 make l2sim", en="make bench needs a CUDA GPU (nvidia-smi finds none); on the CPU use make l2sim"))'; exit 2; }
 	@$(MAKE) --no-print-directory setup
 	$(PY) -m tools.gpu.bench $(ARGS)
 

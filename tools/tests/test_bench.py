@@ -39,11 +39,18 @@ def test_refuses_without_a_gpu(tool, run_python):
 
 @no_gpu
 @pytest.mark.skipif(shutil.which("make") is None, reason="no make")
-def test_make_bench_refuses_before_any_setup():
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_make_bench_refuses_before_any_setup(lang):
     out = subprocess.run(
-        ["make", "--no-print-directory", "bench", "PY=false"], cwd=ROOT, capture_output=True, text=True, timeout=60
+        ["make", "--no-print-directory", "bench", "PY=false"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=dict(os.environ, COURSE_LANG=lang),
     )
-    assert out.returncode == 2 and "needs a CUDA GPU" in out.stdout, out.stdout + out.stderr
+    said = "需要 CUDA GPU" if lang == "zh" else "needs a CUDA GPU"
+    assert out.returncode == 2 and said in out.stdout, out.stdout + out.stderr
 
 
 def test_table_has_a_row_per_shape_and_the_ratio_to_torch(tmp_path, capsys):
