@@ -34,34 +34,52 @@ def path(lesson):
     return f"{side()}/{lesson.file}"
 
 
-def missing_words(where_file):
-    """What to say of a graded file that is not there, and how to get it back."""
+def missing_words(lesson):
+    """What to say of a lesson's graded file that is not there, and how to get it back."""
+    where_file = path(lesson)
     return say(
-        zh=f"{where_file} 不在了（删掉了，还是挪走了？）：make reset 重新写出 stub；"
+        zh=f"{where_file} 不在了（删掉了，还是挪走了？）：make reset LESSON={lesson.id} 重新写出 stub；"
         f"git checkout -- {where_file} 取回最后提交的那一版",
-        en=f"{where_file} is not there (deleted or moved?): make reset writes the stub again; "
-        f"git checkout -- {where_file} brings back the version last committed",
+        en=f"{where_file} is not there (deleted or moved?): make reset LESSON={lesson.id} writes the stub "
+        f"again; git checkout -- {where_file} brings back the version last committed",
     )
 
 
 def load(lesson):
     """The graded module of a lesson.  Whatever the file raises while it imports (a skip, an exit,
-    any exception) is reported as a LearnerImportError naming the file and the line."""
+    any exception) is reported as a LearnerImportError naming the file and the line; where the
+    error is in an earlier lesson's file that this one imports, that file and line too
+    (`mine/t5_persistent.py line 31 -> mine/t4_matmul.py line 44`), and an earlier lesson's file that
+    is not there is named so."""
     where_file = path(lesson)
     if not (ROOT / where_file).is_file():
-        raise GradedFileMissing(missing_words(where_file))
+        raise GradedFileMissing(missing_words(lesson))
     try:
         return importlib.import_module(f"{side()}.{lesson.module}")
-    except SyntaxError as e:
-        raise LearnerImportError(
-            f"{where_file} line {e.lineno}: SyntaxError: {e.msg}\n    {(e.text or '').rstrip()}"
-        ) from None
     except (KeyboardInterrupt, GeneratorExit):
         raise
     except BaseException as e:  # noqa: BLE001 - pytest.skip and sys.exit at import time included
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if f.filename.endswith(where_file)]
-        where = f"{where_file} line {frames[-1].lineno}" if frames else where_file
+        gone = missing_lesson(e)
+        if gone is not None:
+            raise GradedFileMissing(f"{where_file}: {missing_words(gone)}") from None
+        frames = [f for f in traceback.extract_tb(e.__traceback__) if graded_file(f.filename)]
+        if isinstance(e, SyntaxError) and graded_file(e.filename or ""):  # the line that did not parse: last
+            frames.append(traceback.FrameSummary(e.filename, e.lineno, ""))
+        own = [f for f in frames if f.filename.endswith(where_file)]
+        where = where_file + (f" line {own[-1].lineno}" if own else "")
+        if frames and not frames[-1].filename.endswith(where_file):
+            where += f" -> {graded_file(frames[-1].filename)} line {frames[-1].lineno}"
+        if isinstance(e, SyntaxError):
+            raise LearnerImportError(f"{where}: SyntaxError: {e.msg}\n    {(e.text or '').rstrip()}") from None
         raise LearnerImportError(f"{where}: {type(e).__name__} while importing: {e}") from None
+
+
+def missing_lesson(error):
+    """The lesson whose graded module `error` says is not there (a ModuleNotFoundError naming it), else None."""
+    from course.registry import LESSONS
+
+    name = getattr(error, "name", None) if isinstance(error, ModuleNotFoundError) else None
+    return next((lz for lz in LESSONS if name == f"{side()}.{lz.module}"), None)
 
 
 def graded_paths():

@@ -83,3 +83,26 @@ def test_make_reset_wraps_to_the_terminal(tmp_path, monkeypatch, capsys, lang):
     assert "git checkout" in " ".join(said.split()) and all(i18n.display_width(x) <= 60 for x in said.splitlines()), (
         said
     )
+
+
+def test_an_earlier_lessons_file_is_named_where_its_import_fails(monkeypatch, english):
+    """T5 imports the learner's T4: a syntax error there is named in mine/t4_matmul.py, not at T5's
+    line of the same number, and a T4 file not there is named with its own make reset."""
+    t4, t5 = seam.path(T4), seam.path(lesson("T5"))
+    monkeypatch.delenv("SOLUTION", raising=False)
+
+    def broken(name):
+        raise SyntaxError("unmatched ')'", (str(seam.ROOT / t4), 44, 1, "    return pid_m pid_n )\n"))
+
+    monkeypatch.setattr(seam.importlib, "import_module", broken)
+    with pytest.raises(seam.LearnerImportError) as e:
+        seam.load(lesson("T5"))
+    assert str(e.value).startswith(f"{t5} -> {t4} line 44: SyntaxError"), e.value
+
+    def gone(name):
+        raise ModuleNotFoundError(f"No module named '{T4.module}'", name=f"mine.{T4.module}")
+
+    monkeypatch.setattr(seam.importlib, "import_module", gone)
+    with pytest.raises(seam.GradedFileMissing) as e:
+        seam.load(lesson("T5"))
+    assert str(e.value).startswith(f"{t5}: {t4} is not there") and "make reset LESSON=T4" in str(e.value), e.value
