@@ -12,6 +12,7 @@ from pathlib import Path
 from course import seam, toolchain
 from course.i18n import add_lang_flag, not_written, say, wrap
 from course.registry import lesson_writing, step_writing
+from tools.core.failure_words import graded_frames, source_line, triton_lead
 
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
 
@@ -95,11 +96,25 @@ def not_written_yet(message, meanwhile=False):
 
 
 def stop_if_stub(e):
-    """Say "not written yet" and exit 1 if e comes from a stub's body; else return (the caller raises).
-    Each tool that calls it takes --solution."""
+    """Say "not written yet" and exit 1 if e comes from a stub's body; an error raised in the graded
+    file (your own line) is said as make test says it, what raised it and the line, not as forty lines
+    of Triton's traceback, and exits 1; else return (the caller raises).  Each tool that calls it
+    takes --solution."""
     message = seam.stub_message(e)
     if message is not None:
         not_written_yet(message, meanwhile=True)
+    found = graded_frames(e)
+    if found is not None:
+        lead, quote = triton_lead(e)
+        said = say(
+            zh=f"{lead}{quote}{found[2]}\n  出错的是 {source_line(*found[:2])}\n  make test 会说得更多",
+            en=(f"{lead}{quote}" if lead else "") + f"{found[2]}\n  raised at {source_line(*found[:2])}\n"
+            "  make test says more",
+        )
+        width = min(100, shutil.get_terminal_size((100, 24)).columns)
+        lines = [(line[: len(line) - len(line.lstrip())], line.strip()) for line in said.splitlines()]
+        print("\n".join(x for lead, text in lines for x in wrap(text, width, lead, lead + "  ")), file=sys.stderr)
+        sys.exit(1)
 
 
 def graded_device():

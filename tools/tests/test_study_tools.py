@@ -16,6 +16,7 @@ from course import ROOT, hardware
 from course.i18n import display_width
 from course.registry import lesson
 from tools.core.repo import pristine_stub, scratch_repo
+from tools.study import common as study
 from tools.study import l2sim, smem, tile_order
 
 MEANWHILE = "(meanwhile, --solution shows the reference's)"  # a stub's message, wrapped to 100 columns
@@ -291,3 +292,17 @@ def test_l2sim_example_in_chinese(capsys):
     assert lines[0] == "4 x 4 的 tile 网格上同时运行 4 个程序，第一波："
     assert lines[1] == "  行优先（GROUP_M = 1）：  A 的 1 个行块 + B 的 4 个列块 = 从显存读 5 个块"
     assert lines[2] == "  分组（GROUP_M = 2）：    A 的 2 个行块 + B 的 2 个列块 = 从显存读 4 个块"
+
+
+def test_an_error_of_the_learners_line_is_said_as_make_test_says_it(capsys, english):
+    """Not Triton's forty-line traceback: what raised it and the learner's line, as the grader says it."""
+    code = compile("\n\ndef tile_coords():\n    return pid_m.foo\n", str(ROOT / "mine" / T4.file), "exec")
+    space = {}
+    exec(code, space)
+    try:
+        space["tile_coords"]()
+    except NameError as e:
+        with pytest.raises(SystemExit) as stopped:
+            study.stop_if_stub(e)
+    said = capsys.readouterr().err
+    assert stopped.value.code == 1 and f"raised at mine/{T4.file} line 4" in said and "Traceback" not in said, said
