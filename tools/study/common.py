@@ -98,11 +98,16 @@ def not_written_yet(message, meanwhile=False):
 def stop_if_stub(e):
     """Say "not written yet" and exit 1 if e comes from a stub's body; an error raised in the graded
     file (your own line) is said as make test says it, what raised it and the line, not as forty lines
-    of Triton's traceback, and exits 1; else return (the caller raises).  Each tool that calls it
-    takes --solution."""
+    of Triton's traceback, and exits 1 (stop_on_learners_error); else return (the caller raises).  Each
+    tool that calls it takes --solution."""
     message = seam.stub_message(e)
     if message is not None:
         not_written_yet(message, meanwhile=True)
+    stop_on_learners_error(e)
+
+
+def stop_on_learners_error(e):
+    """An error raised in the graded file said as make test says it, and exit 1; else return."""
     found = graded_frames(e)
     if found is not None:
         lead, quote = triton_lead(e)

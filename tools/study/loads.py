@@ -134,6 +134,7 @@ def observe(args):
         except Exception as e:
             message = seam.stub_message(e)
             if message is None:
+                study.stop_on_learners_error(e)  # your line raised it: said as make test says it
                 raise
             return None, message
         return recorder.calls, ""
