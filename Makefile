@@ -10,23 +10,9 @@ PICK   := $(if $(STEP),--step $(STEP)) $(if $(LESSON),--lesson $(LESSON)) $(if $
 
 .PHONY: watch
 .PHONY: help setup test grade hint reset upgrade check lint format bench tiles streamk groups smem l2sim loads clean
+# In the learner's language, before any set-up (tools/learner/help.py).
 help:
-	@echo "make test [STEP=T4.2]   grade your file: the first failure, then the scorecard (SOLUTION=1: solutions/)"
-	@echo "make grade [STEP=T4.2]  the scorecard alone: which steps pass, what to read next"
-	@echo "make watch [STEP=T4.2]  re-run the step you are on each time you save your file (Ctrl-C stops)"
-	@echo "make hint [STEP=T4.2]   the next hint for a step (ALL=1: every hint seen so far)"
-	@echo "make reset              the stub again; your file is kept in mine/backups/ first"
-	@echo "make upgrade            your bodies moved into the course's current file (after a course update)"
-	@echo "make check              the repo's invariants: what CI runs"
-	@echo "make bench [ARGS=...]   GPU only: TFLOP/s against torch.matmul (python -m tools.gpu.bench --help; T6: ARGS=--moe)"
-	@echo "make tiles [ARGS=...]   which pid computes each tile, your tile_coords (python -m tools.study.tile_order --help)"
-	@echo "make streamk [ARGS=...] T5 stream-K: which program sums which k-blocks of which tile (python -m tools.study.streamk --help)"
-	@echo "make groups [ARGS=...]  T6 grouped GEMM: which program does which tile of which expert (python -m tools.study.groups --help)"
-	@echo "make smem [ARGS=...]    shared memory per autotune config, and the GPUs it fits (python -m tools.study.smem --help)"
-	@echo "make l2sim [ARGS=...]   DRAM bytes in row-major vs grouped order, an L2 model (python -m tools.study.l2sim --help)"
-	@echo "make loads [ARGS=...]   what your mainloop loads and your epilogue stores, per K step (python -m tools.study.loads --help)"
-	@echo "make setup              create $(VENV) with the pinned versions (done on first use)"
-	@echo "   also: SEED=n replays a run's random inputs; LESSON=T4 picks a lesson"
+	@$(PYTHON) -m tools.learner.help $(VENV)
 
 setup: $(SETUP)
 # --no-compile: byte-compiling every module of torch at install was half of pip's time.  One import

@@ -7,9 +7,10 @@ import signal
 
 import pytest
 
-from course import i18n, seam
+from course import ROOT, i18n, seam
 from course.registry import BY_ID, lesson
 from tools.learner import grade, hint, reset, terminal, watch
+from tools.learner import help as learner_help
 from tools.learner.step_row import Row
 
 T4 = lesson("T4")
@@ -106,3 +107,16 @@ def test_an_earlier_lessons_file_is_named_where_its_import_fails(monkeypatch, en
     with pytest.raises(seam.GradedFileMissing) as e:
         seam.load(lesson("T5"))
     assert str(e.value).startswith(f"{t5}: {t4} is not there") and "make reset LESSON=T4" in str(e.value), e.value
+
+
+def test_make_help_lists_every_command_in_the_learners_language(lang, monkeypatch, capsys):
+    monkeypatch.setattr(terminal, "WIDTH", 80)
+    phony = " ".join(
+        line.split(":", 1)[1] for line in (ROOT / "Makefile").read_text().splitlines() if line.startswith(".PHONY:")
+    )
+    assert learner_help.main([]) == 0
+    said = capsys.readouterr().out
+    listed = {line.split()[1] for line in said.splitlines() if line.startswith("make ")}
+    assert listed == set(phony.split()) - {"help", "clean", "lint", "format"}, said
+    assert all(i18n.display_width(line) <= 80 for line in said.splitlines()), said
+    assert i18n.has_cjk(said) == (lang == "zh"), said
