@@ -116,7 +116,12 @@ def upgraded(mine, stub, solution):
 def upgrade(lesson):
     rel, mine = f"mine/{lesson.file}", mine_file(lesson)
     if not mine.exists():
-        tell(say(zh=f"{rel} 不存在：make reset 会取回 stub。", en=f"{rel} does not exist: make reset brings the stub"))
+        tell(
+            say(
+                zh=f"{rel} 不存在：make reset LESSON={lesson.id} 会取回 stub。",
+                en=f"{rel} does not exist: make reset LESSON={lesson.id} brings the stub back",
+            )
+        )
         return 0
     text, course = mine.read_text(), solution_file(lesson).read_text()
     if first_difference(text, course) is None:
