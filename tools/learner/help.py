@@ -45,8 +45,8 @@ def commands(venv=".venv"):
         (
             "make reset",
             say(
-                zh="重新拿到 stub；你的文件先保存在 mine/backups/",
-                en="the stub again; your file is kept in mine/backups/ first",
+                zh="每一课的文件都换回 stub（LESSON=T5：只换这一课的）；你的文件先保存在 mine/backups/",
+                en="every lesson's file the stub again (LESSON=T5: that one alone); yours kept in mine/backups/ first",
             ),
         ),
         (
