@@ -131,7 +131,7 @@ class Live:
             parts.append(
                 say(zh=f"{sid} 运行中，{now - began:.0f} s{checks}", en=f"{sid} running, {now - began:.0f} s{checks}")
             )
-        return "; ".join(parts)
+        return say(zh="；", en="; ").join(parts)
 
     def _tick(self):
         while not self.stopped.wait(0.5):
