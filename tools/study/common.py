@@ -4,6 +4,7 @@ generated block), a report's flags and its closing list of problems, and picture
 the same pixel for pixel on every machine (tools/core/docs.py compares the committed PNGs with
 fresh ones)."""
 
+import argparse
 import os
 import shutil
 import sys
@@ -12,9 +13,27 @@ from pathlib import Path
 from course import seam, toolchain
 from course.i18n import add_lang_flag, not_written, say, wrap
 from course.registry import lesson_writing, step_writing
-from tools.core.failure_words import graded_frames, source_line, triton_lead
 
 DPI = 100  # with a fixed figure size in inches: a fixed size in pixels
+
+
+class Parser(argparse.ArgumentParser):
+    """argparse, with its complaints about the command line said in the learner's language too
+    (argparse's own words inside them stay English) and the make command that lists the options.
+    command: the make target that runs the tool ("make tiles")."""
+
+    def __init__(self, command, **kwargs):
+        super().__init__(**kwargs)
+        self.command = command
+
+    def error(self, message):
+        self.exit(
+            2,
+            say(
+                zh=f"{self.command} 的参数有误：{message}\n（{self.command} ARGS=--help 列出所有选项）\n",
+                en=f"{self.command}: {message}\n({self.command} ARGS=--help lists every option)\n",
+            ),
+        )
 
 
 def add_solution_flag(parser, lesson):
@@ -108,6 +127,8 @@ def stop_if_stub(e):
 
 def stop_on_learners_error(e):
     """An error raised in the graded file said as make test says it, and exit 1; else return."""
+    from tools.core.failure_words import graded_frames, source_line, triton_lead  # pytest's: not for l2sim, smem
+
     found = graded_frames(e)
     if found is not None:
         lead, quote = triton_lead(e)

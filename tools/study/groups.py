@@ -277,7 +277,7 @@ def parse_counts(text):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = study.Parser("make groups", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--tokens", type=int, default=24, help="tokens routed (default 24)")
     parser.add_argument("--top-k", type=int, default=2, help="experts per token (default 2)")
     parser.add_argument("--experts", type=int, default=8, help="experts (default 8)")

@@ -271,7 +271,7 @@ def preamble(args, results):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = study.Parser("make l2sim", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("M", type=int, nargs="?", default=8192)
     parser.add_argument("N", type=int, nargs="?", default=8192)
     parser.add_argument("K", type=int, nargs="?", default=8192)

@@ -187,20 +187,6 @@ def acc_verdict(acc_out, exact, args):
     )
 
 
-class Parser(argparse.ArgumentParser):
-    """argparse, with its complaints about the command line said in the learner's language too
-    (argparse's own words inside them stay English)."""
-
-    def error(self, message):
-        self.exit(
-            2,
-            say(
-                zh=f"make loads 的参数有误：{message}\n（make loads ARGS=--help 列出所有选项）\n",
-                en=f"make loads: {message}\n(make loads ARGS=--help lists every option)\n",
-            ),
-        )
-
-
 DESCRIPTION_ZH = """看你自己的加载和写回：一个程序在 K 的每一步从 A、B 加载了哪些元素，掩码关掉了
 哪些 lane，epilogue 写了 C 的哪些格子（讲义 §3、§4、§5.1）。跑的是你的 mainloop 和 epilogue
 （--solution：参考答案），总在 Triton 解释器上跑。默认的输出不超过 100 列：放不下的网格把标记
@@ -221,8 +207,10 @@ def not_written_yet(message, width=WIDTH):
 
 
 def main(argv=None):
-    parser = Parser(
-        description=say(zh=DESCRIPTION_ZH, en=__doc__), formatter_class=argparse.RawDescriptionHelpFormatter
+    parser = study.Parser(
+        "make loads",
+        description=say(zh=DESCRIPTION_ZH, en=__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
 
     def number(flag, default, zh, en):

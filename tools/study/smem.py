@@ -68,7 +68,7 @@ def graded_blocks(solution):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = study.Parser("make smem", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--dtype", choices=sorted(BYTES_PER_ELEMENT), default="fp16")
     parser.add_argument("--format", choices=("text", "markdown"), default="text")
     parser.add_argument(

@@ -307,7 +307,7 @@ def draw(s, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = study.Parser("make streamk", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("M", type=int, nargs="?", default=64, help="rows of C (default 64)")
     parser.add_argument("N", type=int, nargs="?", default=64, help="columns of C (default 64)")
     parser.add_argument("K", type=int, nargs="?", default=160, help="the inner dimension (default 160)")

@@ -158,7 +158,7 @@ def draw(maps, wave, path):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = study.Parser("make tiles", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("num_pid_m", type=int, nargs="?", default=4, help="rows of tiles (default 4)")
     parser.add_argument("num_pid_n", type=int, nargs="?", default=4, help="columns of tiles (default 4)")
     parser.add_argument("group_m", type=int, nargs="?", default=2, help="GROUP_M of the grouped map (default 2)")

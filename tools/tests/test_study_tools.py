@@ -13,7 +13,7 @@ from types import SimpleNamespace
 import pytest
 
 from course import ROOT, hardware
-from course.i18n import display_width
+from course.i18n import display_width, has_cjk
 from course.registry import lesson
 from tools.core.repo import pristine_stub, scratch_repo
 from tools.study import common as study
@@ -306,3 +306,12 @@ def test_an_error_of_the_learners_line_is_said_as_make_test_says_it(capsys, engl
             study.stop_if_stub(e)
     said = capsys.readouterr().err
     assert stopped.value.code == 1 and f"raised at mine/{T4.file} line 4" in said and "Traceback" not in said, said
+
+
+@pytest.mark.parametrize("tool", [tile_order, l2sim, smem])
+def test_a_bad_argument_is_refused_naming_the_make_command(tool, lang, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        tool.main(["--no-such-flag"])
+    said = capsys.readouterr().err
+    assert stopped.value.code == 2 and "ARGS=--help" in said and "make " in said, said
+    assert has_cjk(said) == (lang == "zh"), said
