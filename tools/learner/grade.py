@@ -29,6 +29,22 @@ from tools.learner.terminal import wrap
 from tools.learner.upgrade import scaffold_notice
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse for make test, grade, watch and hint: a command line it cannot read (STEP="T4.2 T4.3")
+    is refused in the learner's language (argparse's own words inside stay English), pointing at make
+    help, not with argparse's usage line for a python module the learner did not type."""
+
+    def error(self, message):
+        self.exit(
+            2,
+            say(
+                zh=f"命令行有误：{message}（STEP=、LESSON=、SEED= 后面各只写一项，不带空格；make help 列出各个命令）\n",
+                en=f"{message} (STEP=, LESSON= and SEED= take one word each, no spaces; make help lists "
+                "the commands)\n",
+            ),
+        )
+
+
 def lesson_flags(parser, step_help):
     """--lesson and --step, as make test, make watch and make hint take them (LESSON=, STEP=)."""
     parser.add_argument(
@@ -102,7 +118,7 @@ def note_earlier_failures(rows):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = Parser(description=__doc__.splitlines()[0])
     lesson_flags(parser, "grade this step alone")
     parser.add_argument("--details", action="store_true", help="show the next step's first failure in full")
     seed_flag(parser, "the seed of every random input (default: SEED, else random)")

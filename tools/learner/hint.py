@@ -49,7 +49,7 @@ def fill(text, label):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = grade.Parser(description=__doc__.splitlines()[0])
     grade.lesson_flags(parser, "the hints of this step (default: the step to work on)")
     parser.add_argument("--all", action="store_true", help="show every hint seen so far")
     parser.add_argument("--seed", help=argparse.SUPPRESS)  # make passes SEED= to every command; a hint needs none

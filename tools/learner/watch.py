@@ -297,7 +297,7 @@ def stopped(*_):
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser = grade.Parser(description=__doc__.splitlines()[0])
     grade.lesson_flags(parser, "watch this step only (default: the step in progress)")
     grade.seed_flag(parser, "the seed of every random input (default: SEED, else random)")
     parser.add_argument("--runs", type=int, default=0, help=argparse.SUPPRESS)  # tests: stop after N gradings

@@ -120,3 +120,12 @@ def test_make_help_lists_every_command_in_the_learners_language(lang, monkeypatc
     assert listed == set(phony.split()) - {"help", "clean", "lint", "format"}, said
     assert all(i18n.display_width(line) <= 80 for line in said.splitlines()), said
     assert i18n.has_cjk(said) == (lang == "zh"), said
+
+
+@pytest.mark.parametrize("command", [grade.main, hint.main, watch.main])
+def test_a_command_line_argparse_cannot_read_is_refused_in_words(command, lang, capsys):
+    with pytest.raises(SystemExit) as stopped:
+        command(["--step", "T4.2", "T4.3"])  # make test STEP="T4.2 T4.3"
+    said = capsys.readouterr().err
+    assert stopped.value.code == 2 and "T4.3" in said and "make help" in said and "usage:" not in said, said
+    assert i18n.has_cjk(said) == (lang == "zh"), said
