@@ -87,7 +87,15 @@ def load_graded(solution, lesson):
     try:
         return seam.load(lesson)
     except seam.LearnerImportError as e:  # the report quotes Python's own words: say what they are about
-        sys.exit(say(zh=f"{seam.path(lesson)} 导入失败，没法运行：{e}", en=str(e)))
+        stop(say(zh=f"{seam.path(lesson)} 导入失败，没法运行：{e}", en=str(e)))
+
+
+def stop(words):
+    """Exit 1 with `words` on stderr, each line wrapped to the terminal (at most 100 columns)."""
+    width = min(100, shutil.get_terminal_size((100, 24)).columns)
+    lines = [(line[: len(line) - len(line.lstrip())], line.strip()) for line in str(words).splitlines()]
+    print("\n".join(x for lead, text in lines for x in wrap(text, width, lead, lead + "  ")), file=sys.stderr)
+    sys.exit(1)
 
 
 def graded_path(lesson):

@@ -18,7 +18,6 @@ The text follows the course's language (COURSE_LANG=zh or en, else the locale; -
 """
 
 import argparse
-import sys
 
 from course.hardware import BYTES_PER_ELEMENT, SMEM_LIMITS, blocks_of, fits, shared_memory
 from course.i18n import add_lang_flag, say, use_lang
@@ -57,7 +56,7 @@ def graded_blocks(solution):
     try:
         return [blocks_of(c) for c in graded.AUTOTUNE_CONFIGS]
     except (AttributeError, KeyError) as e:
-        sys.exit(
+        study.stop(
             say(
                 zh=f"AUTOTUNE_CONFIGS：每一项都必须是 kwargs 里有 BLOCK_M、BLOCK_N、BLOCK_K 的 triton.Config"
                 f"（{type(e).__name__}: {e}）；`make test STEP={step.id}` 会说得更多",
