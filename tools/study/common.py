@@ -117,9 +117,7 @@ def not_written_yet(message, meanwhile=False):
     said = not_written() + say(zh="：", en=": ") + message
     if meanwhile:
         said += say(zh="（在那之前，加 --solution 看参考实现的）", en=" (meanwhile, --solution shows the reference's)")
-    width = min(100, shutil.get_terminal_size((100, 24)).columns)
-    print("\n".join(wrap(said, width, rest="  ")), file=sys.stderr)
-    sys.exit(1)
+    stop(said)
 
 
 def stop_if_stub(e):
@@ -145,10 +143,7 @@ def stop_on_learners_error(e):
             en=(f"{lead}{quote}" if lead else "") + f"{found[2]}\n  raised at {source_line(*found[:2])}\n"
             "  make test says more",
         )
-        width = min(100, shutil.get_terminal_size((100, 24)).columns)
-        lines = [(line[: len(line) - len(line.lstrip())], line.strip()) for line in said.splitlines()]
-        print("\n".join(x for lead, text in lines for x in wrap(text, width, lead, lead + "  ")), file=sys.stderr)
-        sys.exit(1)
+        stop(said)
 
 
 def graded_device():
