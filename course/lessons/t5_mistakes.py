@@ -27,6 +27,7 @@ from course.lessons.t5_mistakes_hunt10 import HUNT10, HUNT10_CAUSES
 from course.lessons.t5_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t5_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t5_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
+from course.lessons.t5_mistakes_hunt14 import HUNT14, HUNT14_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
@@ -317,3 +318,5 @@ MISTAKES = MISTAKES + LEFT13  # left13's, last
 CAUSES |= LEFT13_CAUSES
 MISTAKES = MISTAKES + HUNT13  # hunt13's, last
 CAUSES |= HUNT13_CAUSES
+MISTAKES = MISTAKES + HUNT14  # hunt14's (t5_mistakes_hunt14.py), last
+CAUSES |= HUNT14_CAUSES
