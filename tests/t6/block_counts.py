@@ -38,6 +38,23 @@ def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
             f"block_counts holds E_BLOCK = {e_block} counts, block b's of expert e at b * E_BLOCK + e",
             "2.1",
         )
+    if torch.equal(got[:, :experts], per_block + UNSET):  # hunt14: atomics onto the row as route handed it over
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts"
+            f"（count_experts 的输出）每一格都正好是这一块的计数加上 {UNSET}，"
+            f"而 {UNSET} 正是 route 交给它时每一格原有的值（route 用 torch.empty 分配 block_counts，"
+            f"不清零；这些测试里新的整数张量一开始都是 {UNSET}）：计数是加到这一行原有的值上的"
+            "（比如直接 tl.atomic_add），而不是写进这一行。用 tl.histogram 算出整行再 store 一次，"
+            "或者先 store 一行 0、tl.debug_barrier()，再 atomic_add",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; every cell of block_counts "
+            f"(count_experts' output) is its block's count plus {UNSET}, the value each cell held when route handed it "
+            f"over (route allocates block_counts with torch.empty, never zeroed; in these tests a new integer tensor "
+            f"starts at {UNSET}): the counts were added onto the row as it was (a bare tl.atomic_add, say), not "
+            "written into it. Count the whole row with tl.histogram and store it once, or store a row of zeros, "
+            "tl.debug_barrier(), then the atomic adds",
+            "2.1",
+        )
     if not torch.equal(got[:, :experts], per_block):
         return
     if experts != e_block and torch.equal(counts.long(), packed.sum(0)):

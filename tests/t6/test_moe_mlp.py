@@ -90,6 +90,20 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
             "5.2",
             "4.1",
         )
+    for name, w, args in (("w_gate_up", w_gate_up, gate_up_args), ("w_down", w_down, down_args)):
+        which = name[2:].replace("_", "/")  # the launch: gate/up, down
+        if not same_memory(getattr(args.get("w_desc"), "base", None), w):  # hunt14; both keep TMA's rules here
+            fail(
+                T6,
+                f"moe_mlp：{which} 那次启动读的权重不在调用者的 {name} 的内存里（是它的副本，或者别的张量）："
+                f"{name} 合乎 TMA 的规则，grouped_matmul 会原样读它；把调用者的权重原样交给 grouped_matmul："
+                "每次调用都复制一遍所有专家的权重，GPU 上就多读、多写一遍",
+                f"moe_mlp: the {which} launch reads its weights from other memory than the caller's {name} (a copy "
+                f"of it, or another tensor): {name} keeps TMA's rules, so grouped_matmul reads it as it is; hand the "
+                "caller's weights to grouped_matmul as they are: a copy reads and writes every expert's weights once "
+                "more on each call",
+                "5.2",
+            )
     if not same_memory(down_args.get("x_ptr"), gate_up_args.get("out_ptr")) or not down_args.get("X_SORTED"):
         scaled = weighted_h(gate_up_args, down_args, weights)
         fail(
