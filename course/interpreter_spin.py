@@ -47,8 +47,8 @@ SPINS = 1000
 # count): a program going round a loop whose counter stopped moving (it rewrites the same partial, reads the
 # same flags), which the same-address count above misses where it reads two places in turn.
 IDLE = 4000
-# Callables (program, byte address) -> words, in the reader's language, on what that address is (a suite's address
-# watch knows the running launch's tensors), or "": the first one that answers adds its words to the message.
+# Callables (program, byte address, values read there) -> words, in the reader's language, on what that address is (a
+# suite's address watch knows the running launch's tensors), or "": the first one that answers adds its words.
 DESCRIBERS = []
 # One access (same kind, addresses and values) made again with no memory changed in between, per program:
 # a working program remakes one only while it works through its launch's data (the bias of each tile of a
@@ -270,7 +270,7 @@ def _walk_message(kernel, program, kind, ptrs, step, steps, walked, nbytes):
 def _message(program, values, address):
     pid = program[0] if program[1:] == (0, 0) else program
     seen = values.reshape(-1)[:4].tolist()
-    words = next((w for w in (d(program, address) for d in DESCRIBERS) if w), "") if address is not None else ""
+    words = next((w for w in (d(program, address, seen) for d in DESCRIBERS) if w), "") if address is not None else ""
     base = say(
         zh=f"程序 {pid} 在同一个地址连续读了 {SPINS} 次，每次都读到 {seen}，中间谁也没写过那里：解释器一次只运行一个"
         "程序、按程序号的顺序，它等的时候别的程序不会运行，所以它会永远等下去。它在等一个只有后面的程序（或者没有"

@@ -112,13 +112,25 @@ def fail_stray(name, strays):
     )
 
 
-def own_flag_words(watch, program, address):
+def own_flag_words(watch, program, address, seen):
     """Words for a program that spins on its own flag (flags_ptr + pid: the element of the launch's tensor named
-    flags... whose index is the program's id), in the reader's language; "" otherwise."""
+    flags... whose index is the program's id), in the reader's language, by what it read there (seen): 0, a flag
+    nobody raises (an owner waiting on itself); 1, its own raised flag, waited on to go back down (hunt14: a
+    publisher waiting for the owner's reset had been told as an owner waiting on itself); "" otherwise."""
     near = watch.nearest(address) if watch._named else None
     if near is None or not near[0].startswith("flags") or near[1] != program[0] or program[1:] != (0, 0):
         return ""
     pid, name = program[0], near[0]
+    if seen and all(v == 1 for v in seen):
+        return say(
+            zh=f"。它等的是 {name}[{pid}]，也就是它自己举起的旗（读到 1），等它落回 0：只有 owner（一个后面的程序）"
+            "在加上这份 partial 之后才把旗放回 0，解释器里它等着的时候 owner 不会运行；发布的程序举起旗就往下走，不等",
+            en=f". The flag it waits on is {name}[{pid}], its own, raised by itself (it reads 1), for it to go back "
+            "to 0: only the owner, a later program, puts it back, after adding that partial, and on the interpreter "
+            "the owner never runs while it waits; a publishing program raises its flag and goes on, without waiting",
+        )
+    if not seen or any(v != 0 for v in seen):
+        return ""
     return say(
         zh=f"。它等的是 {name}[{pid}]，也就是它自己的旗：owner 只等程序 first_pid..pid - 1 的旗，"
         "它自己的 partial 就在 acc 里，不发布，也就没有谁为它举旗",
@@ -135,5 +147,5 @@ def watch_launches(module, names, monkeypatch):
     strays = Strays(OURS, "t5_probes.py")
     bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays), READ_ONLY)
     if strays.watch is not None and strays.watch.active:
-        describe = lambda program, address: own_flag_words(strays.watch, program, address)  # noqa: E731
+        describe = lambda program, address, seen: own_flag_words(strays.watch, program, address, seen)  # noqa: E731
         monkeypatch.setattr(interpreter_spin, "DESCRIBERS", [*interpreter_spin.DESCRIBERS, describe])
