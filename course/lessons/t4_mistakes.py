@@ -35,6 +35,7 @@ from course.lessons.t4_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t4_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 from course.lessons.t4_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
+from course.lessons.t4_mistakes_zhlearner14 import ZHLEARNER14, ZHLEARNER14_CAUSES
 
 # The end of matmul's body, as in the reference: the shortcuts add torch work after the launch.
 LAUNCH = '''    if config is None:
@@ -386,3 +387,5 @@ MISTAKES = MISTAKES + LEFT13  # left13's, last
 CAUSES |= LEFT13_CAUSES
 MISTAKES = MISTAKES + HUNT13  # hunt13's, last
 CAUSES |= HUNT13_CAUSES
+MISTAKES = MISTAKES + ZHLEARNER14  # zhlearner14's, last
+CAUSES |= ZHLEARNER14_CAUSES

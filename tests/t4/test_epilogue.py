@@ -42,17 +42,7 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
     written_outside = (buf != before) & ~inside
     stray = written_outside.sum().item()
     if stray and overhang_only(written_outside, c, grid, bm, bn) and overhang_holds_acc(buf, written_outside, c, acc):
-        lacks = {  # a mask that holds one of its two conditions: every cell written past the other edge alone
-            "columns": say(
-                zh="多写的都在第 N 列以后、第 M 行以内：掩码里少了列的条件 offs_n[None, :] < N。",
-                en=" Every one lies past column N within row M: the mask lacks the columns' offs_n[None, :] < N.",
-            ),
-            "rows": say(
-                zh="多写的都在第 M 行以后、第 N 列以内：掩码里少了行的条件 offs_m[:, None] < M。",
-                en=" Every one lies past row M within column N: the mask lacks the rows' offs_m[:, None] < M.",
-            ),
-            None: "",
-        }[overhang_part(written_outside, c, grid, bm, bn)]
+        lacks = overhang_words(written_outside, c, grid, bm, bn)
         pytest.fail(
             say(
                 zh=f"{case}：C 之外有 {stray} 个单元被写了，全都在边上的 tile 伸出 C 的位置（第 M 行、第 N 列以外）。"
@@ -334,17 +324,44 @@ def overhang_addresses(c, rows, cols, device):
     return c.storage_offset() + rows[:, None] * c.stride(0) + cols[None, :] * c.stride(1)
 
 
-def overhang_part(written, c, grid, bm, bn):
-    """ "columns" where every cell written outside C lies past column N within C's rows, "rows" where every one lies
-    past row M within C's columns (a mask that holds one condition of the two); else None."""
-    (M, N), flat = c.shape, written.flatten()
-    for part, rows, cols in (("columns", (0, M), (N, grid[1] * bn)), ("rows", (M, grid[0] * bm), (0, N))):
-        at = overhang_addresses(c, grid[0] * bm, grid[1] * bn, written.device)[slice(*rows), slice(*cols)].flatten()
-        region = torch.zeros(flat.numel(), dtype=torch.bool, device=flat.device)
-        region[at[(at >= 0) & (at < flat.numel())]] = True
-        if flat.any() and not (flat & ~region).any():
-            return part
-    return None
+def overhang_words(written, c, grid, bm, bn):
+    """Words for cells written outside C that all lie past one edge of C (row M or column N) within the other:
+    the mask's condition for that edge missing where the whole strip past it was written; a `<=` where exactly
+    the one row M (column N) was, whole; a compare with the other size where exactly rows M .. N - 1 (columns
+    N .. M - 1) were; else where they lie, and no cause.  "" where they lie past both edges."""
+    (M, N), size = c.shape, written.numel()
+    at = overhang_addresses(c, grid[0] * bm, grid[1] * bn, written.device)
+    hit = written.flatten()[at.clamp(0, size - 1)] & (at >= 0) & (at < size)  # by (row, column) of the tiles
+    for row, edge, other, strip in ((False, N, M, hit[:M, N:].t()), (True, M, N, hit[M:, :N])):
+        if not strip.any() or strip.sum() != hit.sum():
+            continue
+        lines = strip.any(1)  # each row past M (column past N) that holds a written cell
+        z, e = ("行", "row") if row else ("列", "column")
+        bound, name, size = ("M", "offs_m[:, None]", "N") if row else ("N", "offs_n[None, :]", "M")
+        place = say(
+            zh=f"多写的都在第 {bound} {z}以后、第 {'N 列' if row else 'M 行'}以内",
+            en=f" Every one lies past {e} {bound} within {'column N' if row else 'row M'}",
+        )
+        if strip.all():
+            return place + say(
+                zh=f"：掩码里少了{z}的条件 {name} < {bound}。", en=f": the mask lacks the {e}s' {name} < {bound}."
+            )
+        if lines[0] and not lines[1:].any() and strip[0].all():
+            return place + say(
+                zh=f"，正好是第 {bound} {z}这一{z}：{z}掩码放过了第 {bound} {z}，要严格小于，"
+                f"{name} < {bound}，不是 <=。",
+                en=f", exactly {e} {bound} alone: the {e} mask lets {e} {bound} through; it must be strictly less, "
+                f"{name} < {bound}, not <=.",
+            )
+        if edge < other < edge + len(lines) and lines[: other - edge].all() and not lines[other - edge :].any():
+            return place + say(
+                zh=f"，正好是第 {edge} 到第 {other - 1} {z}：{z}掩码拿 {name} 和 {size} 比了，要和 {bound} 比。",
+                en=f", exactly {e}s {edge} to {other - 1}: the {e} mask compares {name} with {size}; "
+                f"compare it with {bound}.",
+            )
+        lines = spans((lines.nonzero().flatten() + edge).tolist())
+        return place + say(zh=f"（第 {lines} {z}）。", en=f" ({e}s {lines}).")
+    return ""
 
 
 def overhang_holds_acc(buf, written, c, acc):

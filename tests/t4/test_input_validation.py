@@ -38,6 +38,8 @@ def bad_inputs():
         ("1-D b", f16(4, 3), f16(3), {}, ValueError, ["(3,)"]),
         # a and b with as many rows: a check that takes a.shape[0] == b.shape[0] too lets it through
         ("inner dims differ", f16(6, 5), f16(6, 3), {}, ValueError, ["(6, 5)", "(6, 3)"]),
+        # a wider than b is tall: a check of a.shape[1] < b.shape[0] alone lets it through, and B is read past its end
+        ("inner dims differ, a wider", f16(4, 6), f16(5, 3), {}, ValueError, ["(4, 6)", "(5, 3)"]),
         # no rows, so nothing to compute, and still no product: torch.matmul refuses it too
         ("inner dims differ, a with 0 rows", f16(0, 5), f16(6, 3), {}, ValueError, ["(0, 5)", "(6, 3)"]),
         ("3-D a with 0 elements", f16(0, 3, 4), f16(4, 2), {}, ValueError, ["(0, 3, 4)"]),
@@ -75,6 +77,7 @@ BAD_INPUTS_ZH = {
     "3-D b": "三维的 b",
     "1-D b": "一维的 b",
     "inner dims differ": "内维不同",
+    "inner dims differ, a wider": "内维不同，a 的列比 b 的行多",
     "inner dims differ, a with 0 rows": "内维不同，a 有 0 行",
     "3-D a with 0 elements": "有 0 个元素的三维 a",
     "bias shape": "bias 的形状不对",

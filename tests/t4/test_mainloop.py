@@ -64,6 +64,7 @@ MAINLOOP_CASES = [  # (M, N, K, BLOCK_M, BLOCK_N, BLOCK_K): tails in every dimen
     (64, 16, 130, 32, 16, 32),
     (40, 24, 64, 16, 16, 32),  # K whole blocks, rows and columns not: masks still needed
     (24, 16, 33, 16, 16, 16),  # a last k-block one column wide: a loop to cdiv(K - 1, BLOCK_K) leaves it out
+    (16, 16, 72, 16, 16, 32),  # BLOCK_K above BLOCK_M and BLOCK_N, a K tail: K - k * BLOCK_M reads past it
 ]
 
 

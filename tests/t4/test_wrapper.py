@@ -139,14 +139,36 @@ def test_views_of_any_strides_are_taken(t4, monkeypatch):
         except Launched:
             continue
         except (TypeError, ValueError) as e:
+            refused = f"{type(e).__name__}: {e}"
+        bias_copy = None if bias is None else bias.contiguous()
+        try:  # the same shapes, contiguous: refused too, and the strides are not what was refused
+            t4.matmul(a.contiguous(), b.contiguous(), bias=bias_copy, config=quick(t4))
+        except (TypeError, ValueError):
+            contiguous_refused = True
+        except Launched:
+            contiguous_refused = False
+        if contiguous_refused:
+            shapes = f"a {tuple(a.shape)}, b {tuple(b.shape)}" + ("" if bias is None else f", bias {tuple(bias.shape)}")
             pytest.fail(
                 say(
-                    zh=f"{ODD_VIEWS_ZH[name]}（步长 {strides}）：这是合法的输入（torch.matmul 也接受），"
-                    f"matmul 却拒绝了它（{type(e).__name__}: {e}）；stride 是 0 或大于 1 的视图照样按它的 stride 读；"
-                    f"check_inputs 只拒绝真正不对的输入；{read('T4.4', '6.3')}",
-                    en=f"{name} (strides {strides}): a legal input (torch.matmul takes it), yet matmul refused it "
-                    f"({type(e).__name__}: {e}); a view of stride 0 or more than 1 is read through its strides like "
-                    f"any other; check_inputs refuses only what is wrong; {read('T4.4', '6.3')}",
+                    zh=f"{ODD_VIEWS_ZH[name]}（{shapes}）：这是合法的输入（torch.matmul 也接受），matmul 却拒绝了它"
+                    f"（{refused}）；同样形状的连续张量也被拒绝，所以拒绝它的不是 stride，是 check_inputs 对这些"
+                    f"形状或 dtype 的判断；{read('T4.4', '6.3')}",
+                    en=f"{name} ({shapes}): a legal input (torch.matmul takes it), yet matmul refused it ({refused}); "
+                    f"contiguous tensors of the same shapes are refused too, so what refused it is not the strides "
+                    f"but check_inputs' test of these shapes or dtypes; {read('T4.4', '6.3')}",
                 ),
                 pytrace=False,
             )
+        pytest.fail(
+            say(
+                zh=f"{ODD_VIEWS_ZH[name]}（步长 {strides}）：这是合法的输入（torch.matmul 也接受），"
+                f"matmul 却拒绝了它（{refused}），而同样形状的连续张量它接受：stride 是 0 或大于 1 的视图照样按它的 "
+                f"stride 读；check_inputs 只拒绝真正不对的输入；{read('T4.4', '6.3')}",
+                en=f"{name} (strides {strides}): a legal input (torch.matmul takes it), yet matmul refused it "
+                f"({refused}), where it takes contiguous tensors of the same shapes: a view of stride 0 or more "
+                f"than 1 is read through its strides like any other; check_inputs refuses only what is wrong; "
+                f"{read('T4.4', '6.3')}",
+            ),
+            pytrace=False,
+        )

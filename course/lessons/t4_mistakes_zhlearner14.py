@@ -1,0 +1,83 @@
+"""Lesson T4's mutants of our own from the fourteenth Chinese-reading learner's walk (zhlearner14, 2026-12-05):
+each was let through by its step, or caught with a message that named a wrong cause, until the check named with
+it was added or mended.  Only make check runs them (table=False, not in §8); each must be caught by its test,
+whose message names its cause (a key of t4_mistakes.CAUSES, ZHLEARNER14_CAUSES here) or, for cause "", none.
+t4_mistakes.py gathers them last, and their causes into its CAUSES.
+"""
+
+from course.lessons.t4_mistakes_own import mutant
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+ZHLEARNER14_CAUSES = {
+    "store-mask-lets-row-m": ("正好是第 M 行这一行", "exactly row M alone"),
+    "store-row-mask-against-n": ("行掩码拿 offs_m[:, None] 和 N 比了", "the row mask compares offs_m[:, None] with N"),
+    "refused-for-its-shapes": ("同样形状的连续张量也被拒绝", "contiguous tensors of the same shapes are refused too"),
+}
+
+C_MASK = "    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)\n"
+BIAS_SHAPE = "    if bias is not None and tuple(bias.shape) != (b.shape[1],):\n"
+
+ZHLEARNER14 = (
+    mutant(
+        "zhlearner14-k-remaining-by-block-m",
+        "T4.2",
+        "4.1",
+        "        k_remaining = K - k * BLOCK_K\n",
+        "        k_remaining = K - k * BLOCK_M\n",
+        "test_mainloop[16-16-72-16-16-32-row-major-torch.float16]",
+        "k-tail-lanes-on",
+        zh="k_remaining = K - k * BLOCK_M：每个用例的 BLOCK_M 都等于 BLOCK_K，或者 K 没有尾部，T4.2 全部通过"
+        "（zhlearner14）",
+        en="k_remaining = K - k * BLOCK_M: every case had BLOCK_M equal to BLOCK_K, or no K tail, and T4.2 passed "
+        "whole (zhlearner14)",
+    ),
+    mutant(
+        "zhlearner14-inner-dims-checked-one-way",
+        "T4.4",
+        "6.3",
+        "    if a.shape[1] != b.shape[0]:\n",
+        "    if a.shape[1] < b.shape[0]:\n",
+        "test_input_validation[inner dims differ, a wider]",
+        zh="内维只查了一个方向（a.shape[1] < b.shape[0]）：a 的列比 b 的行多时照样 launch，B 被读过末尾，"
+        "T4.4 全部通过（zhlearner14）",
+        en="the inner dimensions checked one way (a.shape[1] < b.shape[0]): an a wider than b is tall was launched, "
+        "B read past its end, and T4.4 passed whole (zhlearner14)",
+    ),
+    mutant(
+        "zhlearner14-store-mask-le-m",
+        "T4.3",
+        "5.1",
+        C_MASK,
+        C_MASK.replace("< M)", "<= M)"),
+        "test_epilogue[37-45-16-32-row-major-torch.float16]",
+        "store-unmasked+store-mask-lets-row-m",
+        zh="写回的掩码写成 offs_m <= M：消息说「掩码里少了行的条件」，可条件在，错的是 <=（zhlearner14）",
+        en="the store's mask with offs_m <= M: the message said 'the mask lacks the rows' condition', which was "
+        "there, written with <= (zhlearner14)",
+    ),
+    mutant(
+        "zhlearner14-store-mask-crossed",
+        "T4.3",
+        "5.1",
+        C_MASK,
+        "    c_mask = (offs_m[:, None] < N) & (offs_n[None, :] < M)\n",
+        "test_epilogue[37-45-16-32-row-major-torch.float16]",
+        "store-unmasked+store-row-mask-against-n",
+        zh="写回的掩码把 M 和 N 对调了：消息说「掩码里少了行的条件」，可条件在，比的是 N（zhlearner14）",
+        en="the store's mask with M and N swapped: the message said 'the mask lacks the rows' condition', which was "
+        "there, against N (zhlearner14)",
+    ),
+    mutant(
+        "zhlearner14-bias-shape-against-k",
+        "T4.4",
+        "6.3",
+        BIAS_SHAPE,
+        BIAS_SHAPE.replace("(b.shape[1],)", "(a.shape[1],)"),
+        "test_views_of_any_strides_are_taken",
+        "legal-view-refused+refused-for-its-shapes",
+        zh="bias 的形状拿 a.shape[1]（K）比：第一条失败说「stride 是 0 或大于 1 的视图照样按它的 stride 读」，"
+        "可拒绝它的是形状检查，不是 stride（zhlearner14）",
+        en="bias's shape checked against a.shape[1] (K): the first failure said 'a view of stride 0 or more than 1 "
+        "is read through its strides', where the shape check refused it, not the strides (zhlearner14)",
+    ),
+)
