@@ -11,6 +11,8 @@ from course.lessons.t4_mistakes_own import mutant
 ZHLEARNER14_CAUSES = {
     "store-mask-lets-row-m": ("正好是第 M 行这一行", "exactly row M alone"),
     "store-row-mask-against-n": ("行掩码拿 offs_m[:, None] 和 N 比了", "the row mask compares offs_m[:, None] with N"),
+    "coords-not-int32": ("返回的 pid_m 或 pid_n 却不是 int32", "returned a pid_m or pid_n that is not int32"),
+    "one-block-frozen": ("在循环里从不前移", "never moves and"),
     "refused-for-its-shapes": ("同样形状的连续张量也被拒绝", "contiguous tensors of the same shapes are refused too"),
 }
 
@@ -18,6 +20,18 @@ C_MASK = "    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)\n"
 BIAS_SHAPE = "    if bias is not None and tuple(bias.shape) != (b.shape[1],):\n"
 
 ZHLEARNER14 = (
+    mutant(
+        "zhlearner14-tile-coords-int64",
+        "T4.1",
+        "2",
+        "    group_id = pid // num_pid_in_group\n",
+        "    group_id = pid.to(tl.int64) // num_pid_in_group\n",
+        "test_tile_coords_worked_example",
+        "coords-not-int32",
+        zh="pid 转成 int64 再算：T4 全部通过，到了 T5 才在 TMA 的 load 上报 Expected a 32-bit integer（zhlearner14）",
+        en="pid cast to int64 before the arithmetic: T4 passed whole, and T5 failed later at a TMA load with Expected "
+        "a 32-bit integer (zhlearner14)",
+    ),
     mutant(
         "zhlearner14-k-remaining-by-block-m",
         "T4.2",
@@ -30,6 +44,19 @@ ZHLEARNER14 = (
         "（zhlearner14）",
         en="k_remaining = K - k * BLOCK_M: every case had BLOCK_M equal to BLOCK_K, or no K tail, and T4.2 passed "
         "whole (zhlearner14)",
+    ),
+    mutant(
+        "zhlearner14-a-ptrs-never-move",
+        "T4.2",
+        "4.3",
+        "        a_ptrs += BLOCK_K * stride_ak\n",
+        "",
+        "test_mainloop[32-32-64-16-16-16-row-major-torch.float16]",
+        "one-block-frozen",
+        zh="只忘了移 a_ptrs（b_ptrs 照常前移）：消息只给了相对误差和错的格子，§4.3 却说测试认得出忘了移指针"
+        "（zhlearner14）",
+        en="a_ptrs alone never moved (b_ptrs did): the message gave a relative error and the cells, where §4.3 says "
+        "the test knows a pointer that never moves (zhlearner14)",
     ),
     mutant(
         "zhlearner14-inner-dims-checked-one-way",

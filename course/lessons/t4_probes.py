@@ -34,6 +34,16 @@ ACC_NOT_A_TILE = tl.constexpr(
         f"that block before the loop, acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32); {read('T4.2', '4.2')}",
     )
 )
+COORDS_NOT_INT32 = tl.constexpr(
+    say(
+        zh="T4.1：tile_coords 拿到的 pid 是 int32，返回的 pid_m 或 pid_n 却不是 int32：别把它们（或 pid）转成 "
+        "tl.int64。T5、T6 把 pid_m * BLOCK_M、pid_n * BLOCK_N 交给 TMA 描述符的 load，那里的偏移必须是 32 位，"
+        f"int64 会在那里报 Expected a 32-bit integer；{read('T4.1', '2')}",
+        en="T4.1: tile_coords got an int32 pid and returned a pid_m or pid_n that is not int32: do not cast them (or "
+        "pid) to tl.int64. T5 and T6 hand pid_m * BLOCK_M and pid_n * BLOCK_N to a TMA descriptor's load, whose "
+        f"offsets must be 32-bit, and int64 fails there with Expected a 32-bit integer; {read('T4.1', '2')}",
+    )
+)
 TILE_NOT_FP32 = tl.constexpr(
     say(
         zh=f"T4.5：bias_and_activation 必须返回 float32 的 tile，类型转换只在 epilogue 里做；{read('T4.5')}",
@@ -55,6 +65,8 @@ def padded_tile_offsets(stride_acc, pid_m, pid_n, BLOCK_M: tl.constexpr, BLOCK_N
 def tile_coords_probe(out_ptr, num_pid_m, num_pid_n, GROUP_M: tl.constexpr):
     pid = tl.program_id(axis=0)
     pid_m, pid_n = tile_coords(pid, num_pid_m, num_pid_n, GROUP_M)
+    tl.static_assert(pid_m.dtype == tl.int32, COORDS_NOT_INT32.value)
+    tl.static_assert(pid_n.dtype == tl.int32, COORDS_NOT_INT32.value)
     tl.store(out_ptr + 2 * pid, pid_m)
     tl.store(out_ptr + 2 * pid + 1, pid_n)
 

@@ -69,6 +69,28 @@ def growing_advance_words(found):
     )
 
 
+def frozen_advance(a, a_buf, b, b_buf, bk, got, rtol):
+    """ "a_ptrs" or "b_ptrs" where that pointer block never moves and the other moves as it should, if the loop's
+    result is what that loop computes (on these buffers); None otherwise (neither moving is first_block_only's)."""
+    right, still = (bk * a.stride(1), bk * b.stride(0)), lambda it: 0  # noqa: E731
+    for name, moves in (("a_ptrs", (still, None)), ("b_ptrs", (None, still))):
+        if rel_err(got, simulated_mainloop(a, a_buf, b, b_buf, bk, *right, moves=moves)) < rtol:
+            return name
+    return None
+
+
+def frozen_advance_words(name):
+    """What to say when frozen_advance found `name`, the pointer block that never moved."""
+    other = "b_ptrs" if name == "a_ptrs" else "a_ptrs"
+    return say(
+        zh=f"结果正好等于 {name} 在循环里从不前移、{other} 照常前移：每次迭代乘的都是 {name} 的第 0 个 K 块；"
+        f"每次迭代末尾两个指针块都要前移：a_ptrs 前移 BLOCK_K * stride_ak，b_ptrs 前移 BLOCK_K * stride_bk",
+        en=f"it is exactly what the loop computes when {name} never moves and {other} moves as it should: every "
+        f"iteration multiplies {name}'s K-block 0; both blocks move at the end of each iteration: a_ptrs by "
+        f"BLOCK_K * stride_ak, b_ptrs by BLOCK_K * stride_bk",
+    )
+
+
 def matching_steps(candidates, a, a_buf, b, b_buf, bk, got, rtol):
     """The first key of candidates {key: (a_step, b_step)} whose loop (simulated_mainloop, advancing a_ptrs by
     a_step and b_ptrs by b_step) computes got, on these buffers; None when none does."""

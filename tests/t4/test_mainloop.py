@@ -220,6 +220,8 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
             sections, hint = ("4.3",), adv.block_advance_words(moved)
         elif grows := adv.growing_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype]):
             sections, hint = ("4.3",), adv.growing_advance_words(grows)
+        elif K > bk and (frozen := adv.frozen_advance(a, a_buf, b, b_buf, bk, acc[:M, :N], ACC_RTOL[dtype])):
+            sections, hint = ("4.3",), adv.frozen_advance_words(frozen)
         elif found := named_by_value(acc[:M, :N], a, b, (bm, bn, bk), err, ACC_RTOL[dtype]):
             sections, hint = found
         elif right_when_row_major(probes, a, b, (bm, bn, bk), dtype):
