@@ -42,6 +42,11 @@ APPROXIMATIONS = (  # (function, zh, en) for each approximation of GELU, or slip
         "0.5 * x * (1 + erf(x / 2)), the erf's argument divided by 2, not by sqrt(2)",
     ),
     (
+        lambda x: 0.5 * x * (1.0 + torch.erf(x)),
+        "0.5 * x * (1 + erf(x))，erf 的参数没有除以 sqrt(2)",
+        "0.5 * x * (1 + erf(x)), the erf's argument not divided by sqrt(2)",
+    ),
+    (
         lambda x: 0.5 * x * torch.erf(x / math.sqrt(2.0)),
         "0.5 * x * erf(x / sqrt(2))，少了 erf 前面的 1 +",
         "0.5 * x * erf(x / sqrt(2)), without the 1 + before the erf",

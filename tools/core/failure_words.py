@@ -246,6 +246,22 @@ def interpreter_int_note(exc):
     )
 
 
+def libdevice_note(exc, found):
+    """For an error about None raised at a learner's line that calls tl.extra's libdevice under Triton's interpreter
+    (tanh, say, for a tanh GELU: the interpreter has no libdevice, and such a call gives None), one line saying so;
+    "" for any other error, and on a GPU."""
+    inner = str(_chain(exc)[-1])
+    if not (found and interpreting() and "None" in inner and "libdevice" in source_line(*found[:2])):
+        return ""
+    return say(
+        zh="这一行调用了 libdevice 的函数：Triton 的解释器没有 libdevice，这样的调用在 CPU 上返回 None，"
+        "报的就是 None 的错；在 GPU 上它能用。在 CPU 上改用 tl 自己的函数（tl.erf、tl.exp、tl.sigmoid 等）",
+        en="this line calls a libdevice function: Triton's interpreter has no libdevice, and on the CPU such a call "
+        "gives None, which is what the error is about; on a GPU it works. On the CPU use tl's own functions "
+        "(tl.erf, tl.exp, tl.sigmoid and the like)",
+    )
+
+
 def _called_from(exc, tested, step_id):
     """The words "; called from your <file> line n (<tested>'s code) ..." when the body that raised is step_id's,
     not the tested step's, and a line of the tested step's body is on the way there; else ""."""

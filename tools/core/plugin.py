@@ -40,6 +40,7 @@ from tools.core.failure_words import (
     graded_calls,
     graded_frames,
     interpreter_int_note,
+    libdevice_note,
     library_note,
     message_of,
     pointer_cast_note,
@@ -153,6 +154,7 @@ def pytest_runtest_makereport(item, call):
             report.graded_note = "\n  ".join(
                 note
                 for note in (
+                    libdevice_note(call.excinfo.value, found),
                     interpreter_int_note(call.excinfo.value) or library_note(call.excinfo.value, found, _step_of(item)),
                     pointer_cast_note(call.excinfo.value),
                 )
