@@ -274,13 +274,18 @@ def _message(program, values, address):
     base = say(
         zh=f"程序 {pid} 在同一个地址连续读了 {SPINS} 次，每次都读到 {seen}，中间谁也没写过那里：解释器一次只运行一个"
         "程序、按程序号的顺序，它等的时候别的程序不会运行，所以它会永远等下去。它在等一个只有后面的程序（或者没有"
-        "程序）才会写的值，比如一面还没有人举起的旗，或者一面在它读到之前就被放回 0 的旗",
+        "程序）才会写的值",
         en=f"program {pid} read the same addresses {SPINS} times in a row and got {seen} each time, with nothing "
         "written there in between: the interpreter runs one program at a time, in id order, so no other program "
         "runs while it waits, and it would wait for good. It waits for a value only a later program (or none) "
-        "writes, such as a flag nobody has raised yet, or one set back to 0 before its reader saw it",
+        "writes",
     )
-    return base + words
+    # what reads 0 for good: the examples hold only where it read 0 (a wait that read 1 or 2 is told by a describer)
+    zero = say(
+        zh="，比如一面还没有人举起的旗，或者一面在它读到之前就被放回 0 的旗",
+        en=", such as a flag nobody has raised yet, or one set back to 0 before its reader saw it",
+    )
+    return base + (zero if not values.any() else "") + words
 
 
 def _idle_message(program):

@@ -15,6 +15,7 @@ lines.
 
 from course.lesson_data import Mistake
 from course.lessons.t5_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
+from course.lessons.t5_mistakes_enlearner14 import ENLEARNER14, ENLEARNER14_CAUSES
 from course.lessons.t5_mistakes_fixup import FIXUP
 from course.lessons.t5_mistakes_holes import HOLES
 from course.lessons.t5_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
@@ -320,3 +321,5 @@ MISTAKES = MISTAKES + HUNT13  # hunt13's, last
 CAUSES |= HUNT13_CAUSES
 MISTAKES = MISTAKES + HUNT14  # hunt14's (t5_mistakes_hunt14.py), last
 CAUSES |= HUNT14_CAUSES
+MISTAKES = MISTAKES + ENLEARNER14  # enlearner14's, last
+CAUSES |= ENLEARNER14_CAUSES

@@ -74,6 +74,7 @@ HUNT11 = (
         "    return sk_tiles, min(num_sms, sk_tiles * k_blocks)\n",
         "    return sk_tiles, min(num_sms, sk_tiles)\n",
         "test_stream_k_split[64-8-132-auto-want0]",
+        "programs-per-tile",  # named since enlearner14 (t5_mistakes_enlearner14.py)
     ),
     own(
         "hunt11-sk-total-from-k-elements",

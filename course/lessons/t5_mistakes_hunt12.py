@@ -169,6 +169,6 @@ HUNT12 = (
         "        sk_tiles = num_tiles if full_waves == 0 else rest + num_sms\n",
         "        sk_tiles = num_tiles\n",
         "test_stream_k_split[300-8-132-auto-want3]",
-        "",
+        "every-wave-to-sk",  # named since enlearner14 (t5_mistakes_enlearner14.py)
     ),
 )

@@ -97,6 +97,7 @@ HUNT9 = (
         "    if t.stride(1) != 1:\n",
         "    if not t.is_contiguous():\n",
         "test_tma_problem_accepts_legal_tensors",
+        "rule-1-of-a-view",  # named since enlearner14 (t5_mistakes_enlearner14.py)
     ),
     own(
         "hunt9-flag-raised-to-pid-plus-one",
@@ -107,7 +108,7 @@ HUNT9 = (
         'tl.atomic_xchg(flags_ptr + pid, 1, sem="release")',
         'tl.atomic_xchg(flags_ptr + pid, pid + 1, sem="release")',
         "test_stream_k_every_tile_once",
-        "waits-forever",
+        "waits-forever+flag-not-one",  # the flag's value named since enlearner14
     ),
     own(
         "hunt9-subtile-right-half-activation-none",

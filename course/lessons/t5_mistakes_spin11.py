@@ -34,6 +34,6 @@ SPIN11 = (
         '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:',
         '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") == 1:',
         "test_stream_k_every_tile_once",
-        "waits-forever",
+        "waits-forever+flag-read-raised",  # the raised flag named since enlearner14
     ),
 )

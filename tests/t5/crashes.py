@@ -152,6 +152,7 @@ def run_matmul(t5, case, section, *args, **kwargs):
         said = str(inner).strip().splitlines()[0] if str(inner).strip() else type(inner).__name__
         if "NotImplementedError" in repr(e) or site is None:
             raise
+        fail_if_subtile_lost(case, e, kwargs.get("config"))
         where = place(site, code=False)
         from .stray import t5_caller
 
@@ -194,6 +195,39 @@ def run_matmul(t5, case, section, *args, **kwargs):
             "functions",
             section,
         )
+
+
+def fail_if_subtile_lost(case, exc, config):
+    """Fail, naming who lost it, where a launch whose config has EPILOGUE_SUBTILE 2 crashed with store_tile in its
+    whole-tile branch (its T5.2 body): t5_kernel and finish_tile (given code) hand the value on as they get it,
+    so the function of the learner's that called finish_tile handed it another EPILOGUE_SUBTILE."""
+    if config is None or getattr(config, "EPILOGUE_SUBTILE", 1) != 2:
+        return
+    import traceback
+
+    from .stray import body_step
+
+    frames, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames += [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(T5_FILES)]
+        exc = exc.__cause__ or exc.__context__
+    stores = [f for f in frames if f.name == "store_tile"]
+    passer = next((f.name for f in frames if f.name in ("data_parallel_tiles", "stream_k_tiles")), None)
+    if not stores or passer is None or body_step(stores[-1]) != "T5.2":
+        return
+    fail(
+        T5,
+        f"{case}：store_tile 走的是整块的分支（它的 T5.2 部分，EPILOGUE_SUBTILE 不是 2），可这次启动的 config 的 "
+        "EPILOGUE_SUBTILE 是 2，c_desc 的 box 是 [BLOCK_M, BLOCK_N // 2]。t5_kernel 和 finish_tile（给定的代码）"
+        f"拿到什么就原样往下传，所以是 {passer} 交给 finish_tile 的 EPILOGUE_SUBTILE 不是 kernel 拿到的那个："
+        "把 EPILOGUE_SUBTILE 原样传下去",
+        f"{case}: store_tile ran its whole-tile branch (its T5.2 body: EPILOGUE_SUBTILE was not 2), though this "
+        "launch's config has EPILOGUE_SUBTILE=2, so c_desc's box is [BLOCK_M, BLOCK_N // 2]. t5_kernel and "
+        f"finish_tile (given code) hand the value on as they get it, so {passer} handed finish_tile another "
+        "EPILOGUE_SUBTILE than the kernel's: pass EPILOGUE_SUBTILE on as it is",
+        "2.2" if passer == "data_parallel_tiles" else "4.2",
+    )
 
 
 def boxes_off(t5, config):

@@ -139,6 +139,33 @@ def own_flag_words(watch, program, address, seen):
     )
 
 
+def flag_value_words(watch, program, address, seen):
+    """Words for a program that waits for good on another program's flag (flags...[q], q not its own id) while that
+    flag holds a value other than 0, in the reader's language; "" otherwise.  The wait read that value a thousand
+    times and went on: 1 (raised) did not end it, or the flag holds a value no raised flag holds (§4.2: 1)."""
+    near = watch.nearest(address) if watch._named else None
+    if near is None or not near[0].startswith("flags") or near[1] == program[0] or program[1:] != (0, 0):
+        return ""
+    if not seen:
+        return ""
+    seen, name, q = int(seen[0]), near[0], near[1]
+    if seen == 1:
+        return say(
+            zh=f"。它读的是 {name}[{q}]，读到的是 1：程序 {q} 的旗已经举起来了，它却还在等：等 partial 的循环要在"
+            "读到 1 时结束（旗不是 1 时才接着等）",
+            en=f". The flag it reads, {name}[{q}], holds 1: program {q}'s flag is raised, yet the wait went on: "
+            "a wait for a partial ends as soon as its flag reads 1 (it loops while the flag is not 1)",
+        )
+    if seen == 0:
+        return ""
+    return say(
+        zh=f"。它读的是 {name}[{q}]，里面是 {seen}，不是举起的旗该有的 1（§4.2），而等待没有在这个值上结束："
+        "发布时把旗举成 1，等待读到 1 就结束",
+        en=f". The flag it reads, {name}[{q}], holds {seen}, not the 1 a raised flag holds (§4.2), and the wait did "
+        "not end on it: a publish raises its flag to 1, and the wait ends when it reads 1",
+    )
+
+
 def watch_launches(module, names, monkeypatch):
     """Every launch of module's kernels `names` watched (AddressWatch), failing on a stray access; a program
     that waits for good on its own flag is told so (interpreter_spin.DESCRIBERS)."""
@@ -147,5 +174,6 @@ def watch_launches(module, names, monkeypatch):
     strays = Strays(OURS, "t5_probes.py")
     bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays), READ_ONLY)
     if strays.watch is not None and strays.watch.active:
-        describe = lambda program, address, seen: own_flag_words(strays.watch, program, address, seen)  # noqa: E731
-        monkeypatch.setattr(interpreter_spin, "DESCRIBERS", [*interpreter_spin.DESCRIBERS, describe])
+        own = lambda program, address, seen: own_flag_words(strays.watch, program, address, seen)  # noqa: E731
+        other = lambda program, address, seen: flag_value_words(strays.watch, program, address, seen)  # noqa: E731
+        monkeypatch.setattr(interpreter_spin, "DESCRIBERS", [*interpreter_spin.DESCRIBERS, own, other])

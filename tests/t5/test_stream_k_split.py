@@ -218,6 +218,10 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         half_strict = want[0] == 0 and 2 * rest == sms and len(got) == 2 and got[0] > 0
         # a last wave under half kept data-parallel where the half was floored (1 of 3 against 3 // 2 = 1)
         half_floored = want[0] > 0 and 2 * rest < sms <= 2 * rest + 1 and len(got) == 2 and got[0] == 0
+        # the right stream-K tiles on as many programs as tiles (at most the SMs): k-blocks are what is shared out
+        per_tile = want[0] > 0 and got == (want[0], min(sms, want[0])) != want
+        # mode auto giving every tile to stream-K where whole waves come before the two that go
+        every_wave = mode == "auto" and 0 < want[0] < tiles and len(got) == 2 and got[0] == tiles
         fail(
             T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
@@ -262,6 +266,18 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f"：最后一波只有 {rest} 个 tile，不到 {sms} 的一半，却被当成了半满：一半被向下取整成了 "
                 f"{sms} // 2 = {sms // 2}；比较用 2 * rest >= num_sms"
                 if half_floored
+                else ""
+            )
+            + (
+                f"：程序数是 min(num_sms, sk_tiles) = {got[1]}，按 tile 数的；stream-K 分的是 k-block："
+                "min(num_sms, sk_tiles * k_blocks) 个程序"
+                if per_tile
+                else ""
+            )
+            + (
+                f"：{tiles} 个 tile 全走了 stream-K，连前面的整波也算进去了：mode auto 时整波留给数据并行，"
+                f"只有薄的最后一波和一整波走 stream-K，{rest} + {sms} = {want[0]} 个 tile"
+                if every_wave
                 else ""
             ),
             f"{tiles} tiles of {count(k_blocks, 'k-block')} on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
@@ -308,6 +324,19 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f": the last wave, {count(rest, 'tile')}, is under half of {sms}, yet was taken as half full: the half "
                 f"was floored to {sms} // 2 = {sms // 2}; compare 2 * rest >= num_sms"
                 if half_floored
+                else ""
+            )
+            + (
+                f": the programs are min(num_sms, sk_tiles) = {got[1]}, a count of tiles; stream-K shares out "
+                "k-blocks: min(num_sms, sk_tiles * k_blocks) programs"
+                if per_tile
+                else ""
+            )
+            + (
+                f": all {tiles} tiles went to stream-K, the whole waves before the last two included: in mode auto "
+                f"whole waves stay data-parallel, and only the thin last wave and one full wave go to stream-K, "
+                f"{rest} + {sms} = {want[0]} tiles"
+                if every_wave
                 else ""
             ),
             "4.3",
