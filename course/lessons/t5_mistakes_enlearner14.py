@@ -8,7 +8,7 @@ walk (a wait while the flag is up, spin11; is_contiguous() for rule 1 and a flag
 programs by tiles, hunt11; every tile to stream-K, hunt12): their entries name them now.
 """
 
-from course.lessons.t5_mistakes_own import own
+from course.lessons.t5_mistakes_own import COORDS, LOOP, own
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 ENLEARNER14_CAUSES = {
@@ -27,6 +27,8 @@ ENLEARNER14_CAUSES = {
     "programs-per-tile": ("按 tile 数的；stream-K 分的是 k-block", "a count of tiles; stream-K shares out k-blocks"),
     # tests/t5/test_stream_k_split.py: mode auto gave every tile to stream-K, whole waves included
     "every-wave-to-sk": ("连前面的整波也算进去了", "the whole waves before the last two included"),
+    # tests/t5/crashes.py: an int64 coordinate refused, in k_block_loop or store_tile whose parameters came in int64
+    "int64-handed-in": ("传进来时就是 int64", "came in as int64"),
 }
 
 DP_FINISH = " " * 20 + "BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)\n    # ---- T5.1 end ----\n"
@@ -79,5 +81,17 @@ ENLEARNER14 = (
         RULE_1,
         "    if not t.is_contiguous():\n",
         "test_tma_problem_reads_the_row_stride_not_the_width",
+    ),
+    own(
+        "enlearner14-dp-tile-places-int64",
+        "T5.1",
+        "data_parallel_tiles hands tile_coords tile_id.to(tl.int64) (T4's habit of int64 offsets): T5.1's checks "
+        "(TRACE 2) never load, and T5.2's crash named k_block_loop's line and 'keep int64 values out of them', "
+        "though k_block_loop's offsets came in int64 (enlearner14)",
+        "2.2",
+        LOOP + COORDS,
+        LOOP + COORDS.replace("tile_coords(tile_id,", "tile_coords(tile_id.to(tl.int64),"),
+        "test_matmul_whole_tile_with_bias_and_gelu[dp]",
+        "int64-handed-in",
     ),
 )

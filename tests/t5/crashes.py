@@ -153,6 +153,7 @@ def run_matmul(t5, case, section, *args, **kwargs):
         if "NotImplementedError" in repr(e) or site is None:
             raise
         fail_if_subtile_lost(case, e, kwargs.get("config"))
+        fail_if_int64_handed_in(case, e)
         where = place(site, code=False)
         from .stray import t5_caller
 
@@ -227,6 +228,49 @@ def fail_if_subtile_lost(case, exc, config):
         f"finish_tile (given code) hand the value on as they get it, so {passer} handed finish_tile another "
         "EPILOGUE_SUBTILE than the kernel's: pass EPILOGUE_SUBTILE on as it is",
         "2.2" if passer == "data_parallel_tiles" else "4.2",
+    )
+
+
+# The learner's kernel functions whose coordinates come from their callers, by parameter, and those callers.
+PLACES = {"k_block_loop": ("off_m", "off_n", "kb_begin", "kb_end"), "store_tile": ("pid_m", "pid_n")}
+TILE_LOOPS = ("data_parallel_tiles", "stream_k_tiles")
+
+
+def fail_if_int64_handed_in(case, exc):
+    """Fail, naming where it came from, where a descriptor access refused an int64 coordinate in k_block_loop or
+    store_tile whose coordinates arrived int64 (parameters, as the crashed frame holds them): the tile loop that
+    called it (data_parallel_tiles, stream_k_tiles) holds int64 values, named."""
+    import traceback
+
+    import triton.language as tl
+
+    if INT64_COORDINATE not in repr(exc) + repr(exc.__cause__):
+        return
+    frames, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        frames += [f for f, _ in traceback.walk_tb(exc.__traceback__) if f.f_code.co_filename.endswith(T5_FILES)]
+        exc = exc.__cause__ or exc.__context__
+
+    def int64(frame, names):
+        return [n for n in names if getattr(getattr(frame.f_locals.get(n), "dtype", None), "name", "") == "int64"]
+
+    inner = next((f for f in reversed(frames) if f.f_code.co_name in PLACES), None)
+    loop = next((f for f in frames if f.f_code.co_name in TILE_LOOPS), None)
+    came = int64(inner, PLACES[inner.f_code.co_name]) if inner is not None else []
+    held = int64(loop, [n for n, v in loop.f_locals.items() if isinstance(v, tl.tensor)]) if loop is not None else []
+    if not came or not held:
+        return
+    fn, where = inner.f_code.co_name, loop.f_code.co_name
+    fail(
+        T5,
+        f"{case}：描述符的坐标是 32 位的，可 {fn} 的 {', '.join(came)} 传进来时就是 int64：它们由调用者算出，"
+        f"而 {where} 里的 {', '.join(held)} 是 int64（那里的 .to(tl.int64)，或由 int64 的值算出来的）："
+        "tile 号和 tile 的位置一直到读写描述符都保持 int32",
+        f"{case}: a descriptor's coordinates are 32-bit, yet {fn}'s {', '.join(came)} came in as int64: its callers "
+        f"compute them, and in {where} {', '.join(held)} {'is' if len(held) == 1 else 'are'} int64 (a .to(tl.int64) "
+        "there, or a value computed from one): keep tile numbers and places int32 up to the descriptor's load or store",
+        "2.2" if where == "data_parallel_tiles" else "4.2",
     )
 
 
