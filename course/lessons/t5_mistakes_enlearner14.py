@@ -29,6 +29,8 @@ ENLEARNER14_CAUSES = {
     "every-wave-to-sk": ("连前面的整波也算进去了", "the whole waves before the last two included"),
     # tests/t5/crashes.py: an int64 coordinate refused, in k_block_loop or store_tile whose parameters came in int64
     "int64-handed-in": ("传进来时就是 int64", "came in as int64"),
+    # tests/t5/stray.py: a count-only launch (TRACE 2) reached k_block_loop or store_tile through the given functions
+    "trace-lost": ("的 TRACE 不是 kernel 拿到的 2", "is not the kernel's 2: pass TRACE on"),
 }
 
 DP_FINISH = " " * 20 + "BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)\n    # ---- T5.1 end ----\n"
@@ -93,5 +95,27 @@ ENLEARNER14 = (
         LOOP + COORDS.replace("tile_coords(tile_id,", "tile_coords(tile_id.to(tl.int64),"),
         "test_matmul_whole_tile_with_bias_and_gelu[dp]",
         "int64-handed-in",
+    ),
+    own(
+        "enlearner14-dp-trace-zero",
+        "T5.1",
+        "data_parallel_tiles hands k_segment TRACE 0: T5.1's count-only launch crashed in k_block_loop on a stand-in "
+        "descriptor, told as Triton's AttributeError ('tensor' object has no attribute 'load') (enlearner14)",
+        "2.3",
+        " " * 24 + "BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)\n",
+        " " * 24 + "BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, 0)\n",
+        "test_every_tile_once_over_many_grids[plain]",
+        "trace-lost",
+    ),
+    own(
+        "enlearner14-sk-finish-trace-zero",
+        "T5.3",
+        "stream_k_tiles hands the owner's finish_tile TRACE 0: the count-only launch crashed in store_tile, told as "
+        "'you cast values to a pointer type ... c_ptr.dtype.element_ty', a cause it had not detected (enlearner14)",
+        "2.3",
+        SK_FINISH,
+        SK_FINISH.replace("ACTIVATION, TRACE)", "ACTIVATION, 0)"),
+        "test_stream_k_every_tile_once",
+        "trace-lost",
     ),
 )

@@ -166,6 +166,65 @@ def flag_value_words(watch, program, address, seen):
     )
 
 
+# The probes that run the tile loops count-only (TRACE = 2): k_segment and finish_tile then call neither k_block_loop
+# nor store_tile, whose descriptors are stand-ins there.
+COUNT_ONLY = ("tile_loop_probe", "stream_k_probe")
+
+
+class _CountOnly:
+    """A count-only probe whose launch, crashed in k_block_loop or store_tile, fails naming how it got there."""
+
+    def __init__(self, kernel):
+        self.kernel = kernel
+
+    def __getitem__(self, grid):
+        def launch(*args, **kwargs):
+            try:
+                return self.kernel[grid](*args, **kwargs)
+            except Exception as e:
+                fail_if_count_only_stored(e)
+                raise
+
+        return launch
+
+    def __getattr__(self, name):
+        return getattr(self.kernel, name)
+
+
+def fail_if_count_only_stored(exc):
+    """Fail where a count-only launch crashed inside k_block_loop or store_tile: called by k_segment or finish_tile
+    (given code, which skip them when TRACE is 2), the loop handed them another TRACE; called by the loop itself,
+    it went round them."""
+    frames, seen = [], set()
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        # each call inside a kernel adds a link to the chain, the outer call first
+        frames += [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(T5_FILES)]
+        exc = exc.__cause__ or exc.__context__
+    at = next((i for i, f in enumerate(frames) if f.name in ("k_block_loop", "store_tile")), None)
+    if not at:
+        return
+    fn, caller = frames[at].name, frames[at - 1].name
+    if caller in ("k_segment", "finish_tile") and at >= 2:
+        fail(
+            T5,
+            f"只计数的启动（TRACE = 2：k_segment 和 finish_tile 不读也不写）里跑到了 {fn}，是 {caller} 调用的："
+            f"{frames[at - 2].name} 交给 {caller} 的 TRACE 不是 kernel 拿到的 2：把 TRACE 原样传下去",
+            f"a count-only launch (TRACE = 2: k_segment and finish_tile load and store nothing) ran {fn}, called by "
+            f"{caller}: the TRACE that {frames[at - 2].name} handed {caller} is not the kernel's 2: pass TRACE on "
+            "as it is",
+            "2.3",
+        )
+    fail(
+        T5,
+        f"只计数的启动（TRACE = 2）里跑到了 {fn}，是 {caller} 自己调用的：一个 tile 的和交给 k_segment、收尾交给 "
+        "finish_tile（给定的代码），它们会计数，TRACE 为 2 时也不去读写",
+        f"a count-only launch (TRACE = 2) ran {fn}, called by {caller} itself: hand a tile's sum to k_segment and its "
+        "epilogue to finish_tile (given code), which count it and, with TRACE 2, load and store nothing",
+        "2.3",
+    )
+
+
 def watch_launches(module, names, monkeypatch):
     """Every launch of module's kernels `names` watched (AddressWatch), failing on a stray access; a program
     that waits for good on its own flag is told so (interpreter_spin.DESCRIBERS)."""
@@ -173,6 +232,8 @@ def watch_launches(module, names, monkeypatch):
 
     strays = Strays(OURS, "t5_probes.py")
     bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays), READ_ONLY)
+    for name in set(COUNT_ONLY) & set(names):
+        monkeypatch.setattr(module, name, _CountOnly(getattr(module, name)))
     if strays.watch is not None and strays.watch.active:
         own = lambda program, address, seen: own_flag_words(strays.watch, program, address, seen)  # noqa: E731
         other = lambda program, address, seen: flag_value_words(strays.watch, program, address, seen)  # noqa: E731
