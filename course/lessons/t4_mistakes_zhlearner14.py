@@ -11,6 +11,7 @@ from course.lessons.t4_mistakes_own import mutant
 ZHLEARNER14_CAUSES = {
     "store-mask-lets-row-m": ("正好是第 M 行这一行", "exactly row M alone"),
     "store-row-mask-against-n": ("行掩码拿 offs_m[:, None] 和 N 比了", "the row mask compares offs_m[:, None] with N"),
+    "k-mask-by-block-n": ("K 掩码的界每一步减去 BLOCK_N", "the K mask's bound shrinking by BLOCK_N"),
     "coords-not-int32": ("返回的 pid_m 或 pid_n 却不是 int32", "returned a pid_m or pid_n that is not int32"),
     "one-block-frozen": ("在循环里从不前移", "never moves and"),
     "erf-of-x": ("erf 的参数没有除以 sqrt(2)", "the erf's argument not divided by sqrt(2)"),
@@ -49,6 +50,20 @@ ZHLEARNER14 = (
         "（zhlearner14）",
         en="k_remaining = K - k * BLOCK_M: every case had BLOCK_M equal to BLOCK_K, or no K tail, and T4.2 passed "
         "whole (zhlearner14)",
+    ),
+    mutant(
+        "zhlearner14-k-remaining-by-block-n",
+        "T4.2",
+        "4.1",
+        "        k_remaining = K - k * BLOCK_K\n",
+        "        k_remaining = K - k * BLOCK_N\n",
+        "test_mainloop[20-40-40-16-32-16-row-major-torch.float16]",
+        "k-mask-by-block-n",
+        zh="k_remaining = K - k * BLOCK_N：BLOCK_N 大于 BLOCK_K 时后面的 k 块被掩码遮掉，消息只说了前几个 k 块的乘积，"
+        "还列出 range(0, K, BLOCK_K)，像是循环写错了（zhlearner14 留下的，lead 补上）",
+        en="k_remaining = K - k * BLOCK_N: with BLOCK_N above BLOCK_K the later k-blocks were masked off, and the "
+        "message said the leading k-blocks' product and listed range(0, K, BLOCK_K), as if the loop were wrong "
+        "(left by zhlearner14, done by the lead)",
     ),
     mutant(
         "zhlearner14-a-ptrs-never-move",

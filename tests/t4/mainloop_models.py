@@ -79,6 +79,35 @@ def leading_blocks_only(acc, a, b, bk, rtol):
     return None
 
 
+def k_mask_by_other_block(acc, a, b, blocks, rtol):
+    """The name, BLOCK_M or BLOCK_N, where acc is the loop's product with its K mask's bound shrinking by that
+    block size a step, offs_k < K - k * BLOCK_N say, where the blocks move BLOCK_K; else None.  Only a size above
+    BLOCK_K (one below reads past K, which the NaN padding tells first), and only where that mask leaves a k-block
+    in part: whole k-blocks alone are also what a loop that stops early sums (leading_blocks_only's words)."""
+    bk, K = blocks[2], a.shape[1]
+    ad, bd = a.double(), b.double()
+    for name, size in (("BLOCK_M", blocks[0]), ("BLOCK_N", blocks[1])):
+        if size <= bk:
+            continue
+        lanes = [max(0, min(bk, K - k * size)) for k in range(triton.cdiv(K, bk))]
+        if all(n in (0, bk) for n in lanes[:-1]):
+            continue
+        model = sum(ad[:, k * bk : k * bk + n] @ bd[k * bk : k * bk + n] for k, n in enumerate(lanes))
+        if rel_err(acc, model) < rtol and rel_err(model, ad @ bd) > rtol:
+            return name
+    return None
+
+
+def k_mask_words(name):
+    return say(
+        zh=f"结果正好是 K 掩码的界每一步减去 {name}（offs_k < K - k * {name}）的样子：指针块每一步前移的是 BLOCK_K，"
+        "第 k 步还剩 K - k * BLOCK_K 个 k，掩码拿 offs_k 和它比",
+        en=f"it is exactly the loop with the K mask's bound shrinking by {name} a step (offs_k < K - k * {name}): "
+        "the blocks move BLOCK_K a step, so K - k * BLOCK_K k are left at step k, and the mask compares offs_k "
+        "with that",
+    )
+
+
 def tiles_offset_by_other_block(acc, a, b, bm, bn, rtol):
     """Say "columns" where acc is the product with tile pid_n's columns taken from pid_n * BLOCK_M on,
     "rows" where tile pid_m's rows are taken from pid_m * BLOCK_N on (the other block size: right only

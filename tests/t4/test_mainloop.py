@@ -15,6 +15,8 @@ from .mainloop_models import (
     blockwise,
     first_block_only,
     is_the_model,
+    k_mask_by_other_block,
+    k_mask_words,
     last_block_only,
     last_block_words,
     leading_blocks_only,
@@ -65,6 +67,7 @@ MAINLOOP_CASES = [  # (M, N, K, BLOCK_M, BLOCK_N, BLOCK_K): tails in every dimen
     (40, 24, 64, 16, 16, 32),  # K whole blocks, rows and columns not: masks still needed
     (24, 16, 33, 16, 16, 16),  # a last k-block one column wide: a loop to cdiv(K - 1, BLOCK_K) leaves it out
     (16, 16, 72, 16, 16, 32),  # BLOCK_K above BLOCK_M and BLOCK_N, a K tail: K - k * BLOCK_M reads past it
+    (20, 40, 40, 16, 32, 16),  # BLOCK_N above BLOCK_K: K - k * BLOCK_N leaves 8 lanes of k-block 1, not 16
 ]
 
 
@@ -195,6 +198,8 @@ def test_mainloop(probes, monkeypatch, dtype, layout, M, N, K, bm, bn, bk):
                 en=f"it equals the product over the first {whole} k only, without the K tail of {K - whole}: "
                 f"the loop must run tl.cdiv(K, BLOCK_K) times, the last block masked past K",
             )
+        elif shrinks_by := k_mask_by_other_block(acc[:M, :N], a, b, (bm, bn, bk), ACC_RTOL[dtype]):
+            sections, hint = ("4.1",), k_mask_words(shrinks_by)
         elif j := leading_blocks_only(acc[:M, :N], a, b, bk, ACC_RTOL[dtype]):
             sections = ("4", "4.1")
             hint = say(
