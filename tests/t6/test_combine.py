@@ -40,10 +40,13 @@ def fail_on_float_atomics(float_atomics):
     if float_atomics:
         fail(
             T6,
-            f"combine 里用了 {len(float_atomics)} 次浮点 atomic_add（{float_atomics[0]}）：它们相加的顺序每次不同，"
-            "结果的位也就不同；先按 slot 写出每一行，再按 j 的顺序加起来",
-            f"the combine used {len(float_atomics)} float atomic adds ({float_atomics[0]}): their order varies "
-            "from run to run, and so do the bits; write each row at its slot, then add them in j order",
+            f"combine 里用了 {len(float_atomics)} 次浮点 atomic_add（{float_atomics[0]}）：§4.4 不许用浮点 atomic，"
+            "因为几个程序往同一格里加时，谁先谁后每次可能不同，结果的位也就可能不同"
+            "（一个程序自己按 j 的顺序加也一样不许）；先按 slot 写出每一行，再按 j 的顺序加起来",
+            f"the combine used {len(float_atomics)} float atomic adds ({float_atomics[0]}): §4.4 allows no float "
+            "atomics, since where programs add into one cell their order may differ from run to run, and so may "
+            "the bits (one program adding in j order is refused the same); write each row at its slot, then add "
+            "them in j order",
             "4.4",
         )
 
