@@ -85,6 +85,22 @@ def choose(args):
     return lesson, list(lesson.steps)
 
 
+def why_this_lesson(lesson):
+    """With no LESSON=, the first lesson whose required steps were not all seen to pass is graded: where a later
+    lesson has a step seen passing (make test LESSON=T5 run before), say why this one, and how to grade that."""
+    later = registry.LESSONS[registry.LESSONS.index(lesson) + 1 :]
+    later = [other for other in later if any((state.remembered(other) or {}).values())]
+    if later:
+        name = later[-1].id
+        words = say(
+            zh=f"这次评的是 {lesson.id}：没有给 LESSON= 时，评的是第一课还没见到必做步骤全部通过的课（文件改过之后也要"
+            f"重新评过才算）；评 {name} 用 make test LESSON={name}",
+            en=f"grading {lesson.id}: with no LESSON=, the first lesson whose required steps have not all been seen "
+            f"to pass is graded (a file changed since is graded again); for {name}: make test LESSON={name}",
+        )
+        print("\n".join(wrap(words, 2, first="")), flush=True)
+
+
 def not_found(error, args):
     """The registry's KeyError for a --lesson or --step that names nothing, in the learner's language."""
     lessons = ", ".join(lesson.id for lesson in registry.LESSONS)
@@ -130,6 +146,8 @@ def main(argv=None):
         lesson, steps = choose(args)
     except KeyError as e:
         return refuse(not_found(e, args))
+    if not args.lesson and not args.step:
+        why_this_lesson(lesson)
     if len(steps) > 1 and sys.stdout.isatty():
         print(
             say(

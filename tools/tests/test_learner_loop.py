@@ -93,6 +93,25 @@ def test_a_finished_lesson_is_one_green_line_above_the_next_card(lang, monkeypat
     assert not any("LESSON=T4" in line for line in capsys.readouterr().out.splitlines())
 
 
+def test_a_lesson_graded_with_no_lesson_given_says_why_when_a_later_one_was_graded(lang, monkeypatch, capsys):
+    """enlearner14: make test LESSON=T5 then make grade graded T4 (never seen passing) without a word of why."""
+    monkeypatch.setattr(state, "remembered", lambda lesson: {"T5.1": True} if lesson is T5 else None)
+    monkeypatch.setattr(state, "remember", lambda lesson, done: None)
+    failing = dict(collected=[collected("t::a", "T4.1")], results={"t::a": result("failed", "wrong")})
+    monkeypatch.setattr(
+        grade, "run_steps", lambda steps, seed, live=None: [step_row.row_of(s, failing, 1, "") for s in steps]
+    )
+    assert grade.main(["--seed", "1"]) == 1
+    said = capsys.readouterr().out
+    assert "make test LESSON=T5" in said and ("评的是 T4" if lang == "zh" else "grading T4") in said, said
+    for asked in (["--seed", "1", "--lesson", "T4"], ["--seed", "1", "--step", "T4.1"]):
+        grade.main(asked)  # a lesson or a step asked for by name: no such line
+        assert "LESSON=T5" not in capsys.readouterr().out
+    monkeypatch.setattr(state, "remembered", lambda lesson: None)  # no later lesson graded: no line either
+    grade.main(["--seed", "1"])
+    assert "LESSON=T5" not in capsys.readouterr().out
+
+
 def test_an_unfinished_earlier_lesson_gets_no_line(monkeypatch):
     monkeypatch.setattr(state, "remembered", lambda lesson: {s.id: s.id != "T4.2" for s in lesson.steps})
     assert state.finished_before(T5) == [] and state.current_lesson() is T4
