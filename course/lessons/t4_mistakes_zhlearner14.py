@@ -12,6 +12,8 @@ ZHLEARNER14_CAUSES = {
     "store-mask-lets-row-m": ("正好是第 M 行这一行", "exactly row M alone"),
     "store-row-mask-against-n": ("行掩码拿 offs_m[:, None] 和 N 比了", "the row mask compares offs_m[:, None] with N"),
     "k-mask-by-block-n": ("K 掩码的界每一步减去 BLOCK_N", "the K mask's bound shrinking by BLOCK_N"),
+    "bias-multiplied": ("acc 乘了 bias", "acc multiplied by the bias"),
+    "bias-first-element": ("每一列都加了 bias[0]", "bias[0] added to every column"),
     "coords-not-int32": ("返回的 pid_m 或 pid_n 却不是 int32", "returned a pid_m or pid_n that is not int32"),
     "one-block-frozen": ("在循环里从不前移", "never moves and"),
     "erf-of-x": ("erf 的参数没有除以 sqrt(2)", "the erf's argument not divided by sqrt(2)"),
@@ -64,6 +66,30 @@ ZHLEARNER14 = (
         en="k_remaining = K - k * BLOCK_N: with BLOCK_N above BLOCK_K the later k-blocks were masked off, and the "
         "message said the leading k-blocks' product and listed range(0, K, BLOCK_K), as if the loop were wrong "
         "(left by zhlearner14, done by the lead)",
+    ),
+    mutant(
+        "zhlearner14-bias-multiplied",
+        "T4.5",
+        "5.2",
+        "        acc = acc + bias.to(tl.float32)[None, :]  # one bias value per column of C\n",
+        "        acc = acc * bias.to(tl.float32)[None, :]\n",
+        "test_bias_and_activation[40-16-True-none-torch.float16]",
+        "bias-multiplied",
+        zh="acc 乘 bias 而不是加：消息只给了相对误差和错的格子（zhlearner14 留下的，lead 补上）",
+        en="acc multiplied by the bias, not added: the message gave a relative error and the cells (left by "
+        "zhlearner14, done by the lead)",
+    ),
+    mutant(
+        "zhlearner14-bias-first-element-everywhere",
+        "T4.5",
+        "5.2",
+        "        bias = tl.load(bias_ptr + offs_n * stride_bias, mask=offs_n < N, other=0.0)\n",
+        "        bias = tl.load(bias_ptr + 0 * offs_n, mask=offs_n < N, other=0.0)\n",
+        "test_bias_and_activation[40-16-True-none-torch.float16]",
+        "bias-first-element",
+        zh="每一列都读 bias[0]：消息只给了相对误差和错的格子（zhlearner14 留下的，lead 补上）",
+        en="bias[0] read for every column: the message gave a relative error and the cells (left by zhlearner14, "
+        "done by the lead)",
     ),
     mutant(
         "zhlearner14-a-ptrs-never-move",

@@ -80,3 +80,23 @@ def approximation_hint(out, x, rtol):
                 "0.5 * x * (1 + erf(x / sqrt(2))), with tl.erf",
             )
     return None
+
+
+def bias_misuse_hint(out, acc, bias, activation, rtol):
+    """What to say when out is the tile with the bias multiplied in, acc * bias[None, :], or with its first element
+    alone added to every column, acc + bias[0], then the activation, within rtol; else None.  acc: the tile's
+    first N columns; bias: its N elements."""
+    act = gelu if activation == "gelu" else (lambda t: t)
+    acc, b = acc.double(), bias.double()
+    if rel_err(out, act(acc * b[None, :])) <= rtol:
+        return say(
+            zh="结果正好是 acc 乘了 bias（acc * bias[None, :]）：bias 是加上去的，acc + bias[None, :]",
+            en="it is exactly acc multiplied by the bias, acc * bias[None, :]: the bias is added, acc + bias[None, :]",
+        )
+    if b.numel() > 1 and rel_err(out, act(acc + b[0])) <= rtol:
+        return say(
+            zh="结果正好是每一列都加了 bias[0]：bias 要按列读，bias_ptr + offs_n * stride_bias，每列加它自己的那一个",
+            en="it is exactly bias[0] added to every column: read the bias per column, bias_ptr + offs_n * "
+            "stride_bias, each column adding its own",
+        )
+    return None

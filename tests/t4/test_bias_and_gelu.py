@@ -10,7 +10,7 @@ from course.tile_order import grouped_order
 
 import bounds
 from .common import BLOCK_KEYS, quick
-from .gelu_models import approximation_hint, gelu
+from .gelu_models import approximation_hint, bias_misuse_hint, gelu
 from support import DEVICE, DTYPES, OUT_RTOL, poisoned_view, random, rel_err, spans, wrong_cells
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
@@ -157,6 +157,8 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
             en="it is exactly each tile's bias read from bias_ptr + pid_n * BLOCK_N, the tile's start not "
             "multiplied by stride_bias: multiply the whole offs_n, bias_ptr + offs_n * stride_bias",
         )
+    elif has_bias and (misused := bias_misuse_hint(out[:, :N], acc[:, :N], bias, activation, 1e-5)):
+        hint = misused
     elif has_bias and bm == bn:  # a square tile: bias[:, None] broadcasts too, down the rows
         by_row = acc.double() + bias_down_the_rows(bias, N, bm, tiles)
         if rel_err(out[:, :N], (gelu(by_row) if activation == "gelu" else by_row)[:, :N]) <= 1e-5:
