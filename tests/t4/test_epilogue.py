@@ -11,6 +11,7 @@ from course.messages import read
 import bounds
 from .common import see_loads
 from .mainloop_models import toward_zero
+from .store_models import other_block_gaps, other_block_gaps_words, store_on_other_block, store_on_other_block_words
 from support import DEVICE, DTYPES, INTERPRETING, LAYOUTS, poisoned_view, spans, wrong_cells
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
@@ -96,6 +97,8 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
         unscaled = unscaled_store(c == sentinel, grid, bm, bn) if where == plain else None
         if unscaled:
             where += unscaled_store_words(unscaled)
+        elif where == plain and (gaps := other_block_gaps(c == sentinel, grid, bm, bn)):
+            where += other_block_gaps_words(gaps)
         elif where == plain and torch.equal(c, tiles_swapped(acc, c, grid, bm, bn, sentinel)):
             where += say(zh="：", en=": ") + SWAPPED_TILES_WORDS
         pytest.fail(
@@ -164,6 +167,12 @@ def test_epilogue(probes, dtype, layout, M, N, bm, bn):
                 ),
                 pytrace=False,
             )
+    if other_block := store_on_other_block(c, acc, bm, bn):
+        words = store_on_other_block_words(other_block)
+        pytest.fail(
+            say(zh=f"{case}：{words}；{read('T4.3')}。{loads}", en=f"{case}: {words}; {read('T4.3')}. {loads}"),
+            pytrace=False,
+        )
     pytest.fail(
         say(
             zh=f"{case}：C 和转换成 {dtype} 的 acc 不一样：{wrong_cells(c, want, 0)}；{read('T4.3')}。{loads}",
