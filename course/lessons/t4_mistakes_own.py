@@ -182,6 +182,7 @@ OWN = (
         "    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n    c_ptrs",
         "    offs_n = pid_n * BLOCK_M + tl.arange(0, BLOCK_N)\n    c_ptrs",
         "test_epilogue[37-45-16-32-row-major-torch.float16]",
+        "store-columns-by-block-m",
         zh="C 的列偏移用了 BLOCK_M",
         en="C's columns offset by BLOCK_M",
     ),

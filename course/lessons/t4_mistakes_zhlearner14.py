@@ -14,7 +14,7 @@ ZHLEARNER14_CAUSES = {
     "k-mask-by-block-n": ("K 掩码的界每一步减去 BLOCK_N", "the K mask's bound shrinking by BLOCK_N"),
     "bias-multiplied": ("acc 乘了 bias", "acc multiplied by the bias"),
     "bias-first-element": ("每一列都加了 bias[0]", "bias[0] added to every column"),
-    "store-columns-by-block-m": ("列从 pid_n * BLOCK_M 起", "columns start at pid_n * BLOCK_M"),
+    "store-columns-by-block-m": ("列从 pid_n * BLOCK_M 起", "columns start at pid_n * BLOCK_M"),  # own-store-...
     "store-rows-by-block-n": (
         "offs_m = pid_m * BLOCK_N + tl.arange(0, BLOCK_M) 写不到的行",
         "the rows a store with offs_m = pid_m * BLOCK_N",
@@ -95,19 +95,6 @@ ZHLEARNER14 = (
         zh="每一列都读 bias[0]：消息只给了相对误差和错的格子（zhlearner14 留下的，lead 补上）",
         en="bias[0] read for every column: the message gave a relative error and the cells (left by zhlearner14, "
         "done by the lead)",
-    ),
-    mutant(
-        "zhlearner14-store-columns-by-block-m",
-        "T4.3",
-        "5.1",
-        "    offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n    c_ptrs",
-        "    offs_n = pid_n * BLOCK_M + tl.arange(0, BLOCK_N)\n    c_ptrs",
-        "test_epilogue[37-45-16-32-row-major-torch.float16]",
-        "store-columns-by-block-m",
-        zh="epilogue 的列偏移用了 pid_n * BLOCK_M：每个格子都写了，消息只说 C 和 acc 不一样"
-        "（zhlearner14 留下的，lead 补上）",
-        en="the epilogue's columns offset by pid_n * BLOCK_M: every cell was written, and the message said only that "
-        "C differs from acc (left by zhlearner14, done by the lead)",
     ),
     mutant(
         "zhlearner14-store-rows-by-block-n",
