@@ -139,8 +139,8 @@ def example_text():
     tm, tn = EXAMPLE["tiles"]
     lines = [
         say(
-            zh=f"{tm} x {tn} 的 tile 网格上同时运行 {EXAMPLE['wave']} 个程序，第一波：",
-            en=f"{EXAMPLE['wave']} programs running at once on a {tm} x {tn} grid of tiles, first wave:",
+            zh=f"{tm} x {tn} 的 tile 网格上同时运行 {EXAMPLE['wave']} 个程序，第一波从显存读的块：",
+            en=f"The first wave, {EXAMPLE['wave']} programs at once on a {tm} x {tn} grid of tiles, reads from DRAM:",
         )
     ]
     names = {1: say(zh="行优先", en="row-major"), EXAMPLE["group_m"]: say(zh="分组", en="grouped")}
@@ -152,9 +152,8 @@ def example_text():
             "  "
             + tables.ljust(label, pad)
             + say(
-                zh=f"A 的 {a} 个行块 + B 的 {b} 个列块 = 从显存读 {a + b} 个块",
-                en=f"{a} row-panel{'s' * (a != 1)} of A + {b} column-panel{'s' * (b != 1)} of B "
-                f"= {a + b} panels from DRAM",
+                zh=f"A 的 {a} 个行块 + B 的 {b} 个列块 = {a + b} 个块",
+                en=f"{a} row-panel{'s' * (a != 1)} of A + {b} column-panel{'s' * (b != 1)} of B = {a + b}",
             )
         )
     return "\n".join(lines)

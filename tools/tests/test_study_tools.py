@@ -189,8 +189,10 @@ def test_l2sim_example_is_5_panels_against_4(capsys):
     assert l2sim.example_panels(2) == (2, 2)
     l2sim.main(["--example"])
     out = capsys.readouterr().out
-    assert "1 row-panel of A + 4 column-panels of B = 5 panels" in out
-    assert "2 row-panels of A + 2 column-panels of B = 4 panels" in out
+    assert "reads from DRAM:" in out.splitlines()[0]
+    assert "1 row-panel of A + 4 column-panels of B = 5\n" in out
+    assert "2 row-panels of A + 2 column-panels of B = 4\n" in out
+    assert max(len(line) for line in out.splitlines()) <= 80  # a terminal's width
 
 
 def test_l2sim_example_picture_is_written_and_the_same_twice(tmp_path):
@@ -289,9 +291,9 @@ def test_l2sim_and_smem_take_lang(capsys):
 def test_l2sim_example_in_chinese(capsys):
     l2sim.main(["--example", "--lang", "zh"])
     lines = capsys.readouterr().out.splitlines()
-    assert lines[0] == "4 x 4 的 tile 网格上同时运行 4 个程序，第一波："
-    assert lines[1] == "  行优先（GROUP_M = 1）：  A 的 1 个行块 + B 的 4 个列块 = 从显存读 5 个块"
-    assert lines[2] == "  分组（GROUP_M = 2）：    A 的 2 个行块 + B 的 2 个列块 = 从显存读 4 个块"
+    assert lines[0] == "4 x 4 的 tile 网格上同时运行 4 个程序，第一波从显存读的块："
+    assert lines[1] == "  行优先（GROUP_M = 1）：  A 的 1 个行块 + B 的 4 个列块 = 5 个块"
+    assert lines[2] == "  分组（GROUP_M = 2）：    A 的 2 个行块 + B 的 2 个列块 = 4 个块"
 
 
 def test_an_error_of_the_learners_line_is_said_as_make_test_says_it(capsys, english):
