@@ -14,6 +14,7 @@ from course.lesson_data import Mistake
 from course.lessons.t4_mistakes_calls import CALLS
 from course.lessons.t4_mistakes_enlearner12 import ENLEARNER12, ENLEARNER12_CAUSES
 from course.lessons.t4_mistakes_fused import FUSED
+from course.lessons.t4_mistakes_gpu34 import GPU34, GPU34_CAUSES
 from course.lessons.t4_mistakes_hunt3 import HUNT3, HUNT3_CAUSES
 from course.lessons.t4_mistakes_hunt4 import HUNT4, HUNT4_CAUSES
 from course.lessons.t4_mistakes_hunt5 import HUNT5, HUNT5_CAUSES
@@ -389,3 +390,5 @@ MISTAKES = MISTAKES + HUNT13  # hunt13's, last
 CAUSES |= HUNT13_CAUSES
 MISTAKES = MISTAKES + ZHLEARNER14  # zhlearner14's, last
 CAUSES |= ZHLEARNER14_CAUSES
+MISTAKES = MISTAKES + GPU34  # session 34's, found by the suite on a GPU, last
+CAUSES |= GPU34_CAUSES

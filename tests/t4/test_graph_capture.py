@@ -1,10 +1,12 @@
 """T4.4 on a GPU, called as a model calls it: captured into a CUDA graph after a warm-up call and
 replayed on new inputs; a shape's first call inside a capture refused (it would autotune there, the
 given tuned_outside_capture) with the process left able to go on; two streams at once, each with its
-own product.  The interpreter has no graphs and one stream: these skip there."""
+own product.  The interpreter has no graphs and one stream: these skip there, all but the first, which
+asks on the CPU too whether the refusal is in force."""
 
 import pytest
 import torch
+from triton.runtime.autotuner import Autotuner
 
 from course.messages import fail
 
@@ -24,6 +26,48 @@ def capture(call):
     with torch.cuda.graph(graph, stream=stream):
         out = call()
     return graph, out
+
+
+@pytest.mark.t4_4
+def test_a_call_of_matmul_makes_the_autotuned_kernel_refuse_a_capture(t4):
+    """After one call of matmul, the autotuned kernel its file defines refuses to tune inside a capture:
+    the given @tuned_outside_capture found it through whatever given decorators lie below it.  Asked on
+    the CPU too, where nothing is captured, so that a refusal that never takes hold shows before a GPU."""
+    device = "cpu" if INTERPRETING else "cuda"
+    t4.matmul(random((20, 24), torch.float16, device), random((24, 16), torch.float16, device))
+    tuner = getattr(t4, "matmul_kernel_autotuned", None)
+    if not isinstance(tuner, Autotuner):
+        fail(
+            T4,
+            f"matmul_kernel_autotuned 是 {tuner!r}，不是 triton.autotune(...) 的结果：给定的 @tuned_outside_capture "
+            "要让它在 CUDA graph 捕获中拒绝调优，却没有可包的东西",
+            f"matmul_kernel_autotuned is {tuner!r}, not what triton.autotune(...) returns: the given "
+            "@tuned_outside_capture, which makes it refuse to tune inside a CUDA graph capture, has nothing to wrap",
+            "6.1",
+        )
+    if getattr(tuner, "_refuses_capture", False):
+        return
+    wrappers, f = [], t4.matmul  # the files of matmul's wrappers, outermost first
+    while f is not None and len(wrappers) < 10:
+        wrappers.append(getattr(getattr(f, "__code__", None), "co_filename", ""))
+        f = getattr(f, "__wrapped__", None)
+    gone = not any(name.endswith("t4_capture.py") for name in wrappers)
+    fail(
+        T4,
+        "调用过一次 matmul 之后，matmul_kernel_autotuned 仍不会在 CUDA graph 捕获中拒绝调优："
+        + (
+            "matmul 上面已经没有给定的 @tuned_outside_capture 了：把那一行放回去（make upgrade 会放回）"
+            if gone
+            else "给定的 @tuned_outside_capture（given/t4_capture.py）没有找到 matmul 所在文件里的它"
+        ),
+        "after a call of matmul, matmul_kernel_autotuned still does not refuse to tune inside a CUDA graph capture: "
+        + (
+            "matmul no longer carries the given @tuned_outside_capture: put that line back (make upgrade does)"
+            if gone
+            else "the given @tuned_outside_capture (given/t4_capture.py) did not find it in matmul's file"
+        ),
+        "6.1",
+    )
 
 
 @pytest.mark.t4_4
