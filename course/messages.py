@@ -194,3 +194,21 @@ def int64_coordinate_words(text):
         "coordinates are 32-bit; keep int64 values (a .to(tl.int64), or a row or offset computed from an int64 "
         "value) out of them",
     )
+
+
+# torch's words when its CUDA generator is asked for numbers after a capture that failed partway left it
+# believing a capture still runs (H200 and H100, torch 2.11: content/bench/h200-2026-12-03-session23-probes.log).
+BROKEN_CAPTURE_RNG = "Offset increment outside graph capture encountered unexpectedly"
+
+
+def broken_capture_words(text):
+    """(zh, en) saying why a failure with torch's BROKEN_CAPTURE_RNG words is not its own test's fault, else None."""
+    if BROKEN_CAPTURE_RNG not in text:
+        return None
+    return (
+        "torch 在这个进程里已经不能在 GPU 上取随机数了：之前某个 CUDA graph 捕获中途出错（比如一次在捕获中"
+        "自动调优的调用），留下的生成器以为捕获还在进行；先看本轮第一个提到捕获的失败，这一项本身不是原因",
+        "torch can no longer draw random numbers on the GPU in this process: a CUDA graph capture earlier in the run "
+        "failed partway (a call that autotuned inside it, say) and left the generator believing a capture still "
+        "runs; read the run's first failure that names a capture: this check itself is not the cause",
+    )

@@ -25,7 +25,7 @@ import torch
 
 from course import seam, skips, toolchain
 from course.i18n import say
-from course.messages import INT64_COORDINATE, int64_coordinate_words, stub_report
+from course.messages import INT64_COORDINATE, broken_capture_words, int64_coordinate_words, stub_report
 from course.registry import BY_ID, LESSONS
 
 toolchain.choose_backend()  # before triton is first imported
@@ -226,6 +226,9 @@ def pytest_runtest_makereport(item, call):
             en=f"{item.nodeid}: skipped ({_skip_text(report)}), but only the suite's own marks may "
             f"skip a check: a skipped check does not pass",
         )
+    broken = broken_capture_words(str(call.excinfo.value)) if report.failed and call.excinfo else None
+    if broken:  # the test met torch's generator left broken by an earlier failed capture
+        report.sections.append(("cause", say(zh=broken[0], en=broken[1])))
     if report.failed:
         pytest_cmd = f"{_this_python(item.config.rootpath)} -m pytest"
         report.sections.append(

@@ -29,7 +29,7 @@ import pytest
 
 from course import seam
 from course.i18n import say
-from course.messages import triton_said
+from course.messages import broken_capture_words, triton_said
 from course.registry import LESSONS
 from course.skips import suite_skip_reason
 from tools.core.case_labels import case_ids, case_labels
@@ -115,6 +115,8 @@ def pytest_runtest_makereport(item, call):
     if report.failed and call.excinfo is not None:
         if not isinstance(call.excinfo.value, pytest.skip.Exception):  # a skip's words: its longrepr
             report.course_message = message_of(call.excinfo.value)
+            if broken := broken_capture_words(str(call.excinfo.value)):  # not this check's fault: say whose
+                report.course_message += "\n  " + say(zh=broken[0], en=broken[1])
             report.course_kind = type(call.excinfo.value).__name__
         found = graded_frames(call.excinfo.value)
         message = str(call.excinfo.value)
