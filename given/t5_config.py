@@ -11,7 +11,7 @@ import math
 import numbers
 import os
 import threading
-from dataclasses import astuple, dataclass, replace
+from dataclasses import astuple, dataclass, fields, is_dataclass, replace
 
 import torch
 import triton
@@ -52,15 +52,17 @@ def check_launch_options(caller, config, num_programs, modes=None):
     it has them) are at least 1, at most 2 and one of `modes`: with 0 or fewer programs, or an occupancy of 0,
     no program would run, and with a GROUP_M of 0 the grouped order divides by zero, so the result would come
     back unwritten with no error; a misspelt mode would run as "auto".  A TypeError for a wrong type, else a
-    ValueError, each naming the argument (the caller's name first)."""
+    ValueError, each naming the argument (the caller's name first).  Returns (config, num_programs) with each
+    integer as a plain int: np.int64(2) is taken, and Triton's launch would take it for no constexpr int."""
     if num_programs is not None:
         if isinstance(num_programs, bool) or not isinstance(num_programs, numbers.Integral):
             raise TypeError(f"{caller}: num_programs must be an int (the SM count to plan for), got "
                             f"{type(num_programs).__name__}")
         if num_programs < 1:
             raise ValueError(f"{caller}: num_programs must be at least 1, got {num_programs}: no program would run")
+    num_programs = None if num_programs is None else int(num_programs)
     if config is None:
-        return
+        return None, num_programs
     needed = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", *(("EPILOGUE_SUBTILE", "occupancy", "mode") if modes else ()))
     if not all(hasattr(config, f) for f in needed):  # T6's Config for T5's matmul has no mode, say
         raise TypeError(f"{caller}: config must be a Config with {', '.join(needed)}, got {type(config).__name__}")
@@ -73,6 +75,11 @@ def check_launch_options(caller, config, num_programs, modes=None):
         raise ValueError(f"{caller}: config.EPILOGUE_SUBTILE must be 1 or 2, got {config.EPILOGUE_SUBTILE}")
     if modes is not None and config.mode not in modes:
         raise ValueError(f"{caller}: config.mode must be one of {modes}, got {config.mode!r}")
+    if not is_dataclass(config):  # T5's or T6's Config, or a stand-in with their fields: taken as it is
+        return config, num_programs
+    values = {f.name: getattr(config, f.name) for f in fields(config)}  # FLATTEN and pdl stay bools
+    plain = {name: int(v) for name, v in values.items() if isinstance(v, numbers.Integral) and not isinstance(v, bool)}
+    return replace(config, **plain), num_programs
 
 # The winners of the H200 sweeps of 2026-11-30 (content/t5.md §6); other shapes use the rules below.
 TUNED = {

@@ -164,7 +164,7 @@ class Host:
         side.check_inputs(a, b, bias, activation)
         if out is not None:
             check_out(out, a, b, bias)
-        t5_config.check_launch_options("matmul", config, num_programs, t5_config.MODES)
+        config, num_programs = t5_config.check_launch_options("matmul", config, num_programs, t5_config.MODES)
         M, K = a.shape
         N = b.shape[1]
         c = torch.empty((M, N), device=a.device, dtype=a.dtype) if out is None else out

@@ -6,6 +6,7 @@ num_programs or a config under which no program would run (or a mode no rule kno
 from dataclasses import replace
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 import torch
 
@@ -160,6 +161,23 @@ def test_num_programs_and_config_that_run_nothing_are_refused(t5):
             f"matmul(a, b, {what}): should raise a {kind.__name__} naming {name}, {got}",
             "1",
         )
+
+
+@pytest.mark.t5_2
+def test_numpy_integers_for_num_programs_and_config(t5):
+    """numpy's integers are integers to Python (numbers.Integral), and a sweep over a numpy grid hands them over:
+    num_programs=np.int64(2) and a Config whose numbers are np.int64 give the product plain ints give.  The given
+    host makes them ints before the launch: Triton takes no np.int64 for a block size ("Shape element 0 must have
+    type constexpr[int]")."""
+    a, b = random((32, 32), torch.float16), random((32, 32), torch.float16)
+    plain = cfg(t5)
+    numbers = {f: np.int64(getattr(plain, f)) for f in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "num_warps")}
+    case = say(
+        zh="32x32x32 fp16，num_programs=np.int64(2)，config 的块大小是 np.int64",
+        en="32x32x32 fp16, num_programs=np.int64(2), config's block sizes np.int64",
+    )
+    c = run_matmul(t5, case, "1", a, b, config=replace(plain, **numbers), num_programs=np.int64(2))
+    check_product(c, a, b, torch.float16, case, "1")
 
 
 @pytest.mark.t5_2
