@@ -17,6 +17,7 @@ side._route_plans): one side's compiled kernels never launch for the other's.
 
 import functools
 import inspect
+import numbers
 import os
 from dataclasses import dataclass, replace
 
@@ -28,6 +29,7 @@ from .launch_device import on_inputs_device
 from .t4_limits import reach
 from .t5_config import check_launch_options
 from .t5_host import KeptPlans
+from .t6_layer import layer_inputs_named  # noqa: F401 - the sides decorate moe_mlp with it from here
 
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ROUTE_BLOCK = 128  # slots per program of the routing kernels
@@ -98,6 +100,8 @@ def _bound(side, fn):
 def route(side, topk_ids, num_experts, *, check_ids=True):
     """The Routing of topk_ids [T, top_k] over num_experts experts: three launches, no host sync
     (but check_ids's look at the ids; pass check_ids=False under CUDA graph capture)."""
+    if isinstance(num_experts, numbers.Integral) and not isinstance(num_experts, bool):
+        num_experts = int(num_experts)  # np.int64(8) as T5's num_programs: a plain int for the checks and kernels
     side.check_routing_inputs(topk_ids, num_experts, check_ids and not _capturing(topk_ids))
     tokens, top_k = topk_ids.shape
     slots = tokens * top_k
@@ -185,43 +189,6 @@ def check_offsets(routing):
                          "slot goes to one sorted row")
 
 
-def layer_inputs_named(moe_mlp):
-    """moe_mlp(x, w_gate_up, w_down, topk_ids, topk_weights, ...), refusing first, by the names its caller gave
-    them, what its grouped_matmul calls would refuse as their own x and w (w_down's F as "w's K", against the
-    hidden activations' "x"), or not name at all (a list for w_gate_up).  Types, ranks, dtypes, devices and
-    shapes only: no value is read (route checks the ids)."""
-    signature = inspect.signature(moe_mlp)
-
-    @functools.wraps(moe_mlp)
-    def call(*args, **kwargs):
-        try:
-            given = signature.bind(*args, **kwargs).arguments
-        except TypeError:  # a missing argument, say: moe_mlp's own call raises it
-            return moe_mlp(*args, **kwargs)
-        x, w_gate_up, w_down, topk_ids = (given.get(n) for n in ("x", "w_gate_up", "w_down", "topk_ids"))
-        for name, t in (("x", x), ("w_gate_up", w_gate_up), ("w_down", w_down), ("topk_ids", topk_ids)):
-            if not isinstance(t, torch.Tensor):
-                raise TypeError(f"moe_mlp: {name} must be a tensor, got {type(t).__name__}")
-        for name, t, dims in (("x", x, "[tokens, K]"), ("w_gate_up", w_gate_up, "[E, 2F, K]"), ("w_down", w_down,
-                                                                                           "[E, K', F]")):
-            kind = (t.dtype, t.device, t.dtype.is_floating_point)
-            if t.dim() != dims.count(",") + 1 or kind != (x.dtype, x.device, True):
-                raise ValueError(f"moe_mlp: {name} must be {dims}" + (", floating" if t is x else f", {x.dtype} on "
-                                 f"{x.device} as x is") + f", got {tuple(t.shape)} {t.dtype} on {t.device}")
-        (experts, two_f, K), (down_experts, _, F) = w_gate_up.shape, w_down.shape
-        for wrong, words in ((K != x.shape[1], f"w_gate_up has K = {K}, x {x.shape[1]}"),
-                             (two_f % 2, f"w_gate_up holds [gate; up], 2F rows, got {two_f}"),
-                             (down_experts != experts, f"w_down has {down_experts} experts, w_gate_up {experts}"),
-                             (F * 2 != two_f, f"w_down has F = {F}, w_gate_up's {two_f} rows F = {two_f // 2}"),
-                             (topk_ids.dim() == 2 and len(topk_ids) != len(x), f"topk_ids has {len(topk_ids)} rows, "
-                              f"x {len(x)} tokens")):  # topk_ids of another rank: route names it
-            if wrong:
-                raise ValueError(f"moe_mlp: {words}")
-        return moe_mlp(*args, **kwargs)
-
-    return call
-
-
 # ----------------------------------------------------------------------------------------------
 # Block sizes (tuned on the H200 by content/t6.md §6: change the table and pick_config only)
 # ----------------------------------------------------------------------------------------------
@@ -287,7 +254,7 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
         raise ValueError(f"grouped_matmul: {', '.join(needs_grad)} require grad, and grouped_matmul has no "
                          "backward: call it under torch.no_grad() or torch.inference_mode(), or pass .detach()ed "
                          "tensors")
-    check_launch_options("grouped_matmul", config, num_programs)  # 0 programs or GROUP_M 0: nothing would run
+    config, num_programs = check_launch_options("grouped_matmul", config, num_programs)  # plain ints; 0: refused
     if not routing.checked:  # made by hand: its tensors may be views (stride 2, say); the kernels index them as 1-D
         routing = replace(routing, **{name: flat(getattr(routing, name)) for name in ROUTING_TENSORS})
     experts, w_rows, K = w.shape

@@ -1,7 +1,7 @@
 """Lesson T6: its sections, steps, hints and note; course/registry.py finds it here.
 
 The lesson's other files: content/t6*.md, mine/ and solutions/t6_moe.py, given/t6_host.py (the host
-side both bind), tests/t6/, course/lessons/t6_probes.py.
+side both bind) and given/t6_layer.py (moe_mlp's input checks), tests/t6/, course/lessons/t6_probes.py.
 """
 
 from course.registry import Lesson, Step
@@ -14,7 +14,7 @@ LESSON = Lesson(
     explainers={"zh": "content/t6.md", "en": "content/t6.en.md"},
     suite="tests/t6",
     probes="course/lessons/t6_probes.py",
-    given=("given/t6_host.py",),
+    given=("given/t6_host.py", "given/t6_layer.py"),
     sections={
         "1": ("全景：一个 MoE 层，一次启动", "The whole picture: an MoE layer in one launch"),
         "1.1": ("一个 MoE 层做什么", "What an MoE layer does"),
