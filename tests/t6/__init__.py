@@ -34,6 +34,7 @@ ORDER = (
     "test_expert_mlp.py",
     "test_moe_mlp.py",
     "test_moe_mlp_calls.py",
+    "test_int_like_arguments.py",  # numpy integers for counts: what the host takes, after the steps' own checks
     "test_hopper_compile.py",
     "test_past_int32.py",  # last: a kernel that faults there loses the GPU context for what follows
 )
