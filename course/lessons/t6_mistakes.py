@@ -29,6 +29,7 @@ from course.lessons.t6_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t6_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t6_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
 from course.lessons.t6_mistakes_hunt14 import HUNT14, HUNT14_CAUSES
+from course.lessons.t6_mistakes_hunt15 import HUNT15, HUNT15_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
@@ -396,5 +397,7 @@ MISTAKES = MISTAKES + HUNT13  # hunt13's, last
 CAUSES |= HUNT13_CAUSES
 MISTAKES = MISTAKES + LEFT14  # left14's (t6_mistakes_left14.py), last
 CAUSES |= LEFT14_CAUSES
-MISTAKES = MISTAKES + HUNT14  # hunt14's (t6_mistakes_hunt14.py), last
+MISTAKES = MISTAKES + HUNT14  # hunt14's (t6_mistakes_hunt14.py)
 CAUSES |= HUNT14_CAUSES
+MISTAKES = MISTAKES + HUNT15  # hunt15's (t6_mistakes_hunt15.py), last
+CAUSES |= HUNT15_CAUSES

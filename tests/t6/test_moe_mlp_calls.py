@@ -156,7 +156,9 @@ def test_moe_mlp_of_no_tokens(t6):
 def test_moe_mlp_names_the_argument_it_refuses(t6):
     """A layer's weights that do not fit each other are refused by moe_mlp's own names for them, not by the names
     its grouped_matmul calls give their x and w: a w_down whose F is not half w_gate_up's rows was told "w's K
-    (17) must equal x's K (16)", x there being the hidden activations.  After a valid batch of 0 tokens."""
+    (17) must equal x's K (16)", x there being the hidden activations, and a w_down that requires grad (grad
+    enabled) "w require grad".  topk_weights None is refused too: it came back as the unweighted sum, which no
+    layer computes (given/t6_layer.py).  After a valid batch of 0 tokens."""
     x, w_gate_up, w_down, weights = layer_inputs(3, 2, 4, 32, 16)
     ids = make_ids("balanced", 3, 2, 4)
     layer_output(t6, x[:0], w_gate_up, w_down, ids[:0], weights[:0])
@@ -170,6 +172,15 @@ def test_moe_mlp_names_the_argument_it_refuses(t6):
         ("w_down [5, 32, 16]", (x, w_gate_up, torch.cat([w_down, w_down[:1]]), ids, weights), ValueError, "w_down"),
         ("w_down float32", (x, w_gate_up, w_down.float(), ids, weights), ValueError, "w_down"),
         ("w_gate_up a list", (x, w_gate_up.tolist(), w_down, ids, weights), TypeError, "w_gate_up"),
+        # the layer's output is the weighted sum: None is no weights, not grouped_matmul's unweighted product
+        ("topk_weights None", (x, w_gate_up, w_down, ids, None), TypeError, "topk_weights"),
+        # nn.Linear's weights with grad enabled: refused by the layer's name, not as the second call's "w"
+        (
+            "grad enabled, w_down requiring grad",
+            (x, w_gate_up, w_down.clone().requires_grad_(), ids, weights),
+            ValueError,
+            "w_down",
+        ),
     ):
         try:
             t6.moe_mlp(*args)
@@ -187,5 +198,42 @@ def test_moe_mlp_names_the_argument_it_refuses(t6):
             T6,
             f"moe_mlp，{what}：应当抛出写着 {name} 的 {kind.__name__}，{got_zh}",
             f"moe_mlp, {what}: should raise a {kind.__name__} naming {name}, {got}",
+            "5.2",
+        )
+
+
+@pytest.mark.t6_4
+def test_moe_mlp_takes_parameters_under_no_grad(t6):
+    """Inference runs the layer's nn.Parameters (they require grad) under torch.no_grad(): moe_mlp computes the
+    layer as for detached weights, and leaves the caller's tensors as they were, requires_grad included (the
+    model trains on afterwards: a requires_grad_(False) on them is the caller's loss)."""
+    x, w_gate_up, w_down, weights = layer_inputs(5, 2, 4, 32, 16)
+    ids = make_ids("balanced", 5, 2, 4)
+    params = {"w_gate_up": w_gate_up.clone().requires_grad_(), "w_down": w_down.clone().requires_grad_()}
+    with torch.no_grad():
+        y = layer_output(t6, x, params["w_gate_up"], params["w_down"], ids, weights)
+    err = rel_err(y, layer_want(x, w_gate_up, w_down, ids, weights))
+    kept = {"w_gate_up": w_gate_up, "w_down": w_down}
+    cleared = [name for name, p in params.items() if not p.requires_grad]
+    changed = [name for name, p in params.items() if not torch.equal(p.detach(), kept[name])]
+    said = [  # (zh, en) of each thing wrong; 4e-3: fp16 h between the launches, as the layer tests above
+        *([(f"相对误差 {err:.2e}", f"off by {err:.2e} (relative)")] if err > 4e-3 else []),
+        *(
+            [
+                (
+                    f"调用之后调用者的 {cleared} 不再 requires_grad 了：只能读它，不能改",
+                    f"after the call the caller's {cleared} no longer require grad: read requires_grad, never set it",
+                )
+            ]
+            if cleared
+            else []
+        ),
+        *([(f"调用者的 {changed} 被就地改了", f"the caller's {changed} were changed in place")] if changed else []),
+    ]
+    if said:
+        fail(
+            T6,
+            "torch.no_grad() 下，w_gate_up 和 w_down 要梯度，moe_mlp：" + "；".join(zh for zh, _ in said),
+            "moe_mlp under torch.no_grad(), w_gate_up and w_down requiring grad: " + "; ".join(en for _, en in said),
             "5.2",
         )
