@@ -8,7 +8,7 @@ from course.i18n import say
 from course.messages import read
 
 from .common import T4, check_inputs_in_place, check_inputs_kept, check_launch, launch_watch, layouts
-from support import copies, meta_value_read, poison_allocations
+from support import copies, meta_value_read, poison_allocations, refuse_torch_products
 
 
 @pytest.fixture(scope="session")
@@ -27,6 +27,12 @@ def probes(t4):
 def poisoned_allocations(monkeypatch):
     """Every new floating tensor starts as NaN, so a tile the kernel never writes cannot pass."""
     poison_allocations(monkeypatch)
+
+
+@pytest.fixture
+def no_torch_matmul(monkeypatch):
+    """Make torch's own products fail, so only the kernel can compute C."""
+    refuse_torch_products(monkeypatch, "matmul_kernel")
 
 
 @pytest.fixture
