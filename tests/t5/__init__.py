@@ -20,6 +20,7 @@ accesses outside its tensors (stray.py, conftest.py), and matmul with torch's ow
 ORDER = (
     "test_tile_loop.py",
     "test_tma_rules.py",
+    "test_tma_rules_read.py",
     "test_tma_reads_nothing_back.py",
     "test_tma_ready.py",
     "test_k_blocks_and_descriptors.py",
