@@ -7,9 +7,8 @@ import textwrap
 
 import pytest
 
-from course import ROOT, i18n
+from course import i18n
 from course.registry import BY_ID, lesson
-from tools.core import failure_words
 from tools.core.cpu_clock import CPU_LIMIT_GPU
 from tools.learner import grade, reset, scorecard, state, step_row, step_runs, terminal
 
@@ -225,6 +224,13 @@ def test_a_heap_the_allocator_found_corrupted_is_blamed_on_an_earlier_store(said
     assert " at mine/t4_matmul.py line 228 (matmul)" in reason, reason
 
 
+def test_the_last_words_before_a_crash_leave_out_pytest_and_faulthandler():
+    glued = "..........FFFFFatal Python error: Aborted\n" + FAULT.split("Fatal Python error: Aborted\n", 1)[1]
+    assert step_row.printed_before("free(): invalid pointer\n" + glued) == ["free(): invalid pointer"]
+    assert step_row.printed_before(FAULT) == ["corrupted double-linked list"]
+    assert step_row.printed_before("Extension of mine\n....F\n") == ["Extension of mine"]  # words, not progress
+
+
 def test_reasons_are_wrapped_never_cut(lang):
     long = "crashed (SIGSEGV) in test_matmul at mine/t4_matmul.py line 228 (matmul): " + "word " * 60 + "END"
     row = step_row.Row(BY_ID["T4.4"], total=3, reason=long)
@@ -275,146 +281,3 @@ def test_make_reset_speaks_the_learners_language(tmp_path, monkeypatch, capsys, 
     for line in lines:
         words = line.replace(f"mine/{T4.file}", "").replace("make reset", "").replace("HEAD", "")
         assert i18n.has_cjk(words) == (lang == "zh"), line
-
-
-# ------------------------------------------------------------------------------------------------
-# An error raised in code the learner did not write
-# ------------------------------------------------------------------------------------------------
-def at_lines(filename, functions):
-    """Functions compiled as if written in `filename` at the given lines: {name: (line, body)}, the
-    body one statement; a traceback through them names that file and those lines."""
-    space = {}
-    for name, (line, body) in functions.items():
-        source = "\n" * (line - 1) + f"def {name}(call=None):\n    {body}\n"
-        exec(compile(source, str(filename), "exec"), space)
-    return space
-
-
-def raised(call):
-    try:
-        call()
-    except Exception as e:  # noqa: BLE001 - the error under test, whatever it is
-        return e
-    raise AssertionError("nothing raised")
-
-
-@pytest.fixture
-def t4_lines(monkeypatch):
-    """(a line inside T4.1's marked body of mine/, two scaffold lines in a row outside any body)."""
-    monkeypatch.delenv("SOLUTION", raising=False)
-    graded = f"mine/{T4.file}"
-    inside = failure_words.bodies(graded)
-    body = min(n for n, (step, _) in inside.items() if step == "T4.1")
-    scaffold = next(n for n in range(2, body - 2) if n not in inside and n + 1 not in inside)
-    return graded, body, scaffold
-
-
-LIBRARY = "/venv/lib/python3.11/site-packages/triton/tools/tensor_descriptor.py"
-
-
-def test_an_error_from_the_scaffold_says_it_is_not_the_learners_code(t4_lines, lang):
-    graded, body, scaffold = t4_lines
-    given = at_lines(ROOT / graded, {"given": (scaffold, "raise AssertionError('strides must be 16-byte aligned')")})
-    yours = at_lines(ROOT / graded, {"yours": (body - 1, "call()")})
-    error = raised(lambda: yours["yours"](given["given"]))
-    found = failure_words.graded_frames(error)
-    said, place = failure_words.given_code(error, "T4.1", found)
-    assert place == f"{graded} line {scaffold + 1}", place
-    assert f"{graded} line {body}" in said, said  # the learner's line on the way there
-    assert "§2" in said and T4.explainers[lang] in said, said
-    assert ("不是你写的代码" in said) if lang == "zh" else ("code you did not write" in said), said
-
-
-def test_an_error_from_the_given_host_code_shows_its_line(lang):
-    """given/'s host code calls the learner's functions (T5's matmul unpacks tma_ready's answer): the
-    place of an error raised there shows that line, which names the function whose answer it used."""
-    host = ROOT / "given" / "t5_host.py"
-    line = next(n for n, text in enumerate(host.read_text().splitlines(), 1) if "= side.tma_ready(" in text)
-    given = at_lines(host, {"first_call": (line - 1, "raise ValueError('not enough values to unpack')")})
-    said, place = failure_words.given_code(raised(given["first_call"]), "T5.2", None)
-    assert place.startswith(f"given/t5_host.py line {line} (first_call): "), place
-    assert place.endswith("side.tma_ready(a, b, tma_fallback)"), place
-    assert place in said, said
-
-
-def test_an_error_from_a_library_named_with_the_bodys_sections(t4_lines, lang):
-    graded, body, _ = t4_lines
-    library = at_lines(LIBRARY, {"__post_init__": (22, "raise AssertionError('base must be 16-byte aligned')")})
-    yours = at_lines(ROOT / graded, {"yours": (body - 1, "call()")})
-    error = raised(lambda: yours["yours"](library["__post_init__"]))
-    found = failure_words.graded_frames(error)
-    assert found[1] == body
-    assert failure_words.given_code(error, "T4.1", found) is None  # the learner's line called it: theirs
-    note = failure_words.library_note(error, found)
-    assert "triton/tools/tensor_descriptor.py line 23 (__post_init__)" in note, note
-    assert "T4.1" in note and "§2" in note, note
-    error = raised(lambda: library["__post_init__"]())  # called by the check itself, no graded frame
-    assert failure_words.library_note(error, failure_words.graded_frames(error)) == ""
-    said, place = failure_words.given_code(error, "T4.1", None)
-    assert place.startswith("triton/tools/tensor_descriptor.py line 23"), place
-
-
-def test_an_error_raised_by_the_learners_own_line_names_the_bodys_sections(t4_lines, lang):
-    """tl.arnage, or a tensor's attribute it lacks: raised by the body's line itself, with no library
-    frame below it; the note still says where to read, as for an error a library raised."""
-    graded, body, _ = t4_lines
-    yours = at_lines(ROOT / graded, {"yours": (body - 1, "object().arnage(0, 16)")})
-    error = raised(lambda: yours["yours"]())
-    found = failure_words.graded_frames(error)
-    assert found[1] == body
-    note = failure_words.library_note(error, found)
-    assert "T4.1" in note and "§2" in note and T4.explainers[lang] in note, note
-    assert ("你这一行自己" in note) if lang == "zh" else ("your line itself" in note), note
-
-
-def test_errors_that_are_not_given_codes(t4_lines):
-    graded, body, _ = t4_lines
-    check = at_lines(ROOT / "tests" / "t4" / "test_wrapper.py", {"check": (10, "raise TypeError('the check itself')")})
-    error = raised(check["check"])
-    assert failure_words.given_code(error, "T4.1", failure_words.graded_frames(error)) is None
-    yours = at_lines(ROOT / graded, {"yours": (body - 1, "raise ValueError('mine')")})
-    error = raised(yours["yours"])
-    assert failure_words.given_code(error, "T4.1", failure_words.graded_frames(error)) is None
-    stub = at_lines(LIBRARY, {"stub": (5, "raise NotImplementedError('T4.1 not written')")})
-    assert failure_words.given_code(raised(stub["stub"]), "T4.1", None) is None
-
-
-def test_the_last_words_before_a_crash_leave_out_pytest_and_faulthandler():
-    glued = "..........FFFFFatal Python error: Aborted\n" + FAULT.split("Fatal Python error: Aborted\n", 1)[1]
-    assert step_row.printed_before("free(): invalid pointer\n" + glued) == ["free(): invalid pointer"]
-    assert step_row.printed_before(FAULT) == ["corrupted double-linked list"]
-    assert step_row.printed_before("Extension of mine\n....F\n") == ["Extension of mine"]  # words, not progress
-
-
-def test_a_tensor_method_on_an_int_is_explained_under_the_interpreter_alone(monkeypatch):
-    """A tensor's method on a Python int under the interpreter (a tl.constexpr's, a tl.static_range loop's variable's)
-    is explained there, with tl.cast as what takes both."""
-    error = raised(lambda: (5).to("int64"))
-    monkeypatch.setenv("TRITON_INTERPRET", "1")
-    monkeypatch.setenv("COURSE_LANG", "en")
-    note = failure_words.interpreter_int_note(error)
-    assert ".to on a Python int" in note and "tl.cast(x, tl.int64)" in note and "t4.en.md §2" in note, note
-    assert failure_words.interpreter_int_note(raised(lambda: "text".to("int64"))) == ""  # not an int
-    assert failure_words.interpreter_int_note(raised(lambda: (5).bit_length(1))) == ""  # not an AttributeError
-    monkeypatch.setenv("TRITON_INTERPRET", "0")
-    assert failure_words.interpreter_int_note(error) == ""  # on a GPU the cause is another
-
-
-def test_a_cast_to_a_pointer_type_is_named_and_the_tiles_values_cut(monkeypatch):
-    """Triton's "cannot cast <a block's values> to <pointer<fp16>>" (acc.to(c_ptr.dtype)): the values, fifty lines
-    for a 32 x 32 tile, are cut to their first few, and the element type is named (enlearner12)."""
-    import numpy as np
-
-    values = np.arange(1024, dtype=np.float32).reshape(32, 32) / 7
-    error = raised(
-        lambda: (_ for _ in ()).throw(AssertionError(f"cannot cast {values} to <['32', '32'], pointer<fp16>>"))
-    )
-    monkeypatch.setenv("COURSE_LANG", "en")
-    cut = failure_words.abridged(error)
-    assert cut.startswith("cannot cast [[0.0") and " ...]]" in cut and "pointer<fp16>" in cut and len(cut) < 120, cut
-    note = failure_words.pointer_cast_note(error)
-    assert "c_ptr.dtype.element_ty" in note and "t4.en.md §1.2" in note, note
-    assert (
-        failure_words.pointer_cast_note(raised(lambda: (_ for _ in ()).throw(AssertionError("cannot cast x to fp16"))))
-        == ""
-    )

@@ -3,7 +3,7 @@ followed by a note that says why (zhlearner14: a tanh GELU through tl.extra.libd
 own line raised "unsupported operand type(s) for +: 'float' and 'NoneType'")."""
 
 from tools.core import failure_words
-from tools.tests.test_learner_loop import raised  # the one helper that catches what a call raises
+from tools.tests.test_error_origins import raised  # the one helper that catches what a call raises
 
 
 def test_a_libdevice_call_on_the_interpreter_is_named(monkeypatch):
