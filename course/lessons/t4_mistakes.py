@@ -24,6 +24,7 @@ from course.lessons.t4_mistakes_hunt9 import HUNT9, HUNT9_CAUSES
 from course.lessons.t4_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t4_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t4_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
+from course.lessons.t4_mistakes_hunt15 import HUNT15, HUNT15_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_lead28 import LEAD28, LEAD28_CAUSES
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
@@ -388,7 +389,9 @@ MISTAKES = MISTAKES + LEFT13  # left13's, last
 CAUSES |= LEFT13_CAUSES
 MISTAKES = MISTAKES + HUNT13  # hunt13's, last
 CAUSES |= HUNT13_CAUSES
-MISTAKES = MISTAKES + ZHLEARNER14  # zhlearner14's, last
+MISTAKES = MISTAKES + ZHLEARNER14  # zhlearner14's
 CAUSES |= ZHLEARNER14_CAUSES
 MISTAKES = MISTAKES + GPU34  # session 34's, found by the suite on a GPU, last
 CAUSES |= GPU34_CAUSES
+MISTAKES = MISTAKES + HUNT15  # hunt15's (t4_mistakes_hunt15.py), last
+CAUSES |= HUNT15_CAUSES

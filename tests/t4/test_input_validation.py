@@ -11,6 +11,7 @@ from course import seam
 from course.i18n import say
 from course.messages import read
 
+from .common import layouts
 from support import DEVICE, meta_value_read
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
@@ -147,6 +148,9 @@ def test_input_validation(t4, monkeypatch, case):
     for kernel in ("matmul_kernel", "matmul_kernel_autotuned"):
         if getattr(t4, kernel) is not None:
             monkeypatch.setattr(t4, kernel, _NoLaunch(getattr(t4, kernel)))
+    given = {"a": a, "b": b, **kwargs}
+    held, wanted_grad = layouts(given), [n for n, t in layouts(given).items() if given[n].requires_grad]
+    after = lambda: caller_changed(given, held, wanted_grad)  # noqa: E731 - said with whatever else is wrong
     accepted = say(
         zh=f"{name_zh}：matmul 接受了这个输入{{}}；它应该抛出 {exc.__name__}，并在信息里写明 {words}；"
         f"{read('T4.4', '6.3')}",
@@ -155,10 +159,8 @@ def test_input_validation(t4, monkeypatch, case):
     try:
         t4.matmul(a, b, **kwargs)
     except Launched:
-        pytest.fail(
-            accepted.format(say(zh="（都已经走到 launch 内核这一步了）", en=" (it went on to launch the kernel)")),
-            pytrace=False,
-        )
+        went = say(zh="（都已经走到 launch 内核这一步了）", en=" (it went on to launch the kernel)")
+        pytest.fail(accepted.format(went + after()), pytrace=False)
     except NotImplementedError as e:
         stub = seam.stub_message(e)
         caught = e  # .tolist() of the case's meta tensor, where it is one: told below
@@ -169,11 +171,11 @@ def test_input_validation(t4, monkeypatch, case):
                 zh=f"（一直走到了还没写的 {stub.split(':')[0]}）",
                 en=f" (it went on as far as {stub.split(':')[0]}, not written yet)",
             )
-            pytest.fail(accepted.format(went), pytrace=False)
+            pytest.fail(accepted.format(went + after()), pytrace=False)
     except Exception as e:  # noqa: BLE001 - which exception it is, is what this test checks
         caught = e
     else:
-        pytest.fail(accepted.format(""), pytrace=False)
+        pytest.fail(accepted.format(after()), pytrace=False)
     at = meta_value_read(caught, {os.path.realpath(t4.__file__)})
     if at:  # a value read of the case's meta tensor, in the learner's own code
         pytest.fail(
@@ -200,3 +202,33 @@ def test_input_validation(t4, monkeypatch, case):
         en=f"{name}: the message should name {missing} so the caller sees what is wrong; "
         f"got {str(caught)!r}; {read('T4.4', '6.3')}",
     )
+    changed = after()
+    assert not changed, (
+        say(zh=f"{name_zh}：matmul 拒绝了它", en=f"{name}: matmul refused it")
+        + changed
+        + say(zh=f"；{read('T4.4', '6.3')}", en=f"; {read('T4.4', '6.3')}")
+    )
+
+
+def caller_changed(given, held, wanted_grad):
+    """What the call did to the caller's tensors (given, {name: tensor}; held, their layouts before it; wanted_grad,
+    those that required grad), as words to add to the failure ("" where nothing): a check that clears requires_grad
+    (requires_grad_(False)) to get past its own refusal, or that mends an input in place (bias.squeeze_(0))."""
+    cleared = [n for n in wanted_grad if not given[n].requires_grad]
+    moved = [n for n, now in layouts(given).items() if now[:3] != held[n][:3]]
+    said = ""
+    if cleared:
+        said += say(
+            zh=f"；而且调用之后调用者的 {cleared} 不再 requires_grad 了：matmul 只能读 requires_grad，不能改它"
+            "（requires_grad_(False) 让模型的权重以后不再训练），要拒绝",
+            en=f"; and after the call the caller's {cleared} no longer require grad: matmul may read requires_grad, "
+            "never set it (a requires_grad_(False) stops the model's weights training), so refuse",
+        )
+    if moved:
+        said += say(
+            zh=f"；而且它就地改了调用者的 {moved}（形状、步长或偏移变了）：不要对输入用 set_、t_、resize_ 或给 .data "
+            "赋值，也不要用 squeeze_ 之类就地改形状",
+            en=f"; and it altered the caller's {moved} in place (shape, strides or offset): no set_, t_, resize_ or "
+            "assignment to .data on an input, nor squeeze_ and its kind",
+        )
+    return said
