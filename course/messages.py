@@ -26,7 +26,16 @@ import re
 from course import registry
 from course.i18n import NOT_WRITTEN, lang, not_written, say
 
-__all__ = ["read", "fail", "stub_report", "stub_reached", "written_elsewhere", "triton_said", "int64_coordinate_words"]
+__all__ = [
+    "read",
+    "fail",
+    "stub_report",
+    "stub_reached",
+    "written_elsewhere",
+    "triton_said",
+    "int64_coordinate_words",
+    "atomic_dtype_words",
+]
 
 
 def place(at):
@@ -138,8 +147,9 @@ def triton_said(text, exc=None):
     cannot read off: two blocks of other sizes added or broadcast ("Cannot make_shape_compatible: incompatible
     dimensions at index 1: 16 and 32"), tl.dot given blocks whose inner dimensions differ (their shapes too where
     `exc`, the error, holds them), a descriptor store given a block of another shape than its box, an int64
-    descriptor coordinate (int64_coordinate_words); "" for any other text.  It says what Triton said, not why."""
-    coordinate = int64_coordinate_words(text)
+    descriptor coordinate (int64_coordinate_words), an atomic that takes no elements of that dtype (atomic_dtype_words,
+    which needs `exc` for the interpreter's words); "" for any other text.  It says what Triton said, not why."""
+    coordinate = int64_coordinate_words(text) or atomic_dtype_words(text, exc)
     if coordinate:
         return coordinate
     if DOT_INNER in text:
@@ -212,3 +222,60 @@ def broken_capture_words(text):
         "failed partway (a call that autotuned inside it, say) and left the generator believing a capture still "
         "runs; read the run's first failure that names a capture: this check itself is not the cause",
     )
+
+
+# Triton's words where an atomic other than atomic_add (and atomic_cas) is given fp16 or bf16 elements
+# (semantic.py, _validate_atomic_rmw_element_type): refused on a GPU too.  The interpreter's own, where it has no
+# atomic of that kind for a dtype a GPU may take (fp32 atomic_xchg, bf16 atomic_add): "Unsupported data type",
+# raised in its create_atomic_rmw, a message too plain to read without the frame it came from.
+HALF_ATOMIC = re.compile(r"atomic_(\w+) does not support (fp16|bf16)")
+NO_ATOMIC = "Unsupported data type"
+
+
+def interpreter_atomic_refused(exc):
+    """The atomic (xchg, add, ...) Triton's interpreter had none of for its elements' dtype, where the innermost
+    error of exc's chain was raised in its create_atomic_rmw; None otherwise."""
+    import traceback
+
+    seen, inner = set(), None
+    while exc is not None and id(exc) not in seen:
+        seen.add(id(exc))
+        inner, exc = exc, exc.__cause__ or exc.__context__
+    if inner is None or NO_ATOMIC not in str(inner):
+        return None
+    names = [f.name for f in traceback.extract_tb(inner.__traceback__)]
+    if not names or names[-1] != "create_atomic_rmw":
+        return None
+    # the tl function the kernel called (tl.atomic_xchg), past the shared helpers on the way (atomic_rmw)
+    return next((n for n in reversed(names) if n.startswith("atomic_") and n != "atomic_rmw"), "an atomic")
+
+
+def atomic_dtype_words(text, exc=None):
+    """The words, in the reader's language, for an atomic refused for its elements' dtype, where `text` (an error's
+    words) holds Triton's refusal of fp16 or bf16, or `exc` ends in the interpreter's lack of that atomic; "" else."""
+    found = HALF_ATOMIC.search(text)
+    needless = say(
+        zh="每个输出格子只由一个程序写一次的话，用不着原子操作：tl.store 就行",
+        en="where each cell of the output is written once, by one program, no atomic is needed: tl.store it",
+    )
+    if found:
+        return (
+            say(
+                zh=f"Triton 的原子操作里，fp16 和 bf16 的元素只有 atomic_add 收（atomic_{found[1]} 不收，"
+                "在 GPU 上也一样）；",
+                en=f"Triton's atomics take fp16 and bf16 elements in atomic_add alone (atomic_{found[1]} refuses "
+                "them, on a GPU too); ",
+            )
+            + needless
+        )
+    op = interpreter_atomic_refused(exc) if NO_ATOMIC in text else None
+    if op:
+        return (
+            say(
+                zh=f"Triton 的解释器没有这种元素类型的 {op}（GPU 上也许有），在 CPU 上跑不了；",
+                en=f"Triton's interpreter has no {op} for these elements' dtype (a GPU may have one), so it cannot "
+                "run on the CPU; ",
+            )
+            + needless
+        )
+    return ""

@@ -5,7 +5,7 @@ import os
 import traceback
 
 from course import seam
-from course.messages import fail
+from course.messages import fail, triton_said
 from course.registry import lesson
 
 T6 = lesson("T6")
@@ -37,6 +37,7 @@ class Raised(str):
     the function it is in (a key of BODY_SECTIONS); else both None."""
 
     place = function = None
+    gloss = ""  # Triton's English said in the learner's language, where known (triton_said)
 
 
 def _learners_line(e):
@@ -67,9 +68,12 @@ def raised_by(call):
             raise  # a kernel's body not written yet, under the interpreter's wrapper: the suite says so
         found = _learners_line(e)
         if found is None:
-            return None, Raised(f"{type(e).__name__}: {str(e)[:200]}")
+            error = Raised(f"{type(e).__name__}: {str(e)[:200]}")
+            error.gloss = triton_said(str(e), e)
+            return None, error
         inner, frame = found
         error = Raised(f"{type(inner).__name__}: {str(inner)[:200]}")
+        error.gloss = triton_said(str(inner), inner)
         line = (frame.line or "").strip()
         error.place = f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name}): {line}"
         error.function = frame.name
@@ -80,10 +84,14 @@ def fail_if_raised(case, name, error, section):
     """Fail where `name` (route, grouped_matmul) raised `error` (raised_by's) on valid input; where a line
     of the learner's raised it, that line, and its function's section."""
     if error:
-        place = getattr(error, "place", None)
+        place, gloss = getattr(error, "place", None), getattr(error, "gloss", "")
         fail(
             T6,
-            f"{case}：这是合法的输入，{name} 却抛出了 {error}" + (f"；出错的是你写的 {place}" if place else ""),
-            f"{case}: valid input, yet {name} raised {error}" + (f"; it was raised at your {place}" if place else ""),
+            f"{case}：这是合法的输入，{name} 却抛出了 {error}"
+            + (f"；出错的是你写的 {place}" if place else "")
+            + (f"；{gloss}" if gloss else ""),
+            f"{case}: valid input, yet {name} raised {error}"
+            + (f"; it was raised at your {place}" if place else "")
+            + (f"; {gloss}" if gloss else ""),
             section if place is None else BODY_SECTIONS[error.function],
         )

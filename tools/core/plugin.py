@@ -162,7 +162,7 @@ def pytest_runtest_makereport(item, call):
                 )
                 if note
             )
-            said = triton_said(found[2])  # Triton's own English, said in the learner's language where known
+            said = triton_said(found[2], call.excinfo.value)  # Triton's English, in the learner's language where known
             if said:
                 report.graded_note = f"{said}" + (f"\n  {report.graded_note}" if report.graded_note else "")
     return report

@@ -4,7 +4,7 @@ sections; Python's own words explained where they mislead.  The rest of the loop
 
 import pytest
 
-from course import ROOT
+from course import ROOT, messages
 from course.registry import lesson
 from tools.core import failure_words
 
@@ -145,3 +145,23 @@ def test_a_cast_to_a_pointer_type_is_named_and_the_tiles_values_cut(monkeypatch)
         failure_words.pointer_cast_note(raised(lambda: (_ for _ in ()).throw(AssertionError("cannot cast x to fp16"))))
         == ""
     )
+
+
+def test_an_atomic_refused_for_its_dtype_is_explained(lang):
+    """Triton's bare "atomic_xchg does not support fp16" (a tile stored with an atomic, hunt15) and the interpreter's
+    "Unsupported data type", raised in its create_atomic_rmw for an fp32 atomic_xchg, are said with their cause and
+    the way out (tl.store); the same words raised anywhere else are left alone."""
+    half = messages.triton_said("ValueError: atomic_xchg does not support fp16")
+    rule = "fp16 和 bf16 的元素只有 atomic_add 收" if lang == "zh" else "take fp16 and bf16 elements in atomic_add"
+    assert rule in half, half
+    assert "atomic_xchg" in half and "tl.store" in half, half
+    assert messages.triton_said("ValueError: atomic_add does not support fp32") == ""  # no such rule in Triton
+    chain = at_lines(ROOT / "interpreter.py", {"create_atomic_rmw": (5, "raise ValueError('Unsupported data type')")})
+    kernel = at_lines(ROOT / "semantic.py", {"atomic_xchg": (9, "call()")})
+    error = raised(lambda: kernel["atomic_xchg"](chain["create_atomic_rmw"]))
+    said = messages.triton_said(str(error), error)
+    assert ("解释器没有这种元素类型的 atomic_xchg" if lang == "zh" else "interpreter has no atomic_xchg") in said, said
+    other = at_lines(ROOT / "interpreter.py", {"create_tensor": (5, "raise ValueError('Unsupported data type')")})
+    elsewhere = raised(lambda: kernel["atomic_xchg"](other["create_tensor"]))
+    assert messages.triton_said(str(elsewhere), elsewhere) == ""  # not the interpreter's atomic
+    assert messages.triton_said(str(error)) == ""  # without the error, the plain words say nothing of where
