@@ -34,6 +34,7 @@ from .t6_layer import layer_inputs_named  # noqa: F401 - the sides decorate moe_
 INTERPRETING = os.environ.get("TRITON_INTERPRET") == "1"
 ROUTE_BLOCK = 128  # slots per program of the routing kernels
 SCAN_ROWS = 16  # per-block histograms summed at once by scan_counts
+MAX_EXPERTS = triton.language.TRITON_MAX_TENSOR_NUMEL // SCAN_ROWS  # scan_counts' [SCAN_ROWS, E_BLOCK] block: 65,536
 
 
 @dataclass(frozen=True)
@@ -103,6 +104,9 @@ def route(side, topk_ids, num_experts, *, check_ids=True):
     if isinstance(num_experts, numbers.Integral) and not isinstance(num_experts, bool):
         num_experts = int(num_experts)  # np.int64(8) as T5's num_programs: a plain int for the checks and kernels
     side.check_routing_inputs(topk_ids, num_experts, check_ids and not _capturing(topk_ids))
+    if isinstance(num_experts, int) and num_experts > MAX_EXPERTS:  # else Triton: "numel (2097152) exceeds triton ..."
+        raise ValueError(f"route: num_experts must be at most {MAX_EXPERTS}, got {num_experts}: scan_counts sums "
+                         f"[{SCAN_ROWS}, E_BLOCK] blocks, and Triton's blocks hold at most 2**20 elements")
     tokens, top_k = topk_ids.shape
     slots = tokens * top_k
     dev = topk_ids.device

@@ -35,6 +35,8 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("num_experts = 0 for no tokens", lambda: torch.empty((0, 2), dtype=torch.int64), 0, "num_experts"),
     ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
     ("num_experts = True", lambda: torch.tensor([[0, 0]]), True, "num_experts"),  # an int to isinstance, no count
+    # past the given host's limit (MAX_EXPERTS, 65536): Triton refused scan_counts' [16, 131072] block, unnamed
+    ("num_experts = 65537", lambda: torch.tensor([[0, 65536]]), 65537, "num_experts"),
 ]
 
 
@@ -53,6 +55,7 @@ BAD_ROUTES_ZH = {
     "num_experts = 0 for no tokens": "没有 token 时 num_experts = 0",
     "num_experts = 4.0": "num_experts = 4.0",
     "num_experts = True": "num_experts = True",
+    "num_experts = 65537": "num_experts = 65537",
 }
 
 
