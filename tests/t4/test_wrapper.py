@@ -1,6 +1,7 @@
 """T4.4: the host wrapper's products: the whole of C, on every shape, layout and config, and empty
 dimensions (what each launch is given and where C comes from: test_wrapper_launch.py)."""
 
+import numpy as np
 import pytest
 import torch
 import triton
@@ -64,6 +65,20 @@ def test_grid_follows_the_config(t4, watched, poisoned_allocations):
         b = random((40, n), torch.float16)
         case = say(zh=f"同样 M = 77，N = {n}", en=f"the same M = 77, N = {n}")
         check_product(watched(a, b, config=cfg), a, b, torch.float16, case)
+
+
+@pytest.mark.t4_4
+def test_a_config_of_numpy_integers(t4, watched):
+    """A triton.Config whose numbers are numpy integers (a sweep over a numpy grid hands them over) gives the product
+    that plain ints give, as T5's matmul takes them: the given config_checked hands your matmul a copy with plain
+    ints, where Triton's launch stopped at "cannot convert 16 of type numpy.int64 to tensor".  The caller's config
+    stays as it was."""
+    a, b = random((40, 24), torch.float16), random((24, 36), torch.float16)
+    sizes = {k: np.int64(v) for k, v in dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=2).items()}
+    cfg = triton.Config(sizes, num_warps=np.int64(4), num_stages=np.int64(2))
+    case = say(zh="triton.Config 里的数都是 np.int64", en="a triton.Config whose numbers are np.int64")
+    check_product(watched(a, b, config=cfg), a, b, torch.float16, case)
+    assert all(isinstance(v, np.int64) for v in cfg.kwargs.values()), cfg.kwargs  # the caller's, as it was
 
 
 @pytest.mark.t4_4
