@@ -71,6 +71,7 @@ HUNT11 = (
         GRAD,
         GRAD + " lost\n        for t in tensors.values():\n            t.requires_grad_(False)\n    if False:  #",
         "test_input_validation[a requires grad]",
+        "requires-grad-cleared",  # named since hunt15 (test_input_validation's caller_changed)
         zh="要梯度的输入不拒绝，而是就地把调用者张量的 requires_grad 关掉（hunt11）",
         en="inputs that require grad are not refused: the caller's tensors get requires_grad switched off in place "
         "(hunt11)",

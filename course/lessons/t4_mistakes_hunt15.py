@@ -1,14 +1,14 @@
 """Lesson T4's mutants of our own from the fifteenth mistake hunt (hunt15, 2026-12-05): check_inputs changing the
 caller's tensors to get past its own refusals, which test_input_validation told only as "matmul accepted it" until
-it compared the caller's tensors before and after the call (caller_changed): requires_grad cleared with grad
-enabled, and a bias of shape (1, N) squeezed in place.  Only make check runs them (table=False, not in §8); each
-must be caught by its test, whose message names its cause (a key of t4_mistakes.CAUSES, both hunt4's).
-t4_mistakes.py gathers them last.
+it compared the caller's tensors before and after the call (caller_changed): a bias of shape (1, N) squeezed in
+place here; requires_grad cleared with grad enabled is hunt11's hunt11-grad-dropped-in-place, which now names its
+cause too.  Only make check runs them (table=False, not in §8); each must be caught by its test, whose message
+names its cause (a key of t4_mistakes.CAUSES, hunt4's).  t4_mistakes.py gathers them last.
 """
 
 from course.lessons.t4_mistakes_own import mutant
 
-HUNT15_CAUSES = {}  # the causes named are hunt4's: requires-grad-cleared, caller-changed-in-place
+HUNT15_CAUSES = {}  # the cause named is hunt4's: caller-changed-in-place
 
 
 def own(key, step, en, section, old, new, test, cause=""):
@@ -16,26 +16,9 @@ def own(key, step, en, section, old, new, test, cause=""):
     return mutant(key, step, section, old, new, test, cause, en, en)
 
 
-GRAD_CHECK = (
-    "    needs_grad = [name for name, t in tensors.items() if t.requires_grad]\n"
-    "    if needs_grad and torch.is_grad_enabled():  # C would come back without a grad_fn: gradients silently lost\n"
-    '        raise ValueError(f"matmul: {\', \'.join(needs_grad)} require grad, and matmul has no backward: call it "\n'
-    '                         "under torch.no_grad() or torch.inference_mode(), or pass .detach()ed tensors")\n'
-)
 BIAS_CHECK = "    if bias is not None and tuple(bias.shape) != (b.shape[1],):\n"
 
 HUNT15 = (
-    own(
-        "hunt15-grad-check-clears-requires-grad",
-        "T4.4",
-        "check_inputs calls requires_grad_(False) on every input instead of refusing one that requires grad with grad "
-        "enabled: C comes back, and the caller's Parameters no longer train (hunt15)",
-        "6.3",
-        GRAD_CHECK,
-        "    for t in tensors.values():  # no backward here: none needs grad\n        t.requires_grad_(False)\n",
-        "test_input_validation[a requires grad]",
-        "requires-grad-cleared",
-    ),
     own(
         "hunt15-bias-squeezed-in-place",
         "T4.4",

@@ -78,7 +78,9 @@ def test_a_config_of_numpy_integers(t4, watched):
     cfg = triton.Config(sizes, num_warps=np.int64(4), num_stages=np.int64(2))
     case = say(zh="triton.Config 里的数都是 np.int64", en="a triton.Config whose numbers are np.int64")
     check_product(watched(a, b, config=cfg), a, b, torch.float16, case)
-    assert all(isinstance(v, np.int64) for v in cfg.kwargs.values()), cfg.kwargs  # the caller's, as it was
+    assert all(isinstance(v, np.int64) for v in cfg.kwargs.values()), say(  # the given wrapper's copy, not the caller's
+        zh=f"调用者的 config 被改了：{cfg.kwargs}", en=f"the caller's config was changed: {cfg.kwargs}"
+    )
 
 
 @pytest.mark.t4_4
