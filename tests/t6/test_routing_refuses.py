@@ -35,6 +35,8 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     ("num_experts = 0 for no tokens", lambda: torch.empty((0, 2), dtype=torch.int64), 0, "num_experts"),
     ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
     ("num_experts = True", lambda: torch.tensor([[0, 0]]), True, "num_experts"),  # an int to isinstance, no count
+    # a count read off a tensor without .item(): handed to the kernels, a tensor argument is a pointer, not a count
+    ("num_experts a 0-dim tensor", lambda: torch.tensor([[0, 1]]), torch.tensor(4), "num_experts"),
     # past the given host's limit (MAX_EXPERTS, 65536): Triton refused scan_counts' [16, 131072] block, unnamed
     ("num_experts = 65537", lambda: torch.tensor([[0, 65536]]), 65537, "num_experts"),
 ]
@@ -56,6 +58,7 @@ BAD_ROUTES_ZH = {
     "num_experts = 4.0": "num_experts = 4.0",
     "num_experts = True": "num_experts = True",
     "num_experts = 65537": "num_experts = 65537",
+    "num_experts a 0-dim tensor": "num_experts 是一个 0 维张量",
 }
 
 
@@ -68,6 +71,12 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
     ids = ids.to(DEVICE) if isinstance(ids, torch.Tensor) else ids  # a list stays one
     before = ids.clone() if isinstance(ids, torch.Tensor) else None
     deeper = None  # an error from further in than the checks
+    pointer = ("", "")
+    if isinstance(experts, torch.Tensor):  # taken where an int is asked for: the kernels get a pointer
+        pointer = (
+            "；张量不是 int：交给 kernel 的张量参数是一个指针，不是专家数",
+            "; a tensor is no int: handed to a kernel, a tensor argument is a pointer, not a count",
+        )
     try:
         with input_to_refuse():  # a launch on it should not be made: its stray accesses are stopped
             t6.route(ids, experts)
@@ -93,8 +102,10 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
         fail(
             T6,
             f"{what_zh}：route 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
+            + pointer[0]
             + ("；而且它就地改动了调用者的 topk_ids（route 只该读它们，坏的号要拒绝，不要改掉）" if changed else ""),
             f"{what}: route should raise a ValueError (or TypeError) naming {name}, and raised nothing"
+            + pointer[1]
             + (
                 "; and it changed the caller's topk_ids in place (route only reads them: refuse bad ids, never mend "
                 "them)"
@@ -107,9 +118,9 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
         fail(
             T6,
             f"{what_zh}：route 抛出了 {deeper}，而不是写着 {name} 的 ValueError（或 TypeError）："
-            "这样的输入要在 check_routing_inputs 里、任何一次启动之前拒绝",
+            f"这样的输入要在 check_routing_inputs 里、任何一次启动之前拒绝{pointer[0]}",
             f"{what}: route raised {deeper}, not a ValueError (or TypeError) naming {name}: refuse such input "
-            "in check_routing_inputs, before any launch",
+            f"in check_routing_inputs, before any launch{pointer[1]}",
             "2.3",
         )
     if before is not None and not torch.equal(ids, before):
