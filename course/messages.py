@@ -35,6 +35,7 @@ __all__ = [
     "triton_said",
     "int64_coordinate_words",
     "atomic_dtype_words",
+    "broken_capture_words",
 ]
 
 
@@ -212,14 +213,15 @@ BROKEN_CAPTURE_RNG = "Offset increment outside graph capture encountered unexpec
 
 
 def broken_capture_words(text):
-    """(zh, en) saying why a failure with torch's BROKEN_CAPTURE_RNG words is not its own test's fault, else None."""
+    """Why a failure whose words (`text`) hold torch's BROKEN_CAPTURE_RNG is not its own check's fault, in the
+    reader's language; "" for any other failure."""
     if BROKEN_CAPTURE_RNG not in text:
-        return None
-    return (
-        "torch 在这个进程里已经不能在 GPU 上取随机数了：之前某个 CUDA graph 捕获中途出错（比如一次在捕获中"
+        return ""
+    return say(
+        zh="torch 在这个进程里已经不能在 GPU 上取随机数了：之前某个 CUDA graph 捕获中途出错（比如一次在捕获中"
         "自动调优的调用），留下的生成器以为捕获还在进行；先看本轮第一个提到捕获的失败，这一项本身不是原因",
-        "torch can no longer draw random numbers on the GPU in this process: a CUDA graph capture earlier in the run "
-        "failed partway (a call that autotuned inside it, say) and left the generator believing a capture still "
+        en="torch can no longer draw random numbers on the GPU in this process: a CUDA graph capture earlier in the "
+        "run failed partway (a call that autotuned inside it, say) and left the generator believing a capture still "
         "runs; read the run's first failure that names a capture: this check itself is not the cause",
     )
 

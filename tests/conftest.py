@@ -226,9 +226,9 @@ def pytest_runtest_makereport(item, call):
             en=f"{item.nodeid}: skipped ({_skip_text(report)}), but only the suite's own marks may "
             f"skip a check: a skipped check does not pass",
         )
-    broken = broken_capture_words(str(call.excinfo.value)) if report.failed and call.excinfo else None
+    broken = broken_capture_words(str(call.excinfo.value)) if report.failed and call.excinfo else ""
     if broken:  # the test met torch's generator left broken by an earlier failed capture
-        report.sections.append(("cause", say(zh=broken[0], en=broken[1])))
+        report.sections.append(("cause", broken))
     if report.failed:
         pytest_cmd = f"{_this_python(item.config.rootpath)} -m pytest"
         report.sections.append(

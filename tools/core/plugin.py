@@ -116,7 +116,7 @@ def pytest_runtest_makereport(item, call):
         if not isinstance(call.excinfo.value, pytest.skip.Exception):  # a skip's words: its longrepr
             report.course_message = message_of(call.excinfo.value)
             if broken := broken_capture_words(str(call.excinfo.value)):  # not this check's fault: say whose
-                report.course_message += "\n  " + say(zh=broken[0], en=broken[1])
+                report.course_message += "\n  " + broken
             report.course_kind = type(call.excinfo.value).__name__
         found = graded_frames(call.excinfo.value)
         message = str(call.excinfo.value)
