@@ -46,6 +46,7 @@ from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
 from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
 from course.lessons.t5_mistakes_zhlearner12 import ZHLEARNER12, ZHLEARNER12_CAUSES
+from course.lessons.t5_mistakes_zhlearner15b import ZHLEARNER15B, ZHLEARNER15B_CAUSES
 
 # The words a T5 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -323,3 +324,5 @@ MISTAKES = MISTAKES + HUNT14  # hunt14's (t5_mistakes_hunt14.py), last
 CAUSES |= HUNT14_CAUSES
 MISTAKES = MISTAKES + ENLEARNER14  # enlearner14's, last
 CAUSES |= ENLEARNER14_CAUSES
+MISTAKES = MISTAKES + ZHLEARNER15B  # zhlearner15b's (t5_mistakes_zhlearner15b.py), last
+CAUSES |= ZHLEARNER15B_CAUSES

@@ -9,6 +9,7 @@ from course.messages import fail
 
 from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile, unwritten_where
 from .halves import fail_if_halves_mixed, fail_if_one_half_without_bias
+from .lost_constants import fail_if_epilogue_constant_lost
 from .swaps import fail_if_store_swapped, fail_if_sums_turned
 from support import DEVICE, OUT_RTOL, padded, rel_err, spans
 
@@ -296,7 +297,7 @@ def test_store_tile_rounds_once_after_the_bias(probes, subtile):
 
 @pytest.mark.t5_2
 @pytest.mark.parametrize("mode", ["dp", "swap"])
-def test_matmul_whole_tile_with_bias_and_gelu(t5, mode):
+def test_matmul_whole_tile_with_bias_and_gelu(t5, probes, mode):
     """The whole kernel with EPILOGUE_SUBTILE = 1, bias and GELU: data-parallel tiles, or the
     turned-around tiles of a decode step (§6.3); 2 x 3 tiles of 32 (of 16 x 32 for swap)."""
     M, N, K = 45, 70, 96
@@ -309,6 +310,7 @@ def test_matmul_whole_tile_with_bias_and_gelu(t5, mode):
     if mode == "dp" and err > OUT_RTOL[torch.float16]:  # the tile loop's sums taken elsewhere (T5.1) show here first
         act = torch.nn.functional.gelu
         fail_if_sums_turned(c, a, b, 32, 32, lambda x: act(x + bias.double()), OUT_RTOL[torch.float16], case)
+        fail_if_epilogue_constant_lost(probes, c, a, b, bias, OUT_RTOL[torch.float16], case)
     if c.isnan().any() or err > OUT_RTOL[torch.float16]:
         fail(
             T5,

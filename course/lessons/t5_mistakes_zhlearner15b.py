@@ -1,0 +1,69 @@
+"""Lesson T5's mutants of our own from a walk of a learner who reads Chinese (zhlearner15b, 2026-12-05): each was
+caught, but with a message that only described it (a relative error), until the check named with it learnt to tell
+it apart.  Only make check runs them (table=False, not in §8); each must be caught by its test, whose message names
+its cause (a key of t5_mistakes.CAUSES, ZHLEARNER15B_CAUSES here).  t5_mistakes.py gathers them last.
+"""
+
+from course.lessons.t5_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+ZHLEARNER15B_CAUSES = {
+    "dp-lost-has-bias": (
+        "data_parallel_tiles 交给 finish_tile 的 HAS_BIAS 不是",
+        "data_parallel_tiles handed finish_tile another HAS_BIAS",
+    ),
+    "dp-lost-activation": (
+        "data_parallel_tiles 交给 finish_tile 的 ACTIVATION 不是",
+        "data_parallel_tiles handed finish_tile another ACTIVATION",
+    ),
+    "dp-lost-kmajor": (
+        "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
+        "data_parallel_tiles handed k_segment another B_KMAJOR",
+    ),
+}
+
+# data_parallel_tiles in the reference: its two calls, with the config's constants passed on
+DP_CALLS = (
+    "        acc = k_segment(a_desc, b_desc, trace_ptr, tile_id, pid_m, pid_n, 0, k_blocks,\n"
+    "                        BLOCK_M, BLOCK_N, BLOCK_K, B_KMAJOR, TRACE)\n"
+    "        finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,\n"
+    "                    BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)\n"
+    "    # ---- T5.1 end ----\n"
+)
+
+ZHLEARNER15B = (
+    own(
+        "zhlearner15b-dp-has-bias-false",
+        "T5.2",
+        "data_parallel_tiles hands finish_tile False for HAS_BIAS: T5.1's counting launches cannot see it, and T5.2's "
+        "whole-kernel check said only 'relative error 1.00e-01' (zhlearner15b)",
+        "2.3",
+        DP_CALLS,
+        DP_CALLS.replace("EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION", "EPILOGUE_SUBTILE, False, ACTIVATION"),
+        "test_matmul_whole_tile_with_bias_and_gelu[dp]",
+        "dp-lost-has-bias",
+    ),
+    own(
+        "zhlearner15b-dp-activation-none",
+        "T5.2",
+        "data_parallel_tiles hands finish_tile the literal 'none' for ACTIVATION: the product has its bias and no "
+        "GELU; the check said only its relative error (zhlearner15b)",
+        "2.3",
+        DP_CALLS,
+        DP_CALLS.replace("HAS_BIAS, ACTIVATION, TRACE", 'HAS_BIAS, "none", TRACE'),
+        "test_matmul_whole_tile_with_bias_and_gelu[dp]",
+        "dp-lost-activation",
+    ),
+    own(
+        "zhlearner15b-dp-kmajor-false",
+        "T5.2",
+        "data_parallel_tiles hands k_segment False for B_KMAJOR: with b = W.t() the K-major descriptor is read as if "
+        "it held a row-major B; the check said only 'relative error 1.19e+00' and the Hopper compile pointed at "
+        "k_block_loop's tl.dot (zhlearner15b)",
+        "2.3",
+        DP_CALLS,
+        DP_CALLS.replace("BLOCK_K, B_KMAJOR, TRACE", "BLOCK_K, False, TRACE"),
+        "test_matmul_data_parallel[45-37-83-3-b = W.t()-torch.float16]",
+        "dp-lost-kmajor",
+    ),
+)
