@@ -92,12 +92,12 @@ LESSON = Lesson(
                     "16; t.data_ptr() % 16 == 0. The line you return names the tensor and the rule it breaks.",
                 ),
                 (
-                    "b.t() 的 stride 是 (1, K)：它本身不合规；要是 b.t() 的 b.t()（即 (N, K) 的原张量）三条规矩都合，"
-                    "就按 K-major 读：box 取 [BLOCK_N, BLOCK_K]，load 之后 .T。三条都要在 b.t() 上查：fp16、形状 "
+                    "传进来的 b 是 W.t() 时 stride 是 (1, K)：b 本身不合规；要是 b.t()（也就是 (N, K) 的 W 本身）三条规矩"
+                    "都合，就按 K-major 读：box 取 [BLOCK_N, BLOCK_K]，load 之后 .T。三条都要在 b.t() 上查：fp16、形状 "
                     "(48, 45) 的 W 每行 90 字节，照样要复制（§3.2）。其余不合规的用 aligned_copy()，"
                     "fallback=False 时抛 ValueError。",
-                    "b.t() has strides (1, K): it breaks the rules; where its transpose, the (N, K) tensor, keeps all "
-                    "three, read it K-major: box [BLOCK_N, BLOCK_K], and .T after the load. Check all three on b.t(): "
+                    "A b passed as W.t() has strides (1, K): b itself breaks the rules; where b.t(), the (N, K) W "
+                    "itself, keeps all three, read it K-major: box [BLOCK_N, BLOCK_K], and .T after the load. Check all three on b.t(): "
                     "an fp16 W of shape (48, 45) has rows of 90 bytes and is copied all the same (§3.2). Copy any "
                     "other offender with aligned_copy(), or raise ValueError when fallback=False.",
                 ),
