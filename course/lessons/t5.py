@@ -92,14 +92,14 @@ LESSON = Lesson(
                     "16; t.data_ptr() % 16 == 0. The line you return names the tensor and the rule it breaks.",
                 ),
                 (
-                    "传进来的 b 是 W.t() 时 stride 是 (1, K)：b 本身不合规；要是 b.t()（也就是 (N, K) 的 W 本身）三条规矩"
-                    "都合，就按 K-major 读：box 取 [BLOCK_N, BLOCK_K]，load 之后 .T。三条都要在 b.t() 上查：fp16、形状 "
-                    "(48, 45) 的 W 每行 90 字节，照样要复制（§3.2）。其余不合规的用 aligned_copy()，"
+                    "传进来的 b 是 W.t() 时 stride 是 (1, K)：b 本身不合规；要是 b.t()（也就是 (N, K) 的 W 本身）"
+                    "三条规矩都合，就按 K-major 读：box 取 [BLOCK_N, BLOCK_K]，load 之后 .T。三条都要在 b.t() 上"
+                    "查：fp16、形状 (48, 45) 的 W 每行 90 字节，照样要复制（§3.2）。其余不合规的用 aligned_copy()，"
                     "fallback=False 时抛 ValueError。",
                     "A b passed as W.t() has strides (1, K): b itself breaks the rules; where b.t(), the (N, K) W "
-                    "itself, keeps all three, read it K-major: box [BLOCK_N, BLOCK_K], and .T after the load. Check all three on b.t(): "
-                    "an fp16 W of shape (48, 45) has rows of 90 bytes and is copied all the same (§3.2). Copy any "
-                    "other offender with aligned_copy(), or raise ValueError when fallback=False.",
+                    "itself, keeps all three, read it K-major: box [BLOCK_N, BLOCK_K], and .T after the load. Check "
+                    "all three on b.t(): an fp16 W of shape (48, 45) has rows of 90 bytes and is copied all the same "
+                    "(§3.2). Copy any other offender with aligned_copy(), or raise ValueError when fallback=False.",
                 ),
             ),
             title_zh="TMA 张量描述符",
