@@ -16,6 +16,8 @@ ZHLEARNER15B_CAUSES = {
         "data_parallel_tiles 交给 finish_tile 的 ACTIVATION 不是",
         "data_parallel_tiles handed finish_tile another ACTIVATION",
     ),
+    "c-box-rows-split": ("切的是行", "the rows split"),
+    "b-box-kmajor-shape": ("那是 K-major 的 B 的 box", "the box of a K-major B"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -65,5 +67,27 @@ ZHLEARNER15B = (
         DP_CALLS.replace("BLOCK_K, B_KMAJOR, TRACE", "BLOCK_K, False, TRACE"),
         "test_matmul_data_parallel[45-37-83-3-b = W.t()-torch.float16]",
         "dp-lost-kmajor",
+    ),
+    own(
+        "zhlearner15b-c-box-rows-split",
+        "T5.2",
+        "make_descriptors splits C's box by rows, [BLOCK_M // EPILOGUE_SUBTILE, BLOCK_N]: the check said only the box "
+        "it got and the one it wanted (zhlearner15b)",
+        "3.1",
+        "    c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])\n",
+        "    c_desc = TensorDescriptor.from_tensor(c, [BLOCK_M // EPILOGUE_SUBTILE, BLOCK_N])\n",
+        "test_make_descriptors_boxes",
+        "c-box-rows-split",
+    ),
+    own(
+        "zhlearner15b-b-box-kmajor-always",
+        "T5.2",
+        "make_descriptors gives a row-major B the K-major box [BLOCK_N, BLOCK_K]: A's box turned round was named, "
+        "B's said only the box it got (zhlearner15b)",
+        "3.1",
+        "[BLOCK_N, BLOCK_K] if b_kmajor else [BLOCK_K, BLOCK_N])",
+        "[BLOCK_N, BLOCK_K])",
+        "test_make_descriptors_boxes",
+        "b-box-kmajor-shape",
     ),
 )

@@ -7,6 +7,7 @@ import triton
 from course.i18n import say
 from course.messages import fail
 
+from .box_causes import box_cause
 from .common import T5, offsets_in_elements
 from .swaps import fail_if_a_load_swapped
 from support import ACC_RTOL, DEVICE, descriptor, padded, rel_err
@@ -335,41 +336,12 @@ def test_make_descriptors_boxes(t5):
             en=f"make_descriptors, {blocks}, " + ("B K-major, b is (N, K)" if kmajor else "B row-major, b is (K, N)"),
         )
         for desc, (name, (t, box)) in zip(got, want.items(), strict=True):
-            transposed = name == "b_desc" and kmajor
-            halved = name == "c_desc" and list(desc.block_shape) == [bm // 2, bn // subtile]  # C's rows alone
-            whole = name == "c_desc" and subtile == 2 and list(desc.block_shape) == [bm, bn]  # the subtile left out
-            turned = name == "a_desc" and list(desc.block_shape) == [bk, bm]  # A's box the other way round
             if list(desc.block_shape) != box:
+                why = box_cause(name, list(desc.block_shape), bm, bn, bk, kmajor, subtile)
                 fail(
                     T5,
-                    f"{case}：{name} 的 box 是 {list(desc.block_shape)}，应当是 {box}"
-                    + ("（K-major 时读的是 Bᵀ，box 是 [BLOCK_N, BLOCK_K]）" if transposed else "")
-                    + ("（行数被减半了：EPILOGUE_SUBTILE 只切分列，box 的行数仍是 BLOCK_M）" if halved else "")
-                    + (
-                        "（整个 tile：EPILOGUE_SUBTILE=2 时一次只写半个 tile，"
-                        "box 是 [BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE]）"
-                        if whole
-                        else ""
-                    )
-                    + ("（是 [BLOCK_K, BLOCK_M]，横竖反了：A 的 box 是 BLOCK_M 行、BLOCK_K 列）" if turned else ""),
-                    f"{case}: {name}'s box is {list(desc.block_shape)}, {box} expected"
-                    + (" (K-major, it reads B^T: the box is [BLOCK_N, BLOCK_K])" if transposed else "")
-                    + (
-                        " (its rows halved: EPILOGUE_SUBTILE splits the columns alone; the box keeps BLOCK_M rows)"
-                        if halved
-                        else ""
-                    )
-                    + (
-                        " (the whole tile: with EPILOGUE_SUBTILE=2 a store writes half a tile, so the box is "
-                        "[BLOCK_M, BLOCK_N // EPILOGUE_SUBTILE])"
-                        if whole
-                        else ""
-                    )
-                    + (
-                        " ([BLOCK_K, BLOCK_M], turned round: A's box is BLOCK_M rows of BLOCK_K columns)"
-                        if turned
-                        else ""
-                    ),
+                    f"{case}：{name} 的 box 是 {list(desc.block_shape)}，应当是 {box}{why[0]}",
+                    f"{case}: {name}'s box is {list(desc.block_shape)}, {box} expected{why[1]}",
                     "3.1",
                 )
             earlier = next((n for n, ts in enumerate(given[:-1]) if desc.base.data_ptr() in ptrs(ts)), None)
