@@ -18,6 +18,11 @@ ZHLEARNER15B_CAUSES = {
     ),
     "c-box-rows-split": ("切的是行", "the rows split"),
     "b-box-kmajor-shape": ("那是 K-major 的 B 的 box", "the box of a K-major B"),
+    "begins-as-if-longer": (
+        "每段都从 pid * (total // NUM_PROGS + 1) 开始",
+        "each run starts at pid * (total // NUM_PROGS + 1)",
+    ),
+    "owners-one-length": ("好像每段都是", "as if every run were"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -89,5 +94,38 @@ ZHLEARNER15B = (
         "[BLOCK_N, BLOCK_K])",
         "test_make_descriptors_boxes",
         "b-box-kmajor-shape",
+    ),
+    own(
+        "zhlearner15b-run-begins-as-if-longer",
+        "T5.3",
+        "sk_run starts run pid at pid * (base + 1), as if every earlier run had the extra k-block: the runs leave "
+        "gaps; the check said only what it expected and got (zhlearner15b)",
+        "4.1",
+        "    begin = pid * base + tl.minimum(pid, extra)\n",
+        "    begin = pid * (base + 1)\n",
+        "test_sk_runs_cover_every_k_block_once[12-3]",
+        "begins-as-if-longer",
+    ),
+    own(
+        "zhlearner15b-owner-of-long-runs",
+        "T5.3",
+        "sk_program_of is it // (base + 1) alone, every run taken as a long one: with total % NUM_PROGS == 0 the check "
+        "said only the owners it expected and got (zhlearner15b)",
+        "4.1",
+        "    owner = tl.where(it < big, it // (base + 1), extra + (it - big) // tl.maximum(base, 1))\n",
+        "    owner = it // (base + 1)\n",
+        "test_sk_runs_cover_every_k_block_once[12-3]",
+        "owners-one-length",
+    ),
+    own(
+        "zhlearner15b-owner-of-short-runs",
+        "T5.3",
+        "sk_program_of is it // base, at most NUM_PROGS - 1, every run taken as a short one: the check said only the "
+        "owners it expected and got (zhlearner15b)",
+        "4.1",
+        "    owner = tl.where(it < big, it // (base + 1), extra + (it - big) // tl.maximum(base, 1))\n",
+        "    owner = tl.minimum(it // tl.maximum(base, 1), NUM_PROGS - 1)\n",
+        "test_sk_runs_cover_every_k_block_once[13-3]",
+        "owners-one-length",
     ),
 )

@@ -10,6 +10,7 @@ from course.messages import fail
 from .common import T5, check_trace, new_trace, trace_rows
 from .crashes import waits_told
 from .flags_left_up import FLAGS_LEFT_UP, flags_read_by_others, some_flags_up_words
+from .run_causes import begins_as_if_longer, owners_as_if_one_length
 from .stream_k_cases import (
     SK_CASES,
     from_tile_begin,
@@ -41,6 +42,7 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
         closed = got == [(lo, hi - 1) for lo, hi in want]  # each end the run's last k-block, not one past it
         # end = begin + base + (pid <= extra): program `extra` one k-block longer too, into the next run
         one_more = got == [(lo, lo + base + (p <= extra)) for p, (lo, _) in enumerate(want)]
+        longer = begins_as_if_longer(got, total, progs)
         fail(
             T5,
             f"{total} 个 k-block 分给 {progs} 个程序：各段应当首尾相接"
@@ -56,7 +58,7 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
                 else f"：这正是 end 里用 pid <= extra 的结果：程序 {extra}（pid == extra）的段也多了一个 k-block，"
                 f"伸进了下一段；只有编号小于 extra 的程序多一个，条件是 pid < extra"
                 if one_more
-                else ""
+                else longer[0]
             ),
             f"{total} k-blocks over {progs} programs: the runs lie end to end, "
             + (
@@ -75,7 +77,7 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
                 else f": it is what pid <= extra in the end gives: program {extra}'s run (pid == extra) got one more "
                 f"k-block too, into the next run; only the programs below extra get one more, pid < extra"
                 if one_more
-                else ""
+                else longer[1]
             ),
             "4.1",
         )
@@ -83,6 +85,7 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
     got_owner = owners.cpu().tolist()
     if got_owner != want_owner:
         by_cdiv = got_owner == [it // per for it in range(total)]  # as if every run were cdiv(total, NUM_PROGS) long
+        one_length = ("", "") if by_cdiv else owners_as_if_one_length(got_owner, total, progs)
         fail(
             T5,
             f"sk_program_of 和 sk_run 对不上：k-block 的归属期望 {want_owner}，得到 {got_owner}"
@@ -90,14 +93,14 @@ def test_sk_runs_cover_every_k_block_once(probes, total, progs):
                 f"：这是 it // cdiv(total, NUM_PROGS)（{per}），好像每段都是 {per} 个；前 total % NUM_PROGS 段才"
                 f"有 {base + 1} 个，其余只有 {base} 个"
                 if by_cdiv
-                else ""
+                else one_length[0]
             ),
             f"sk_program_of disagrees with sk_run: expected owners {want_owner}, got {got_owner}"
             + (
                 f": it // cdiv(total, NUM_PROGS) ({per}), as if every run were {per} long; only the first "
                 f"total % NUM_PROGS runs are {base + 1} long, the others {base}"
                 if by_cdiv
-                else ""
+                else one_length[1]
             ),
             "4.1",
         )

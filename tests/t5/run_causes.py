@@ -1,0 +1,44 @@
+"""Two more shapes of a wrong stream-K split (T5.3, test_sk_runs_cover_every_k_block_once), each named only
+when sk_run's runs or sk_program_of's owners are exactly what that mistake gives (zhlearner15b's walk,
+2026-12-05): every run placed as if the runs before it were all one k-block longer, and owners worked out as
+if every run had one length, total // NUM_PROGS or one more."""
+
+
+def begins_as_if_longer(got, total, progs):
+    """(zh, en) where each run starts at pid * (total // NUM_PROGS + 1), its length right; else ("", "")."""
+    base, extra = divmod(total, progs)
+    if got != [(p * (base + 1), p * (base + 1) + base + (p < extra)) for p in range(progs)]:
+        return "", ""
+    return (
+        "：每段都从 pid * (total // NUM_PROGS + 1) 开始，好像前面每一段都多一个 k-block；前面只有 "
+        "min(pid, total % NUM_PROGS) 段多一个，begin 是 pid * (total // NUM_PROGS) + min(pid, total % NUM_PROGS)",
+        ": each run starts at pid * (total // NUM_PROGS + 1), as if every run before it were one k-block longer; "
+        "only min(pid, total % NUM_PROGS) of them are, so begin is pid * (total // NUM_PROGS) + min(pid, "
+        "total % NUM_PROGS)",
+    )
+
+
+def owners_as_if_one_length(got_owner, total, progs):
+    """(zh, en) where the owners are it // L (or that, at most NUM_PROGS - 1) for L = total // NUM_PROGS + 1 or
+    total // NUM_PROGS, the runs all taken as L long; else ("", "")."""
+    base, extra = divmod(total, progs)
+    for length, formula in ((base + 1, "total // NUM_PROGS + 1"), (base, "total // NUM_PROGS")):
+        if length == 0:
+            continue
+        plain = [it // length for it in range(total)]
+        if got_owner in (plain, [min(o, progs - 1) for o in plain]):
+            actual = (
+                (
+                    f"实际上前 total % NUM_PROGS = {extra} 段各 {base + 1} 个，其余各 {base} 个，"
+                    "所以 sk_program_of 要分两段算",
+                    f"the first total % NUM_PROGS = {extra} runs are {base + 1} long and the others {base}, so "
+                    "sk_program_of works in two parts",
+                )
+                if extra
+                else (f"实际上每段都是 {base} 个", f"every run is {base} long")
+            )
+            return (
+                f"：这是 it // ({formula}) = it // {length}，好像每段都是 {length} 个；{actual[0]}",
+                f": it is it // ({formula}) = it // {length}, as if every run were {length} long; {actual[1]}",
+            )
+    return "", ""
