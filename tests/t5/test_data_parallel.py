@@ -25,7 +25,10 @@ def test_matmul_data_parallel(t5, dtype, layout, M, N, K, progs):
     """The persistent data-parallel kernel end to end: every tile once, the product right."""
     config = cfg(t5)
     c, a, b, rows = product_case(t5, M, N, K, dtype, layout, progs, config)
-    case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, {progs} programs"
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} {dtype}，{layout}，{progs} 个程序",
+        en=f"{M}x{K} @ {K}x{N} {dtype}, {layout}, {progs} programs",
+    )
     if rel_err(c, a.double() @ b.double()) > OUT_RTOL[dtype]:  # the tile loop's sums taken elsewhere, named
         fail_if_sums_turned(c, a, b, 32, 32, lambda x: x, OUT_RTOL[dtype], case)
         fail_if_rounded_to_fp16(c, a, b, dtype, case, "2.2")
@@ -82,7 +85,10 @@ def test_decode_turned_around(t5, dtype, layout, M, N, K, progs):
     descriptors, T4's order and your store_tile: every tile once, the product right."""
     config = t5.Config(16, 32, 32, 2, 4, 2, 1, False, "swap")
     c, a, b, rows = product_case(t5, M, N, K, dtype, layout, progs, config)
-    case = f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode swap, {progs} programs"
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} {dtype}，{layout}，mode swap，{progs} 个程序",
+        en=f"{M}x{K} @ {K}x{N} {dtype}, {layout}, mode swap, {progs} programs",
+    )
     check_product(c, a, b, dtype, case, "6.3")
     tiles = triton.cdiv(M, 16) * triton.cdiv(N, 32)
     check_trace(

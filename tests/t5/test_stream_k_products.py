@@ -5,6 +5,7 @@ import pytest
 import torch
 import triton
 
+from course.i18n import say
 from course.messages import fail
 
 from .common import T5, cfg, check_product, check_trace, gelu, product_case, run_matmul
@@ -52,7 +53,10 @@ pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its s
 def test_stream_k_products_are_right_and_bitwise_repeatable(t5, probes, dtype, mode, M, N, K, progs):
     config = cfg(t5, mode=mode)
     c, a, b, rows = product_case(t5, M, N, K, dtype, "row-major", progs, config)
-    case = f"{M}x{K} @ {K}x{N} {dtype}, mode={mode}, {progs} programs"
+    case = say(
+        zh=f"{M}x{K} @ {K}x{N} {dtype}，mode={mode}，{progs} 个程序",
+        en=f"{M}x{K} @ {K}x{N} {dtype}, mode={mode}, {progs} programs",
+    )
     grid, k_blocks = (triton.cdiv(M, 32), triton.cdiv(N, 32)), triton.cdiv(K, 32)
     plan = t5.stream_k_plan(grid[0] * grid[1], k_blocks, progs, mode)
     if rel_err(c, a.double() @ b.double()) > OUT_RTOL[dtype]:  # a known wrong product is named first
@@ -121,7 +125,10 @@ def test_stream_k_with_w_t_bias_and_gelu(t5):
     M, N, K = 45, 70, 160  # 2 x 3 tiles of 32, 5 k-blocks each, all of them stream-K's
     x, w = padded(M, K, torch.float16)[0], padded(N, K, torch.float16)[0]
     bias = padded(1, 2 * N, torch.float16)[0][0, ::2]
-    case = f"x {M}x{K} @ W.t() ({N}x{K} W), fp16, mode=sk, 3 programs, bias with stride 2, GELU"
+    case = say(
+        zh=f"x {M}x{K} @ W.t()（W 是 {N}x{K}），fp16，mode=sk，3 个程序，bias 步长 2，GELU",
+        en=f"x {M}x{K} @ W.t() ({N}x{K} W), fp16, mode=sk, 3 programs, bias with stride 2, GELU",
+    )
     c = run_matmul(t5, case, "4.2", x, w.t(), bias=bias, activation="gelu", config=cfg(t5, mode="sk"), num_programs=3)
     product = x.double() @ w.double().t()
     err = rel_err(c, gelu(product + bias.double()))
