@@ -23,6 +23,10 @@ ZHLEARNER15B_CAUSES = {
         "each run starts at pid * (total // NUM_PROGS + 1)",
     ),
     "owners-one-length": ("好像每段都是", "as if every run were"),
+    "kmajor-untransposed": (
+        "返回的 b 却还是传进来的 b 的形状 (K, N)",
+        "the b returned has the shape (K, N) of the b passed in",
+    ),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -127,5 +131,17 @@ ZHLEARNER15B = (
         "    owner = tl.minimum(it // tl.maximum(base, 1), NUM_PROGS - 1)\n",
         "test_sk_runs_cover_every_k_block_once[13-3]",
         "owners-one-length",
+    ),
+    own(
+        "zhlearner15b-kmajor-b-not-transposed",
+        "T5.2",
+        "tma_ready sets b_kmajor=True for b = W.t() but leaves b as it came, (K, N): then b breaks rule 1 and is "
+        "copied; the check said b_kmajor=True, shape (64, 24), a copy, with no word on the transpose left out "
+        "(zhlearner15b)",
+        "3.2",
+        "        b, b_kmajor = b.t(), True\n",
+        "        b_kmajor = True\n",
+        "test_tma_ready_reads_b_t_k_major_without_a_copy",
+        "kmajor-untransposed",
     ),
 )

@@ -45,15 +45,29 @@ def test_tma_ready_reads_b_t_k_major_without_a_copy(t5):
     a, w = random((40, 64), torch.float16), random((24, 64), torch.float16)
     for fallback in (True, False):
         a2, b2, kmajor = ready_k_major(t5, a, w, fallback)
+        # marked K-major but b left as it came, (K, N): then it breaks rule 1 and is copied
+        untransposed = kmajor and tuple(b2.shape) == (64, 24)
         if not kmajor or b2.data_ptr() != w.data_ptr() or tuple(b2.shape) != (24, 64):
             fail(
                 T5,
                 f"b = W.t()，W 是行主序的 (24, 64)：应当按 K-major 直接读 W（b_kmajor=True，返回的 b 就是 W，"
                 f"不复制）；得到 b_kmajor={kmajor}，shape {tuple(b2.shape)}"
-                + ("、另一块内存（复制了）" if b2.data_ptr() != w.data_ptr() else ""),
+                + ("、另一块内存（复制了）" if b2.data_ptr() != w.data_ptr() else "")
+                + (
+                    "：标成了 K-major，返回的 b 却还是传进来的 b 的形状 (K, N)，不是 b.t() 的 (N, K)：b_kmajor=True "
+                    "时把 b 换成 b.t()（就是 W 本身，合规，不用复制）"
+                    if untransposed
+                    else ""
+                ),
                 f"b = W.t() with W a row-major (24, 64): read W K-major as it is (b_kmajor=True, the b returned "
                 f"is W itself, no copy); got b_kmajor={kmajor}, shape {tuple(b2.shape)}"
-                + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else ""),
+                + (", other memory (a copy)" if b2.data_ptr() != w.data_ptr() else "")
+                + (
+                    ": marked K-major, yet the b returned has the shape (K, N) of the b passed in, not the (N, K) of "
+                    "b.t(): with b_kmajor=True, b becomes b.t() (W itself, which keeps the rules: no copy)"
+                    if untransposed
+                    else ""
+                ),
                 "3.2",
             )
         if a2.data_ptr() != a.data_ptr():
