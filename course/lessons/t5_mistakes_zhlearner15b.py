@@ -27,6 +27,7 @@ ZHLEARNER15B_CAUSES = {
         "返回的 b 却还是传进来的 b 的形状 (K, N)",
         "the b returned has the shape (K, N) of the b passed in",
     ),
+    "collect-replaced": ("每一轮读到的 partial 都换掉了 acc", "each turn the partial read replaced acc"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -143,5 +144,16 @@ ZHLEARNER15B = (
         "        b_kmajor = True\n",
         "test_tma_ready_reads_b_t_k_major_without_a_copy",
         "kmajor-untransposed",
+    ),
+    own(
+        "zhlearner15b-collect-replaces-acc",
+        "T5.3",
+        "sk_collect_partials writes acc = the partial read, not acc +=: the owner's sum is the last partial alone; the "
+        "check said only how many cells differ from the in-order sum (zhlearner15b)",
+        "4.2",
+        '        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n',
+        '        acc = tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n',
+        "test_sk_collect_partials_alone",
+        "collect-replaced",
     ),
 )

@@ -164,6 +164,7 @@ def test_sk_collect_partials_alone(probes):
         # one program's slot read on every turn of the loop (p never used in the address), or -1
         one = next((q for q in range(n) if torch.equal(out, in_order_sum(acc, partials[[q] * n], first, pid))), -1)
         slip = collect_order_slip(out, acc, partials, first, pid)
+        replaced = torch.equal(out, partials[pid - 1])  # acc = the partial read, each turn: the last one alone left
         fail(
             T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：{(out != want).sum().item()} 个格子（共 "
@@ -205,6 +206,12 @@ def test_sk_collect_partials_alone(probes):
                 else ""
             )
             + slip[0]
+            + (
+                f"：这正是程序 {pid - 1} 的 partial 本身：每一轮读到的 partial 都换掉了 acc（acc = 读到的值），"
+                "owner 自己的 acc 和前面的 partial 都丢了；要加上去：acc += 读到的 partial"
+                if replaced
+                else ""
+            )
             + "（每个槽里的 tile 按行主序放，§4.2）",
             f"sk_collect_partials(first_pid={first}, pid={pid}): {(out != want).sum().item()} of {out.numel()} "
             f"cells differ from acc + the partials of programs {first}..{pid - 1}, added one by one in that order"
@@ -246,6 +253,12 @@ def test_sk_collect_partials_alone(probes):
                 else ""
             )
             + slip[1]
+            + (
+                f": this is program {pid - 1}'s partial itself: each turn the partial read replaced acc (acc = the "
+                "value read), so the owner's own acc and the partials before were lost; add it: acc += the partial"
+                if replaced
+                else ""
+            )
             + " (each slot holds its tile row-major, §4.2)",
             "4.2",
         )
