@@ -25,6 +25,22 @@ from course.registry import lesson_writing
 from tools.core.tables import rjust, table
 from tools.study import common as study
 
+# The description in Chinese: --help speaks the learner's language (COURSE_LANG), as make loads' does.
+DESCRIPTION_ZH = """哪个程序算哪个 tile 的哪些 k-block：stream-K 的切分（讲义 §4，写 sk_run 的那一课）。
+
+跑的是你自己的 sk_run 和 sk_program_of（mine/ 里的；--solution：参考答案），经过本文件的一个探针
+kernel，有 GPU 时在 GPU 上、没有时在 Triton 解释器上；主机端跑你的 stream_k_split 和 persistent_grid：
+表里是你的代码做了什么，不是它该做什么。每个 tile 一行，每个 k-block 一列，格子里是累加这个 k-block
+的程序；持有 tile 最后一个 k-block 的程序是 owner（跑 epilogue），其余的发布 partial。stream-K 之后的
+数据并行 tile 各由一个程序整块算完。
+
+    make streamk                                    # §4.1 的例子：4 个 tile x 5 个 k-block，3 个程序
+    make streamk ARGS="96 128 256 --programs 5"     # M N K：12 个 tile、每个 8 个 k-block，7 个走 stream-K
+    make streamk ARGS="--mode dp"                   # 完全不用 stream-K
+    make streamk ARGS="--format markdown"
+    make streamk ARGS="--png /tmp/streamk.png"
+"""
+
 STUDIED = "sk_run"  # with sk_program_of and stream_k_split; the step that writes it gives the lesson
 
 PROGRAM_SHADES = ("#dbe9f6", "#fde3c3", "#d9f0d3", "#f2d7ee", "#fff2b3", "#e0e0e0", "#cfe8e6", "#f6d5d5")
@@ -307,26 +323,50 @@ def draw(s, path):
 
 
 def main(argv=None):
-    parser = study.Parser("make streamk", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("M", type=int, nargs="?", default=64, help="rows of C (default 64)")
-    parser.add_argument("N", type=int, nargs="?", default=64, help="columns of C (default 64)")
-    parser.add_argument("K", type=int, nargs="?", default=160, help="the inner dimension (default 160)")
+    parser = study.Parser(
+        "make streamk",
+        description=say(zh=DESCRIPTION_ZH, en=__doc__),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument(
+        "M", type=int, nargs="?", default=64, help=say(zh="C 的行数（默认 64）", en="rows of C (default 64)")
+    )
+    parser.add_argument(
+        "N", type=int, nargs="?", default=64, help=say(zh="C 的列数（默认 64）", en="columns of C (default 64)")
+    )
+    parser.add_argument(
+        "K", type=int, nargs="?", default=160, help=say(zh="内维（默认 160）", en="the inner dimension (default 160)")
+    )
     parser.add_argument(
         "--block",
         type=int,
         nargs=3,
         default=(32, 32, 32),
         metavar=("BLOCK_M", "BLOCK_N", "BLOCK_K"),
-        help="tile and k-block sizes (default 32 32 32: with 64 64 160, §4.1's 2x2 tiles of 5 k-blocks)",
+        help=say(
+            zh="tile 和 k-block 的大小（默认 32 32 32：配上 64 64 160，就是 §4.1 的 2x2 个 tile、每个 5 个 k-block）",
+            en="tile and k-block sizes (default 32 32 32: with 64 64 160, §4.1's 2x2 tiles of 5 k-blocks)",
+        ),
     )
     parser.add_argument(
         "--programs",
         type=int,
         default=3,
-        help="the SM count given to stream_k_split: how many persistent programs can run (default 3)",
+        help=say(
+            zh="交给 stream_k_split 的 SM 数：最多能同时跑几个常驻程序（默认 3）",
+            en="the SM count given to stream_k_split: how many persistent programs can run (default 3)",
+        ),
     )
-    parser.add_argument("--mode", choices=("auto", "sk", "dp"), default="auto", help="stream_k_split's mode")
-    study.add_report_flags(parser, STUDIED, "draw the tile x k-block map into PATH instead of printing", lang=False)
+    parser.add_argument(
+        "--mode",
+        choices=("auto", "sk", "dp"),
+        default="auto",
+        help=say(zh="stream_k_split 的 mode", en="stream_k_split's mode"),
+    )
+    png = say(
+        zh="不打印，把 tile x k-block 的图画进 PATH", en="draw the tile x k-block map into PATH instead of printing"
+    )
+    study.add_report_flags(parser, STUDIED, png, lang=False)
     args = parser.parse_args(argv)
     if min(args.M, args.N, args.K, *args.block, args.programs) < 1:
         parser.error("M, N, K, the block sizes and --programs must be at least 1")
