@@ -28,6 +28,8 @@ ZHLEARNER15B_CAUSES = {
         "the b returned has the shape (K, N) of the b passed in",
     ),
     "collect-replaced": ("每一轮读到的 partial 都换掉了 acc", "each turn the partial read replaced acc"),
+    "flag-next": ("每个程序举的都是下一个程序的旗", "each program raised the next program's flag"),
+    "reset-own-flag": ("放回 0 的只有 owner 自己的旗", "the owner's own flag alone went down"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -155,5 +157,27 @@ ZHLEARNER15B = (
         '        acc = tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n',
         "test_sk_collect_partials_alone",
         "collect-replaced",
+    ),
+    own(
+        "zhlearner15b-flag-of-the-next-program",
+        "T5.3",
+        "sk_publish_partial raises flags_ptr + pid + 1: the check said only the flags it wanted and got, and the "
+        "scorecard's first failure was a wait that never ends (zhlearner15b)",
+        "4.2",
+        'tl.atomic_xchg(flags_ptr + pid, 1, sem="release")',
+        'tl.atomic_xchg(flags_ptr + pid + 1, 1, sem="release")',
+        "test_sk_publish_partial_alone",
+        "flag-next",
+    ),
+    own(
+        "zhlearner15b-reset-the-owners-flag",
+        "T5.3",
+        "sk_collect_partials puts flags_ptr + pid (the owner's own) back to 0 instead of flags_ptr + p: the check "
+        "said only the flags it wanted and got (zhlearner15b)",
+        "4.2",
+        'tl.atomic_xchg(flags_ptr + p, 0, sem="relaxed")',
+        'tl.atomic_xchg(flags_ptr + pid, 0, sem="relaxed")',
+        "test_sk_collect_partials_alone",
+        "reset-own-flag",
     ),
 )

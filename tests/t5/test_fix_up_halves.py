@@ -131,12 +131,24 @@ def test_sk_publish_partial_alone(probes):
             "4.2",
         )
     if flags.cpu().tolist() != [1] * n + [0]:
+        shifted = flags.cpu().tolist() == [0] + [1] * n  # each program raised flags_ptr + pid + 1, the next one's
         fail(
             T5,
             f"sk_publish_partial：发布之后 flag 应当是 {[1] * n + [0]}（每个程序把自己的 flag 置为 1），"
-            f"得到 {flags.cpu().tolist()}",
+            f"得到 {flags.cpu().tolist()}"
+            + (
+                "：每个程序举的都是下一个程序的旗（flags_ptr + pid + 1）；程序 p 的旗是 flags_ptr + pid"
+                if shifted
+                else ""
+            ),
             f"sk_publish_partial: after publishing, flags {[1] * n + [0]} expected (each program raises its "
-            f"own flag to 1), got {flags.cpu().tolist()}",
+            f"own flag to 1), got {flags.cpu().tolist()}"
+            + (
+                ": each program raised the next program's flag (flags_ptr + pid + 1); program p's flag is "
+                "flags_ptr + pid"
+                if shifted
+                else ""
+            ),
             "4.2",
         )
 
@@ -264,11 +276,24 @@ def test_sk_collect_partials_alone(probes):
         )
     want_flags = [0 if first <= p < pid else 1 for p in range(n)]
     if flags.cpu().tolist() != want_flags:
+        own = flags.cpu().tolist() == [0 if p == pid else 1 for p in range(n)]  # the owner's own flag put down alone
         fail(
             T5,
             f"sk_collect_partials(first_pid={first}, pid={pid})：结束时 flag 是 {flags.cpu().tolist()}，"
-            f"应当是 {want_flags}：加过的 partial 的 flag 放回 0，别的程序的不碰",
+            f"应当是 {want_flags}：加过的 partial 的 flag 放回 0，别的程序的不碰"
+            + (
+                f"；放回 0 的只有 owner 自己的旗（flags_ptr + pid，程序 {pid}），程序 {first}..{pid - 1} 的都还举着："
+                "加完程序 p 的 partial，放回的是 flags_ptr + p"
+                if own
+                else ""
+            ),
             f"sk_collect_partials(first_pid={first}, pid={pid}): flags {flags.cpu().tolist()} at the end, "
-            f"{want_flags} expected: the flags of the partials added go back to 0, no other flag changes",
+            f"{want_flags} expected: the flags of the partials added go back to 0, no other flag changes"
+            + (
+                f"; the owner's own flag alone went down (flags_ptr + pid, program {pid}), those of programs "
+                f"{first}..{pid - 1} are still up: after adding program p's partial, put flags_ptr + p back"
+                if own
+                else ""
+            ),
             "4.2",
         )
