@@ -30,6 +30,7 @@ ZHLEARNER15B_CAUSES = {
     "collect-replaced": ("每一轮读到的 partial 都换掉了 acc", "each turn the partial read replaced acc"),
     "flag-next": ("每个程序举的都是下一个程序的旗", "each program raised the next program's flag"),
     "reset-own-flag": ("放回 0 的只有 owner 自己的旗", "the owner's own flag alone went down"),
+    "split-all-tiles": ("这正是把全部", "it is what laying the k-blocks of all"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -179,5 +180,17 @@ ZHLEARNER15B = (
         'tl.atomic_xchg(flags_ptr + pid, 0, sem="relaxed")',
         "test_sk_collect_partials_alone",
         "reset-own-flag",
+    ),
+    own(
+        "zhlearner15b-stream-k-over-all-tiles",
+        "T5.3",
+        "stream_k_tiles lays out the k-blocks of every tile (total = num_pid_m * num_pid_n * k_blocks), not of the "
+        "first sk_tiles: the data-parallel tiles are done by stream-K too; the check said only 'tile 1 finished by "
+        "program 0, program 1 expected' (zhlearner15b)",
+        "4.2",
+        "    total = sk_tiles * k_blocks\n",
+        "    total = num_pid_m * num_pid_n * k_blocks\n",
+        "test_stream_k_every_tile_once",
+        "split-all-tiles",
     ),
 )
