@@ -193,4 +193,15 @@ ZHLEARNER15B = (
         "test_stream_k_every_tile_once",
         "split-all-tiles",
     ),
+    own(
+        "zhlearner15b-stream-k-blocks-floored",
+        "T5.3",
+        "stream_k_tiles counts K // BLOCK_K k-blocks a tile: the count-only check said only 'tile 0 summed 4 "
+        "k-blocks, 5 expected', where the whole-tile loop's check names the floor (zhlearner15b)",
+        "4.2",
+        "    k_blocks = tl.cdiv(K, BLOCK_K)\n    total = sk_tiles * k_blocks\n",
+        "    k_blocks = K // BLOCK_K\n    total = sk_tiles * k_blocks\n",
+        "test_stream_k_every_tile_once",
+        "one-k-block-short",
+    ),
 )
