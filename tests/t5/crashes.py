@@ -159,7 +159,7 @@ def run_matmul(t5, case, section, *args, **kwargs):
 
         caller = t5_caller(e) if site.filename.endswith("t4_matmul.py") else None
         if caller is not None:  # a T4 line that T5's code called: the arguments may be the cause
-            where += f", called from {place(caller, code=False)}"
+            where += say(zh=f"（由 {place(caller, code=False)} 调用）", en=f", called from {place(caller, code=False)}")
         if isinstance(inner, ProgramWaitsForever):  # a wait nothing can end, named by course/interpreter_spin.py
             fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
         if site.filename.endswith(os.path.join("tools", "tensor_descriptor.py")):
