@@ -31,6 +31,7 @@ ZHLEARNER15B_CAUSES = {
     "flag-next": ("每个程序举的都是下一个程序的旗", "each program raised the next program's flag"),
     "reset-own-flag": ("放回 0 的只有 owner 自己的旗", "the owner's own flag alone went down"),
     "split-all-tiles": ("这正是把全部", "it is what laying the k-blocks of all"),
+    "empty-last-wave": ("根本没有最后那一薄波", "there is no thin last wave at all"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -203,5 +204,16 @@ ZHLEARNER15B = (
         "    k_blocks = K // BLOCK_K\n    total = sk_tiles * k_blocks\n",
         "test_stream_k_every_tile_once",
         "one-k-block-short",
+    ),
+    own(
+        "zhlearner15b-split-rest-zero-to-stream-k",
+        "T5.3",
+        "stream_k_split leaves out the rest == 0 test: whole waves alone (264 tiles on 132 SMs) give a full wave to "
+        "stream-K; the check said only what it expected and got (zhlearner15b)",
+        "4.3",
+        "    elif rest == 0 or 2 * rest >= num_sms:\n",
+        "    elif 2 * rest >= num_sms:\n",
+        "test_stream_k_split[264-8-132-auto-want2]",
+        "empty-last-wave",
     ),
 )

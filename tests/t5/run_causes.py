@@ -65,3 +65,16 @@ def split_over_all_tiles(rows, k_blocks, sk_tiles, progs):
         f"gives (total = num_pid_m * num_pid_n * k_blocks), so the {tiles - sk_tiles} data-parallel tiles after them "
         "were done by stream-K too; only the first sk_tiles tiles are stream-K's: total = sk_tiles * k_blocks",
     )
+
+
+def empty_last_wave(tiles, sms, mode, want, got):
+    """(zh, en) where mode auto gave stream-K the tiles of one full wave although the tiles fill whole waves
+    exactly (tiles % num_sms == 0: no last wave at all, so no thin one); else ("", "")."""
+    if mode != "auto" or tiles % sms or want[0] != 0 or tuple(got) != (sms, sms):
+        return "", ""
+    return (
+        f"：{tiles} 个 tile 正好是 {tiles // sms} 个整波（{tiles} % {sms} = 0），根本没有最后那一薄波；"
+        "stream-K 却拿走了一整波：最后一波是空的（rest == 0）时全部走数据并行",
+        f": {tiles} tiles are exactly {tiles // sms} full waves ({tiles} % {sms} = 0): there is no thin last wave "
+        "at all, yet stream-K took a full wave; with an empty last wave (rest == 0) every tile stays data-parallel",
+    )

@@ -10,7 +10,7 @@ from course.messages import fail
 from .common import T5, check_trace, new_trace, trace_rows
 from .crashes import waits_told
 from .flags_left_up import FLAGS_LEFT_UP, flags_read_by_others, some_flags_up_words
-from .run_causes import begins_as_if_longer, owners_as_if_one_length, split_over_all_tiles
+from .run_causes import begins_as_if_longer, empty_last_wave, owners_as_if_one_length, split_over_all_tiles
 from .stream_k_cases import (
     SK_CASES,
     from_tile_begin,
@@ -229,6 +229,7 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         per_tile = want[0] > 0 and got == (want[0], min(sms, want[0])) != want
         # mode auto giving every tile to stream-K where whole waves come before the two that go
         every_wave = mode == "auto" and 0 < want[0] < tiles and len(got) == 2 and got[0] == tiles
+        empty = empty_last_wave(tiles, sms, mode, want, got)
         fail(
             T5,
             f"{tiles} 个 tile、每个 {k_blocks} 个 k-block、{sms} 个 SM、mode={mode}："
@@ -286,7 +287,8 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f"只有薄的最后一波和一整波走 stream-K，{rest} + {sms} = {want[0]} 个 tile"
                 if every_wave
                 else ""
-            ),
+            )
+            + empty[0],
             f"{tiles} tiles of {count(k_blocks, 'k-block')} on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
             f"{want}, got {got}"
             + (
@@ -345,7 +347,8 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 f"{rest} + {sms} = {want[0]} tiles"
                 if every_wave
                 else ""
-            ),
+            )
+            + empty[1],
             "4.3",
         )
 
