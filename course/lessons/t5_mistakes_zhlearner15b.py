@@ -32,6 +32,7 @@ ZHLEARNER15B_CAUSES = {
     "reset-own-flag": ("放回 0 的只有 owner 自己的旗", "the owner's own flag alone went down"),
     "split-all-tiles": ("这正是把全部", "it is what laying the k-blocks of all"),
     "empty-last-wave": ("根本没有最后那一薄波", "there is no thin last wave at all"),
+    "your-persistent-grid": ("正是你的 persistent_grid", "is what your persistent_grid"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -215,5 +216,16 @@ ZHLEARNER15B = (
         "    elif 2 * rest >= num_sms:\n",
         "test_stream_k_split[264-8-132-auto-want2]",
         "empty-last-wave",
+    ),
+    own(
+        "zhlearner15b-split-blamed-for-the-grid",
+        "T5.3",
+        "persistent_grid returns num_sms: T5.3's split check told a stream_k_split that calls persistent_grid to use "
+        "persistent_grid, a cause it had not detected; it now names the learner's persistent_grid (zhlearner15b)",
+        "4.3",
+        "    return min(num_sms, num_tiles)\n",
+        "    return num_sms\n",
+        "test_stream_k_split[100-8-132-auto-want1]",
+        "your-persistent-grid",
     ),
 )

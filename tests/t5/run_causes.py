@@ -78,3 +78,22 @@ def empty_last_wave(tiles, sms, mode, want, got):
         f": {tiles} tiles are exactly {tiles // sms} full waves ({tiles} % {sms} = 0): there is no thin last wave "
         "at all, yet stream-K took a full wave; with an empty last wave (rest == 0) every tile stays data-parallel",
     )
+
+
+def grid_of_your_persistent_grid(t5, tiles, sms, want, got):
+    """(zh, en) where no tile goes to stream-K and the programs are what the learner's own persistent_grid gives,
+    which is not the right count: stream_k_split is right to call it, and persistent_grid (T5.1) is what is
+    wrong; else ("", "")."""
+    try:
+        grid = t5.persistent_grid(tiles, sms)
+    except (NotImplementedError, ArithmeticError, TypeError, ValueError):  # not written, or failing: T5.1 says so
+        return "", ""
+    if want[0] != 0 or tuple(got) != (0, grid) or grid == want[1]:
+        return "", ""
+    return (
+        f"：{grid} 正是你的 persistent_grid({tiles}, {sms}) 返回的；stream_k_split 用它没错，错的是 persistent_grid"
+        "（T5.1，test_persistent_grid 查它）：一个 SM 一个程序，但不超过 tile 数",
+        f": {grid} is what your persistent_grid({tiles}, {sms}) returns; stream_k_split is right to use it, and "
+        "persistent_grid is what is wrong (T5.1, test_persistent_grid checks it): one program per SM, never more "
+        "than the tiles",
+    )

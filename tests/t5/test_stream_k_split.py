@@ -7,6 +7,7 @@ import torch
 from course.i18n import count
 from course.messages import fail
 
+from . import run_causes
 from .common import T5, check_trace, new_trace, trace_rows
 from .crashes import waits_told
 from .flags_left_up import FLAGS_LEFT_UP, flags_read_by_others, some_flags_up_words
@@ -214,8 +215,9 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
         too_many = got == (want[0], sms) and want[1] == blocks < sms
         # a thin wave with no full wave before it, "merged" with a full wave that is not there
         wave_added = tiles < sms and len(got) == 2 and got[0] == tiles + sms
+        mine = run_causes.grid_of_your_persistent_grid(t5, tiles, sms, want, got)  # persistent_grid itself wrong (T5.1)
         # no stream-K, yet a program for each SM where the tiles are fewer: persistent_grid left out
-        idle = want[0] == 0 and got == (0, sms) and tiles < sms
+        idle = want[0] == 0 and got == (0, sms) and tiles < sms and not mine[0]
         # tiles of one k-block split all the same, where the mode asked for stream-K
         one_block = k_blocks == 1 and mode != "dp" and len(got) == 2 and got[0] > 0
         # the thin last wave alone to stream-K, where one full wave should have gone with it
@@ -288,7 +290,8 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 if every_wave
                 else ""
             )
-            + empty[0],
+            + empty[0]
+            + mine[0],
             f"{tiles} tiles of {count(k_blocks, 'k-block')} on {sms} SMs, mode={mode}: expected (sk_tiles, programs) = "
             f"{want}, got {got}"
             + (
@@ -348,7 +351,8 @@ def test_stream_k_split(t5, tiles, k_blocks, sms, mode, want):
                 if every_wave
                 else ""
             )
-            + empty[1],
+            + empty[1]
+            + mine[1],
             "4.3",
         )
 
