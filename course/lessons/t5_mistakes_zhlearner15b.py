@@ -4,7 +4,7 @@ it apart.  Only make check runs them (table=False, not in §8); each must be cau
 its cause (a key of t5_mistakes.CAUSES, ZHLEARNER15B_CAUSES here).  t5_mistakes.py gathers them last.
 """
 
-from course.lessons.t5_mistakes_own import own
+from course.lessons.t5_mistakes_own import LOOP, own
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 ZHLEARNER15B_CAUSES = {
@@ -33,6 +33,7 @@ ZHLEARNER15B_CAUSES = {
     "split-all-tiles": ("这正是把全部", "it is what laying the k-blocks of all"),
     "empty-last-wave": ("根本没有最后那一薄波", "there is no thin last wave at all"),
     "your-persistent-grid": ("正是你的 persistent_grid", "is what your persistent_grid"),
+    "tiles-chunked": ("程序 p 做的是连在一起的", "program p did a run of"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -227,5 +228,19 @@ ZHLEARNER15B = (
         "    return num_sms\n",
         "test_stream_k_split[100-8-132-auto-want1]",
         "your-persistent-grid",
+    ),
+    own(
+        "zhlearner15b-tiles-in-chunks",
+        "T5.1",
+        "data_parallel_tiles gives program p a run of cdiv(num_tiles - first_tile, NUM_PROGS) adjacent tiles: every "
+        "tile once, but the check said only 'tile 1 finished by program 0, program 1 expected' (zhlearner15b)",
+        "2.2",
+        "    " + LOOP,
+        "    per = tl.cdiv(num_tiles - first_tile, NUM_PROGS)\n"
+        "    for tile_id in tl.range(first_tile + tl.program_id(0) * per,\n"
+        "                            tl.minimum(num_tiles, first_tile + (tl.program_id(0) + 1) * per), 1,\n"
+        "                            flatten=FLATTEN):\n",
+        "test_every_tile_once_over_many_grids[plain]",
+        "tiles-chunked",
     ),
 )

@@ -78,6 +78,7 @@ def test_every_tile_once_over_many_grids(probes, flatten):
             zh=f"{num_pid_m} x {num_pid_n} 个 tile，GROUP_M={group_m}，{progs} 个程序，first_tile={first}",
             en=f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}",
         )
+        fail_if_chunked(trace_rows(trace), tiles, progs, first, case)
         check_trace(
             no_tile_past(trace_rows(trace), tiles, case),
             num_pid_m,
@@ -91,6 +92,29 @@ def test_every_tile_once_over_many_grids(probes, flatten):
             loop=(progs, first),
             floor=K // 32 if K // 32 != (K + 30) // 32 else None,  # a floor, where cdiv(K - 1, 32) differs from it
         )
+
+
+def fail_if_chunked(rows, tiles, progs, first, case):
+    """Fail where every tile was done once, but program p did a contiguous run of cdiv(num_tiles - first_tile,
+    NUM_PROGS) tiles instead of first_tile + p, + NUM_PROGS, ...: the tiles running at one time are then far apart
+    in the grouped order, so the L2 reuse of T4 §2 is lost (zhlearner15b's walk: only 'tile 1 finished by
+    program 0' was said)."""
+    per = -(-(tiles - first) // progs)
+    chunked = [(t - first) // per for t in range(first, tiles)]
+    if progs < 2 or chunked == [(t - first) % progs for t in range(first, tiles)]:
+        return
+    if [r[0] for r in rows[first:tiles]] != [1] * (tiles - first) or [r[2] for r in rows[first:tiles]] != chunked:
+        return
+    fail(
+        T5,
+        f"{case}：每个 tile 都做了一次，可程序 p 做的是连在一起的 {per} 个 tile（first_tile + p * {per} 起）："
+        "同一时刻在跑的 tile 在分组顺序里隔得很远，T4 §2 的 L2 复用就没了；程序 p 依次做 first_tile + p、"
+        "first_tile + p + NUM_PROGS……",
+        f"{case}: every tile was done once, but program p did a run of {per} adjacent tiles (from first_tile + "
+        f"p * {per}): the tiles running at one time are far apart in the grouped order, so T4 §2's L2 reuse is "
+        "lost; program p does first_tile + p, first_tile + p + NUM_PROGS, ...",
+        "2.2",
+    )
 
 
 @pytest.mark.t5_1
