@@ -34,6 +34,7 @@ ZHLEARNER15B_CAUSES = {
     "empty-last-wave": ("根本没有最后那一薄波", "there is no thin last wave at all"),
     "your-persistent-grid": ("正是你的 persistent_grid", "is what your persistent_grid"),
     "tiles-chunked": ("程序 p 做的是连在一起的", "program p did a run of"),
+    "k-offset-other-block": ("的 k 偏移写成 kb * BLOCK_", "with their k offset kb * BLOCK_"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -242,5 +243,26 @@ ZHLEARNER15B = (
         "                            flatten=FLATTEN):\n",
         "test_every_tile_once_over_many_grids[plain]",
         "tiles-chunked",
+    ),
+    own(
+        "zhlearner15b-a-k-offset-by-block-m",
+        "T5.2",
+        "k_block_loop loads A at [off_m, kb * BLOCK_M]: with three different block sizes the check said the sum was "
+        "none of the mistakes it knows (zhlearner15b)",
+        "3.1",
+        "        a = a_desc.load([off_m, off_k])",
+        "        a = a_desc.load([off_m, kb * BLOCK_M])",
+        "test_k_block_loop_with_three_block_sizes[16-64-32-b-row-major]",
+        "k-offset-other-block",
+    ),
+    own(
+        "zhlearner15b-b-k-offset-by-block-n",
+        "T5.2",
+        "k_block_loop loads a row-major B at [kb * BLOCK_N, off_n] (zhlearner15b)",
+        "3.1",
+        "            b = b_desc.load([off_k, off_n])",
+        "            b = b_desc.load([kb * BLOCK_N, off_n])",
+        "test_k_block_loop_with_three_block_sizes[16-64-32-b-row-major]",
+        "k-offset-other-block",
     ),
 )

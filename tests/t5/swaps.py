@@ -15,8 +15,10 @@ def sums_with_a_load_swapped(a, b_store, kmajor, tiles, kb_begin, kb_end, bm, bn
     """{operand: acc} for k_block_loop's sums with A's load, or B's, given its coordinates the other way
     round; `tiles` is the probe's (rows, columns) of tiles, b_store the tensor b's descriptor holds."""
     found = {}
-    # "A", "B": that load's coordinates the other way round; "A at off_n", "B at off_m": the other tile offset
-    for swapped in ("A", "B", "A at off_n", "B at off_m"):
+    # "A", "B": that load's coordinates the other way round; "A at off_n", "B at off_m": the other tile offset;
+    # "A by BLOCK_M" and the like: that load's k offset kb times another block size than BLOCK_K
+    by = [f"{op} by {name}" for op in "AB" for name in ("BLOCK_M", "BLOCK_N")]
+    for swapped in ("A", "B", "A at off_n", "B at off_m", *by):
         acc = torch.zeros((tiles[0] * bm, tiles[1] * bn), dtype=torch.float64, device=a.device)
         for m in range(tiles[0]):
             for n in range(tiles[1]):
@@ -25,7 +27,11 @@ def sums_with_a_load_swapped(a, b_store, kmajor, tiles, kb_begin, kb_end, bm, bn
                 b_col = off_m if swapped == "B at off_m" else off_n
                 for kb in range(kb_begin, kb_end):
                     off_k = kb * bk
-                    a_box = box(a, off_k, off_m, bm, bk) if swapped == "A" else box(a, a_row, off_k, bm, bk)
+                    step = {"BLOCK_M": bm, "BLOCK_N": bn}.get(swapped.split(" by ")[-1], bk)
+                    a_k = kb * step if swapped.startswith("A by") else off_k
+                    a_box = box(a, off_k, off_m, bm, bk) if swapped == "A" else box(a, a_row, a_k, bm, bk)
+                    if swapped.startswith("B by"):
+                        off_k = kb * step
                     at = (b_col, off_k) if kmajor else (off_k, b_col)
                     if swapped == "B":
                         at = at[::-1]
@@ -45,6 +51,16 @@ def fail_if_a_load_swapped(acc, a, b_store, kmajor, tiles, kb_begin, kb_end, blo
     # named only where one swap alone gives acc, and gives more than zeros (as a loop summing nothing would)
     found = [k for k, v in sums.items() if v.any() and rel_err(acc, v) <= tol]
     for operand in found if len(found) == 1 else ():
+        if " by " in operand:  # the k offset of one load kb times BLOCK_M or BLOCK_N
+            mine, used = operand.split(" by ")
+            fail(
+                T5,
+                f"{case}：累加器正是 {mine} 的 box 的 k 偏移写成 kb * {used} 时的和：第 kb 个 k-block 从 "
+                f"kb * BLOCK_K 开始，{mine} 在 {right[mine]} 处载入，off_k = kb * BLOCK_K",
+                f"{case}: the accumulator is the sum that {mine}'s boxes give with their k offset kb * {used}: "
+                f"k-block kb starts at kb * BLOCK_K, so {mine} is loaded at {right[mine]} with off_k = kb * BLOCK_K",
+                "3.1",
+            )
         if " at " in operand:  # the tile offset of the other dimension: A's rows at off_n, or B's columns at off_m
             mine, used = operand.split(" at ")
             starts = {
