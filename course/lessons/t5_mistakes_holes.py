@@ -196,6 +196,7 @@ HOLES += (
         '    owner = tl.where(it < big, it // (base + 1), extra + (it - big) // tl.maximum(base, 1))\n',
         '    owner = it // tl.maximum(base, 1)\n',
         'test_sk_runs_cover_every_k_block_once[13-3]',
+        'owners-one-length',  # named since zhlearner15b's walk (t5_mistakes_zhlearner15b.py)
     ),
     own(
         'sk-first-segment-owns',

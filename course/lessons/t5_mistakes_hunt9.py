@@ -78,6 +78,7 @@ HUNT9 = (
         "per = tl.cdiv(num_tiles - first_tile, NUM_PROGS)\n    for tile_id in tl.range(first_tile + tl.program_id(0) "
         "* per, tl.minimum(first_tile + (tl.program_id(0) + 1) * per, num_tiles), 1, flatten=FLATTEN):",
         "test_every_tile_once_over_many_grids[plain]",
+        "tiles-chunked",  # named since zhlearner15b's walk (t5_mistakes_zhlearner15b.py)
     ),
     own(
         "hunt9-split-dp-past-one-wave",

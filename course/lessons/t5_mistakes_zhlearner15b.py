@@ -4,7 +4,7 @@ it apart.  Only make check runs them (table=False, not in §8); each must be cau
 its cause (a key of t5_mistakes.CAUSES, ZHLEARNER15B_CAUSES here).  t5_mistakes.py gathers them last.
 """
 
-from course.lessons.t5_mistakes_own import LOOP, own
+from course.lessons.t5_mistakes_own import own
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 ZHLEARNER15B_CAUSES = {
@@ -22,7 +22,7 @@ ZHLEARNER15B_CAUSES = {
         "每段都从 pid * (total // NUM_PROGS + 1) 开始",
         "each run starts at pid * (total // NUM_PROGS + 1)",
     ),
-    "owners-one-length": ("好像每段都是", "as if every run were"),
+    "owners-one-length": ("这是 it // (total // NUM_PROGS", "it is it // (total // NUM_PROGS"),
     "kmajor-untransposed": (
         "返回的 b 却还是传进来的 b 的形状 (K, N)",
         "the b returned has the shape (K, N) of the b passed in",
@@ -34,7 +34,7 @@ ZHLEARNER15B_CAUSES = {
     "empty-last-wave": ("根本没有最后那一薄波", "there is no thin last wave at all"),
     "your-persistent-grid": ("正是你的 persistent_grid", "is what your persistent_grid"),
     "tiles-chunked": ("程序 p 做的是连在一起的", "program p did a run of"),
-    "k-offset-other-block": ("的 k 偏移写成 kb * BLOCK_", "with their k offset kb * BLOCK_"),
+    "one-load-k-offset-by-other-block": ("的 k 偏移写成 kb * BLOCK_", "with their k offset kb * BLOCK_"),
     "dp-lost-kmajor": (
         "data_parallel_tiles 交给 k_segment 的 B_KMAJOR 不是",
         "data_parallel_tiles handed k_segment another B_KMAJOR",
@@ -231,20 +231,6 @@ ZHLEARNER15B = (
         "your-persistent-grid",
     ),
     own(
-        "zhlearner15b-tiles-in-chunks",
-        "T5.1",
-        "data_parallel_tiles gives program p a run of cdiv(num_tiles - first_tile, NUM_PROGS) adjacent tiles: every "
-        "tile once, but the check said only 'tile 1 finished by program 0, program 1 expected' (zhlearner15b)",
-        "2.2",
-        "    " + LOOP,
-        "    per = tl.cdiv(num_tiles - first_tile, NUM_PROGS)\n"
-        "    for tile_id in tl.range(first_tile + tl.program_id(0) * per,\n"
-        "                            tl.minimum(num_tiles, first_tile + (tl.program_id(0) + 1) * per), 1,\n"
-        "                            flatten=FLATTEN):\n",
-        "test_every_tile_once_over_many_grids[plain]",
-        "tiles-chunked",
-    ),
-    own(
         "zhlearner15b-a-k-offset-by-block-m",
         "T5.2",
         "k_block_loop loads A at [off_m, kb * BLOCK_M]: with three different block sizes the check said the sum was "
@@ -253,7 +239,7 @@ ZHLEARNER15B = (
         "        a = a_desc.load([off_m, off_k])",
         "        a = a_desc.load([off_m, kb * BLOCK_M])",
         "test_k_block_loop_with_three_block_sizes[16-64-32-b-row-major]",
-        "k-offset-other-block",
+        "one-load-k-offset-by-other-block",
     ),
     own(
         "zhlearner15b-b-k-offset-by-block-n",
@@ -263,6 +249,6 @@ ZHLEARNER15B = (
         "            b = b_desc.load([off_k, off_n])",
         "            b = b_desc.load([kb * BLOCK_N, off_n])",
         "test_k_block_loop_with_three_block_sizes[16-64-32-b-row-major]",
-        "k-offset-other-block",
+        "one-load-k-offset-by-other-block",
     ),
 )

@@ -29,7 +29,7 @@ def fail_if_epilogue_constant_lost(probes, c, a, b, bias, tol, case):
     right = gelu(prod + bias.double()[None, :])
     biased = prod + bias.double()[None, :]
     lost = {  # (the constant(s) lost, zh, en): (the product then, zh, en)
-        ("HAS_BIAS", "HAS_BIAS"): (gelu(prod), "bias 没有加上，GELU 做了", "the bias not added, GELU applied"),
+        ("HAS_BIAS", "HAS_BIAS"): (gelu(prod), "少了 bias，GELU 做了", "the bias not added, GELU applied"),
         ("ACTIVATION", "ACTIVATION"): (biased, "加了 bias，没有做 GELU", "the bias added, no GELU"),
         ("HAS_BIAS 和 ACTIVATION", "HAS_BIAS and ACTIVATION"): (prod, "bias 和 GELU 都没有", "neither bias nor GELU"),
     }

@@ -1,7 +1,12 @@
-"""Two more shapes of a wrong stream-K split (T5.3, test_sk_runs_cover_every_k_block_once), each named only
-when sk_run's runs or sk_program_of's owners are exactly what that mistake gives (zhlearner15b's walk,
-2026-12-05): every run placed as if the runs before it were all one k-block longer, and owners worked out as
-if every run had one length, total // NUM_PROGS or one more."""
+"""More shapes of a wrong stream-K split (T5.3), each named only where the result is exactly what that mistake
+gives (zhlearner15b's walk, 2026-12-05): runs placed as if every run before were one k-block longer; owners worked
+out as if every run had one length; the k-blocks of every tile shared out, not of the first sk_tiles; a full wave
+sent to stream-K where the tiles fill whole waves; and programs that are what the learner's own, wrong,
+persistent_grid gives (the split is not the cause then)."""
+
+from course.messages import fail
+
+from .common import T5
 
 
 def begins_as_if_longer(got, total, progs):
@@ -44,26 +49,29 @@ def owners_as_if_one_length(got_owner, total, progs):
     return "", ""
 
 
-def split_over_all_tiles(rows, k_blocks, sk_tiles, progs):
-    """(zh, en) where the trace (5 ints a tile: epilogues, k-blocks, finisher, pid_m, pid_n) is that of stream_k_tiles
+def fail_if_split_over_all_tiles(rows, k_blocks, sk_tiles, progs, case):
+    """Fail where the trace (5 ints a tile: epilogues, k-blocks, finisher, pid_m, pid_n) is that of stream_k_tiles
     sharing out the k-blocks of every tile, not of the first sk_tiles alone (total = num_pid_m * num_pid_n *
-    k_blocks): each tile finished once, by the holder of its last k-block in runs cut over all of them; else
-    ("", "")."""
+    k_blocks): each tile finished once, by the holder of its last k-block in runs cut over all of them."""
     from .stream_k_cases import sk_owner
 
     tiles = len(rows)
     if sk_tiles >= tiles:
-        return "", ""
+        return
     total = tiles * k_blocks
     if any(r[0] != 1 or r[1] != k_blocks or r[2] != sk_owner(t, k_blocks, total, progs) for t, r in enumerate(rows)):
-        return "", ""
-    return (
-        f"：这正是把全部 {tiles} 个 tile 的 k-block 都排成一行、切给 {progs} 个程序的结果（total = num_pid_m * "
+        return
+    fail(
+        T5,
+        f"{case}：这正是把全部 {tiles} 个 tile 的 k-block 都排成一行、切给 {progs} 个程序的结果（total = num_pid_m * "
         f"num_pid_n * k_blocks），后面的 {tiles - sk_tiles} 个数据并行 tile 也被 stream-K 做了；只有前 sk_tiles 个 "
         "tile 走 stream-K：total = sk_tiles * k_blocks",
-        f": it is what laying the k-blocks of all {tiles} tiles end to end and cutting them over {progs} programs "
-        f"gives (total = num_pid_m * num_pid_n * k_blocks), so the {tiles - sk_tiles} data-parallel tiles after them "
-        "were done by stream-K too; only the first sk_tiles tiles are stream-K's: total = sk_tiles * k_blocks",
+        f"{case}: it is what laying the k-blocks of all {tiles} tiles end to end and cutting them over {progs} "
+        f"programs gives (total = num_pid_m * num_pid_n * k_blocks), so the {tiles - sk_tiles} data-parallel tiles "
+        "after them were done by stream-K too; only the first sk_tiles tiles are stream-K's: total = sk_tiles * "
+        "k_blocks",
+        "4.1",
+        "4.2",
     )
 
 

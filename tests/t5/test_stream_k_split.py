@@ -11,7 +11,7 @@ from . import run_causes
 from .common import T5, check_trace, new_trace, trace_rows
 from .crashes import waits_told
 from .flags_left_up import FLAGS_LEFT_UP, flags_read_by_others, some_flags_up_words
-from .run_causes import begins_as_if_longer, empty_last_wave, owners_as_if_one_length, split_over_all_tiles
+from .run_causes import begins_as_if_longer, empty_last_wave, owners_as_if_one_length
 from .stream_k_cases import (
     SK_CASES,
     from_tile_begin,
@@ -148,9 +148,7 @@ def test_stream_k_every_tile_once(probes):
                 "it_begin = max(tile_begin, run_begin)",
                 "4.2",
             )
-        all_tiles = split_over_all_tiles(trace_rows(trace), k_blocks, sk_tiles, progs)
-        if all_tiles[0]:
-            fail(T5, f"{case}{all_tiles[0]}", f"{case}{all_tiles[1]}", "4.1", "4.2")
+        run_causes.fail_if_split_over_all_tiles(trace_rows(trace), k_blocks, sk_tiles, progs, case)
         check_trace(
             trace_rows(trace),
             num_pid_m,
