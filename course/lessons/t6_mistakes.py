@@ -46,6 +46,7 @@ from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
 from course.lessons.t6_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t6_mistakes_styles8 import STYLES8, STYLES8_CAUSES
 from course.lessons.t6_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
+from course.lessons.t6_mistakes_zhlearner15 import ZHLEARNER15, ZHLEARNER15_CAUSES
 
 # The words a T6 message says when, and only when, it has detected the cause (make check:
 # each_mistake_names_its_own_cause): {key: (Chinese, English)}.
@@ -401,3 +402,5 @@ MISTAKES = MISTAKES + HUNT14  # hunt14's (t6_mistakes_hunt14.py)
 CAUSES |= HUNT14_CAUSES
 MISTAKES = MISTAKES + HUNT15  # hunt15's (t6_mistakes_hunt15.py), last
 CAUSES |= HUNT15_CAUSES
+MISTAKES = MISTAKES + ZHLEARNER15  # zhlearner15's (t6_mistakes_zhlearner15.py), last
+CAUSES |= ZHLEARNER15_CAUSES

@@ -105,10 +105,14 @@ def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
         fail(
             T6,
             f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 是对的，而 counts "
-            f"正是只有前 SCAN_ROWS = {SCAN_ROWS} 块的和：按批的循环走完第一批就停了，{blocks} 块要一直走到 num_blocks",
+            f"正是只有前 SCAN_ROWS = {SCAN_ROWS} 块的和：第一批以后的块一块也没有加进来：按批的循环走完第一批就停了，"
+            f"或者掩码挡掉了后面各批的行（行的掩码是 start + tl.arange(0, SCAN_ROWS) < num_blocks）；"
+            f"{blocks} 块要一直走到 num_blocks",
             f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
-            f"counts are the sum of the first SCAN_ROWS = {SCAN_ROWS} blocks alone: the loop over the batches stopped "
-            f"after the first, where {count(blocks, 'block')} go up to num_blocks",
+            f"counts are the sum of the first SCAN_ROWS = {SCAN_ROWS} blocks alone: no block after the first batch "
+            "was added, as when the loop over the batches stopped after the first, or a mask kept the later batches' "
+            "rows out (the rows' mask is start + tl.arange(0, SCAN_ROWS) < num_blocks); "
+            f"{count(blocks, 'block')} go up to num_blocks",
             "2.1",
         )
     last = (blocks - 1) // SCAN_ROWS * SCAN_ROWS  # the last batch's first block

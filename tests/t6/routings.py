@@ -66,12 +66,19 @@ def check_counts_and_offsets(r, ids, experts, case):
     if not torch.equal(offsets, want_offsets):
         last = offsets.shape == want_offsets.shape and torch.equal(offsets[:-1], want_offsets[:-1])
         starts = torch.equal(offsets, want_offsets - want_counts)  # where the last alone differs too: both fit
+        # each expert's own count stored where its row end goes: the running sum (tl.cumsum) never taken
+        own = not last and torch.equal(offsets, want_counts) and not torch.equal(want_counts, want_offsets)
         total = int(want_offsets[-1]) if want_offsets.numel() else 0
         fail(
             T6,
             f"{case}：offsets 应当是每个专家的行尾 {want_offsets.tolist()}（torch._grouped_mm 的 offs），得到 "
             f"{offsets.tolist()}"
             + ("：这是每个专家的行首（不含自身的前缀和），不是行尾" if starts and not last else "")
+            + (
+                "：这正是每个专家自己的行数（counts 的值）：offsets 是 counts 沿专家的累加和（tl.cumsum）"
+                if own
+                else ""
+            )
             + (f"：只有最后一个不对，offsets[num_experts - 1] 应当是总数 {total}：" if last else "")
             + (
                 "只有最后一个专家有行，这个用例分不清两种错误：存下的是不含自身的前缀和（每个专家的行首），或者"
@@ -82,6 +89,12 @@ def check_counts_and_offsets(r, ids, experts, case):
             f"{case}: offsets should be each expert's row end {want_offsets.tolist()} (torch._grouped_mm's offs), "
             f"got {offsets.tolist()}"
             + (": these are the row starts (an exclusive sum), not the ends" if starts and not last else "")
+            + (
+                ": these are each expert's own count (counts' values): offsets are the running sum of counts over "
+                "the experts (tl.cumsum)"
+                if own
+                else ""
+            )
             + (f": the last alone is wrong, offsets[num_experts - 1], which is the total {total}: " if last else "")
             + (
                 "only the last expert has rows, so this case cannot tell two mistakes apart: an exclusive sum stored "

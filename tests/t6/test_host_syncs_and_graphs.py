@@ -59,15 +59,30 @@ def test_route_reads_nothing_back_but_one_look_at_the_ids(t6, monkeypatch):
     waits = len(mode.waited)
     if waits > 1:
         what, function, file, line = mode.waited[1]
+        # a tensor in an if/or: a comparison (lo < 0) is computed on the device after the read before it
+        truth = what == "__bool__"
         fail(
             T6,
             f"{case}：route（查专家号）在主机上等了设备 {waits} 次：读一个在上一次读值之后才算出来的张量就要等设备"
             f"算完，{function}（{file} 第 {line} 行）里的 {what} 就读了这样一个：把要看的值一次算出来再读"
-            "（比如一个 torch.aminmax，它的两个值一起读）",
+            "（比如一个 torch.aminmax，它的两个值一起读）"
+            + (
+                "：if 里的张量也算：lo < 0、hi >= num_experts 这样的比较每个都是设备上新算出来的张量，各读一次；"
+                "先把两个值一起读成 Python 的数（torch.stack(...).tolist()），再在主机上比较"
+                if truth
+                else ""
+            ),
             f"{case}: route (checking the ids) waited for the device {waits} times: a read of a tensor computed after "
             f"the read before waits for the device to finish, and {what} in {function} ({file} line {line}) read "
             "one: compute what it looks at at once, then read it (one torch.aminmax, say, its two values read "
-            "together)",
+            "together)"
+            + (
+                ": a tensor in an if counts too: each comparison such as lo < 0 or hi >= num_experts is a new tensor "
+                "computed on the device, read once each; read both values as Python numbers at once "
+                "(torch.stack(...).tolist()), then compare them on the host"
+                if truth
+                else ""
+            ),
             "2.3",
         )
 

@@ -1,0 +1,51 @@
+"""Lesson T6's mutants of our own from the fifteenth Chinese-reading learner's walk (zhlearner15, 2026-12-05): each
+was caught with a message that named no cause, or a wrong one, until its check was mended.  Only make check runs
+them (table=False, not in §8); each must be caught by its test, whose message names its cause (a key of
+ZHLEARNER15_CAUSES here).  t6_mistakes.py gathers them last, and their causes into its CAUSES.
+"""
+
+from course.lessons.t6_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+ZHLEARNER15_CAUSES = {
+    "ids-compared-as-tensors": ("这样的比较每个都是设备上新算出来的张量", "each comparison such as lo < 0"),
+    "offsets-are-counts": ("这正是每个专家自己的行数", "these are each expert's own count"),
+}
+
+ZHLEARNER15 = (
+    own(
+        "zhlearner15-ids-compared-as-tensors",
+        "T6.1",
+        "check_routing_inputs keeps torch.aminmax's two tensors and compares them in an if (lo < 0 or hi >= "
+        "num_experts): two waits for the device; the message advised one torch.aminmax, which the walk already had "
+        "(zhlearner15)",
+        "2.3",
+        "        lo, hi = (int(v) for v in torch.aminmax(topk_ids))  # one look at the ids: a host sync\n",
+        "        lo, hi = torch.aminmax(topk_ids)\n",
+        "test_route_reads_nothing_back_but_one_look_at_the_ids",
+        "ids-waited-twice+ids-compared-as-tensors",
+    ),
+    own(
+        "zhlearner15-offsets-are-counts",
+        "T6.1",
+        "scan_counts stores counts where offsets go (no tl.cumsum): the message showed the two lists alone "
+        "(zhlearner15)",
+        "2.1",
+        "    tl.store(offsets_ptr + experts, tl.cumsum(running, axis=0), mask=experts < num_experts)\n",
+        "    tl.store(offsets_ptr + experts, running, mask=experts < num_experts)\n",
+        "test_route_is_a_stable_counting_sort[balanced-37-2-5]",
+        "offsets-are-counts",
+    ),
+    own(
+        "zhlearner15-scan-rows-below-scan-rows",
+        "T6.1",
+        "scan_counts masks the batch's rows with blocks < SCAN_ROWS, not < num_blocks: on 18 blocks, counts of the "
+        "first 16 alone; the message said the loop had stopped after the first batch, which it had not; it now says "
+        "either (zhlearner15)",
+        "2.1",
+        "        here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < num_blocks, other=0)\n",
+        "        here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < SCAN_ROWS, other=0)\n",
+        "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
+        "first-batch-only",
+    ),
+)
