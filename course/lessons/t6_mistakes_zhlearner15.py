@@ -10,6 +10,7 @@ from course.lessons.t6_mistakes_own import own
 ZHLEARNER15_CAUSES = {
     "ids-compared-as-tensors": ("这样的比较每个都是设备上新算出来的张量", "each comparison such as lo < 0"),
     "offsets-are-counts": ("这正是每个专家自己的行数", "these are each expert's own count"),
+    "row-begin-no-pid-m": ("不管 pid_m 是几", "whatever its pid_m"),
 }
 
 ZHLEARNER15 = (
@@ -47,5 +48,16 @@ ZHLEARNER15 = (
         "        here = tl.load(block_counts_ptr + where, mask=blocks[:, None] < SCAN_ROWS, other=0)\n",
         "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
         "first-batch-only",
+    ),
+    own(
+        "zhlearner15-row-begin-no-pid-m",
+        "T6.2",
+        "grouped_tiles starts every tile at its expert's first row, pid_m * BLOCK_M left out: the message gave the "
+        "rows alone (zhlearner15)",
+        "3.2",
+        "        row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M\n",
+        "        row_begin = expert_end - tl.load(counts_ptr + expert)\n",
+        "test_every_tile_of_every_expert_once",
+        "row-begin-no-pid-m",
     ),
 )

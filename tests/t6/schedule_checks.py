@@ -316,6 +316,15 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
             # every tile done starts at its expert's first row + pid_n * BLOCK_M, and some pid_n differs from pid_m
             done = [r for r in rows[:total] if r[0]]
             by_pid_n = any(r[3] != r[2] for r in done) and all(r[4] == sum(counts[: r[1]]) + r[3] * bm for r in done)
+            # every tile done starts at its expert's first row, those of pid_m > 0 too
+            at_first = any(r[2] > 0 for r in done) and all(r[4] == sum(counts[: r[1]]) for r in done)
+            if not mixes and at_first:
+                pad_zh, pad_en = (
+                    "：每个 tile 都从它专家的行首开始，不管 pid_m 是几：算 row_begin 时漏了 pid_m * BLOCK_M"
+                    "（row_begin = 行首 + pid_m * BLOCK_M）",
+                    ": every tile starts at its expert's first row, whatever its pid_m: row_begin left out "
+                    "pid_m * BLOCK_M (row_begin = the expert's first row + pid_m * BLOCK_M)",
+                )
             if not mixes and by_pid_n:
                 pad_zh, pad_en = (
                     "：每个 tile 都从专家的行首 + pid_n * BLOCK_M 开始：算 row_begin 时用了 pid_n，而不是 pid_m"
