@@ -11,7 +11,13 @@ ZHLEARNER15_CAUSES = {
     "ids-compared-as-tensors": ("这样的比较每个都是设备上新算出来的张量", "each comparison such as lo < 0"),
     "offsets-are-counts": ("这正是每个专家自己的行数", "these are each expert's own count"),
     "row-begin-no-pid-m": ("不管 pid_m 是几", "whatever its pid_m"),
+    "product-pid-m-as-pid-n": ("正是这个 tile 的 pid_m", "is the tile's pid_m"),
 }
+
+# grouped_tiles' call of tile_product (its first line)
+PRODUCT_CALL = (
+    "        acc = tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm,\n"
+)
 
 ZHLEARNER15 = (
     own(
@@ -59,5 +65,16 @@ ZHLEARNER15 = (
         "        row_begin = expert_end - tl.load(counts_ptr + expert)\n",
         "test_every_tile_of_every_expert_once",
         "row-begin-no-pid-m",
+    ),
+    own(
+        "zhlearner15-tile-product-gets-pid-m",
+        "T6.2",
+        "grouped_tiles hands tile_product pid_m where pid_n goes (finish_tile gets pid_n): T6.2's record-only trace "
+        "passed, and T6.3 showed a relative error alone; test_tile_handoff.py now pairs the two calls (zhlearner15)",
+        "3.3",
+        PRODUCT_CALL,
+        PRODUCT_CALL.replace("expert, pid_n,", "expert, pid_m,"),
+        "test_tile_product_gets_the_tile_finish_tile_gets",
+        "product-pid-m-as-pid-n",
     ),
 )
