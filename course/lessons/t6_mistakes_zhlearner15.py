@@ -12,12 +12,16 @@ ZHLEARNER15_CAUSES = {
     "offsets-are-counts": ("这正是每个专家自己的行数", "these are each expert's own count"),
     "row-begin-no-pid-m": ("不管 pid_m 是几", "whatever its pid_m"),
     "product-pid-m-as-pid-n": ("正是这个 tile 的 pid_m", "is the tile's pid_m"),
+    "weight-cast-to-out": ("acc 乘上先舍入成 fp16 的权重", "acc times the weight rounded to fp16 first"),
 }
 
 # grouped_tiles' call of tile_product (its first line)
 PRODUCT_CALL = (
     "        acc = tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm,\n"
 )
+
+# store_rows' product with the routing weights
+WEIGHTED = "        acc = acc * tl.load(weights_ptr + slots, mask=live, other=0.0).to(tl.float32)[:, None]\n"
 
 ZHLEARNER15 = (
     own(
@@ -76,5 +80,16 @@ ZHLEARNER15 = (
         PRODUCT_CALL.replace("expert, pid_n,", "expert, pid_m,"),
         "test_tile_product_gets_the_tile_finish_tile_gets",
         "product-pid-m-as-pid-n",
+    ),
+    own(
+        "zhlearner15-weight-cast-to-out-dtype",
+        "T6.3",
+        "store_rows casts the routing weight to out's dtype before multiplying the float32 acc: the message said only "
+        "that cells were not bit for bit acc times the weight rounded once (zhlearner15)",
+        "4.3",
+        WEIGHTED,
+        WEIGHTED.replace("tl.float32", "out_ptr.dtype.element_ty"),
+        "test_store_rows_alone[weighted]",
+        "weight-cast-to-out",
     ),
 )

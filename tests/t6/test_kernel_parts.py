@@ -377,13 +377,17 @@ def test_store_rows_alone(probes, weights, by_slot, bn):
         row_w = w.cpu()[slots.cpu()[live].long()][:, None]  # each row's weight, as is or rounded to fp16 too
         rounded_first = weights and any(
             torch.equal(stored, (twice * v).half().double()) for v in (row_w, row_w.half().float())
-        )
+        )  # and acc in float32 times the weight rounded to fp16, the output's dtype, first:
+        by_half = (acc.cpu()[: end - begin, : len(cols)] * row_w.half().float()).half().double()
+        w_half = weights and not rounded_first and torch.equal(stored, by_half)
         fail(
             T6,
             f"store_rows：{differ} 个单元和\"acc 乘权重（float32 里），再舍入一次到 fp16\"不是逐位相同"
             + (
                 "：它们逐位等于先把 acc 舍入成 fp16、再乘权重（fp32 或 fp16 的）、再舍入：要在转换类型之前乘"
                 if rounded_first
+                else "：它们逐位等于 acc 乘上先舍入成 fp16 的权重：权重按 float32 乘，不要先转成输出的类型"
+                if w_half
                 else ""
             ),
             f"store_rows: {cells(differ)} {agree(differ, 'is', 'are')} not bit for bit acc times the weight (in "
@@ -392,6 +396,9 @@ def test_store_rows_alone(probes, weights, by_slot, bn):
                 ": they are, bit for bit, acc rounded to fp16 first, then times the weight (fp32's or fp16's), rounded "
                 "again: multiply in float32 before the cast"
                 if rounded_first
+                else ": they are, bit for bit, acc times the weight rounded to fp16 first: multiply by the float32 "
+                "weight, not one cast to the output's dtype"
+                if w_half
                 else ""
             ),
             "4.3",
