@@ -13,6 +13,7 @@ ZHLEARNER15_CAUSES = {
     "row-begin-no-pid-m": ("不管 pid_m 是几", "whatever its pid_m"),
     "product-pid-m-as-pid-n": ("正是这个 tile 的 pid_m", "is the tile's pid_m"),
     "weight-cast-to-out": ("acc 乘上先舍入成 fp16 的权重", "acc times the weight rounded to fp16 first"),
+    "reglu": ("算的是 relu(gate) * up（ReGLU）", "it is relu(gate) * up (ReGLU)"),
 }
 
 # grouped_tiles' call of tile_product (its first line)
@@ -91,5 +92,15 @@ ZHLEARNER15 = (
         WEIGHTED.replace("tl.float32", "out_ptr.dtype.element_ty"),
         "test_store_rows_alone[weighted]",
         "weight-cast-to-out",
+    ),
+    own(
+        "zhlearner15-relu-for-silu",
+        "T6.4",
+        "swiglu returns max(gate, 0) * up (ReGLU): the message gave the relative error alone (zhlearner15)",
+        "5.1",
+        "    return gate * tl.sigmoid(gate) * up\n",
+        "    return tl.maximum(gate, 0.0) * up\n",
+        "test_gate_up_with_swiglu[torch.float16]",
+        "reglu",
     ),
 )

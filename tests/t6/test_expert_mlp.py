@@ -232,7 +232,7 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
     if err > OUT_RTOL[dtype]:
         plain = reference(x, w, ids)  # [R, 2F]: each sorted row's gate, then up
         gate, up = plain[:, :F], plain[:, F:]
-        forms = (  # eight ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
+        forms = (  # nine ways to get SwiGLU wrong, each worked out on the same inputs: named when out is one
             (
                 gate * up,
                 "算的是 gate * up：少了 sigmoid（silu(g) = g * sigmoid(g)）",
@@ -274,6 +274,11 @@ def test_gate_up_with_swiglu(t6, monkeypatch, dtype):
                 "silu(g) = g * sigmoid(g)",
                 "it is gate * sigmoid(1.702 * gate) * up: GELU's sigmoid approximation, not silu; "
                 "silu(g) = g * sigmoid(g)",
+            ),
+            (
+                torch.relu(gate) * up,
+                "算的是 relu(gate) * up（ReGLU）：SwiGLU 用的是 silu(g) = g * sigmoid(g)，不是 max(g, 0)",
+                "it is relu(gate) * up (ReGLU): SwiGLU takes silu(g) = g * sigmoid(g), not max(g, 0)",
             ),
         )
         said = [(zh, en) for got, zh, en in forms if out.shape == got.shape and rel_err(out, got) <= OUT_RTOL[dtype]]
