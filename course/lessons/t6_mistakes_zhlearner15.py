@@ -14,6 +14,7 @@ ZHLEARNER15_CAUSES = {
     "product-pid-m-as-pid-n": ("正是这个 tile 的 pid_m", "is the tile's pid_m"),
     "weight-cast-to-out": ("acc 乘上先舍入成 fp16 的权重", "acc times the weight rounded to fp16 first"),
     "reglu": ("算的是 relu(gate) * up（ReGLU）", "it is relu(gate) * up (ReGLU)"),
+    "empty-ids-refused": ("（0 个 token）是合法的", "(no tokens) are valid"),
 }
 
 # grouped_tiles' call of tile_product (its first line)
@@ -102,5 +103,16 @@ ZHLEARNER15 = (
         "    return tl.maximum(gate, 0.0) * up\n",
         "test_gate_up_with_swiglu[torch.float16]",
         "reglu",
+    ),
+    own(
+        "zhlearner15-empty-ids-refused",
+        "T6.1",
+        "check_routing_inputs refuses topk_ids of no tokens: the case 'num_experts = 0 for no tokens', shown first, "
+        "said only that the error did not name num_experts (zhlearner15)",
+        "2.3",
+        "    if topk_ids.dim() != 2:\n",
+        "    if topk_ids.dim() != 2 or topk_ids.numel() == 0:\n",
+        "test_route_refuses_bad_input[num_experts = 0 for no tokens]",
+        "empty-ids-refused",
     ),
 )

@@ -82,10 +82,22 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
             t6.route(ids, experts)
     except (ValueError, TypeError) as e:
         if not names_one_of(str(e), (name,)):
+            # the ids of no tokens, [0, top_k], refused: they are valid, num_experts alone is wrong here
+            empty = isinstance(ids, torch.Tensor) and ids.dim() == 2 and not ids.numel() and "topk_ids" in str(e)
             fail(
                 T6,
-                f"{what_zh}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}",
-                f"{what}: route raised {type(e).__name__}, but its message does not name the argument {name}: {e}",
+                f"{what_zh}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}"
+                + (
+                    f"：它拒绝的是 topk_ids，而形状为 {list(ids.shape)} 的 topk_ids（0 个 token）是合法的"
+                    if empty
+                    else ""
+                ),
+                f"{what}: route raised {type(e).__name__}, but its message does not name the argument {name}: {e}"
+                + (
+                    f": it refused topk_ids, and topk_ids of shape {list(ids.shape)} (no tokens) are valid"
+                    if empty
+                    else ""
+                ),
                 "2.3",
             )
     except NotImplementedError as e:
