@@ -15,6 +15,7 @@ ZHLEARNER15_CAUSES = {
     "weight-cast-to-out": ("acc 乘上先舍入成 fp16 的权重", "acc times the weight rounded to fp16 first"),
     "reglu": ("算的是 relu(gate) * up（ReGLU）", "it is relu(gate) * up (ReGLU)"),
     "empty-ids-refused": ("（0 个 token）是合法的", "(no tokens) are valid"),
+    "bound-rows-or-upper": ("分不清循环的上界是哪一个", "cannot tell which the loop stopped at"),
 }
 
 # grouped_tiles' call of tile_product (its first line)
@@ -114,5 +115,16 @@ ZHLEARNER15 = (
         "    if topk_ids.dim() != 2 or topk_ids.numel() == 0:\n",
         "test_route_refuses_bad_input[num_experts = 0 for no tokens]",
         "empty-ids-refused",
+    ),
+    own(
+        "zhlearner15-bound-is-the-rows",
+        "T6.2",
+        "grouped_tiles loops to offsets[num_experts - 1], the row count, read on the device: the message said the "
+        "loop must stop at the total read on the device, which the walk thought it did (zhlearner15)",
+        "3.4",
+        "    total = tl.max(tile_ends, axis=0)\n",
+        "    total = tl.load(offsets_ptr + num_experts - 1)\n",
+        "test_every_tile_of_every_expert_once",
+        "bound-rows-or-upper",
     ),
 )

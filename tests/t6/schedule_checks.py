@@ -76,6 +76,38 @@ def past_total_words(total, found, counts, bm):
     return "：循环要停在设备上读出的总数", ": the loop must stop at the total read on the device", False
 
 
+def bound_words(rows, counts, bm, bn, n, total):
+    """(zh, en) where the largest tile id done is one below the row count (offsets[num_experts - 1]) or §3.4's
+    upper bound, the host's count for the programs, not the tile total (both named where they are equal); None
+    otherwise."""
+    last = max(t for t, r in enumerate(rows) if r[0])
+    bound, rows_total = upper_bound(counts, bm, bn, n), sum(counts)
+    if last + 1 not in (bound, rows_total) or last + 1 == total:
+        return None
+    if bound == rows_total:
+        return (
+            f"：做了的最大 tile 号是 {last}，正好比 {bound} 少 1；这个用例里 {bound} 既是总行数"
+            "（offsets[num_experts - 1]），也是 §3.4 的上界，分不清循环的上界是哪一个；两个都不是 tile 总数："
+            "循环要停在 tl.max(tile_ends)",
+            f": the largest tile id done is {last}, one below {bound}, which here is both the row count "
+            "(offsets[num_experts - 1]) and §3.4's upper bound, so this case cannot tell which the loop stopped at; "
+            "neither is the tile total: the loop stops at tl.max(tile_ends)",
+        )
+    if last + 1 == rows_total:
+        return (
+            f"：做了的最大 tile 号是 {last}，正好比总行数 {rows_total}（offsets[num_experts - 1]）少 1：循环的上界是"
+            "行数，不是 tile 数；tile 总数是 tl.max(tile_ends)",
+            f": the largest tile id done is {last}, one below the row count {rows_total} (offsets[num_experts - 1]): "
+            "the loop's bound was the rows, not the tiles; the tile total is tl.max(tile_ends)",
+        )
+    return (
+        f"：做了的最大 tile 号是 {last}，正好比 §3.4 的上界 {bound} 少 1：那是主机用来定程序数的上界，"
+        "不是 tile 总数；循环要停在设备上读出的 tl.max(tile_ends)",
+        f": the largest tile id done is {last}, one below §3.4's upper bound {bound}: that bound sizes the grid on "
+        "the host, and is not the tile total; the loop stops at tl.max(tile_ends), read on the device",
+    )
+
+
 def run_schedule(probes, counts, bm, bn, n, progs, group_m, traces=None):
     """(the trace's rows, the offsets) of a record-only run (traces: a list the trace itself is appended to)."""
     cnt = torch.tensor(counts, dtype=torch.int32, device=DEVICE)
@@ -185,6 +217,8 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
         if tile >= total:
             if epilogues:
                 zh, en, named = past_total_words(total, spare_tile_ends(probes, counts, bm, bn, n), counts, bm)
+                if not named:
+                    zh, en = bound_words(rows, counts, bm, bn, n, total) or (zh, en)
                 fail(
                     T6,
                     f"{case}：一共只有 {total} 个 tile，tile 号 {tile} 却也被做了" + zh,
