@@ -204,12 +204,12 @@ HUNT12 = (
     own(
         "hunt12-weights-rounded-to-fp16",
         "T6.3",
-        "store_rows rounds each routing weight to fp16 before scaling (hunt12, caught)",
+        "store_rows rounds each routing weight to fp16 before scaling (hunt12, caught; named since zhlearner15)",
         "4.3",
         "        acc = acc * tl.load(weights_ptr + slots, mask=live, other=0.0).to(tl.float32)[:, None]\n",
         "        acc = acc * tl.load(weights_ptr + slots, mask=live, "
         "other=0.0).to(tl.float16).to(tl.float32)[:, None]\n",
         "test_store_rows_alone[weighted]",
-        "",
+        "weight-cast-to-out",
     ),
 )
