@@ -16,6 +16,7 @@ ZHLEARNER15_CAUSES = {
     "reglu": ("算的是 relu(gate) * up（ReGLU）", "it is relu(gate) * up (ReGLU)"),
     "empty-ids-refused": ("（0 个 token）是合法的", "(no tokens) are valid"),
     "bound-rows-or-upper": ("分不清循环的上界是哪一个", "cannot tell which the loop stopped at"),
+    "first-row-dead": ("tile 的第一行）没有被当成 live", "the tile's first) was not taken as live"),
 }
 
 # grouped_tiles' call of tile_product (its first line)
@@ -126,5 +127,16 @@ ZHLEARNER15 = (
         "    total = tl.load(offsets_ptr + num_experts - 1)\n",
         "test_every_tile_of_every_expert_once",
         "bound-rows-or-upper",
+    ),
+    own(
+        "zhlearner15-first-row-dead",
+        "T6.3",
+        "gathered_rows takes rows > row_begin as live, the tile's first row left out: the message listed the rows "
+        "read alone (zhlearner15)",
+        "4.1",
+        "    live = rows < row_end\n    if X_SORTED:\n",
+        "    live = (rows > row_begin) & (rows < row_end)\n    if X_SORTED:\n",
+        "test_gathered_product_alone[gathered]",
+        "first-row-dead",
     ),
 )

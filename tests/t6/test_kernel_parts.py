@@ -123,6 +123,15 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
                     f"row {end} (row_end itself) was taken as live too: a row is live while row < row_end",
                 )
             ]
+        if torch.equal(got_live, live & (pos > begin)):  # one live row too few: row_begin's own
+            said = [
+                (
+                    f"第 {begin} 行（row_begin 本身，tile 的第一行）没有被当成 live：一行在 row_begin <= row < row_end "
+                    "时是 live",
+                    f"row {begin} (row_begin itself, the tile's first) was not taken as live: a row is live while "
+                    "row_begin <= row < row_end",
+                )
+            ]
         if got_live.all() and not live.all():  # the whole block live: rows from row_end on too
             said = [
                 (
