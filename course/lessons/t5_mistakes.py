@@ -44,6 +44,7 @@ from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
+from course.lessons.t5_mistakes_styles15 import STYLES15, STYLES15_CAUSES
 from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
 from course.lessons.t5_mistakes_zhlearner12 import ZHLEARNER12, ZHLEARNER12_CAUSES
 from course.lessons.t5_mistakes_zhlearner15b import ZHLEARNER15B, ZHLEARNER15B_CAUSES
@@ -326,3 +327,5 @@ MISTAKES = MISTAKES + ENLEARNER14  # enlearner14's, last
 CAUSES |= ENLEARNER14_CAUSES
 MISTAKES = MISTAKES + ZHLEARNER15B  # zhlearner15b's (t5_mistakes_zhlearner15b.py), last
 CAUSES |= ZHLEARNER15B_CAUSES
+MISTAKES = MISTAKES + STYLES15  # styles15's (t5_mistakes_styles15.py), last
+CAUSES |= STYLES15_CAUSES

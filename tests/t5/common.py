@@ -11,6 +11,7 @@ from course.registry import lesson
 from course.tile_order import grouped_order
 
 from .crashes import offsets_in_elements, run_matmul, tma_rule_broken  # noqa: F401 - test files import them from here
+from .shares import other_share_out
 from .stored import check_stored, even_odd_halves, fail_even_odd_halves, run_store_tile, unwritten_where  # noqa: F401
 from support import DEVICE, OUT_RTOL, loop_like, padded, rel_err
 
@@ -250,6 +251,7 @@ def check_trace(
         if owner is not None and prog != owner(tile):
             # every tile finished by the program that holds its first k-block, not its last
             firsts = first is not None and all(rows[t][2] == first(t) for t in done)
+            shared = other_share_out(rows, done, k_blocks, *loop) if loop and not firsts else None
             fail(
                 T5,
                 f"{case}：tile {tile} 由程序 {prog} 收尾，应当是程序 {owner(tile)}"
@@ -257,7 +259,7 @@ def check_trace(
                     "：每个 tile 都由持有它第一个 k-block 的程序收尾；owner 是持有它最后一个 k-block 的程序"
                     "（it_end == tile_begin + k_blocks 的那一段），其余的段发布 partial"
                     if firsts
-                    else ""
+                    else (shared[0] if shared else "")
                 ),
                 f"{case}: tile {tile} was finished by program {prog}, program {owner(tile)} expected"
                 + (
@@ -265,7 +267,7 @@ def check_trace(
                     "holding its last k-block (the segment with it_end == tile_begin + k_blocks), and every other "
                     "segment is published as a partial"
                     if firsts
-                    else ""
+                    else (shared[1] if shared else "")
                 ),
                 step_section,
             )
