@@ -45,6 +45,7 @@ from course.lessons.t6_mistakes_own_late import OWN_LATE
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
 from course.lessons.t6_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t6_mistakes_styles8 import STYLES8, STYLES8_CAUSES
+from course.lessons.t6_mistakes_styles15 import STYLES15, STYLES15_CAUSES
 from course.lessons.t6_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
 from course.lessons.t6_mistakes_zhlearner15 import ZHLEARNER15, ZHLEARNER15_CAUSES
 
@@ -404,3 +405,5 @@ MISTAKES = MISTAKES + HUNT15  # hunt15's (t6_mistakes_hunt15.py), last
 CAUSES |= HUNT15_CAUSES
 MISTAKES = MISTAKES + ZHLEARNER15  # zhlearner15's (t6_mistakes_zhlearner15.py), last
 CAUSES |= ZHLEARNER15_CAUSES
+MISTAKES = MISTAKES + STYLES15  # styles15's (t6_mistakes_styles15.py), last
+CAUSES |= STYLES15_CAUSES

@@ -46,6 +46,7 @@ HUNT4 = (
         "    if topk_ids.dim() != 2:\n",
         "    if topk_ids.dim() < 2:\n",
         "test_route_refuses_bad_input[3-D ids]",
+        "names-no-argument",  # named since styles15 (t6_mistakes_styles15.py)
     ),
     own(
         "ids-type-unchecked",

@@ -204,6 +204,7 @@ OWN = (
         "    if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:\n",
         "    if not isinstance(num_experts, int) or num_experts < 1:\n",
         "test_route_refuses_bad_input[num_experts = True]",
+        "names-no-argument",  # named since styles15 (t6_mistakes_styles15.py)
     ),
     own(
         "ids-narrowed-before-check",

@@ -343,14 +343,15 @@ def check_expert_inputs(x, w, routing, topk_weights=None, activation=None, x_sor
         raise ValueError(f"activation={activation!r} with w's {rows_w} rows")
     expected = routing.num_tokens * (routing.top_k if x_sorted else 1)
     if x.shape[0] != expected:
-        raise ValueError(f"x: {x.shape[0]} rows given, {expected} expected")
+        raise ValueError(f"the routing is made for {expected} rows, got {x.shape[0]}")  # named by the routing alone
     for part in (routing.counts, routing.offsets, routing.sorted_slots, routing.slot_pos):
         if part.dtype != torch.int32 or part.device != x.device:
             raise ValueError("routing: its tensors must be int32 on x's device")
     if topk_weights is not None and not isinstance(topk_weights, torch.Tensor):
         raise TypeError(f"topk_weights: a tensor expected, got {type(topk_weights).__name__}")
-    if topk_weights is not None and (not torch.is_floating_point(topk_weights) or topk_weights.device != x.device
-                                     or topk_weights.shape != (routing.num_tokens, routing.top_k)):
+    if topk_weights is not None and topk_weights.shape != (routing.num_tokens, routing.top_k):
+        raise ValueError(f"routing: {routing.num_tokens} tokens, top_k {routing.top_k}: not {list(topk_weights.shape)}")
+    if topk_weights is not None and (not torch.is_floating_point(topk_weights) or topk_weights.device != x.device):
         raise ValueError(f"topk_weights: want {(routing.num_tokens, routing.top_k)} floats on {x.device}")
     if not routing.checked:  # a hand-made routing: the given check of its offsets (a host sync)
         check_offsets(routing)

@@ -19,7 +19,8 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 
 def bad_inputs(t6):
     """(what, call, the arguments the error may name, one at least[, keyword arguments]), each on a fresh
-    small problem; a mismatch between x and w may name either (or, for two devices, the devices)."""
+    small problem; a mismatch between x and w may name either (or, for two devices, the devices), and so may one
+    between x's rows or topk_weights' shape and the routing's tokens and top_k."""
     x = torch.randn(6, 32, device=DEVICE).half()
     w = torch.randn(3, 16, 32, device=DEVICE).half()
     r = t6.route(torch.tensor([[0, 1], [2, 0], [1, 1], [0, 2], [2, 2], [1, 0]], device=DEVICE), 3)
@@ -47,11 +48,11 @@ def bad_inputs(t6):
         ("w 4-D, [3, 16, 32, 1]", (x, w[..., None], r), ("w",)),  # experts and K as w's
         ("w's K differs from x's", (x, w[:, :, :16].contiguous(), r), ("x", "w")),
         ("w with 4 experts for a routing of 3", (x, torch.randn(4, 16, 32, device=DEVICE).half(), r), ("w", "routing")),
-        ("x with 5 rows for 6 tokens", (x[:5], w, r), ("x",)),
+        ("x with 5 rows for 6 tokens", (x[:5], w, r), ("x", "routing")),
         # one row more than the routing's tokens: x and the routing are of two batches; run, the row is never read
-        ("x with 7 rows for 6 tokens", (torch.randn(7, 32, device=DEVICE).half(), w, r), ("x",)),
-        ("topk_weights [6, 3] for top_k 2", (x, w, r, torch.rand(6, 3, device=DEVICE)), ("topk_weights",)),
-        ("topk_weights [5, 2] for 6 tokens", (x, w, r, torch.rand(5, 2, device=DEVICE)), ("topk_weights",)),
+        ("x with 7 rows for 6 tokens", (torch.randn(7, 32, device=DEVICE).half(), w, r), ("x", "routing")),
+        ("topk_weights [6, 3] for top_k 2", (x, w, r, torch.rand(6, 3, device=DEVICE)), ("topk_weights", "routing")),
+        ("topk_weights [5, 2] for 6 tokens", (x, w, r, torch.rand(5, 2, device=DEVICE)), ("topk_weights", "routing")),
         ("topk_weights of integers", (x, w, r, torch.ones(6, 2, dtype=torch.int32, device=DEVICE)), ("topk_weights",)),
         ("topk_weights on another device than x", (x, w, r, torch.rand(6, 2, device="meta")), ("topk_weights",)),
         ("topk_weights a list, not a tensor", (x, w, r, [[0.5, 0.5]] * 6), ("topk_weights",)),
@@ -97,13 +98,13 @@ def bad_inputs(t6):
         (
             "topk_weights [2, 6], transposed, for 6 tokens with top_k 2",
             (x, w, r, torch.rand(2, 6, device=DEVICE)),
-            ("topk_weights",),
+            ("topk_weights", "routing"),
         ),
         # x_sorted: one row per slot, 12 here; the 6 rows sit in a buffer of 12, so a kernel let run reads x's own.
         (
             "x_sorted=True with x of 6 rows for 12 slots",
             (torch.randn(12, 32, device=DEVICE).half()[:6], w, r),
-            ("x",),
+            ("x", "routing"),
             {"x_sorted": True},
         ),
     ]

@@ -42,6 +42,11 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
 ]
 
 
+# An id not below num_experts is as much a num_experts too small for these ids: an error naming either argument
+# names the one at fault (an id below 0 is wrong whatever num_experts is, and names topk_ids alone)
+EITHER = {"an id >= num_experts", "an id >= num_experts in the last row", "an int64 id of 2**32 + 1"}
+
+
 # Each case's words in Chinese, for the Chinese messages (the English ones say BAD_ROUTES' own, also the ids)
 BAD_ROUTES_ZH = {
     "an id >= num_experts": "有一个专家号 >= num_experts",
@@ -81,18 +86,20 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
         with input_to_refuse():  # a launch on it should not be made: its stray accesses are stopped
             t6.route(ids, experts)
     except (ValueError, TypeError) as e:
-        if not names_one_of(str(e), (name,)):
+        names = (name, "num_experts") if what in EITHER else (name,)
+        if not names_one_of(str(e), names):
             # the ids of no tokens, [0, top_k], refused: they are valid, num_experts alone is wrong here
             empty = isinstance(ids, torch.Tensor) and ids.dim() == 2 and not ids.numel() and "topk_ids" in str(e)
             fail(
                 T6,
-                f"{what_zh}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {name}：{e}"
+                f"{what_zh}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {' 或 '.join(names)}：{e}"
                 + (
                     f"：它拒绝的是 topk_ids，而形状为 {list(ids.shape)} 的 topk_ids（0 个 token）是合法的"
                     if empty
                     else ""
                 ),
-                f"{what}: route raised {type(e).__name__}, but its message does not name the argument {name}: {e}"
+                f"{what}: route raised {type(e).__name__}, but its message does not name the argument "
+                f"{' or '.join(names)}: {e}"
                 + (
                     f": it refused topk_ids, and topk_ids of shape {list(ids.shape)} (no tokens) are valid"
                     if empty

@@ -107,7 +107,9 @@ def check_routing_inputs(topk_ids, num_experts, check_ids=True):
     if check_ids and topk_ids.numel() > 0:
         outside = (topk_ids < 0) | (topk_ids >= num_experts)
         if outside.any().item():  # the one look at the ids: a host sync
-            raise ValueError(f"route: topk_ids holds expert ids outside [0, {num_experts})")
+            neg = bool((topk_ids < 0).any())  # ids >= 0 but too many: named by num_experts alone, as one may word it
+            raise ValueError("route: topk_ids holds negative expert ids" if neg else
+                             f"route: expert {int(topk_ids.max())} is not below num_experts = {num_experts}")
     # ---- T6.1 end ----
 
 
