@@ -318,7 +318,7 @@ def tma_problem(t, name):
         return f"TMA cannot read {name} directly: its rows lie {pitch} bytes apart, not a multiple of 16 bytes"
     misalign = t.data_ptr() % 16
     if misalign:
-        return f"{name} starts {misalign} bytes past a 16-byte boundary: TMA needs its base address aligned"
+        return f"{name} starts {misalign} bytes past a 16-byte boundary, where TMA cannot start a read"
     return None
     # ---- T5.2 end ----
 

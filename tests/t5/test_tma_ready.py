@@ -165,7 +165,7 @@ def test_tma_ready_leaves_legal_views_alone(t5):
 
 
 # The rule's key words for tma_ready's error (§3.2 names them for tma_problem, whose text it may reuse):
-CONTIGUOUS = ("contiguous", "stride", "column-major", "transpos", "连续", "步长")
+CONTIGUOUS = ("contiguous", "stride", "column-major", "row-major", "row major", "innermost", "transpos", "连续", "步长")
 
 
 ROWS_16 = ("16",)
@@ -209,13 +209,15 @@ def names_operand(message, x, t5=None, t=None):
     return False
 
 
-# Words that follow the operand a and never the article a (a verb, a modal, "to", a preposition, a conjunction):
-# "TMA needs a to be contiguous" names a; "must be a multiple of 16" does not.
+# Words that follow the operand a and never the article a (a verb, a modal, "to", a preposition, a conjunction, a
+# relative pronoun, "itself", "here"): "TMA needs a to be contiguous" and "TMA cannot load a whose row stride is 66
+# bytes" name a; "must be a multiple of 16" does not.
 _VERBS = {
     "is", "are", "was", "were", "has", "have", "had", "must", "should", "would", "could", "can", "cannot", "will",
     "may", "might", "breaks", "violates", "does", "needs", "starts", "lies", "lacks", "fails", "keeps", "holds",
     "to", "with", "without", "in", "into", "on", "at", "from", "for", "and", "or", "but", "if", "when", "because",
     "as", "since", "unless", "than",
+    "whose", "which", "itself", "over", "by", "through", "via", "here", "after", "before",
 }  # fmt: skip
 # Nouns the article a never comes before (it would be "an"): "the A operand has rows 66 bytes apart" names a.
 _NOT_AFTER_THE_ARTICLE = {"operand"}

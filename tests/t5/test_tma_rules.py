@@ -18,10 +18,15 @@ pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its s
 # ================================================================================================
 # T5.2 TMA tensor descriptors
 # ================================================================================================
-# rule 1's key words: the stride of the last dimension is written stride(1) or stride(-1) (t.stride(-1))
-RULE_1_WORDS = ("contiguous", "stride 1", "stride(1)", "stride(-1)", "连续")
-# rule 3's: the base address, as §3.2 writes the rule in code too (data_ptr() % 16 == 0)
-RULE_3_WORDS = ("align", "base", "address", "data_ptr", "对齐", "地址")
+# rule 1's key words: the stride of the last dimension is written stride(1) or stride(-1) (t.stride(-1)), or the
+# rule said in other words: a unit stride along the last dimension, row-major (these words also tell a refusal's rule)
+RULE_1_WORDS = (
+    "contiguous", "stride 1", "stride(1)", "stride(-1)", "stride[1]", "stride[-1]", "stride()[1]", "stride()[-1]",
+    "unit stride", "last stride", "innermost", "row-major", "row major", "连续",
+)  # fmt: skip
+# rule 3's: the base address, as §3.2 writes the rule in code too (data_ptr() % 16 == 0), or where the first
+# element sits: past a 16-byte boundary, the pointer
+RULE_3_WORDS = ("align", "base", "address", "data_ptr", "boundary", "pointer", "对齐", "地址")
 RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
     (
         "b.t() of a row-major (64, 48)",

@@ -305,7 +305,7 @@ def tma_problem(t, name):
     of 16 bytes, the base address 16-byte aligned."""
     # ---- T5.2 begin (§3.2) ----
     if t.stride()[-1] != 1:
-        return f"{name} is not contiguous in its last dimension (strides {list(t.stride())})"
+        return f"{name} has no unit stride along its last dimension (strides {list(t.stride())})"
     row_bytes = t.stride()[0] * t.element_size()
     if row_bytes % 16:
         return f"{name}'s rows start {row_bytes} bytes apart, which is no multiple of 16"
@@ -338,7 +338,9 @@ def tma_ready(a, b, fallback=True):
             return t
         if fallback:
             return aligned_copy(t)
-        raise ValueError(f"tma_ready (fallback=False): {why}")
+        # tma_problem's line starts with the operand's name: said once, before "whose", and "it" in the rule
+        it = "its" + why[len(label) + 2 :] if why.startswith(label + "'s") else "it" + why[len(label) :]
+        raise ValueError(f"tma_ready (fallback=False): TMA cannot load {label} whose layout breaks a rule: {it}")
 
     k_major = b.size(1) > 1 and tma_problem(b, "b") is not None and tma_problem(b.mT, "b.t()") is None
     return refuse_or_copy(a, "a"), (b.mT if k_major else refuse_or_copy(b, "b")), k_major
