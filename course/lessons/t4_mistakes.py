@@ -36,6 +36,7 @@ from course.lessons.t4_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t4_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t4_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t4_mistakes_own import OWN
+from course.lessons.t4_mistakes_styles15 import STYLES15, STYLES15_CAUSES
 from course.lessons.t4_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
 from course.lessons.t4_mistakes_zhlearner14 import ZHLEARNER14, ZHLEARNER14_CAUSES
 
@@ -395,3 +396,5 @@ MISTAKES = MISTAKES + GPU34  # session 34's, found by the suite on a GPU, last
 CAUSES |= GPU34_CAUSES
 MISTAKES = MISTAKES + HUNT15  # hunt15's (t4_mistakes_hunt15.py), last
 CAUSES |= HUNT15_CAUSES
+MISTAKES = MISTAKES + STYLES15  # styles15's (t4_mistakes_styles15.py), last
+CAUSES |= STYLES15_CAUSES

@@ -42,6 +42,8 @@ def test_tile_coords_worked_example(probes):
         if coords == grouped_order(4, 4, 1)
         else GROUP_ID_WORDS
         if group_id_by_group_m(coords, 4, 4, 2)
+        else TURNED_WORDS
+        if coords == turned_order(4, 4, 2)
         else ""
     )
     assert coords[5] == (1, 2), say(
@@ -72,6 +74,24 @@ SWAPPED_WORDS = say(
     en=" The whole map is what quotient and remainder swapped give: a group runs down a column first, so the "
     "remainder of pid_in_group by group_size_m is the row (plus first_pid_m, pid_m) and the quotient the "
     "column, pid_n.",
+)
+
+
+def turned_order(num_pid_m, num_pid_n, group_m):
+    """The grouped order turned round, a correct order of another course: GROUP_M columns of tiles to a group,
+    the pids running along a row first (the same L2 reuse), each tile once."""
+    return [(m, n) for n, m in grouped_order(num_pid_n, num_pid_m, group_m)]
+
+
+# Said only where the whole map is the grouped order turned round: right for L2, but not this lesson's order.
+TURNED_WORDS = say(
+    zh="整张图是把分组顺序转了个方向：GROUP_M 列 tile 一组，组内先沿一行走。它对 L2 一样有用，每个 tile 也只算一次，"
+    "可本课的顺序是 GROUP_M 行一组、组内先竖着走（T5、T6 也按它放 tile）：pid_m 取 pid_in_group 除以 group_size_m "
+    "的余数，pid_n 取商。",
+    en=" The whole map is the grouped order turned round: GROUP_M columns of tiles to a group, the pids running "
+    "along a row first. That reuses L2 as well and computes each tile once, but this lesson's order groups "
+    "GROUP_M rows and runs down a column first (T5 and T6 place their tiles by it): pid_m from the remainder of "
+    "pid_in_group by group_size_m, pid_n from the quotient.",
 )
 
 
@@ -204,6 +224,8 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
             short = SWAPPED_WORDS
         if not short and got == grouped_order(num_pid_m, num_pid_n, 1):
             short = ROW_MAJOR_WORDS
+        if not short and got == turned_order(num_pid_m, num_pid_n, group_m):
+            short = TURNED_WORDS
         if not short and group_id_by_group_m(got, num_pid_m, num_pid_n, group_m):
             short = GROUP_ID_WORDS
         if not short and got == pid_not_position_order(num_pid_m, num_pid_n, group_m):
