@@ -14,7 +14,10 @@ ZHLEARNER15_CAUSES = {
     "product-pid-m-as-pid-n": ("正是这个 tile 的 pid_m", "is the tile's pid_m"),
     "weight-cast-to-out": ("acc 乘上先舍入成 fp16 的权重", "acc times the weight rounded to fp16 first"),
     "reglu": ("算的是 relu(gate) * up（ReGLU）", "it is relu(gate) * up (ReGLU)"),
-    "empty-ids-refused": ("（0 个 token）是合法的", "(no tokens) are valid"),
+    "empty-ids-refused": (
+        "（0 个 token）是合法的，这里错的只有 num_experts",
+        "(no tokens) are valid, and num_experts alone",
+    ),
     "bound-rows-or-upper": ("分不清循环的上界是哪一个", "cannot tell which the loop stopped at"),
     "first-row-dead": ("tile 的第一行）没有被当成 live", "the tile's first) was not taken as live"),
 }

@@ -90,21 +90,20 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
         if not names_one_of(str(e), names):
             # the ids of no tokens, [0, top_k], refused: they are valid, num_experts alone is wrong here
             empty = isinstance(ids, torch.Tensor) and ids.dim() == 2 and not ids.numel() and "topk_ids" in str(e)
+            if empty:  # a refusal of valid ids: not a message that misses a name
+                fail(
+                    T6,
+                    f"{what_zh}：route 抛出了 {type(e).__name__}，拒绝的是 topk_ids：{e}；"
+                    f"可形状为 {list(ids.shape)} 的 topk_ids（0 个 token）是合法的，这里错的只有 num_experts",
+                    f"{what}: route raised {type(e).__name__} refusing topk_ids: {e}; yet topk_ids of shape "
+                    f"{list(ids.shape)} (no tokens) are valid, and num_experts alone is wrong here",
+                    "2.3",
+                )
             fail(
                 T6,
-                f"{what_zh}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {' 或 '.join(names)}：{e}"
-                + (
-                    f"：它拒绝的是 topk_ids，而形状为 {list(ids.shape)} 的 topk_ids（0 个 token）是合法的"
-                    if empty
-                    else ""
-                ),
+                f"{what_zh}：route 抛出了 {type(e).__name__}，但信息没有说出出错的参数 {' 或 '.join(names)}：{e}",
                 f"{what}: route raised {type(e).__name__}, but its message does not name the argument "
-                f"{' or '.join(names)}: {e}"
-                + (
-                    f": it refused topk_ids, and topk_ids of shape {list(ids.shape)} (no tokens) are valid"
-                    if empty
-                    else ""
-                ),
+                f"{' or '.join(names)}: {e}",
                 "2.3",
             )
     except NotImplementedError as e:

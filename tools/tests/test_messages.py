@@ -109,7 +109,7 @@ def test_a_changed_section_number_is_caught_in_every_lesson():
         f"tests/t5/{f}.py" for f in ("test_stream_k_split", "test_tile_loop", "common", "stray")
     )
     validation, common, mainloop = (f"tests/t4/{f}.py" for f in ("test_input_validation", "common", "test_mainloop"))
-    at_fail = 'else ""\n            ),\n            "4.1",'
+    at_fail = 'else longer[1]\n            ),\n            "4.1",'
     passed_down = 'case,\n            "2.2",\n            owner='
     cases = [
         (split, mutant(split, at_fail, at_fail.replace("4.1", "4.9")), "4.9", None),
