@@ -45,6 +45,7 @@ from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t5_mistakes_styles8 import STYLES8, STYLES8_CAUSES
 from course.lessons.t5_mistakes_styles15 import STYLES15, STYLES15_CAUSES
+from course.lessons.t5_mistakes_waits15 import WAITS15, WAITS15_CAUSES
 from course.lessons.t5_mistakes_zhlearner import ZHLEARNER, ZHLEARNER_CAUSES
 from course.lessons.t5_mistakes_zhlearner12 import ZHLEARNER12, ZHLEARNER12_CAUSES
 from course.lessons.t5_mistakes_zhlearner15b import ZHLEARNER15B, ZHLEARNER15B_CAUSES
@@ -329,3 +330,5 @@ MISTAKES = MISTAKES + ZHLEARNER15B  # zhlearner15b's (t5_mistakes_zhlearner15b.p
 CAUSES |= ZHLEARNER15B_CAUSES
 MISTAKES = MISTAKES + STYLES15  # styles15's (t5_mistakes_styles15.py), last
 CAUSES |= STYLES15_CAUSES
+MISTAKES = MISTAKES + WAITS15  # waits15's (t5_mistakes_waits15.py), last
+CAUSES |= WAITS15_CAUSES

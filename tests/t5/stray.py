@@ -14,6 +14,7 @@ from course.messages import fail, written_elsewhere
 import bounds
 from .common import T5
 from .crashes import T5_FILES
+from .flag_log import FlagLog
 from bounds import Strays, caller_of, place
 
 OURS = ("t5_persistent.py", "t4_matmul.py", "t5_probes.py")
@@ -227,7 +228,7 @@ def fail_if_count_only_stored(exc):
 
 def watch_launches(module, names, monkeypatch):
     """Every launch of module's kernels `names` watched (AddressWatch), failing on a stray access; a program
-    that waits for good on its own flag is told so (interpreter_spin.DESCRIBERS)."""
+    that waits for good on its own flag, or on one put back to 0, is told so (interpreter_spin.DESCRIBERS)."""
     from course import interpreter_spin
 
     strays = Strays(OURS, "t5_probes.py")
@@ -237,4 +238,6 @@ def watch_launches(module, names, monkeypatch):
     if strays.watch is not None and strays.watch.active:
         own = lambda program, address, seen: own_flag_words(strays.watch, program, address, seen)  # noqa: E731
         other = lambda program, address, seen: flag_value_words(strays.watch, program, address, seen)  # noqa: E731
-        monkeypatch.setattr(interpreter_spin, "DESCRIBERS", [*interpreter_spin.DESCRIBERS, own, other])
+        # who raised and who put back the flag a program waits on for good, reading 0 (tests/t5/flag_log.py)
+        put_back = FlagLog(strays.watch, monkeypatch).words
+        monkeypatch.setattr(interpreter_spin, "DESCRIBERS", [*interpreter_spin.DESCRIBERS, own, other, put_back])

@@ -1,0 +1,60 @@
+"""Lesson T5's mutants of our own from the endless-wait hunt (waits15, 2026-12-05): fix-up mistakes whose first
+failure in make test STEP=T5.3 (test_stream_k_every_tile_once) ended in the spin watch's general words alone ('a
+flag nobody has raised yet, or one set back to 0 before its reader saw it').  tests/t5/flag_log.py now records
+who raised and who put back each flag during the launch, and the words say which happened.  Only make check runs
+them (table=False, not in §8); each must be caught by its test, whose message names its cause (a key of
+t5_mistakes.CAUSES, WAITS15_CAUSES here).  t5_mistakes.py gathers them last.
+"""
+
+from course.lessons.t5_mistakes_own import own
+
+WAIT = '        while tl.atomic_add(flags_ptr + p, 0, sem="acquire") != 1:  # an integer read that waits\n'
+LOAD = '        acc += tl.load(partials_ptr + p * (BLOCK_M * BLOCK_N) + offs, cache_modifier=".cg")\n'
+RESET = '        tl.atomic_xchg(flags_ptr + p, 0, sem="relaxed")  # the workspace is clean for the next launch\n'
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+WAITS15_CAUSES = {
+    "collected-own-partial": ("在做 owner 时收了自己的 partial", "as an owner, collected its own partial"),
+    "reset-before-wait": ("在等它之前就把它放回了 0", "put it back to 0 before waiting on it"),
+    "wait-loop-stays": ("现在又回头等同一面旗", "now waits on the same flag again"),
+}
+
+WAITS15 = (
+    own(
+        "waits15-collect-own-partial-first-check",
+        "T5.3",
+        "sk_collect_partials loops over range(first_pid, pid + 1) (left11b's mistake, seen in T5.3's first "
+        "check): a program that published a partial of one tile and owns the next one takes its own raised flag "
+        "back down, so the later owner of the first tile waits on it for good; that check gave only the spin "
+        "watch's general words (waits15)",
+        "4.2",
+        "    for p in range(first_pid, pid):\n",
+        "    for p in range(first_pid, pid + 1):\n",
+        "test_stream_k_every_tile_once",
+        "waits-forever+collected-own-partial",
+    ),
+    own(
+        "waits15-reset-before-wait",
+        "T5.3",
+        "sk_collect_partials puts each flag back to 0 before it waits on it, not after the partial is added: the "
+        "owner takes down the raised flag and then waits on it for good; only the spin watch's general words "
+        "(waits15)",
+        "4.2",
+        WAIT + "            pass\n" + LOAD + RESET,
+        RESET + WAIT + "            pass\n" + LOAD,
+        "test_stream_k_every_tile_once",
+        "waits-forever+reset-before-wait",
+    ),
+    own(
+        "waits15-wait-loop-stays",
+        "T5.3",
+        "sk_collect_partials walks the programs with p = first_pid; while p < pid: and never adds 1 to p: after "
+        "the first partial it waits again on the flag it has just put back to 0; only the spin watch's general "
+        "words (waits15)",
+        "4.2",
+        "    for p in range(first_pid, pid):\n" + WAIT,
+        "    p = first_pid\n    while p < pid:\n" + WAIT,
+        "test_stream_k_every_tile_once",
+        "waits-forever+wait-loop-stays",
+    ),
+)
