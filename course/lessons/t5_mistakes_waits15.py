@@ -17,6 +17,11 @@ WAITS15_CAUSES = {
     "collected-own-partial": ("在做 owner 时收了自己的 partial", "as an owner, collected its own partial"),
     "reset-before-wait": ("在等它之前就把它放回了 0", "put it back to 0 before waiting on it"),
     "wait-loop-stays": ("现在又回头等同一面旗", "now waits on the same flag again"),
+    "begin-by-maximum": ("用了 tl.maximum，应当是 tl.minimum", "tl.maximum where tl.minimum belongs"),
+    "owners-by-minimum": (
+        "用了 tl.minimum，应当是 tl.maximum(total // NUM_PROGS, 1)",
+        "tl.minimum where tl.maximum(total // NUM_PROGS, 1) belongs",
+    ),
 }
 
 WAITS15 = (
@@ -56,5 +61,29 @@ WAITS15 = (
         "    p = first_pid\n    while p < pid:\n" + WAIT,
         "test_stream_k_every_tile_once",
         "waits-forever+wait-loop-stays",
+    ),
+    own(
+        "waits15-run-begin-by-maximum",
+        "T5.3",
+        "sk_run begins each run at pid * base + tl.maximum(pid, extra), not tl.minimum: with total % NUM_PROGS == 0 "
+        "every run starts pid k-blocks late, and the owners then wait on flags no program raises; T5.3's first "
+        "failure gave only the expected and the got runs (waits15)",
+        "4.1",
+        "    begin = pid * base + tl.minimum(pid, extra)\n",
+        "    begin = pid * base + tl.maximum(pid, extra)\n",
+        "test_sk_runs_cover_every_k_block_once[12-3]",
+        "begins-as-if-longer+begin-by-maximum",
+    ),
+    own(
+        "waits15-owners-by-minimum",
+        "T5.3",
+        "sk_program_of divides by tl.minimum(base, 1), not tl.maximum: past the longer runs every k-block gets "
+        "its own program, so an owner waits on programs that hold none of its tile; T5.3's first failure gave only "
+        "the expected and the got owners (waits15)",
+        "4.1",
+        "extra + (it - big) // tl.maximum(base, 1))",
+        "extra + (it - big) // tl.minimum(base, 1))",
+        "test_sk_runs_cover_every_k_block_once[12-3]",
+        "owners-by-minimum",
     ),
 )

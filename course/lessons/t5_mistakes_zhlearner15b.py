@@ -116,7 +116,7 @@ ZHLEARNER15B = (
         "    begin = pid * base + tl.minimum(pid, extra)\n",
         "    begin = pid * (base + 1)\n",
         "test_sk_runs_cover_every_k_block_once[12-3]",
-        "begins-as-if-longer",
+        "begins-as-if-longer+begin-by-maximum",  # total % NUM_PROGS == 0: the same runs (waits15)
     ),
     own(
         "zhlearner15b-owner-of-long-runs",

@@ -2,7 +2,9 @@
 gives (zhlearner15b's walk, 2026-12-05): runs placed as if every run before were one k-block longer; owners worked
 out as if every run had one length; the k-blocks of every tile shared out, not of the first sk_tiles; a full wave
 sent to stream-K where the tiles fill whole waves; and programs that are what the learner's own, wrong,
-persistent_grid gives (the split is not the cause then)."""
+persistent_grid gives (the split is not the cause then).  waits15 (2026-12-05): tl.maximum for sk_run's
+tl.minimum, and tl.minimum for sk_program_of's tl.maximum, each the first failure of make test STEP=T5.3 with the
+expected and the got lists alone."""
 
 from course.messages import fail
 
@@ -10,16 +12,45 @@ from .common import T5
 
 
 def begins_as_if_longer(got, total, progs):
-    """(zh, en) where each run starts at pid * (total // NUM_PROGS + 1), its length right; else ("", "")."""
+    """(zh, en) where each run starts at pid * (total // NUM_PROGS + 1), its length right; else
+    begin_by_maximum's words."""
     base, extra = divmod(total, progs)
     if got != [(p * (base + 1), p * (base + 1) + base + (p < extra)) for p in range(progs)]:
-        return "", ""
+        return begin_by_maximum(got, total, progs)
+    # with total % NUM_PROGS == 0, pid * base + tl.maximum(pid, extra) is pid * (base + 1) too (waits15)
+    also = (
+        (
+            "（这里 total % NUM_PROGS 是 0，这也正是 pid * (total // NUM_PROGS) + max(pid, total % NUM_PROGS)："
+            "用了 tl.maximum，应当是 tl.minimum）",
+            " (total % NUM_PROGS is 0 here, so this is also pid * (total // NUM_PROGS) + max(pid, total % "
+            "NUM_PROGS): tl.maximum where tl.minimum belongs)",
+        )
+        if extra == 0
+        else ("", "")
+    )
     return (
         "：每段都从 pid * (total // NUM_PROGS + 1) 开始，好像前面每一段都多一个 k-block；前面只有 "
-        "min(pid, total % NUM_PROGS) 段多一个，begin 是 pid * (total // NUM_PROGS) + min(pid, total % NUM_PROGS)",
+        "min(pid, total % NUM_PROGS) 段多一个，begin 是 pid * (total // NUM_PROGS) + min(pid, total % NUM_PROGS)"
+        + also[0],
         ": each run starts at pid * (total // NUM_PROGS + 1), as if every run before it were one k-block longer; "
         "only min(pid, total % NUM_PROGS) of them are, so begin is pid * (total // NUM_PROGS) + min(pid, "
-        "total % NUM_PROGS)",
+        "total % NUM_PROGS)" + also[1],
+    )
+
+
+def begin_by_maximum(got, total, progs):
+    """(zh, en) where each run starts at pid * (total // NUM_PROGS) + max(pid, total % NUM_PROGS), its length
+    right (tl.maximum where sk_run's tl.minimum goes, waits15); else ("", "")."""
+    base, extra = divmod(total, progs)
+    begins = [p * base + max(p, extra) for p in range(progs)]
+    if got != [(b, b + base + (p < extra)) for p, b in enumerate(begins)]:
+        return "", ""
+    return (
+        "：每段的 begin 都是 pid * (total // NUM_PROGS) + max(pid, total % NUM_PROGS)，用了 tl.maximum，"
+        "应当是 tl.minimum：前面多一个 k-block 的段最多 total % NUM_PROGS 个，所以加上的是两者中小的那个",
+        ": each run begins at pid * (total // NUM_PROGS) + max(pid, total % NUM_PROGS), tl.maximum where "
+        "tl.minimum belongs: at most total % NUM_PROGS runs before it are one k-block longer, so the smaller of "
+        "the two is added",
     )
 
 
@@ -46,7 +77,23 @@ def owners_as_if_one_length(got_owner, total, progs):
                 f"：这是 it // ({formula}) = it // {length}，好像每段都是 {length} 个；{actual[0]}",
                 f": it is it // ({formula}) = it // {length}, as if every run were {length} long; {actual[1]}",
             )
-    return "", ""
+    return owners_by_minimum(got_owner, total, progs)
+
+
+def owners_by_minimum(got_owner, total, progs):
+    """(zh, en) where the owners past the longer runs are worked out with (it - big) // min(total // NUM_PROGS,
+    1) (tl.minimum where sk_program_of's tl.maximum goes, waits15); else ("", "")."""
+    base, extra = divmod(total, progs)
+    big = extra * (base + 1)
+    if base <= 1 or got_owner != [it // (base + 1) if it < big else extra + (it - big) for it in range(total)]:
+        return "", ""
+    return (
+        f"：长段之后的 k-block 用的是 (it - big) // min(total // NUM_PROGS, 1)，也就是除以 1：用了 tl.minimum，"
+        f"应当是 tl.maximum(total // NUM_PROGS, 1)：除以段长 {base}，max 只是挡住段长为 0 时除以 0",
+        f": past the longer runs the owners are (it - big) // min(total // NUM_PROGS, 1), a division by 1: "
+        f"tl.minimum where tl.maximum(total // NUM_PROGS, 1) belongs, which divides by the run length {base} and "
+        "only keeps a length of 0 from dividing by 0",
+    )
 
 
 def fail_if_split_over_all_tiles(rows, k_blocks, sk_tiles, progs, case):
