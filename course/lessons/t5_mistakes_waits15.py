@@ -17,6 +17,7 @@ WAITS15_CAUSES = {
     "collected-own-partial": ("在做 owner 时收了自己的 partial", "as an owner, collected its own partial"),
     "reset-before-wait": ("在等它之前就把它放回了 0", "put it back to 0 before waiting on it"),
     "wait-loop-stays": ("现在又回头等同一面旗", "now waits on the same flag again"),
+    "flag-below-unread": ("之后没有任何程序读过：等待读的旗", "has not been read by any program since"),
     "begin-by-maximum": ("用了 tl.maximum，应当是 tl.minimum", "tl.maximum where tl.minimum belongs"),
     "owners-by-minimum": (
         "用了 tl.minimum，应当是 tl.maximum(total // NUM_PROGS, 1)",
@@ -85,5 +86,17 @@ WAITS15 = (
         "extra + (it - big) // tl.minimum(base, 1))",
         "test_sk_runs_cover_every_k_block_once[12-3]",
         "owners-by-minimum",
+    ),
+    own(
+        "waits15-wait-flag-one-too-high",
+        "T5.3",
+        "sk_collect_partials waits on flags_ptr + p + 1, one above program p's flag: the last wait is on the "
+        "owner's own flag, which nobody raises, while program pid - 1's raised flag is never read; the words "
+        "named only the owner's own flag (waits15)",
+        "4.2",
+        WAIT,
+        WAIT.replace("flags_ptr + p,", "flags_ptr + p + 1,"),
+        "test_stream_k_every_tile_once",
+        "waits-forever+waits-own-flag+flag-below-unread",
     ),
 )

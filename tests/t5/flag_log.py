@@ -113,3 +113,30 @@ class FlagLog:
                 "programs whose partials it collects did not move on (p did not advance)",
             )
         return ""
+
+    def below_words(self, pid, name):
+        """Words for an owner waiting for good on its own flag (pid), where an earlier program r of this launch
+        waited on its own flag too (raised by itself: it read 1) while no wait read flags[r - 1] raised after
+        program r - 1 raised it (put back unread, maybe): each wait reads the flag one above the partial it
+        wants, or always its own (the two agree where a tile has one other program, as in T5.3's first case);
+        "" otherwise."""
+        if self._launch is not self.watch._named:
+            return ""
+        for r in range(1, pid):
+            mine = [e for e in self.events if e.index == r]
+            took = any(e.program == r and not e.xchg and e.val == 0 and e.old for e in mine)
+            below = [e for e in self.events if e.index == r - 1]
+            raised = max((i for i, e in enumerate(below) if e.new != 0 and e.old == 0), default=None)
+            if not took or raised is None or below[raised].program != r - 1:
+                continue
+            if any(not e.xchg and e.val == 0 and e.old for e in below[raised + 1 :]):  # a wait read it raised
+                continue
+            return say(
+                zh=f"；程序 {r} 也等过它自己的旗 {name}[{r}]（它自己举起的，读到 1），而程序 {r - 1} "
+                f"举起的 {name}[{r - 1}] 之后没有任何程序读过：等待读的旗比它要的 partial 的程序号大 1"
+                "（或者总是等自己的旗）",
+                en=f"; program {r} too waited on its own flag {name}[{r}] (raised by itself: it read 1), while "
+                f"{name}[{r - 1}], raised by program {r - 1}, has not been read by any program "
+                "since: each wait reads the flag one above the program whose partial it wants (or always its own flag)",
+            )
+        return ""

@@ -113,11 +113,12 @@ def fail_stray(name, strays):
     )
 
 
-def own_flag_words(watch, program, address, seen):
+def own_flag_words(watch, program, address, seen, log=None):
     """Words for a program that spins on its own flag (flags_ptr + pid: the element of the launch's tensor named
     flags... whose index is the program's id), in the reader's language, by what it read there (seen): 0, a flag
     nobody raises (an owner waiting on itself); 1, its own raised flag, waited on to go back down (hunt14: a
-    publisher waiting for the owner's reset had been told as an owner waiting on itself); "" otherwise."""
+    publisher waiting for the owner's reset had been told as an owner waiting on itself); "" otherwise.  Where
+    log (a FlagLog) finds flags[pid - 1] raised and unread, the words say so (a wait index one too high, waits15)."""
     near = watch.nearest(address) if watch._named else None
     if near is None or not near[0].startswith("flags") or near[1] != program[0] or program[1:] != (0, 0):
         return ""
@@ -132,11 +133,15 @@ def own_flag_words(watch, program, address, seen):
         )
     if not seen or any(v != 0 for v in seen):
         return ""
-    return say(
-        zh=f"。它等的是 {name}[{pid}]，也就是它自己的旗：owner 只等程序 first_pid..pid - 1 的旗，"
-        "它自己的 partial 就在 acc 里，不发布，也就没有谁为它举旗",
-        en=f". The flag it waits on is {name}[{pid}], its own: the owner waits on the flags of programs "
-        "first_pid..pid - 1 alone; its own partial is in its acc, never published, so nobody raises its flag",
+    below = log.below_words(pid, name) if log is not None else ""
+    return (
+        say(
+            zh=f"。它等的是 {name}[{pid}]，也就是它自己的旗：owner 只等程序 first_pid..pid - 1 的旗，"
+            "它自己的 partial 就在 acc 里，不发布，也就没有谁为它举旗",
+            en=f". The flag it waits on is {name}[{pid}], its own: the owner waits on the flags of programs "
+            "first_pid..pid - 1 alone; its own partial is in its acc, never published, so nobody raises its flag",
+        )
+        + below
     )
 
 
@@ -236,8 +241,9 @@ def watch_launches(module, names, monkeypatch):
     for name in set(COUNT_ONLY) & set(names):
         monkeypatch.setattr(module, name, _CountOnly(getattr(module, name)))
     if strays.watch is not None and strays.watch.active:
-        own = lambda program, address, seen: own_flag_words(strays.watch, program, address, seen)  # noqa: E731
-        other = lambda program, address, seen: flag_value_words(strays.watch, program, address, seen)  # noqa: E731
         # who raised and who put back the flag a program waits on for good, reading 0 (tests/t5/flag_log.py)
-        put_back = FlagLog(strays.watch, monkeypatch).words
+        log = FlagLog(strays.watch, monkeypatch)
+        put_back = log.words
+        own = lambda program, address, seen: own_flag_words(strays.watch, program, address, seen, log)  # noqa: E731
+        other = lambda program, address, seen: flag_value_words(strays.watch, program, address, seen)  # noqa: E731
         monkeypatch.setattr(interpreter_spin, "DESCRIBERS", [*interpreter_spin.DESCRIBERS, own, other, put_back])
