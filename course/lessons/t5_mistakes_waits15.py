@@ -3,7 +3,8 @@ failure in make test STEP=T5.3 (test_stream_k_every_tile_once) ended in the spin
 flag nobody has raised yet, or one set back to 0 before its reader saw it').  tests/t5/flag_log.py now records
 who raised and who put back each flag during the launch, and the words say which happened.  Only make check runs
 them (table=False, not in §8); each must be caught by its test, whose message names its cause (a key of
-t5_mistakes.CAUSES, WAITS15_CAUSES here).  t5_mistakes.py gathers them last.
+t5_mistakes.CAUSES, WAITS15_CAUSES here).  t5_mistakes.py gathers them last.  The owner collecting its own
+partial (range(first_pid, pid + 1)) is holes' sk-collect-own-flag, which now carries cause collected-own-partial.
 """
 
 from course.lessons.t5_mistakes_own import own
@@ -26,19 +27,6 @@ WAITS15_CAUSES = {
 }
 
 WAITS15 = (
-    own(
-        "waits15-collect-own-partial-first-check",
-        "T5.3",
-        "sk_collect_partials loops over range(first_pid, pid + 1) (left11b's mistake, seen in T5.3's first "
-        "check): a program that published a partial of one tile and owns the next one takes its own raised flag "
-        "back down, so the later owner of the first tile waits on it for good; that check gave only the spin "
-        "watch's general words (waits15)",
-        "4.2",
-        "    for p in range(first_pid, pid):\n",
-        "    for p in range(first_pid, pid + 1):\n",
-        "test_stream_k_every_tile_once",
-        "waits-forever+collected-own-partial",
-    ),
     own(
         "waits15-reset-before-wait",
         "T5.3",
