@@ -25,6 +25,7 @@ ORDER = (
     "test_route_reorders.py",
     "test_tile_schedule.py",
     "test_kernel_parts.py",
+    "test_store_rows.py",
     "test_tile_handoff.py",
     "test_grouped_matmul.py",
     "test_combine.py",

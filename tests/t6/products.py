@@ -1,6 +1,6 @@
 """The sums that T6.3's probe of gathered_product gives when its tile is read a known wrong way, and the
-weightings store_rows' stored tile may show, worked out on the probe's own inputs (test_kernel_parts.py):
-each with the words naming it, said only where the tile is one of them."""
+weightings store_rows' stored tile may show, worked out on the probe's own inputs (test_kernel_parts.py,
+test_store_rows.py): each with the words naming it, said only where the tile is one of them."""
 
 from contextlib import contextmanager
 
