@@ -30,6 +30,7 @@ from course.lessons.t5_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t5_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
 from course.lessons.t5_mistakes_hunt14 import HUNT14, HUNT14_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
+from course.lessons.t5_mistakes_lead34 import LEAD34, LEAD34_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
 from course.lessons.t5_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
@@ -159,6 +160,7 @@ MISTAKES = (
         "return min(num_sms, num_tiles)",
         "return num_sms",
         "test_persistent_grid[1-132-1]",
+        "grid-is-sms",  # named since session 34 (t5_mistakes_lead34.py)
     ),
     Mistake(
         "loop-start",
@@ -332,3 +334,5 @@ MISTAKES = MISTAKES + STYLES15  # styles15's (t5_mistakes_styles15.py), last
 CAUSES |= STYLES15_CAUSES
 MISTAKES = MISTAKES + WAITS15  # waits15's (t5_mistakes_waits15.py), last
 CAUSES |= WAITS15_CAUSES
+MISTAKES = MISTAKES + LEAD34  # session 34's lead (t5_mistakes_lead34.py), last
+CAUSES |= LEAD34_CAUSES

@@ -97,7 +97,7 @@ HUNT12 = (
         "    return min(num_sms, num_tiles)\n",
         "    return num_tiles\n",
         "test_persistent_grid[1376-132-132]",
-        "",
+        "grid-is-tiles",  # named since session 34 (t5_mistakes_lead34.py)
     ),
     own(
         "hunt12-dp-step-half",

@@ -23,6 +23,7 @@ def test_persistent_grid(t5, tiles, sms, want):
     if got != want:
         # the number of waves, asked again where it differs from every other count (1376 tiles: 11 waves)
         waves = got == triton.cdiv(tiles, sms) and t5.persistent_grid(1376, 132) == 11
+        formula = ("", "") if waves else grid_formula(t5)
         fail(
             T5,
             f"{tiles} 个 tile、{sms} 个 SM：应当启动 {want} 个常驻程序，得到 {got}"
@@ -30,17 +31,52 @@ def test_persistent_grid(t5, tiles, sms, want):
                 "：这是波数 cdiv(num_tiles, num_sms)（1376 个 tile、132 个 SM 时也得到 11），不是程序数；"
                 "一个 SM 一个程序，不超过 tile 数"
                 if waves
-                else ""
+                else formula[0]
             ),
             f"{count(tiles, 'tile')} on {sms} SMs: {count(want, 'persistent program')} expected, got {got}"
             + (
                 ": the number of waves, cdiv(num_tiles, num_sms) (1376 tiles on 132 SMs give 11 too), not of "
                 "programs; one program per SM, no more than there are tiles"
                 if waves
-                else ""
+                else formula[1]
             ),
             "2.2",
         )
+
+
+# Counts that persistent_grid may give in place of min(num_sms, num_tiles), each named where it is what the
+# learner's function returns at every one of GRID_PROBES (chosen so that no two of them agree everywhere).
+GRID_PROBES = [(1, 132), (64, 132), (132, 132), (1376, 132), (7, 3), (5, 8)]
+GRID_FORMULAS = [
+    (
+        lambda t, s: s,
+        "num_sms，没有和 tile 数取最小值：tile 比 SM 少时，多出来的程序无事可做",
+        "num_sms, not capped at the number of tiles: where the tiles are fewer, the extra programs have nothing to do",
+    ),
+    (
+        lambda t, s: t,
+        "num_tiles：一个 tile 一个程序，就不是常驻的了",
+        "num_tiles: one program per tile is not persistent",
+    ),
+    (lambda t, s: max(t, s), "max(num_sms, num_tiles)：这里要的是 min", "max(num_sms, num_tiles): min belongs there"),
+    (lambda t, s: min(t, s) + 1, "min(num_sms, num_tiles) + 1：多了一个", "min(num_sms, num_tiles) + 1: one too many"),
+    (lambda t, s: min(t, s) - 1, "min(num_sms, num_tiles) - 1：少了一个", "min(num_sms, num_tiles) - 1: one too few"),
+]
+
+
+def grid_formula(t5):
+    """(zh, en) naming what persistent_grid computes where it is one of GRID_FORMULAS at every probe, else ("", "")."""
+    try:
+        said = [t5.persistent_grid(t, s) for t, s in GRID_PROBES]
+    except Exception:  # noqa: BLE001 - a function that fails on a probe is told by its own case
+        return "", ""
+    for formula, zh, en in GRID_FORMULAS:
+        if said == [formula(t, s) for t, s in GRID_PROBES]:
+            return (
+                f"：你的 persistent_grid 在每个试探点上都返回 {zh}",
+                f": at every probe your persistent_grid returns {en}",
+            )
+    return "", ""
 
 
 LOOP_CASES = [  # (num_pid_m, num_pid_n, GROUP_M, programs, first_tile, k_blocks)
