@@ -13,6 +13,7 @@ tuned config, and replays it.  Calls whose key is tuned already, and calls with 
 """
 
 import functools
+import inspect
 
 import torch
 from triton.runtime.autotuner import Autotuner
@@ -23,7 +24,9 @@ TUNER = "matmul_kernel_autotuned"  # the name the scaffold gives the autotuned k
 def tuned_outside_capture(fn):
     """fn (matmul), with its module's autotuned kernel made to refuse tuning inside a graph capture."""
 
-    module = module_globals(fn)
+    # fn may be another given decorator's wrapper (@config_checked sits below this one), whose globals are its own
+    # file's, where no tuner is: the globals wanted are those of the function written in the lesson's file
+    module = inspect.unwrap(fn).__globals__
 
     @functools.wraps(fn)
     def call(*args, **kwargs):
@@ -31,15 +34,6 @@ def tuned_outside_capture(fn):
         return fn(*args, **kwargs)
 
     return call
-
-
-def module_globals(fn):
-    """The globals of the module that defines matmul itself.  fn may be another given decorator's wrapper
-    (@config_checked sits below this one), whose own globals are its file's, where no tuner is: so
-    follow functools.wraps' __wrapped__ down to the function written in the lesson's file."""
-    while hasattr(fn, "__wrapped__"):
-        fn = fn.__wrapped__
-    return fn.__globals__
 
 
 def refuse_tuning_in_capture(tuner):

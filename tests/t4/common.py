@@ -277,3 +277,13 @@ def quick(t4):
     path anyway; on a GPU it skips autotuning, which would time every config for every new shape
     and layout (test_default_launch_path checks that the GPU's default path autotunes)."""
     return None if INTERPRETING else t4.INTERPRET_CONFIG
+
+
+def wrapper_files(matmul):
+    """The files of matmul and the wrappers its decorators put around it, outermost first (functools.wraps'
+    __wrapped__): where a given decorator has been deleted, its file is missing here."""
+    files, f = [], matmul
+    while f is not None and len(files) < 10:
+        files.append(getattr(getattr(f, "__code__", None), "co_filename", ""))
+        f = getattr(f, "__wrapped__", None)
+    return files

@@ -10,7 +10,7 @@ from triton.runtime.autotuner import Autotuner
 
 from course.messages import fail
 
-from .common import T4
+from .common import T4, wrapper_files
 from .product_checks import check_product
 from support import INTERPRETING, random
 
@@ -47,11 +47,7 @@ def test_a_call_of_matmul_makes_the_autotuned_kernel_refuse_a_capture(t4):
         )
     if getattr(tuner, "_refuses_capture", False):
         return
-    wrappers, f = [], t4.matmul  # the files of matmul's wrappers, outermost first
-    while f is not None and len(wrappers) < 10:
-        wrappers.append(getattr(getattr(f, "__code__", None), "co_filename", ""))
-        f = getattr(f, "__wrapped__", None)
-    gone = not any(name.endswith("t4_capture.py") for name in wrappers)
+    gone = not any(name.endswith("t4_capture.py") for name in wrapper_files(t4.matmul))
     fail(
         T4,
         "调用过一次 matmul 之后，matmul_kernel_autotuned 仍不会在 CUDA graph 捕获中拒绝调优："

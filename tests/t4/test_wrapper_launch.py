@@ -13,7 +13,7 @@ import triton
 from course.i18n import cells, say
 from course.messages import read
 
-from .common import check_flags, check_launch, check_one_axis, check_strides, launch_watch, quick
+from .common import check_flags, check_launch, check_one_axis, check_strides, launch_watch, quick, wrapper_files
 from .product_checks import check_product
 from launch_hooks import call_with_another_gpu_current
 from launch_watch import LaunchWatch
@@ -222,11 +222,7 @@ def test_wrapper_launches_the_kernel(t4, monkeypatch, no_torch_matmul):
         except Exception as e:  # noqa: BLE001 - whatever else it raised is what the message shows
             got = f"{type(e).__name__}: {e}"
         shown = say(zh="没有报错", en="raised nothing") if got is None else got.splitlines()[0]
-        wrappers, f = [], t4.matmul  # matmul and the wrappers its decorators put around it, outermost first
-        while f is not None and len(wrappers) < 10:
-            wrappers.append(getattr(getattr(f, "__code__", None), "co_filename", ""))
-            f = getattr(f, "__wrapped__", None)
-        gone = not any(name.endswith("t4_config.py") for name in wrappers)
+        gone = not any(name.endswith("t4_config.py") for name in wrapper_files(t4.matmul))
         pytest.fail(
             say(
                 zh=f"matmul(a, b, config={wrong!r})：{shown}。给定的 @config_checked（given/t4_config.py）本该在 "
