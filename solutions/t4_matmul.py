@@ -69,25 +69,27 @@ def mainloop(a_ptr, b_ptr, M, N, K, stride_am, stride_ak, stride_bk, stride_bn, 
     offs_m = pid_m * BLOCK_M + tl.arange(0, BLOCK_M)
     offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)
     offs_k = tl.arange(0, BLOCK_K)
-    if b_is_k_major(stride_bk, stride_bn):  # nn.Linear's W.t(), known when compiling: for speed alone
-        offs_n = offs_n % N  # wrapped columns are real values that the epilogue never stores (t5.perf §5)
     a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak
     b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn
     # §4: march both blocks along K; masked lanes load 0.0 and so add nothing to the dot.
     acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)
+    # ---- speed only begin (t4 §4.6, t5.perf §5): mistakes are planted with these lines cut ----
+    if b_is_k_major(stride_bk, stride_bn):  # nn.Linear's W.t(), known when compiling (given/t4_layout.py)
+        # Rows and columns wrapped with % are real values that the epilogue never stores, so every whole
+        # BLOCK_K step loads without a mask; the loop below is then left the tail of K alone.
+        a_ptrs = a_ptr + (offs_m % M)[:, None] * stride_am + offs_k[None, :] * stride_ak
+        b_ptrs = b_ptr + offs_k[:, None] * stride_bk + (offs_n % N)[None, :] * stride_bn
+        for _ in range(0, K // BLOCK_K):
+            acc = tl.dot(tl.load(a_ptrs), tl.load(b_ptrs), acc)
+            a_ptrs += BLOCK_K * stride_ak
+            b_ptrs += BLOCK_K * stride_bk
+        K = K % BLOCK_K
+    # ---- speed only end ----
     k_steps = tl.cdiv(K, BLOCK_K)
-    if stride_bk == 1:  # a K-major B, as nn.Linear's W.t() is: for speed alone (t5.perf §5)
-        # At least one step, even for K = 0, whose loads are all masked off.  With a loop that may take no
-        # steps, Triton 3.6 puts that path's zeroing of acc between the loop's last tl.dot and its final
-        # wait, and ptxas then runs a 128x256 tile's wgmma one at a time, about a quarter slower.
-        k_steps = tl.maximum(k_steps, 1)
     for k in range(0, k_steps):
         k_remaining = K - k * BLOCK_K
         a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), other=0.0)
-        if b_is_k_major(stride_bk, stride_bn):  # columns wrapped above: the K mask alone
-            b = tl.load(b_ptrs, mask=offs_k[:, None] < k_remaining, other=0.0)
-        else:
-            b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_remaining) & (offs_n[None, :] < N), other=0.0)
+        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_remaining) & (offs_n[None, :] < N), other=0.0)
         acc = tl.dot(a, b, acc)  # acc += a @ b on tensor cores, accumulating in float32
         a_ptrs += BLOCK_K * stride_ak
         b_ptrs += BLOCK_K * stride_bk

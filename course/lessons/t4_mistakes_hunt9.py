@@ -5,7 +5,7 @@ test, whose message names its cause (a key of t4_mistakes.CAUSES, HUNT9_CAUSES h
 them last, and their causes into its CAUSES.
 """
 
-from course.lessons.t4_mistakes_own import B_LOAD, as_learner_writes_it, mutant
+from course.lessons.t4_mistakes_own import A_LOAD, B_LOAD, mutant
 
 # hunt9-store-mask-n-against-m, the same substitution and test as learner9-epilogue-cols-masked-with-m
 # (t4_mistakes_learner9.py), is not kept: the two were merged with learner9's check and words.
@@ -20,7 +20,6 @@ HUNT9_CAUSES = {
     "two-gpus": ("两块 GPU 上的输入要抛出 ValueError", "inputs on two GPUs must raise ValueError"),
 }
 
-A_LOAD = "        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), other=0.0)\n"
 C_MASK = "    c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)\n"
 SHAPE = "    M, K = a.shape\n    N = b.shape[1]\n"
 MAINLOOP_CASE = "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]"
@@ -31,7 +30,8 @@ HUNT9 = (
         "hunt9-b-mask-n-against-m",
         "T4.2",
         "4.1",
-        *as_learner_writes_it(B_LOAD.replace("(offs_n[None, :] < N)", "(offs_n[None, :] < M)")),
+        B_LOAD,
+        B_LOAD.replace("(offs_n[None, :] < N)", "(offs_n[None, :] < M)"),
         MAINLOOP_CASE,
         "b-mask-against-m",
         zh="B 的列掩码写成 offs_n < M：N < M 时读到 B 之外，消息只列出了可能少掉的每一个掩码（hunt9）",
@@ -65,7 +65,8 @@ HUNT9 = (
         "hunt9-b-load-without-column-mask",
         "T4.2",
         "4.1",
-        *as_learner_writes_it(B_LOAD.replace(" & (offs_n[None, :] < N)", "")),
+        B_LOAD,
+        B_LOAD.replace(" & (offs_n[None, :] < N)", ""),
         MAINLOOP_CASE,
         "masks-lack",
         zh="B 的 load 掩码里没有列的条件：读到 B 第 N 列以后（hunt9）",

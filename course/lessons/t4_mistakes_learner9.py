@@ -4,7 +4,7 @@ message that named a wrong cause or none, until the check named with it was mend
 t4_mistakes.CAUSES, LEARNER9_CAUSES here).  t4_mistakes.py gathers them last, and their causes into its CAUSES.
 """
 
-from course.lessons.t4_mistakes_own import as_learner_writes_it, mutant
+from course.lessons.t4_mistakes_own import A_LOAD, B_LOAD, mutant
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEARNER9_CAUSES = {
@@ -24,10 +24,9 @@ LEARNER9 = (
         "learner9-k-tail-unmasked",
         "T4.2",
         "4.1",
-        *as_learner_writes_it(
-            "        b = tl.load(b_ptrs, mask=offs_n[None, :] < N, other=0.0)\n",
-            a_load="        a = tl.load(a_ptrs, mask=offs_m[:, None] < M, other=0.0)\n",
-        ),
+        A_LOAD + B_LOAD,
+        "        a = tl.load(a_ptrs, mask=offs_m[:, None] < M, other=0.0)\n"
+        "        b = tl.load(b_ptrs, mask=offs_n[None, :] < N, other=0.0)\n",
         "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
         "k-tail-lanes-on",  # left11: the tail's lanes seen on, whatever the mask compares (was masks-lack)
         zh="A 和 B 的 load 都只遮住 M、N 的边，K 的尾部没有掩码：失败信息只说「少了掩码或 stride 用错」（learner9）",

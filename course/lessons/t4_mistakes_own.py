@@ -16,40 +16,10 @@ def mutant(key, step, section, old, new, test, cause="", zh="", en=""):
 BIAS_OFFSETS = "        offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n        bias ="
 RANK_CHECK = "    if a.ndim != 2 or b.ndim != 2:\n"
 EXACT_GELU = "acc = 0.5 * acc * (1.0 + tl.erf(acc * 0.7071067811865476))"
-# B's load as a learner writes it, one load for both layouts, and the lines of the reference's mainloop from its
-# W.t() wrap (t4 §4.6, for speed alone) to its two loads of B.  A mutant of B's mask takes as_learner_writes_it(new):
-# the reference's lines without the wrap and with one mistaken load, so both layouts run the mistake, as they
-# would in a learner's mainloop.
+# A's and B's loads in the reference's mainloop.  Mistakes are made with its speed-only lines cut
+# (tools/core/mistakes.without_speed_only), so a mistaken load runs in both of B's layouts, as in a learner's.
+A_LOAD = "        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), other=0.0)\n"
 B_LOAD = "        b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_remaining) & (offs_n[None, :] < N), other=0.0)\n"
-WRAP_TO_B_LOADS = (
-    "    if b_is_k_major(stride_bk, stride_bn):  # nn.Linear's W.t(), known when compiling: for speed alone\n"
-    '        offs_n = offs_n % N  # wrapped columns are real values that the epilogue never stores (t5.perf §5)\n'
-    '    a_ptrs = a_ptr + offs_m[:, None] * stride_am + offs_k[None, :] * stride_ak\n'
-    '    b_ptrs = b_ptr + offs_k[:, None] * stride_bk + offs_n[None, :] * stride_bn\n'
-    '    # §4: march both blocks along K; masked lanes load 0.0 and so add nothing to the dot.\n'
-    '    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n'
-    '    k_steps = tl.cdiv(K, BLOCK_K)\n'
-    "    if stride_bk == 1:  # a K-major B, as nn.Linear's W.t() is: for speed alone (t5.perf §5)\n"
-    '        # At least one step, even for K = 0, whose loads are all masked off.  With a loop that may take no\n'
-    "        # steps, Triton 3.6 puts that path's zeroing of acc between the loop's last tl.dot and its final\n"
-    "        # wait, and ptxas then runs a 128x256 tile's wgmma one at a time, about a quarter slower.\n"
-    '        k_steps = tl.maximum(k_steps, 1)\n'
-    '    for k in range(0, k_steps):\n'
-    '        k_remaining = K - k * BLOCK_K\n'
-    '        a = tl.load(a_ptrs, mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining), other=0.0)\n'
-    '        if b_is_k_major(stride_bk, stride_bn):  # columns wrapped above: the K mask alone\n'
-    '            b = tl.load(b_ptrs, mask=offs_k[:, None] < k_remaining, other=0.0)\n'
-    '        else:\n'
-    '            b = tl.load(b_ptrs, mask=(offs_k[:, None] < k_remaining) & (offs_n[None, :] < N), other=0.0)\n'
-)
-
-
-def as_learner_writes_it(b_load, a_load=None):
-    """(old, new) for a mutant of B's load: the reference's WRAP_TO_B_LOADS, and those lines without the
-    W.t() wrap (its first two) and with b_load in place of the two loads of B (its last four); a_load, if
-    given, in place of A's load (the line before them)."""
-    lines = WRAP_TO_B_LOADS.splitlines(keepends=True)
-    return WRAP_TO_B_LOADS, "".join(lines[2:-5]) + (a_load or lines[-5]) + b_load
 
 
 OWN = (

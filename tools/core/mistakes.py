@@ -65,9 +65,25 @@ def planted_in(lesson, m):
     return m.file or f"solutions/{lesson.file}"
 
 
+# A reference's speed-only lines: a path for one case (T4's mainloop for nn.Linear's W.t()) that a learner's
+# file never has.  A mistake is made in the text without them, so that it runs in every case, as the same
+# mistake in a learner's code would, and not in the cases the fast path leaves to the learner's lines.
+SPEED_ONLY = re.compile(r"^[ \t]*# ---- speed only begin\b.*?^[ \t]*# ---- speed only end ----\n", re.M | re.S)
+
+
+def without_speed_only(text):
+    """text with every speed-only block (its two marker lines included) cut out."""
+    begins, ends = text.count("# ---- speed only begin"), text.count("# ---- speed only end ----")
+    if begins != ends:
+        raise SystemExit(f"{begins} '# ---- speed only begin' markers and {ends} '# ---- speed only end ----' ones")
+    return SPEED_ONLY.sub("", text)
+
+
 def mistaken_source(lesson, m, reference=None):
-    """The text of the file m is made in (planted_in; `reference`, its text, when given) with m made."""
+    """The text of the file m is made in (planted_in; `reference`, its text, when given), its speed-only
+    lines cut (without_speed_only), with m made."""
     text = (ROOT / planted_in(lesson, m)).read_text() if reference is None else reference
+    text = without_speed_only(text)
     if text.count(m.old) != 1:
         raise SystemExit(
             f"mistake {m.key!r}: its text occurs {text.count(m.old)} times in {planted_in(lesson, m)}, "

@@ -3,12 +3,16 @@ course/lesson_data.py), found by the machinery without naming a lesson, and each
 it is made in; each mistake's run is kept under what that run reads, not under every file.  Quick:
 nothing is run here; `make check` (docs, messages) runs the mistakes themselves."""
 
+import os
+import subprocess
+import sys
+
 import pytest
 
 from course import ROOT, lesson_data
 from course.registry import BY_ID, LESSONS, lesson
 from tools.core import mistakes as runs
-from tools.core.repo import solution_file
+from tools.core.repo import scratch_repo, solution_file
 
 T4 = lesson("T4")
 T5 = lesson("T5")
@@ -40,12 +44,43 @@ def test_each_mistake_fits_its_reference_and_names_a_test_of_its_suite(lesson):
     assert len({m.key for m in found}) == len(found), "keys repeat"
     for m in found:  # made in the reference, or in the file it names (the lesson's given host)
         assert runs.planted_in(lesson, m) in (f"solutions/{lesson.file}", *lesson.given), m.key
-        assert runs.mistaken_source(lesson, m) != (ROOT / runs.planted_in(lesson, m)).read_text(), m.key
+        made_in = runs.without_speed_only((ROOT / runs.planted_in(lesson, m)).read_text())
+        assert runs.mistaken_source(lesson, m) != made_in, m.key
         try:  # the one file of the suite that defines it: the node id the run and the replay line name
             assert lesson.node_of(m.test).endswith(f".py::{m.test}")
         except KeyError as e:
             pytest.fail(f"{m.key}: {e}")
         assert BY_ID[m.step].lesson is lesson, f"{m.key}: {m.step} is not a step of {lesson.id}"
+
+
+def test_a_mistake_is_made_with_the_reference_s_speed_only_lines_cut():
+    text = (
+        "    acc = 0\n"
+        "    # ---- speed only begin (why) ----\n"
+        "    if fast:\n"
+        "        acc = quick()\n"
+        "    # ---- speed only end ----\n"
+        "    acc = slow(acc)\n"
+    )
+    assert runs.without_speed_only(text) == "    acc = 0\n    acc = slow(acc)\n"
+    assert runs.without_speed_only(text + text) == "    acc = 0\n    acc = slow(acc)\n" * 2  # each block alone
+    m = lesson_data.mistakes_of(T4)[0]
+    inside = type(m)(**{**m.__dict__, "old": "acc = quick()"})
+    with pytest.raises(SystemExit, match="occurs 0 times"):  # a mistake in lines a learner never has
+        runs.mistaken_source(T4, inside, text)
+    with pytest.raises(SystemExit, match="speed only"):  # a block left open would cut or keep the wrong lines
+        runs.without_speed_only(text.replace("    # ---- speed only end ----\n", ""))
+
+
+def test_t4_s_reference_without_its_speed_only_lines_still_passes_the_mainloop_checks_of_a_k_major_b():
+    """The mistakes are made in this text, so both of B's layouts run the learner's kind of loop: it must be right."""
+    stripped = runs.without_speed_only(solution_file(T4).read_text())
+    assert "speed only" not in stripped and stripped != solution_file(T4).read_text()
+    with scratch_repo({T4: stripped}) as tmp:
+        argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/t4/test_mainloop.py", "-k", "column-major"]
+        env = dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", COURSE_LANG="en")
+        done = subprocess.run([sys.executable, *argv], cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0 and " passed" in done.stdout and "deselected" in done.stdout, done.stdout[-2000:]
 
 
 def test_a_stale_substitution_is_refused():
