@@ -27,6 +27,7 @@ from course.lessons.t4_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
 from course.lessons.t4_mistakes_hunt15 import HUNT15, HUNT15_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_lead28 import LEAD28, LEAD28_CAUSES
+from course.lessons.t4_mistakes_lead35 import LEAD35, LEAD35_CAUSES
 from course.lessons.t4_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t4_mistakes_learner7 import LEARNER7, LEARNER7_CAUSES
 from course.lessons.t4_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
@@ -394,6 +395,8 @@ MISTAKES = MISTAKES + ZHLEARNER14  # zhlearner14's
 CAUSES |= ZHLEARNER14_CAUSES
 MISTAKES = MISTAKES + GPU34  # session 34's, found by the suite on a GPU, last
 CAUSES |= GPU34_CAUSES
+MISTAKES = MISTAKES + LEAD35  # session 35's own
+CAUSES |= LEAD35_CAUSES
 MISTAKES = MISTAKES + HUNT15  # hunt15's (t4_mistakes_hunt15.py), last
 CAUSES |= HUNT15_CAUSES
 MISTAKES = MISTAKES + STYLES15  # styles15's (t4_mistakes_styles15.py), last

@@ -189,6 +189,55 @@ def test_inputs_that_require_grad_are_taken_without_grad_mode(t4):
 
 
 @pytest.mark.t4_4
+def test_nn_linear_s_weight_is_taken_transposed_and_as_it_is(t4):
+    """A model hands matmul its nn.Linear weight W, a torch.nn.Parameter of shape (N, K), under torch.no_grad():
+    as W.t() (x @ W.t() is what the layer computes) and, where the shapes fit, as W itself.  A Parameter is a
+    subclass of torch.Tensor: a check of type(t) is torch.Tensor refuses it where isinstance takes it."""
+    x = random((16, 24), torch.float32)
+    weight = torch.nn.Parameter(random((40, 24), torch.float32))  # nn.Linear(24, 40)'s weight
+    square = torch.nn.Parameter(random((24, 24), torch.float32))
+    calls = (
+        (say(zh="x @ W.t()，W 是 nn.Linear 的权重", en="x @ W.t(), W an nn.Linear weight"), weight.t()),
+        (say(zh="x @ W，W 是 24x24 的 torch.nn.Parameter", en="x @ W, W a 24x24 torch.nn.Parameter"), square),
+    )
+    for case, b in calls:
+        try:
+            with torch.no_grad():
+                c = t4.matmul(x, b)
+        except (TypeError, ValueError) as e:
+            with torch.no_grad():
+                # the same values as a plain torch.Tensor (b.detach()) taken?
+                taken = isinstance(b, torch.nn.Parameter) and accepts(t4.matmul, x, b.detach())
+            because = (
+                say(
+                    zh="同样的值换成普通的 torch.Tensor（b.detach()）就通过了：检查用的是 type(t) is torch.Tensor 一类"
+                    "的写法，而 Parameter 是 torch.Tensor 的子类；用 isinstance(t, torch.Tensor)",
+                    en="the same values as a plain torch.Tensor (b.detach()) pass: the check asks something like "
+                    "type(t) is torch.Tensor, and a Parameter is a subclass of torch.Tensor; ask "
+                    "isinstance(t, torch.Tensor)",
+                )
+                if taken
+                else say(zh="torch.no_grad() 下应当照常计算", en="under torch.no_grad() it should compute as usual")
+            )
+            pytest.fail(
+                say(
+                    zh=f"{case}：matmul 拒绝了：{e}；{because}；{read('T4.4', '6.3')}",
+                    en=f"{case}: matmul refused it: {e}; {because}; {read('T4.4', '6.3')}",
+                ),
+                pytrace=False,
+            )
+        check_product(c, x, b.detach(), torch.float32, case)
+
+
+def accepts(call, *args):
+    try:
+        call(*args)
+    except (TypeError, ValueError):
+        return False
+    return True
+
+
+@pytest.mark.t4_4
 @pytest.mark.parametrize("activation", ["GELU", "Gelu", "none"])
 def test_an_activation_the_kernel_does_not_know_never_reaches_it(t4, monkeypatch, activation):
     """bias_and_activation applies the GELU for ACTIVATION == "gelu" alone, and no activation for any
