@@ -150,7 +150,7 @@ BAD_INPUTS_ZH = {
 @pytest.mark.t6_3
 def test_grouped_matmul_refuses_bad_input(t6):
     for what, args, names, *named in bad_inputs(t6):
-        name = " or ".join(names)
+        name, name_zh = " or ".join(names), " 或 ".join(names)
         what_zh = BAD_INPUTS_ZH[what]
         before = [a.clone() if isinstance(a, torch.Tensor) and a.device.type != "meta" else None for a in args]
         deeper = read_at = None  # an error from further in than the checks (a kernel's, say)
@@ -166,7 +166,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
             if not names_one_of(str(e), names):
                 fail(
                     T6,
-                    f"{what_zh}：grouped_matmul 抛出了 {type(e).__name__}，但信息没有说出 {name}：{e}",
+                    f"{what_zh}：grouped_matmul 抛出了 {type(e).__name__}，但信息没有说出 {name_zh}：{e}",
                     f"{what}: grouped_matmul raised {type(e).__name__}, but its message does not name {name}: {e}",
                     "4",
                 )
@@ -182,7 +182,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
             )
             fail(
                 T6,
-                f"{what_zh}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name}，却什么也没抛"
+                f"{what_zh}：grouped_matmul 应当抛出 ValueError（或 TypeError）并说出 {name_zh}，却什么也没抛"
                 + (
                     "；这是手工造的 Routing（checked 为假）：给定的 check_offsets 查它的 offsets 和 sorted_slots"
                     if by_hand
@@ -213,7 +213,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
         if deeper:  # told outside the except, so that the traceback of the learner's error stays out of it
             fail(
                 T6,
-                f"{what_zh}：grouped_matmul 抛出了 {deeper}，而不是写着 {name} 的 ValueError（或 TypeError）："
+                f"{what_zh}：grouped_matmul 抛出了 {deeper}，而不是写着 {name_zh} 的 ValueError（或 TypeError）："
                 "这样的输入要在 check_expert_inputs 里、启动之前拒绝",
                 f"{what}: grouped_matmul raised {deeper}, not a ValueError (or TypeError) naming {name}: refuse such "
                 "input in check_expert_inputs, before the launch",
