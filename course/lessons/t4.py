@@ -23,6 +23,7 @@ LESSON = Lesson(
         "2": ("分组的程序顺序", "Grouped program order"),
         "3": ("用广播构造二维指针块", "2-D pointer blocks by broadcasting"),
         "4": ("主循环：掩码、tl.dot 与流水线", "The main loop: masks, tl.dot and pipelining"),
+        "4.6": ("nn.Linear 的 W.t()：不带掩码的整块 K 步", "nn.Linear's W.t(): whole K steps without a mask"),
         "5": ("收尾（epilogue）", "The epilogue"),
         "5.1": ("转换类型与带掩码的写回", "Cast and masked store"),
         "5.2": ("进阶：融合 bias 与 GELU", "Advanced: fused bias and GELU"),

@@ -17,7 +17,7 @@ STYLES15_CAUSES = {
     # tests/t6/test_routing_refuses.py: an error raised for bad input whose message names no argument it may
     "names-no-argument": ("但信息没有说出出错的参数", "but its message does not name the argument"),
     # tests/t6/test_grouped_matmul_refuses.py: x's rows refused in words that name neither x nor the routing
-    "rows-named-by-neither": ("但信息没有说出 x or routing", "but its message does not name x or routing"),
+    "rows-named-by-neither": ("但信息没有说出 x 或 routing", "but its message does not name x or routing"),
 }
 
 RANGE_RAISE = (
