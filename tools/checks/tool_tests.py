@@ -12,7 +12,7 @@ from tools.checks.common import costly
 from tools.core.cache import fingerprint, shared
 
 # What the tools' tests read: the whole repo as committed or edited (test_docs reads content/ and
-# README.md, test_bench the CSVs under content/bench/), nothing of .git or .venv.
+# README.md and README.zh.md, test_bench the CSVs under content/bench/), nothing of .git or .venv.
 TOOL_TESTS_READ = (
     "course",
     "tests",
@@ -22,6 +22,7 @@ TOOL_TESTS_READ = (
     "given",
     "content",
     "README.md",
+    "README.zh.md",
     "Makefile",
     "pytest.ini",
     "pyproject.toml",

@@ -25,6 +25,8 @@ Two kinds of block, both checked by `make check` (tools/checks/docs.py):
    with the committed PATH.  `python -m tools.core.docs regen` reruns every command and rewrites the
    blocks and pictures.
 
+The pages are content/*.md and the READMEs (README.md, README.zh.md): `pages()`.
+
 Every function takes the repo root, so tools/tests/test_docs.py can run them on a scratch copy.
 """
 
@@ -39,7 +41,19 @@ from pathlib import Path
 from course import ROOT
 from course.warm import run_python
 
-DOCS = sorted((ROOT / "content").glob("*.md")) + [ROOT / "README.md"]  # README embeds the steps table
+# The READMEs by language: each embeds every lesson's table of steps in its own language
+# (tools/checks/docs.py holds that), so they are checked and regenerated like the explainers.
+READMES = {"en": "README.md", "zh": "README.zh.md"}
+
+
+def pages(root=ROOT):
+    """Every page whose citations, generated blocks and pictures are kept true: content/*.md and the
+    READMEs (one that is missing is left to tools/checks/docs.py to name, not a crash here)."""
+    readmes = [root / rel for rel in READMES.values() if (root / rel).exists()]
+    return sorted((root / "content").glob("*.md")) + readmes
+
+
+DOCS = pages()
 CITE = re.compile(r"<!-- cite: (?P<path>[\w./-]+):(?P<first>\d+)-(?P<last>\d+) -->\n```[\w-]*\n(?P<code>.*?)```", re.S)
 CITE_MARK = re.compile(r"<!-- cite:.*?-->")
 GENERATED = re.compile(r"(<!-- generated: (?P<cmd>.+?) -->\n)(?P<out>.*?)(<!-- end generated -->)", re.S)
@@ -215,7 +229,7 @@ if __name__ == "__main__":
 
     cli = argparse.ArgumentParser(description="check (the default), fix citations, or regen generated blocks")
     cli.add_argument("verb", nargs="?", default="check", choices=("check", "fix", "regen"))
-    cli.add_argument("pages", nargs="*", type=Path, help="default: every content/*.md")
+    cli.add_argument("pages", nargs="*", type=Path, help="default: every content/*.md, README.md and README.zh.md")
     cli.add_argument("--only", metavar="TEXT", help="regen: only the commands containing TEXT")
     args = cli.parse_args()
     pages = [p.resolve() for p in args.pages] or DOCS

@@ -252,3 +252,50 @@ def test_a_hint_must_come_in_chinese_and_in_english():
     assert hint_problems("Draw it first.") != []  # one language only
     assert any("no Chinese" in p for p in hint_problems(("Draw it first.", "Draw it first.")))
     assert any("English text holds" in p for p in hint_problems(("先画出来。", "Draw it first：")))
+
+
+def test_a_drifted_steps_table_in_the_chinese_readme_is_reported(tmp_path):
+    """README.zh.md's steps tables are generated blocks that check and regen cover, as README.md's."""
+    from course import ROOT
+
+    real = ROOT / "README.zh.md"
+    assert real in docs.DOCS and ROOT / "README.md" in docs.DOCS  # the pages `check` and `regen` take
+    row = "| T4.1 | `tile_coords` |"
+    assert row in real.read_text()
+    drifted = tmp_path / "README.zh.md"  # a copy whose table a hand edit changed; commands still run in ROOT
+    drifted.write_text(real.read_text().replace(row, "| T4.1 | `tile_coords`, `mainloop` |", 1))
+    found = docs.generated_problems(drifted, ROOT)
+    assert "README.zh.md: the output of `python -m tools.explainers.counts steps --lang zh` changed" in found[0]
+    docs.regen(drifted, ROOT, only="steps --lang zh")
+    assert row in drifted.read_text() and "`tile_coords`, `mainloop`" not in drifted.read_text()
+
+
+def readme(*commands):
+    return "".join(f"<!-- generated: {cmd} -->\n| table |\n<!-- end generated -->\n" for cmd in commands)
+
+
+STEPS = "python -m tools.explainers.counts steps"
+
+
+def test_each_readme_must_show_every_lesson_s_table_in_its_language(tmp_path, monkeypatch):
+    from course.registry import LESSONS
+
+    monkeypatch.setattr(docs_checks, "ROOT", tmp_path)
+    ids = [lesson.id for lesson in LESSONS]
+    (tmp_path / "README.md").write_text(
+        readme(f"{STEPS} --lang en", *(f"{STEPS} --lang en --lesson {i}" for i in ids[1:]))
+    )
+    assert docs_checks.check_each_readme_shows_every_lesson_s_steps_table() == [
+        "README.zh.md does not exist: the zh README, with every lesson's table of steps"
+    ]
+    assert tmp_path / "README.zh.md" not in docs.pages(tmp_path)  # named by the check above, no crash
+    zh = [f"{STEPS} --lang zh --lesson {i}" for i in ids]
+    (tmp_path / "README.zh.md").write_text(readme(*zh))
+    assert tmp_path / "README.zh.md" in docs.pages(tmp_path)
+    assert docs_checks.check_each_readme_shows_every_lesson_s_steps_table() == []
+    (tmp_path / "README.zh.md").write_text(readme(*zh[:-1], f"{STEPS} --lang en --lesson {ids[-1]}"))
+    found = docs_checks.check_each_readme_shows_every_lesson_s_steps_table()
+    assert len(found) == 2 and f"README.zh.md lacks {ids[-1]}'s table of steps" in found[0], found
+    assert f"README.zh.md shows {ids[-1]}'s table of steps in en" in found[1], found
+    (tmp_path / "README.zh.md").write_text(readme(*zh[:-1], f"{STEPS} --lesson {ids[-1]}"))  # counts' default: zh
+    assert docs_checks.check_each_readme_shows_every_lesson_s_steps_table() == []
