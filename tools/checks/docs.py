@@ -163,7 +163,7 @@ def steps_tables_shown(text):
     return shown
 
 
-def check_each_readme_shows_every_lesson_s_steps_table():
+def check_both_readmes_list_every_lesson_in_their_language():
     """README.md shows each lesson's table of steps in English, README.zh.md in Chinese, each a
     generated block (the generated-blocks check keeps it current): a lesson added shows in both."""
     problems = []

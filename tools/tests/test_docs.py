@@ -285,17 +285,17 @@ def test_each_readme_must_show_every_lesson_s_table_in_its_language(tmp_path, mo
     (tmp_path / "README.md").write_text(
         readme(f"{STEPS} --lang en", *(f"{STEPS} --lang en --lesson {i}" for i in ids[1:]))
     )
-    assert docs_checks.check_each_readme_shows_every_lesson_s_steps_table() == [
+    assert docs_checks.check_both_readmes_list_every_lesson_in_their_language() == [
         "README.zh.md does not exist: the zh README, with every lesson's table of steps"
     ]
     assert tmp_path / "README.zh.md" not in docs.pages(tmp_path)  # named by the check above, no crash
     zh = [f"{STEPS} --lang zh --lesson {i}" for i in ids]
     (tmp_path / "README.zh.md").write_text(readme(*zh))
     assert tmp_path / "README.zh.md" in docs.pages(tmp_path)
-    assert docs_checks.check_each_readme_shows_every_lesson_s_steps_table() == []
+    assert docs_checks.check_both_readmes_list_every_lesson_in_their_language() == []
     (tmp_path / "README.zh.md").write_text(readme(*zh[:-1], f"{STEPS} --lang en --lesson {ids[-1]}"))
-    found = docs_checks.check_each_readme_shows_every_lesson_s_steps_table()
+    found = docs_checks.check_both_readmes_list_every_lesson_in_their_language()
     assert len(found) == 2 and f"README.zh.md lacks {ids[-1]}'s table of steps" in found[0], found
     assert f"README.zh.md shows {ids[-1]}'s table of steps in en" in found[1], found
     (tmp_path / "README.zh.md").write_text(readme(*zh[:-1], f"{STEPS} --lesson {ids[-1]}"))  # counts' default: zh
-    assert docs_checks.check_each_readme_shows_every_lesson_s_steps_table() == []
+    assert docs_checks.check_both_readmes_list_every_lesson_in_their_language() == []
