@@ -97,6 +97,48 @@ BAD_INPUTS_ZH = {
 DTYPE_NAMES = {"float16": ("fp16", "half"), "bfloat16": ("bf16",), "float32": ("fp32",), "float64": ("fp64", "double")}
 
 
+def numbers_named(message, numbers):
+    """Whether each of numbers stands in message as a number of its own ("= 5", "(5)"; not the 5 of 15 or 2.5)."""
+    return all(re.search(rf"(?<![\d.]){n}(?![\d.])", message) for n in numbers)
+
+
+def rank_named(message, rank):
+    """Whether message names a tensor's number of dimensions, rank: 3-D, 3D, 3 dims, 3 dimensions, ndim 3,
+    dim() == 3, 3 维."""
+    said = rf"(?<![\d.]){rank}\s*-?\s*(?:D\b|d\b|dim|维)|\b(?:ndim|dim\(\)|dims?)\s*(?:==?|is|of|:)?\s*{rank}(?![\d.])"
+    return re.search(said, message) is not None
+
+
+# Where the shapes are not named, other words that show the caller as much: the rank of the tensor that is not
+# 2-D ("a must be 2-D, got a 3-D tensor"), the two sizes that differ ("a.shape[1] = 5 != b.shape[0] = 6").
+# {case id: (whether the message says it so, those words for the failure: (zh, en))}
+OTHER_WORDS = {
+    **{
+        name: (
+            lambda m, a, b, t=t: rank_named(m, t(a, b).ndim),
+            lambda a, b, t=t: (f"它的维数 {t(a, b).ndim}", f"its rank, {t(a, b).ndim}-D"),
+        )
+        for name, t in (
+            ("3-D a", lambda a, b: a),
+            ("1-D a", lambda a, b: a),
+            ("3-D b", lambda a, b: b),
+            ("1-D b", lambda a, b: b),
+            ("3-D a with 0 elements", lambda a, b: a),
+        )
+    },
+    **{
+        name: (
+            lambda m, a, b: numbers_named(m, (a.shape[1], b.shape[0])),
+            lambda a, b: (
+                f"不相等的两个大小 {a.shape[1]} 和 {b.shape[0]}",
+                f"the two sizes that differ, {a.shape[1]} and {b.shape[0]}",
+            ),
+        )
+        for name in ("inner dims differ", "inner dims differ, a wider", "inner dims differ, a with 0 rows")
+    },
+}
+
+
 def mentions(message, word):
     """Whether message names word; a shape such as "(2, 3, 4)" may be written in any readable form:
     (2, 3, 4), [2, 3, 4], torch.Size([2, 3, 4]), or, with two dimensions or more, 2x3x4 (x or ×,
@@ -197,9 +239,14 @@ def test_input_validation(t4, monkeypatch, case):
         en=f"{name}: expected {exc.__name__}, got {type(caught).__name__}: {caught}; {read('T4.4', '6.3')}",
     )
     missing = [w for w in words if not mentions(str(caught), w)]
+    said_so, other = OTHER_WORDS.get(name, (lambda m, a, b: False, None))
+    if missing and said_so(str(caught), a, b):
+        missing = []
+    alone = say(zh=f"（或{other(a, b)[0]}）", en=f" (or {other(a, b)[1]})") if other else ""
     assert not missing, say(
-        zh=f"{name_zh}：报错信息应该写明 {missing}，调用者才知道错在哪；实际是 {str(caught)!r}；{read('T4.4', '6.3')}",
-        en=f"{name}: the message should name {missing} so the caller sees what is wrong; "
+        zh=f"{name_zh}：报错信息应该写明 {missing}{alone}，调用者才知道错在哪；实际是 {str(caught)!r}；"
+        f"{read('T4.4', '6.3')}",
+        en=f"{name}: the message should name {missing}{alone} so the caller sees what is wrong; "
         f"got {str(caught)!r}; {read('T4.4', '6.3')}",
     )
     changed = after()

@@ -180,9 +180,9 @@ def check_inputs(a, b, bias=None, activation=None):
     if activation not in ACTIVATIONS:  # the arguments that are not tensors first
         raise ValueError(f"matmul: activation {activation!r} is not one of {ACTIVATIONS}")
     if a.dim() != 2 or b.dim() != 2:
-        raise ValueError(f"matmul: a is {a.dim()}-D {list(a.shape)}, b {b.dim()}-D {list(b.shape)}; both must be 2-D")
+        raise ValueError(f"matmul: a is {a.dim()}-D, b {b.dim()}-D; both must be 2-D")  # the ranks, not the shapes
     if a.size(1) != b.size(0):
-        raise ValueError(f"matmul: a {a.size(0)}x{a.size(1)}, b {b.size(0)}x{b.size(1)}: a's columns are not b's rows")
+        raise ValueError(f"matmul: a.size(1) = {a.size(1)} != b.size(0) = {b.size(0)}")  # the two sizes that differ
     if bias is not None and (bias.dim() != 1 or bias.numel() != b.size(1)):
         raise ValueError(f"matmul: bias of shape {tuple(bias.shape)} for {b.size(1)} columns")
     for name, t in given:
