@@ -310,7 +310,7 @@ def tma_problem(t, name):
     if row_bytes % 16:
         return f"{name}'s rows start {row_bytes} bytes apart, which is no multiple of 16"
     if t.data_ptr() & 15:
-        return f"{name}'s base address {hex(t.data_ptr())} is not 16-byte aligned"
+        return f"{name} begins at {hex(t.data_ptr())}, {t.data_ptr() & 15} bytes off a multiple of 16"  # own words
     return None
     # ---- T5.2 end ----
 
