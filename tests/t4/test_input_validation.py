@@ -93,8 +93,15 @@ BAD_INPUTS_ZH = {
 
 
 # A floating dtype's other names, as the explainers write them (fp16, bf16, fp32) and as torch has them
-# (torch.half, torch.double): "a is fp16, b is fp32" names float16 and float32.
-DTYPE_NAMES = {"float16": ("fp16", "half"), "bfloat16": ("bf16",), "float32": ("fp32",), "float64": ("fp64", "double")}
+# (torch.half, torch.double): "a is fp16, b is fp32" names float16 and float32; and the name of its tensor type,
+# which Tensor.type() says ("a is a torch.HalfTensor, b is a torch.FloatTensor").
+DTYPE_NAMES = {
+    "float16": ("fp16", "half", "HalfTensor"),
+    "bfloat16": ("bf16", "BFloat16Tensor"),
+    "float32": ("fp32", "FloatTensor"),
+    "float64": ("fp64", "double", "DoubleTensor"),
+    "int32": ("IntTensor",),
+}
 
 
 def numbers_named(message, numbers):
@@ -143,7 +150,7 @@ def mentions(message, word):
     """Whether message names word; a shape such as "(2, 3, 4)" may be written in any readable form:
     (2, 3, 4), [2, 3, 4], torch.Size([2, 3, 4]), or, with two dimensions or more, 2x3x4 (x or ×,
     spaced or not); a lone number ("3") does not read as a shape.  A floating dtype may go by its short
-    name too (DTYPE_NAMES), as a word of its own, in any case."""
+    name or its tensor type's too (DTYPE_NAMES), as a word of its own, in any case."""
     dims = re.fullmatch(r"\((\d+(?:, \d+)*),?\)", word)
     if not dims:
         return word in message or any(

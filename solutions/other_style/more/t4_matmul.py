@@ -187,7 +187,7 @@ def check_inputs(a, b, bias=None, activation=None):
         raise ValueError(f"matmul: bias of shape {tuple(bias.shape)} for {b.size(1)} columns")
     for name, t in given:
         if t.dtype not in SUPPORTED_DTYPES or t.dtype != a.dtype:
-            raise TypeError(f"matmul: {name} is {t.dtype}; a, b (and bias) must share fp16, bf16 or fp32")
+            raise TypeError(f"matmul: {name} is a {t.type()} (a: {a.type()}); one floating type for all, 16 or 32-bit")
         if t.device != a.device:
             raise ValueError(f"matmul: {name} is on {t.device}, a on {a.device}")
     if not INTERPRETING and a.device.type != "cuda":
