@@ -306,9 +306,9 @@ def t5_kernel(a_desc, b_desc, c_desc, bias_ptr, partials_ptr, flags_ptr, trace_p
 # §3.2 TMA's rules on the host (T5.2)
 # ----------------------------------------------------------------------------------------------
 def tma_problem(t, name):
-    """None if TMA can read or write the 2-D tensor t as it is; else one line naming the tensor
-    and the rule it breaks: the last dimension contiguous (stride 1), the other stride a multiple
-    of 16 bytes, the base address 16-byte aligned."""
+    """None if TMA can read or write the 2-D tensor t as it is; else one line naming the tensor and
+    the first rule it breaks, checked in this order: the last dimension contiguous (stride 1), the
+    other stride a multiple of 16 bytes, the base address 16-byte aligned."""
     # ---- T5.2 begin (§3.2) ----
     itemsize = t.element_size()
     if t.stride(-1) != 1:
@@ -373,9 +373,9 @@ def make_descriptors(a, b, c, b_kmajor, BLOCK_M, BLOCK_N, BLOCK_K, EPILOGUE_SUBT
 # §4.3 The hybrid rule: how many tiles go to stream-K (T5.3)
 # ----------------------------------------------------------------------------------------------
 def stream_k_split(num_tiles, k_blocks, num_sms, mode):
-    """(sk_tiles, programs).  mode "dp": no stream-K.  "sk": every tile.  "auto": whole waves stay
-    data-parallel; a last wave at least half full stays too; a thinner last wave is merged with
-    one full wave (if there is one) and those tiles go to stream-K."""
+    """(sk_tiles, programs).  mode "dp", or a single k-block whatever the mode: no stream-K.  "sk": every
+    tile.  "auto": whole waves stay data-parallel; a last wave at least half full stays too; a thinner
+    last wave is merged with one full wave (if there is one) and those tiles go to stream-K."""
     # ---- T5.3 begin (§4.3) ----
     chosen = 0
     if k_blocks > 1 and mode != "dp":
