@@ -197,8 +197,8 @@ def check_inputs(a, b, bias=None, activation=None):
     if INTERPRETING and a.dtype == torch.bfloat16:
         raise TypeError("matmul: the interpreter's tl.dot gets BF16 wrong, so BF16 is refused there")
     if torch.is_grad_enabled() and any(t.requires_grad for _, t in named):
-        raise ValueError("matmul has no backward, so with grad enabled it takes no tensor that requires grad: "
-                         + ", ".join(n for n, t in named if t.requires_grad))
+        raise ValueError("matmul 没有反向传播：开着梯度时不收需要梯度的张量（"  # a Chinese learner's own words
+                         + "、".join(n for n, t in named if t.requires_grad) + "），先 detach 或关掉梯度再调用")
     # ---- T4.4 end ----
 
 

@@ -102,6 +102,8 @@ DTYPE_NAMES = {
     "float64": ("fp64", "double", "DoubleTensor"),
     "int32": ("IntTensor",),
 }
+# Other words that say the same in Chinese, which a Chinese learner's messages may be written in: "a 需要梯度"
+WORD_NAMES = {"grad": ("梯度",)}
 
 
 def numbers_named(message, numbers):
@@ -150,12 +152,13 @@ def mentions(message, word):
     """Whether message names word; a shape such as "(2, 3, 4)" may be written in any readable form:
     (2, 3, 4), [2, 3, 4], torch.Size([2, 3, 4]), or, with two dimensions or more, 2x3x4 (x or ×,
     spaced or not); a lone number ("3") does not read as a shape.  A floating dtype may go by its short
-    name or its tensor type's too (DTYPE_NAMES), as a word of its own, in any case."""
+    name or its tensor type's too (DTYPE_NAMES), and "grad" its Chinese word (WORD_NAMES), as a word of its own,
+    in any case."""
     dims = re.fullmatch(r"\((\d+(?:, \d+)*),?\)", word)
     if not dims:
         return word in message or any(
             re.search(rf"(?<![A-Za-z0-9]){name}(?![A-Za-z0-9])", message, re.IGNORECASE)
-            for name in DTYPE_NAMES.get(word, ())
+            for name in DTYPE_NAMES.get(word, ()) + WORD_NAMES.get(word, ())
         )
     sizes = dims[1].split(", ")
     bracketed = r",\s*".join(sizes)
