@@ -157,7 +157,7 @@ def sk_program_of(it, total, NUM_PROGS):
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """Write this program's float32 partial tile to its own slot, then raise its flag.  Slot p is
+    """Write this program's float32 partial tile to its own slot, then raise its flag to 1.  Slot p is
     partials[p*BLOCK_M*BLOCK_N : (p+1)*BLOCK_M*BLOCK_N], the tile row-major (§4.2): the tests read it so."""
     # ---- T5.3 begin (§4.2) ----
     raise NotImplementedError("T5.3 sk_publish_partial: store the partial tile in this program's slot, then raise its flag; read §4.2 in content/t5.md or content/t5.en.md")
@@ -167,7 +167,7 @@ def sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M: tl.constexpr,
 @triton.jit
 def sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """Add the partials of programs first_pid .. pid-1 to acc, in that order, each once its flag
-    is up; put each flag back to 0.  Return the whole tile's sum."""
+    is up (1); put each flag back to 0.  Return the whole tile's sum."""
     # ---- T5.3 begin (§4.2) ----
     raise NotImplementedError("T5.3 sk_collect_partials: wait for and add the partials of first_pid..pid-1 in order; read §4.2 in content/t5.md or content/t5.en.md")
     # ---- T5.3 end ----

@@ -184,7 +184,7 @@ def sk_program_of(it, total, NUM_PROGS):
 # ----------------------------------------------------------------------------------------------
 @triton.jit
 def sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
-    """Write this program's float32 partial tile to its own slot, then raise its flag.  Slot p is
+    """Write this program's float32 partial tile to its own slot, then raise its flag to 1.  Slot p is
     partials[p*BLOCK_M*BLOCK_N : (p+1)*BLOCK_M*BLOCK_N], the tile row-major (§4.2): the tests read it so."""
     # ---- T5.3 begin (§4.2) ----
     offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
@@ -197,7 +197,7 @@ def sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M: tl.constexpr,
 @triton.jit
 def sk_collect_partials(acc, partials_ptr, flags_ptr, first_pid, pid, BLOCK_M: tl.constexpr, BLOCK_N: tl.constexpr):
     """Add the partials of programs first_pid .. pid-1 to acc, in that order, each once its flag
-    is up; put each flag back to 0.  Return the whole tile's sum."""
+    is up (1); put each flag back to 0.  Return the whole tile's sum."""
     # ---- T5.3 begin (§4.2) ----
     offs = tl.arange(0, BLOCK_M)[:, None] * BLOCK_N + tl.arange(0, BLOCK_N)[None, :]
     for p in range(first_pid, pid):
