@@ -67,17 +67,21 @@ ACC_RTOL = {torch.float16: 1e-5, torch.bfloat16: 1e-5, torch.float32: 2e-3 if DE
 
 
 def grad_refusal_missed(call):
-    """None where call() raises a ValueError that names grad (an input requires grad with grad enabled,
-    and the kernels have no backward); else what it did instead, for the message: (zh, en) words."""
+    """None where call() raises a ValueError that names grad, or 梯度 in a Chinese learner's words (an input
+    requires grad with grad enabled, and the kernels have no backward); else what it did instead, for the
+    message: (zh, en) words."""
     try:
         call()
         return say(
             zh="它却返回了一个结果，梯度不会经过它", en="and it returned a result, which no gradient goes through"
         )
     except ValueError as e:
-        if "grad" in str(e):
+        if "grad" in str(e) or "梯度" in str(e):
             return None
-        return say(zh=f"它的 ValueError 没有提到 grad：{e}", en=f"and its ValueError does not name grad: {e}")
+        return say(
+            zh=f"它的 ValueError 没有提到 grad（或梯度）：{e}",
+            en=f"and its ValueError does not name grad (or 梯度): {e}",
+        )
 
 
 def meta_value_read(e, files):
