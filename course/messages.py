@@ -34,6 +34,7 @@ __all__ = [
     "written_elsewhere",
     "triton_said",
     "int64_coordinate_words",
+    "block_pointer_words",
     "atomic_dtype_words",
     "broken_capture_words",
 ]
@@ -148,9 +149,10 @@ def triton_said(text, exc=None):
     cannot read off: two blocks of other sizes added or broadcast ("Cannot make_shape_compatible: incompatible
     dimensions at index 1: 16 and 32"), tl.dot given blocks whose inner dimensions differ (their shapes too where
     `exc`, the error, holds them), a descriptor store given a block of another shape than its box, an int64
-    descriptor coordinate (int64_coordinate_words), an atomic that takes no elements of that dtype (atomic_dtype_words,
-    which needs `exc` for the interpreter's words); "" for any other text.  It says what Triton said, not why."""
-    coordinate = int64_coordinate_words(text) or atomic_dtype_words(text, exc)
+    descriptor coordinate (int64_coordinate_words), a block pointer (block_pointer_words), an atomic that takes no
+    elements of that dtype (atomic_dtype_words, which needs `exc` for the interpreter's words); "" for any other
+    text.  It says what Triton said, not why."""
+    coordinate = int64_coordinate_words(text) or block_pointer_words(text) or atomic_dtype_words(text, exc)
     if coordinate:
         return coordinate
     if DOT_INNER in text:
@@ -204,6 +206,25 @@ def int64_coordinate_words(text):
         en="Triton refused a descriptor load or store: a coordinate is an int64, and a descriptor's "
         "coordinates are 32-bit; keep int64 values (a .to(tl.int64), or a row or offset computed from an int64 "
         "value) out of them",
+    )
+
+
+# Triton's words where a kernel calls tl.make_block_ptr (or tl.advance on one): Triton 3.9 took block pointers out
+# (triton/language/core.py raises them, the interpreter and a compile for a GPU alike), and older tutorials and
+# kernels still use them.
+BLOCK_POINTERS_GONE = "Block pointers have been removed in favor of the tensor descriptor API"
+
+
+def block_pointer_words(text):
+    """The words, in the reader's language, for Triton's refusal of a block pointer where `text` (an error's words)
+    holds it; "" otherwise."""
+    if BLOCK_POINTERS_GONE not in text:
+        return ""
+    return say(
+        zh="这个 Triton（3.9 起）没有块指针了：tl.make_block_ptr 和 tl.advance 都不能用；照 t4 §3 用 tl.arange "
+        "算出指针块并用掩码 load（TMA 的张量描述符在 T5）",
+        en="this Triton (3.9 on) has no block pointers: tl.make_block_ptr and tl.advance are gone; build the "
+        "pointer blocks from tl.arange and masked loads as t4 §3 does (TMA's tensor descriptors come in T5)",
     )
 
 

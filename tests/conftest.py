@@ -25,7 +25,14 @@ import torch
 
 from course import seam, skips, toolchain
 from course.i18n import say
-from course.messages import INT64_COORDINATE, broken_capture_words, int64_coordinate_words, stub_report
+from course.messages import (
+    BLOCK_POINTERS_GONE,
+    INT64_COORDINATE,
+    block_pointer_words,
+    broken_capture_words,
+    int64_coordinate_words,
+    stub_report,
+)
 from course.registry import BY_ID, LESSONS
 
 toolchain.choose_backend()  # before triton is first imported
@@ -194,8 +201,8 @@ def pytest_runtest_call(item):
 
 
 def _int64_coordinate_report(item, exc):
-    """A failure message for Triton's refusal of an int64 descriptor coordinate (its words are English alone) in
-    a test that did not name it itself, with the graded line that made the access; else None."""
+    """A failure message for Triton's refusal of an int64 descriptor coordinate, or of a block pointer (its words are
+    English alone) in a test that did not name it itself, with the graded line that made the access; else None."""
     if isinstance(exc, pytest.fail.Exception):
         return None  # the check's own words, said while handling it
     chain, seen = [], set()
@@ -203,14 +210,18 @@ def _int64_coordinate_report(item, exc):
         seen.add(id(exc))
         chain.append(exc)
         exc = exc.__cause__ if exc.__cause__ is not None else exc.__context__
-    words = int64_coordinate_words(" ".join(str(e) for e in chain))
+    said = " ".join(str(e) for e in chain)
+    words = int64_coordinate_words(said)
+    original = INT64_COORDINATE
+    if not words:
+        words, original = block_pointer_words(said), BLOCK_POINTERS_GONE
     frames = [f for e in chain for f in traceback.extract_tb(e.__traceback__) if seam.graded_file(f.filename)]
     if not words or not frames or _step_of(item) is None:
         return None  # raised elsewhere than the graded code: the plugin's words say where
     where = f"{seam.graded_file(frames[-1].filename)} line {frames[-1].lineno}"
     return say(
-        zh=f"{where}：{words}（Triton 的英文原话：{INT64_COORDINATE}...）",
-        en=f"{where}: {words} (Triton's words: {INT64_COORDINATE}...)",
+        zh=f"{where}：{words}（Triton 的英文原话：{original}...）",
+        en=f"{where}: {words} (Triton's words: {original}...)",
     )
 
 

@@ -38,6 +38,7 @@ from course.lessons.t4_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t4_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 from course.lessons.t4_mistakes_styles15 import STYLES15, STYLES15_CAUSES
+from course.lessons.t4_mistakes_styles16 import STYLES16, STYLES16_CAUSES
 from course.lessons.t4_mistakes_zhlearner10 import ZHLEARNER10, ZHLEARNER10_CAUSES
 from course.lessons.t4_mistakes_zhlearner14 import ZHLEARNER14, ZHLEARNER14_CAUSES
 
@@ -401,3 +402,5 @@ MISTAKES = MISTAKES + HUNT15  # hunt15's (t4_mistakes_hunt15.py), last
 CAUSES |= HUNT15_CAUSES
 MISTAKES = MISTAKES + STYLES15  # styles15's (t4_mistakes_styles15.py), last
 CAUSES |= STYLES15_CAUSES
+MISTAKES = MISTAKES + STYLES16  # styles16's (t4_mistakes_styles16.py), last
+CAUSES |= STYLES16_CAUSES
