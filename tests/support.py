@@ -80,7 +80,7 @@ def grad_refusal_missed(call):
             return None
         return say(
             zh=f"它的 ValueError 没有提到 grad（或梯度）：{e}",
-            en=f"and its ValueError does not name grad (or 梯度): {e}",
+            en=f"and its ValueError does not name grad: {e}",
         )
 
 
