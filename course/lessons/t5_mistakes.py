@@ -29,6 +29,7 @@ from course.lessons.t5_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t5_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t5_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
 from course.lessons.t5_mistakes_hunt14 import HUNT14, HUNT14_CAUSES
+from course.lessons.t5_mistakes_hunt16 import HUNT16, HUNT16_CAUSES
 from course.lessons.t5_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t5_mistakes_lead34 import LEAD34, LEAD34_CAUSES
 from course.lessons.t5_mistakes_learner2 import LEARNER2
@@ -336,3 +337,5 @@ MISTAKES = MISTAKES + WAITS15  # waits15's (t5_mistakes_waits15.py), last
 CAUSES |= WAITS15_CAUSES
 MISTAKES = MISTAKES + LEAD34  # session 34's lead (t5_mistakes_lead34.py), last
 CAUSES |= LEAD34_CAUSES
+MISTAKES = MISTAKES + HUNT16  # hunt16's (t5_mistakes_hunt16.py), last
+CAUSES |= HUNT16_CAUSES

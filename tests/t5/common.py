@@ -11,9 +11,10 @@ from course.registry import lesson
 from course.tile_order import grouped_order
 
 from .crashes import offsets_in_elements, run_matmul, tma_rule_broken  # noqa: F401 - test files import them from here
+from .loop_counts import counted_under_pids, one_short, stops_short_by_first, tile_loop_like  # noqa: F401
 from .shares import other_share_out
 from .stored import check_stored, even_odd_halves, fail_even_odd_halves, run_store_tile, unwritten_where  # noqa: F401
-from support import DEVICE, OUT_RTOL, loop_like, padded, rel_err
+from support import DEVICE, OUT_RTOL, padded, rel_err
 
 T5 = lesson("T5")
 
@@ -75,22 +76,6 @@ EPILOGUES_OFF = {
 }
 
 
-def tile_loop_like(epilogues, programs, first):
-    """loop_like (tests/support.py) with the starts a T5.1 loop may be written with."""
-    starts = {"first_tile + pid": [first + p for p in range(programs)], "pid": list(range(programs))}
-    return loop_like(epilogues, {**starts, "first_tile": [first] * programs}, programs)
-
-
-def stops_short_by_first(epilogues, programs, first):
-    """Whether `epilogues` are the counts of the right loop (first_tile + pid, step NUM_PROGS) that stops at
-    num_tiles - first_tile, the tiles after first_tile counted instead of the tile numbers (first_tile > 0)."""
-    counts = [0] * len(epilogues)
-    for p in range(programs):
-        for t in range(first + p, len(epilogues) - first, programs):
-            counts[t] += 1
-    return first > 0 and counts == list(epilogues)
-
-
 def epilogues_on_other_tiles(rows, done, k_blocks, case, step_section):
     """Fail where every tile in `done` summed all its k-blocks and as many epilogues ran as there are
     tiles, yet not one per tile: k_segment counts under the tile number it is given and finish_tile
@@ -109,15 +94,6 @@ def epilogues_on_other_tiles(rows, done, k_blocks, case, step_section):
             "it; pass both this iteration's tile_id",
             step_section,
         )
-
-
-def counted_under_pids(rows, k_blocks, programs, first, num_tiles):
-    """Whether the trace's k-block counts are those of a right loop (program p: first + p, + programs, ...)
-    whose k_segment counted every tile of program p under tile number p."""
-    want = [0] * len(rows)
-    for p in range(min(programs, len(rows))):
-        want[p] = len(range(first + p, num_tiles, programs)) * k_blocks
-    return any(want) and [r[1] for r in rows] == want
 
 
 def check_trace(
@@ -187,6 +163,15 @@ def check_trace(
                     f"({len(rows) - loop[1]}), leaving the last {loop[1]} tiles undone; num_tiles is where the tile "
                     "numbers end (they count from first_tile already): "
                     "tl.range(first_tile + pid, num_tiles, NUM_PROGS)",
+                )
+            elif loop and one_short([r[0] for r in rows], *loop):
+                said = (
+                    f"：这正是一个起点、步长都对，却停在 num_tiles - 1 的循环的次数，最后一个 tile（{len(rows) - 1}）"
+                    "没人做；tl.range 本来就不含终点，终点写 num_tiles："
+                    "tl.range(first_tile + pid, num_tiles, NUM_PROGS)",
+                    ": the counts of a loop with the right start and step that ends at num_tiles - 1, leaving the "
+                    f"last tile ({len(rows) - 1}) undone; tl.range already leaves its end out, so the end is "
+                    "num_tiles: tl.range(first_tile + pid, num_tiles, NUM_PROGS)",
                 )
             fail(
                 T5,

@@ -79,14 +79,21 @@ class FlagLog:
         pid, name, q = program[0], near[0], near[1]
         here = [e for e in self.events if e.index == q]
         raised = max((i for i, e in enumerate(here) if e.new != 0 and e.old == 0), default=None)
-        if q == pid or raised is None:
+        # up before the launch touched it (a test that hands the owner its flags raised, hunt16): every event is after
+        up_before = raised is None and bool(here) and here[0].old != 0
+        if q == pid or (raised is None and not up_before):
             return ""
-        after = here[raised + 1 :]
+        after = here if up_before else here[raised + 1 :]
+        raiser = (
+            say(zh="这面旗在启动时就举着", en="it was up when the launch began")
+            if up_before
+            else say(zh=f"程序 {q} 举起过这面旗", en=f"program {q} raised it")
+        )
         down = next((i for i, e in enumerate(after) if e.xchg and e.new == 0 and e.old != 0), None)
         if down is None:
             return ""
         by, read_up = after[down].program, {e.program for e in after[:down] if not e.xchg and e.val == 0 and e.old}
-        if by == q and q in read_up:
+        if by == q and q in read_up and not up_before:
             return say(
                 zh=f"。它等的是 {name}[{q}]：程序 {q} 举起了这面旗，随后自己等了它（读到 1）并把它放回了 0，"
                 f"也就是程序 {q} 在做 owner 时收了自己的 partial：owner 只收程序 first_pid..pid - 1 的 partial，"
@@ -98,9 +105,9 @@ class FlagLog:
             )
         if by == pid and pid not in read_up:
             return say(
-                zh=f"。它等的是 {name}[{q}]：程序 {q} 举起过这面旗，是程序 {pid} 自己在等它之前就把它放回了 0"
+                zh=f"。它等的是 {name}[{q}]：{raiser}，是程序 {pid} 自己在等它之前就把它放回了 0"
                 "（那次交换读到的是 1）：旗要在等到它、加上 partial 之后才放回 0，不能在等之前",
-                en=f". The flag it waits on is {name}[{q}]: program {q} raised it, and program {pid} itself put it "
+                en=f". The flag it waits on is {name}[{q}]: {raiser}, and program {pid} itself put it "
                 "back to 0 before waiting on it (that exchange found 1): a flag goes back to 0 after the wait "
                 "ends and the partial is added, never before the wait",
             )

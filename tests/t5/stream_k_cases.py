@@ -32,6 +32,52 @@ def from_tile_begin(k_blocks, sk_tiles, progs):
     return counts
 
 
+def one_segment_per_run(k_blocks, sk_tiles, progs, cut_at_tile):
+    """[k-blocks counted per tile] when each run is summed as one segment, counted on the tile of its last k-block:
+    it_begin = run_begin (cut_at_tile False), or tl.minimum(tile_begin, run_begin) (True: a run inside one tile then
+    starts at that tile's first k-block), where tl.maximum belongs (hunt16)."""
+    counts = [0] * sk_tiles
+    for lo, hi in sk_runs(sk_tiles * k_blocks, progs):
+        if hi > lo:
+            tile = (hi - 1) // k_blocks
+            counts[tile] += hi - (min(tile * k_blocks, lo) if cut_at_tile else lo)
+    return counts
+
+
+def fail_if_whole_runs(summed, k_blocks, sk_tiles, progs, case):
+    """Fail where the k-blocks counted per tile are those of one_segment_per_run, naming it_begin's form where
+    only one of the two gives them."""
+    from course.i18n import count
+    from course.messages import fail
+
+    from .common import T5
+
+    if summed == [k_blocks] * sk_tiles:
+        return
+    forms = [
+        form
+        for form, cut in (("run_begin", False), ("tl.minimum(tile_begin, run_begin)", True))
+        if summed == one_segment_per_run(k_blocks, sk_tiles, progs, cut)
+    ]
+    if not forms:
+        return
+    tile = next(t for t, kbs in enumerate(summed) if kbs != k_blocks)
+    form = forms[0] if len(forms) == 1 else "run_begin（或 tl.minimum(tile_begin, run_begin)，这里一样）"
+    form_en = forms[0] if len(forms) == 1 else "run_begin (or tl.minimum(tile_begin, run_begin), the same here)"
+    fail(
+        T5,
+        f"{case}：tile {tile} 一共算了 {summed[tile]} 个 k-block，应当是 {k_blocks} 个"
+        f"：每个 tile 算的个数正好是 it_begin = {form} 的结果：每段 run 整个当成了一个 segment，全记在它最后一个 "
+        "k-block 所在的 tile 上，没有在 tile 的第一个 k-block 处断开；一段从 it_begin = tl.maximum(tile_begin, "
+        "run_begin) 起",
+        f"{case}: tile {tile} summed {count(summed[tile], 'k-block')}, {k_blocks} expected"
+        f": every tile's count is what it_begin = {form_en} gives: each run was summed whole as one segment, all "
+        "counted on the tile of its last k-block, never cut at a tile's first k-block; a segment starts at "
+        "it_begin = tl.maximum(tile_begin, run_begin)",
+        "4.2",
+    )
+
+
 def sk_owner(tile, k_blocks, total, progs):
     """The program holding the tile's last k-block."""
     return sk_holder((tile + 1) * k_blocks - 1, total, progs)

@@ -5,10 +5,11 @@ be off."""
 import pytest
 import torch
 
-from course.i18n import cells
+from course.i18n import cells, say
 from course.messages import fail
 
 from .common import T5
+from .crashes import waits_told
 from .stream_k_cases import (
     FIX_BM,
     FIX_BN,
@@ -162,7 +163,14 @@ def test_sk_collect_partials_alone(probes):
     acc, partials = spread_tiles(1, bm, bn)[0], spread_tiles(n, bm, bn)
     flags = torch.ones(n, dtype=torch.int32, device=DEVICE)
     out = torch.full_like(acc, float("nan"))
-    probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, bm, bn)
+    case = say(
+        zh=f"sk_collect_partials(first_pid={first}, pid={pid})，由一个程序（程序 0）运行，"
+        f"旗 {first}..{pid - 1} 开始时都举着",
+        en=f"sk_collect_partials(first_pid={first}, pid={pid}), run by a launch of one program (program 0), flags "
+        f"{first}..{pid - 1} raised at the start",
+    )
+    with waits_told(case):  # a wait that never ends, named with its cause where flag_log.py finds one
+        probes.collect_probe[(1,)](acc, partials, flags, out, first, pid, bm, bn)
     want = in_order_sum(acc, partials, first, pid)
     if not torch.equal(out, want):
         backwards = torch.equal(out, in_order_sum(acc, partials.flip(0), n - pid, n - first))

@@ -9,6 +9,7 @@ from course.messages import fail
 
 from .box_causes import box_cause
 from .common import T5, offsets_in_elements
+from .k_ranges import fail_if_another_range
 from .swaps import fail_if_a_load_swapped
 from support import ACC_RTOL, DEVICE, descriptor, padded, rel_err
 
@@ -66,7 +67,17 @@ def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn,
     err = rel_err(acc[:M, :N], ref)
     if err > ACC_RTOL[dtype]:
         fail_if_half_words(acc[:M, :N], ref, err, case)
-        fail_if_another_range(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case)
+
+        def again(lo, hi, blocks):  # the loop once more, where each mistake of the range sums another run
+            K2 = blocks * bk - 5
+            case2 = say(
+                zh=f"换成 K={K2}、第 {lo}..{hi - 1} 个 k-block 再跑一次",
+                en=f"run again with K={K2}, k-blocks {lo}..{hi - 1}",
+            )
+            acc2, a2, b2, _ = run_k_block_loop(probes, dtype, (M, N, K2), lo, hi, kmajor, (bm, bn, bk), case2)
+            return acc2[:M, :N], a2, b2.t() if kmajor else b2, K2, case2
+
+        fail_if_another_range(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case, again)
         fail_if_offset_by_another_block(acc[:M, :N], a, b, K, (bm, bn, bk), kb_begin, kb_end, ACC_RTOL[dtype], case)
         fail_if_operands_rounded(acc[:M, :N], a[:, ks], b[ks, :], err, ACC_RTOL[dtype], case)
         fail_if_sum_rounded(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, err, ACC_RTOL[dtype], case)
@@ -226,81 +237,6 @@ def fail_if_acc_added_twice(acc, a, b, K, bk, kb_begin, kb_end, tol, case):
             "acc += tl.dot(a, b)",
             "3.1",
         )
-
-
-def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case):
-    """Fail where acc is the sum of another run of k-blocks: the loop's bounds one off at either end,
-    every load one BLOCK_K off (off_k = (kb +- 1) * BLOCK_K, a k-block outside K reading zeros), a loop
-    that counts kb from 0 (range(kb_end - kb_begin): kb_begin left out), or the last k-block alone
-    (acc = tl.dot(a, b) starting again at every k-block).  Where more than one of these gives this sum
-    (a run that ends at K's last k-block, say), each is said, none as the cause."""
-    blocks = -(-K // bk)
-    candidates = {
-        "loop": [(kb_begin, kb_end - 1), (kb_begin + 1, kb_end), (kb_begin - 1, kb_end), (kb_begin, kb_end + 1)],
-        "moved": [(kb_begin + 1, kb_end + 1), (kb_begin - 1, kb_end - 1)],
-        "from-zero": [(0, kb_end - kb_begin)],
-        "last": [(kb_end - 1, kb_end)],
-    }
-    found = {}  # a key of candidates: the run of k-blocks its sum is
-    for why, runs in candidates.items():
-        for lo, hi in runs:
-            lo, hi = max(lo, 0), min(hi, blocks)  # k-blocks past either end of K read as zeros
-            span = slice(lo * bk, min(hi * bk, K))
-            if (
-                lo < hi
-                and (lo, hi) != (kb_begin, kb_end)
-                and rel_err(acc, a[:, span].double() @ b[span, :].double()) <= tol
-            ):
-                found.setdefault(why, (lo, hi))
-    if not found:
-        return
-    lo, hi = next(iter(found.values()))
-    said = (
-        f"{case}：累加器是第 {lo}..{hi - 1} 个 k-block 的和，应当是第 {kb_begin}..{kb_end - 1} 个",
-        f"{case}: the accumulator holds the sum of k-blocks {lo}..{hi - 1}, not {kb_begin}..{kb_end - 1}",
-    )
-    if len(found) > 1:
-        ways = [RANGE_WAYS[k] for k in found]
-        fail(
-            T5,
-            f"{said[0]}：这里{'、'.join(zh for zh, _ in ways)}，结果都是这个和；循环是 range(kb_begin, kb_end)，"
-            "第 kb 个 k-block 从第 kb * BLOCK_K 列开始，tl.dot(a, b, acc) 把乘积加到 acc 上",
-            f"{said[1]}: here {', '.join(en for _, en in ways[:-1])} and {ways[-1][1]} each give that sum; the "
-            "loop is range(kb_begin, kb_end), k-block kb starts at column kb * BLOCK_K, and tl.dot(a, b, acc) adds "
-            "the product to acc",
-            "3.1",
-        )
-    why = next(iter(found))
-    fail(T5, f"{said[0]}：{RANGE_CAUSES[why][0]}", f"{said[1]}: {RANGE_CAUSES[why][1]}", "3.1")
-
-
-# What gives the sum of another run of k-blocks, said where it alone gives it (fail_if_another_range)...
-RANGE_CAUSES = {
-    "loop": ("循环写成 range(kb_begin, kb_end)", "loop over range(kb_begin, kb_end)"),
-    "moved": (
-        "整体挪了一个 k-block：每次 load 的偏移都差了一个 BLOCK_K，第 kb 个 k-block 从第 kb * BLOCK_K 列开始",
-        "the run moved by one k-block: every load's offset is one BLOCK_K off; k-block kb starts at column "
-        "kb * BLOCK_K",
-    ),
-    "from-zero": (
-        "循环的 kb 从 0 数起，不是从 kb_begin：range(kb_end - kb_begin) 只数了个数，要写 range(kb_begin, kb_end)",
-        "the loop counts kb from 0, not from kb_begin: range(kb_end - kb_begin) counts the k-blocks but starts at "
-        "the wrong one; the loop is range(kb_begin, kb_end)",
-    ),
-    "last": (
-        "只有最后一个 k-block 留了下来：tl.dot(a, b, acc) 才把乘积加到 acc 上，"
-        "acc = tl.dot(a, b) 每个 k-block 都从头算",
-        "only the last k-block's product is left: tl.dot(a, b, acc) adds the product to acc, while acc = "
-        "tl.dot(a, b) starts again at every k-block",
-    ),
-}
-# ... and where another gives it too
-RANGE_WAYS = {
-    "loop": ("循环的一端差一个", "a loop one k-block off at one end"),
-    "moved": ("每次 load 的偏移都多（或少）一个 BLOCK_K", "loads that are all one BLOCK_K further on (or back)"),
-    "from-zero": ("kb 从 0 数起的循环", "a loop that counts kb from 0"),
-    "last": ("acc = tl.dot(a, b) 只留下最后一个 k-block", "an acc = tl.dot(a, b) that keeps the last k-block alone"),
-}
 
 
 def ptrs(tensors):

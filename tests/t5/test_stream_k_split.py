@@ -14,6 +14,7 @@ from .flags_left_up import FLAGS_LEFT_UP, flags_read_by_others, some_flags_up_wo
 from .run_causes import begins_as_if_longer, empty_last_wave, owners_as_if_one_length
 from .stream_k_cases import (
     SK_CASES,
+    fail_if_whole_runs,
     from_tile_begin,
     sk_case,
     sk_holder,
@@ -148,6 +149,7 @@ def test_stream_k_every_tile_once(probes):
                 "it_begin = max(tile_begin, run_begin)",
                 "4.2",
             )
+        fail_if_whole_runs(summed, k_blocks, sk_tiles, progs, case)
         run_causes.fail_if_split_over_all_tiles(trace_rows(trace), k_blocks, sk_tiles, progs, case)
         check_trace(
             trace_rows(trace),

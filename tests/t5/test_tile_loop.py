@@ -8,6 +8,7 @@ from course.i18n import agree, count, say
 from course.messages import fail, stub_report
 
 from .common import T5, check_trace, epilogues_on_other_tiles, new_trace, no_tile_past, tile_loop_like, trace_rows
+from .k_segments import fail_if_k_blocks_from_one
 from .loop_ir import flattened_loops
 
 pytestmark = pytest.mark.t5  # the lesson's marker; each test also carries its step's
@@ -92,7 +93,7 @@ LOOP_CASES = [  # (num_pid_m, num_pid_n, GROUP_M, programs, first_tile, k_blocks
 @pytest.mark.t5_1
 @pytest.mark.parametrize("flatten", [False, True], ids=["plain", "flatten"])
 @pytest.mark.case_words(id_zh={"plain": "不展平", "flatten": "展平（flatten）"})
-def test_every_tile_once_over_many_grids(probes, flatten):
+def test_every_tile_once_over_many_grids(t5, probes, flatten):
     """Every tile exactly once, by program (tile - first_tile) % NUM_PROGS, in grouped order."""
     cases = LOOP_CASES + [  # and three random ones, from the test's seed
         tuple(int(x) for x in torch.randint(1, 8, (2,)))
@@ -115,6 +116,12 @@ def test_every_tile_once_over_many_grids(probes, flatten):
             en=f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}",
         )
         fail_if_chunked(trace_rows(trace), tiles, progs, first, case)
+        if k_blocks > 1 and all(r[:2] == (1, k_blocks - 1) for r in trace_rows(trace)[first:tiles]):
+
+            def launch(a=(K, first, tiles, num_pid_m, num_pid_n, progs, 32, group_m, flatten)):  # the same again
+                probes.tile_loop_probe[(a[5],)](new_trace(2 * a[2] + a[5]), *a)
+
+            fail_if_k_blocks_from_one(t5, launch, k_blocks, case)
         check_trace(
             no_tile_past(trace_rows(trace), tiles, case),
             num_pid_m,
