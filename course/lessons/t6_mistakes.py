@@ -30,6 +30,7 @@ from course.lessons.t6_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t6_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
 from course.lessons.t6_mistakes_hunt14 import HUNT14, HUNT14_CAUSES
 from course.lessons.t6_mistakes_hunt15 import HUNT15, HUNT15_CAUSES
+from course.lessons.t6_mistakes_hunt16 import HUNT16, HUNT16_CAUSES
 from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
@@ -407,3 +408,5 @@ MISTAKES = MISTAKES + ZHLEARNER15  # zhlearner15's (t6_mistakes_zhlearner15.py),
 CAUSES |= ZHLEARNER15_CAUSES
 MISTAKES = MISTAKES + STYLES15  # styles15's (t6_mistakes_styles15.py), last
 CAUSES |= STYLES15_CAUSES
+MISTAKES = MISTAKES + HUNT16  # hunt16's (t6_mistakes_hunt16.py), last
+CAUSES |= HUNT16_CAUSES

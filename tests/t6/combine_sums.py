@@ -20,6 +20,15 @@ def sums_seen(out, by_slot, tokens, top_k, dtype):
             f"they are, bit for bit, the sums of rows t + j of by_slot (j = 0..{top_k - 1}): j added to the token's "
             f"number; token t's row j is at t * {top_k} + j (slot = t * top_k + j)",
         )
+    for rows_of, zh, en in OTHER_ROWS:  # other rows, each token's (hunt16: t and j swapped, j left out)
+        rows = [[rows_of(t, j, tokens, top_k) for j in range(top_k)] for t in range(tokens)]
+        if max(max(r) for r in rows) >= by_slot.shape[0]:
+            continue
+        total = torch.zeros_like(by_slot[0::top_k])
+        for j in range(top_k):
+            total = total + by_slot[[r[j] for r in rows]]
+        if torch.equal(out, total.to(dtype)):
+            return zh.format(k=top_k, j=top_k - 1), en.format(k=top_k, j=top_k - 1)
     found = []  # every order of j whose sum out is, bit for bit: the inputs may not tell some apart
     for order in permutations(range(top_k)):
         total = torch.zeros_like(by_slot[0::top_k])
@@ -39,6 +48,25 @@ def sums_seen(out, by_slot, tokens, top_k, dtype):
         + (f" ({more} other {agree(more, 'order gives', 'orders give')} the same bits)" if more else "")
         + f": a float sum changes with its order; add the rows one by one in the order j = 0..{top_k - 1}",
     )
+
+
+# Rows of by_slot a combine may add for token t in place of t * top_k + j: (row of (t, j, tokens, top_k), zh, en).
+OTHER_ROWS = (
+    (
+        lambda t, j, tokens, top_k: j * top_k + t,
+        "它们逐位等于 by_slot 第 j * {k} + t 行之和（j = 0..{j}）：t 和 j 在 t * top_k + j 里换了位置；"
+        "token t 的第 j 行在 t * {k} + j",
+        "they are, bit for bit, the sums of rows j * {k} + t of by_slot (j = 0..{j}): t and j swapped in "
+        "t * top_k + j; token t's row j is at t * {k} + j",
+    ),
+    (
+        lambda t, j, tokens, top_k: t * top_k,
+        "它们逐位等于 by_slot 第 t * {k} 行加了 {k} 遍：地址里没有 j，每一轮读的都是 token t 的第 0 行；"
+        "第 j 轮读第 t * {k} + j 行",
+        "they are, bit for bit, row t * {k} of by_slot added {k} times: j is missing from the address, so every turn "
+        "read token t's row 0; turn j reads row t * {k} + j",
+    ),
+)
 
 
 def left_out_seen(out, by_slot, top_k, dtype):
