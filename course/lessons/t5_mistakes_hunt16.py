@@ -7,6 +7,9 @@ one off at its start (tests/t5/k_ranges.py, which runs the loop again where the 
 segment never cut at its tile's first k-block (stream_k_cases.fail_if_whole_runs), and a collect that waits wrongly
 on flags raised before its launch (tests/t5/flag_log.py).  Only make check runs them (table=False, not in §8); each
 must be caught by its test, whose message names its cause (HUNT16_CAUSES here, gathered into t5_mistakes.CAUSES).
+The second half of HUNT16 is the hunt's own: slips planted across T5 (TMA's rules turned round, the halves' columns,
+sk_run's base, sk_program_of's two parts, the walk's total and owner test, a reset of the wrong flag), each caught,
+most until then with the expected and the got values alone, now named by the check that caught it.
 """
 
 from course.lessons.t5_mistakes_own import LOOP, own
@@ -28,6 +31,34 @@ HUNT16_CAUSES = {
     "kb-ends-late": ("循环多走了一个 k-block", "the loop runs one k-block further"),
     "segment-whole-run": ("每段 run 整个当成了一个 segment", "each run was summed whole as one segment"),
     "flag-up-at-start": ("这面旗在启动时就举着", "it was up when the launch began"),
+    # the hunt's own (the second half of HUNT16)
+    "rule1-on-stride0": ("规矩 1 查的是 stride(0)", "rule 1 was checked on stride(0)"),
+    "align-turned": ("对齐的判断反了", "the alignment test is turned round"),
+    "refused-with-fallback": (
+        "在 fallback=True（默认）时抛出了 ValueError",
+        "raised a ValueError with fallback=True (the default)",
+    ),
+    "fallback-turned": ("判断 fallback 的条件反了", "so the test of fallback is turned round"),
+    "left-at-half-offset": (
+        "左半块存到了第 pid_n * BLOCK_N // 2 列",
+        "the left half was stored at column pid_n * BLOCK_N // 2",
+    ),
+    "both-at-half-offsets": (
+        "两半存到了第 pid_n * (BLOCK_N // 2)",
+        "the halves were stored at columns pid_n * (BLOCK_N // 2)",
+    ),
+    "base-by-cdiv": (
+        "这是 base = cdiv(total, NUM_PROGS)",
+        "these are sk_run's runs with base = cdiv(total, NUM_PROGS)",
+    ),
+    "owners-without-extra": ("没有加上 extra", "without extra: that numbers the runs"),
+    "owners-without-minus-big": ("没有先减去 big", "without taking big off first"),
+    "runs-over-tiles": ("各段一共只分了 sk_tiles 个 k-block", "what runs over sk_tiles k-blocks in all give"),
+    "owner-test-minus-one": (
+        "把 owner 判成 it_end == tile_begin + k_blocks - 1",
+        "an owner test of it_end == tile_begin + k_blocks - 1",
+    ),
+    "raiser-put-back": ("不碰自己刚举起的那面", "never the one it has just raised"),
 }
 
 HUNT16 = (
@@ -130,5 +161,156 @@ HUNT16 = (
         "    p = first_pid\n    while p < pid:\n" + WAIT,
         "test_sk_collect_partials_alone",
         "waits-forever+wait-loop-stays",
+    ),
+    own(
+        'hunt16-rule-1-on-stride-0',
+        'T5.2',
+        'tma_problem checks rule 1 on stride(0) (hunt16)',
+        '3.2',
+        '    if t.stride(1) != 1:\n',
+        '    if t.stride(0) != 1:\n',
+        'test_tma_problem_accepts_legal_tensors',
+        'rule1-on-stride0',
+    ),
+    own(
+        'hunt16-alignment-turned-round',
+        'T5.2',
+        'tma_problem refuses a base that is a multiple of 16 (data_ptr() % 16 == 0); it was told rule 3 asks for '
+        '16 bytes, not 16 elements (hunt16)',
+        '3.2',
+        '    if t.data_ptr() % 16:\n',
+        '    if t.data_ptr() % 16 == 0:\n',
+        'test_tma_problem_accepts_legal_tensors',
+        'align-turned',
+    ),
+    own(
+        'hunt16-fallback-turned-round',
+        'T5.2',
+        'tma_ready raises where fallback is True and copies where it is False; told as its own ValueError alone '
+        '(hunt16)',
+        '3.2',
+        '        if problem and not fallback:\n',
+        '        if problem and fallback:\n',
+        'test_tma_ready_keeps_no_reference_to_its_tensors',
+        'refused-with-fallback+fallback-turned',
+    ),
+    own(
+        'hunt16-left-half-at-half-offset',
+        'T5.4',
+        "store_tile stores the left half at column pid_n * BLOCK_N // 2; told 'relative error 2.0e+02' alone (hunt16)",
+        '5',
+        '        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(c_desc.dtype))\n',
+        '        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N // 2], left.to(c_desc.dtype))\n',
+        'test_store_tile_activation_without_bias[2]',
+        'left-at-half-offset',
+    ),
+    own(
+        'hunt16-halves-at-half-offsets',
+        'T5.4',
+        'store_tile stores the halves at pid_n * (BLOCK_N // 2) and + BLOCK_N // 2, counting the tiles in boxes '
+        '(hunt16)',
+        '5',
+        '        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(c_desc.dtype))\n        right = '
+        'bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS,\n             '
+        '                       ACTIVATION)\n        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N + BLOCK_N // '
+        '2], right.to(c_desc.dtype))\n',
+        '        c_desc.store([pid_m * BLOCK_M, pid_n * (BLOCK_N // 2)], left.to(c_desc.dtype))\n        right = '
+        'bias_and_activation(right, bias_ptr, N, stride_bias, 2 * pid_n + 1, BLOCK_N // 2, HAS_BIAS,\n             '
+        '                       ACTIVATION)\n        c_desc.store([pid_m * BLOCK_M, pid_n * (BLOCK_N // 2) + '
+        'BLOCK_N // 2], right.to(c_desc.dtype))\n',
+        'test_store_tile_activation_without_bias[2]',
+        'both-at-half-offsets',
+    ),
+    own(
+        'hunt16-run-base-by-cdiv',
+        'T5.3',
+        "sk_run's base is cdiv(total, NUM_PROGS); told the expected and got runs alone (hunt16)",
+        '4.1',
+        '    base = total // NUM_PROGS\n    extra = total % NUM_PROGS\n    begin',
+        '    base = tl.cdiv(total, NUM_PROGS)\n    extra = total % NUM_PROGS\n    begin',
+        'test_sk_runs_cover_every_k_block_once[13-3]',
+        'base-by-cdiv',
+    ),
+    own(
+        'hunt16-owners-without-extra',
+        'T5.3',
+        'sk_program_of past the longer runs is (it - big) // base, without extra (hunt16)',
+        '4.1',
+        'extra + (it - big) // tl.maximum(base, 1))',
+        '(it - big) // tl.maximum(base, 1))',
+        'test_sk_runs_cover_every_k_block_once[13-3]',
+        'owners-without-extra',
+    ),
+    own(
+        'hunt16-owners-without-minus-big',
+        'T5.3',
+        'sk_program_of past the longer runs is extra + it // base, big not taken off (hunt16)',
+        '4.1',
+        'extra + (it - big) // tl.maximum(base, 1))',
+        'extra + it // tl.maximum(base, 1))',
+        'test_sk_runs_cover_every_k_block_once[13-3]',
+        'owners-without-minus-big',
+    ),
+    own(
+        'hunt16-runs-over-the-tiles',
+        'T5.3',
+        "stream_k_tiles hands sk_run the tile count, not total; told 'tile 0 had 0 epilogues' alone (hunt16)",
+        '4.2',
+        '    run_begin, run_end = sk_run(pid, total, NUM_PROGS)\n',
+        '    run_begin, run_end = sk_run(pid, sk_tiles, NUM_PROGS)\n',
+        'test_stream_k_every_tile_once',
+        'runs-over-tiles',
+    ),
+    own(
+        'hunt16-owner-test-one-short',
+        'T5.3',
+        "stream_k_tiles owns a tile where it_end == tile_begin + k_blocks - 1; told 'tile 0 had 0 epilogues' alone "
+        '(hunt16)',
+        '4.2',
+        '        if it_end == tile_begin + k_blocks:',
+        '        if it_end == tile_begin + k_blocks - 1:',
+        'test_stream_k_every_tile_once',
+        'owner-test-minus-one',
+    ),
+    own(
+        'hunt16-collect-resets-first-flag-after-loop',
+        'T5.3',
+        'sk_collect_partials resets flags_ptr + first_pid once after its loop, not each flag p in it: a program '
+        "takes down the flag it has just raised; told in the spin watch's general words (hunt16)",
+        '4.2',
+        '        tl.atomic_xchg(flags_ptr + p, 0, sem="relaxed")  # the workspace is clean for the next launch\n',
+        '    tl.atomic_xchg(flags_ptr + first_pid, 0, sem="relaxed")\n',
+        'test_stream_k_every_tile_once',
+        'waits-forever+raiser-put-back',
+    ),
+    own(
+        'hunt16-first-pid-of-it-begin',
+        'T5.3',
+        'the owner collects from sk_program_of(it_begin), its own id, not of tile_begin (hunt16)',
+        '4.2',
+        '            first_pid = sk_program_of(tile_begin, total, NUM_PROGS)\n',
+        '            first_pid = sk_program_of(it_begin, total, NUM_PROGS)\n',
+        'test_stream_k_every_tile_once',
+        'flags-never-read',
+    ),
+    own(
+        'hunt16-kmajor-box-trans-at-k-n',
+        'T5.2',
+        "a K-major B box loaded at [off_k, off_n] and tl.trans'ed (hunt16)",
+        '3.1',
+        '            b = b_desc.load([off_n, off_k]).T  # a [BLOCK_N, BLOCK_K] box of B^T, used transposed\n',
+        '            b = tl.trans(b_desc.load([off_k, off_n]))\n',
+        'test_k_block_loop[17-50-70-0-3-True-torch.float16]',
+        'load-coords-swapped',
+    ),
+    own(
+        'hunt16-total-by-k',
+        'T5.3',
+        'stream_k_tiles takes total = sk_tiles * K, not * k_blocks: runs past the stream-K tiles (hunt16)',
+        '4.2',
+        '    total = sk_tiles * k_blocks\n',
+        '    total = sk_tiles * K\n',
+        'test_stream_k_every_tile_once',
+        'stray-access',
     ),
 )

@@ -109,12 +109,14 @@ def check_trace(
     loop=None,
     floor=None,
     first=None,
+    walk=None,
 ):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched.
     loop: (programs, first_tile) of a loop over whole tiles, so that a wrong start or step can be named.
     floor: K // BLOCK_K where cdiv(K - 1, BLOCK_K) gives another count, so that one k-block short can be named.
-    first: tile -> the program holding its first k-block (stream-K), so that owners taken from it can be named."""
+    first: tile -> the program holding its first k-block (stream-K), so that owners taken from it can be named.
+    walk: (k_blocks, sk_tiles, programs) of a stream-K launch, so that a walk of OTHER_WALKS can be named."""
     order = grouped_order(num_pid_m, num_pid_n, group_m)
     done = range(len(rows)) if done is None else done
     if step_section != "4.2":  # a loop over whole tiles: one k_segment and one finish_tile per tile
@@ -146,6 +148,10 @@ def check_trace(
             continue
         if epilogues != 1:
             said = EPILOGUES_OFF["stream-K" if step_section == "4.2" else "loop"]
+            from .stream_k_cases import other_walk_words
+
+            other = other_walk_words(rows, *walk) if walk else None
+            said = ("：" + other[0], ": " + other[1]) if other else said
             like = tile_loop_like([r[0] for r in rows], *loop) if loop else None
             if like:
                 said = (

@@ -103,6 +103,15 @@ class FlagLog:
                 "the partials of programs first_pid..pid - 1 alone, its own is in its acc; the flag was raised for "
                 "the owner of the later tile, which now waits for it for good",
             )
+        if by == q and not up_before and not read_up:
+            return say(
+                zh=f"。它等的是 {name}[{q}]：程序 {q} 举起了这面旗，随后没有等它、也没有程序读到它举着，"
+                f"程序 {q} 自己就把它放回了 0：一个程序只放回它加过的 partial 的旗（加完程序 p 的 partial，"
+                "放回 flags_ptr + p），不碰自己刚举起的那面",
+                en=f". The flag it waits on is {name}[{q}]: program {q} raised it, and then, with no program having "
+                f"read it raised, program {q} itself put it back to 0: a program puts back only the flags of the "
+                "partials it added (after adding program p's, flags_ptr + p), never the one it has just raised",
+            )
         if by == pid and pid not in read_up:
             return say(
                 zh=f"。它等的是 {name}[{q}]：{raiser}，是程序 {pid} 自己在等它之前就把它放回了 0"

@@ -104,3 +104,49 @@ def fail_if_one_half_without_bias(c, acc, bn, with_bias, without_bias, tol, case
                 f"{case}: {en}: call bias_and_activation on both halves, each with HAS_BIAS and its own half number",
                 "5",
             )
+
+
+# Halves stored at other columns than pid_n * BLOCK_N and pid_n * BLOCK_N + BLOCK_N // 2 (hunt16: the left half at
+# pid_n * BLOCK_N // 2 was told 'relative error 2.0e+02' alone): {key: (left column, right column) of (pid_n, bn)}.
+PLACES = {
+    "left-at-half-offset": (lambda p, bn: p * bn // 2, lambda p, bn: p * bn + bn // 2),
+    "both-at-half-offsets": (lambda p, bn: p * (bn // 2), lambda p, bn: p * (bn // 2) + bn // 2),
+}
+PLACE_WORDS = {
+    "left-at-half-offset": (
+        "左半块存到了第 pid_n * BLOCK_N // 2 列：两半都在 tile 自己的列里，左半从第 pid_n * BLOCK_N 列开始",
+        "the left half was stored at column pid_n * BLOCK_N // 2: both halves lie in the tile's own columns, the "
+        "left one from column pid_n * BLOCK_N",
+    ),
+    "both-at-half-offsets": (
+        "两半存到了第 pid_n * (BLOCK_N // 2) 和 pid_n * (BLOCK_N // 2) + BLOCK_N // 2 列：box 窄了一半，"
+        "tile 却还是 BLOCK_N 宽，它的列从 pid_n * BLOCK_N 开始",
+        "the halves were stored at columns pid_n * (BLOCK_N // 2) and pid_n * (BLOCK_N // 2) + BLOCK_N // 2: the box "
+        "is half as wide, the tile is still BLOCK_N wide, and its columns start at pid_n * BLOCK_N",
+    ),
+}
+
+
+def placed(done, bn, n, left_col, right_col, sentinel):
+    """C as the halves of `done` (the finished tiles, as wide as the grid) leave it when each tile's halves are
+    stored at left_col(pid_n, bn) and right_col(pid_n, bn), clipped at N, the tiles of a row in pid_n order (the
+    interpreter's) and later stores over earlier ones; cells never stored hold sentinel."""
+    c = torch.full((done.shape[0], n), sentinel, dtype=done.dtype, device=done.device)
+    half = bn // 2
+    for p in range(done.shape[1] // bn):
+        for col, src in ((left_col(p, bn), p * bn), (right_col(p, bn), p * bn + half)):
+            hi = min(col + half, n)
+            if col < hi:
+                c[:, col:hi] = done[:, src : src + hi - col]
+    return c
+
+
+def fail_if_halves_placed(c, acc, bn, finish, tol, sentinel, case):
+    """Fail, naming it, where C is what halves stored at one of PLACES' other columns give (placed), within tol."""
+    M, N = c.shape
+    done = finish(acc)[:M]
+    for key, (left_col, right_col) in PLACES.items():
+        want = placed(done, bn, N, left_col, right_col, sentinel)
+        if torch.equal(c == sentinel, want == sentinel) and rel_err(c, want) <= tol:
+            zh, en = PLACE_WORDS[key]
+            fail(T5, f"{case}：{zh}", f"{case}: {en}", "5")

@@ -44,13 +44,30 @@ def begin_by_maximum(got, total, progs):
     base, extra = divmod(total, progs)
     begins = [p * base + max(p, extra) for p in range(progs)]
     if got != [(b, b + base + (p < extra)) for p, b in enumerate(begins)]:
-        return "", ""
+        return base_by_cdiv(got, total, progs)
     return (
         "：每段的 begin 都是 pid * (total // NUM_PROGS) + max(pid, total % NUM_PROGS)，用了 tl.maximum，"
         "应当是 tl.minimum：前面多一个 k-block 的段最多 total % NUM_PROGS 个，所以加上的是两者中小的那个",
         ": each run begins at pid * (total // NUM_PROGS) + max(pid, total % NUM_PROGS), tl.maximum where "
         "tl.minimum belongs: at most total % NUM_PROGS runs before it are one k-block longer, so the smaller of "
         "the two is added",
+    )
+
+
+def base_by_cdiv(got, total, progs):
+    """(zh, en) where the runs are sk_run's with base = cdiv(total, NUM_PROGS) for total // NUM_PROGS (hunt16: the
+    expected and the got runs alone were said); else ("", "")."""
+    base, extra = -(-total // progs), total % progs
+    begins = [p * base + min(p, extra) for p in range(progs)]
+    if extra == 0 or got != [(b, b + base + (p < extra)) for p, b in enumerate(begins)]:
+        return "", ""
+    return (
+        f"：这是 base = cdiv(total, NUM_PROGS) = {base} 时 sk_run 给的段：每段的基本长度是 total // NUM_PROGS = "
+        f"{total // progs}（向下取整），多出来的 total % NUM_PROGS 个再分给前几段各一个；"
+        "向上取整的 base 把段铺过了 total",
+        f": these are sk_run's runs with base = cdiv(total, NUM_PROGS) = {base}: a run's base length is total // "
+        f"NUM_PROGS = {total // progs} (the floor), and the total % NUM_PROGS left over go one each to the first "
+        "runs; a base rounded up lays the runs past total",
     )
 
 
@@ -86,7 +103,7 @@ def owners_by_minimum(got_owner, total, progs):
     base, extra = divmod(total, progs)
     big = extra * (base + 1)
     if base <= 1 or got_owner != [it // (base + 1) if it < big else extra + (it - big) for it in range(total)]:
-        return "", ""
+        return owners_past_big(got_owner, total, progs)
     return (
         f"：长段之后的 k-block 用的是 (it - big) // min(total // NUM_PROGS, 1)，也就是除以 1：用了 tl.minimum，"
         f"应当是 tl.maximum(total // NUM_PROGS, 1)：除以段长 {base}，max 只是挡住段长为 0 时除以 0",
@@ -152,3 +169,29 @@ def grid_of_your_persistent_grid(t5, tiles, sms, want, got):
         "persistent_grid is what is wrong (T5.1, test_persistent_grid checks it): one program per SM, never more "
         "than the tiles",
     )
+
+
+def owners_past_big(got_owner, total, progs):
+    """(zh, en) where the owners past the longer runs lack sk_program_of's extra + (the programs of the longer runs)
+    or its - big (the k-blocks of the longer runs), hunt16: the expected and the got lists alone were said; else
+    ("", "")."""
+    base, extra = divmod(total, progs)
+    big = extra * (base + 1)
+    if base == 0 or extra == 0:
+        return "", ""
+    if got_owner == [it // (base + 1) if it < big else (it - big) // base for it in range(total)]:
+        return (
+            f"：长段之后的 k-block 算成了 (it - big) // {base}，没有加上 extra：那是从长段后面数的第几段，"
+            f"前面还有 total % NUM_PROGS = {extra} 个长段的程序，owner 是 extra + (it - big) // base",
+            f": past the longer runs the owners are (it - big) // {base}, without extra: that numbers the runs from "
+            f"the first short one, while the first total % NUM_PROGS = {extra} programs hold the longer runs before "
+            "it; the owner is extra + (it - big) // base",
+        )
+    if got_owner == [it // (base + 1) if it < big else extra + it // base for it in range(total)]:
+        return (
+            f"：长段之后的 k-block 算成了 extra + it // {base}，没有先减去 big：it 里还数着前面长段的 "
+            f"big = {big} 个 k-block，owner 是 extra + (it - big) // base",
+            f": past the longer runs the owners are extra + it // {base}, without taking big off first: it still "
+            f"counts the big = {big} k-blocks of the longer runs; the owner is extra + (it - big) // base",
+        )
+    return "", ""

@@ -78,6 +78,59 @@ def fail_if_whole_runs(summed, k_blocks, sk_tiles, progs, case):
     )
 
 
+def walked(k_blocks, sk_tiles, runs, owns):
+    """(epilogues, k-blocks) per stream-K tile of a right walk (each run from its end back, cut at tile starts) over
+    `runs`, a segment finishing its tile where owns(it_end, tile_begin, k_blocks) says so."""
+    epilogues, kbs = [0] * sk_tiles, [0] * sk_tiles
+    for lo, hi in runs:
+        it_end = hi
+        while it_end > lo:
+            tile = (it_end - 1) // k_blocks
+            if tile >= sk_tiles:
+                return None  # a run past the stream-K tiles: no count here to compare
+            it_begin = max(tile * k_blocks, lo)
+            kbs[tile] += it_end - it_begin
+            epilogues[tile] += bool(owns(it_end, tile * k_blocks, k_blocks))
+            it_end = it_begin
+    return epilogues, kbs
+
+
+# Walks a learner may write, told by the epilogues and k-blocks each gives per tile (hunt16: both were told 'tile 0
+# had 0 epilogues' alone): (runs of (total, progs), the owner test of (it_end, tile_begin, k_blocks), zh, en).
+OTHER_WALKS = (
+    (
+        lambda total, k_blocks, progs: sk_runs(total // k_blocks, progs),
+        lambda it_end, tile_begin, k_blocks: it_end == tile_begin + k_blocks,
+        "每个 tile 的 epilogue 和 k-block 个数正好是各段一共只分了 sk_tiles 个 k-block 的结果（sk_run(pid, sk_tiles, "
+        "NUM_PROGS)）：分给各程序的是全部 k-block，total = sk_tiles * tl.cdiv(K, BLOCK_K)，不是 tile 数",
+        "every tile's epilogues and k-blocks are what runs over sk_tiles k-blocks in all give (sk_run(pid, sk_tiles, "
+        "NUM_PROGS)): the runs share out all the k-blocks, total = sk_tiles * tl.cdiv(K, BLOCK_K), not the tiles",
+    ),
+    (
+        lambda total, k_blocks, progs: sk_runs(total, progs),
+        lambda it_end, tile_begin, k_blocks: it_end == tile_begin + k_blocks - 1,
+        "每个 tile 的 epilogue 次数正好是把 owner 判成 it_end == tile_begin + k_blocks - 1 的结果：段的终点 it_end "
+        "不含在段内，持有 tile 最后一个 k-block 的那一段 it_end == tile_begin + k_blocks",
+        "every tile's epilogues are what an owner test of it_end == tile_begin + k_blocks - 1 gives: a segment's "
+        "it_end is past its last k-block, so the segment holding the tile's last k-block has it_end == tile_begin + "
+        "k_blocks",
+    ),
+)
+
+
+def other_walk_words(rows, k_blocks, sk_tiles, progs):
+    """(zh, en) of the one OTHER_WALKS whose epilogues and k-blocks per stream-K tile are the rows given, or None."""
+    seen = ([r[0] for r in rows[:sk_tiles]], [r[1] for r in rows[:sk_tiles]])
+    total = sk_tiles * k_blocks
+    right = walked(k_blocks, sk_tiles, sk_runs(total, progs), lambda e, b, kb: e == b + kb)
+    said = []
+    for runs, owns, zh, en in OTHER_WALKS:
+        got = walked(k_blocks, sk_tiles, runs(total, k_blocks, progs), owns)
+        if got is not None and got != right and got == seen:
+            said.append((zh, en))
+    return said[0] if len(said) == 1 else None
+
+
 def sk_owner(tile, k_blocks, total, progs):
     """The program holding the tile's last k-block."""
     return sk_holder((tile + 1) * k_blocks - 1, total, progs)

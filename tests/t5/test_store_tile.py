@@ -8,7 +8,7 @@ from course.i18n import agree, cells, say
 from course.messages import fail
 
 from .common import T5, cfg, check_stored, gelu, run_matmul, run_store_tile, unwritten_where
-from .halves import fail_if_halves_mixed, fail_if_one_half_without_bias
+from .halves import fail_if_halves_mixed, fail_if_halves_placed, fail_if_one_half_without_bias
 from .lost_constants import fail_if_epilogue_constant_lost
 from .swaps import fail_if_store_swapped, fail_if_sums_turned
 from support import DEVICE, OUT_RTOL, padded, rel_err, spans
@@ -232,6 +232,7 @@ def test_store_tile_activation_without_bias(probes, subtile):
     if subtile == 2:  # T5.4's first check: a half in the wrong place is named here, as in the checks after it
         fail_if_halves_mixed(c, acc, 32, gelu, 1e-5, case)
         fail_if_store_swapped(c, want, gelu(acc), -1234.0, 32, 32, case, "5", subtile)
+        fail_if_halves_placed(c, acc, 32, gelu, 1e-5, -1234.0, case)
         unwritten = (c == -1234.0).sum().item()  # run_store_tile's sentinel
         where = unwritten_where(c, 32)
         if unwritten and where[1]:

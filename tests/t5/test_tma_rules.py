@@ -65,6 +65,29 @@ RULE_CASES = [  # (what, tensor maker, words one of which the message must hold)
 ]  # the rule's key word, as §3.2 lists them, in English (any case) or Chinese
 
 
+def takes(t5, t):
+    """Whether tma_problem finds nothing wrong with t (an error it raises: not taken)."""
+    try:
+        return t5.tma_problem(t, "t") is None
+    except Exception:  # noqa: BLE001 - a probe's own failure is told by the case that meets it
+        return False
+
+
+def keeps_rule_1(t5, t):
+    """Whether tma_problem says nothing of rule 1 about t (nothing at all, or another rule's words)."""
+    try:
+        problem = t5.tma_problem(t, "t")
+    except Exception:  # noqa: BLE001 - a probe's own failure is told by the case that meets it
+        return False
+    return problem is None or not any(w in problem.lower() for w in RULE_1_WORDS)
+
+
+def column_major():
+    """fp16 (16, 64) in column-major order: strides (1, 16), an aligned base: rule 1 broken (and rule 2, read on
+    stride(0))."""
+    return torch.zeros(64, 16, dtype=torch.float16, device=DEVICE).t()
+
+
 def counts_elements(t5):
     """Whether tma_problem judges rule 2 by the row stride in elements, not bytes: it refuses fp32 rows of 4
     and 8 elements (16 and 32 bytes, both legal) and takes fp16 rows of 16 (32 bytes), as `stride(0) % 16`
@@ -116,7 +139,17 @@ def test_tma_problem_accepts_legal_tensors(t5):
                 if problem == ""
                 else (f"却说：{problem}", f"says: {problem}")
             )
-            if t.data_ptr() % 16 == 0 and any(w in problem.lower() for w in RULE_3_WORDS):
+            rule_3, rule_1 = (any(w in problem.lower() for w in words) for words in (RULE_3_WORDS, RULE_1_WORDS))
+            if t.data_ptr() % 16 == 0 and rule_3 and takes(t5, unaligned(8, 32, torch.float16, 8)):
+                said = (  # hunt16: told as 16 elements or more bytes
+                    f"{said[0]}：它的基址是 16 的倍数，却被判违反规矩 3，"
+                    "而基址越过 16 字节边界 8 字节的张量它反倒接受：对齐的判断反了（data_ptr() % 16 == 0 当成了违规）；"
+                    "违规的是 data_ptr() % 16 != 0",
+                    f"{said[1]}: its base is a multiple of 16, yet it breaks rule 3 there, while a tensor based 8 "
+                    "bytes past a 16-byte boundary is taken: the alignment test is turned round (data_ptr() % 16 == 0 "
+                    "taken as the offence); the offence is data_ptr() % 16 != 0",
+                )
+            elif t.data_ptr() % 16 == 0 and rule_3:
                 said = (
                     f"{said[0]}：它的基址 {t.data_ptr()} 是 16 的倍数（mod 16 = 0），规矩 3 要的是 16 字节对齐，"
                     "不是 16 个元素，也不是更多字节",
@@ -132,7 +165,15 @@ def test_tma_problem_accepts_legal_tensors(t5):
                     f"element_size() = {t.stride(0) * t.element_size()}; it refuses fp32 rows of 4 and 8 elements "
                     "(16 and 32 bytes), yet takes fp16 rows of 16 (32 bytes)",
                 )
-            elif t.stride(1) == 1 and any(w in problem.lower() for w in RULE_1_WORDS) and not t.is_contiguous():
+            elif t.stride(1) == 1 and rule_1 and t.stride(0) != 1 and keeps_rule_1(t5, column_major()):
+                said = (  # hunt16: its own words alone were shown
+                    f"{said[0]}：它的 stride(1) 是 1，却被判违反规矩 1，而 stride 为 (1, 16) 的列主序张量它倒不说违反"
+                    "规矩 1：规矩 1 查的是 stride(0)；要查最后一维，stride(1) == 1",
+                    f"{said[1]}: its stride(1) is 1, yet it breaks rule 1 there, while a column-major tensor of "
+                    "strides (1, 16) is not said to break rule 1: rule 1 was checked on stride(0); it is about the "
+                    "last dimension, stride(1) == 1",
+                )
+            elif t.stride(1) == 1 and rule_1 and not t.is_contiguous():
                 said = (
                     f"{said[0]}：它的 stride(1) 是 1，tma_problem 却用规矩 1 的话拒绝了它：规矩 1 只要最后一维连续，"
                     "stride(1) == 1；一个从更宽的行里切出来的视图满足它（torch 的 is_contiguous() 要的更多：整个张量"
