@@ -59,6 +59,12 @@ HUNT16_CAUSES = {
         "an owner test of it_end == tile_begin + k_blocks - 1",
     ),
     "raiser-put-back": ("不碰自己刚举起的那面", "never the one it has just raised"),
+    "rule2-turned": ("行距的判断反了", "the row-stride test is turned round"),
+    "problem-not-none": (
+        "不是 None：合规的张量要返回 None，不合规的返回一行字",
+        "not None: a tensor that keeps the rules gets None, one that breaks one a line",
+    ),
+    "publisher-finishes": ("发布 partial 的段也跑了", "the publishing ones too: only the owner"),
 }
 
 HUNT16 = (
@@ -312,5 +318,52 @@ HUNT16 = (
         '    total = sk_tiles * K\n',
         'test_stream_k_every_tile_once',
         'stray-access',
+    ),
+    own(
+        'hunt16-row-stride-test-turned-round',
+        'T5.2',
+        'tma_problem refuses rows whose bytes are a multiple of 16 ((stride(0) * size) % 16 == 0) (hunt16)',
+        '3.2',
+        '    if (t.stride(0) * size) % 16:\n',
+        '    if (t.stride(0) * size) % 16 == 0:\n',
+        'test_tma_problem_accepts_legal_tensors',
+        'rule2-turned',
+    ),
+    own(
+        'hunt16-problem-false-for-legal',
+        'T5.2',
+        "tma_problem returns False for a tensor that keeps the rules: the check itself crashed on it ('bool' "
+        "object has no attribute 'lower') (hunt16)",
+        '3.2',
+        '    return None\n    # ---- T5.2 end ----\n\n\ndef aligned_copy',
+        '    return False\n    # ---- T5.2 end ----\n\n\ndef aligned_copy',
+        'test_tma_problem_accepts_legal_tensors',
+        'problem-not-none',
+    ),
+    own(
+        'hunt16-publisher-finishes-too',
+        'T5.3',
+        "a publishing segment runs finish_tile too; told 'tile 1 had 2 epilogues' alone (hunt16)",
+        '4.2',
+        "        else:  # only the run's highest segment can stop short of its tile's end: published first\n       "
+        '     sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N)\n',
+        "        else:  # only the run's highest segment can stop short of its tile's end: published first\n       "
+        '     sk_publish_partial(acc, partials_ptr, flags_ptr, pid, BLOCK_M, BLOCK_N)\n            '
+        'finish_tile(c_desc, acc, bias_ptr, trace_ptr, N, stride_bias, tile_id, pid_m, pid_n,\n                    '
+        '    BLOCK_M, BLOCK_N, EPILOGUE_SUBTILE, HAS_BIAS, ACTIVATION, TRACE)\n',
+        'test_stream_k_every_tile_once',
+        'publisher-finishes',
+    ),
+    own(
+        'hunt16-sk-mode-all-sms',
+        'T5.3',
+        "stream_k_split's mode sk returns num_sms programs, not min(num_sms, sk_tiles * k_blocks) (hunt16)",
+        '4.3',
+        '    if sk_tiles == 0:\n        return 0, persistent_grid(num_tiles, num_sms)\n    return sk_tiles, '
+        'min(num_sms, sk_tiles * k_blocks)\n',
+        '    if sk_tiles == 0:\n        return 0, persistent_grid(num_tiles, num_sms)\n    if mode == "sk":\n      '
+        '  return num_tiles, num_sms\n    return sk_tiles, min(num_sms, sk_tiles * k_blocks)\n',
+        'test_stream_k_split[10-4-132-sk-want6]',
+        'programs-past-k-blocks',
     ),
 )

@@ -250,4 +250,26 @@ HUNT16 = (
         'test_moe_mlp_in_two_launches',
         'combine-not-passed',
     ),
+    own(
+        'hunt16-mlp-swiglu-in-torch',
+        'T6.4',
+        'moe_mlp launches gate/up without activation and applies SwiGLU in torch between the launches (hunt16)',
+        '5',
+        '    hidden = grouped_matmul(x, w_gate_up, routing, activation="swiglu", config=config)\n',
+        '    gate_up = grouped_matmul(x, w_gate_up, routing, config=config)\n    gate, up = gate_up.chunk(2, '
+        'dim=1)\n    hidden = torch.nn.functional.silu(gate) * up\n',
+        'test_moe_mlp_in_two_launches',
+        'gate-up-no-activation',
+    ),
+    own(
+        'hunt16-m-blocks-times-n',
+        'T6.2',
+        'expert_tile_counts returns m_blocks already times num_pid_n (the tile counts); told by the expected and '
+        'got lists (hunt16)',
+        '3.3',
+        '    m_blocks = tl.cdiv(counts, BLOCK_M)\n    tile_ends = tl.cumsum(m_blocks * num_pid_n, axis=0)\n',
+        '    m_blocks = tl.cdiv(counts, BLOCK_M) * num_pid_n\n    tile_ends = tl.cumsum(m_blocks, axis=0)\n',
+        'test_tile_counts_and_places_alone',
+        '',
+    ),
 )

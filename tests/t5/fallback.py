@@ -6,9 +6,10 @@ from course.messages import fail
 from .common import T5
 
 
-def ready_with_fallback(t5, a, b, case):
+def ready_with_fallback(t5, a, b, case_zh, case):
     """t5.tma_ready(a, b) with fallback left at its default (True); a ValueError it raises fails, saying so, and
-    whether fallback=False then lets the same operands through (the test turned round)."""
+    whether fallback=False then lets the same operands through (the test turned round).  case_zh, case: the case's
+    words in each language."""
     try:
         return t5.tma_ready(a, b)
     except ValueError as e:
@@ -19,8 +20,8 @@ def ready_with_fallback(t5, a, b, case):
             turned = False
         fail(
             T5,
-            f"{case}：tma_ready(a, b) 在 fallback=True（默认）时抛出了 ValueError：{e}；fallback=True 时不合规的操作数"
-            "用 aligned_copy() 复制，只有 fallback=False 才拒绝"
+            f"{case_zh}：tma_ready(a, b) 在 fallback=True（默认）时抛出了 ValueError：{e}；"
+            "fallback=True 时不合规的操作数用 aligned_copy() 复制，只有 fallback=False 才拒绝"
             + ("：而 fallback=False 时它反倒把同样的操作数放行了，判断 fallback 的条件反了" if turned else ""),
             f"{case}: tma_ready(a, b) raised a ValueError with fallback=True (the default): {e}; with fallback=True an "
             "offender is copied with aligned_copy(), and only fallback=False refuses"

@@ -118,6 +118,20 @@ OTHER_WALKS = (
 )
 
 
+# ... and one whose every segment runs the epilogue, the publishers' too (hunt16)
+OTHER_WALKS += (
+    (
+        lambda total, k_blocks, progs: sk_runs(total, progs),
+        lambda it_end, tile_begin, k_blocks: True,
+        "每个 tile 的 epilogue 次数正好是每一段都跑 finish_tile 的结果，发布 partial 的段也跑了：只有 owner "
+        "（it_end == tile_begin + k_blocks 的那一段）收尾，其余的段发布 partial 就停",
+        "every tile's epilogues are what a walk gives in which every segment runs finish_tile, the publishing ones "
+        "too: only the owner (the segment with it_end == tile_begin + k_blocks) finishes a tile; any other segment "
+        "publishes its partial and stops there",
+    ),
+)
+
+
 def other_walk_words(rows, k_blocks, sk_tiles, progs):
     """(zh, en) of the one OTHER_WALKS whose epilogues and k-blocks per stream-K tile are the rows given, or None."""
     seen = ([r[0] for r in rows[:sk_tiles]], [r[1] for r in rows[:sk_tiles]])

@@ -9,7 +9,6 @@ import weakref
 import pytest
 import torch
 
-from course.i18n import say
 from course.messages import fail
 
 from .common import T5, ready, three_values, tma_rule_broken
@@ -94,7 +93,7 @@ def test_tma_ready_keeps_no_reference_to_its_tensors(t5):
     }
     for (case_zh, case), make in calls.items():
         a, b = make()
-        out = ready_with_fallback(t5, a, b, say(zh=case_zh, en=case))
+        out = ready_with_fallback(t5, a, b, case_zh, case)
         refs = weak_refs(a, b, out)
         del a, b, out
         gc.collect()

@@ -137,10 +137,35 @@ def test_tma_problem_accepts_legal_tensors(t5):
                     "returned an empty string '', not None: a tensor that keeps the rules gets None",
                 )
                 if problem == ""
+                else (
+                    f"却返回了 {problem!r}，不是 None：合规的张量要返回 None，不合规的返回一行字"
+                    "（host 问的是 is None）",
+                    f"returned {problem!r}, not None: a tensor that keeps the rules gets None, one that breaks one a "
+                    "line of words (the host asks `is None`)",
+                )
+                if not isinstance(problem, str)  # hunt16: False for a legal tensor crashed this check
                 else (f"却说：{problem}", f"says: {problem}")
             )
-            rule_3, rule_1 = (any(w in problem.lower() for w in words) for words in (RULE_3_WORDS, RULE_1_WORDS))
-            if t.data_ptr() % 16 == 0 and rule_3 and takes(t5, unaligned(8, 32, torch.float16, 8)):
+            words = problem.lower() if isinstance(problem, str) else ""
+            rule_3, rule_1, rule_2 = (any(w in words for w in ws) for ws in (RULE_3_WORDS, RULE_1_WORDS, ("16",)))
+            # a row of 18 bytes, contiguous and aligned: rule 2 alone broken
+            odd_rows = torch.zeros(4, 9, dtype=torch.float16, device=DEVICE)
+            if (
+                t.stride(0) * t.element_size() % 16 == 0
+                and rule_2
+                and not rule_1
+                and not rule_3
+                and takes(t5, odd_rows)
+            ):
+                said = (  # hunt16: its own words alone were shown
+                    f"{said[0]}：它的行距是 {t.stride(0) * t.element_size()} 字节，是 16 的倍数，却被判违反规矩 2，"
+                    "而每行 18 字节的张量它反倒接受：行距的判断反了（% 16 == 0 当成了违规）；违规的是 "
+                    "(stride(0) * element_size()) % 16 != 0",
+                    f"{said[1]}: its rows are {t.stride(0) * t.element_size()} bytes apart, a multiple of 16, yet it "
+                    "breaks rule 2 there, while a tensor with 18-byte rows is taken: the row-stride test is turned "
+                    "round (% 16 == 0 taken as the offence); the offence is (stride(0) * element_size()) % 16 != 0",
+                )
+            elif t.data_ptr() % 16 == 0 and rule_3 and takes(t5, unaligned(8, 32, torch.float16, 8)):
                 said = (  # hunt16: told as 16 elements or more bytes
                     f"{said[0]}：它的基址是 16 的倍数，却被判违反规矩 3，"
                     "而基址越过 16 字节边界 8 字节的张量它反倒接受：对齐的判断反了（data_ptr() % 16 == 0 当成了违规）；"

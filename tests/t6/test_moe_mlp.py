@@ -53,26 +53,29 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
         got = "; ".join(f"ACTIVATION={activation}, BY_SLOT={by_slot}" for activation, by_slot in kinds)
         # down launched in sorted order (the host sets BY_SLOT from combine) and no combine_topk launched
         uncombined = kinds == [("swiglu", False), ("none", False)] and not watch.of("combine_topk")
+        # gate/up launched with no activation and the down one right: SwiGLU done on the host between them (hunt16)
+        unfused = kinds == [("none", False), ("none", True)]
+        said = ("", "")
+        if uncombined:
+            said = (
+                "；down 那次 grouped_matmul 没有传 combine=True（BY_SLOT=False，combine_topk 一次也没有启动）："
+                "每个 token 的 top_k 行要由 combine_topk 在 float32 里按 j 的顺序相加，不在 torch 里加",
+                "; the down call of grouped_matmul was made without combine=True (BY_SLOT=False, combine_topk never "
+                "launched): each token's top_k rows are summed by combine_topk, in float32 in j order, not in torch",
+            )
+        if unfused:
+            said = (
+                '；gate/up 那次 grouped_matmul 没有传 activation="swiglu"（ACTIVATION=none）：SwiGLU 在 kernel 的 '
+                "epilogue 里做（gate_up_product 再 swiglu），不在 torch 里、两次启动之间做",
+                '; the gate/up call of grouped_matmul was made without activation="swiglu" (ACTIVATION=none): SwiGLU '
+                "is done in the kernel's epilogue (gate_up_product, then swiglu), not in torch between the launches",
+            )
         fail(
             T6,
             f"moe_mlp 应当启动 moe_kernel 两次：先 gate/up（ACTIVATION=swiglu），再 down（按 slot 写出、合并），"
-            f"得到 {len(kinds)} 次"
-            + (f"：{got}" if got else "")
-            + (
-                "；down 那次 grouped_matmul 没有传 combine=True（BY_SLOT=False，combine_topk 一次也没有启动）："
-                "每个 token 的 top_k 行要由 combine_topk 在 float32 里按 j 的顺序相加，不在 torch 里加"
-                if uncombined
-                else ""
-            ),
+            f"得到 {len(kinds)} 次" + (f"：{got}" if got else "") + said[0],
             f"moe_mlp should launch moe_kernel twice: gate/up (ACTIVATION=swiglu), then down (written by slot and "
-            f"combined, BY_SLOT=True), got {len(kinds)}"
-            + (f": {got}" if got else "")
-            + (
-                "; the down call of grouped_matmul was made without combine=True (BY_SLOT=False, combine_topk never "
-                "launched): each token's top_k rows are summed by combine_topk, in float32 in j order, not in torch"
-                if uncombined
-                else ""
-            ),
+            f"combined, BY_SLOT=True), got {len(kinds)}" + (f": {got}" if got else "") + said[1],
             "5",
         )
     check_config_reached(launched, cfg)
