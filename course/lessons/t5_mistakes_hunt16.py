@@ -366,4 +366,15 @@ HUNT16 = (
         'test_stream_k_split[10-4-132-sk-want6]',
         'programs-past-k-blocks',
     ),
+    own(
+        "hunt16-sk-k-blocks-floor-plus-one",
+        "T5.3",
+        "stream_k_tiles counts k_blocks = K // BLOCK_K + 1: one k-block past K where K is a whole number of them (TMA "
+        "reads zeros there, so C is right); told 'tile 0 summed 6 k-blocks, 5 expected' alone (hunt16)",
+        "4.2",
+        '    k_blocks = tl.cdiv(K, BLOCK_K)\n    total = sk_tiles * k_blocks\n',
+        '    k_blocks = K // BLOCK_K + 1\n    total = sk_tiles * k_blocks\n',
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
+        "k-blocks-one-past",
+    ),
 )

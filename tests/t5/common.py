@@ -11,7 +11,7 @@ from course.registry import lesson
 from course.tile_order import grouped_order
 
 from .crashes import offsets_in_elements, run_matmul, tma_rule_broken  # noqa: F401 - test files import them from here
-from .loop_counts import counted_under_pids, one_short, stops_short_by_first, tile_loop_like  # noqa: F401
+from .loop_counts import PAST_WHOLE_K, counted_under_pids, one_short, stops_short_by_first, tile_loop_like  # noqa: F401
 from .shares import other_share_out
 from .stored import check_stored, even_odd_halves, fail_even_odd_halves, run_store_tile, unwritten_where  # noqa: F401
 from support import DEVICE, OUT_RTOL, padded, rel_err
@@ -110,13 +110,15 @@ def check_trace(
     floor=None,
     first=None,
     walk=None,
+    whole_k=False,
 ):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched.
     loop: (programs, first_tile) of a loop over whole tiles, so that a wrong start or step can be named.
     floor: K // BLOCK_K where cdiv(K - 1, BLOCK_K) gives another count, so that one k-block short can be named.
     first: tile -> the program holding its first k-block (stream-K), so that owners taken from it can be named.
-    walk: (k_blocks, sk_tiles, programs) of a stream-K launch, so that a walk of OTHER_WALKS can be named."""
+    walk: (k_blocks, sk_tiles, programs) of a stream-K launch, so that a walk of OTHER_WALKS can be named.
+    whole_k: K is a whole number of k-blocks, so that K // BLOCK_K + 1 (one k-block past) can be named."""
     order = grouped_order(num_pid_m, num_pid_n, group_m)
     done = range(len(rows)) if done is None else done
     if step_section != "4.2":  # a loop over whole tiles: one k_segment and one finish_tile per tile
@@ -189,6 +191,7 @@ def check_trace(
             # each program's k-blocks all counted on the tile numbered as the program: k_segment given its pid
             by_pid = loop is not None and counted_under_pids(rows, k_blocks, *loop, num_pid_m * num_pid_n)
             floored = floor is not None and all(rows[t][1] == floor for t in done)  # every tile one k-block short
+            past = PAST_WHOLE_K if whole_k and all(rows[t][1] == k_blocks + 1 for t in done) else ("", "")
             fail(
                 T5,
                 f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个"
@@ -205,7 +208,8 @@ def check_trace(
                     "一个 tile 的 k-block 是 0 .. tl.cdiv(K, BLOCK_K)"
                     if floored
                     else ""
-                ),
+                )
+                + past[0],
                 f"{case}: tile {tile} summed {count(kbs, 'k-block')}, {k_blocks} expected"
                 + (
                     ": each program's k-blocks were all counted on the tile numbered as the program: k_segment was "
@@ -220,7 +224,8 @@ def check_trace(
                     "tl.cdiv(K, BLOCK_K)"
                     if floored
                     else ""
-                ),
+                )
+                + past[1],
                 step_section,
                 "2.3",  # a whole tile's k-blocks: 0 .. tl.cdiv(K, BLOCK_K)
             )

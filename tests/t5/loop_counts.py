@@ -38,3 +38,13 @@ def counted_under_pids(rows, k_blocks, programs, first, num_tiles):
     for p in range(min(programs, len(rows))):
         want[p] = len(range(first + p, num_tiles, programs)) * k_blocks
     return any(want) and [r[1] for r in rows] == want
+
+
+# Every tile one k-block over where K is a whole number of k-blocks (hunt16: stream-K's count was told as 'tile 0
+# summed 6 k-blocks, 5 expected' alone; the tile loop's own test says the same in these words)
+PAST_WHOLE_K = (
+    "：每个 tile 都多算了一个 k-block：K 正好是整数个 k-block 时，K // BLOCK_K + 1 多数了一个；"
+    "k_blocks = tl.cdiv(K, BLOCK_K)",
+    ": every tile summed one k-block more: where K is a whole number of k-blocks, K // BLOCK_K + 1 counts one past "
+    "them; k_blocks = tl.cdiv(K, BLOCK_K)",
+)
