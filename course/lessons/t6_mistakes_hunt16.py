@@ -26,7 +26,7 @@ HUNT16 = (
         'hunt16-x-mask-through-k',
         'T6.3',
         "gathered_product masks A's columns at k0 + cols <= K: one column of x past K read (hunt16)",
-        '4.2',
+        '4.1',
         'mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n        b = w_desc',
         'mask=live[:, None] & (k0 + cols <= K)[None, :], other=0.0)\n        b = w_desc',
         'test_gathered_product_alone[gathered]',
