@@ -19,6 +19,7 @@ HUNT16_CAUSES = {
     "combine-without-j": ("地址里没有 j", "j is missing from the address"),
     "combine-column-from-row-start": ("写到了本行的第 0 列", "wrote column 0 counted from its own row's first"),
     "by-slot-without": ("没有 BY_SLOT 时，也把行写到了 slot", "without BY_SLOT, it stored at the slots' rows"),
+    "m-blocks-as-tiles": ("m_blocks 已经乘上了 num_pid_n", "m_blocks came back times num_pid_n"),
 }
 
 HUNT16 = (
@@ -265,11 +266,11 @@ HUNT16 = (
         'hunt16-m-blocks-times-n',
         'T6.2',
         'expert_tile_counts returns m_blocks already times num_pid_n (the tile counts); told by the expected and '
-        'got lists (hunt16)',
+        'got lists (hunt16), named since session 35',
         '3.3',
         '    m_blocks = tl.cdiv(counts, BLOCK_M)\n    tile_ends = tl.cumsum(m_blocks * num_pid_n, axis=0)\n',
         '    m_blocks = tl.cdiv(counts, BLOCK_M) * num_pid_n\n    tile_ends = tl.cumsum(m_blocks, axis=0)\n',
         'test_tile_counts_and_places_alone',
-        '',
+        'm-blocks-as-tiles',  # named since session 35 (the lead): its m_blocks equal the tiles of each expert
     ),
 )

@@ -69,6 +69,7 @@ def test_tile_counts_and_places_alone(probes):
         no_n = m_blocks == want_m and ends == torch.tensor(want_m).cumsum(0).tolist()  # num_pid_n left out
         # one short exactly where the last m-block holds one row: (counts + BLOCK_M - 2) // BLOCK_M, say
         one_row = m_blocks != want_m and m_blocks == [m - (c % bm == 1) for c, m in zip(counts, want_m, strict=True)]
+        tiled = ends == want_ends and m_blocks == [m * num_pid_n for m in want_m]  # m_blocks given as tiles
         grid = one_grid_words(counts, bm, num_pid_n, m_blocks, ends)
         fail(
             T6,
@@ -94,6 +95,11 @@ def test_tile_counts_and_places_alone(probes):
                 "：m_blocks 只在最后一个 M 块只有一行的专家（counts % BLOCK_M == 1）上少了 1：向上取整丢了这一行的块；"
                 "要 cdiv(counts, BLOCK_M)"
                 if one_row
+                else ""
+            )
+            + (
+                "：m_blocks 已经乘上了 num_pid_n（每个专家的 tile 数）：m_blocks 只是 M 块数，只在 tile_ends 里乘"
+                if tiled
                 else ""
             )
             + grid[0],
@@ -122,6 +128,11 @@ def test_tile_counts_and_places_alone(probes):
                 ": m_blocks is one short exactly for the experts whose last m-block holds one row (counts % BLOCK_M "
                 "== 1): the rounding up lost that block; it is cdiv(counts, BLOCK_M)"
                 if one_row
+                else ""
+            )
+            + (
+                ": m_blocks came back times num_pid_n (the tiles): it is the m-blocks alone; multiply in tile_ends"
+                if tiled
                 else ""
             )
             + grid[1],
