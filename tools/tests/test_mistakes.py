@@ -4,8 +4,6 @@ it is made in; each mistake's run is kept under what that run reads, not under e
 nothing is run here; `make check` (docs, messages) runs the mistakes themselves."""
 
 import os
-import subprocess
-import sys
 
 import pytest
 
@@ -72,14 +70,14 @@ def test_a_mistake_is_made_with_the_reference_s_speed_only_lines_cut():
         runs.without_speed_only(text.replace("    # ---- speed only end ----\n", ""))
 
 
-def test_t4_s_reference_without_its_speed_only_lines_still_passes_the_mainloop_checks_of_a_k_major_b():
+def test_t4_s_reference_without_its_speed_only_lines_still_passes_the_mainloop_checks_of_a_k_major_b(run_python):
     """The mistakes are made in this text, so both of B's layouts run the learner's kind of loop: it must be right."""
     stripped = runs.without_speed_only(solution_file(T4).read_text())
     assert "speed only" not in stripped and stripped != solution_file(T4).read_text()
     with scratch_repo({T4: stripped}) as tmp:
         argv = ["-m", "pytest", "-q", "-p", "no:cacheprovider", "tests/t4/test_mainloop.py", "-k", "column-major"]
         env = dict(os.environ, TRITON_INTERPRET="1", SOLUTION="0", COURSE_LANG="en")
-        done = subprocess.run([sys.executable, *argv], cwd=tmp, env=env, capture_output=True, text=True, timeout=600)
+        done = run_python(argv, tmp, env, 600)  # forked warm where safe, as the other tools tests run
     assert done.returncode == 0 and " passed" in done.stdout and "deselected" in done.stdout, done.stdout[-2000:]
 
 
