@@ -43,6 +43,7 @@ from course.lessons.t6_mistakes_left14 import LEFT14, LEFT14_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
+from course.lessons.t6_mistakes_schedule import SCHEDULE_TABLE
 from course.lessons.t6_mistakes_shortcuts import BASE, SHORTCUTS, STORE_CAUSES
 from course.lessons.t6_mistakes_spin11 import SPIN11, SPIN11_CAUSES
 from course.lessons.t6_mistakes_styles8 import STYLES8, STYLES8_CAUSES
@@ -70,10 +71,7 @@ CAUSES = {
 }
 
 RANK = "(lane[None, :] < lane[:, None])"
-LOOP = "for tile_id in tl.range(tl.program_id(0), total, NUM_PROGS, flatten=FLATTEN):"
-CUT = "row_end = tl.minimum(row_begin + BLOCK_M, expert_end)"
 STORE_MASK = "acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])"
-ROW_BEGIN = "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M"
 TILE_PRODUCT = (
     "        acc = tile_product(x_ptr, w_desc, sorted_slots_ptr, row_begin, row_end, expert, pid_n, N, K, stride_xm,\n"
     "                           stride_xk, TOP_K, BLOCK_M, BLOCK_N, BLOCK_K, X_SORTED, ACTIVATION, TRACE)"
@@ -198,71 +196,9 @@ MISTAKES = (
         "test_route_in_any_program_order",
         "order-dependent",
     ),
-    Mistake(
-        "m-blocks-floor",
-        "T6.2",
-        "每个专家的 m-block 数用了 counts // BLOCK_M，丢了最后不满的一块",
-        "each expert's m-blocks taken as counts // BLOCK_M, losing the last partial block",
-        "3.3",
-        "m_blocks = tl.cdiv(counts, BLOCK_M)",
-        "m_blocks = counts // BLOCK_M",
-        "test_every_tile_of_every_expert_once",
-    ),
-    Mistake(
-        "locate-strict",
-        "T6.2",
-        "locate_tile 数的是 tile_ends < tile_id：专家的第一个 tile 被算给了前一个专家",
-        "locate_tile counts tile_ends < tile_id: an expert's first tile goes to the expert before",
-        "3.3",
-        "expert = tl.sum((tile_ends <= tile_id).to(tl.int32), axis=0)",
-        "expert = tl.sum((tile_ends < tile_id).to(tl.int32), axis=0)",
-        "test_tile_counts_and_places_alone",
-        cause="expert-by-strict-ends",  # named since zhlearner10 (t6_mistakes_zhlearner10.py)
-    ),
-    Mistake(
-        "loop-past-total",
-        "T6.2",
-        "循环跑到上界（多一轮 N 方向的 tile），没有停在设备上读出的总数",
-        "the loop runs on past the total read on the device (one more row of tiles)",
-        "3.4",
-        LOOP,
-        "for tile_id in tl.range(tl.program_id(0), total + num_pid_n, NUM_PROGS, flatten=FLATTEN):",
-        "test_every_tile_of_every_expert_once",
-        "past-total",
-    ),
-    Mistake(
-        "rows-not-cut",
-        "T6.2",
-        "tile 的行没有在专家的最后一行截断：一个 tile 混进了下一个专家的行",
-        "a tile's rows not cut at the expert's last row: the tile mixes in the next expert's rows",
-        "3.2",
-        CUT,
-        "row_end = row_begin + BLOCK_M",
-        "test_every_tile_of_every_expert_once",
-        "mixes-experts",
-    ),
-    Mistake(
-        "row-begin-from-previous-end",
-        "T6.2",
-        "tile 的第一行取 offsets[expert - 1]：专家 0 读到了 offsets[-1]，offsets 前面的那块内存",
-        "a tile's first row taken as offsets[expert - 1]: expert 0 reads offsets[-1], the memory before offsets",
-        "3.2",
-        ROW_BEGIN,
-        "row_begin = tl.load(offsets_ptr + expert - 1) + pid_m * BLOCK_M",
-        "test_schedule_reads_only_counts_and_offsets",
-        "offsets-minus-one",
-    ),
-    Mistake(
-        "row-end-is-expert-end",
-        "T6.2",
-        "row_end 传的是专家的末行，而不是 min(row_begin + BLOCK_M, 专家末行)",
-        "row_end passed as the expert's end, not min(row_begin + BLOCK_M, the expert's end)",
-        "3.2",
-        CUT,
-        "row_end = expert_end",
-        "test_every_tile_of_every_expert_once",
-        "row-end-past-block",
-    ),
+)
+MISTAKES += SCHEDULE_TABLE  # T6.2's, the tile schedule (t6_mistakes_schedule.py), between T6.1's and T6.3's
+MISTAKES += (
     Mistake(
         "dense-over-experts",
         "T6.3",
