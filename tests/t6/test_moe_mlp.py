@@ -17,6 +17,7 @@ from .common import (
     watch_grouped,
 )
 from .layer import layer_inputs, layer_output, layer_want
+from .mlp_launches import check_config_reached, weighted_h
 from .test_host_syncs_and_graphs import check_no_host_reads, host_reads
 from support import INTERPRETING, LaunchWatch, rel_err
 
@@ -280,28 +281,6 @@ def test_moe_mlp_in_two_launches(t6, monkeypatch):
         )
 
 
-BLOCKS = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M")
-
-
-def check_config_reached(launched, cfg):
-    """moe_mlp's config, where the caller gives one, is the block sizes of both its launches (§5.2:
-    it hands config on to each grouped_matmul; pick_config chooses only for a call that gives none)."""
-    want = tuple(getattr(cfg, k) for k in BLOCKS)
-    for name, launch in zip(("gate/up", "down"), launched[:2], strict=True):
-        got = tuple(launch.args.get(k) for k in BLOCKS)
-        if got != want:
-            said = ", ".join(f"{k}={v}" for k, v in zip(BLOCKS, got, strict=True))
-            given = ", ".join(f"{k}={v}" for k, v in zip(BLOCKS, want, strict=True))
-            fail(
-                T6,
-                f"moe_mlp：调用者给的 config（{given}）没有传到 {name} 那次启动（它用的是 {said}）："
-                "把 config=config 交给两次 grouped_matmul",
-                f"moe_mlp: the caller's config ({given}) did not reach the {name} launch (it ran with {said}): hand "
-                "config=config on to both grouped_matmul calls",
-                "5.2",
-            )
-
-
 @pytest.mark.t6_4
 @pytest.mark.skipif(not INTERPRETING, reason="watched on the CPU, as grouped_matmul's reads are")
 def test_moe_mlp_reads_nothing_back_but_the_id_check(t6):
@@ -388,14 +367,3 @@ def test_moe_mlp_refuses_ids_out_of_range(t6, monkeypatch):
         "(or num_experts)" + (f", and raised {said}" if said else ", and raised nothing") + why_en,
         "5.2",
     )
-
-
-def weighted_h(gate_up_args, down_args, weights):
-    """Whether the down launch's x is the gate/up launch's h with each sorted row times its slot's routing
-    weight (h weighted between the two launches), and not h itself."""
-    h, given = gate_up_args.get("out_ptr"), down_args.get("x_ptr")
-    slots = gate_up_args.get("sorted_slots_ptr")
-    if not all(isinstance(t, torch.Tensor) for t in (h, given, slots)) or given.shape != h.shape or not h.numel():
-        return False
-    scale = weights.reshape(-1)[slots.long()].double()[:, None]
-    return rel_err(given, h.double() * scale) < 1e-2 < rel_err(given, h)
