@@ -150,9 +150,15 @@ def triton_said(text, exc=None):
     dimensions at index 1: 16 and 32"), tl.dot given blocks whose inner dimensions differ (their shapes too where
     `exc`, the error, holds them), a descriptor store given a block of another shape than its box, an int64
     descriptor coordinate (int64_coordinate_words), a block pointer (block_pointer_words), an atomic that takes no
-    elements of that dtype (atomic_dtype_words, which needs `exc` for the interpreter's words); "" for any other
-    text.  It says what Triton said, not why."""
-    coordinate = int64_coordinate_words(text) or block_pointer_words(text) or atomic_dtype_words(text, exc)
+    elements of that dtype (atomic_dtype_words, which needs `exc` for the interpreter's words), a math function
+    (tl.exp, tl.sigmoid) given fp16 or bf16 (math_dtype_words); "" for any other text.  It says what Triton
+    said, not why."""
+    coordinate = (
+        int64_coordinate_words(text)
+        or block_pointer_words(text)
+        or atomic_dtype_words(text, exc)
+        or math_dtype_words(text)
+    )
     if coordinate:
         return coordinate
     if DOT_INNER in text:
@@ -206,6 +212,28 @@ def int64_coordinate_words(text):
         en="Triton refused a descriptor load or store: a coordinate is an int64, and a descriptor's "
         "coordinates are 32-bit; keep int64 values (a .to(tl.int64), or a row or offset computed from an int64 "
         "value) out of them",
+    )
+
+
+# Triton's words where one of its math functions (tl.exp, tl.log, tl.sqrt, tl.erf, ...; tl.sigmoid goes through
+# tl.exp) is given a block that is neither fp32 nor fp64 (triton/language/math.py, _check_dtype): an fp16 or bf16
+# activation, say.  The interpreter and a compile for a GPU say the same.
+MATH_DTYPE = re.compile(r"Expected dtype \['fp32', 'fp64'\] but got (\w+)")
+
+
+def math_dtype_words(text):
+    """The words, in the reader's language, for Triton's refusal of a math function's block of another dtype than
+    fp32 and fp64 where `text` (an error's words) holds it; "" otherwise.  What Triton said, not which line made
+    the block that dtype: a test that knows says that itself."""
+    found = MATH_DTYPE.search(text)
+    if not found:
+        return ""
+    return say(
+        zh=f"Triton 的数学函数（tl.exp、tl.log、tl.sqrt、tl.erf 等；tl.sigmoid 也要经过 tl.exp）只收 fp32 或 fp64 "
+        f"的块，这里拿到的是 {found[1]} 的块：这样的运算留在 float32 里做（半精度的块先 .to(tl.float32)）",
+        en=f"Triton's math functions (tl.exp, tl.log, tl.sqrt, tl.erf and the like; tl.sigmoid goes through tl.exp) "
+        f"take fp32 or fp64 blocks only, and this one was given a block of {found[1]}: keep such math in float32 "
+        "(.to(tl.float32) on a half-precision block first)",
     )
 
 

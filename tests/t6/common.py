@@ -11,7 +11,7 @@ from course.messages import fail
 from course.registry import lesson
 
 from .combine_sums import left_out_seen, sums_seen
-from .raised import fail_if_raised, raised_by  # noqa: F401 - tests import them from here
+from .raised import fail_if_math_dtype_refused, fail_if_raised, raised_by  # noqa: F401 - tests import them from here
 from support import (  # noqa: F401 - copies and changed_cells: tests import them from here
     DEVICE,
     INTERPRETING,

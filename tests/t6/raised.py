@@ -5,7 +5,7 @@ import os
 import traceback
 
 from course import seam
-from course.messages import fail, triton_said
+from course.messages import fail, math_dtype_words, triton_said
 from course.registry import lesson
 
 T6 = lesson("T6")
@@ -66,18 +66,23 @@ def raised_by(call):
     except Exception as e:  # noqa: BLE001 - any error on valid input is what this reports
         if seam.stub_message(e) is not None:
             raise  # a kernel's body not written yet, under the interpreter's wrapper: the suite says so
-        found = _learners_line(e)
-        if found is None:
-            error = Raised(f"{type(e).__name__}: {str(e)[:200]}")
-            error.gloss = triton_said(str(e), e)
-            return None, error
-        inner, frame = found
-        error = Raised(f"{type(inner).__name__}: {str(inner)[:200]}")
-        error.gloss = triton_said(str(inner), inner)
-        line = (frame.line or "").strip()
-        error.place = f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name}): {line}"
-        error.function = frame.name
-        return None, error
+        return None, told(e)
+
+
+def told(e):
+    """raised_by's Raised for an error e already caught."""
+    found = _learners_line(e)
+    if found is None:
+        error = Raised(f"{type(e).__name__}: {str(e)[:200]}")
+        error.gloss = triton_said(str(e), e)
+        return error
+    inner, frame = found
+    error = Raised(f"{type(inner).__name__}: {str(inner)[:200]}")
+    error.gloss = triton_said(str(inner), inner)
+    line = (frame.line or "").strip()
+    error.place = f"{os.path.basename(frame.filename)} line {frame.lineno} ({frame.name}): {line}"
+    error.function = frame.name
+    return error
 
 
 def fail_if_raised(case, name, error, section):
@@ -95,3 +100,74 @@ def fail_if_raised(case, name, error, section):
             + (f"; {gloss}" if gloss else ""),
             section if place is None else BODY_SECTIONS[error.function],
         )
+
+
+def _tile_products_gate(e):
+    """The dtype (fp32, fp16, ...) of the gate that tile_product (given code) got back from gate_up_product and
+    handed to swiglu, read off its frame along e's chain under Triton's interpreter (a jit function runs as Python
+    there); None where no such frame is in it (a compile for a GPU keeps no frames of the kernel)."""
+    seen = set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        tb = e.__traceback__
+        while tb is not None:
+            frame = tb.tb_frame
+            if frame.f_code.co_name == "tile_product" and seam.graded_file(frame.f_code.co_filename):
+                gate = frame.f_locals.get("gate")
+                if getattr(gate, "dtype", None) is not None:
+                    return str(gate.dtype)
+            tb = tb.tb_next
+        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
+    return None
+
+
+def fail_if_math_dtype_refused(case, e):
+    """Fail, naming its cause where known, where e is Triton's refusal of a math function's fp16 or bf16 block
+    (tl.sigmoid goes through tl.exp, which takes fp32 and fp64 alone: messages.math_dtype_words) on the way to
+    SwiGLU's result; return for any other error, which the caller raises on.  Under the interpreter the gate that
+    tile_product handed swiglu tells whose line made the block that dtype: swiglu's own conversion of float32 gate
+    and up, or gate_up_product's results already in it."""
+    found = math_dtype_words(_whole(e))
+    if not found:
+        return
+    error = told(e)
+    given = _tile_products_gate(e)
+    if given == "fp32" and error.function == "swiglu":
+        cause = (
+            "gate 和 up 交给 swiglu 时是 float32 的，是 swiglu 自己把它们转成了半精度：SwiGLU 在 float32 里算，"
+            "转成 out 的 dtype 是 store_rows 的事",
+            "gate and up reached swiglu in float32, and swiglu itself turned them to half precision: SwiGLU is "
+            "computed in float32, and store_rows converts to out's dtype",
+        )
+    elif given not in (None, "fp32"):
+        cause = (
+            f"gate_up_product 交给 swiglu 的 gate 和 up 已经是 {given}：它们是 float32 的累加器，原样返回；"
+            "转成 out 的 dtype 是 store_rows 的事",
+            f"gate_up_product handed swiglu gate and up already in {given}: they are float32 accumulators, "
+            "returned as they are; store_rows converts to out's dtype",
+        )
+    else:
+        cause = ("", "")
+    place = error.place
+    fail(
+        T6,
+        f"{case}：算 SwiGLU 时 Triton 拒绝了：{error}"
+        + (f"；出错的是你写的 {place}" if place else "")
+        + f"；{found}"
+        + (f"。{cause[0]}" if cause[0] else ""),
+        f"{case}: Triton refused on the way to SwiGLU: {error}"
+        + (f"; it was raised at your {place}" if place else "")
+        + f"; {found}"
+        + (f". {cause[1]}" if cause[1] else ""),
+        "5.1",
+    )
+
+
+def _whole(e):
+    """The words of e and of every error along its chain, one after another."""
+    words, seen = [], set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        words.append(str(e))
+        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
+    return "\n".join(words)

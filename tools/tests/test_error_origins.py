@@ -165,3 +165,13 @@ def test_an_atomic_refused_for_its_dtype_is_explained(lang):
     elsewhere = raised(lambda: kernel["atomic_xchg"](other["create_tensor"]))
     assert messages.triton_said(str(elsewhere), elsewhere) == ""  # not the interpreter's atomic
     assert messages.triton_said(str(error)) == ""  # without the error, the plain words say nothing of where
+
+
+def test_a_math_function_refused_for_half_precision_is_explained(lang):
+    """Triton's "Expected dtype ['fp32', 'fp64'] but got fp16" (tl.sigmoid of an fp16 gate: its tl.exp checks the
+    dtype, left36) is said in the learner's language with the dtype it got and the way out (float32); an error
+    that names other dtypes is left alone."""
+    said = messages.triton_said("ValueError(\"Expected dtype ['fp32', 'fp64'] but got bf16\")")
+    rule = "只收 fp32 或 fp64 的块" if lang == "zh" else "take fp32 or fp64 blocks only"
+    assert rule in said and "bf16" in said and "tl.float32" in said, said
+    assert messages.triton_said("ValueError: Expected dtype ['int32'] but got fp16") == ""
