@@ -42,6 +42,7 @@ from course.lessons.t5_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t5_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t5_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t5_mistakes_left13 import LEFT13, LEFT13_CAUSES
+from course.lessons.t5_mistakes_left36 import LEFT36, LEFT36_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
@@ -339,3 +340,5 @@ MISTAKES = MISTAKES + LEAD34  # session 34's lead (t5_mistakes_lead34.py), last
 CAUSES |= LEAD34_CAUSES
 MISTAKES = MISTAKES + HUNT16  # hunt16's (t5_mistakes_hunt16.py), last
 CAUSES |= HUNT16_CAUSES
+MISTAKES = MISTAKES + LEFT36  # left36's (t5_mistakes_left36.py), last
+CAUSES |= LEFT36_CAUSES

@@ -15,7 +15,8 @@ import bounds
 from .common import T5
 from .crashes import T5_FILES
 from .flag_log import FlagLog
-from bounds import Strays, caller_of, place
+from .sk_counts import SkStrays, total_in_elements_words
+from bounds import caller_of, place
 
 OURS = ("t5_persistent.py", "t4_matmul.py", "t5_probes.py")
 # The tensors t5_kernel only reads, as §2.3 says: its operands and the bias (it writes c, partials, flags, trace).
@@ -92,6 +93,7 @@ def fail_stray(name, strays):
             f". That line is in {frames[-1].name}, step {other[0].id}'s code ({other[0].id}: {other[1]}), called "
             f"by {caller.name}: the cause may be what the line there passes to it, or {other[0].id}'s code",
         )
+    counted = total_in_elements_words(getattr(strays, "sk_locals", {}))  # a stream-K total in K's elements
     if written:
         fail(
             T5,
@@ -105,11 +107,13 @@ def fail_stray(name, strays):
     fail(
         T5,
         f"{name} {verb[0]}了 {n} 个格子，都在这次启动拿到的所有张量之外{where_zh}。这里拦下了这些访问，没有真的做；"
-        f"在 GPU 上它们会读写别处的内存，崩溃（如果有）会出现在后面某一行，随随机种子而变{elsewhere[0]}",
+        f"在 GPU 上它们会读写别处的内存，崩溃（如果有）会出现在后面某一行，随随机种子而变{elsewhere[0]}"
+        + (f"。原因：{counted[0]}" if counted[0] else ""),
         f"{name} {verb[1]} {cells(n)} outside every tensor that launch was given{where_en}. They were stopped "
         "here, not made; on a GPU they read or overwrite other memory, and the crash, if any, comes later, at "
-        f"another line that changes with the random seed{elsewhere[1]}",
-        section,
+        f"another line that changes with the random seed{elsewhere[1]}"
+        + (f". The cause: {counted[1]}" if counted[1] else ""),
+        "4.2" if counted[0] else section,
     )
 
 
@@ -236,7 +240,7 @@ def watch_launches(module, names, monkeypatch):
     that waits for good on its own flag, or on one put back to 0, is told so (interpreter_spin.DESCRIBERS)."""
     from course import interpreter_spin
 
-    strays = Strays(OURS, "t5_probes.py")
+    strays = SkStrays(OURS, "t5_probes.py")
     bounds.watch_launches(module, names, monkeypatch, strays, lambda name: fail_stray(name, strays), READ_ONLY)
     for name in set(COUNT_ONLY) & set(names):
         monkeypatch.setattr(module, name, _CountOnly(getattr(module, name)))

@@ -1,0 +1,71 @@
+"""A stream-K count made in the wrong unit, read off the kernel as a stray access happens: T5's launches run on the
+interpreter under an AddressWatch (stray.py), and at the first access outside every tensor the frame of the
+learner's stream_k_tiles is still live, its locals in hand.  A total of sk_tiles * K (K's elements, hunt16) where
+sk_tiles * cdiv(K, BLOCK_K) k-blocks are meant runs the programs' runs BLOCK_K times too far, into tiles past the
+stream-K ones, and the stray words alone (the trace's atomic past its tensor) do not say why."""
+
+import sys
+
+import numpy as np
+
+from bounds import Strays
+
+# the given parameters of stream_k_tiles (its signature is the lesson's): a learner's locals are the rest
+GIVEN = {"K", "BLOCK_K", "sk_tiles", "NUM_PROGS", "N", "num_pid_m", "num_pid_n", "BLOCK_M", "BLOCK_N", "GROUP_M"}
+
+
+def scalar(value):
+    """A local's value as a Python int where it is one integer (an int, a constexpr, a one-element integer block
+    under the interpreter); None otherwise."""
+    value = getattr(value, "value", value)  # a tl.constexpr
+    if isinstance(value, (int, np.integer)) and not isinstance(value, bool):
+        return int(value)
+    data = getattr(getattr(value, "handle", None), "data", None)
+    if isinstance(data, np.ndarray) and data.size == 1 and np.issubdtype(data.dtype, np.integer):
+        return int(data.reshape(-1)[0])
+    return None
+
+
+class SkStrays(Strays):
+    """Strays that also keep, at the launch's first stray access, the integer locals of the learner's
+    stream_k_tiles (sk_locals: {name: int}), where that function is on the stack; {} otherwise."""
+
+    def clear(self):
+        super().clear()
+        self.sk_locals = {}
+
+    def seen(self, what, addresses, inside):
+        first = not self.first and bool((~inside).any())
+        super().seen(what, addresses, inside)
+        if first:
+            frame = sys._getframe(1)
+            while frame is not None and not (
+                frame.f_code.co_name == "stream_k_tiles" and frame.f_code.co_filename.endswith(self.ours[0])
+            ):
+                frame = frame.f_back
+            if frame is not None:
+                found = {name: scalar(v) for name, v in frame.f_locals.items()}
+                self.sk_locals = {name: v for name, v in found.items() if v is not None}
+
+
+def total_in_elements_words(held):
+    """(zh, en) words where the locals of stream_k_tiles (`held`, SkStrays.sk_locals) hold the stream-K part's
+    total counted in K's elements, sk_tiles * K, or in k-blocks times BLOCK_K, where sk_tiles * cdiv(K, BLOCK_K)
+    k-blocks are meant; ("", "") otherwise."""
+    if not all(n in held for n in ("K", "BLOCK_K", "sk_tiles")):
+        return "", ""
+    K, block_k, sk_tiles = held["K"], held["BLOCK_K"], held["sk_tiles"]
+    blocks = sk_tiles * -(-K // block_k)
+    ways = ((sk_tiles * K, "sk_tiles * K"), (blocks * block_k, "sk_tiles * k_blocks * BLOCK_K"))  # (wrong total, how)
+    for wrong, how in ways:
+        names = [n for n, v in held.items() if n not in GIVEN and v == wrong]
+        if wrong != blocks and names:
+            return (
+                f"stream_k_tiles 里的 {names[0]} = {wrong}，正是 {how}：stream-K 部分的总数数成了 K 的元素个数，"
+                f"而各段切的是 k-block：sk_tiles * cdiv(K, BLOCK_K) = {blocks} 个；"
+                "各段于是跑到了 stream-K 的 tile 之后",
+                f"stream_k_tiles's {names[0]} = {wrong}, which is {how}: the stream-K part's total was counted in K's "
+                f"elements, where the runs cut k-blocks, sk_tiles * cdiv(K, BLOCK_K) = {blocks} of them; so the runs "
+                "reach past the stream-K tiles",
+            )
+    return "", ""
