@@ -111,6 +111,7 @@ def check_trace(
     first=None,
     walk=None,
     whole_k=False,
+    K=None,
 ):
     """Every tile in `done` (default: all) finished exactly once, with all its k-blocks, at the tile
     T4's grouped order gives it, by the program owner(tile) when given; every other tile untouched.
@@ -118,7 +119,8 @@ def check_trace(
     floor: K // BLOCK_K where cdiv(K - 1, BLOCK_K) gives another count, so that one k-block short can be named.
     first: tile -> the program holding its first k-block (stream-K), so that owners taken from it can be named.
     walk: (k_blocks, sk_tiles, programs) of a stream-K launch, so that a walk of OTHER_WALKS can be named.
-    whole_k: K is a whole number of k-blocks, so that K // BLOCK_K + 1 (one k-block past) can be named."""
+    whole_k: K is a whole number of k-blocks, so that K // BLOCK_K + 1 (one k-block past) can be named.
+    K: the launch's K, so that every tile summing K k-blocks (k_blocks counted in K's elements) can be named."""
     order = grouped_order(num_pid_m, num_pid_n, group_m)
     done = range(len(rows)) if done is None else done
     if step_section != "4.2":  # a loop over whole tiles: one k_segment and one finish_tile per tile
@@ -192,6 +194,16 @@ def check_trace(
             by_pid = loop is not None and counted_under_pids(rows, k_blocks, *loop, num_pid_m * num_pid_n)
             floored = floor is not None and all(rows[t][1] == floor for t in done)  # every tile one k-block short
             past = PAST_WHOLE_K if whole_k and all(rows[t][1] == k_blocks + 1 for t in done) else ("", "")
+            # k_blocks = K, or tl.cdiv(K, BLOCK_K) * BLOCK_K (every probe and test here runs BLOCK_K = 32)
+            elements = {K: f"K = {K}", k_blocks * 32: f"tl.cdiv(K, BLOCK_K) * BLOCK_K = {k_blocks * 32}"}
+            said = next((w for n, w in elements.items() if all(rows[t][1] == n for t in done)), None)
+            if K is not None and said:
+                past = (
+                    f"：每个 tile 都算了 {said} 个：k_blocks 数成了 K 的元素个数；一个 tile 的 k-block 是 "
+                    f"tl.cdiv(K, BLOCK_K) = {k_blocks} 个",
+                    f": every tile summed {said}: k_blocks was counted in K's elements; a tile has "
+                    f"tl.cdiv(K, BLOCK_K) = {k_blocks} k-blocks",
+                )
             fail(
                 T5,
                 f"{case}：tile {tile} 一共算了 {kbs} 个 k-block，应当是 {k_blocks} 个"

@@ -37,7 +37,15 @@ def test_matmul_data_parallel(t5, dtype, layout, M, N, K, progs):
     check_product(c, a, b, dtype, case, "3")
     tiles = triton.cdiv(M, 32) * triton.cdiv(N, 32)
     check_trace(
-        rows, triton.cdiv(M, 32), triton.cdiv(N, 32), 4, triton.cdiv(K, 32), case, "2.2", loop=(min(tiles, progs), 0)
+        rows,
+        triton.cdiv(M, 32),
+        triton.cdiv(N, 32),
+        4,
+        triton.cdiv(K, 32),
+        case,
+        "2.2",
+        loop=(min(tiles, progs), 0),
+        K=K,
     )
 
 

@@ -76,7 +76,7 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, probes, dtype, m
             )
     check_product(c, a, b, dtype, case, "4.2", tile=(config.BLOCK_M, config.BLOCK_N))
     fail_if_data_parallel_redoes(probes, rows, plan, grid, k_blocks, case)
-    check_trace(rows, grid[0], grid[1], 4, k_blocks, case, "4.2", whole_k=K % 32 == 0)
+    check_trace(rows, grid[0], grid[1], 4, k_blocks, case, "4.2", whole_k=K % 32 == 0, K=K)
     for run in range(1 if INTERPRETING else 20):  # the interpreter runs programs in order; a GPU does not
         again = t5.matmul(a, b, config=config, num_programs=progs)
         if not torch.equal(

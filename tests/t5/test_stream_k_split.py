@@ -164,6 +164,7 @@ def test_stream_k_every_tile_once(probes):
             first=lambda t, kb=k_blocks, tot=total, p=progs: sk_holder(t * kb, tot, p),
             floor=k_blocks - 1,  # K // BLOCK_K: K is 32 * k_blocks - 3
             walk=(k_blocks, sk_tiles, progs),
+            K=32 * k_blocks - 3,
         )
         if flags.any():
             # every publisher's flag still at 1, and no other: whatever the owners did with the partials

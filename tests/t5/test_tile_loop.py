@@ -134,6 +134,7 @@ def test_every_tile_once_over_many_grids(t5, probes, flatten):
             done=range(first, tiles),
             loop=(progs, first),
             floor=K // 32 if K // 32 != (K + 30) // 32 else None,  # a floor, where cdiv(K - 1, 32) differs from it
+            K=K,
         )
 
 
