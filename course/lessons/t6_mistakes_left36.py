@@ -1,11 +1,14 @@
 """Lesson T6's mutants of our own from left36 (2026-12-05): slips of the kind "a block left in the wrong dtype" in
-T6.4's epilogue.  A swiglu that takes sigmoid of an fp16 gate, or a gate_up_product that hands its sums back in
-x's dtype, made Triton's math check refuse the block (tl.sigmoid goes through tl.exp, which takes fp32 and fp64
-alone), and the learner read Triton's raw words; test_gate_up_with_swiglu now tells whose line made the block
-half precision (tests/t6/raised.py, fail_if_math_dtype_refused), and test_gate_up_product_alone names sums
-returned rounded to fp16.  Only make check runs them (table=False, not in §8); each must be caught by its test,
-whose message names its cause (LEFT36_CAUSES here).  t6_mistakes.py was being split by another helper while
-these were written, so they reach MISTAKES through t6_mistakes_hunt16.py's HUNT16 for now.
+T6.4's epilogue, and a block's number taken for its first column.  A swiglu that takes sigmoid of an fp16 gate,
+or a gate_up_product that hands its sums back in x's dtype, made Triton's math check refuse the block
+(tl.sigmoid goes through tl.exp, which takes fp32 and fp64 alone), and the learner read Triton's raw words;
+test_gate_up_with_swiglu now tells whose line made the block half precision (tests/t6/raised.py,
+fail_if_math_dtype_refused), and test_gate_up_product_alone names sums returned rounded to fp16.  store_rows'
+and combine_topk's columns started at the block's number were told by the cells written alone until
+tests/t6/products.py's stored_elsewhere and combine_sums.py learnt them.  Only make check runs them (table=False,
+not in §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here).  t6_mistakes.py
+was being split by another helper while these were written, so they reach MISTAKES through
+t6_mistakes_hunt16.py's HUNT16 for now.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -18,12 +21,24 @@ LEFT36_CAUSES = {
         "gate_up_product handed swiglu gate and up already in",
     ),
     "gate-up-returned-fp16": ("gate_up_product 把它们舍入成了 fp16", "gate_up_product rounded them to fp16"),
+    "cols-from-pid-n": ("列从 pid_n 本身开始了", "the columns started at pid_n itself"),
+    "combine-cols-from-block": ("列块号 c 当成了第一列", "the column block's number c taken for its first column"),
+    "first-box-alone": ("之后每一步 w 的 box 读到的都是零", "w's boxes after it gave zeros"),
+    "combine-fixed-cast": ("结果在写回途中被转成了固定的", "was cast to a fixed"),
 }
 
 SWIGLU = "    return gate * tl.sigmoid(gate) * up\n"
 UP_DOT = "        up = tl.dot(a, w_desc.load([up_row, k0]).T, up)\n"
 # gate_up_product's sums converted to x's dtype at the end of its body, as a GEMM's result is before its store
 IN_X_DTYPE = UP_DOT + "    gate, up = gate.to(x_ptr.dtype.element_ty), up.to(x_ptr.dtype.element_ty)\n"
+
+# gate_up_product's k loop and its A load (gathered_product has the same lines, with b = after them)
+GATE_UP_LOOP = (
+    "    for k0 in range(0, K, BLOCK_K):\n"
+    "        a = tl.load(x_ptr + x_rows[:, None] * stride_xm + (k0 + cols)[None, :] * stride_xk,\n"
+    "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
+    "        gate ="
+)
 
 LEFT36 = (
     own(
@@ -69,5 +84,60 @@ LEFT36 = (
         IN_X_DTYPE,
         "test_gate_up_product_alone",
         "gate-up-returned-fp16",
+    ),
+    # a block's number where its first element is meant: told by the cells written alone before
+    own(
+        "left36-store-columns-from-pid-n",
+        "T6.3",
+        "store_rows takes cols = pid_n + tl.arange(0, BLOCK_N), the block's number for its first column (left36)",
+        "4.3",
+        "    cols = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)\n    live = rows < row_end\n",
+        "    cols = pid_n + tl.arange(0, BLOCK_N)\n    live = rows < row_end\n",
+        "test_store_rows_alone[plain]",
+        "cols-from-pid-n",
+    ),
+    own(
+        "left36-combine-columns-from-block",
+        "T6.3",
+        "combine_topk takes cols = tl.program_id(1) + tl.arange(0, BLOCK_N), the column block's number for its "
+        "first column (left36)",
+        "4.4",
+        "    cols = tl.program_id(1) * BLOCK_N + tl.arange(0, BLOCK_N)\n",
+        "    cols = tl.program_id(1) + tl.arange(0, BLOCK_N)\n",
+        "test_combine_topk_sums_in_float32_in_slot_order[torch.float16]",
+        "combine-cols-from-block",
+    ),
+    own(
+        "left36-gate-up-k-in-blocks",
+        "T6.4",
+        "gate_up_product loops over range(0, tl.cdiv(K, BLOCK_K)), its k0 a k-block's number used as a column: "
+        "the interpreter's raw 'block offset start must be 16-byte aligned' alone before (left36)",
+        "5.1",
+        GATE_UP_LOOP,
+        GATE_UP_LOOP.replace("range(0, K, BLOCK_K)", "range(0, tl.cdiv(K, BLOCK_K))"),
+        "test_gate_up_product_alone",
+        "box-at-block-number",
+    ),
+    own(
+        "left36-gate-box-at-k-times-bk",
+        "T6.4",
+        "gate_up_product loads gate's box at [gate_row, k0 * BLOCK_K], k0 an element offset already: every box "
+        "after the first lies past K; the relative error alone before (left36)",
+        "5.1",
+        "        gate = tl.dot(a, w_desc.load([gate_row, k0]).T, gate)\n",
+        "        gate = tl.dot(a, w_desc.load([gate_row, k0 * BLOCK_K]).T, gate)\n",
+        "test_gate_up_product_alone",
+        "first-box-alone",
+    ),
+    own(
+        "left36-combine-stored-as-fp16",
+        "T6.3",
+        "combine_topk stores acc.to(tl.float16), a fixed dtype, into a float32 out: the cells' bits alone "
+        "before (left36)",
+        "4.4",
+        "    tl.store(out_ptr + t * N + cols, acc.to(out_ptr.dtype.element_ty), mask=cols < N)\n",
+        "    tl.store(out_ptr + t * N + cols, acc.to(tl.float16), mask=cols < N)\n",
+        "test_combine_topk_sums_in_float32_in_slot_order[torch.float32]",
+        "combine-fixed-cast",
     ),
 )

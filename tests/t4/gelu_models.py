@@ -82,12 +82,24 @@ def approximation_hint(out, x, rtol):
     return None
 
 
-def bias_misuse_hint(out, acc, bias, activation, rtol):
+def bias_misuse_hint(out, acc, bias, activation, rtol, bn=None):
     """What to say when out is the tile with the bias multiplied in, acc * bias[None, :], or with its first element
-    alone added to every column, acc + bias[0], then the activation, within rtol; else None.  acc: the tile's
-    first N columns; bias: its N elements."""
+    alone added to every column, acc + bias[0], or (bn, BLOCK_N, given) with each tile's bias read from element
+    pid_n on, the block's number taken for its first column, then the activation, within rtol; else None.  acc:
+    the tile's first N columns; bias: its N elements."""
     act = gelu if activation == "gelu" else (lambda t: t)
     acc, b = acc.double(), bias.double()
+    if bn is not None and bn > 1:
+        n = torch.arange(b.numel(), device=b.device)
+        at = n // bn + n % bn  # column j of tile pid_n read at pid_n + j; masked off (0) from N on
+        from_pid = torch.where(at < b.numel(), b[at.clamp(max=b.numel() - 1)], torch.zeros_like(b))
+        if rel_err(out, act(acc + from_pid[None, :])) <= rtol:
+            return say(
+                zh="结果正好是每个 tile 的 bias 从第 pid_n 个元素读起：块号当成了列号；"
+                "tile 的列是 offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+                en="it is exactly each tile's bias read from element pid_n on: the block's number taken for a "
+                "column; a tile's columns are offs_n = pid_n * BLOCK_N + tl.arange(0, BLOCK_N)",
+            )
     if rel_err(out, act(acc * b[None, :])) <= rtol:
         return say(
             zh="结果正好是 acc 乘了 bias（acc * bias[None, :]）：bias 是加上去的，acc + bias[None, :]",

@@ -1,18 +1,35 @@
 """The sums combine_topk's own test (test_combine.py) may meet, worked out on its inputs: other rows of by_slot
 added, or the right rows in another order; each with the words naming it, said only where out is that sum bit
-for bit."""
+for bit.  And one placement of its stores: columns from the column block's number."""
 
 from itertools import permutations
 
 import torch
 
 from course.i18n import agree
+from course.messages import fail
+from course.registry import lesson
+
+T6 = lesson("T6")  # not from .common, which imports this module
 
 
 def sums_seen(out, by_slot, tokens, top_k, dtype):
     """(zh, en) where out is, bit for bit, the float32 sum of rows t + j of by_slot (j = 0..top_k - 1: token t's
     number with j added, not t * top_k + j), or of token t's own rows in an order of j other than 0..top_k - 1 and
-    its reverse (which the test names itself), rounded once to dtype; else None."""
+    its reverse (which the test names itself), rounded once to dtype; or, with float32 out, the right sum rounded to
+    fp16 or bf16 on its way (a cast to a fixed dtype); else None."""
+    right = torch.zeros_like(by_slot[0::top_k])
+    for j in range(top_k):
+        right = right + by_slot[j::top_k]
+    for narrow in (torch.float16, torch.bfloat16) if dtype == torch.float32 else ():
+        if not torch.equal(out, right) and torch.equal(out, right.to(narrow).float()):
+            name = str(narrow).removeprefix("torch.")
+            return (
+                f"它们逐位等于对的和舍入成 {name} 再存进 float32 的 out：结果在写回途中被转成了固定的 {name}；"
+                "转成 out 自己的 dtype（out_ptr.dtype.element_ty）",
+                f"they are, bit for bit, the right sum rounded to {name}, then stored in the float32 out: the result "
+                f"was cast to a fixed {name} on its way; cast to out's own dtype (out_ptr.dtype.element_ty)",
+            )
     if torch.equal(out, sum(by_slot[j : j + tokens] for j in range(top_k)).to(dtype)):
         return (
             f"它们逐位等于 by_slot 第 t + j 行之和（j = 0..{top_k - 1}）：token 号直接加上了 j；"
@@ -82,3 +99,26 @@ def left_out_seen(out, by_slot, top_k, dtype):
                 f"added): token t's sum is that of all {top_k} rows, j = 0..{top_k - 1}",
             )
     return None
+
+
+def fail_if_columns_from_block_number(stores, N, block_n, program, cols):
+    """Fail where every program (t, c) of combine_topk stored columns c .. c + BLOCK_N - 1 of its row (cut at N), and
+    nothing outside out: the column block's number taken for its first column.  stores: the test's record of each
+    program's stores (element indices, cell 0 a guard row's first); program, cols: one program that strayed and the
+    columns of its row it wrote outside its block."""
+    if stores.outside or cols is None:
+        return
+    if not all(
+        set((w - (t + 1) * N).tolist()) == set(range(c, min(N, c + block_n))) for (t, c), w in stores.by_program.items()
+    ):
+        return
+    t, c = program
+    fail(
+        T6,
+        f"combine_topk：每个程序 (t, 列块 c) 写的都是第 c..c + BLOCK_N - 1 列，例如程序 (t={t}, 列块 {c}) 写了第 "
+        f"{int(cols.min())} 列起的那些：列块号 c 当成了第一列；它的列从 c * BLOCK_N 起（BLOCK_N={block_n}）",
+        f"combine_topk: every program (t, column block c) wrote columns c .. c + BLOCK_N - 1; program (t={t}, column "
+        f"block {c}), for one, wrote from column {int(cols.min())}: the column block's number c taken for its first "
+        f"column; its columns start at c * BLOCK_N (BLOCK_N={block_n})",
+        "4.4",
+    )

@@ -36,7 +36,7 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
     w2d's box (zeros outside w2d), as TMA reads it.  With bk != bn, the sum of a k loop that steps by
     bn (the tile's BLOCK_N and BLOCK_M), not bk: boxes of bk columns that overlap or leave gaps.  And the
     sum of the whole k-boxes alone, where K is not a multiple of bk (a loop that stops before the last), and
-    the sum without the first k-box (a loop from BLOCK_K)."""
+    the sum without the first k-box (a loop from BLOCK_K), and the first k-box's alone (w's later boxes zeros)."""
     turned, untransposed, first_box = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(3))
     for k0 in range(0, K, bk):
         a = box(xr, 0, k0, xr.shape[0], bk)
@@ -96,6 +96,13 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
             else torch.zeros_like(last),
             "这正是少了第一个 k 块（第 0..BLOCK_K - 1 列）的和：k 循环要从 k0 = 0 开始",
             "it is the sum without the first k-box (columns 0..BLOCK_K - 1): the k loop starts at k0 = 0",
+        ),
+        (
+            box(xr, 0, 0, xr.shape[0], bk) @ box(w2d, w_row, 0, bn, bk).T if K > bk else torch.zeros_like(last),
+            "这正是只有第一个 k 块的乘积：之后每一步 w 的 box 读到的都是零，就像在 K 之外载入的那样"
+            "（坐标写成了 k0 * BLOCK_K？k0 已经是元素的偏移，box 在 [w_row, k0]）",
+            "it is the first k-box's product alone: w's boxes after it gave zeros, as boxes loaded past K do (a "
+            "coordinate of k0 * BLOCK_K? k0 is an element offset already: the box is at [w_row, k0])",
         ),
         (
             last,
@@ -231,8 +238,8 @@ def a_broadcast_mistakes(x, x_rows, live, w2d, w_row, K, bn, bk):
 
 def stored_elsewhere(written, at, pid_n, bm, bn, n, pitch):
     """(zh, en) where the cells store_rows wrote into out (a view, N columns of rows `pitch` apart) are
-    exactly those of its live rows `at` with the columns started at pid_n * BLOCK_M (a tile not square),
-    or with the rows placed N apart instead of stride_om; else None."""
+    exactly those of its live rows `at` with the columns started at pid_n * BLOCK_M (a tile not square) or at
+    pid_n itself, or with the rows placed N apart instead of stride_om; else None."""
     rows_out = written.shape[0]
     by_m = torch.zeros_like(written)
     cols = torch.arange(pid_n * bm, pid_n * bm + bn)
@@ -245,6 +252,17 @@ def stored_elsewhere(written, at, pid_n, bm, bn, n, pitch):
             f"its live rows were written in columns {pid_n * bm}..{int(cols[-1])}, not {pid_n * bn}..{n - 1}: the "
             f"columns started at pid_n * BLOCK_M; a tile's columns are pid_n * BLOCK_N + arange(BLOCK_N) "
             f"(BLOCK_M={bm}, BLOCK_N={bn} here)",
+        )
+    unscaled = torch.zeros_like(written)  # columns from pid_n itself: the block's number taken for its first column
+    cols = torch.arange(pid_n, pid_n + bn)
+    unscaled[at[:, None], cols[cols < n][None, :]] = True
+    if pid_n * bn != pid_n and torch.equal(written, unscaled):
+        return (
+            f"live 行写在了第 {pid_n}..{min(pid_n + bn, n) - 1} 列，而不是第 {pid_n * bn}..{n - 1} 列：列从 pid_n 本身"
+            "开始了，块号当成了列号；tile 的列是 pid_n * BLOCK_N + arange(BLOCK_N)",
+            f"its live rows were written in columns {pid_n}..{min(pid_n + bn, n) - 1}, not {pid_n * bn}..{n - 1}: "
+            "the columns started at pid_n itself, the block's number taken for a column; a tile's columns are "
+            "pid_n * BLOCK_N + arange(BLOCK_N)",
         )
     flat = at[:, None] * n + torch.arange(pid_n * bn, n)[None, :]  # row r at r * N: where in the view it lands
     by_n = torch.zeros_like(written)
@@ -278,11 +296,12 @@ def rows_scaled(out, want, tol):
 
 
 @contextmanager
-def box_coordinates_named(monkeypatch):
-    """Run a probe of gathered_product watching the k coordinate (the last) of each TMA box the interpreter loads;
-    where the launch raises and those coordinates were 0, 1, 2, ...: the k-blocks' numbers, not element offsets
-    (the interpreter refuses the box at 1, an offset not 16 bytes in), the failure says so.  On a GPU nothing is
-    watched and the error goes on as it was raised."""
+def box_coordinates_named(monkeypatch, name="gathered_product", section="4.2"):
+    """Run a probe of gathered_product (or of `name`, gate_up_product, whose section is `section`) watching the k
+    coordinate (the last) of each TMA box the interpreter loads; where the launch raises and those coordinates
+    were 0, 1, 2, ... (each repeated for the boxes of one step: gate's and up's): the k-blocks' numbers, not element
+    offsets (the interpreter refuses the box at 1, an offset not 16 bytes in), the failure says so.  On a GPU
+    nothing is watched and the error goes on as it was raised."""
     ks = []
     handle = getattr(interpreter, "TensorDescHandle", None)
     if handle is not None:
@@ -299,23 +318,24 @@ def box_coordinates_named(monkeypatch):
         if "Expected a 32-bit integer" in repr(e) + repr(e.__cause__):  # Triton's words for an int64 coordinate
             fail(
                 T6,
-                "gathered_product 读 w 的 TMA box 时，解释器拒绝了它的坐标：坐标是 int64（Expected a 32-bit integer）。"
+                f"{name} 读 w 的 TMA box 时，解释器拒绝了它的坐标：坐标是 int64（Expected a 32-bit integer）。"
                 "描述符的坐标是 32 位的：坐标里别有 int64 的值（.to(tl.int64)，或从 int64 的值算出来的行号、偏移）",
-                "gathered_product's load of w's TMA box was refused by the interpreter: a coordinate is an int64 "
+                f"{name}'s load of w's TMA box was refused by the interpreter: a coordinate is an int64 "
                 "(Expected a 32-bit integer).  A descriptor's coordinates are 32-bit: keep int64 values (a "
                 ".to(tl.int64), or a row or offset computed from an int64 value) out of them",
-                "4.2",
+                section,
             )
+        ks = [k for i, k in enumerate(ks) if i == 0 or k != ks[i - 1]]  # one per step
         if len(ks) >= 2 and ks == list(range(len(ks))):
             fail(
                 T6,
-                f"gathered_product 读 w 的 TMA box 时，k 方向的坐标依次是 {ks}：正好是 k 块的序号，不是元素的偏移。"
+                f"{name} 读 w 的 TMA box 时，k 方向的坐标依次是 {ks}：正好是 k 块的序号，不是元素的偏移。"
                 "描述符的坐标以元素计，第 kb 个 k 块从第 kb * BLOCK_K 列开始（解释器报的 block offset start must be "
                 "16-byte aligned 说的就是这个：坐标 1 乘元素的字节数不是 16 的倍数）",
-                f"gathered_product loaded w's TMA boxes at k coordinates {ks}: exactly the k-blocks' numbers, not "
+                f"{name} loaded w's TMA boxes at k coordinates {ks}: exactly the k-blocks' numbers, not "
                 "element offsets.  A descriptor's coordinates count elements: k-block kb starts at column kb * BLOCK_K "
                 "(the interpreter's 'block offset start must be 16-byte aligned' says as much: coordinate 1 times the "
                 "element's bytes is no multiple of 16)",
-                "4.2",
+                section,
             )
         raise

@@ -10,7 +10,7 @@ import triton
 from course.i18n import agree, cells, say
 from course.messages import fail
 
-from .combine_sums import sums_seen
+from .combine_sums import fail_if_columns_from_block_number, sums_seen
 from .common import OUT_RTOL, T6, by_slot_found, make_ids, reference, watched_call
 from support import DEVICE, INTERPRETING, UNWRITTEN, rel_err
 
@@ -285,6 +285,7 @@ def check_each_program_writes_its_own_cells(stores, out, N, block_n):
     (t, c), cols = next(iter(strays.items())) if strays else ((None, None), None)
     total = sum(len(v) for v in strays.values()) + stores.outside
     past_n = cols is not None and bool((cols >= N).all()) and bool((cols < (c + 1) * block_n).all())
+    fail_if_columns_from_block_number(stores, N, block_n, (t, c), cols)
     if past_n:
         fail(
             T6,

@@ -17,7 +17,7 @@ from .common import (
     reference,
     watched_call,
 )
-from .products import strides_swapped, weight_box_mistakes
+from .products import box_coordinates_named, strides_swapped, weight_box_mistakes
 from bounds import AddressWatch
 from support import DEVICE, DTYPES, UNWRITTEN, descriptor, rel_err
 
@@ -47,21 +47,22 @@ def test_gate_up_product_alone(probes, monkeypatch):
     up = torch.full((bm, bn), UNWRITTEN, device=DEVICE)
     accesses = Accesses()
     AddressWatch(probes, monkeypatch, ("gate_up_probe",), seen=accesses)
-    probes.gate_up_probe[(1,)](
-        x,
-        descriptor(w2d, [bn, bk]),
-        x_rows.to(DEVICE),
-        gate,
-        up,
-        gate_row,
-        up_row,
-        K,
-        x.stride(0),
-        x.stride(1),
-        bm,
-        bn,
-        bk,
-    )
+    with box_coordinates_named(monkeypatch, "gate_up_product", "5.1"):  # k coordinates that are k-blocks' numbers
+        probes.gate_up_probe[(1,)](
+            x,
+            descriptor(w2d, [bn, bk]),
+            x_rows.to(DEVICE),
+            gate,
+            up,
+            gate_row,
+            up_row,
+            K,
+            x.stride(0),
+            x.stride(1),
+            bm,
+            bn,
+            bk,
+        )
     live = x_rows >= 0
     for got in (gate, up):
         fail_if_undefined_used(got.cpu()[live], "gate_up_product", "5.1")
