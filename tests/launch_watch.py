@@ -41,6 +41,9 @@ class LaunchWatch:
         self.launches = []  # a Launch each, in the order they ran
         self.on_error = None  # on_error(arguments): checks a launch whose kernel raised, before it propagates
         self.before = None  # before(arguments): checks a launch before its kernel runs (sizes that are not C's)
+        # Set by a lesson whose main kernel runs one program per tile (T4), to where its grid is explained (read()'s
+        # words): that grid is checked before the launch (fail_if_grid_counts_elements); a persistent grid is not.
+        self.read_grid = ""
         self.kernel, self.wrapper = next(iter(kernels)), wrapper
         first = getattr(module, self.kernel).arg_names
         for name, run in kernels.items():
@@ -293,6 +296,50 @@ def follows_meta(grid, args, programs):
         return False
 
 
+def fail_if_grid_counts_elements(grid, args, c, where=""):
+    """Fail, before the launch, where the plain kernel's grid (BLOCK_M and BLOCK_N given) counts C's rows or
+    columns in elements where their blocks are meant: cdiv(M, BLOCK_M) * N, M * cdiv(N, BLOCK_N) or M * N
+    programs for C's tiles.  Each program past the tiles computes nothing (every store masked off), yet runs;
+    on the interpreter they take so long that a timeout would speak first, as of an endless loop.  where: the
+    words that end the failure, where to read."""
+    if not all(isinstance(args.get(k), int) for k in ("BLOCK_M", "BLOCK_N")) or not isinstance(c, torch.Tensor):
+        return
+    if c.ndim != 2:
+        return
+    try:
+        programs = math.prod(int(d) for d in (grid(dict(args)) if callable(grid) else grid))
+    except Exception:  # noqa: BLE001 - a grid this cannot read is left to the checks after the launch
+        return
+    (rows, cols), bm, bn = c.shape, args["BLOCK_M"], args["BLOCK_N"]
+    m_blocks, n_blocks = triton.cdiv(rows, bm), triton.cdiv(cols, bn)
+    ways = {  # programs: (zh, en) of the side counted in elements
+        m_blocks * cols: (
+            "N 按列数了，而不是按块数（cdiv(N, BLOCK_N)）",
+            "N counted in columns, not in blocks (cdiv(N, BLOCK_N))",
+        ),
+        rows * n_blocks: (
+            "M 按行数了，而不是按块数（cdiv(M, BLOCK_M)）",
+            "M counted in rows, not in blocks (cdiv(M, BLOCK_M))",
+        ),
+        rows * cols: ("M 和 N 都按元素数了，而不是按块数", "M and N both counted in elements, not in blocks"),
+    }
+    said = ways.get(programs) if programs > m_blocks * n_blocks else None
+    if said is None:
+        return
+    pytest.fail(
+        say(
+            zh=f"launch 的网格有 {programs} 个程序，而 C（{rows}x{cols}）在这个配置下只有 {m_blocks * n_blocks} 个 "
+            f"{bm}x{bn} 的 tile：{said[0]}；多出来的程序什么也不算（存储全被掩码挡掉），却一样要跑："
+            f"tile 数是 cdiv(M, BLOCK_M) * cdiv(N, BLOCK_N)（这里没有启动它）" + (f"；{where}" if where else ""),
+            en=f"the launch's grid has {programs} programs for the {m_blocks * n_blocks} tiles of {bm}x{bn} that C "
+            f"({rows}x{cols}) has under this config: {said[1]}; the programs past the tiles "
+            "compute nothing (every store masked off), yet each runs: the tiles are cdiv(M, BLOCK_M) * "
+            "cdiv(N, BLOCK_N) (this launch was not run)" + (f"; {where}" if where else ""),
+        ),
+        pytrace=False,
+    )
+
+
 class _Spy:
     def __init__(self, watch, name, kernel, arg_names, run, out):
         self.watch, self.name, self.kernel, self.arg_names = watch, name, kernel, arg_names
@@ -304,6 +351,8 @@ class _Spy:
             if self.watch.before is not None:  # fails the check before a kernel given wrong sizes writes past C
                 self.watch.before(bound)
             out = bound.get(self.out)
+            if self.name == self.watch.kernel and self.watch.read_grid:  # a grid of columns runs BLOCK_N times long
+                fail_if_grid_counts_elements(grid, bound, out, self.watch.read_grid)
             if isinstance(out, torch.Tensor) and out.is_floating_point():
                 out.fill_(UNWRITTEN)  # a cell still holding it was never written by this launch
             try:

@@ -2,9 +2,11 @@
 to the input's dtype first, or the bias added in it), which Triton's tl.erf refuses and the learner read in
 Triton's words alone until course/messages.py's triton_said said it (math_dtype_words), and a bias read from
 element pid_n on, the block's number taken for a column, told with a relative error alone until
-tests/t4/gelu_models.py's bias_misuse_hint learnt it.  Only make check runs them (table=False, not in §8); each
-must be caught by its test, whose message names its cause (LEFT36_CAUSES here).  t4_mistakes.py was being split
-by another helper while these were written, so they reach MISTAKES through t4_mistakes_lead35.py for now.
+tests/t4/gelu_models.py's bias_misuse_hint learnt it, and a grid that counts C's rows or columns in elements,
+now told before it runs (tests/launch_watch.py, fail_if_grid_counts_elements).  Only make check runs them
+(table=False, not in §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here).
+t4_mistakes.py was being split by another helper while these were written, so they reach MISTAKES through
+t4_mistakes_lead35.py for now.
 """
 
 from course.lessons.t4_mistakes_own import BIAS_OFFSETS, EXACT_GELU, mutant
@@ -13,8 +15,10 @@ from course.lessons.t4_mistakes_own import BIAS_OFFSETS, EXACT_GELU, mutant
 LEFT36_CAUSES = {
     "math-in-half": ("只收 fp32 或 fp64 的块", "take fp32 or fp64 blocks only"),
     "bias-from-pid-n": ("每个 tile 的 bias 从第 pid_n 个元素读起", "each tile's bias read from element pid_n on"),
+    "grid-in-elements": ("而不是按块数", "not in blocks"),
 }
 
+GRID = '    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * triton.cdiv(N, meta["BLOCK_N"]),)\n'
 BIAS_ADD = "        acc = acc + bias.to(tl.float32)[None, :]  # one bias value per column of C\n"
 
 LEFT36 = (
@@ -52,5 +56,31 @@ LEFT36 = (
         zh="bias 的列是 pid_n + tl.arange(0, BLOCK_N)：块号当成了列号，之前只说了相对误差（left36）",
         en="the bias's columns are pid_n + tl.arange(0, BLOCK_N), the block's number taken for a column: a "
         "relative error alone before (left36)",
+    ),
+    # a grid of more programs than tiles was checked after the launch alone, and only for too few: under the
+    # interpreter the extra programs ran until the CPU clock said 'an endless loop?', or, on a fast machine, passed
+    mutant(
+        "left36-grid-n-in-columns",
+        "T4.4",
+        "6.2",
+        GRID,
+        '    grid = lambda meta: (triton.cdiv(M, meta["BLOCK_M"]) * N,)\n',
+        "test_grid_follows_the_config",
+        "grid-in-elements",
+        zh="网格是 cdiv(M, BLOCK_M) * N：N 按列数了，多出 BLOCK_N 倍的程序；之前要么超时（像死循环），"
+        "要么通过（left36）",
+        en="the grid is cdiv(M, BLOCK_M) * N, N counted in columns: BLOCK_N times the programs; it timed out (as an "
+        "endless loop) or passed before (left36)",
+    ),
+    mutant(
+        "left36-grid-m-in-rows",
+        "T4.4",
+        "6.2",
+        GRID,
+        '    grid = lambda meta: (M * triton.cdiv(N, meta["BLOCK_N"]),)\n',
+        "test_grid_follows_the_config",
+        "grid-in-elements",
+        zh="网格是 M * cdiv(N, BLOCK_N)：M 按行数了（left36）",
+        en="the grid is M * cdiv(N, BLOCK_N), M counted in rows (left36)",
     ),
 )

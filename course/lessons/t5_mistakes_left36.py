@@ -1,7 +1,8 @@
 """Lesson T5's mutants of our own from left36 (2026-12-05): counts in the wrong unit (k elements where k-blocks
-are meant, or the other way round) and a wrong dtype in an epilogue.  hunt16's stream-K total of sk_tiles * K was
-caught with the stray-access words alone; tests/t5/sk_counts.py now reads the learner's stream_k_tiles at the
-first stray access and names a total counted in K's elements.  Only make check runs them (table=False, not in
+are meant, or the other way round), and a cast to a fixed bf16 in the epilogue.  hunt16's stream-K total of
+sk_tiles * K was caught with the stray-access words alone; tests/t5/sk_counts.py now reads the learner's
+stream_k_tiles at the first stray access and names a total, or a tile's first k-block, counted in K's elements,
+and check_trace names a tile's k-block count made in elements.  Only make check runs them (table=False, not in
 §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here, gathered into
 t5_mistakes.CAUSES).
 """
@@ -15,6 +16,7 @@ LEFT36_CAUSES = {
         "the stream-K part's total was counted in K's elements",
     ),
     "k-blocks-in-elements": ("k_blocks 数成了 K 的元素个数", "k_blocks was counted in K's elements"),
+    "tile-begin-in-elements": ("tile 的第一个 k-block 按元素算了", "the tile's first k-block was counted in elements"),
 }
 
 TOTAL = "    total = sk_tiles * k_blocks\n"
@@ -65,5 +67,39 @@ LEFT36 = (
         "    k_blocks = K\n    total = sk_tiles * k_blocks\n",
         "test_stream_k_every_tile_once",
         "k-blocks-in-elements",
+    ),
+    own(
+        "left36-sk-tile-begin-by-bk",
+        "T5.3",
+        "stream_k_tiles takes tile_begin = tile_id * BLOCK_K: segments cut at element counts, the walk runs into "
+        "tiles past the stream-K ones; the stray-access words alone before (left36)",
+        "4.2",
+        "        tile_begin = tile_id * k_blocks\n",
+        "        tile_begin = tile_id * BLOCK_K\n",
+        "test_stream_k_every_tile_once",
+        "stray-access+tile-begin-in-elements",
+    ),
+    # a wrong dtype in the epilogue: bf16's fixed cast went unnamed, as the interpreter rounds float32 to bf16
+    # toward zero and the check compared with torch's round to nearest alone (tests/t5/stored.py, rounded_through)
+    own(
+        "left36-store-as-bf16",
+        "T5.2",
+        "store_tile stores acc.to(tl.bfloat16) into an fp16 C: 'cells of C differ from acc cast to float16' "
+        "alone before (left36)",
+        "3.3",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(c_desc.dtype))\n",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], acc.to(tl.bfloat16))\n",
+        "test_store_tile[37-48-torch.float16]",
+        "fixed-cast",
+    ),
+    own(
+        "left36-left-half-as-bf16",
+        "T5.4",
+        "store_tile's subtiled epilogue stores its left half as bf16 into an fp16 C (left36)",
+        "5",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(c_desc.dtype))\n",
+        "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(tl.bfloat16))\n",
+        "test_store_tile_subtiled[32-64-torch.float16]",
+        "fixed-cast",
     ),
 )

@@ -25,6 +25,7 @@ LEFT36_CAUSES = {
     "combine-cols-from-block": ("列块号 c 当成了第一列", "the column block's number c taken for its first column"),
     "first-box-alone": ("之后每一步 w 的 box 读到的都是零", "w's boxes after it gave zeros"),
     "combine-fixed-cast": ("结果在写回途中被转成了固定的", "was cast to a fixed"),
+    "bound-m-blocks": ("循环的上界数的是 m 块，不是 tile", "the loop's bound counted m-blocks, not tiles"),
 }
 
 SWIGLU = "    return gate * tl.sigmoid(gate) * up\n"
@@ -139,5 +140,16 @@ LEFT36 = (
         "    tl.store(out_ptr + t * N + cols, acc.to(tl.float16), mask=cols < N)\n",
         "test_combine_topk_sums_in_float32_in_slot_order[torch.float32]",
         "combine-fixed-cast",
+    ),
+    own(
+        "left36-total-of-m-blocks",
+        "T6.2",
+        "grouped_tiles loops up to tl.sum(m_blocks), the m-blocks where the tiles (times num_pid_n) are meant: "
+        "'the loop stops before it, with a tile count or a loop bound too small, say' before (left36)",
+        "3.4",
+        "    total = tl.max(tile_ends, axis=0)\n",
+        "    total = tl.sum(m_blocks, axis=0)\n",
+        "test_every_tile_of_every_expert_once",
+        "bound-m-blocks",
     ),
 )

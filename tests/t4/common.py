@@ -49,6 +49,7 @@ def launch_watch(t4, monkeypatch, run_tuned=True, case=None, bias=None, activati
     the operands' dtypes."""
     kernels = {"matmul_kernel": True, "matmul_kernel_autotuned": run_tuned}
     watch = LaunchWatch(t4, monkeypatch, kernels, wrapper="matmul")
+    watch.read_grid = read("T4.4", "6.2")  # a grid that counts C in elements, told before it runs
     if case is not None:  # a launch that lacks a flag fails on its own, with Triton's words for what is missing
         watch.on_error = lambda args: (
             check_flags(args, bias, activation, case, step) if {"HAS_BIAS", "ACTIVATION"} <= args.keys() else None

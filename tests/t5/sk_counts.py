@@ -11,7 +11,19 @@ import numpy as np
 from bounds import Strays
 
 # the given parameters of stream_k_tiles (its signature is the lesson's): a learner's locals are the rest
-GIVEN = {"K", "BLOCK_K", "sk_tiles", "NUM_PROGS", "N", "num_pid_m", "num_pid_n", "BLOCK_M", "BLOCK_N", "GROUP_M"}
+GIVEN = {
+    "given tile_id",
+    "K",
+    "BLOCK_K",
+    "sk_tiles",
+    "NUM_PROGS",
+    "N",
+    "num_pid_m",
+    "num_pid_n",
+    "BLOCK_M",
+    "BLOCK_N",
+    "GROUP_M",
+}
 
 
 def scalar(value):
@@ -28,7 +40,8 @@ def scalar(value):
 
 class SkStrays(Strays):
     """Strays that also keep, at the launch's first stray access, the integer locals of the learner's
-    stream_k_tiles (sk_locals: {name: int}), where that function is on the stack; {} otherwise."""
+    stream_k_tiles (sk_locals: {name: int}), where that function is on the stack, and the tile_id the given
+    k_segment or finish_tile below it was handed (in sk_locals as "given tile_id"); {} otherwise."""
 
     def clear(self):
         super().clear()
@@ -38,14 +51,18 @@ class SkStrays(Strays):
         first = not self.first and bool((~inside).any())
         super().seen(what, addresses, inside)
         if first:
-            frame = sys._getframe(1)
+            frame, tile = sys._getframe(1), None
             while frame is not None and not (
                 frame.f_code.co_name == "stream_k_tiles" and frame.f_code.co_filename.endswith(self.ours[0])
             ):
+                if frame.f_code.co_name in ("k_segment", "finish_tile") and tile is None:
+                    tile = scalar(frame.f_locals.get("tile_id"))
                 frame = frame.f_back
             if frame is not None:
                 found = {name: scalar(v) for name, v in frame.f_locals.items()}
                 self.sk_locals = {name: v for name, v in found.items() if v is not None}
+                if tile is not None:
+                    self.sk_locals["given tile_id"] = tile
 
 
 def total_in_elements_words(held):
@@ -69,3 +86,22 @@ def total_in_elements_words(held):
                 "reach past the stream-K tiles",
             )
     return "", ""
+
+
+def tile_begin_in_elements_words(held):
+    """(zh, en) words where the locals of stream_k_tiles (`held`, SkStrays.sk_locals) hold the first k-block of the
+    tile handed to k_segment or finish_tile as tile_id * BLOCK_K (in K's elements) where tile_id * k_blocks is
+    meant; ("", "") otherwise."""
+    if not all(n in held for n in ("given tile_id", "K", "BLOCK_K")) or held["given tile_id"] < 1:
+        return "", ""
+    tile, block_k = held["given tile_id"], held["BLOCK_K"]
+    k_blocks = -(-held["K"] // block_k)
+    names = [n for n, v in held.items() if n not in GIVEN and v == tile * block_k != tile * k_blocks]
+    if not names:
+        return "", ""
+    return (
+        f"stream_k_tiles 里的 {names[0]} = {tile * block_k}，正是 tile_id * BLOCK_K（tile {tile}）：tile 的第一个 "
+        f"k-block 按元素算了；k-block 的编号里，tile t 从 t * k_blocks = {tile * k_blocks} 开始",
+        f"stream_k_tiles's {names[0]} = {tile * block_k}, which is tile_id * BLOCK_K (tile {tile}): the tile's first "
+        f"k-block was counted in elements; in k-block numbers tile t starts at t * k_blocks = {tile * k_blocks}",
+    )

@@ -39,6 +39,15 @@ def run_store_tile(probes, M, N, dtype, subtile, bias=None, activation="none", b
     return c, buf, before, acc
 
 
+def rounded_through(acc, other, dtype):
+    """[acc rounded to `other`, then to dtype], each way Triton may round: to nearest (a GPU, torch), and, for
+    bf16, toward zero too (the interpreter's float32 -> bf16 cast drops the low 16 bits)."""
+    ways = [acc.to(other).to(dtype)]
+    if other == torch.bfloat16:
+        ways.append((acc.float().contiguous().view(torch.int32) & -65536).view(torch.float32).to(dtype))
+    return ways
+
+
 def even_odd_halves(acc, bn):
     """acc with each bn-wide tile's even columns in its left half and its odd ones in its right half: what
     a reshape to (BLOCK_M, BLOCK_N // 2, 2) and a split store, in place of the tile's left and right halves."""

@@ -15,7 +15,7 @@ import bounds
 from .common import T5
 from .crashes import T5_FILES
 from .flag_log import FlagLog
-from .sk_counts import SkStrays, total_in_elements_words
+from .sk_counts import SkStrays, tile_begin_in_elements_words, total_in_elements_words
 from bounds import caller_of, place
 
 OURS = ("t5_persistent.py", "t4_matmul.py", "t5_probes.py")
@@ -93,7 +93,9 @@ def fail_stray(name, strays):
             f". That line is in {frames[-1].name}, step {other[0].id}'s code ({other[0].id}: {other[1]}), called "
             f"by {caller.name}: the cause may be what the line there passes to it, or {other[0].id}'s code",
         )
-    counted = total_in_elements_words(getattr(strays, "sk_locals", {}))  # a stream-K total in K's elements
+    held = getattr(strays, "sk_locals", {})  # a stream-K total, or a tile's first k-block, in K's elements
+    counted = total_in_elements_words(held)
+    counted = counted if counted[0] else tile_begin_in_elements_words(held)
     if written:
         fail(
             T5,

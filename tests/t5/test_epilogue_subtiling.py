@@ -10,6 +10,7 @@ from course.messages import fail
 from . import common
 from .common import T5, check_stored, gelu, run_matmul, run_store_tile
 from .halves import fail_if_halves_mixed, fail_if_one_half_without_bias, grid_wide
+from .stored import rounded_through
 from .swaps import fail_if_store_swapped
 from .test_fix_up_reorders import fail_if_order_taken
 from support import DEVICE, INTERPRETING, OUT_RTOL, padded, random, rel_err
@@ -90,8 +91,7 @@ def fail_if_cast_fixed(c, acc, dtype, case):
     for other in (torch.float16, torch.bfloat16):
         if other == dtype:
             continue
-        rounded = acc.to(other).to(dtype)
-        for where, words in halves.values():
+        for (where, words), rounded in ((h, r) for h in halves.values() for r in rounded_through(acc, other, dtype)):
             if torch.equal(c, torch.where(where, rounded, want)) and not torch.equal(rounded, want):
                 fail(
                     T5,

@@ -279,6 +279,18 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
                     "(its m-blocks rounded up), tl.max(tile_ends)",
                     "3.4",
                 )
+            m_sum = sum(-(-int(c) // bm) for c in counts)  # the experts' m-blocks, without num_pid_n
+            if tile == m_sum < total and all(rows[t][0] == 1 for t in range(tile)):
+                fail(
+                    T6,
+                    f"{case}：正好做了前 {tile} 个 tile，这是各专家 m 块数之和 sum(cdiv(counts, BLOCK_M))，"
+                    f"而 tile 总数是 {total}：循环的上界数的是 m 块，不是 tile；"
+                    f"每个 m 块有 num_pid_n = {n_blocks} 个 tile，总数是 tl.max(tile_ends)",
+                    f"{case}: the first {tile} tiles alone were done, the experts' m-blocks summed, sum(cdiv(counts, "
+                    f"BLOCK_M)), where the tiles number {total}: the loop's bound counted m-blocks, not tiles; each "
+                    f"m-block has num_pid_n = {n_blocks} tiles, and the total is tl.max(tile_ends)",
+                    "3.4",
+                )
             if tile == total - 1 and all(rows[t][0] == 1 for t in range(tile)):
                 fail(
                     T6,
