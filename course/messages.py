@@ -36,6 +36,7 @@ __all__ = [
     "int64_coordinate_words",
     "block_pointer_words",
     "atomic_dtype_words",
+    "math_dtype_words",
     "broken_capture_words",
 ]
 

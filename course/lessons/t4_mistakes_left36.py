@@ -1,19 +1,21 @@
 """Lesson T4's mutants of our own from left36 (2026-12-05): a GELU taken on a half-precision tile (acc converted
 to the input's dtype first, or the bias added in it), which Triton's tl.erf refuses and the learner read in
-Triton's words alone until course/messages.py's triton_said said it (math_dtype_words), and a bias read from
-element pid_n on, the block's number taken for a column, told with a relative error alone until
-tests/t4/gelu_models.py's bias_misuse_hint learnt it, and a grid that counts C's rows or columns in elements,
-now told before it runs (tests/launch_watch.py, fail_if_grid_counts_elements).  Only make check runs them
-(table=False, not in §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here).
-t4_mistakes.py was being split by another helper while these were written, so they reach MISTAKES through
-t4_mistakes_lead35.py for now.
+Triton's words alone until tests/t4/gelu_models.py's fail_if_math_refused named it (with triton_said's words); a
+bias read from element pid_n on, the block's number taken for a column, told with a relative error alone until
+bias_misuse_hint learnt it; and a grid that counts C's rows or columns in elements, now told before it runs
+(tests/launch_watch.py, fail_if_grid_counts_elements).  Only make check runs them (table=False, not in §8); each
+must be caught by its test, whose message names its cause (LEFT36_CAUSES here).  t4_mistakes.py was being split
+by another helper while these were written, so they reach MISTAKES through t4_mistakes_lead35.py for now.
 """
 
 from course.lessons.t4_mistakes_own import BIAS_OFFSETS, EXACT_GELU, mutant
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEFT36_CAUSES = {
-    "math-in-half": ("只收 fp32 或 fp64 的块", "take fp32 or fp64 blocks only"),
+    "math-in-half": (
+        "是这里的某一行把它（或加 bias 的结果）变成了半精度",
+        "so a line there made it (or the sum with the bias) half",
+    ),
     "bias-from-pid-n": ("每个 tile 的 bias 从第 pid_n 个元素读起", "each tile's bias read from element pid_n on"),
     "grid-in-elements": ("而不是按块数", "not in blocks"),
 }

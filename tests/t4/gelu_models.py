@@ -2,10 +2,15 @@
 gives where a result is one of them (no test here: a helper of that file)."""
 
 import math
+import os
+import traceback
 
+import pytest
 import torch
 
+from course import seam
 from course.i18n import say
+from course.messages import math_dtype_words, read
 
 from support import rel_err
 
@@ -112,3 +117,36 @@ def bias_misuse_hint(out, acc, bias, activation, rtol, bn=None):
             "stride_bias, each column adding its own",
         )
     return None
+
+
+def fail_if_math_refused(case, e):
+    """Fail, naming the cause, where e is Triton's refusal of a math function's half-precision block (tl.erf given an
+    fp16 tile: course.messages.math_dtype_words) on its way through bias_and_activation, whose acc arrives float32
+    from the probe (and from the mainloop): a line of the learner's made it half precision.  Return for any other
+    error, which the caller raises on."""
+    chain, seen = [], set()
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        chain.append(e)
+        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
+    words = math_dtype_words("\n".join(str(x) for x in chain))
+    if not words:
+        return
+    frames = [f for x in chain for f in traceback.extract_tb(x.__traceback__) if seam.graded_file(f.filename)]
+    at = (
+        f"{os.path.basename(frames[-1].filename)} line {frames[-1].lineno}: {(frames[-1].line or '').strip()}"
+        if frames
+        else ""
+    )
+    pytest.fail(
+        say(
+            zh=f"{case}：Triton 拒绝了 epilogue 里的一步" + (f"（{at}）" if at else "") + f"：{words}。acc 进 "
+            "bias_and_activation 时是 float32 的，是这里的某一行把它（或加 bias 的结果）变成了半精度：bias 和 GELU "
+            f"都在 float32 里做，转成 C 的 dtype 是存储时的事；{read('T4.5')}",
+            en=f"{case}: Triton refused a step of the epilogue" + (f" ({at})" if at else "") + f": {words}. acc "
+            "enters bias_and_activation in float32, so a line there made it (or the sum with the bias) half "
+            f"precision: the bias and the GELU are taken in float32, and the cast to C's dtype is the store's; "
+            f"{read('T4.5')}",
+        ),
+        pytrace=False,
+    )
