@@ -26,6 +26,7 @@ LEFT36_CAUSES = {
     "first-box-alone": ("之后每一步 w 的 box 读到的都是零", "w's boxes after it gave zeros"),
     "combine-fixed-cast": ("结果在写回途中被转成了固定的", "was cast to a fixed"),
     "bound-m-blocks": ("循环的上界数的是 m 块，不是 tile", "the loop's bound counted m-blocks, not tiles"),
+    "rows-scaled": ("行号被放大了", "the rows were scaled"),
 }
 
 SWIGLU = "    return gate * tl.sigmoid(gate) * up\n"
@@ -151,5 +152,16 @@ LEFT36 = (
         "    total = tl.sum(m_blocks, axis=0)\n",
         "test_every_tile_of_every_expert_once",
         "bound-m-blocks",
+    ),
+    own(
+        "left36-store-rows-from-begin-times-bm",
+        "T6.3",
+        "store_rows takes rows = row_begin * BLOCK_M + tl.arange(0, BLOCK_M), row_begin taken for a block's "
+        "number: no row is live, nothing stored; 'cells that should be written were not' alone before (left36)",
+        "4.3",
+        "    rows = row_begin + tl.arange(0, BLOCK_M)\n    cols = pid_n * BLOCK_N",
+        "    rows = row_begin * BLOCK_M + tl.arange(0, BLOCK_M)\n    cols = pid_n * BLOCK_N",
+        "test_store_rows_alone[plain]",
+        "rows-scaled",
     ),
 )

@@ -165,6 +165,25 @@ def test_store_rows_alone(probes, weights, by_slot, bn):
             "(tl.atomic_add, or out plus acc), not stored; tl.store them",
             "4.3",
         )
+    if unwritten and not written.any() and not (by_slot or weights):
+        # nothing written from row_begin = 3, unweighted: the same tile from row_begin = 0 (rows 0..end-begin-1) right,
+        # where a row_begin scaled (row_begin * BLOCK_M, a block's number taken for it) starts at 0 all the same
+        again = torch.full((rows_out, pitch), UNWRITTEN, dtype=torch.float16, device=DEVICE)[:, :n]
+        probes.store_probe[(1,)](
+            again, acc, w, slots, 0, end - begin, pid_n, n, again.stride(0), again.stride(1), weights, by_slot, bm, bn
+        )
+        if torch.equal(again.cpu().double()[: end - begin], want[begin:end]):
+            fail(
+                T6,
+                f"store_rows：从 row_begin={begin} 起一个单元也没写，同一个 tile 从 row_begin=0 起却写对了："
+                f"行号被放大了（比如 row_begin * BLOCK_M，把它当成了块号），都落到了 row_end={end} 之后、被掩码挡掉；"
+                "row_begin 已经是排好序的行号，rows = row_begin + tl.arange(0, BLOCK_M)",
+                f"store_rows: not a cell was written from row_begin={begin}, yet the same tile from row_begin=0 is "
+                f"right: the rows were scaled (row_begin * BLOCK_M, say, as if it were a block's number), all past "
+                f"row_end={end} and masked off; row_begin is a sorted row already, rows = row_begin + "
+                "tl.arange(0, BLOCK_M)",
+                "4.3",
+            )
     if unwritten:
         fail(
             T6,
