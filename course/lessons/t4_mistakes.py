@@ -37,6 +37,7 @@ from course.lessons.t4_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t4_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t4_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t4_mistakes_left13 import LEFT13, LEFT13_CAUSES
+from course.lessons.t4_mistakes_left36 import LEFT36, LEFT36_CAUSES
 from course.lessons.t4_mistakes_own import OWN
 from course.lessons.t4_mistakes_styles15 import STYLES15, STYLES15_CAUSES
 from course.lessons.t4_mistakes_styles16 import STYLES16, STYLES16_CAUSES
@@ -231,6 +232,8 @@ MISTAKES = MISTAKES + GPU34  # session 34's, found by the suite on a GPU, last
 CAUSES |= GPU34_CAUSES
 MISTAKES = MISTAKES + LEAD35  # session 35's own
 CAUSES |= LEAD35_CAUSES
+MISTAKES = MISTAKES + LEFT36  # session 36's leftovers hunt (t4_mistakes_left36.py)
+CAUSES |= LEFT36_CAUSES
 MISTAKES = MISTAKES + HUNT15  # hunt15's (t4_mistakes_hunt15.py), last
 CAUSES |= HUNT15_CAUSES
 MISTAKES = MISTAKES + STYLES15  # styles15's (t4_mistakes_styles15.py), last

@@ -23,9 +23,3 @@ LEAD35 = (
         en="check_inputs asks type(t) is not torch.Tensor: nn.Linear's weight (a torch.nn.Parameter) is refused",
     ),
 )
-
-# left36's (t4_mistakes_left36.py) ride here until t4_mistakes.py, being split, gathers them itself
-from course.lessons.t4_mistakes_left36 import LEFT36, LEFT36_CAUSES  # noqa: E402 - after LEAD35, which they follow
-
-LEAD35 = LEAD35 + LEFT36
-LEAD35_CAUSES = LEAD35_CAUSES | LEFT36_CAUSES

@@ -40,6 +40,7 @@ from course.lessons.t6_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t6_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t6_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t6_mistakes_left14 import LEFT14, LEFT14_CAUSES
+from course.lessons.t6_mistakes_left36 import LEFT36, LEFT36_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -346,3 +347,5 @@ MISTAKES = MISTAKES + STYLES15  # styles15's (t6_mistakes_styles15.py), last
 CAUSES |= STYLES15_CAUSES
 MISTAKES = MISTAKES + HUNT16  # hunt16's (t6_mistakes_hunt16.py), last
 CAUSES |= HUNT16_CAUSES
+MISTAKES = MISTAKES + LEFT36  # session 36's leftovers hunt (t6_mistakes_left36.py)
+CAUSES |= LEFT36_CAUSES

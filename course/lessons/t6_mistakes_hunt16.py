@@ -274,9 +274,3 @@ HUNT16 = (
         'm-blocks-as-tiles',  # named since session 35 (the lead): its m_blocks equal the tiles of each expert
     ),
 )
-
-# left36's (t6_mistakes_left36.py) ride here until t6_mistakes.py, being split, gathers them itself
-from course.lessons.t6_mistakes_left36 import LEFT36, LEFT36_CAUSES  # noqa: E402 - after HUNT16, which they follow
-
-HUNT16 = HUNT16 + LEFT36
-HUNT16_CAUSES = HUNT16_CAUSES | LEFT36_CAUSES
