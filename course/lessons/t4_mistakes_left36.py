@@ -4,8 +4,7 @@ Triton's words alone until tests/t4/gelu_models.py's fail_if_math_refused named 
 bias read from element pid_n on, the block's number taken for a column, told with a relative error alone until
 bias_misuse_hint learnt it; and a grid that counts C's rows or columns in elements, now told before it runs
 (tests/launch_watch.py, fail_if_grid_counts_elements).  Only make check runs them (table=False, not in §8); each
-must be caught by its test, whose message names its cause (LEFT36_CAUSES here).  t4_mistakes.py was being split
-by another helper while these were written, so they reach MISTAKES through t4_mistakes_lead35.py for now.
+must be caught by its test, whose message names its cause (LEFT36_CAUSES here).
 """
 
 from course.lessons.t4_mistakes_own import BIAS_OFFSETS, EXACT_GELU, mutant

@@ -6,9 +6,8 @@ test_gate_up_with_swiglu now tells whose line made the block half precision (tes
 fail_if_math_dtype_refused), and test_gate_up_product_alone names sums returned rounded to fp16.  store_rows'
 and combine_topk's columns started at the block's number were told by the cells written alone until
 tests/t6/products.py's stored_elsewhere and combine_sums.py learnt them.  Only make check runs them (table=False,
-not in §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here).  t6_mistakes.py
-was being split by another helper while these were written, so they reach MISTAKES through
-t6_mistakes_hunt16.py's HUNT16 for now.
+not in §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here).  The last two,
+m_blocks counted in rows, are the lead's, from left36's report.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -27,6 +26,8 @@ LEFT36_CAUSES = {
     "combine-fixed-cast": ("结果在写回途中被转成了固定的", "was cast to a fixed"),
     "bound-m-blocks": ("循环的上界数的是 m 块，不是 tile", "the loop's bound counted m-blocks, not tiles"),
     "rows-scaled": ("行号被放大了", "the rows were scaled"),
+    "m-blocks-are-rows": ("m_blocks 就是 counts", "m_blocks is counts"),
+    "m-blocks-rounded-rows": ("m_blocks 是行数向上取整到 BLOCK_M 的倍数", "m_blocks is the rows rounded up"),
 }
 
 SWIGLU = "    return gate * tl.sigmoid(gate) * up\n"
@@ -163,5 +164,27 @@ LEFT36 = (
         "    rows = row_begin * BLOCK_M + tl.arange(0, BLOCK_M)\n    cols = pid_n * BLOCK_N",
         "test_store_rows_alone[plain]",
         "rows-scaled",
+    ),
+    own(
+        "lead36-m-blocks-are-counts",
+        "T6.2",
+        "expert_tile_counts takes m_blocks = counts, the rows where their m-blocks are meant; told by the expected "
+        "and got lists alone before (left36's report), named by the lead",
+        "3.3",
+        "    m_blocks = tl.cdiv(counts, BLOCK_M)\n",
+        "    m_blocks = counts\n",
+        "test_tile_counts_and_places_alone",
+        "m-blocks-are-rows",
+    ),
+    own(
+        "lead36-m-blocks-rounded-rows",
+        "T6.2",
+        "expert_tile_counts takes m_blocks = cdiv(counts, BLOCK_M) * BLOCK_M, the rows rounded up to whole "
+        "m-blocks where the m-blocks are meant; told by the expected and got lists alone before (left36's report)",
+        "3.3",
+        "    m_blocks = tl.cdiv(counts, BLOCK_M)\n",
+        "    m_blocks = tl.cdiv(counts, BLOCK_M) * BLOCK_M\n",
+        "test_tile_counts_and_places_alone",
+        "m-blocks-rounded-rows",
     ),
 )

@@ -24,6 +24,8 @@ def check_tile_counts(case, counts, bm, num_pid_n, want_m, want_ends, m_blocks, 
         # one short exactly where the last m-block holds one row: (counts + BLOCK_M - 2) // BLOCK_M, say
         one_row = m_blocks != want_m and m_blocks == [m - (c % bm == 1) for c, m in zip(counts, want_m, strict=True)]
         tiled = ends == want_ends and m_blocks == [m * num_pid_n for m in want_m]  # m_blocks given as tiles
+        rows = m_blocks == list(counts)  # the rows themselves, not their m-blocks
+        rounded = not rows and m_blocks == [m * bm for m in want_m]  # rows rounded up to whole m-blocks, not divided
         grid = one_grid_words(counts, bm, num_pid_n, m_blocks, ends)
         fail(
             T6,
@@ -54,6 +56,13 @@ def check_tile_counts(case, counts, bm, num_pid_n, want_m, want_ends, m_blocks, 
             + (
                 "：m_blocks 已经乘上了 num_pid_n（每个专家的 tile 数）：m_blocks 只是 M 块数，只在 tile_ends 里乘"
                 if tiled
+                else ""
+            )
+            + ("：m_blocks 就是 counts，每个专家的行数，不是 M 块数：要 cdiv(counts, BLOCK_M)" if rows else "")
+            + (
+                "：m_blocks 是行数向上取整到 BLOCK_M 的倍数（cdiv(counts, BLOCK_M) * BLOCK_M），是行，不是 M 块数："
+                "不要再乘 BLOCK_M"
+                if rounded
                 else ""
             )
             + grid[0],
@@ -87,6 +96,17 @@ def check_tile_counts(case, counts, bm, num_pid_n, want_m, want_ends, m_blocks, 
             + (
                 ": m_blocks came back times num_pid_n (the tiles): it is the m-blocks alone; multiply in tile_ends"
                 if tiled
+                else ""
+            )
+            + (
+                ": m_blocks is counts, each expert's rows, not its m-blocks; it is cdiv(counts, BLOCK_M)"
+                if rows
+                else ""
+            )
+            + (
+                ": m_blocks is the rows rounded up to a multiple of BLOCK_M (cdiv(counts, BLOCK_M) * BLOCK_M), rows "
+                "and not m-blocks: leave out the * BLOCK_M"
+                if rounded
                 else ""
             )
             + grid[1],
