@@ -7,7 +7,7 @@ fail_if_math_dtype_refused), and test_gate_up_product_alone names sums returned 
 and combine_topk's columns started at the block's number were told by the cells written alone until
 tests/t6/products.py's stored_elsewhere and combine_sums.py learnt them.  Only make check runs them (table=False,
 not in §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here).  The last two,
-m_blocks counted in rows, are the lead's, from left36's report.
+m_blocks counted in rows, are the lead's, from left36's report; gathered_rows' rows scaled by BLOCK_M is left36b's.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -186,5 +186,16 @@ LEFT36 = (
         "    m_blocks = tl.cdiv(counts, BLOCK_M) * BLOCK_M\n",
         "test_tile_counts_and_places_alone",
         "m-blocks-rounded-rows",
+    ),
+    own(
+        "left36b-gathered-rows-from-begin-times-bm",
+        "T6.3",
+        "gathered_rows takes rows = row_begin * BLOCK_M + tl.arange(0, BLOCK_M), row_begin taken for a block's "
+        "number: no row is live; 'got []' alone before (left36b)",
+        "4.1",
+        "    rows = row_begin + tl.arange(0, BLOCK_M)\n    live = rows < row_end\n    if X_SORTED:",
+        "    rows = row_begin * BLOCK_M + tl.arange(0, BLOCK_M)\n    live = rows < row_end\n    if X_SORTED:",
+        "test_gathered_product_alone[gathered]",
+        "rows-scaled",
     ),
 )

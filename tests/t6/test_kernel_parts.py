@@ -138,6 +138,8 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
                     "live while row < row_end",
                 )
             ]
+        if live.any() and not got_live.any():  # not a row live: the same tile from row_begin = 0 tells why
+            said = rows_scaled_said(probes, x, w2d, slots, top_k, x_sorted, bm, bn, bk, begin, end, w_row, K) or said
         fail(
             T6,
             f"gathered_rows{'（X_SORTED）' if x_sorted else ''}：排好序的第 {begin}..{end - 1} 行应当读 x 的第 "
@@ -196,3 +198,29 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
             "in the rows that are not live" + (f": {said[0][1]}" if len(said) == 1 else ""),
             section,
         )
+
+
+def rows_scaled_said(probes, x, w2d, slots, top_k, x_sorted, bm, bn, bk, begin, end, w_row, K):
+    """[(zh, en)] where gathered_rows took no row as live from row_begin = begin, yet the same tile launched
+    from row_begin = 0 (row_end = end - begin) reads its rows right: a row_begin scaled (row_begin * BLOCK_M,
+    a block's number taken for it) puts every row past row_end from any row_begin but 0; else []."""
+    acc = torch.full((bm, bn), UNWRITTEN, dtype=torch.float32, device=DEVICE)
+    rows = torch.full((bm, 2), -1, dtype=torch.int32, device=DEVICE)
+    args = (x, descriptor(w2d, [bn, bk]), slots, acc, rows, 0, end - begin, w_row, K, x.stride(0), x.stride(1))
+    probes.gather_probe[(1,)](*args, top_k, x_sorted, bm, bn, bk)
+    pos = torch.arange(bm)
+    live = pos < end - begin
+    want_rows = pos if x_sorted else slots.cpu()[pos].long() // top_k
+    got_rows, got_live = rows.cpu()[:, 0].long(), rows.cpu()[:, 1].bool()
+    if not torch.equal(got_live, live) or not torch.equal(got_rows[live], want_rows[live]):
+        return []
+    return [
+        (
+            f"同一个 tile 从 row_begin=0 起却读对了：行号被放大了（比如 row_begin * BLOCK_M，把它当成了块号），"
+            f"从 row_begin={begin} 起全落到了 row_end={end} 之后；row_begin 已经是排好序的行号，"
+            "rows = row_begin + tl.arange(0, BLOCK_M)",
+            f"yet the same tile from row_begin=0 reads its rows right: the rows were scaled (row_begin * BLOCK_M, "
+            f"say, as if it were a block's number), from row_begin={begin} all past row_end={end}; row_begin is a "
+            "sorted row already, rows = row_begin + tl.arange(0, BLOCK_M)",
+        )
+    ]
