@@ -2,9 +2,10 @@
 are meant, or the other way round), and a cast to a fixed bf16 in the epilogue.  hunt16's stream-K total of
 sk_tiles * K was caught with the stray-access words alone; tests/t5/sk_counts.py now reads the learner's
 stream_k_tiles at the first stray access and names a total, or a tile's first k-block, counted in K's elements,
-and check_trace names a tile's k-block count made in elements.  Only make check runs them (table=False, not in
-§8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here, gathered into
-t5_mistakes.CAUSES).
+and check_trace names a tile's k-block count made in elements.  left36b's: BLOCK_K taken for the tile's k-block
+count in the stream-K walk (tests/t5/sk_block_k.py launches it once more to tell).  Only make check runs them
+(table=False, not in §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here,
+gathered into t5_mistakes.CAUSES).
 """
 
 from course.lessons.t5_mistakes_own import own
@@ -17,6 +18,7 @@ LEFT36_CAUSES = {
     ),
     "k-blocks-in-elements": ("k_blocks 数成了 K 的元素个数", "k_blocks was counted in K's elements"),
     "tile-begin-in-elements": ("tile 的第一个 k-block 按元素算了", "the tile's first k-block was counted in elements"),
+    "block-k-as-k-blocks": ("BLOCK_K 当成了 tile 的 k-block 个数", "BLOCK_K was taken for the tile's k-block count"),
 }
 
 TOTAL = "    total = sk_tiles * k_blocks\n"
@@ -101,5 +103,27 @@ LEFT36 = (
         "        c_desc.store([pid_m * BLOCK_M, pid_n * BLOCK_N], left.to(tl.bfloat16))\n",
         "test_store_tile_subtiled[32-64-torch.float16]",
         "fixed-cast",
+    ),
+    own(
+        "left36b-sk-owner-at-bk",
+        "T5.3",
+        "stream_k_tiles tests it_end == tile_begin + BLOCK_K for the owner, BLOCK_K where the tile's k-block count "
+        "is meant: 'tile 0 had 0 epilogues' alone before (left36b)",
+        "4.2",
+        "        if it_end == tile_begin + k_blocks:",
+        "        if it_end == tile_begin + BLOCK_K:",
+        "test_stream_k_every_tile_once",
+        "block-k-as-k-blocks",
+    ),
+    own(
+        "left36b-sk-tile-id-by-bk",
+        "T5.3",
+        "stream_k_tiles takes tile_id = (it_end - 1) // BLOCK_K, BLOCK_K where the tile's k-block count is meant: "
+        "'tile 0 had 0 epilogues' alone before (left36b)",
+        "4.2",
+        "        tile_id = (it_end - 1) // k_blocks\n",
+        "        tile_id = (it_end - 1) // BLOCK_K\n",
+        "test_stream_k_every_tile_once",
+        "block-k-as-k-blocks",
     ),
 )

@@ -132,8 +132,9 @@ OTHER_WALKS += (
 )
 
 
-def other_walk_words(rows, k_blocks, sk_tiles, progs):
-    """(zh, en) of the one OTHER_WALKS whose epilogues and k-blocks per stream-K tile are the rows given, or None."""
+def other_walk_words(rows, k_blocks, sk_tiles, progs, probes=None, case=""):
+    """(zh, en) of the one OTHER_WALKS whose epilogues and k-blocks per stream-K tile are the rows given; else, with
+    probes, of a walk with BLOCK_K for k_blocks (sk_block_k.py, which launches once more); or None."""
     seen = ([r[0] for r in rows[:sk_tiles]], [r[1] for r in rows[:sk_tiles]])
     total = sk_tiles * k_blocks
     right = walked(k_blocks, sk_tiles, sk_runs(total, progs), lambda e, b, kb: e == b + kb)
@@ -142,6 +143,10 @@ def other_walk_words(rows, k_blocks, sk_tiles, progs):
         got = walked(k_blocks, sk_tiles, runs(total, k_blocks, progs), owns)
         if got is not None and got != right and got == seen:
             said.append((zh, en))
+    if not said and probes is not None:
+        from .sk_block_k import block_k_walk_words
+
+        return block_k_walk_words(rows, k_blocks, sk_tiles, progs, probes, case)
     return said[0] if len(said) == 1 else None
 
 

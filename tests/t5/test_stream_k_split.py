@@ -163,7 +163,7 @@ def test_stream_k_every_tile_once(probes):
             done=range(sk_tiles),
             first=lambda t, kb=k_blocks, tot=total, p=progs: sk_holder(t * kb, tot, p),
             floor=k_blocks - 1,  # K // BLOCK_K: K is 32 * k_blocks - 3
-            walk=(k_blocks, sk_tiles, progs),
+            walk=(k_blocks, sk_tiles, progs, probes, case),  # probes: a walk's BLOCK_K told by another launch
             K=32 * k_blocks - 3,
         )
         if flags.any():
