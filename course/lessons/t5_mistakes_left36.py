@@ -19,6 +19,7 @@ LEFT36_CAUSES = {
     "k-blocks-in-elements": ("k_blocks 数成了 K 的元素个数", "k_blocks was counted in K's elements"),
     "tile-begin-in-elements": ("tile 的第一个 k-block 按元素算了", "the tile's first k-block was counted in elements"),
     "block-k-as-k-blocks": ("BLOCK_K 当成了 tile 的 k-block 个数", "BLOCK_K was taken for the tile's k-block count"),
+    "k-block-numbers-times-bk": ("每个 k-block 的号都乘了 BLOCK_K", "each k-block's number was taken times BLOCK_K"),
 }
 
 TOTAL = "    total = sk_tiles * k_blocks\n"
@@ -125,5 +126,17 @@ LEFT36 = (
         "        tile_id = (it_end - 1) // BLOCK_K\n",
         "test_stream_k_every_tile_once",
         "block-k-as-k-blocks",
+    ),
+    own(
+        "left36b-k-loop-in-elements",
+        "T5.2",
+        "k_block_loop loops over range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K), k in elements where k-block "
+        "numbers are meant, and loads at kb * BLOCK_K: 'a sum none of the mistakes this check knows gives' alone "
+        "before (left36b)",
+        "3.1",
+        "    for kb in range(kb_begin, kb_end):\n        off_k = kb * BLOCK_K\n",
+        "    for kb in range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K):\n        off_k = kb * BLOCK_K\n",
+        "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
+        "k-block-numbers-times-bk",
     ),
 )

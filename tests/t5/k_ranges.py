@@ -7,6 +7,8 @@ is named where that run is one mistake's alone (hunt16: range(kb_begin + 1, kb_e
 told 'a loop one k-block off at one end and loads that are all one BLOCK_K further on (or back) each give that
 sum')."""
 
+import torch
+
 from course.messages import fail
 
 from .common import T5
@@ -139,3 +141,39 @@ def fail_if_another_range(acc, a, b, K, bk, kb_begin, kb_end, tol, case, again=N
         )
     why = next(iter(found))
     fail(T5, f"{said[0]}：{RANGE_CAUSES[why][0]}", f"{said[1]}: {RANGE_CAUSES[why][1]}", "3.1")
+
+
+def blocks_sum(a, b, K, bk, kbs):
+    """float64 sum of the k-blocks numbered kbs, those past K read as zeros (TMA's fill)."""
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
+    for kb in (kb for kb in kbs if kb * bk < K):
+        span = slice(kb * bk, min(kb * bk + bk, K))
+        out += a[:, span].double() @ b[span, :].double()
+    return out
+
+
+def fail_if_numbers_times_block_k(acc, a, b, K, bk, kb_begin, kb_end, tol, case, again):
+    """Fail where acc is the sum of k-blocks kb * BLOCK_K for kb in kb_begin..kb_end-1 (every k-block's number taken
+    times BLOCK_K: a loop over k in elements, range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K), whose kb is then
+    put at kb * BLOCK_K) and the loop run again on k-blocks 1..2 of 2 * BLOCK_K + 2, where those are k-blocks BLOCK_K
+    and 2 * BLOCK_K, sums those too.  Most of them lie past K in the test's own case (only k-block 0 is summed where
+    kb_begin is 0: a loop that stops after its first k-block gives that too), hence the run again."""
+    kbs = [kb * bk for kb in range(kb_begin, kb_end)]
+    if rel_err(acc, blocks_sum(a, b, K, bk, kbs)) > tol:
+        return
+    acc2, a2, b2, K2, case2 = again(1, 3, 2 * bk + 2)
+    if rel_err(acc2, blocks_sum(a2, b2, K2, bk, [bk, 2 * bk])) > tol:
+        return
+    fail(
+        T5,
+        f"{case}：累加器是第 {kbs} 个 k-block 的和（越过 K 的读作 0），应当是第 {kb_begin}..{kb_end - 1} 个；{case2}："
+        f"是第 {bk}、{2 * bk} 个的和，应当是第 1、2 个：每个 k-block 的号都乘了 BLOCK_K（比如循环按元素数 k，"
+        "range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K)，kb 又在 kb * BLOCK_K 处读）；"
+        "kb 是 k-block 的号，从 kb_begin 数到 kb_end - 1，第 kb 个从第 kb * BLOCK_K 列开始",
+        f"{case}: the accumulator holds the sum of k-blocks {kbs} (those past K read as 0), not {kb_begin}.."
+        f"{kb_end - 1}; {case2}: it holds the sum of {bk} and {2 * bk}, not 1 and 2: each k-block's number was "
+        "taken times BLOCK_K (a loop counting k in elements, range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K), "
+        "whose kb is then read at kb * BLOCK_K, say); kb is a k-block's number, kb_begin up to kb_end - 1, and "
+        "k-block kb starts at column kb * BLOCK_K",
+        "3.1",
+    )

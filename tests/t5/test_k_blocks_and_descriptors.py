@@ -9,7 +9,7 @@ from course.messages import fail
 
 from .box_causes import box_cause
 from .common import T5, offsets_in_elements
-from .k_ranges import fail_if_another_range
+from .k_ranges import fail_if_another_range, fail_if_numbers_times_block_k
 from .swaps import fail_if_a_load_swapped
 from support import ACC_RTOL, DEVICE, descriptor, padded, rel_err
 
@@ -78,6 +78,7 @@ def check_k_block_loop(probes, dtype, M, N, K, kb_begin, kb_end, kmajor, bm, bn,
             return acc2[:M, :N], a2, b2.t() if kmajor else b2, K2, case2
 
         fail_if_another_range(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case, again)
+        fail_if_numbers_times_block_k(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, ACC_RTOL[dtype], case, again)
         fail_if_offset_by_another_block(acc[:M, :N], a, b, K, (bm, bn, bk), kb_begin, kb_end, ACC_RTOL[dtype], case)
         fail_if_operands_rounded(acc[:M, :N], a[:, ks], b[ks, :], err, ACC_RTOL[dtype], case)
         fail_if_sum_rounded(acc[:M, :N], a, b, K, bk, kb_begin, kb_end, err, ACC_RTOL[dtype], case)
