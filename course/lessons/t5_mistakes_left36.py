@@ -3,7 +3,8 @@ are meant, or the other way round), and a cast to a fixed bf16 in the epilogue. 
 sk_tiles * K was caught with the stray-access words alone; tests/t5/sk_counts.py now reads the learner's
 stream_k_tiles at the first stray access and names a total, or a tile's first k-block, counted in K's elements,
 and check_trace names a tile's k-block count made in elements.  left36b's: BLOCK_K taken for the tile's k-block
-count in the stream-K walk (tests/t5/sk_block_k.py launches it once more to tell).  Only make check runs them
+count in the stream-K walk (tests/t5/sk_block_k.py launches it once more to tell), k_block_loop's k-blocks
+numbered in elements (k_ranges.py) and sk_program_of handed a tile's number (first_pid.py).  Only make check runs them
 (table=False, not in §8); each must be caught by its test, whose message names its cause (LEFT36_CAUSES here,
 gathered into t5_mistakes.CAUSES).
 """
@@ -20,6 +21,7 @@ LEFT36_CAUSES = {
     "tile-begin-in-elements": ("tile 的第一个 k-block 按元素算了", "the tile's first k-block was counted in elements"),
     "block-k-as-k-blocks": ("BLOCK_K 当成了 tile 的 k-block 个数", "BLOCK_K was taken for the tile's k-block count"),
     "k-block-numbers-times-bk": ("每个 k-block 的号都乘了 BLOCK_K", "each k-block's number was taken times BLOCK_K"),
+    "program-of-tile-id": ("sk_program_of 拿到的是 tile 号", "sk_program_of was handed the tile's number"),
 }
 
 TOTAL = "    total = sk_tiles * k_blocks\n"
@@ -138,5 +140,16 @@ LEFT36 = (
         "    for kb in range(kb_begin * BLOCK_K, kb_end * BLOCK_K, BLOCK_K):\n        off_k = kb * BLOCK_K\n",
         "test_k_block_loop[45-37-83-0-3-False-torch.float16]",
         "k-block-numbers-times-bk",
+    ),
+    own(
+        "left36b-first-pid-of-tile-id",
+        "T5.3",
+        "stream_k_tiles takes first_pid = sk_program_of(tile_id, total, NUM_PROGS), a tile's number where its first "
+        "k-block (tile_begin, an iteration index) is meant: the general waits-forever words alone before (left36b)",
+        "4.2",
+        "            first_pid = sk_program_of(tile_begin, total, NUM_PROGS)\n",
+        "            first_pid = sk_program_of(tile_id, total, NUM_PROGS)\n",
+        "test_stream_k_every_tile_once",
+        "waits-forever+program-of-tile-id",
     ),
 )

@@ -128,14 +128,19 @@ def waits_told(case):
     wait, with the case and the line it waits at, not as the interpreter's exception wrapped twice."""
     from triton.runtime.errors import InterpreterError
 
+    from .first_pid import program_of_calls, tile_id_words
+
     try:
-        yield
+        with program_of_calls() as calls:  # sk_program_of's calls, for an owner that gave it a tile's number
+            yield
     except InterpreterError as e:
         site, inner = crash_site(e)
         if not isinstance(inner, ProgramWaitsForever) or site is None:
             raise
         where, said = place(site, code=False), str(inner).strip().splitlines()[0]
-        fail(T5, f"{case}：在 {where}，{said}", f"{case}: at {where}, {said}", "4.2")
+        zh, en = tile_id_words(e, calls) or ("", "")
+        zh, en = (f"；{zh}", f"; {en}") if zh else ("", "")
+        fail(T5, f"{case}：在 {where}，{said}{zh}", f"{case}: at {where}, {said}{en}", "4.2")
 
 
 def run_matmul(t5, case, section, *args, **kwargs):
