@@ -26,7 +26,7 @@ LEFT36_CAUSES = {
     "combine-fixed-cast": ("结果在写回途中被转成了固定的", "was cast to a fixed"),
     "bound-m-blocks": ("循环的上界数的是 m 块，不是 tile", "the loop's bound counted m-blocks, not tiles"),
     "rows-scaled": ("行号被放大了", "the rows were scaled"),
-    "m-blocks-are-rows": ("m_blocks 就是 counts", "m_blocks is counts"),
+    "m-blocks-are-rows": ("m_blocks 就是 counts，每个专家的行数", "m_blocks is counts, each expert's rows"),
     "m-blocks-rounded-rows": ("m_blocks 是行数向上取整到 BLOCK_M 的倍数", "m_blocks is the rows rounded up"),
 }
 
