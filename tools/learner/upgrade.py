@@ -8,7 +8,8 @@ scaffold is not the course's (solutions/ has the current scaffold: outside the m
 sides are the same line for line) is first copied to mine/backups/, as `make reset` does, then
 written again as the current file with your bodies in it, body for body, in order.  A file whose
 bodies do not line up with the current file's (a step added or taken away) is left as it is, with
-the reason.  LESSON=T4 upgrades that lesson's file alone.
+the reason.  LESSON=T4 upgrades that lesson's file alone.  A scaffold that only gained lines (a helper of
+the learner's own outside the bodies) is said to be theirs: the tests run it, make upgrade would not carry it.
 """
 
 import difflib
@@ -50,6 +51,15 @@ def first_difference(mine, course):
     return lineno, a[i1][1] if i1 < i2 else None, b[j1][1] if j1 < j2 else None, count
 
 
+def only_added(mine, course):
+    """True where every scaffold line that differs is one mine has and the course has not: lines the learner
+    added outside the bodies (a helper function of their own, say), none of the course's changed or gone."""
+    a, b = numbered_scaffold(mine), numbered_scaffold(course)
+    ops = difflib.SequenceMatcher(None, [x for _, x in a], [y for _, y in b], autojunk=False).get_opcodes()
+    changed = [op for op in ops if op[0] != "equal"]
+    return bool(changed) and all(tag == "delete" for tag, *_ in changed)
+
+
 def scaffold_notice(lesson):
     """What make test says before grading, for the lesson's file in mine/ and the earlier lessons'
     files it imports: each file whose scaffold is not the course's, with its first such line.  ""
@@ -65,6 +75,9 @@ def scaffold_notice(lesson):
         if diff is None:
             continue
         lineno, yours, course, count = diff
+        if only_added(mine.read_text(), solution_file(done).read_text()):
+            notes.append(added_notice(done, lineno, yours, count))
+            continue
         none = say(zh="（没有这一行）", en="(no such line)")
         notes.append(
             say(
@@ -83,6 +96,21 @@ def scaffold_notice(lesson):
             )
         )
     return "\n".join(x for line in "\n".join(notes).splitlines() for x in wrap(line.lstrip(), indent(line)))
+
+
+def added_notice(done, lineno, first, count):
+    """The notice for a file whose scaffold only gained lines (the learner's own, outside the bodies): the tests run
+    them as they are, and make upgrade would not carry them."""
+    return say(
+        zh=f"mine/{done.file}：在你写的代码块之外，你加了 {count} 行，第一行在第 {lineno} 行：{first.strip()}\n"
+        "  这没问题，测试照样运行它们。不过 make upgrade 只把代码块里的内容搬进课程现在的文件，这些行不会跟着过去"
+        "（原文件先存到 mine/backups/）：自己的辅助函数放进某个代码块里最稳妥。",
+        en=f"mine/{done.file}: outside your steps' bodies you added {count} line(s), the first at line {lineno}: "
+        f"{first.strip()}\n"
+        "  That is fine: the tests run them as they are.  But make upgrade carries only your bodies into the "
+        "course's current file, so these lines would not move with them (your file is kept in mine/backups/ first): "
+        "a helper of your own is safest inside one of the bodies.",
+    )
 
 
 def indent(line):

@@ -112,3 +112,21 @@ def test_a_line_put_above_the_docstring_is_the_line_named(mine, monkeypatch, lan
     assert re.search(r"第\s*1\s*行" if lang == "zh" else r"line\s+1:", notice) and "import math" in notice, notice
     assert "Lesson T4" not in notice, notice
     assert all(i18n.display_width(line) <= 60 for line in notice.splitlines()), notice
+
+
+def test_lines_the_learner_added_are_not_blamed_on_an_update(mine, lang):
+    """A helper of the learner's own between two functions is said to be theirs (fine for the tests, not carried by
+    make upgrade), not a sign of a file begun before a course update; a given line taken out still is."""
+    text = learner_file(["T4.1"])
+    at = text.index("\n@triton.jit\n") + 1  # before the first kernel, at the start of its line
+    helper = "@triton.jit\ndef my_helper(x):\n    return x + 1\n\n\n"
+    mine[T4].write_text(text[:at] + helper + text[at:])
+    notice = " ".join(upgrade.scaffold_notice(T4).split())  # the terminal's wrapping taken out
+    added = "你加了 5 行" if lang == "zh" else "you added 5 line(s)"
+    assert added in notice and "make upgrade" in notice and "@triton.jit" in notice, notice
+    assert ("课程更新之前" if lang == "zh" else "begun before an update") not in notice, notice
+    old = learner_file(["T4.1"], old=True)
+    at = old.index("\n@triton.jit\n") + 1
+    mine[T4].write_text(old[:at] + helper + old[at:])
+    mixed = " ".join(upgrade.scaffold_notice(T4).split())  # lines added and given lines gone: the update's words
+    assert ("课程更新之前" if lang == "zh" else "begun before an update") in mixed, mixed
