@@ -26,6 +26,7 @@ from course.lessons.t4_mistakes_hunt11 import HUNT11, HUNT11_CAUSES
 from course.lessons.t4_mistakes_hunt12 import HUNT12, HUNT12_CAUSES
 from course.lessons.t4_mistakes_hunt13 import HUNT13, HUNT13_CAUSES
 from course.lessons.t4_mistakes_hunt15 import HUNT15, HUNT15_CAUSES
+from course.lessons.t4_mistakes_hunt36 import HUNT36, HUNT36_CAUSES
 from course.lessons.t4_mistakes_hunter import HUNTER
 from course.lessons.t4_mistakes_lead28 import LEAD28, LEAD28_CAUSES
 from course.lessons.t4_mistakes_lead35 import LEAD35, LEAD35_CAUSES
@@ -240,3 +241,5 @@ MISTAKES = MISTAKES + STYLES15  # styles15's (t4_mistakes_styles15.py), last
 CAUSES |= STYLES15_CAUSES
 MISTAKES = MISTAKES + STYLES16  # styles16's (t4_mistakes_styles16.py), last
 CAUSES |= STYLES16_CAUSES
+MISTAKES = MISTAKES + HUNT36  # hunt36's, a newcomer's first attempts (t4_mistakes_hunt36.py), last
+CAUSES |= HUNT36_CAUSES

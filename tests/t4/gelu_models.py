@@ -87,13 +87,22 @@ def approximation_hint(out, x, rtol):
     return None
 
 
-def bias_misuse_hint(out, acc, bias, activation, rtol, bn=None):
+def bias_misuse_hint(out, acc, bias, activation, rtol, bn=None, has_bias=True):
     """What to say when out is the tile with the bias multiplied in, acc * bias[None, :], or with its first element
     alone added to every column, acc + bias[0], or (bn, BLOCK_N, given) with each tile's bias read from element
-    pid_n on, the block's number taken for its first column, then the activation, within rtol; else None.  acc:
-    the tile's first N columns; bias: its N elements."""
+    pid_n on, the block's number taken for its first column, then the activation, within rtol; or, has_bias
+    False, with the bias added all the same; else None.  acc: the tile's first N columns; bias: its N elements."""
     act = gelu if activation == "gelu" else (lambda t: t)
     acc, b = acc.double(), bias.double()
+    if not has_bias:  # the probe hands a real bias over either way: only HAS_BIAS says whether to add it
+        if rel_err(out, act(acc + b[None, :])) > rtol:
+            return None
+        return say(
+            zh="结果正好是加了 bias 的结果，可这里 HAS_BIAS=False：加 bias 的分支要看 HAS_BIAS 本身（if HAS_BIAS:）；"
+            "HAS_BIAS 是 True 或 False，`if HAS_BIAS is not None` 总是成立",
+            en="it is exactly the result with the bias added, but HAS_BIAS=False here: let HAS_BIAS itself decide "
+            "(if HAS_BIAS:); it is True or False, so `if HAS_BIAS is not None` always holds",
+        )
     if bn is not None and bn > 1:
         n = torch.arange(b.numel(), device=b.device)
         at = n // bn + n % bn  # column j of tile pid_n read at pid_n + j; masked off (0) from N on

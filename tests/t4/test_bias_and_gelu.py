@@ -161,7 +161,7 @@ def test_bias_and_activation(probes, monkeypatch, dtype, has_bias, activation, N
             en="it is exactly each tile's bias read from bias_ptr + pid_n * BLOCK_N, the tile's start not "
             "multiplied by stride_bias: multiply the whole offs_n, bias_ptr + offs_n * stride_bias",
         )
-    elif has_bias and (misused := bias_misuse_hint(out[:, :N], acc[:, :N], bias, activation, 1e-5, bn)):
+    elif misused := bias_misuse_hint(out[:, :N], acc[:, :N], bias, activation, 1e-5, bn, has_bias):
         hint = misused
     elif has_bias and bm == bn:  # a square tile: bias[:, None] broadcasts too, down the rows
         by_row = acc.double() + bias_down_the_rows(bias, N, bm, tiles)

@@ -7,6 +7,7 @@ from course.i18n import say
 from course.messages import read
 from course.tile_order import grouped_order
 
+from .order_slips import order_slip_words
 from support import DEVICE
 
 pytestmark = pytest.mark.t4  # the lesson's marker; each test also carries its step's
@@ -44,7 +45,7 @@ def test_tile_coords_worked_example(probes):
         if group_id_by_group_m(coords, 4, 4, 2)
         else TURNED_WORDS
         if coords == turned_order(4, 4, 2)
-        else ""
+        else order_slip_words(coords, 4, 4, 2)
     )
     assert coords[5] == (1, 2), say(
         zh=f"4 x 4 的网格、GROUP_M = 2 时，pid 5 应该算 tile (1, 2)，实际是 {coords[5]}。{swapped}\n"
@@ -256,6 +257,7 @@ def test_tile_coords_exact_map(probes, num_pid_m, num_pid_n, group_m):
                 en=" It is what num_pid_in_group = GROUP_M * num_pid_m gives: a group is GROUP_M rows of tiles, "
                 "num_pid_n tiles each, so num_pid_in_group = GROUP_M * num_pid_n.",
             )
+        short = short or order_slip_words(got, num_pid_m, num_pid_n, group_m)  # hunt36's slips, tried last
         yours, expected = picture(got, num_pid_m, num_pid_n), picture(want, num_pid_m, num_pid_n)
         off = [(pid, t) for pid, t in enumerate(got) if not (0 <= t[0] < num_pid_m and 0 <= t[1] < num_pid_n)]
         shown = ", ".join(f"{pid} {t}" for pid, t in off[:6])  # one run of numbers: cases with it share a block

@@ -1,0 +1,82 @@
+"""Lesson T4's mutants of our own from hunt36 (2026-12-05), a newcomer's first attempts: three grouped-order slips
+that tests/t4/test_tile_order.py showed as a picture alone until tests/t4/order_slips.py learnt their maps, and a
+bias added though HAS_BIAS is False (the flag tested as `is not None`, or the pointer tested instead), told with a
+relative error alone until gelu_models.bias_misuse_hint learnt it.  Only make check runs them (table=False, not in
+§8); each must be caught by its test, whose message names its cause (HUNT36_CAUSES here).
+"""
+
+from course.lessons.t4_mistakes_own import mutant
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+HUNT36_CAUSES = {
+    "group-size-maximum": ("这正是 group_size_m 用 tl.maximum 的结果", "It is what group_size_m = tl.maximum("),
+    "position-mod-group-m": (
+        "这正是 pid_in_group = pid % GROUP_M 的结果",
+        "It is what pid_in_group = pid % GROUP_M gives",
+    ),
+    "column-from-pid": ("这正是 pid_n = pid // group_size_m 的结果", "It is what pid_n = pid // group_size_m gives"),
+    "bias-without-has-bias": ("可这里 HAS_BIAS=False", "but HAS_BIAS=False here"),
+}
+
+HAS_BIAS_BRANCH = "    if HAS_BIAS:\n"
+
+HUNT36 = (
+    mutant(
+        "hunt36-group-size-maximum",
+        "T4.1",
+        "2",
+        "tl.minimum(num_pid_m - first_pid_m, GROUP_M)",
+        "tl.maximum(num_pid_m - first_pid_m, GROUP_M)",
+        "test_tile_coords_exact_map[4-4-2]",
+        "group-size-maximum",
+        zh="group_size_m 用 tl.maximum 取了较大的那个：之前只给出 pid 的图（hunt36）",
+        en="group_size_m taken with tl.maximum, the larger: a picture of the pids alone before (hunt36)",
+    ),
+    mutant(
+        "hunt36-pid-in-group-mod-group-m",
+        "T4.1",
+        "2",
+        "pid_in_group = pid % num_pid_in_group",
+        "pid_in_group = pid % GROUP_M",
+        "test_tile_coords_exact_map[4-4-2]",
+        "position-mod-group-m",
+        zh="pid_in_group = pid % GROUP_M：组内位置按 GROUP_M 个 pid 算了；之前只给出 pid 的图（hunt36）",
+        en="pid_in_group = pid % GROUP_M, the position counted in GROUP_M pids: a picture alone before (hunt36)",
+    ),
+    mutant(
+        "hunt36-pid-n-from-pid",
+        "T4.1",
+        "2",
+        "pid_n = pid_in_group // group_size_m",
+        "pid_n = pid // group_size_m",
+        "test_tile_coords_exact_map[4-4-2]",
+        "column-from-pid",
+        zh="pid_n = pid // group_size_m：除的是 pid 本身，不是组内位置；之前只给出 pid 的图（hunt36）",
+        en="pid_n = pid // group_size_m, pid itself divided, not its position in the group: a picture alone "
+        "before (hunt36)",
+    ),
+    mutant(
+        "hunt36-has-bias-is-not-none",
+        "T4.5",
+        "5.2",
+        HAS_BIAS_BRANCH,
+        "    if HAS_BIAS is not None:\n",
+        "test_bias_and_activation[40-16-False-gelu-torch.float16]",
+        "bias-without-has-bias",
+        zh="if HAS_BIAS is not None：HAS_BIAS 是 False 时也加 bias；之前只说了相对误差（hunt36）",
+        en="if HAS_BIAS is not None: the bias added when HAS_BIAS is False too; a relative error alone before (hunt36)",
+    ),
+    mutant(
+        "hunt36-bias-pointer-tested",
+        "T4.5",
+        "5.2",
+        HAS_BIAS_BRANCH,
+        "    if bias_ptr is not None:\n",
+        "test_bias_and_activation[40-16-False-gelu-torch.float16]",
+        "bias-without-has-bias",
+        zh="if bias_ptr is not None：看指针不看 HAS_BIAS，探针交来真 bias 时 HAS_BIAS=False 也加了；之前只说了相对误差"
+        "（hunt36）",
+        en="if bias_ptr is not None: the pointer tested, not HAS_BIAS, so a real bias is added with HAS_BIAS=False; "
+        "a relative error alone before (hunt36)",
+    ),
+)
