@@ -16,6 +16,8 @@ HUNT36_CAUSES = {
     ),
     "column-from-pid": ("这正是 pid_n = pid // group_size_m 的结果", "It is what pid_n = pid // group_size_m gives"),
     "bias-without-has-bias": ("可这里 HAS_BIAS=False", "but HAS_BIAS=False here"),
+    "erf-scale-outside": ("1 / sqrt(2) 乘在了 erf 的括号外面", "the 1 / sqrt(2) outside the erf's parentheses"),
+    "mask-joined-with-and": ("用 Python 的 and/or 连接", "joins with Python's and/or"),
 }
 
 HAS_BIAS_BRANCH = "    if HAS_BIAS:\n"
@@ -78,5 +80,30 @@ HUNT36 = (
         "（hunt36）",
         en="if bias_ptr is not None: the pointer tested, not HAS_BIAS, so a real bias is added with HAS_BIAS=False; "
         "a relative error alone before (hunt36)",
+    ),
+    mutant(
+        "hunt36-erf-scale-outside",
+        "T4.5",
+        "5.2",
+        "tl.erf(acc * 0.7071067811865476)",
+        "tl.erf(acc) * 0.7071067811865476",
+        "test_bias_and_activation[40-16-False-gelu-torch.float16]",
+        "erf-scale-outside",
+        zh="GELU 写成 0.5 * acc * (1 + tl.erf(acc) * 0.7071...)：1/sqrt(2) 放在括号外；之前只说了相对误差（hunt36）",
+        en="GELU as 0.5 * acc * (1 + tl.erf(acc) * 0.7071...), the 1/sqrt(2) outside the parentheses: a relative "
+        "error alone before (hunt36)",
+    ),
+    # on a GPU Triton compiles `and` between blocks as & (deprecated); the interpreter runs Python's `and`
+    mutant(
+        "hunt36-store-mask-joined-with-and",
+        "T4.3",
+        "5.1",
+        "c_mask = (offs_m[:, None] < M) & (offs_n[None, :] < N)",
+        "c_mask = (offs_m[:, None] < M) and (offs_n[None, :] < N)",
+        "test_epilogue[37-45-16-32-every-other-column-torch.float16]",
+        "store-unmasked+mask-lacks-rows+mask-joined-with-and",
+        zh="store 的掩码用 and 连接：解释器里只剩列的条件；之前只说少了行的条件，而学员的掩码里明明有（hunt36）",
+        en="the store's mask joined with `and`: the columns' condition alone under the interpreter; told 'the mask "
+        "lacks the rows'' alone before, though the learner's mask has it (hunt36)",
     ),
 )

@@ -61,6 +61,11 @@ APPROXIMATIONS = (  # (function, zh, en) for each approximation of GELU, or slip
         "0.5 * x * (1 + erf(x * sqrt(2)))，erf 的参数乘以 sqrt(2) 而不是除以它",
         "0.5 * x * (1 + erf(x * sqrt(2))), the erf's argument multiplied by sqrt(2), not divided by it",
     ),
+    (  # tl.erf(acc) * 0.7071...: the 1 / sqrt(2) outside the erf's parentheses (hunt36)
+        lambda x: 0.5 * x * (1.0 + torch.erf(x) / math.sqrt(2.0)),
+        "0.5 * x * (1 + erf(x) / sqrt(2))，1 / sqrt(2) 乘在了 erf 的括号外面",
+        "0.5 * x * (1 + erf(x) / sqrt(2)), the 1 / sqrt(2) outside the erf's parentheses",
+    ),
 )
 
 

@@ -11,6 +11,7 @@ from course.messages import read
 import bounds
 from .common import see_loads
 from .mainloop_models import toward_zero
+from .source_reads import bool_op_words
 from .store_models import other_block_gaps, other_block_gaps_words, store_on_other_block, store_on_other_block_words
 from support import DEVICE, DTYPES, INTERPRETING, LAYOUTS, poisoned_view, spans, wrong_cells
 
@@ -352,9 +353,9 @@ def overhang_words(written, c, grid, bm, bn):
             en=f" Every one lies past {e} {bound} within {'column N' if row else 'row M'}",
         )
         if strip.all():
-            return place + say(
-                zh=f"：掩码里少了{z}的条件 {name} < {bound}。", en=f": the mask lacks the {e}s' {name} < {bound}."
-            )
+            lacks = f"{name} < {bound}"
+            lacks = say(zh=f"：掩码里少了{z}的条件 {lacks}。", en=f": the mask lacks the {e}s' {lacks}.")
+            return place + lacks + bool_op_words("epilogue")  # a mask joined with `and` is told too
         if lines[0] and not lines[1:].any() and strip[0].all():
             return place + say(
                 zh=f"，正好是第 {bound} {z}这一{z}：{z}掩码放过了第 {bound} {z}，要严格小于，"
