@@ -1,8 +1,11 @@
 """Lesson T4's mutants of our own from hunt36 (2026-12-05), a newcomer's first attempts: three grouped-order slips
 that tests/t4/test_tile_order.py showed as a picture alone until tests/t4/order_slips.py learnt their maps, and a
 bias added though HAS_BIAS is False (the flag tested as `is not None`, or the pointer tested instead), told with a
-relative error alone until gelu_models.bias_misuse_hint learnt it.  Only make check runs them (table=False, not in
-§8); each must be caught by its test, whose message names its cause (HUNT36_CAUSES here).
+relative error alone until gelu_models.bias_misuse_hint learnt it; a GELU with 1/sqrt(2) outside the erf's
+parentheses; and masks joined with Python's `and`, which the interpreter reads as the second condition alone (a GPU
+compile as &), told 'the mask lacks' a condition it has until tests/t4/source_reads.py quoted the line.  Only make
+check runs them (table=False, not in §8); each must be caught by its test, whose message names its cause
+(HUNT36_CAUSES here).
 """
 
 from course.lessons.t4_mistakes_own import mutant
@@ -105,5 +108,29 @@ HUNT36 = (
         zh="store 的掩码用 and 连接：解释器里只剩列的条件；之前只说少了行的条件，而学员的掩码里明明有（hunt36）",
         en="the store's mask joined with `and`: the columns' condition alone under the interpreter; told 'the mask "
         "lacks the rows'' alone before, though the learner's mask has it (hunt36)",
+    ),
+    mutant(
+        "hunt36-a-mask-joined-with-and",
+        "T4.2",
+        "4.1",
+        "mask=(offs_m[:, None] < M) & (offs_k[None, :] < k_remaining)",
+        "mask=(offs_m[:, None] < M) and (offs_k[None, :] < k_remaining)",
+        "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
+        "masks-lack+mask-joined-with-and",
+        zh="A 的 load 掩码用 and 连接：解释器里只剩 K 的条件；之前只说掩码里少了行的条件（hunt36）",
+        en="A's load mask joined with `and`: K's condition alone under the interpreter; told 'the masks lack "
+        "offs_m < M' alone before (hunt36)",
+    ),
+    mutant(
+        "hunt36-b-mask-joined-with-and",
+        "T4.2",
+        "4.1",
+        "mask=(offs_k[:, None] < k_remaining) & (offs_n[None, :] < N)",
+        "mask=(offs_k[:, None] < k_remaining) and (offs_n[None, :] < N)",
+        "test_mainloop[45-37-83-16-32-16-row-major-torch.float16]",
+        "k-tail-lanes-on+mask-joined-with-and",
+        zh="B 的 load 掩码用 and 连接：解释器里只剩列的条件，K 尾部的 lane 开着；之前只说了 K 尾部（hunt36）",
+        en="B's load mask joined with `and`: the columns' condition alone under the interpreter, the K tail's lanes "
+        "on; told of the K tail alone before (hunt36)",
     ),
 )

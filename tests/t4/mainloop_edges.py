@@ -10,6 +10,7 @@ import torch
 from course.i18n import say
 
 import bounds
+from .source_reads import bool_op_words
 
 # A mask that compares with the other dimension's size: A's rows with N, B's columns with M.
 CROSSED = {
@@ -118,10 +119,16 @@ def k_edge_words(which):
                     "larger bound (K, or K - k with k counting steps), reads exactly these",
                 )
             )
-        return say(
-            zh=f"循环在 lane 开着时读了 {'、'.join(p[0] for p in named)}，除此之外没有读 A、B 之外的地方：",
-            en=f"the loop read {', '.join(p[1] for p in named)} with the lane on, and nothing else outside A and B: ",
-        ) + say(zh="；", en="; ").join(said)
+        # and, where the learner's mainloop joins a mask's conditions with `and` or `or`, that line (source_reads.py)
+        return (
+            say(
+                zh=f"循环在 lane 开着时读了 {'、'.join(p[0] for p in named)}，除此之外没有读 A、B 之外的地方：",
+                en=f"the loop read {', '.join(p[1] for p in named)} with the lane on, and nothing else outside A and "
+                "B: ",
+            )
+            + say(zh="；", en="; ").join(said)
+            + bool_op_words("mainloop", sentence=False)
+        )
 
     places = {
         "A": ("A 的第 K 列（A[m, K]）", "column K of A (A[m, K])"),

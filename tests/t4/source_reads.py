@@ -19,17 +19,26 @@ def bool_op_line(function):
     except (OSError, TypeError):
         return None
     lines = src.splitlines()
-    return next((lines[n.lineno - 1].strip() for n in ast.walk(ast.parse(src)) if isinstance(n, ast.BoolOp)), None)
+    joins = (
+        n
+        for n in ast.walk(ast.parse(src))
+        if isinstance(n, ast.BoolOp) and any(isinstance(v, ast.Compare) for v in n.values)  # a mask's conditions
+    )
+    return next((lines[n.lineno - 1].strip() for n in joins), None)
 
 
-def bool_op_words(function):
-    """Words for a mask whose one condition is missing, where `function` joins with `and` or `or`; else ''."""
+def bool_op_words(function, sentence=True):
+    """Words for a mask whose one condition is missing, where `function` joins comparisons with `and` or `or`;
+    else ''.  A sentence of its own, or (sentence False) a clause after a semicolon."""
     line = bool_op_line(function)
     if line is None:
         return ""
-    return say(
-        zh=f"你的 {function} 用 Python 的 and/or 连接（{line}）：解释器里 x and y 只剩 y（GPU 编译时 Triton 把它当 &，"
-        "并警告这种写法已弃用）；掩码用 & 连接。",
-        en=f" Your {function} joins with Python's and/or ({line}): under the interpreter x and y is y alone (a GPU "
-        "compile takes it as &, warning that this is deprecated); join masks with &.",
+    zh = (
+        f"你的 {function} 用 Python 的 and/or 连接（{line}）：解释器里 x and y 只剩 y（GPU 编译时 Triton 把它当 &，"
+        "并警告这种写法已弃用）；掩码用 & 连接"
     )
+    en = (
+        f"our {function} joins with Python's and/or ({line}): under the interpreter x and y is y alone (a GPU "
+        "compile takes it as &, warning that this is deprecated); join masks with &"
+    )
+    return say(zh=f"{zh}。", en=f" Y{en}.") if sentence else say(zh=f"；{zh}", en=f"; y{en}")
