@@ -1,11 +1,11 @@
 """Lesson T4's mutants of our own from hunt36 (2026-12-05), a newcomer's first attempts: three grouped-order slips
-that tests/t4/test_tile_order.py showed as a picture alone until tests/t4/order_slips.py learnt their maps, and a
-bias added though HAS_BIAS is False (the flag tested as `is not None`, or the pointer tested instead), told with a
+that tests/t4/test_tile_order.py showed as a picture alone until tests/t4/order_slips.py learnt their maps; a bias
+added though HAS_BIAS is False (the flag tested as `is not None`, or the pointer tested instead), told with a
 relative error alone until gelu_models.bias_misuse_hint learnt it; a GELU with 1/sqrt(2) outside the erf's
-parentheses; and masks joined with Python's `and`, which the interpreter reads as the second condition alone (a GPU
-compile as &), told 'the mask lacks' a condition it has until tests/t4/source_reads.py quoted the line.  Only make
-check runs them (table=False, not in §8); each must be caught by its test, whose message names its cause
-(HUNT36_CAUSES here).
+parentheses; acc += tl.dot(a, b, acc), which adds acc twice; and masks joined with Python's `and`, which the
+interpreter reads as the second condition alone (a GPU compile as &), told 'the mask lacks' a condition it has
+until tests/t4/source_reads.py quoted the line.  Only make check runs them (table=False, not in §8); each must be
+caught by its test, whose message names its cause (HUNT36_CAUSES here).
 """
 
 from course.lessons.t4_mistakes_own import mutant
@@ -21,6 +21,7 @@ HUNT36_CAUSES = {
     "bias-without-has-bias": ("可这里 HAS_BIAS=False", "but HAS_BIAS=False here"),
     "erf-scale-outside": ("1 / sqrt(2) 乘在了 erf 的括号外面", "the 1 / sqrt(2) outside the erf's parentheses"),
     "mask-joined-with-and": ("用 Python 的 and/or 连接", "joins with Python's and/or"),
+    "acc-added-twice": ("结果正好是 acc += tl.dot(a, b, acc)", "it is exactly acc += tl.dot(a, b, acc)"),
 }
 
 HAS_BIAS_BRANCH = "    if HAS_BIAS:\n"
@@ -132,5 +133,17 @@ HUNT36 = (
         zh="B 的 load 掩码用 and 连接：解释器里只剩列的条件，K 尾部的 lane 开着；之前只说了 K 尾部（hunt36）",
         en="B's load mask joined with `and`: the columns' condition alone under the interpreter, the K tail's lanes "
         "on; told of the K tail alone before (hunt36)",
+    ),
+    mutant(
+        "hunt36-acc-added-twice",
+        "T4.2",
+        "4",
+        "acc = tl.dot(a, b, acc)",
+        "acc += tl.dot(a, b, acc)",
+        "test_mainloop[32-32-64-16-16-16-column-major-torch.float16]",
+        "acc-added-twice",
+        zh="acc += tl.dot(a, b, acc)：tl.dot 已经加了 acc，每步把之前的和翻倍；之前只说了相对误差（hunt36）",
+        en="acc += tl.dot(a, b, acc): tl.dot adds acc already, so every step doubles the sum so far; a relative "
+        "error alone before (hunt36)",
     ),
 )

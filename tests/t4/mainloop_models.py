@@ -349,10 +349,32 @@ def turned_block_words(operand):
     )
 
 
+def acc_added_twice(a, b, bk):
+    """What acc += tl.dot(a, b, acc) computes, in float64: tl.dot already adds acc, so each step doubles the sum so
+    far before adding its k-block's product (hunt36).  None where K is one k-block: that loop is right there."""
+    if a.shape[1] <= bk:
+        return None
+    out = torch.zeros(a.shape[0], b.shape[1], dtype=torch.float64, device=a.device)
+    for k in range(0, a.shape[1], bk):
+        out = 2 * out + a[:, k : k + bk].double() @ b[k : k + bk, :].double()
+    return out
+
+
+ACC_ADDED_TWICE_WORDS = say(
+    zh="结果正好是 acc += tl.dot(a, b, acc)：tl.dot 的第三个参数已经把 acc 加进去了，再 += 就让之前的和每步翻一倍。"
+    "写 acc = tl.dot(a, b, acc)，或者 acc += tl.dot(a, b)",
+    en="it is exactly acc += tl.dot(a, b, acc): tl.dot's third argument already adds acc, so the += doubles the sum "
+    "so far at every step. Write acc = tl.dot(a, b, acc), or acc += tl.dot(a, b)",
+)
+
+
 def named_by_value(acc, a, b, blocks, err, rtol):
     """(sections, hint) for test_mainloop's relative error where acc is the product one of these models gives:
-    k offsets wrapped at K, a pointer block built the other way round, a cast to fp16 toward zero; else None."""
+    k offsets wrapped at K, a pointer block built the other way round, a cast to fp16 toward zero, acc added
+    twice; else None."""
     bk = blocks[2]
+    if (twice := acc_added_twice(a, b, bk)) is not None and rel_err(acc, twice) < rtol:
+        return ("4",), ACC_ADDED_TWICE_WORDS
     if (wrapped := wrapped_k(a, b, bk)) is not None and rel_err(acc, wrapped) < rtol:
         return ("4.1",), wrapped_k_words(a.shape[1], bk)
     if turned := turned_block(a, b, blocks, acc, rtol):
