@@ -12,7 +12,7 @@ from course import seam
 from course.i18n import say
 from course.messages import math_dtype_words, read
 
-from support import rel_err
+from support import error_chain, rel_err
 
 
 def gelu(x):
@@ -138,11 +138,7 @@ def fail_if_math_refused(case, e):
     fp16 tile: course.messages.math_dtype_words) on its way through bias_and_activation, whose acc arrives float32
     from the probe (and from the mainloop): a line of the learner's made it half precision.  Return for any other
     error, which the caller raises on."""
-    chain, seen = [], set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        chain.append(e)
-        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
+    chain = error_chain(e)
     words = math_dtype_words("\n".join(str(x) for x in chain))
     if not words:
         return

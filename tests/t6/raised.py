@@ -8,6 +8,8 @@ from course import seam
 from course.messages import fail, math_dtype_words, triton_said
 from course.registry import lesson
 
+from support import error_chain
+
 T6 = lesson("T6")
 
 # The functions of the graded file a learner writes, and the section each is in: stray.py's SECTION_OF (the
@@ -44,13 +46,11 @@ def _learners_line(e):
     """(the innermost error of e's chain that went through a body of the graded file, its deepest frame
     there), or None: an InterpreterError's wrappers peeled off down to the kernel's own error."""
 
-    found, seen = None, set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        frames = [f for f in traceback.extract_tb(e.__traceback__) if seam.graded_file(f.filename)]
+    found = None
+    for error in error_chain(e):
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if seam.graded_file(f.filename)]
         if frames and frames[-1].name in BODY_SECTIONS:
-            found = e, frames[-1]
-        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
+            found = error, frames[-1]
     return found
 
 
@@ -106,10 +106,8 @@ def _tile_products_gate(e):
     """The dtype (fp32, fp16, ...) of the gate that tile_product (given code) got back from gate_up_product and
     handed to swiglu, read off its frame along e's chain under Triton's interpreter (a jit function runs as Python
     there); None where no such frame is in it (a compile for a GPU keeps no frames of the kernel)."""
-    seen = set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        tb = e.__traceback__
+    for error in error_chain(e):
+        tb = error.__traceback__
         while tb is not None:
             frame = tb.tb_frame
             if frame.f_code.co_name == "tile_product" and seam.graded_file(frame.f_code.co_filename):
@@ -117,7 +115,6 @@ def _tile_products_gate(e):
                 if getattr(gate, "dtype", None) is not None:
                     return str(gate.dtype)
             tb = tb.tb_next
-        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
     return None
 
 
@@ -165,9 +162,4 @@ def fail_if_math_dtype_refused(case, e):
 
 def _whole(e):
     """The words of e and of every error along its chain, one after another."""
-    words, seen = [], set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        words.append(str(e))
-        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
-    return "\n".join(words)
+    return "\n".join(str(error) for error in error_chain(e))
