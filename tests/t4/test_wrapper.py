@@ -83,6 +83,46 @@ def test_a_config_of_numpy_integers(t4, watched):
     )
 
 
+# triton.Configs that no launch can run right, each (its block parameters, the parameter the refusal must name).
+WRONG_SIZES = [
+    (dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=0), "GROUP_M"),  # C of garbage, numpy's warning alone
+    (dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=-1), "GROUP_M"),  # reads and writes outside A, B, C
+    (dict(BLOCK_M=48, BLOCK_N=32, BLOCK_K=32, GROUP_M=2), "BLOCK_M"),
+    (dict(BLOCK_M=32, BLOCK_N=32, GROUP_M=2), "BLOCK_K"),
+]
+
+
+@pytest.mark.t4_4
+def test_a_config_of_wrong_block_sizes_is_refused(t4, monkeypatch):
+    """A triton.Config without one of the four block parameters, with a block size that is no power of 2, or with
+    a GROUP_M below 1 is refused by the given config_checked (given/t4_config.py) with an error naming the
+    parameter, as T5's and T6's configs are, before anything is launched: GROUP_M=0 gave a C of garbage and
+    GROUP_M=-1 a bus error (programs reading and writing outside the tensors).  The kernel is not run here."""
+    for kernel in ("matmul_kernel", "matmul_kernel_autotuned"):
+        if getattr(t4, kernel) is not None:
+            monkeypatch.setattr(t4, kernel, NoLaunch(getattr(t4, kernel)))
+    a, b = random((40, 24), torch.float16), random((24, 36), torch.float16)
+    for sizes, name in WRONG_SIZES:
+        try:
+            t4.matmul(a, b, config=triton.Config(sizes, num_warps=4, num_stages=2))
+            got = say(zh="没有报错", en="raised nothing")
+        except Launched:
+            got = say(zh="直接启动了 kernel", en="launched the kernel")
+        except (TypeError, ValueError) as e:
+            if name in str(e):
+                continue
+            got = f"{type(e).__name__}: {e}"
+        pytest.fail(
+            say(
+                zh=f"matmul(a, b, config=triton.Config({sizes}))：{got}。给定的 @config_checked（given/t4_config.py）"
+                f"本该在启动之前拒绝它，并说出 {name}；{read('T4.4', '6.2')}",
+                en=f"matmul(a, b, config=triton.Config({sizes})): {got}. The given @config_checked (given/t4_config.py)"
+                f" should refuse it before any launch, naming {name}; {read('T4.4', '6.2')}",
+            ),
+            pytrace=False,
+        )
+
+
 @pytest.mark.t4_4
 def test_every_autotune_config_runs(t4, watched, poisoned_allocations):
     require_configs(t4)
