@@ -18,6 +18,7 @@ side._route_plans): one side's compiled kernels never launch for the other's.
 import functools
 import inspect
 import numbers
+import operator
 import os
 from dataclasses import dataclass, replace
 
@@ -248,6 +249,8 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
     plan = side._plans.get(key) if key is not None else None
     if plan is not None:
         return plan.launch(x, w, routing, topk_weights)
+    if isinstance(routing, Routing) and not routing.checked:  # made by hand: its counts may be np.int64
+        routing = plain_counts(routing)
     side.check_expert_inputs(x, w, routing, topk_weights, activation, x_sorted)
     if INTERPRETING and x.dtype == torch.bfloat16:  # as T4's check_inputs: a wrong answer, not an error, else
         raise TypeError("grouped_matmul: bfloat16 is refused under TRITON_INTERPRET: the interpreter's tl.dot "
@@ -293,6 +296,24 @@ def grouped_matmul(side, x, w, routing, topk_weights=None, *, combine=False, act
     if key is not None and kernel is not None and x.is_cuda and list(args) == list(side.moe_kernel.arg_names):
         side._plans[key] = GroupedPlan(side, kernel, args, options, x.dtype if combine else None)
     return combined(side, out, out_rows, N, routing.top_k, x.dtype) if combine else out
+
+
+def plain_counts(routing):
+    """A hand-made routing with num_tokens and top_k as plain ints: a numpy integer (np.int64(2), read off a
+    numpy array) or a 0-d integer tensor is taken, as route's num_experts is, where the launch stopped at Triton's
+    "cannot convert 2 of type numpy.int64 to tensor" (TOP_K); what is no count (2.0, True, -1) is refused, naming it."""
+    counts = {}
+    for name in ("num_tokens", "top_k"):
+        v = getattr(routing, name)
+        try:
+            counts[name] = operator.index(v)  # an integer of any kind: int, np.int64, tensor(5)
+        except TypeError:
+            counts[name] = None
+        if isinstance(v, bool) or counts[name] is None:
+            raise TypeError(f"grouped_matmul: routing.{name} must be an int, got {type(v).__name__} {v!r}")
+        if counts[name] < 0:
+            raise ValueError(f"grouped_matmul: routing.{name} must be at least 0, got {v}")
+    return replace(routing, **counts)
 
 
 def combined(side, by_slot, rows, N, top_k, dtype):

@@ -1,7 +1,8 @@
 """T6.1, T6.3, T6.4: numpy integers where the calls take a count (num_experts, num_programs, a Config's block
-sizes), as T5's matmul takes them: a sweep over a numpy grid, or an expert count read from a numpy array,
-hands them over.  numpy's integers are integers to Python (numbers.Integral); the given host turns them into
-ints before the side's checks and the launches, where Triton takes no np.int64 for a block size."""
+sizes, a hand-made Routing's num_tokens and top_k), as T5's matmul takes them: a sweep over a numpy grid, or an
+expert count read from a numpy array, hands them over.  numpy's integers are integers to Python (numbers.Integral);
+the given host turns them into ints before the side's checks and the launches, where Triton takes no np.int64 for a
+block size."""
 
 import numpy as np
 import pytest
@@ -65,6 +66,32 @@ def test_grouped_matmul_takes_numpy_integers_for_its_options(t6):
     got, error = raised_by(lambda: t6.grouped_matmul(x, w, r, config=numpy_config(t6), num_programs=np.int64(2)))
     fail_if_raised(case, "grouped_matmul", error, "4")
     same_as_plain(case, got, want, "4")
+
+
+@pytest.mark.t6_3
+def test_grouped_matmul_takes_a_hand_made_routing_of_numpy_counts(t6):
+    """A Routing made by hand whose num_tokens and top_k are numpy integers (read off a numpy array) gives what
+    plain ints give, with the combine too: before the given host made them ints, the interpreter stopped with
+    "cannot convert 2 of type numpy.int64 to tensor" (TOP_K)."""
+    ids = make_ids("skewed", 9, 2, 4)
+    x = torch.randn(9, 32, device=DEVICE).half()
+    w = (torch.randn(4, 48, 32, device=DEVICE) / 32**0.5).half()
+    weights = torch.rand(9, 2, device=DEVICE)
+    r = t6.route(ids, 4)
+    tensors = (r.counts, r.offsets, r.sorted_slots, r.slot_pos)
+    plain = t6.Routing(*tensors, 9, 2)
+    for combine in (False, True):
+        want = t6.grouped_matmul(x, w, plain, weights, combine=combine)
+        case = say(
+            zh=f"手工造的 Routing，num_tokens=np.int64(9)，top_k=np.int64(2)，combine={combine}",
+            en=f"a hand-made Routing with num_tokens=np.int64(9), top_k=np.int64(2), combine={combine}",
+        )
+        hand = t6.Routing(*tensors, np.int64(9), np.int64(2))
+        got, error = raised_by(
+            lambda hand=hand, combine=combine: t6.grouped_matmul(x, w, hand, weights, combine=combine)
+        )
+        fail_if_raised(case, "grouped_matmul", error, "4")
+        same_as_plain(case, got, want, "4")
 
 
 @pytest.mark.t6_4
