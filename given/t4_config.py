@@ -27,7 +27,8 @@ def config_checked(fn):
     @functools.wraps(fn)
     def call(*args, config=None, **kwargs):
         if config is not None and not isinstance(config, triton.Config):
-            kind = type(config).__name__
+            kind = type(config).__name__  # T5's and T6's Config too: their module says which
+            kind = f"{type(config).__module__}.{kind}" if kind == "Config" else kind
             raise TypeError(
                 f"matmul: config 要么是 None，要么是一个 triton.Config，这里给的是 {kind}：matmul 用 "
                 "config.all_kwargs() 启动 kernel；块大小写成 triton.Config(dict(BLOCK_M=..., BLOCK_N=..., "

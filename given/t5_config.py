@@ -46,6 +46,15 @@ INTERPRET_CONFIG = Config(32, 32, 32, 4, 4, 2, 1, False, "auto")
 MODES = ("auto", "dp", "sk", "swap", "tail", "split")
 
 
+def type_named(value):
+    """value's type as an error names it: triton's, T5's and T6's configs are all called Config, and "must be a
+    Config, got Config" (T4's triton.Config handed to T5) says nothing, so a Config's module is named too."""
+    kind = type(value)
+    if kind.__name__ != "Config":
+        return kind.__name__
+    return "triton.Config" if kind.__module__.split(".")[0] == "triton" else f"{kind.__module__}.Config"
+
+
 def check_launch_options(caller, config, num_programs, modes=None):
     """Raise unless num_programs is None or an int of at least 1, and config None or a Config (T5's, or T6's
     for T6) whose block sizes are powers of 2, whose GROUP_M (and occupancy, EPILOGUE_SUBTILE and mode where
@@ -65,7 +74,8 @@ def check_launch_options(caller, config, num_programs, modes=None):
         return None, num_programs
     needed = ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", *(("EPILOGUE_SUBTILE", "occupancy", "mode") if modes else ()))
     if not all(hasattr(config, f) for f in needed):  # T6's Config for T5's matmul has no mode, say
-        raise TypeError(f"{caller}: config must be a Config with {', '.join(needed)}, got {type(config).__name__}")
+        own = "T5's Config (given/t5_config.py)" if modes else "T6's Config (given/t6_host.py)"
+        raise TypeError(f"{caller}: config must be {own}, with {', '.join(needed)}, got {type_named(config)}")
     for field in ("BLOCK_M", "BLOCK_N", "BLOCK_K", "GROUP_M", "occupancy", "EPILOGUE_SUBTILE"):
         v = getattr(config, field, 1)
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1 or (field[0] == "B" and v & (v - 1)):

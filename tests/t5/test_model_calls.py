@@ -9,6 +9,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 import torch
+import triton
 
 from course.i18n import say
 from course.messages import fail
@@ -137,6 +138,12 @@ def test_num_programs_and_config_that_run_nothing_are_refused(t5):
         ("config.occupancy=0", {"config": replace(cfg(t5), occupancy=0)}, ValueError, "config"),
         ('config.mode="Swap"', {"config": replace(cfg(t5), mode="Swap")}, ValueError, "config"),
         ("config={'BLOCK_M': 32}", {"config": {"BLOCK_M": 32}}, TypeError, "config"),
+        (  # T4's kind: its type is called Config too, so "must be a Config, got Config" said nothing
+            "config=triton.Config(dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=4))",
+            {"config": triton.Config(dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=4))},
+            TypeError,
+            "triton.Config",
+        ),
         (
             "config=SimpleNamespace(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=4)",
             {"config": SimpleNamespace(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=4)},

@@ -5,6 +5,7 @@ from dataclasses import replace
 
 import pytest
 import torch
+import triton
 
 from course import seam
 from course.i18n import say
@@ -36,6 +37,10 @@ def bad_inputs(t6):
     twice = t6.Routing(r.counts, r.offsets, torch.where(r.sorted_slots == 0, 1, r.sorted_slots), r.slot_pos, 6, 2)
     # route's routing with each tensor widened to int64 (§4: 1-D int32 on x's device); its offsets check out
     wide = t6.Routing(r.counts.long(), r.offsets.long(), r.sorted_slots.long(), r.slot_pos.long(), 6, 2)
+    # route's routing by hand with top_k 2.0: it ran into Triton's "unexpected type fp32" in the kernel
+    float_k = t6.Routing(r.counts, r.offsets, r.sorted_slots, r.slot_pos, 6, 2.0)
+    # T4's kind of config, a triton.Config: called Config too, so "must be a Config, got Config" said nothing
+    t4_kind = triton.Config(dict(BLOCK_M=16, BLOCK_N=32, BLOCK_K=32, GROUP_M=2), num_warps=4, num_stages=1)
     # route's routing, its tensors on another device than x (meta here: a GPU routing beside a CPU x, say)
     away = replace(
         r, **{name: getattr(r, name).to("meta") for name in ("counts", "offsets", "sorted_slots", "slot_pos")}
@@ -81,6 +86,8 @@ def bad_inputs(t6):
         ),
         ("num_programs=-1", (x, w, r), ("num_programs",), {"num_programs": -1}),
         ("a config with GROUP_M=0", (x, w, r), ("config", "GROUP_M"), {"config": t6.Config(16, 32, 32, 0, 4, 1)}),
+        ("a triton.Config (T4's kind) for config", (x, w, r), ("triton.Config",), {"config": t4_kind}),
+        ("a hand-made Routing whose top_k is 2.0", (x, w, float_k), ("top_k",), {"combine": True}),
         ("x and w on two devices", (x, w.to("meta"), r), ("x", "w", "device", "devices")),
         (
             "a hand-made Routing of int64 tensors",
@@ -136,6 +143,8 @@ BAD_INPUTS_ZH = {
     "hand-made sorted_slots holding slot 1 twice": "手工造的 sorted_slots 里 slot 1 出现了两次",
     "num_programs=-1": "num_programs=-1",
     "a config with GROUP_M=0": "GROUP_M=0 的 config",
+    "a triton.Config (T4's kind) for config": "config 是 triton.Config（T4 的那种）",
+    "a hand-made Routing whose top_k is 2.0": "手工造的 Routing，top_k 是 2.0",
     "x and w on two devices": "x 和 w 在两个设备上",
     "a hand-made Routing of int64 tensors": "手工造的、张量是 int64 的 Routing",
     "a Routing on another device than x": "Routing 和 x 不在同一个设备上",
