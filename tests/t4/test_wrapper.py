@@ -93,15 +93,19 @@ WRONG_SIZES = [
 
 
 @pytest.mark.t4_4
-def test_a_config_of_wrong_block_sizes_is_refused(t4, monkeypatch):
+def test_a_config_of_wrong_block_sizes_is_refused(t4, watched, monkeypatch):
     """A triton.Config without one of the four block parameters, with a block size that is no power of 2, or with
     a GROUP_M below 1 is refused by the given config_checked (given/t4_config.py) with an error naming the
     parameter, as T5's and T6's configs are, before anything is launched: GROUP_M=0 gave a C of garbage and
-    GROUP_M=-1 a bus error (programs reading and writing outside the tensors).  The kernel is not run here."""
+    GROUP_M=-1 a bus error (programs reading and writing outside the tensors).  The call before them, with
+    GROUP_M=1 (the least there is: row-major order), is right; the wrong ones are not run."""
+    a, b = random((40, 24), torch.float16), random((24, 36), torch.float16)
+    least = triton.Config(dict(BLOCK_M=16, BLOCK_N=16, BLOCK_K=16, GROUP_M=1), num_warps=4, num_stages=2)
+    case = say(zh="GROUP_M=1 的 triton.Config", en="a triton.Config with GROUP_M=1")
+    check_product(watched(a, b, config=least), a, b, torch.float16, case)
     for kernel in ("matmul_kernel", "matmul_kernel_autotuned"):
         if getattr(t4, kernel) is not None:
             monkeypatch.setattr(t4, kernel, NoLaunch(getattr(t4, kernel)))
-    a, b = random((40, 24), torch.float16), random((24, 36), torch.float16)
     for sizes, name in WRONG_SIZES:
         try:
             t4.matmul(a, b, config=triton.Config(sizes, num_warps=4, num_stages=2))
