@@ -63,6 +63,11 @@ def refuse_wrong_sizes(sizes):
                 f"matmul: config 的 {name} 必须是 2 的幂，这里是 {v!r}：tl.arange 的长度只能是 2 的幂。"
                 f" / matmul: config's {name} must be a power of 2, got {v!r}: tl.arange's length must be one"
             )
+        if name == "BLOCK_K" and v < 16:  # an H100 compile (triton 3.6) refused tl.dot with a k side of 8
+            raise ValueError(
+                f"matmul: config 的 BLOCK_K 至少要 16，这里是 {v!r}：GPU 上 tl.dot 的 k 边至少是 16。"
+                f" / matmul: config's BLOCK_K must be at least 16, got {v!r}: a GPU's tl.dot needs a k side of 16"
+            )
         if name == "GROUP_M" and not whole:
             raise ValueError(
                 f"matmul: config 的 GROUP_M 必须是至少为 1 的整数，这里是 {v!r}：分组顺序要除以它（§2），"

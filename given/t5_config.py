@@ -81,6 +81,12 @@ def check_launch_options(caller, config, num_programs, modes=None):
         if isinstance(v, bool) or not isinstance(v, numbers.Integral) or v < 1 or (field[0] == "B" and v & (v - 1)):
             raise ValueError(f"{caller}: config.{field} must be {'a power of 2' if field[0] == 'B' else 'at least 1'}"
                              f", got {v!r}")
+    if config.BLOCK_K < 16:  # tl.dot's k side: an H100 compile (triton 3.6) refused BLOCK_K 4 and 8 (lesson §6)
+        raise ValueError(f"{caller}: config.BLOCK_K must be at least 16 (a GPU's tl.dot needs a k side of 16), "
+                         f"got {config.BLOCK_K}")
+    if modes and config.BLOCK_N // getattr(config, "EPILOGUE_SUBTILE", 1) < 8:  # C's TMA box: 16 bytes or more
+        raise ValueError(f"{caller}: config.BLOCK_N // EPILOGUE_SUBTILE must be at least 8 (a TMA box's inner side "
+                         f"is at least 16 bytes), got {config.BLOCK_N} // {config.EPILOGUE_SUBTILE}")
     if getattr(config, "EPILOGUE_SUBTILE", 1) > 2:
         raise ValueError(f"{caller}: config.EPILOGUE_SUBTILE must be 1 or 2, got {config.EPILOGUE_SUBTILE}")
     if modes is not None and config.mode not in modes:

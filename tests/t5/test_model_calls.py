@@ -137,6 +137,9 @@ def test_num_programs_and_config_that_run_nothing_are_refused(t5):
         ("config.GROUP_M=0", {"config": replace(cfg(t5), GROUP_M=0)}, ValueError, "config"),
         ("config.occupancy=0", {"config": replace(cfg(t5), occupancy=0)}, ValueError, "config"),
         ('config.mode="Swap"', {"config": replace(cfg(t5), mode="Swap")}, ValueError, "config"),
+        # both run on the interpreter; on an H100 the first did not compile, the second's C box was refused
+        ("config.BLOCK_K=8", {"config": replace(cfg(t5), BLOCK_K=8)}, ValueError, "BLOCK_K"),
+        ("config.BLOCK_N=4", {"config": replace(cfg(t5), BLOCK_N=4)}, ValueError, "BLOCK_N"),
         ("config={'BLOCK_M': 32}", {"config": {"BLOCK_M": 32}}, TypeError, "config"),
         (  # T4's kind: its type is called Config too, so "must be a Config, got Config" said nothing
             "config=triton.Config(dict(BLOCK_M=32, BLOCK_N=32, BLOCK_K=32, GROUP_M=4))",
