@@ -24,6 +24,7 @@ the check follows parameters within a file, and reports a call whose sections it
 import re
 
 from course import registry
+from course.errors import error_chain
 from course.i18n import NOT_WRITTEN, lang, not_written, say
 
 __all__ = [
@@ -132,16 +133,13 @@ BOX_STORED = re.compile(r"expected value shape (\[[^\]]*\]), got (\[.*\])")  # t
 def dot_shapes(exc):
     """(the first block's shape, the second's) where tl.dot refused them, read off the frame of its check along
     exc's chain (the interpreter's and a compile's raise there, a_shape and b_shape in hand); None without one."""
-    seen = set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        tb = exc.__traceback__
+    for error in error_chain(exc, suppressed=True):
+        tb = error.__traceback__
         while tb is not None:
             names = tb.tb_frame.f_locals
             if isinstance(names.get("a_shape"), list) and isinstance(names.get("b_shape"), list):
                 return tuple("x".join(str(getattr(d, "value", d)) for d in names[s]) for s in ("a_shape", "b_shape"))
             tb = tb.tb_next
-        exc = exc.__cause__ or exc.__context__
     return None
 
 
@@ -289,10 +287,7 @@ def interpreter_atomic_refused(exc):
     error of exc's chain was raised in its create_atomic_rmw; None otherwise."""
     import traceback
 
-    seen, inner = set(), None
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        inner, exc = exc, exc.__cause__ or exc.__context__
+    inner = error_chain(exc, suppressed=True)[-1] if exc is not None else None
     if inner is None or NO_ATOMIC not in str(inner):
         return None
     names = [f.name for f in traceback.extract_tb(inner.__traceback__)]

@@ -11,6 +11,7 @@ import os
 import traceback
 
 from course import ROOT
+from course.errors import error_chain
 from course.i18n import say
 
 
@@ -117,17 +118,15 @@ def stub_message(exc):
     compile a raise at all: it stops with a CompilationError whose node is that raise statement.
     Only these two count; a compiler error elsewhere in a half-written body is a real error, even
     when its message quotes the stub's text."""
-    graded, seen = graded_paths(), set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        frames = traceback.extract_tb(exc.__traceback__)
+    graded = graded_paths()
+    for error in error_chain(exc, suppressed=True):
+        frames = traceback.extract_tb(error.__traceback__)
         # the graded file's own `raise` line: torch's NotImplementedError from a call there (torch.aminmax
         # of complex ids, say) has that file's line last too, and is the learner's error, not a stub
-        if isinstance(exc, NotImplementedError) and frames and frames[-1].filename.endswith(graded):
+        if isinstance(error, NotImplementedError) and frames and frames[-1].filename.endswith(graded):
             if (frames[-1].line or "raise").lstrip().startswith("raise"):
-                return str(exc)
-        message = _not_implemented_raise(getattr(exc, "node", None))
+                return str(error)
+        message = _not_implemented_raise(getattr(error, "node", None))
         if message is not None:
             return message
-        exc = exc.__cause__ or exc.__context__
     return None

@@ -24,6 +24,7 @@ import pytest
 import torch
 
 from course import seam, skips, toolchain
+from course.errors import error_chain
 from course.i18n import say
 from course.messages import (
     BLOCK_POINTERS_GONE,
@@ -205,11 +206,7 @@ def _int64_coordinate_report(item, exc):
     English alone) in a test that did not name it itself, with the graded line that made the access; else None."""
     if isinstance(exc, pytest.fail.Exception):
         return None  # the check's own words, said while handling it
-    chain, seen = [], set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        chain.append(exc)
-        exc = exc.__cause__ if exc.__cause__ is not None else exc.__context__
+    chain = error_chain(exc, suppressed=True)
     said = " ".join(str(e) for e in chain)
     words = int64_coordinate_words(said)
     original = INT64_COORDINATE

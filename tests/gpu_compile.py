@@ -41,6 +41,7 @@ from triton.backends.compiler import GPUTarget
 from triton.compiler import ASTSource, compile
 from course import seam
 from course.registry import lesson
+from course.errors import root_cause
 
 spec = json.loads(sys.argv[1])
 module = seam.load(lesson(spec["lesson"]))
@@ -82,9 +83,7 @@ def first_problem(variants):
             compile(ASTSource(fn=fn, signature=signature, constexprs=at), target=GPUTarget("cuda", 90, 32),
                     options=spec["options"])
         except Exception as e:
-            inner = e
-            while inner.__cause__ is not None:
-                inner = inner.__cause__
+            inner = root_cause(e)
             text = str(inner)
             stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", text)
             where = "" if stub else at_line(e)

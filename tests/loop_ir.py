@@ -30,6 +30,7 @@ from triton.backends.nvidia.compiler import CUDABackend
 from triton.compiler import ASTSource
 from course import seam
 from course.registry import lesson
+from course.errors import root_cause
 
 spec = json.loads(sys.argv[1])
 fn = getattr(seam.load(lesson(spec["lesson"])), spec["kernel"])
@@ -48,9 +49,7 @@ def made(constexprs):  # ["ir", the IR with these constexprs], ["stub", its mess
         module = ASTSource(fn=fn, signature=signature, constexprs=at).make_ir(
             target, options, backend.get_codegen_implementation(options), backend.get_module_map(), context)
     except Exception as e:
-        inner = e
-        while inner.__cause__ is not None:
-            inner = inner.__cause__
+        inner = root_cause(e)
         stub = re.search(r"raise NotImplementedError\((['\"])(.*?)\1\)", str(inner))
         return ["stub", stub[2]] if stub else ["error", str(inner).strip()[-800:]]
     return ["ir", str(module)]

@@ -84,17 +84,6 @@ def grad_refusal_missed(call):
         )
 
 
-def error_chain(e):
-    """e and the errors behind it, outermost first, as Python's traceback shows them: each one's __cause__, else its
-    __context__ unless that was suppressed (raise ... from None); a loop in the chain ends it."""
-    chain, seen = [], set()
-    while e is not None and id(e) not in seen:
-        seen.add(id(e))
-        chain.append(e)
-        e = e.__cause__ if e.__cause__ is not None else (None if e.__suppress_context__ else e.__context__)
-    return chain
-
-
 def meta_value_read(e, files):
     """(function, file name, line) of the innermost frame in `files` (realpaths: the graded code) of exception e's
     traceback, where e is torch refusing to read a meta tensor's values (.item(), bool(), .tolist(), ...): the

@@ -9,10 +9,11 @@ import pytest
 import torch
 
 from course import seam
+from course.errors import error_chain
 from course.i18n import say
 from course.messages import math_dtype_words, read
 
-from support import error_chain, rel_err
+from support import rel_err
 
 
 def gelu(x):

@@ -10,6 +10,7 @@ from contextlib import contextmanager
 import pytest
 import triton
 
+from course.errors import error_chain
 from course.i18n import say
 from course.interpreter_spin import ProgramWaitsForever
 from course.messages import fail, read, triton_said
@@ -28,14 +29,12 @@ def crash_site(exc):
     import traceback
 
     ours = ("tensor_descriptor.py", *T5_FILES, "t4_matmul.py")
-    site, inner, seen = None, exc, set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        frames = traceback.extract_tb(exc.__traceback__)
+    site, inner = None, exc
+    for error in error_chain(exc, suppressed=True):
+        frames = traceback.extract_tb(error.__traceback__)
         chosen = [f for f in frames if f.filename.endswith(ours)] or frames
         if chosen:
-            site, inner = chosen[-1], exc
-        exc = exc.__cause__ or exc.__context__
+            site, inner = chosen[-1], error
     return site, inner
 
 
@@ -213,11 +212,12 @@ def fail_if_subtile_lost(case, exc, config):
 
     from .stray import body_step
 
-    frames, seen = [], set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        frames += [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(T5_FILES)]
-        exc = exc.__cause__ or exc.__context__
+    frames = [
+        f
+        for error in error_chain(exc, suppressed=True)
+        for f in traceback.extract_tb(error.__traceback__)
+        if f.filename.endswith(T5_FILES)
+    ]
     stores = [f for f in frames if f.name == "store_tile"]
     passer = next((f.name for f in frames if f.name in ("data_parallel_tiles", "stream_k_tiles")), None)
     if not stores or passer is None or body_step(stores[-1]) != "T5.2":
@@ -251,11 +251,12 @@ def fail_if_int64_handed_in(case, exc):
 
     if INT64_COORDINATE not in repr(exc) + repr(exc.__cause__):
         return
-    frames, seen = [], set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        frames += [f for f, _ in traceback.walk_tb(exc.__traceback__) if f.f_code.co_filename.endswith(T5_FILES)]
-        exc = exc.__cause__ or exc.__context__
+    frames = [
+        f
+        for error in error_chain(exc, suppressed=True)
+        for f, _ in traceback.walk_tb(error.__traceback__)
+        if f.f_code.co_filename.endswith(T5_FILES)
+    ]
 
     def int64(frame, names):
         return [n for n in names if getattr(getattr(frame.f_locals.get(n), "dtype", None), "name", "") == "int64"]

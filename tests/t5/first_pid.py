@@ -6,8 +6,10 @@ kept; at a wait, the last call is read against the waiting sk_collect_partials a
 (their frames are in the wait's traceback, locals and all)."""
 
 import inspect
+import traceback
 from contextlib import contextmanager
 
+from course.errors import error_chain
 from course.registry import lesson
 from course.seam import load
 
@@ -43,15 +45,7 @@ def program_of_calls():
 
 def frames_of(exc):
     """Every frame in the tracebacks along exc's chain, outermost first within each."""
-    frames, seen = [], set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        tb = exc.__traceback__
-        while tb is not None:
-            frames.append(tb.tb_frame)
-            tb = tb.tb_next
-        exc = exc.__cause__ or exc.__context__
-    return frames
+    return [frame for error in error_chain(exc, suppressed=True) for frame, _ in traceback.walk_tb(error.__traceback__)]
 
 
 def tile_id_words(exc, calls):

@@ -8,6 +8,7 @@ import linecache
 import re
 import traceback
 
+from course.errors import error_chain
 from course.i18n import cells, say
 from course.messages import fail, written_elsewhere
 
@@ -50,12 +51,10 @@ def body_step(frame):
 def t5_caller(exc):
     """The deepest frame of T5's code (T5_FILES) along the exception's chain (each call the interpreter
     makes inside a kernel adds a link), or None."""
-    found, seen = None, set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        ours = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(T5_FILES)]
+    found = None
+    for error in error_chain(exc, suppressed=True):
+        ours = [f for f in traceback.extract_tb(error.__traceback__) if f.filename.endswith(T5_FILES)]
         found = ours[-1] if ours else found
-        exc = exc.__cause__ or exc.__context__
     return found
 
 
@@ -207,12 +206,12 @@ def fail_if_count_only_stored(exc):
     """Fail where a count-only launch crashed inside k_block_loop or store_tile: called by k_segment or finish_tile
     (given code, which skip them when TRACE is 2), the loop handed them another TRACE; called by the loop itself,
     it went round them."""
-    frames, seen = [], set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        # each call inside a kernel adds a link to the chain, the outer call first
-        frames += [f for f in traceback.extract_tb(exc.__traceback__) if f.filename.endswith(T5_FILES)]
-        exc = exc.__cause__ or exc.__context__
+    frames = [  # each call inside a kernel adds a link to the chain, the outer call first
+        f
+        for error in error_chain(exc, suppressed=True)
+        for f in traceback.extract_tb(error.__traceback__)
+        if f.filename.endswith(T5_FILES)
+    ]
     at = next((i for i, f in enumerate(frames) if f.name in ("k_block_loop", "store_tile")), None)
     if not at:
         return

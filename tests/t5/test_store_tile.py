@@ -4,6 +4,7 @@ activation rounded once (whole and, for T5.4, in halves); then the whole kernel 
 import pytest
 import torch
 
+from course.errors import root_cause
 from course.i18n import agree, cells, say
 from course.messages import fail
 
@@ -189,9 +190,7 @@ def test_store_tile_bias_of_a_tile_that_is_not_square(probes):
         c, buf, before, acc = run_store_tile(probes, M, N, torch.float32, 1, bias=bias, bm=bm, bn=bn)
     except Exception as e:  # noqa: BLE001 - told apart below by a run on square tiles
         run_store_tile(probes, M, N, torch.float32, 1, bias=bias)  # 32 x 32: raises again where square fails too
-        inner = e
-        while inner.__cause__ is not None:
-            inner = inner.__cause__
+        inner = root_cause(e)
         error = f"{type(inner).__name__}: {str(inner).splitlines()[0] if str(inner) else ''}"
         fail(
             T5,

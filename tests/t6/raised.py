@@ -5,10 +5,9 @@ import os
 import traceback
 
 from course import seam
+from course.errors import error_chain
 from course.messages import fail, math_dtype_words, triton_said
 from course.registry import lesson
-
-from support import error_chain
 
 T6 = lesson("T6")
 

@@ -145,17 +145,14 @@ def computing_frames(error):
     import traceback
 
     from course import seam
+    from course.errors import error_chain
 
-    found, seen = set(), set()
-    while error is not None and id(error) not in seen:
-        seen.add(id(error))
-        found |= {
-            f.name
-            for f in traceback.extract_tb(error.__traceback__)
-            if f.name in COMPUTING and seam.graded_file(f.filename)
-        }
-        error = error.__cause__ or error.__context__
-    return found
+    return {
+        f.name
+        for link in error_chain(error, suppressed=True)
+        for f in traceback.extract_tb(link.__traceback__)
+        if f.name in COMPUTING and seam.graded_file(f.filename)
+    }
 
 
 def check_schedule(probes, rows, counts, bm, bn, n, progs, case):

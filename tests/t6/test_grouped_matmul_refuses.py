@@ -8,6 +8,7 @@ import torch
 import triton
 
 from course import seam
+from course.errors import root_cause
 from course.i18n import say
 from course.messages import fail
 
@@ -183,9 +184,7 @@ def test_grouped_matmul_refuses_bad_input(t6):
                 )
         except Exception as e:  # noqa: BLE001 - an error from further in is what this reports
             read_at = meta_value_read(e, {os.path.realpath(t6.__file__)})  # a value read of the meta tensor, in yours
-            inner = e  # the interpreter wraps a kernel's error, sometimes more than once
-            while inner.__cause__ is not None:
-                inner = inner.__cause__
+            inner = root_cause(e)  # the interpreter wraps a kernel's error, sometimes more than once
             deeper = f"{type(inner).__name__} ({str(inner)[:200]})"
         else:
             by_hand = (

@@ -4,6 +4,7 @@ import pytest
 import torch
 
 from course import seam
+from course.errors import root_cause
 from course.messages import fail
 
 from .common import T6, names_one_of
@@ -111,9 +112,7 @@ def test_route_refuses_bad_input(t6, what, make, experts, name):
             raise  # a body not written yet: the suite says so in its own words
         deeper = f"{type(e).__name__} ({str(e)[:200]})"
     except Exception as e:  # noqa: BLE001 - an error from further in (a kernel, say) is what this reports
-        inner = e  # the interpreter wraps a kernel's error, sometimes more than once
-        while inner.__cause__ is not None:
-            inner = inner.__cause__
+        inner = root_cause(e)  # the interpreter wraps a kernel's error, sometimes more than once
         deeper = f"{type(inner).__name__} ({str(inner)[:200]})"
     else:
         changed = before is not None and before.shape == ids.shape and not torch.equal(ids, before)

@@ -13,6 +13,7 @@ from pathlib import Path
 import pytest
 
 from course import ROOT, seam
+from course.errors import error_chain
 from course.i18n import say
 from tools.core.bodies import MARK
 from tools.core.cpu_clock import interpreting
@@ -27,13 +28,12 @@ def graded_frames(exc):
     """(file, line number, 'TypeName: message') of the innermost exception in the chain that passed
     through a graded file, at its deepest frame there; None if none did.  Under the interpreter
     your @triton.jit code runs as Python, so its frames are real."""
-    found, seen = None, set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        frames = [f for f in traceback.extract_tb(exc.__traceback__) if seam.graded_file(f.filename)]
+    found = None
+    for error in error_chain(exc):
+        frames = [f for f in traceback.extract_tb(error.__traceback__) if seam.graded_file(f.filename)]
         if frames:
-            found = seam.graded_file(frames[-1].filename), frames[-1].lineno, f"{type(exc).__name__}: {abridged(exc)}"
-        exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
+            said = f"{type(error).__name__}: {abridged(error)}"
+            found = seam.graded_file(frames[-1].filename), frames[-1].lineno, said
     return found
 
 
@@ -56,7 +56,7 @@ def abridged(exc):
 def pointer_cast_note(exc):
     """For a value cast to a pointer type (`acc.to(c_ptr.dtype)`: a pointer argument's dtype is the pointer's
     own type, pointer<fp16>), one line naming the element type instead; "" for any other error."""
-    cast = re.search(r"cannot cast (.*) to (.*)", str(_chain(exc)[-1]), re.S)
+    cast = re.search(r"cannot cast (.*) to (.*)", str(error_chain(exc)[-1]), re.S)
     if not cast or "pointer<" not in cast[2] or "pointer<" in cast[1]:
         return ""  # no cast, a cast to a value type, or a pointer cast: another mistake
     return say(
@@ -128,24 +128,14 @@ def shown_path(filename):
 OUTCOMES = (pytest.fail.Exception, pytest.skip.Exception, pytest.xfail.Exception, pytest.exit.Exception)
 
 
-def _chain(exc):
-    """exc and the exceptions it was raised from or while handling, outermost first."""
-    found, seen = [], set()
-    while exc is not None and id(exc) not in seen:
-        seen.add(id(exc))
-        found.append(exc)
-        exc = exc.__cause__ if exc.__cause__ is not None else (None if exc.__suppress_context__ else exc.__context__)
-    return found
-
-
 def triton_lead(exc):
     """(what raised exc, the words that lead into its own text), said before Triton's own English: Triton's
     interpreter running a kernel (an InterpreterError in the chain) or Triton compiling one (a CompilationError);
     the course's spin watch stopping one (ProgramWaitsForever: its words are the learner's language already);
     where neither, the plain words for an error the learner's code raised (none in English, where the error's own
     words say it)."""
-    kinds = {type(e).__name__ for e in _chain(exc)}
-    if type(_chain(exc)[-1]).__name__ in ("ProgramWaitsForever", "ProgramsStuck"):
+    kinds = {type(e).__name__ for e in error_chain(exc)}
+    if type(error_chain(exc)[-1]).__name__ in ("ProgramWaitsForever", "ProgramsStuck"):
         # the course's own watch (interpreter_spin, interpreter_order) stopped the kernel: its words are the
         # learner's language already, not Triton's English
         return say(
@@ -168,15 +158,15 @@ def given_code(exc, step_id, found):
     sections; (that line, the place); None for any other error.  found: graded_frames(exc)."""
     if isinstance(exc, OUTCOMES + (NotImplementedError,)) or step_id is None:
         return None
-    if any(type(e).__name__ == "CompilationError" for e in _chain(exc)):
+    if any(type(e).__name__ == "CompilationError" for e in error_chain(exc)):
         return None  # a kernel that does not compile names the learner's own line itself
     if found and found[1] in bodies(found[0]):
         return None  # raised in, or called from, a body the learner writes: graded_frames names that line
-    frames = [f for e in _chain(exc) for f in traceback.extract_tb(e.__traceback__)]
-    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    frames = [f for e in error_chain(exc) for f in traceback.extract_tb(e.__traceback__)]
+    inner = traceback.extract_tb(error_chain(exc)[-1].__traceback__)
     if not inner or shown_path(inner[-1].filename).startswith(("tests/", "tools/")):
         return None  # the check's own code: its message says what it checked
-    said = str(exc) + str(_chain(exc)[-1])
+    said = str(exc) + str(error_chain(exc)[-1])
     if "§" in said and any(shown_path(f.filename).startswith("course/") for f in frames):
         return None  # the course's own check (a probe's tl.static_assert, raised inside Triton): it says why
     raised = inner[-1]
@@ -212,7 +202,7 @@ def library_note(exc, found, tested=None):
     on the way (T5.4's store_tile), that call is named too: what it passes may be the cause."""
     if not found or found[1] not in bodies(found[0]) or "§" in str(exc):
         return ""
-    inner = traceback.extract_tb(_chain(exc)[-1].__traceback__)
+    inner = traceback.extract_tb(error_chain(exc)[-1].__traceback__)
     if not inner:
         return ""
     step_id, sections = bodies(found[0])[found[1]]
@@ -232,7 +222,7 @@ def interpreter_int_note(exc):
     """For a tensor's method called on a Python int under Triton's interpreter, one line saying which ints a
     kernel has there: a tl.constexpr and a tl.static_range loop's variable (a range or tl.range loop's variable
     is a tensor there, as on a GPU: course/interpreter_calls.py); "" for any other error."""
-    inner = _chain(exc)[-1]
+    inner = error_chain(exc)[-1]
     called = re.fullmatch(r"'int' object has no attribute '(\w+)'", str(inner))
     if not (isinstance(inner, AttributeError) and called and interpreting()):
         return ""
@@ -250,7 +240,7 @@ def libdevice_note(exc, found):
     """For an error about None raised at a learner's line that calls tl.extra's libdevice under Triton's interpreter
     (tanh, say, for a tanh GELU: the interpreter has no libdevice, and such a call gives None), one line saying so;
     "" for any other error, and on a GPU."""
-    inner = str(_chain(exc)[-1])
+    inner = str(error_chain(exc)[-1])
     if not (found and interpreting() and "None" in inner and "libdevice" in source_line(*found[:2])):
         return ""
     return say(
@@ -267,7 +257,7 @@ def _called_from(exc, tested, step_id):
     not the tested step's, and a line of the tested step's body is on the way there; else ""."""
     if tested is None or tested == step_id:
         return ""
-    frames = [f for e in _chain(exc) for f in traceback.extract_tb(e.__traceback__)]
+    frames = [f for e in error_chain(exc) for f in traceback.extract_tb(e.__traceback__)]
     calls = [
         (g, f.lineno, bodies(g)[f.lineno][1])
         for f in frames
