@@ -35,6 +35,7 @@ from course.lessons.t6_mistakes_hunter import HUNTER, HUNTER_CAUSES
 from course.lessons.t6_mistakes_learner import LEARNER, LEARNER_CAUSES
 from course.lessons.t6_mistakes_learner8 import LEARNER8, LEARNER8_CAUSES
 from course.lessons.t6_mistakes_learner11b import LEARNER11B, LEARNER11B_CAUSES
+from course.lessons.t6_mistakes_learner37 import LEARNER37, LEARNER37_CAUSES
 from course.lessons.t6_mistakes_left11 import LEFT11, LEFT11_CAUSES
 from course.lessons.t6_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t6_mistakes_left12 import LEFT12, LEFT12_CAUSES
@@ -349,3 +350,5 @@ MISTAKES = MISTAKES + HUNT16  # hunt16's (t6_mistakes_hunt16.py), last
 CAUSES |= HUNT16_CAUSES
 MISTAKES = MISTAKES + LEFT36  # session 36's leftovers hunt (t6_mistakes_left36.py)
 CAUSES |= LEFT36_CAUSES
+MISTAKES = MISTAKES + LEARNER37  # learner37's new-learner plants of T6.3 and T6.4 (t6_mistakes_learner37.py)
+CAUSES |= LEARNER37_CAUSES

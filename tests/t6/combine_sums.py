@@ -16,8 +16,8 @@ T6 = lesson("T6")  # not from .common, which imports this module
 def sums_seen(out, by_slot, tokens, top_k, dtype):
     """(zh, en) where out is, bit for bit, the float32 sum of rows t + j of by_slot (j = 0..top_k - 1: token t's
     number with j added, not t * top_k + j), or of token t's own rows in an order of j other than 0..top_k - 1 and
-    its reverse (which the test names itself), rounded once to dtype; or, with float32 out, the right sum rounded to
-    fp16 or bf16 on its way (a cast to a fixed dtype); else None."""
+    its reverse (which the test names itself), rounded once to dtype, or token t's last row alone (top_k > 2); or,
+    with float32 out, the right sum rounded to fp16 or bf16 on its way (a cast to a fixed dtype); else None."""
     right = torch.zeros_like(by_slot[0::top_k])
     for j in range(top_k):
         right = right + by_slot[j::top_k]
@@ -30,6 +30,17 @@ def sums_seen(out, by_slot, tokens, top_k, dtype):
                 f"they are, bit for bit, the right sum rounded to {name}, then stored in the float32 out: the result "
                 f"was cast to a fixed {name} on its way; cast to out's own dtype (out_ptr.dtype.element_ty)",
             )
+    # the last row alone, j = top_k - 1's: each turn replaced acc; with top_k = 2 it is also the sum that leaves out
+    # j = 0 (left_out_seen's words), so only named from top_k = 3 on, where nothing else gives it (learner37)
+    if top_k > 2 and torch.equal(out, by_slot[top_k - 1 :: top_k].to(dtype)):
+        return (
+            f"它们逐位等于 by_slot 第 t * {top_k} + {top_k - 1} 行本身，只有最后一个 j 的那一行："
+            "循环每一轮都把 acc 换掉了（acc = ...，或者在循环里把 acc 置零），而不是加上去；"
+            "acc 在循环之前置零一次，每一轮加一行",
+            f"they are, bit for bit, row t * {top_k} + {top_k - 1} of by_slot alone, the last j's: each turn of the "
+            "loop replaced acc (acc = ..., or acc set to zeros inside the loop) instead of adding to it; set acc to 0 "
+            "once, before the loop, and add one row each turn",
+        )
     if torch.equal(out, sum(by_slot[j : j + tokens] for j in range(top_k)).to(dtype)):
         return (
             f"它们逐位等于 by_slot 第 t + j 行之和（j = 0..{top_k - 1}）：token 号直接加上了 j；"

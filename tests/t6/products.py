@@ -36,7 +36,8 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
     w2d's box (zeros outside w2d), as TMA reads it.  With bk != bn, the sum of a k loop that steps by
     bn (the tile's BLOCK_N and BLOCK_M), not bk: boxes of bk columns that overlap or leave gaps.  And the
     sum of the whole k-boxes alone, where K is not a multiple of bk (a loop that stops before the last), and
-    the sum without the first k-box (a loop from BLOCK_K), and the first k-box's alone (w's later boxes zeros)."""
+    the sum without the first k-box (a loop from BLOCK_K), and the first k-box's alone (w's later boxes zeros).
+    And x's first k-box times every w box: A loaded once, before the loop."""
     turned, untransposed, first_box = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(3))
     for k0 in range(0, K, bk):
         a = box(xr, 0, k0, xr.shape[0], bk)
@@ -45,6 +46,10 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
             untransposed += a @ box(w2d, w_row, k0, bn, bk)
         first_box += a @ box(w2d, w_row, 0, bn, bk).T  # w's box loaded at column 0 in every step
         last = a @ box(w2d, w_row, k0, bn, bk).T  # what an accumulator overwritten in each step ends with
+    # x's first k-box times every w box: A's block loaded once, before the k loop (learner37)
+    a_first = torch.zeros(xr.shape[0], bn, dtype=torch.float64)
+    for k0 in range(0, K, bk) if K > bk else ():
+        a_first += box(xr, 0, 0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T
     stepped, in_fp16, whole = (torch.zeros(xr.shape[0], bn, dtype=torch.float64) for _ in range(3))
     for k0 in range(0, K - K % bk if K % bk else 0, bk):  # the whole k-boxes alone: a loop that stops at the last
         whole += box(xr, 0, k0, xr.shape[0], bk) @ box(w2d, w_row, k0, bn, bk).T
@@ -83,6 +88,14 @@ def weight_box_mistakes(xr, w2d, w_row, K, bn, bk):
             "k 的 box 有 BLOCK_K 列，循环要 range(0, K, BLOCK_K)",
             f"it is the sum that a k loop stepping by {bn} (BLOCK_N and BLOCK_M here), not by BLOCK_K = {bk}, "
             "gives: a k-box is BLOCK_K columns wide, so the loop is range(0, K, BLOCK_K)",
+        ),
+        (
+            a_first,
+            "每一步都拿 x 的第一个 k 块（第 0..BLOCK_K - 1 列）去乘时正是这个和：A 的块只在 k 循环之前载入了一次；"
+            "它要在循环里、在 k0 + tl.arange(0, BLOCK_K) 列载入，随 k0 前进",
+            "it is the sum that multiplying x's first k-block (columns 0..BLOCK_K - 1) in every step gives: A's block "
+            "was loaded once, before the k loop; load it inside the loop, at columns k0 + tl.arange(0, BLOCK_K), "
+            "moving with k0",
         ),
         (
             first_box,

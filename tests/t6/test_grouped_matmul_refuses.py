@@ -42,6 +42,8 @@ def bad_inputs(t6):
     float_k = t6.Routing(r.counts, r.offsets, r.sorted_slots, r.slot_pos, 6, 2.0)
     # T4's kind of config, a triton.Config: called Config too, so "must be a Config, got Config" said nothing
     t4_kind = triton.Config(dict(BLOCK_M=16, BLOCK_N=32, BLOCK_K=32, GROUP_M=2), num_warps=4, num_stages=1)
+    # counts and offsets int32, sorted_slots and slot_pos int64 as torch.argsort gives them: each of the four is checked
+    argsorted = replace(r, sorted_slots=r.sorted_slots.long(), slot_pos=r.slot_pos.long(), checked=False)
     # route's routing, its tensors on another device than x (meta here: a GPU routing beside a CPU x, say)
     away = replace(
         r, **{name: getattr(r, name).to("meta") for name in ("counts", "offsets", "sorted_slots", "slot_pos")}
@@ -97,6 +99,11 @@ def bad_inputs(t6):
             ("routing", "counts", "offsets", "sorted_slots", "slot_pos"),
         ),
         (
+            "a hand-made Routing whose sorted_slots and slot_pos are int64 (torch.argsort's)",
+            (x, w, argsorted),
+            ("routing", "sorted_slots", "slot_pos"),
+        ),
+        (
             "a Routing on another device than x",
             (x, w, away),
             ("routing", "counts", "offsets", "sorted_slots", "slot_pos", "device"),
@@ -150,6 +157,9 @@ BAD_INPUTS_ZH = {
     "a hand-made Routing whose top_k is 2.0": "手工造的 Routing，top_k 是 2.0",
     "x and w on two devices": "x 和 w 在两个设备上",
     "a hand-made Routing of int64 tensors": "手工造的、张量是 int64 的 Routing",
+    "a hand-made Routing whose sorted_slots and slot_pos are int64 (torch.argsort's)": (
+        "手工造的 Routing，sorted_slots 和 slot_pos 是 int64（torch.argsort 给的）"
+    ),
     "a Routing on another device than x": "Routing 和 x 不在同一个设备上",
     "x and w in float64": "float64 的 x 和 w",
     "w of 15 rows for swiglu ([gate; up]: 2F)": "swiglu 的 w 只有 15 行（[gate; up] 要 2F 行）",
@@ -187,8 +197,14 @@ def test_grouped_matmul_refuses_bad_input(t6):
             inner = root_cause(e)  # the interpreter wraps a kernel's error, sometimes more than once
             deeper = f"{type(inner).__name__} ({str(inner)[:200]})"
         else:
+            # check_offsets' values, where the routing's four tensors are int32 (not where a dtype is the fault)
             by_hand = (
-                isinstance(args[2], t6.Routing) and not args[2].checked and {"offsets", "sorted_slots"} & set(names)
+                isinstance(args[2], t6.Routing)
+                and not args[2].checked
+                and {"offsets", "sorted_slots"} & set(names)
+                and all(
+                    getattr(args[2], n).dtype == torch.int32 for n in ("counts", "offsets", "sorted_slots", "slot_pos")
+                )
             )
             fail(
                 T6,
@@ -289,3 +305,30 @@ def test_grouped_matmul_of_no_tokens(t6, combine):
             f"{case}: the result should be [0, 16] in {x.dtype}, got {out.dtype} {tuple(out.shape)}",
             "4",
         )
+
+
+@pytest.mark.t6_3
+def test_grouped_matmul_takes_an_odd_n_without_swiglu(t6):
+    """[gate; up]'s even row count is swiglu's rule alone (§4): a plain product's w may have any N, an odd one
+    too.  Where N = 15 is refused, N = 17 too and N = 16 taken, the refusal is told as the parity rule applied
+    without swiglu (learner37)."""
+    x = torch.randn(6, 32, device=DEVICE).half()
+    r = t6.route(torch.tensor([[0, 1], [2, 0], [1, 1], [0, 2], [2, 2], [1, 0]], device=DEVICE), 3)
+
+    def refused(n):
+        return raised_by(lambda: t6.grouped_matmul(x, torch.randn(3, n, 32, device=DEVICE).half(), r))[1]
+
+    error = refused(15)
+    if error and not refused(16) and refused(17):
+        fail(
+            T6,
+            f"w 是 [3, 15, 32]，没有 activation：这是合法的输入，grouped_matmul 却抛出了 {error}；N = 17 也被拒绝，"
+            "N = 16 却收下了：偶数行的规则（[gate; up]，2F 行）用在了没有 swiglu 的乘法上；它只在 "
+            "activation == 'swiglu' 时才成立",
+            f"w [3, 15, 32], no activation: valid input, yet grouped_matmul raised {error}; N = 17 is refused too, "
+            "and N = 16 taken: the even row count rule ([gate; up], 2F rows) was applied without swiglu; it holds "
+            "only where activation == 'swiglu'",
+            "4",
+        )
+    case = say(zh="w 是 [3, 15, 32]（N 是奇数），没有 activation", en="w [3, 15, 32] (an odd N), no activation")
+    fail_if_raised(case, "grouped_matmul", error, "4")
