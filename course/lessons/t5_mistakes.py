@@ -36,6 +36,7 @@ from course.lessons.t5_mistakes_learner2 import LEARNER2
 from course.lessons.t5_mistakes_learner6 import LEARNER6, LEARNER6_CAUSES
 from course.lessons.t5_mistakes_learner9 import LEARNER9, LEARNER9_CAUSES
 from course.lessons.t5_mistakes_learner11 import LEARNER11, LEARNER11_CAUSES
+from course.lessons.t5_mistakes_learner37 import LEARNER37, LEARNER37_CAUSES
 from course.lessons.t5_mistakes_left8 import LEFT8, LEFT8_CAUSES
 from course.lessons.t5_mistakes_left10 import LEFT10, LEFT10_CAUSES
 from course.lessons.t5_mistakes_left11 import LEFT11, LEFT11_CAUSES
@@ -340,5 +341,7 @@ MISTAKES = MISTAKES + LEAD34  # session 34's lead (t5_mistakes_lead34.py), last
 CAUSES |= LEAD34_CAUSES
 MISTAKES = MISTAKES + HUNT16  # hunt16's (t5_mistakes_hunt16.py), last
 CAUSES |= HUNT16_CAUSES
-MISTAKES = MISTAKES + LEFT36  # left36's (t5_mistakes_left36.py), last
+MISTAKES = MISTAKES + LEFT36  # left36's (t5_mistakes_left36.py)
 CAUSES |= LEFT36_CAUSES
+MISTAKES = MISTAKES + LEARNER37  # learner37's new-learner plants (t5_mistakes_learner37.py), last
+CAUSES |= LEARNER37_CAUSES

@@ -9,7 +9,7 @@ from course.lessons.t5_mistakes_own import own
 
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEARNER6_CAUSES = {
-    "kb-from-zero": ("循环的 kb 从 0 数起，不是从 kb_begin", "the loop counts kb from 0, not from kb_begin"),
+    "kb-from-zero": ("k-block 从 0 数起，不是从 kb_begin", "the k-blocks were counted from 0, not from kb_begin"),
     "one-block-split": ("每个 tile 只有一个 k-block，却有", "tiles of a single k-block each went to stream-K"),
     "collect-skips-first": ("first_pid 也在内", "first_pid included"),
     "collect-skips-last": ("pid - 1 也在内", "pid - 1 included"),

@@ -13,6 +13,7 @@ from course.tile_order import grouped_order
 from .crashes import offsets_in_elements, run_matmul, tma_rule_broken  # noqa: F401 - test files import them from here
 from .loop_counts import PAST_WHOLE_K, counted_under_pids, one_short, stops_short_by_first, tile_loop_like  # noqa: F401
 from .shares import other_share_out
+from .sk_counts import walked_by_one_words
 from .stored import check_stored, even_odd_halves, fail_even_odd_halves, run_store_tile, unwritten_where  # noqa: F401
 from .trace_tiles import EPILOGUES_OFF, epilogues_on_other_tiles, no_tile_past
 from support import DEVICE, OUT_RTOL, padded, rel_err
@@ -136,6 +137,9 @@ def check_trace(
             # k_blocks = K, or tl.cdiv(K, BLOCK_K) * BLOCK_K (every probe and test here runs BLOCK_K = 32)
             elements = {K: f"K = {K}", k_blocks * 32: f"tl.cdiv(K, BLOCK_K) * BLOCK_K = {k_blocks * 32}"}
             said = next((w for n, w in elements.items() if all(rows[t][1] == n for t in done)), None)
+            stepped = walk and walked_by_one_words(rows, *walk)  # a stream-K walk stepping back one k-block
+            if stepped:
+                past = ("：" + stepped[0], ": " + stepped[1])
             if K is not None and said:
                 past = (
                     f"：每个 tile 都算了 {said} 个：k_blocks 数成了 K 的元素个数；一个 tile 的 k-block 是 "

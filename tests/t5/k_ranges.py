@@ -46,10 +46,15 @@ RANGE_CAUSES = {
         "the run moved by one k-block: every load's offset is one BLOCK_K off; k-block kb starts at column "
         "kb * BLOCK_K",
     ),
+    # a loop over range(kb_end - kb_begin) and offsets taken from the run's start, (kb - kb_begin) * BLOCK_K, load
+    # the same boxes: the words say both (learner37: the second was told it was the first)
     "from-zero": (
-        "循环的 kb 从 0 数起，不是从 kb_begin：range(kb_end - kb_begin) 只数了个数，要写 range(kb_begin, kb_end)",
-        "the loop counts kb from 0, not from kb_begin: range(kb_end - kb_begin) counts the k-blocks but starts at "
-        "the wrong one; the loop is range(kb_begin, kb_end)",
+        "k-block 从 0 数起，不是从 kb_begin：循环写成 range(kb_end - kb_begin)，或者偏移从 run 的起点算"
+        "（(kb - kb_begin) * BLOCK_K），都是这个和；循环是 range(kb_begin, kb_end)，第 kb 个 k-block 从第 "
+        "kb * BLOCK_K 列开始",
+        "the k-blocks were counted from 0, not from kb_begin: a loop over range(kb_end - kb_begin), or offsets "
+        "taken from the run's start ((kb - kb_begin) * BLOCK_K), gives that sum; the loop is range(kb_begin, "
+        "kb_end), and k-block kb starts at column kb * BLOCK_K",
     ),
     "last": (
         "只有最后一个 k-block 留了下来：tl.dot(a, b, acc) 才把乘积加到 acc 上，"
@@ -67,7 +72,7 @@ RANGE_WAYS = {
     "ends-late": ONE_END,
     "from-one": ("从第 1 个 k-block 开始的循环", "a loop that starts at k-block 1"),
     "moved": ("每次 load 的偏移都多（或少）一个 BLOCK_K", "loads that are all one BLOCK_K further on (or back)"),
-    "from-zero": ("kb 从 0 数起的循环", "a loop that counts kb from 0"),
+    "from-zero": ("从 0 数起的 k-block", "k-blocks counted from 0"),
     "last": ("acc = tl.dot(a, b) 只留下最后一个 k-block", "an acc = tl.dot(a, b) that keeps the last k-block alone"),
 }
 # The run asked for when the first one cannot tell: k-blocks 3..5 of eight, where each mistake sums another run.

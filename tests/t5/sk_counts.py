@@ -2,7 +2,8 @@
 interpreter under an AddressWatch (stray.py), and at the first access outside every tensor the frame of the
 learner's stream_k_tiles is still live, its locals in hand.  A total of sk_tiles * K (K's elements, hunt16) where
 sk_tiles * cdiv(K, BLOCK_K) k-blocks are meant runs the programs' runs BLOCK_K times too far, into tiles past the
-stream-K ones, and the stray words alone (the trace's atomic past its tensor) do not say why."""
+stream-K ones, and the stray words alone (the trace's atomic past its tensor) do not say why.  And the k-block
+counts of a walk that steps back one k-block at a time (walked_by_one_words), which check_trace names."""
 
 import sys
 
@@ -104,4 +105,32 @@ def tile_begin_in_elements_words(held):
         f"k-block 按元素算了；k-block 的编号里，tile t 从 t * k_blocks = {tile * k_blocks} 开始",
         f"stream_k_tiles's {names[0]} = {tile * block_k}, which is tile_id * BLOCK_K (tile {tile}): the tile's first "
         f"k-block was counted in elements; in k-block numbers tile t starts at t * k_blocks = {tile * k_blocks}",
+    )
+
+
+def walked_by_one_words(rows, k_blocks, sk_tiles, progs, *_):
+    """(zh, en) where each stream-K tile's k-blocks (rows' second column) are those of a walk that steps back one
+    k-block at a time (it_end -= 1, or it_end - 1) instead of jumping to its segment's start: every step sums the
+    segment again from its start, tl.maximum(tile_begin, run_begin), up to it_end, so a tile's k-blocks are summed
+    over and over (learner37: 'tile 0 summed 15 k-blocks, 5 expected' alone); else None."""
+    from .stream_k_cases import sk_runs
+
+    kbs = [0] * sk_tiles
+    for lo, hi in sk_runs(sk_tiles * k_blocks, progs):
+        it_end = hi
+        while it_end > lo:
+            tile = (it_end - 1) // k_blocks
+            if tile >= sk_tiles:
+                return None
+            it_begin = max(tile * k_blocks, lo)
+            kbs[tile] += it_end - it_begin
+            it_end -= 1
+    if kbs == [k_blocks] * sk_tiles or [r[1] for r in rows[:sk_tiles]] != kbs:
+        return None
+    return (
+        "每个 tile 算的 k-block 个数正好是 it_end 每次只退一个 k-block（it_end - 1）的结果：每退一步都把这一段从它的"
+        "起点重新算到 it_end，同一些 k-block 算了一遍又一遍；算完一段，it_end 跳到这一段的起点：it_end = it_begin",
+        "every tile's k-block count is what a walk that steps it_end back by one k-block (it_end - 1) gives: each "
+        "step sums the segment again from its start up to it_end, the same k-blocks over and over; once a segment "
+        "is summed, it_end jumps to that segment's start: it_end = it_begin",
     )
