@@ -15,7 +15,7 @@ LEARNER11B_CAUSES = {
     "one-grid-for-all": ("给 tile_coords 的是所有专家共用的一个块数", "given one block count for every expert"),
     "slot-0-zeroed": ("只有 slot 0 那一行错了，全是 0", "slot 0's alone is wrong, all zeros"),
     "rows-rounded-first": ("先把每一行 float32 舍入成", "the sum of the rows each rounded to"),
-    "gate-up-rows-swapped": ("gate_row 和 up_row 用反了", "gate_row and up_row swapped"),
+    "gate-up-rows-swapped": ("gate_row 和 up_row 用反了，或者", "gate_row and up_row swapped, or gate and up handed"),
 }
 
 STORES = (

@@ -7,7 +7,9 @@ without swiglu (test_grouped_matmul_takes_an_odd_n_without_swiglu, new) and a Ro
 left unchecked (bad_inputs' int64 slots of torch.argsort, new).  The others were named already and had no mutant: a
 gathered_rows load of sorted_slots without its mask, A's K mask without k0, the X_SORTED branches swapped,
 store_rows' slots loaded with the block's mask, combine_topk's store at row t * TOP_K, x's row count checked
-as R whatever x_sorted, w with more experts than the routing let through.  Only make check runs them
+as R whatever x_sorted, w with more experts than the routing let through, acc cast to the pointer's type.
+gate_up_product returning (up, gate) was told 'gate_row and up_row swapped', which its rows were not; both ways
+that give those sums are said now (test_expert_mlp.py).  Only make check runs them
 (table=False, not in §8); each must be caught by its test, whose message names its cause (LEARNER37_CAUSES here,
 or the causes of other files that the same detector names).
 """
@@ -184,5 +186,26 @@ LEARNER37 = (
         '    for name in ("counts", "offsets", "sorted_slots", "slot_pos"):\n',
         '    for name in ("counts", "offsets"):\n',
         "test_grouped_matmul_refuses_bad_input",
+    ),
+    own(
+        "learner37-gate-up-returned-swapped",
+        "T6.4",
+        "gate_up_product returns (up, gate): its rows are right, yet it was told 'gate_row and up_row swapped', "
+        "which gives the same sums; the message says both ways now (learner37)",
+        "5.1",
+        "    # ---- T6.4 end ----\n    return gate, up\n",
+        "    # ---- T6.4 end ----\n    return up, gate\n",
+        "test_gate_up_product_alone",
+        "gate-up-rows-swapped",
+    ),
+    own(
+        "learner37-store-cast-to-pointer-type",
+        "T6.3",
+        "store_rows casts acc with .to(out_ptr.dtype), the pointer's type, not .dtype.element_ty (named already; "
+        "no mutant before, learner37)",
+        "4.3",
+        "             acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])\n",
+        "             acc.to(out_ptr.dtype), mask=live[:, None] & (cols < N)[None, :])\n",
+        "test_store_rows_alone[plain]",
     ),
 )

@@ -119,7 +119,12 @@ def test_gate_up_product_alone(probes, monkeypatch):
             )
             + (f"；不 live 的行里 gate 有 {dg} 个、up 有 {du} 个非零值，应当全是 0" if dg + du else "")
             + ("：A 的加载要用 live 挡住这些行，读成 0（other=0）" if dg + du and not off else "")
-            + ("：gate 里是 up 的乘积，up 里是 gate 的（gate_row 和 up_row 用反了）" if swapped else "")
+            + (  # the rows swapped and the two returned the other way round give the same: both said (learner37)
+                "：gate 里是 up 的乘积，up 里是 gate 的：gate_row 和 up_row 用反了，或者返回时 gate 和 up 换了位置"
+                "（要 return gate, up）"
+                if swapped
+                else ""
+            )
             + (
                 "：up 正是 gate 加上最后一个 k 块的 up 乘积：up 的 tl.dot 拿 gate 当了累加器"
                 "（tl.dot(a, up 的 box, gate)）；up 要有自己的累加器"
@@ -152,7 +157,12 @@ def test_gate_up_product_alone(probes, monkeypatch):
                 else ""
             )
             + (": A's load must mask them with live, read as 0 (other=0)" if dg + du and not off else "")
-            + (": gate holds up's product and up gate's (gate_row and up_row swapped)" if swapped else "")
+            + (
+                ": gate holds up's product and up gate's: gate_row and up_row swapped, or gate and up handed back "
+                "the other way round (return gate, up)"
+                if swapped
+                else ""
+            )
             + (
                 ": up is gate plus the last k-box's up product: up's tl.dot was given gate as its accumulator "
                 "(tl.dot(a, up's box, gate)); up keeps an accumulator of its own"
