@@ -8,7 +8,9 @@ left unchecked (bad_inputs' int64 slots of torch.argsort, new).  The others were
 gathered_rows load of sorted_slots without its mask, A's K mask without k0, the X_SORTED branches swapped,
 store_rows' slots loaded with the block's mask, combine_topk's store at row t * TOP_K, x's row count checked
 as R whatever x_sorted, w with more experts than the routing let through, acc cast to the pointer's type.
-gate_up_product returning (up, gate) was told 'gate_row and up_row swapped', which its rows were not; both ways
+sorted_slots read at the tile's own rows 0..BLOCK_M - 1 (gathered_rows, store_rows) was told by the rows or values
+alone; test_kernel_parts.py, products.weights_seen and test_store_rows.py name it now.  gate_up_product returning
+(up, gate) was told 'gate_row and up_row swapped', which its rows were not; both ways
 that give those sums are said now (test_expert_mlp.py).  Only make check runs them
 (table=False, not in §8); each must be caught by its test, whose message names its cause (LEARNER37_CAUSES here,
 or the causes of other files that the same detector names).
@@ -24,6 +26,7 @@ LEARNER37_CAUSES = {
         "偶数行的规则（[gate; up]，2F 行）用在了没有 swiglu 的乘法上",
         "the even row count rule ([gate; up], 2F rows) was applied without swiglu",
     ),
+    "slots-from-start": ("sorted_slots 从头读起", "sorted_slots was read from its start"),
 }
 
 # gathered_product's and gate_up_product's k loop with its A load, and what follows it in each
@@ -40,6 +43,9 @@ A_ONCE = (
 )
 A_MASK = "                    mask=live[:, None] & (k0 + cols < K)[None, :], other=0.0)\n"
 A_MASK_NO_K0 = "                    mask=live[:, None] & (cols < K)[None, :], other=0.0)\n"
+SLOTS = "    slots = tl.load(sorted_slots_ptr + rows, mask=live, other=0)\n"
+# sorted_slots read at the tile's own row numbers 0..BLOCK_M - 1, not at the sorted rows
+SLOTS_LOCAL = "    slots = tl.load(sorted_slots_ptr + tl.arange(0, BLOCK_M), mask=live, other=0)\n"
 GATHER = "        x_rows = tl.load(sorted_slots_ptr + rows, mask=live, other=0) // TOP_K\n"
 COMBINE_LOOP = "    for j in tl.static_range(TOP_K):\n        acc += tl.load("
 # acc set to zeros at the top of each turn: each turn replaces it
@@ -207,5 +213,38 @@ LEARNER37 = (
         "             acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])\n",
         "             acc.to(out_ptr.dtype), mask=live[:, None] & (cols < N)[None, :])\n",
         "test_store_rows_alone[plain]",
+    ),
+    own(
+        "learner37-gather-slots-from-start",
+        "T6.3",
+        "gathered_rows reads sorted_slots at tl.arange(0, BLOCK_M), the tile's own row numbers, not at row_begin + "
+        "...: 'should read rows [...], got [...]' alone before (learner37)",
+        "4.1",
+        GATHER,
+        "        x_rows = tl.load(sorted_slots_ptr + tl.arange(0, BLOCK_M), mask=live, other=0) // TOP_K\n",
+        "test_gathered_product_alone[gathered]",
+        "slots-from-start",
+    ),
+    own(
+        "learner37-store-slots-from-start",
+        "T6.3",
+        "store_rows reads sorted_slots at tl.arange(0, BLOCK_M): each row weighted by another slot's weight; 'the "
+        "stored values are off by 5.73e-01' alone before (learner37)",
+        "4.3",
+        SLOTS,
+        SLOTS_LOCAL,
+        "test_store_rows_alone[weighted]",
+        "slots-from-start",
+    ),
+    own(
+        "learner37-store-slots-from-start-by-slot",
+        "T6.3",
+        "the same store_rows storing by slot: its rows land at rows sorted_slots[0..]; 'cells written outside this "
+        "tile's cells' alone before (learner37)",
+        "4.3",
+        SLOTS,
+        SLOTS_LOCAL,
+        "test_store_rows_alone[weighted by slot]",
+        "slots-from-start",
     ),
 )

@@ -142,7 +142,8 @@ def weights_seen(stored, acc, w, slots, live, asked=True):
     """(zh, en) naming how the stored tile was weighted when it matches a known wrong way within 2e-3:
     no weights, the weights twice, weights[sorted row] in place of weights[slot], or the rows' weights
     broadcast along the columns (column j times row j's weight, 0 past the live rows), weights[slot // 2]
-    (the token of a slot at top_k = 2), another slot's weight found row by row; not asked
+    (the token of a slot at top_k = 2), weights[sorted_slots[i - row_begin]] (sorted_slots read from its start),
+    another slot's weight found row by row; not asked
     (HAS_WEIGHTS false), weights[slot] applied all the same; else None."""
     w, slots = w.cpu().double(), slots.cpu().long()
     rows = w[slots[live]]  # each live row's weight, in order
@@ -180,9 +181,19 @@ def weights_seen(stored, acc, w, slots, live, asked=True):
                 "slot ([tokens, top_k] flat, by slot), indexed by the row's own slot, not by its token",
             ),
         ),
+        (  # sorted_slots read at 0..BLOCK_M - 1, the tile's own row numbers (learner37); right where row_begin is 0
+            acc * w[slots[: rows.numel()]][:, None] if not torch.equal(slots[: rows.numel()], slots[live]) else acc * 0,
+            (
+                "第 i 行乘的是 weights[sorted_slots[i - row_begin]]：sorted_slots 从头读起，用的是 tile 自己的行号 "
+                "0..BLOCK_M - 1；它要在排好序的行号 row_begin + tl.arange(0, BLOCK_M) 处读",
+                "row i was scaled by weights[sorted_slots[i - row_begin]]: sorted_slots was read from its start, at "
+                "the tile's own row numbers 0..BLOCK_M - 1; read it at the sorted rows, row_begin + "
+                "tl.arange(0, BLOCK_M)",
+            ),
+        ),
     )
     for vals, said in ways:
-        if rel_err(stored, vals.half().double()) < 2e-3:
+        if vals.any() and rel_err(stored, vals.half().double()) < 2e-3:
             return said
     return weight_index_seen(stored, acc, w, slots[live])
 

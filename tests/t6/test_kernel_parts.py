@@ -106,6 +106,13 @@ def test_gathered_product_alone(probes, monkeypatch, x_sorted, bk):
                 "they are slot % top_k (which of its token's choices the slot is); x's row is the token, "
                 "sorted_slots[i] // top_k",
             ),
+            (  # sorted_slots read at 0..BLOCK_M - 1, the tile's own row numbers (learner37)
+                not x_sorted and torch.equal(got, slots.cpu()[: got.numel()].long() // top_k),
+                "它们是 sorted_slots[0..] 的 token：sorted_slots 从头读起，用的是 tile 自己的行号 0..BLOCK_M - 1；"
+                "它要在排好序的行号 row_begin + tl.arange(0, BLOCK_M) 处读",
+                "they are the tokens of sorted_slots[0..]: sorted_slots was read from its start, at the tile's own row "
+                "numbers 0..BLOCK_M - 1; read it at the sorted rows, row_begin + tl.arange(0, BLOCK_M)",
+            ),
             (
                 not x_sorted and torch.equal(got, slot),
                 "读的是 slot 号本身；x 的行是这个 slot 的 token，sorted_slots[i] // top_k",

@@ -67,6 +67,19 @@ def test_store_rows_alone(probes, weights, by_slot, bn):
         said = stored_elsewhere(written, at, pid_n, bm, bn, n, pitch)
         if said:
             fail(T6, f"store_rows：{said[0]}", f"store_rows: {said[1]}", "4.3")
+        local = slots.cpu()[: len(live)].long()  # sorted_slots read at the tile's own rows 0.. (learner37)
+        placed = torch.zeros_like(written)
+        placed[local[:, None], cols[None, :]] = True
+        if by_slot and not torch.equal(local, at) and torch.equal(written, placed):
+            fail(
+                T6,
+                "store_rows：live 行写到了 sorted_slots[0..] 那些行：sorted_slots 从头读起，用的是 tile 自己的行号 "
+                "0..BLOCK_M - 1；它要在排好序的行号 row_begin + tl.arange(0, BLOCK_M) 处读",
+                "store_rows: the live rows went to rows sorted_slots[0..]: sorted_slots was read from its start, at "
+                "the tile's own row numbers 0..BLOCK_M - 1; read it at the sorted rows, row_begin + "
+                "tl.arange(0, BLOCK_M)",
+                "4.3",
+            )
     if (stray or unwritten) and written.sum().item() == len(live) * len(cols):
         if written[swapped[:, None], cols[None, :]].all():  # every live cell, at the other rows
             fail(
