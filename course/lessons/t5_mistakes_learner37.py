@@ -5,8 +5,10 @@ range(kb_end - kb_begin) does, and was told that it was that loop, 'the loop is 
 loop it had; tests/t5/k_ranges.py now says both ways that give the sum.  tma_problem testing storage_offset() % 16
 (elements, where rule 3 counts bytes of data_ptr()) was named already and had no mutant.  A stream-K walk that steps
 back one k-block at a time was told 'tile 0 summed 15 k-blocks, 5 expected' alone; tests/t5/sk_counts.py's
-walked_by_one_words names it.  Only make check runs them (table=False, not in §8); each must be caught by its test,
-whose message names its cause (LEARNER37_CAUSES here, or t5_mistakes.CAUSES that the same detectors name).
+walked_by_one_words names it.  A walk that carries acc from one segment to the next (zeros before it, acc += in it)
+was told a relative error and the tiles off alone; tests/t5/sk_carried.py works out its product.  Only make check
+runs them (table=False, not in §8); each must be caught by its test, whose message names its cause
+(LEARNER37_CAUSES here, or t5_mistakes.CAUSES that the same detectors name).
 """
 
 from course.lessons.t5_mistakes_own import own
@@ -14,7 +16,23 @@ from course.lessons.t5_mistakes_own import own
 # The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
 LEARNER37_CAUSES = {
     "walk-by-one": ("it_end 每次只退一个 k-block", "a walk that steps it_end back by one k-block"),
+    "acc-carried": ("acc 在走过的各段之间一路累加下去", "a walk whose acc ran on from one segment to the next"),
 }
+
+# stream_k_tiles' walk from its first line to its k_segment call, and the same with acc set to zeros before the loop
+# and each segment added into it (acc +=): acc carried from one segment to the next
+WALK = (
+    '    it_end = run_end\n'
+    '    while it_end > run_begin:\n'
+    '        tile_id = (it_end - 1) // k_blocks\n'
+    '        tile_begin = tile_id * k_blocks\n'
+    '        it_begin = tl.maximum(tile_begin, run_begin)\n'
+    '        pid_m, pid_n = tile_coords(tile_id, num_pid_m, num_pid_n, GROUP_M)\n'
+    '        acc = k_segment('
+)
+WALK_CARRIED = WALK.replace(
+    "    it_end = run_end\n", "    it_end = run_end\n    acc = tl.zeros((BLOCK_M, BLOCK_N), dtype=tl.float32)\n"
+).replace("        acc = k_segment(", "        acc += k_segment(")
 
 LEARNER37 = (
     own(
@@ -50,5 +68,17 @@ LEARNER37 = (
         "        it_end = it_end - 1\n",
         "test_stream_k_every_tile_once",
         "walk-by-one",
+    ),
+    own(
+        "learner37-sk-acc-carried",
+        "T5.3",
+        "stream_k_tiles sets acc to zeros before its walk and adds each segment into it (acc += k_segment(...)): an "
+        "owner's tile gets the segments its run walked before; 'relative error 3.94e-01; 3 of the 4 tiles are off' "
+        "alone before (learner37)",
+        "4.2",
+        WALK,
+        WALK_CARRIED,
+        "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
+        "acc-carried",
     ),
 )

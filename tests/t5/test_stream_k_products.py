@@ -9,6 +9,7 @@ from course.i18n import say
 from course.messages import fail
 
 from .common import T5, cfg, check_product, check_trace, gelu, product_case, run_matmul
+from .sk_carried import fail_if_acc_carried
 from .stream_k_cases import (
     fail_if_data_parallel_redoes,
     fail_if_owners_alone,
@@ -63,6 +64,7 @@ def test_stream_k_products_are_right_and_bitwise_repeatable(t5, probes, dtype, m
         fail_if_segments_counted_globally(c, a, b, plan[0], (32, 32, *grid), 4, OUT_RTOL[dtype], case)
         flags = t5.workspace(a.device, plan[1], 32, 32)[1] if plan[0] else None
         fail_if_owners_alone(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case, flags)
+        fail_if_acc_carried(c, a, b, plan, k_blocks, (32, 32, 32, *grid), 4, OUT_RTOL[dtype], case)
         fail_if_rounded_to_fp16(c, a, b, dtype, case, "4.2")
         last = (k_blocks - 1) * 32  # the last k-block's first column
         if k_blocks > 1 and rel_err(c, a[:, :last].double() @ b[:last].double()) <= OUT_RTOL[dtype]:
