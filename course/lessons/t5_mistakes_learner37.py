@@ -17,6 +17,7 @@ from course.lessons.t5_mistakes_own import own
 LEARNER37_CAUSES = {
     "walk-by-one": ("it_end 每次只退一个 k-block", "a walk that steps it_end back by one k-block"),
     "acc-carried": ("acc 在走过的各段之间一路累加下去", "a walk whose acc ran on from one segment to the next"),
+    "split-axis-not-last": ("tl.split 只拆长度为 2 的最后一维", "tl.split splits a last dimension of length 2"),
 }
 
 # stream_k_tiles' walk from its first line to its k_segment call, and the same with acc set to zeros before the loop
@@ -80,5 +81,17 @@ LEARNER37 = (
         WALK_CARRIED,
         "test_stream_k_products_are_right_and_bitwise_repeatable[torch.float16-sk-45-37-160-3]",
         "acc-carried",
+    ),
+    own(
+        "learner37-subtile-split-without-permute",
+        "T5.4",
+        "store_tile reshapes acc to (BLOCK_M, 2, BLOCK_N // 2) and splits it without the permute: Triton's "
+        "'expected last dimension to be 2 for split, got 16' alone before; tools/core/failure_words.py's split_note "
+        "says which axis tl.split takes (learner37)",
+        "5",
+        "        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))\n",
+        "        halves = tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2))\n",
+        "test_store_tile_activation_without_bias[2]",
+        "split-axis-not-last",
     ),
 )
