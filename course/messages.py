@@ -150,13 +150,15 @@ def triton_said(text, exc=None):
     `exc`, the error, holds them), a descriptor store given a block of another shape than its box, an int64
     descriptor coordinate (int64_coordinate_words), a block pointer (block_pointer_words), an atomic that takes no
     elements of that dtype (atomic_dtype_words, which needs `exc` for the interpreter's words), a math function
-    (tl.exp, tl.sigmoid) given fp16 or bf16 (math_dtype_words); "" for any other text.  It says what Triton
+    (tl.exp, tl.sigmoid) given fp16 or bf16 (math_dtype_words), tl.split given a last dimension other than 2
+    (split_axis_words); "" for any other text.  It says what Triton
     said, not why."""
     coordinate = (
         int64_coordinate_words(text)
         or block_pointer_words(text)
         or atomic_dtype_words(text, exc)
         or math_dtype_words(text)
+        or split_axis_words(text)
     )
     if coordinate:
         return coordinate
@@ -233,6 +235,26 @@ def math_dtype_words(text):
         en=f"Triton's math functions (tl.exp, tl.log, tl.sqrt, tl.erf and the like; tl.sigmoid goes through tl.exp) "
         f"take fp32 or fp64 blocks only, and this one was given a block of {found[1]}: keep such math in float32 "
         "(.to(tl.float32) on a half-precision block first)",
+    )
+
+
+# Triton's words where tl.split is given a block whose last dimension is not 2 (semantic.py's split)
+SPLIT_LAST = re.compile(r"expected last dimension to be 2 for split, got (\d+)")
+
+
+def split_axis_words(text):
+    """The words, in the reader's language, for tl.split given a block whose last dimension is not 2 where `text`
+    holds Triton's complaint; "" otherwise.  The halves' axis must come last (learner37: acc reshaped to
+    (BLOCK_M, 2, BLOCK_N // 2) and split without the permute was told Triton's words alone)."""
+    found = SPLIT_LAST.search(text)
+    if not found:
+        return ""
+    return say(
+        zh=f"tl.split 只拆长度为 2 的最后一维，这里的最后一维长 {found[1]}：放两半的那一维要排在最后"
+        "（reshape 成 (BLOCK_M, 2, BLOCK_N // 2) 时它在中间，tl.permute(..., (0, 2, 1)) 把它挪到最后）",
+        en=f"tl.split splits a last dimension of length 2, and this block's last dimension is {found[1]}: the axis "
+        "that holds the two halves must come last (a reshape to (BLOCK_M, 2, BLOCK_N // 2) puts it in the middle, "
+        "and tl.permute(..., (0, 2, 1)) moves it last)",
     )
 
 

@@ -86,12 +86,12 @@ LEARNER37 = (
         "learner37-subtile-split-without-permute",
         "T5.4",
         "store_tile reshapes acc to (BLOCK_M, 2, BLOCK_N // 2) and splits it without the permute: Triton's "
-        "'expected last dimension to be 2 for split, got 16' alone before; tools/core/failure_words.py's split_note "
+        "'expected last dimension to be 2 for split, got 16' alone before; course/messages.py's split_axis_words "
         "says which axis tl.split takes (learner37)",
         "5",
         "        halves = tl.permute(tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2)), (0, 2, 1))\n",
         "        halves = tl.reshape(acc, (BLOCK_M, 2, BLOCK_N // 2))\n",
-        "test_store_tile_activation_without_bias[2]",
+        "test_matmul_subtiled_with_bias_and_gelu[dp]",
         "split-axis-not-last",
     ),
 )

@@ -7,7 +7,7 @@ without swiglu (test_grouped_matmul_takes_an_odd_n_without_swiglu, new) and a Ro
 left unchecked (bad_inputs' int64 slots of torch.argsort, new).  The others were named already and had no mutant: a
 gathered_rows load of sorted_slots without its mask, A's K mask without k0, the X_SORTED branches swapped,
 store_rows' slots loaded with the block's mask, combine_topk's store at row t * TOP_K, x's row count checked
-as R whatever x_sorted, w with more experts than the routing let through, acc cast to the pointer's type.
+as R whatever x_sorted, w with more experts than the routing let through.
 sorted_slots read at the tile's own rows 0..BLOCK_M - 1 (gathered_rows, store_rows) was told by the rows or values
 alone; test_kernel_parts.py, products.weights_seen and test_store_rows.py name it now.  gate_up_product returning
 (up, gate) was told 'gate_row and up_row swapped', which its rows were not; both ways
@@ -140,7 +140,8 @@ LEARNER37 = (
         "4.3",
         "    slots = tl.load(sorted_slots_ptr + rows, mask=live, other=0)\n",
         "    slots = tl.load(sorted_slots_ptr + rows, mask=rows < row_begin + BLOCK_M, other=0)\n",
-        "test_each_tile_reads_its_own_expert_alone[plain]",
+        "test_grouped_matmul_in_sorted_order[balanced-37-2-5-40-24-torch.float16]",
+        "outside-tensors",
     ),
     own(
         "learner37-combine-stores-at-slot-row",
@@ -203,16 +204,6 @@ LEARNER37 = (
         "    # ---- T6.4 end ----\n    return up, gate\n",
         "test_gate_up_product_alone",
         "gate-up-rows-swapped",
-    ),
-    own(
-        "learner37-store-cast-to-pointer-type",
-        "T6.3",
-        "store_rows casts acc with .to(out_ptr.dtype), the pointer's type, not .dtype.element_ty (named already; "
-        "no mutant before, learner37)",
-        "4.3",
-        "             acc.to(out_ptr.dtype.element_ty), mask=live[:, None] & (cols < N)[None, :])\n",
-        "             acc.to(out_ptr.dtype), mask=live[:, None] & (cols < N)[None, :])\n",
-        "test_store_rows_alone[plain]",
     ),
     own(
         "learner37-gather-slots-from-start",

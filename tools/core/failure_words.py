@@ -68,22 +68,6 @@ def pointer_cast_note(exc):
     )
 
 
-def split_note(exc):
-    """For tl.split given a block whose last dimension is not 2 (Triton: "expected last dimension to be 2 for split,
-    got 16"), one line on which axis tl.split takes and how the halves' axis gets there; "" for any other error."""
-    got = re.search(r"expected last dimension to be 2 for split, got (\d+)", str(_chain(exc)[-1]))
-    if not got:
-        return ""
-    return say(
-        zh=f"tl.split 只拆长度为 2 的最后一维，这里的最后一维长 {got[1]}：放两半的那一维要排在最后"
-        "（reshape 成 (BLOCK_M, 2, BLOCK_N // 2) 时它在中间，tl.permute(..., (0, 2, 1)) 把它挪到最后；"
-        "content/t5.md §5）",
-        en=f"tl.split splits a last dimension of length 2, and this block's last dimension is {got[1]}: the axis "
-        "that holds the two halves must come last (a reshape to (BLOCK_M, 2, BLOCK_N // 2) puts it in the middle, "
-        "and tl.permute(..., (0, 2, 1)) moves it last; content/t5.en.md §5)",
-    )
-
-
 def graded_calls(exc, most=3):
     """Where a check stopped inside the graded files, for a timeout: the source line of its deepest
     graded frame, then up to `most` lines that called into it ("called from ..."), each from another

@@ -47,7 +47,6 @@ from tools.core.failure_words import (
     reason_of,
     short,
     source_line,
-    split_note,
     timed_out,
     triton_lead,
 )
@@ -160,7 +159,6 @@ def pytest_runtest_makereport(item, call):
                     libdevice_note(call.excinfo.value, found),
                     interpreter_int_note(call.excinfo.value) or library_note(call.excinfo.value, found, _step_of(item)),
                     pointer_cast_note(call.excinfo.value),
-                    split_note(call.excinfo.value),
                 )
                 if note
             )
