@@ -44,6 +44,7 @@ from course.lessons.t5_mistakes_left11b import LEFT11B, LEFT11B_CAUSES
 from course.lessons.t5_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t5_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t5_mistakes_left36 import LEFT36, LEFT36_CAUSES
+from course.lessons.t5_mistakes_left37 import LEFT37, LEFT37_CAUSES
 from course.lessons.t5_mistakes_msg import MSG
 from course.lessons.t5_mistakes_own import COORDS, LOOP, OWN
 from course.lessons.t5_mistakes_spin11 import SPIN11, SPIN11_CAUSES
@@ -343,5 +344,7 @@ MISTAKES = MISTAKES + HUNT16  # hunt16's (t5_mistakes_hunt16.py), last
 CAUSES |= HUNT16_CAUSES
 MISTAKES = MISTAKES + LEFT36  # left36's (t5_mistakes_left36.py)
 CAUSES |= LEFT36_CAUSES
-MISTAKES = MISTAKES + LEARNER37  # learner37's new-learner plants (t5_mistakes_learner37.py), last
+MISTAKES = MISTAKES + LEARNER37  # learner37's new-learner plants (t5_mistakes_learner37.py)
 CAUSES |= LEARNER37_CAUSES
+MISTAKES = MISTAKES + LEFT37  # left37's: learner37's plants that named no cause (t5_mistakes_left37.py), last
+CAUSES |= LEFT37_CAUSES

@@ -9,6 +9,7 @@ import torch
 from course.messages import fail
 
 from .common import T5, tma_rule_broken
+from .rule_two import rule_2_on_stride_1
 from .unaligned import unaligned
 from support import DEVICE, padded
 
@@ -165,6 +166,15 @@ def test_tma_problem_accepts_legal_tensors(t5):
                     "breaks rule 2 there, while a tensor with 18-byte rows is taken: the row-stride test is turned "
                     "round (% 16 == 0 taken as the offence); the offence is (stride(0) * element_size()) % 16 != 0",
                 )
+            elif (
+                t.stride(0) * t.element_size() % 16 == 0
+                and rule_2
+                and not (rule_1 or rule_3)
+                and (
+                    on_stride_1 := rule_2_on_stride_1(t5)  # left37: its own words alone were shown
+                )
+            ):
+                said = (f"{said[0]}：{on_stride_1[0]}", f"{said[1]}: {on_stride_1[1]}")
             elif t.data_ptr() % 16 == 0 and rule_3 and takes(t5, unaligned(8, 32, torch.float16, 8)):
                 said = (  # hunt16: told as 16 elements or more bytes
                     f"{said[0]}：它的基址是 16 的倍数，却被判违反规矩 3，"
@@ -379,11 +389,13 @@ def test_tma_problem_names_the_tensor_and_the_rule(t5, case):
     rule = {RULE_1_WORDS: 0, ("16",): 1, RULE_3_WORDS: 2}[words]
     named = any(w in problem.lower() for w in words) or in_own_words(t5, rule, problem)
     if "tensor_q" not in problem or not named:
+        cause = rule_2_on_stride_1(t5) if rule != 1 else None  # left37: rule 2's words for every tensor
+        cause = (f"；{cause[0]}", f"; {cause[1]}") if cause else ("", "")
         fail(
             T5,
             f"{ZH_CASES[what]}：说明里要有张量名 tensor_q 和违反的规矩（含 {' / '.join(words)} 之一，"
-            f"或者三条规矩各有各的说法），得到 {problem!r}",
+            f"或者三条规矩各有各的说法），得到 {problem!r}{cause[0]}",
             f"{what}: the message must name the tensor (tensor_q) and the rule (one of {' / '.join(words)}, or "
-            f"each rule said its own way), got {problem!r}",
+            f"each rule said its own way), got {problem!r}{cause[1]}",
             "3.2",
         )

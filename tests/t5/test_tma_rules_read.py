@@ -10,6 +10,7 @@ from course.i18n import say
 from course.messages import fail
 
 from .common import T5
+from .rule_two import rule_2_on_stride_1
 from .unaligned import unaligned
 from support import DEVICE
 
@@ -69,6 +70,9 @@ def test_tma_problem_reads_the_row_stride_not_the_width(t5):
             if by_width
             else ("", "")
         )
+        on_stride_1 = None if by_width or not legal else rule_2_on_stride_1(t5)  # left37
+        if on_stride_1:
+            cause = (f"：{on_stride_1[0]}", f": {on_stride_1[1]}")
         if legal:
             fail(
                 T5,
