@@ -42,6 +42,7 @@ from course.lessons.t6_mistakes_left12 import LEFT12, LEFT12_CAUSES
 from course.lessons.t6_mistakes_left13 import LEFT13, LEFT13_CAUSES
 from course.lessons.t6_mistakes_left14 import LEFT14, LEFT14_CAUSES
 from course.lessons.t6_mistakes_left36 import LEFT36, LEFT36_CAUSES
+from course.lessons.t6_mistakes_left37 import LEFT37, LEFT37_CAUSES
 from course.lessons.t6_mistakes_mlp import MLP_TABLE
 from course.lessons.t6_mistakes_own import OWN, OWN_CAUSES
 from course.lessons.t6_mistakes_own_late import OWN_LATE
@@ -352,3 +353,5 @@ MISTAKES = MISTAKES + LEFT36  # session 36's leftovers hunt (t6_mistakes_left36.
 CAUSES |= LEFT36_CAUSES
 MISTAKES = MISTAKES + LEARNER37  # learner37's new-learner plants of T6.3 and T6.4 (t6_mistakes_learner37.py)
 CAUSES |= LEARNER37_CAUSES
+MISTAKES = MISTAKES + LEFT37  # left37's: learner37's plants that named no cause (t6_mistakes_left37.py)
+CAUSES |= LEFT37_CAUSES

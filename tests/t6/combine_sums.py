@@ -13,11 +13,15 @@ from course.registry import lesson
 T6 = lesson("T6")  # not from .common, which imports this module
 
 
-def sums_seen(out, by_slot, tokens, top_k, dtype):
+def sums_seen(out, by_slot, tokens, top_k, dtype, block_n=None):
     """(zh, en) where out is, bit for bit, the float32 sum of rows t + j of by_slot (j = 0..top_k - 1: token t's
     number with j added, not t * top_k + j), or of token t's own rows in an order of j other than 0..top_k - 1 and
-    its reverse (which the test names itself), rounded once to dtype, or token t's last row alone (top_k > 2); or,
-    with float32 out, the right sum rounded to fp16 or bf16 on its way (a cast to a fixed dtype); else None."""
+    its reverse (which the test names itself), rounded once to dtype, or token t's last row alone (top_k > 2), or
+    (block_n given) the rows read block_n cells apart; or, with float32 out, the right sum rounded to fp16 or bf16
+    on its way (a cast to a fixed dtype); else None."""
+    pitch = pitch_seen(out, by_slot, tokens, top_k, dtype, block_n)
+    if pitch:
+        return pitch
     right = torch.zeros_like(by_slot[0::top_k])
     for j in range(top_k):
         right = right + by_slot[j::top_k]
@@ -95,6 +99,40 @@ OTHER_ROWS = (
         "read token t's row 0; turn j reads row t * {k} + j",
     ),
 )
+
+
+def pitch_seen(out, by_slot, tokens, top_k, dtype, block_n):
+    """(zh, en) where out is, bit for bit, the float32 sums of by_slot read with block_n cells for its row pitch, in
+    the token's part of the address (t * top_k * block_n), in j's (j * block_n) or in both, not N (left37: BLOCK_N
+    taken for the row pitch); else None.  A read that would leave by_slot is not worked out here (the stray-access
+    checks name it)."""
+    n = by_slot.shape[1]
+    if block_n is None or block_n == n:
+        return None
+    t = torch.arange(tokens, device=by_slot.device)[:, None, None]
+    j = torch.arange(top_k, device=by_slot.device)[None, :, None]
+    cols = torch.arange(n, device=by_slot.device)[None, None, :]
+    for token_pitch, j_pitch, where in (
+        (block_n, block_n, "(t * TOP_K + j) * BLOCK_N"),
+        (block_n, n, "t * TOP_K * BLOCK_N + j * N"),
+        (n, block_n, "t * TOP_K * N + j * BLOCK_N"),
+    ):
+        at = t * top_k * token_pitch + j * j_pitch + cols
+        if int(at.max()) >= by_slot.numel():
+            continue
+        read = by_slot.reshape(-1)[at]  # [tokens, top_k, n]: token t's row j as this address reads it
+        total = torch.zeros_like(read[:, 0])
+        for k in range(top_k):
+            total = total + read[:, k]
+        if torch.equal(out, total.to(dtype)):
+            return (
+                f"它们逐位等于在 {where} + cols 处读 by_slot 的和（BLOCK_N = {block_n}）：行距当成了 BLOCK_N；"
+                f"by_slot 是 [T * top_k, N]，行与行相隔 N = {n} 个单元，token t 的第 j 行在 (t * TOP_K + j) * N + cols",
+                f"they are, bit for bit, the sums of by_slot read at {where} + cols (BLOCK_N = {block_n}): the row "
+                f"pitch taken as BLOCK_N; by_slot is [T * top_k, N], its rows N = {n} cells apart, token t's row j at "
+                "(t * TOP_K + j) * N + cols",
+            )
+    return None
 
 
 def left_out_seen(out, by_slot, top_k, dtype):

@@ -128,7 +128,7 @@ def test_combine_topk_sums_in_float32_in_slot_order(t6, monkeypatch, dtype):
         j_major = torch.equal(out, sum(by_slot[j * tokens : (j + 1) * tokens] for j in range(top_k)).to(dtype))
         size = sum(by_slot[j::top_k].abs() for j in range(top_k))  # what a rounding error scales with
         far = bool(((out.float() - want.float()).abs() > 1e-2 * size + 1e-3).any())
-        seen = sums_seen(out, by_slot, tokens, top_k, dtype)  # rows t + j, or j in another order
+        seen = sums_seen(out, by_slot, tokens, top_k, dtype, block_n)  # rows t + j, j in another order, pitch
         if seen:
             fail(
                 T6,

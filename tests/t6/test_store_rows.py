@@ -19,6 +19,20 @@ pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its s
 # ================================================================================================
 # T6.3 the grouped kernel: store_rows
 # ================================================================================================
+def token_rows(written, live_slots, cols):
+    """k (2..8) where the cells written are, exactly, the live rows at rows slot // k, the columns cols: each row
+    stored at its token's row for a top_k of k, not at its slot's (left37); else None."""
+    for k in range(2, 9):
+        at = live_slots // k
+        if torch.equal(at, live_slots):
+            continue
+        placed = torch.zeros_like(written)
+        placed[at[:, None], cols[None, :]] = True
+        if torch.equal(written, placed):
+            return k
+    return None
+
+
 @pytest.mark.t6_3
 @pytest.mark.parametrize(
     "weights, by_slot, bn",
@@ -79,6 +93,19 @@ def test_store_rows_alone(probes, weights, by_slot, bn):
                 "the tile's own row numbers 0..BLOCK_M - 1; read it at the sorted rows, row_begin + "
                 "tl.arange(0, BLOCK_M)",
                 "4.3",
+            )
+        tokens_at = token_rows(written, slots.cpu()[live].long(), cols) if by_slot else None  # left37
+        if tokens_at:
+            fail(
+                T6,
+                f"store_rows：live 行写到了第 sorted_slots[i] // {tokens_at} 行："
+                "写到了 token 的那一行（slot // top_k）；BY_SLOT 时第 i 行写到它自己的 slot 那一行，sorted_slots[i]，"
+                "按 slot 排的缓冲区是 [T * top_k, N]，"
+                "每个 token 的 top_k 行由 combine_topk 再加起来",
+                f"store_rows: the live rows went to rows sorted_slots[i] // {tokens_at}: stored at the token's row "
+                "(slot // top_k); with BY_SLOT row i goes to its own slot's row, sorted_slots[i], of the by-slot "
+                "buffer [T * top_k, N], and combine_topk adds each token's top_k rows afterwards",
+                "4.4",
             )
     if (stray or unwritten) and written.sum().item() == len(live) * len(cols):
         if written[swapped[:, None], cols[None, :]].all():  # every live cell, at the other rows
