@@ -62,6 +62,16 @@ GRID_FORMULAS = [
     (lambda t, s: max(t, s), "max(num_sms, num_tiles)：这里要的是 min", "max(num_sms, num_tiles): min belongs there"),
     (lambda t, s: min(t, s) + 1, "min(num_sms, num_tiles) + 1：多了一个", "min(num_sms, num_tiles) + 1: one too many"),
     (lambda t, s: min(t, s) - 1, "min(num_sms, num_tiles) - 1：少了一个", "min(num_sms, num_tiles) - 1: one too few"),
+] + [  # left37: a grid capped at one program per k tiles (learner37's plant, k = 2, was told the counts alone)
+    (
+        lambda t, s, k=k: min(s, triton.cdiv(t, k)),
+        f"min(num_sms, cdiv(num_tiles, {k}))：程序数被封顶在 tile 数的几分之一（每 {k} 个 tile 一个）；"
+        "tile 少于 SM 时每个 tile 都该有自己的程序，常驻的网格只受 SM 数和 tile 数限制",
+        f"min(num_sms, cdiv(num_tiles, {k})): the grid capped at a fraction of the tiles (one program per {k}); "
+        "where the tiles are fewer than the SMs each tile gets a program of its own, a persistent grid is capped by "
+        "the SMs and the tiles alone",
+    )
+    for k in (2, 3, 4)
 ]
 
 
@@ -116,6 +126,7 @@ def test_every_tile_once_over_many_grids(t5, probes, flatten):
             en=f"{num_pid_m} x {num_pid_n} tiles, GROUP_M={group_m}, {progs} programs, first_tile={first}",
         )
         fail_if_chunked(trace_rows(trace), tiles, progs, first, case)
+        fail_if_counted_from_first(trace_rows(trace), tiles, first, k_blocks, case)
         if k_blocks > 1 and all(r[:2] == (1, k_blocks - 1) for r in trace_rows(trace)[first:tiles]):
 
             def launch(a=(K, first, tiles, num_pid_m, num_pid_n, progs, 32, group_m, flatten)):  # the same again
@@ -136,6 +147,29 @@ def test_every_tile_once_over_many_grids(t5, probes, flatten):
             floor=K // 32 if K // 32 != (K + 30) // 32 else None,  # a floor, where cdiv(K - 1, 32) differs from it
             K=K,
         )
+
+
+def fail_if_counted_from_first(rows, tiles, first, k_blocks, case):
+    """Fail where tiles first_tile .. num_tiles - 1 each had one epilogue and no k-blocks, and the k-blocks of the same
+    number of tiles were counted from tile 0 on, k_blocks each: k_segment handed tile_id - first_tile (the trace
+    counts a tile's k-blocks at the number k_segment is given), where finish_tile had tile_id (left37)."""
+    if first == 0:
+        return
+    epilogues = [int(first <= t < tiles) for t in range(len(rows))]
+    counted = [k_blocks * int(t < tiles - first) for t in range(len(rows))]
+    if [r[0] for r in rows] != epilogues or [r[1] for r in rows] != counted:
+        return
+    fail(
+        T5,
+        f"{case}：tile {first}..{tiles - 1} 各做了一次收尾，k-block 却记在了 tile 0..{tiles - first - 1} 上"
+        f"（每个 {k_blocks} 个）：k_segment 拿到的是 tile_id - first_tile；"
+        "k_segment 和 finish_tile 都要拿 tile 自己的号 tile_id（trace 按它记账），first_tile 只是循环的起点",
+        f"{case}: tiles {first}..{tiles - 1} had one epilogue each, yet their k-blocks were counted on tiles "
+        f"0..{tiles - first - 1} ({k_blocks} each): k_segment was handed tile_id - first_tile; k_segment and "
+        "finish_tile both take the tile's own number, tile_id (the trace counts by it), and first_tile is only where "
+        "the loop starts",
+        "2.2",
+    )
 
 
 def fail_if_chunked(rows, tiles, progs, first, case):
