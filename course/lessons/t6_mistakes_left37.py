@@ -46,7 +46,7 @@ LEFT37 = (
         "T6.3",
         "store_rows with BY_SLOT stores row i at sorted_slots[i] // 2, the token's row, not the slot's: '72 cells "
         "written outside this tile's cells ... row i goes to its slot's row' alone before (learner37's plant, left37)",
-        "4.3",
+        "4.4",
         OUT_ROWS,
         "    out_rows = slots // 2 if BY_SLOT else rows\n",
         "test_store_rows_alone[weighted by slot]",
@@ -56,7 +56,7 @@ LEFT37 = (
         "left37-by-slot-at-token-row-where",
         "T6.3",
         "the same store written with tl.where(BY_SLOT, slots // 4, rows) (a top_k of 4): told the same way (left37)",
-        "4.3",
+        "4.4",
         OUT_ROWS,
         "    out_rows = tl.where(BY_SLOT, slots // 4, rows)\n",
         "test_store_rows_alone[weighted by slot]",
