@@ -85,8 +85,9 @@ def check_launch_options(caller, config, num_programs, modes=None):
         raise ValueError(f"{caller}: config.BLOCK_K must be at least 16 (a GPU's tl.dot needs a k side of 16), "
                          f"got {config.BLOCK_K}")
     if modes and config.BLOCK_N // getattr(config, "EPILOGUE_SUBTILE", 1) < 8:  # C's TMA box: 16 bytes or more
-        raise ValueError(f"{caller}: config.BLOCK_N // EPILOGUE_SUBTILE must be at least 8 (a TMA box's inner side "
-                         f"is at least 16 bytes), got {config.BLOCK_N} // {config.EPILOGUE_SUBTILE}")
+        raise ValueError(f"{caller}: config.BLOCK_N // EPILOGUE_SUBTILE must be at least 8 (C's TMA box needs an "
+                         f"inner side of 16 bytes or more: 8 elements of 16 bits), got {config.BLOCK_N} // "
+                         f"{config.EPILOGUE_SUBTILE}")
     if getattr(config, "EPILOGUE_SUBTILE", 1) > 2:
         raise ValueError(f"{caller}: config.EPILOGUE_SUBTILE must be 1 or 2, got {config.EPILOGUE_SUBTILE}")
     if modes is not None and config.mode not in modes:
