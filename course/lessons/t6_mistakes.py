@@ -14,6 +14,7 @@ from course.lesson_data import Mistake
 from course.lessons.t6_mistakes_calls import CALLS
 from course.lessons.t6_mistakes_causes import CAUSES_NAMED, DETECTED_CAUSES
 from course.lessons.t6_mistakes_compile import COMPILE, COMPILE_CAUSES
+from course.lessons.t6_mistakes_early37 import EARLY37, EARLY37_CAUSES
 from course.lessons.t6_mistakes_en_learner import EN_LEARNER, EN_LEARNER_CAUSES
 from course.lessons.t6_mistakes_enlearner13 import ENLEARNER13, ENLEARNER13_CAUSES
 from course.lessons.t6_mistakes_fix9 import FIX9, FIX9_CAUSES
@@ -355,3 +356,5 @@ MISTAKES = MISTAKES + LEARNER37  # learner37's new-learner plants of T6.3 and T6
 CAUSES |= LEARNER37_CAUSES
 MISTAKES = MISTAKES + LEFT37  # left37's: learner37's plants that named no cause (t6_mistakes_left37.py)
 CAUSES |= LEFT37_CAUSES
+MISTAKES = MISTAKES + EARLY37  # early37's new-learner plants of T6.1 and T6.2 (t6_mistakes_early37.py)
+CAUSES |= EARLY37_CAUSES

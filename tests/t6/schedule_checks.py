@@ -9,6 +9,7 @@ import triton
 from course.i18n import agree, count
 from course.messages import fail
 
+from . import schedules
 from .common import T6, TRACE_INTS
 from .schedules import expected_tiles, padded_start, rows_words, runs_per_program, upper_bound
 from support import DEVICE, loop_like
@@ -368,7 +369,9 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
                     ": every tile starts at its expert's first row, whatever its pid_m: row_begin left out "
                     "pid_m * BLOCK_M (row_begin = the expert's first row + pid_m * BLOCK_M)",
                 )
-            if not mixes and by_pid_n:
+            if not mixes and by_pid_n and schedules.finish_pids_swapped(done, want, counts, bm):
+                pad_zh, pad_en = schedules.FINISH_PIDS_SWAPPED
+            elif not mixes and by_pid_n:
                 pad_zh, pad_en = (
                     "：每个 tile 都从专家的行首 + pid_n * BLOCK_M 开始：算 row_begin 时用了 pid_n，而不是 pid_m"
                     "（row_begin = 行首 + pid_m * BLOCK_M）",

@@ -215,3 +215,22 @@ def summed_ends_words(last, counts, bm, bn, n, e_block):
         f"loop's bound was the sum of tile_ends (tl.sum); the total is the largest of them, the last expert's lane, "
         f"{total} (tl.max)",
     )
+
+
+def finish_pids_swapped(done, want, counts, bm):
+    """Whether the trace rows `done` hold each expert's tiles exactly once pid_m and pid_n are swapped (and not as
+    they are), each starting at its expert's first row + the traced pid_n * BLOCK_M: the rows were worked out from
+    the right pid_m, and grouped_tiles handed finish_tile the two the other way round."""
+    if {(r[1], r[3], r[2]) for r in done} != set(want) or {(r[1], r[2], r[3]) for r in done} == set(want):
+        return False
+    return all(r[4] == sum(counts[: r[1]]) + r[3] * bm for r in done)
+
+
+# The words for finish_pids_swapped (test_tile_schedule.py and test_tile_handoff.py say them)
+FINISH_PIDS_SWAPPED = (
+    "：把每个 tile 记下的 pid_m 和 pid_n 对调，正好是每个专家的每个 tile，行也对得上：row_begin 没算错，"
+    "是交给 finish_tile 的 pid_m 和 pid_n 互换了位置（它的参数是 ..., expert, pid_m, pid_n, ...）",
+    ": with each tile's recorded pid_m and pid_n swapped, the trace holds each expert's tiles exactly, rows and "
+    "all: row_begin is right, and grouped_tiles handed finish_tile pid_m and pid_n the other way round (its "
+    "arguments go ..., expert, pid_m, pid_n, ...)",
+)

@@ -14,6 +14,7 @@ from course.messages import fail
 
 from .common import T6
 from .schedule_checks import run_schedule
+from .schedules import FINISH_PIDS_SWAPPED, expected_tiles, finish_pids_swapped
 from support import INTERPRETING
 
 pytestmark = pytest.mark.t6  # the lesson's marker; each test also carries its step's
@@ -59,6 +60,7 @@ def test_tile_product_gets_the_tile_finish_tile_gets(t6, probes, monkeypatch):
         rows, _ = run_schedule(probes, counts, bm, bn, n, progs, group_m)
         monkeypatch.undo()
         done = [(t, r) for t, r in enumerate(rows) if r[0]]
+        want_tiles = expected_tiles(counts, bm, bn, n)
         if any(r[0] != 1 or r[6] != t % progs for t, r in done):
             continue  # a schedule test_every_tile_of_every_expert_once names; nothing to pair here
         case = say(
@@ -86,6 +88,7 @@ def test_tile_product_gets_the_tile_finish_tile_gets(t6, probes, monkeypatch):
                 as_pid_m = named == ["pid_n"] and all(
                     c[1] == rr[2] for (_, rr), c in zip(stored, computed, strict=True)
                 )
+                swapped = as_pid_m and finish_pids_swapped([rr for _, rr in done], set(want_tiles), counts, bm)
                 given = ", ".join(f"{SHARED[i][0]}={got[i]}" for i in wrong)
                 recorded = ", ".join(f"{SHARED[i][0]}={want[i]}" for i in wrong)
                 fail(
@@ -93,11 +96,21 @@ def test_tile_product_gets_the_tile_finish_tile_gets(t6, probes, monkeypatch):
                     f"{case}：tile {t}（专家 {r[1]}，pid_m={r[2]}，pid_n={r[3]}）交给 tile_product 的 "
                     f"{'、'.join(NAMES_ZH[x] for x in named)} 和交给 finish_tile 的不一样：tile_product 拿到 {given}，"
                     f"finish_tile 拿到 {recorded}，算出来的就不是存下去的那个 tile"
-                    + ("：交给 tile_product 的 pid_n 正是这个 tile 的 pid_m（两个参数用混了）" if as_pid_m else ""),
+                    + (FINISH_PIDS_SWAPPED[0] if swapped else "")
+                    + (
+                        "：交给 tile_product 的 pid_n 正是这个 tile 的 pid_m（两个参数用混了）"
+                        if as_pid_m and not swapped
+                        else ""
+                    ),
                     f"{case}: tile {t} (expert {r[1]}, pid_m={r[2]}, pid_n={r[3]}) hands tile_product another "
                     f"{', '.join(named)} than finish_tile: tile_product got {given}, finish_tile {recorded}, so the "
                     "tile computed is not the tile stored"
-                    + (": the pid_n tile_product got is the tile's pid_m (the two mixed up)" if as_pid_m else ""),
+                    + (FINISH_PIDS_SWAPPED[1] if swapped else "")
+                    + (
+                        ": the pid_n tile_product got is the tile's pid_m (the two mixed up)"
+                        if as_pid_m and not swapped
+                        else ""
+                    ),
                     "3.3",
                     "3.4",
                 )

@@ -1,0 +1,43 @@
+"""Lesson T6's mutants of our own from early37 (2026-12-05): slips a new learner of T6.1 and T6.2, reading the
+Chinese explainer, makes, planted one at a time in the reference and run through `make test STEP=...` with
+COURSE_LANG=zh.  None passed every test; these were told a wrong cause, or numbers alone, and are named now.
+Only make check runs them (table=False, not in §8); each must be caught by its test, whose message names its
+cause (EARLY37_CAUSES here).
+"""
+
+from course.lessons.t6_mistakes_own import own
+
+# The words a message says when, and only when, its check has detected that cause: {key: (zh, en)}.
+EARLY37_CAUSES = {
+    "finish-pids-swapped": (
+        "是交给 finish_tile 的 pid_m 和 pid_n 互换了位置",
+        "grouped_tiles handed finish_tile pid_m and pid_n the other way round",
+    ),
+}
+
+# grouped_tiles' call of finish_tile, up to its pid_m and pid_n
+FINISH_CALL = "        finish_tile(out_ptr, acc, weights_ptr, sorted_slots_ptr, trace_ptr, tile_id, expert, "
+
+EARLY37 = (
+    own(
+        "early37-finish-pids-swapped",
+        "T6.2",
+        "grouped_tiles hands finish_tile pid_n where pid_m goes and pid_m where pid_n goes, its rows right: told "
+        "'row_begin was worked out from pid_n' and 'the pid_n tile_product got is the tile's pid_m' before (early37)",
+        "3.3",
+        FINISH_CALL + "pid_m, pid_n,",
+        FINISH_CALL + "pid_n, pid_m,",
+        "test_every_tile_of_every_expert_once",
+        "finish-pids-swapped",
+    ),
+    own(
+        "early37-finish-pids-swapped-handoff",
+        "T6.2",
+        "the same swap, in the test that pairs tile_product's arguments with finish_tile's (early37)",
+        "3.3",
+        FINISH_CALL + "pid_m, pid_n,",
+        FINISH_CALL + "pid_n, pid_m,",
+        "test_tile_product_gets_the_tile_finish_tile_gets",
+        "finish-pids-swapped",
+    ),
+)
