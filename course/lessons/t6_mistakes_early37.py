@@ -13,6 +13,7 @@ EARLY37_CAUSES = {
         "是交给 finish_tile 的 pid_m 和 pid_n 互换了位置",
         "grouped_tiles handed finish_tile pid_m and pid_n the other way round",
     ),
+    "n-for-column-blocks": ("num_pid_n 的位置上", "N passed where num_pid_n goes"),
 }
 
 # grouped_tiles' call of finish_tile, up to its pid_m and pid_n
@@ -39,5 +40,16 @@ EARLY37 = (
         FINISH_CALL + "pid_n, pid_m,",
         "test_tile_product_gets_the_tile_finish_tile_gets",
         "finish-pids-swapped",
+    ),
+    own(
+        "early37-tile-counts-given-n",
+        "T6.2",
+        "grouped_tiles hands expert_tile_counts N, not num_pid_n: tile_ends count N tiles per m-block and the loop "
+        "runs to that total; told 'the loop must stop at the total read on the device', which it did (early37)",
+        "3.4",
+        "expert_tile_counts(counts_ptr, num_experts, num_pid_n, BLOCK_M, E_BLOCK)",
+        "expert_tile_counts(counts_ptr, num_experts, N, BLOCK_M, E_BLOCK)",
+        "test_every_tile_of_every_expert_once",
+        "n-for-column-blocks",
     ),
 )

@@ -200,8 +200,19 @@ def rows_words(counts, e, bm, begin, end, want):
 def summed_ends_words(last, counts, bm, bn, n, e_block):
     """(zh, en) where the largest tile id a schedule did, `last`, is one below the sum of tile_ends over all
     E_BLOCK lanes (each lane past the experts holds the total): the loop's bound was that sum, not the total;
-    ("", "") otherwise."""
+    or one below the tiles of N for num_pid_n (each m-block N tiles): the column blocks given as N; ("", "")
+    otherwise."""
     n_blocks, ends = triton.cdiv(n, bn), []
+    m_sum = sum(triton.cdiv(c, bm) for c in counts)
+    if n != n_blocks and last + 1 == m_sum * n:
+        return (
+            f"：做了的最大 tile 号是 {last}，正好比 {m_sum} 个 M 块 × N（{n}）= {m_sum * n} 少 1："
+            f"tile_ends 是按每个 M 块 N 个 tile 累加的，num_pid_n 的位置上（比如交给 expert_tile_counts 的）传了 N，"
+            f"不是列块数 cdiv(N, BLOCK_N) = {n_blocks}",
+            f": the largest tile id done is {last}, one below {m_sum} m-blocks times N ({n}) = {m_sum * n}: "
+            f"tile_ends were summed with N tiles per m-block, N passed where num_pid_n goes (to expert_tile_counts, "
+            f"say), not the column blocks, cdiv(N, BLOCK_N) = {n_blocks}",
+        )
     for c in counts:
         ends.append((ends[-1] if ends else 0) + triton.cdiv(c, bm) * n_blocks)
     total = ends[-1] if ends else 0
