@@ -13,6 +13,7 @@ EARLY37_CAUSES = {
         "是交给 finish_tile 的 pid_m 和 pid_n 互换了位置",
         "grouped_tiles handed finish_tile pid_m and pid_n the other way round",
     ),
+    "count-blocks-from-b": ("程序 b 从 slot b 读起", "program b read from slot b"),
     "n-for-column-blocks": ("num_pid_n 的位置上", "N passed where num_pid_n goes"),
 }
 
@@ -51,5 +52,16 @@ EARLY37 = (
         "expert_tile_counts(counts_ptr, num_experts, N, BLOCK_M, E_BLOCK)",
         "test_every_tile_of_every_expert_once",
         "n-for-column-blocks",
+    ),
+    own(
+        "early37-count-slots-from-program-id",
+        "T6.1",
+        "count_experts reads slots tl.program_id(0) + tl.arange(0, BLOCK), not program_id * BLOCK + ...: the "
+        "blocks overlap and a slot is counted many times; told the counts alone before (early37)",
+        "2.1",
+        "    slots = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)\n",
+        "    slots = tl.program_id(0) + tl.arange(0, BLOCK)\n",
+        "test_route_is_a_stable_counting_sort[skewed-150-2-9]",
+        "count-blocks-from-b",
     ),
 )

@@ -55,6 +55,22 @@ def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
             "tl.debug_barrier(), then the atomic adds",
             "2.1",
         )
+    # early37: each program's slots from b, not b * BLOCK (tl.program_id(0) + tl.arange(0, BLOCK)): blocks overlap
+    from_b = [
+        torch.bincount(flat[b : b + ROUTE_BLOCK][keep[b : b + ROUTE_BLOCK]], minlength=experts) for b in range(blocks)
+    ]
+    if blocks > 1 and torch.equal(got[:, :experts], torch.stack(from_b)):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；count_experts 写出的 block_counts "
+            f"第 b 行正是 slot b .. b + {ROUTE_BLOCK - 1} 的计数：程序 b 从 slot b 读起，而不是从 b * BLOCK，"
+            "相邻的块几乎整块重叠，一个 slot 被数了好几遍（slots = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)）",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; row b of the block_counts "
+            f"count_experts wrote is the count of slots b .. b + {ROUTE_BLOCK - 1}: program b read from slot b, "
+            "not from b * BLOCK, so neighbouring blocks overlap almost whole and a slot is counted many times "
+            "(slots = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK))",
+            "2.1",
+        )
     if not torch.equal(got[:, :experts], per_block):
         return
     if experts != e_block and torch.equal(counts.long(), packed.sum(0)):
