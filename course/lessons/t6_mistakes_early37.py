@@ -14,6 +14,7 @@ EARLY37_CAUSES = {
         "grouped_tiles handed finish_tile pid_m and pid_n the other way round",
     ),
     "count-blocks-from-b": ("程序 b 从 slot b 读起", "program b read from slot b"),
+    "row-begin-by-block-n": ("算 row_begin 时用了 BLOCK_N", "row_begin stepped by BLOCK_N"),
     "n-for-column-blocks": ("num_pid_n 的位置上", "N passed where num_pid_n goes"),
 }
 
@@ -63,5 +64,16 @@ EARLY37 = (
         "    slots = tl.program_id(0) + tl.arange(0, BLOCK)\n",
         "test_route_is_a_stable_counting_sort[skewed-150-2-9]",
         "count-blocks-from-b",
+    ),
+    own(
+        "early37-row-begin-by-block-n",
+        "T6.2",
+        "grouped_tiles steps row_begin by pid_m * BLOCK_N, not pid_m * BLOCK_M: told 'covers sorted rows 16..4, rows "
+        "4..4 expected' alone before (early37)",
+        "3.2",
+        "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_M",
+        "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_N",
+        "test_every_tile_of_every_expert_once",
+        "row-begin-by-block-n",
     ),
 )

@@ -378,11 +378,13 @@ def check_schedule(probes, rows, counts, bm, bn, n, progs, case):
                     ": every tile starts at its expert's first row + pid_n * BLOCK_M: row_begin was worked out from "
                     "pid_n, not pid_m (row_begin = the expert's first row + pid_m * BLOCK_M)",
                 )
+            pad_zh, pad_en = schedules.block_n_words(done, counts, bm, bn) or (pad_zh, pad_en)
+            span = schedules.span_words(begin, end)
             fail(
                 T6,
-                f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是排好序的第 {begin}..{end - 1} 行，应当是 {a}..{b - 1}"
+                f"{case}：专家 {e} 的 tile (pid_m={pm}) 算的是{span[0]}，应当是 {a}..{b - 1}"
                 + ("：它越过了这个专家的最后一行，混进了下一个专家的行" if mixes else pad_zh),
-                f"{case}: expert {e}'s tile (pid_m={pm}) covers sorted rows {begin}..{end - 1}, rows {a}..{b - 1} "
+                f"{case}: expert {e}'s tile (pid_m={pm}) covers {span[1]}, rows {a}..{b - 1} "
                 "expected" + (": it runs past the expert's last row into the next expert's" if mixes else pad_en),
                 "3.2",
             )

@@ -245,3 +245,27 @@ FINISH_PIDS_SWAPPED = (
     "all: row_begin is right, and grouped_tiles handed finish_tile pid_m and pid_n the other way round (its "
     "arguments go ..., expert, pid_m, pid_n, ...)",
 )
+
+
+def block_n_words(done, counts, bm, bn):
+    """(zh, en) where every tile in the trace rows `done` starts at its expert's first row + pid_m * BLOCK_N, some
+    with pid_m > 0 and BLOCK_N unlike BLOCK_M: row_begin stepped by BLOCK_N; None otherwise."""
+    if bn == bm or not any(r[2] for r in done) or any(r[4] != sum(counts[: r[1]]) + r[2] * bn for r in done):
+        return None
+    return (
+        f"：每个 tile 都从专家的行首 + pid_m * BLOCK_N（{bn}）开始：算 row_begin 时用了 BLOCK_N，而不是 BLOCK_M"
+        f"（{bm}）；M 块沿着行走，每块 BLOCK_M 行（row_begin = 行首 + pid_m * BLOCK_M）",
+        f": every tile starts at its expert's first row + pid_m * BLOCK_N ({bn}): row_begin stepped by BLOCK_N, "
+        f"not BLOCK_M ({bm}); the m-blocks go down the rows, BLOCK_M rows each (row_begin = the expert's first "
+        "row + pid_m * BLOCK_M)",
+    )
+
+
+def span_words(begin, end):
+    """(zh, en) of the sorted rows begin .. end - 1 a tile covers; where end <= begin, that it covers none."""
+    if end > begin:
+        return f"排好序的第 {begin}..{end - 1} 行", f"sorted rows {begin}..{end - 1}"
+    return (
+        f"空的一段（row_begin = {begin}，row_end = {end}，一行也没有）",
+        f"no rows (row_begin = {begin}, row_end = {end})",
+    )
