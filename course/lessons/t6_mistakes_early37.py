@@ -15,6 +15,7 @@ EARLY37_CAUSES = {
     ),
     "count-blocks-from-b": ("程序 b 从 slot b 读起", "program b read from slot b"),
     "row-begin-by-block-n": ("算 row_begin 时用了 BLOCK_N", "row_begin stepped by BLOCK_N"),
+    "scan-batches-from-zero": ("每一批读的都是前", "batch read the first"),
     "n-for-column-blocks": ("num_pid_n 的位置上", "N passed where num_pid_n goes"),
 }
 
@@ -75,5 +76,16 @@ EARLY37 = (
         "row_begin = expert_end - tl.load(counts_ptr + expert) + pid_m * BLOCK_N",
         "test_every_tile_of_every_expert_once",
         "row-begin-by-block-n",
+    ),
+    own(
+        "early37-scan-batches-from-zero",
+        "T6.1",
+        "scan_counts' batches read blocks tl.arange(0, SCAN_ROWS), without b0: each batch reads the first "
+        "SCAN_ROWS blocks again; told the counts alone before (early37)",
+        "2.1",
+        "        blocks = b0 + tl.arange(0, SCAN_ROWS)\n",
+        "        blocks = tl.arange(0, SCAN_ROWS)\n",
+        "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
+        "scan-batches-from-zero",
     ),
 )

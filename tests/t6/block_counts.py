@@ -131,6 +131,19 @@ def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
             f"{count(blocks, 'block')} go up to num_blocks",
             "2.1",
         )
+    batches = -(-blocks // SCAN_ROWS)  # early37: every batch read the first SCAN_ROWS blocks (b0 left out)
+    if blocks > SCAN_ROWS and torch.equal(counts.long(), per_block[:SCAN_ROWS].sum(0) * batches):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 是对的，而 counts "
+            f"正是前 SCAN_ROWS = {SCAN_ROWS} 块的和乘以批数 {batches}：每一批读的都是前 {SCAN_ROWS} 块，"
+            "这一批的块号没有加上它的起点（blocks = b0 + tl.arange(0, SCAN_ROWS)）",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
+            f"counts are the sum of the first SCAN_ROWS = {SCAN_ROWS} blocks times the {batches} batches: each "
+            f"batch read the first {SCAN_ROWS} blocks, its block numbers without the batch's start "
+            "(blocks = b0 + tl.arange(0, SCAN_ROWS))",
+            "2.1",
+        )
     last = (blocks - 1) // SCAN_ROWS * SCAN_ROWS  # the last batch's first block
     if blocks > SCAN_ROWS and torch.equal(counts.long(), per_block[last:].sum(0)):
         fail(
