@@ -16,6 +16,7 @@ EARLY37_CAUSES = {
     "count-blocks-from-b": ("程序 b 从 slot b 读起", "program b read from slot b"),
     "row-begin-by-block-n": ("算 row_begin 时用了 BLOCK_N", "row_begin stepped by BLOCK_N"),
     "scan-batches-from-zero": ("每一批读的都是前", "batch read the first"),
+    "reduction-for-pair": ("第二个参数是 axis", "its second argument is that axis"),
     "n-for-column-blocks": ("num_pid_n 的位置上", "N passed where num_pid_n goes"),
 }
 
@@ -87,5 +88,16 @@ EARLY37 = (
         "        blocks = tl.arange(0, SCAN_ROWS)\n",
         "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
         "scan-batches-from-zero",
+    ),
+    own(
+        "early37-row-end-by-tl-min",
+        "T6.2",
+        "grouped_tiles cuts row_end with tl.min(row_begin + BLOCK_M, expert_end), a reduction whose second argument "
+        "is the axis: told Triton's 'axis [5] out of bounds for shape []' alone before (early37)",
+        "3.2",
+        "row_end = tl.minimum(row_begin + BLOCK_M, expert_end)",
+        "row_end = tl.min(row_begin + BLOCK_M, expert_end)",
+        "test_every_tile_of_every_expert_once",
+        "reduction-for-pair",
     ),
 )

@@ -275,6 +275,25 @@ def _called_from(exc, tested, step_id):
     )
 
 
+def reduction_pair_note(exc, found):
+    """For an error about an axis raised at a learner's line that calls tl.min or tl.max with two values
+    (tl.min(a, b): a reduction, whose second argument is the axis), one line naming tl.minimum and tl.maximum,
+    the element-wise pair; "" for any other error."""
+    line = source_line(*found[:2]) if found else ""
+    said = " ".join(str(e) for e in error_chain(exc)).lower()
+    call = re.search(r"tl\.(min|max)\((?:[^(),]|\([^()]*\))+,\s*(?!axis\b)[^)]", line)
+    if not call or "axis" not in said:
+        return ""
+    pair = f"tl.{call[1]}imum"
+    return say(
+        zh=f"这一行调用了 tl.{call[1]}(a, b)：tl.{call[1]} 是沿一个轴的归约，第二个参数是 axis（沿哪个轴），"
+        f"不是另一个数；要两个数（或两个张量逐元素）取{'小' if call[1] == 'min' else '大'}的，用 {pair}(a, b)",
+        en=f"this line calls tl.{call[1]}(a, b): tl.{call[1]} is a reduction along one axis, and its second argument "
+        f"is that axis, not another value; the {'smaller' if call[1] == 'min' else 'larger'} of two values (element "
+        f"by element for tensors) is {pair}(a, b)",
+    )
+
+
 def source_line(graded, lineno):
     try:
         text = (ROOT / graded).read_text().splitlines()[lineno - 1].strip()

@@ -45,6 +45,7 @@ from tools.core.failure_words import (
     message_of,
     pointer_cast_note,
     reason_of,
+    reduction_pair_note,
     short,
     source_line,
     timed_out,
@@ -159,6 +160,7 @@ def pytest_runtest_makereport(item, call):
                     libdevice_note(call.excinfo.value, found),
                     interpreter_int_note(call.excinfo.value) or library_note(call.excinfo.value, found, _step_of(item)),
                     pointer_cast_note(call.excinfo.value),
+                    reduction_pair_note(call.excinfo.value, found),
                 )
                 if note
             )
