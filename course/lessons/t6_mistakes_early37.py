@@ -1,8 +1,11 @@
 """Lesson T6's mutants of our own from early37 (2026-12-05): slips a new learner of T6.1 and T6.2, reading the
 Chinese explainer, makes, planted one at a time in the reference and run through `make test STEP=...` with
-COURSE_LANG=zh.  None passed every test; these were told a wrong cause, or numbers alone, and are named now.
-Only make check runs them (table=False, not in §8); each must be caught by its test, whose message names its
-cause (EARLY37_CAUSES here).
+COURSE_LANG=zh.  Two passed every test: complex topk_ids let through, and num_experts compared with 1 before its
+type is checked (test_routing_refuses.py has a case for each now).  The others were told a wrong cause
+(finish_tile's pid_m and pid_n swapped, N handed for num_pid_n), the numbers alone (count_experts' slots from
+program_id, scan_counts' batches without b0, row_begin stepped by BLOCK_N) or Triton's English alone (tl.min
+for tl.minimum), and are named now.  Only make check runs them (table=False, not in §8); each must be caught by
+its test, whose message names its cause (EARLY37_CAUSES here) or, for cause "", none.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -99,5 +102,25 @@ EARLY37 = (
         "row_end = tl.min(row_begin + BLOCK_M, expert_end)",
         "test_every_tile_of_every_expert_once",
         "reduction-for-pair",
+    ),
+    own(
+        "early37-complex-ids-routed",
+        "T6.1",
+        "check_routing_inputs refuses bool and floats alone: complex topk_ids (is_floating_point() is False for "
+        "them) went on to torch.aminmax; passed every test before (early37)",
+        "2.3",
+        "    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point() or topk_ids.is_complex():\n",
+        "    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point():\n",
+        "test_route_refuses_bad_input[complex ids]",
+    ),
+    own(
+        "early37-num-experts-compared-first",
+        "T6.1",
+        "check_routing_inputs compares num_experts with 1 before checking its type: a string raises Python's own "
+        "TypeError, naming no argument; passed every test before (early37)",
+        "2.3",
+        "    if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:\n",
+        "    if num_experts < 1 or isinstance(num_experts, bool) or not isinstance(num_experts, int):\n",
+        "test_route_refuses_bad_input[num_experts a string]",
     ),
 )

@@ -24,6 +24,8 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     # int64 2**32 + 1: a range check on the ids narrowed to int32 first sees expert 1 and lets it through
     ("an int64 id of 2**32 + 1", lambda: torch.tensor([[0, 2**32 + 1], [1, 2]]), 4, "topk_ids"),
     ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
+    # complex is no integer type either, and is_floating_point() is False for it (early37)
+    ("complex ids", lambda: torch.tensor([[0, 1]], dtype=torch.complex64), 4, "topk_ids"),
     # bool is no integer type: routed, True and False would read as experts 1 and 0
     ("bool ids", lambda: torch.tensor([[True, False], [False, True]]), 4, "topk_ids"),
     ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
@@ -35,6 +37,9 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     # no ids at all: a check of num_experts that lets 0 through is not saved by the range check of the ids
     ("num_experts = 0 for no tokens", lambda: torch.empty((0, 2), dtype=torch.int64), 0, "num_experts"),
     ("num_experts = 4.0", lambda: torch.tensor([[0, 1]]), 4.0, "num_experts"),
+    # a count read from a config file as text: compared with 1 before its type is checked, it raises a TypeError
+    # naming no argument (early37)
+    ("num_experts a string", lambda: torch.tensor([[0, 1]]), "8", "num_experts"),
     ("num_experts = True", lambda: torch.tensor([[0, 0]]), True, "num_experts"),  # an int to isinstance, no count
     # a count read off a tensor without .item(): handed to the kernels, a tensor argument is a pointer, not a count
     ("num_experts a 0-dim tensor", lambda: torch.tensor([[0, 1]]), torch.tensor(4), "num_experts"),
@@ -55,6 +60,7 @@ BAD_ROUTES_ZH = {
     "negative ids": "负的专家号",
     "an int64 id of 2**32 + 1": "int64 的专家号 2**32 + 1",
     "float ids": "浮点的专家号",
+    "complex ids": "复数的专家号",
     "bool ids": "bool 的专家号",
     "1-D ids": "一维的专家号",
     "3-D ids": "三维的专家号",
@@ -62,6 +68,7 @@ BAD_ROUTES_ZH = {
     "num_experts = 0": "num_experts = 0",
     "num_experts = 0 for no tokens": "没有 token 时 num_experts = 0",
     "num_experts = 4.0": "num_experts = 4.0",
+    "num_experts a string": "num_experts 是字符串 \"8\"",
     "num_experts = True": "num_experts = True",
     "num_experts = 65537": "num_experts = 65537",
     "num_experts a 0-dim tensor": "num_experts 是一个 0 维张量",
