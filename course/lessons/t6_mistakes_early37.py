@@ -33,7 +33,7 @@ EARLY37 = (
         "T6.2",
         "grouped_tiles hands finish_tile pid_n where pid_m goes and pid_m where pid_n goes, its rows right: told "
         "'row_begin was worked out from pid_n' and 'the pid_n tile_product got is the tile's pid_m' before (early37)",
-        "3.3",
+        "3.2",
         FINISH_CALL + "pid_m, pid_n,",
         FINISH_CALL + "pid_n, pid_m,",
         "test_every_tile_of_every_expert_once",
@@ -112,5 +112,6 @@ EARLY37 = (
         "    if isinstance(num_experts, bool) or not isinstance(num_experts, int) or num_experts < 1:\n",
         "    if num_experts < 1 or isinstance(num_experts, bool) or not isinstance(num_experts, int):\n",
         "test_route_refuses_bad_input[num_experts a string]",
+        "names-no-argument",
     ),
 )

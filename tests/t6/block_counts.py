@@ -62,7 +62,7 @@ def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
     if blocks > 1 and torch.equal(got[:, :experts], torch.stack(from_b)):
         fail(
             T6,
-            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；count_experts 写出的 block_counts "
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；count_experts 存下的 block_counts "
             f"第 b 行正是 slot b .. b + {ROUTE_BLOCK - 1} 的计数：程序 b 从 slot b 读起，而不是从 b * BLOCK，"
             "相邻的块几乎整块重叠，一个 slot 被数了好几遍（slots = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)）",
             f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; row b of the block_counts "
@@ -139,7 +139,7 @@ def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
             f"正是前 SCAN_ROWS = {SCAN_ROWS} 块的和乘以批数 {batches}：每一批读的都是前 {SCAN_ROWS} 块，"
             "这一批的块号没有加上它的起点（blocks = b0 + tl.arange(0, SCAN_ROWS)）",
             f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts are right, and "
-            f"counts are the sum of the first SCAN_ROWS = {SCAN_ROWS} blocks times the {batches} batches: each "
+            f"counts are the first SCAN_ROWS = {SCAN_ROWS} blocks' sum times the {batches} batches: each "
             f"batch read the first {SCAN_ROWS} blocks, its block numbers without the batch's start "
             "(blocks = b0 + tl.arange(0, SCAN_ROWS))",
             "2.1",
