@@ -3,11 +3,11 @@ Chinese explainer, makes, planted one at a time in the reference and run through
 COURSE_LANG=zh.  Two passed every test: complex topk_ids let through, and num_experts compared with 1 before its
 type is checked (test_routing_refuses.py has a case for each now).  The others were told a wrong cause
 (finish_tile's pid_m and pid_n swapped, N handed for num_pid_n) or the numbers alone (count_experts' slots from
-program_id, scan_counts' batches without b0, row_begin stepped by BLOCK_N), and are named now.  tl.min for
-tl.minimum (row_end) still shows Triton's English first, so it is no mutant here (the messages check wants
-Chinese in that line): failure_words.reduction_pair_note says its cause in the lines under it.  Only make check
-runs these (table=False, not in §8); each must be caught by its test, whose message names its cause
-(EARLY37_CAUSES here) or, for cause "", none.
+program_id, its rows all stored at row 0, scan_counts' batches without b0, row_begin stepped by BLOCK_N), and
+are named now.  tl.min for tl.minimum (row_end) still shows Triton's English first, so it is no mutant here
+(the messages check wants Chinese in that line): failure_words.reduction_pair_note says its cause in the lines
+under it.  Only make check runs these (table=False, not in §8); each must be caught by its test, whose message
+names its cause (EARLY37_CAUSES here) or, for cause "", none.
 """
 
 from course.lessons.t6_mistakes_own import own
@@ -21,6 +21,7 @@ EARLY37_CAUSES = {
     "count-blocks-from-b": ("程序 b 从 slot b 读起", "program b read from slot b"),
     "row-begin-by-block-n": ("算 row_begin 时用了 BLOCK_N", "row_begin stepped by BLOCK_N"),
     "scan-batches-from-zero": ("每一批读的都是前", "batch read the first"),
+    "counts-all-at-row-0": ("每个程序都存到了第 0 行", "every program stored at row 0"),
     "n-for-column-blocks": ("num_pid_n 的位置上", "N passed where num_pid_n goes"),
 }
 
@@ -113,5 +114,16 @@ EARLY37 = (
         "    if num_experts < 1 or isinstance(num_experts, bool) or not isinstance(num_experts, int):\n",
         "test_route_refuses_bad_input[num_experts a string]",
         "names-no-argument",
+    ),
+    own(
+        "early37-counts-all-at-row-0",
+        "T6.1",
+        "count_experts stores each block's histogram at block_counts + tl.arange(0, E_BLOCK), row 0, for every "
+        "program: told the counts alone before (early37)",
+        "2.1",
+        "    tl.store(block_counts_ptr + tl.program_id(0) * E_BLOCK + tl.arange(0, E_BLOCK), hist)\n",
+        "    tl.store(block_counts_ptr + tl.arange(0, E_BLOCK), hist)\n",
+        "test_route_is_a_stable_counting_sort[skewed-150-2-9]",
+        "counts-all-at-row-0",
     ),
 )

@@ -55,6 +55,18 @@ def check_block_counts(block_counts, r, ids, experts, case, block_base=None):
             "tl.debug_barrier(), then the atomic adds",
             "2.1",
         )
+    # early37: every program stored its row at row 0 (the address without tl.program_id(0) * E_BLOCK)
+    if blocks > 1 and bool((got[1:] == UNSET).all()) and any(torch.equal(got[0, :experts], row) for row in per_block):
+        fail(
+            T6,
+            f"{case}：counts 应当是 {want_counts.tolist()}，得到 {counts.tolist()}；block_counts 只有第 0 行写过"
+            f"（是某一块的计数），其余 {blocks - 1} 行还是 route 交给它时的 {UNSET}：每个程序都存到了第 0 行，"
+            "存储的地址少了 tl.program_id(0) * E_BLOCK",
+            f"{case}: counts should be {want_counts.tolist()}, got {counts.tolist()}; block_counts has row 0 "
+            f"written alone (one block's counts), its other {blocks - 1} rows still the {UNSET} route handed over: "
+            "every program stored at row 0, its address without tl.program_id(0) * E_BLOCK",
+            "2.1",
+        )
     # early37: each program's slots from b, not b * BLOCK (tl.program_id(0) + tl.arange(0, BLOCK)): blocks overlap
     from_b = [
         torch.bincount(flat[b : b + ROUTE_BLOCK][keep[b : b + ROUTE_BLOCK]], minlength=experts) for b in range(blocks)
