@@ -1,7 +1,8 @@
 """Lesson T6's mutants of our own from early37 (2026-12-05): slips a new learner of T6.1 and T6.2, reading the
 Chinese explainer, makes, planted one at a time in the reference and run through `make test STEP=...` with
-COURSE_LANG=zh.  Two passed every test: complex topk_ids let through, and num_experts compared with 1 before its
-type is checked (test_routing_refuses.py has a case for each now).  The others were told a wrong cause
+COURSE_LANG=zh.  Two passed every test: complex topk_ids let through (left so: torch.aminmax refuses them itself, and
+a check of floats and bools alone is a correct style the suite must pass), and num_experts compared with 1 before
+its type is checked (test_routing_refuses.py has a case for it now).  The others were told a wrong cause
 (finish_tile's pid_m and pid_n swapped, N handed for num_pid_n) or the numbers alone (count_experts' slots from
 program_id, its rows all stored at row 0, scan_counts' batches without b0, row_begin stepped by BLOCK_N), and
 are named now.  tl.min for tl.minimum (row_end) still shows Triton's English first, so it is no mutant here
@@ -93,16 +94,6 @@ EARLY37 = (
         "        blocks = tl.arange(0, SCAN_ROWS)\n",
         "test_route_is_a_stable_counting_sort[skewed-1100-2-9]",
         "scan-batches-from-zero",
-    ),
-    own(
-        "early37-complex-ids-routed",
-        "T6.1",
-        "check_routing_inputs refuses bool and floats alone: complex topk_ids (is_floating_point() is False for "
-        "them) went on to torch.aminmax; passed every test before (early37)",
-        "2.3",
-        "    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point() or topk_ids.is_complex():\n",
-        "    if topk_ids.dtype == torch.bool or topk_ids.is_floating_point():\n",
-        "test_route_refuses_bad_input[complex ids]",
     ),
     own(
         "early37-num-experts-compared-first",

@@ -24,8 +24,6 @@ BAD_ROUTES = [  # (what, ids, num_experts, the argument the error must name)
     # int64 2**32 + 1: a range check on the ids narrowed to int32 first sees expert 1 and lets it through
     ("an int64 id of 2**32 + 1", lambda: torch.tensor([[0, 2**32 + 1], [1, 2]]), 4, "topk_ids"),
     ("float ids", lambda: torch.tensor([[0.0, 1.0]]), 4, "topk_ids"),
-    # complex is no integer type either, and is_floating_point() is False for it (early37)
-    ("complex ids", lambda: torch.tensor([[0, 1]], dtype=torch.complex64), 4, "topk_ids"),
     # bool is no integer type: routed, True and False would read as experts 1 and 0
     ("bool ids", lambda: torch.tensor([[True, False], [False, True]]), 4, "topk_ids"),
     ("1-D ids", lambda: torch.tensor([0, 1, 2]), 4, "topk_ids"),
@@ -60,7 +58,6 @@ BAD_ROUTES_ZH = {
     "negative ids": "负的专家号",
     "an int64 id of 2**32 + 1": "int64 的专家号 2**32 + 1",
     "float ids": "浮点的专家号",
-    "complex ids": "复数的专家号",
     "bool ids": "bool 的专家号",
     "1-D ids": "一维的专家号",
     "3-D ids": "三维的专家号",
